@@ -1,0 +1,171 @@
+"""ELMClassifier / ELMRegressor: scikit-learn conformance, partial_fit, persistence, bad input."""
+
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.utils.estimator_checks import check_estimator
+
+from greenelm import ELMClassifier, ELMRegressor, load_model
+
+
+def blobs(n=600, d=12, k=4, seed=0):
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((k, d)) * 3
+    y = rng.integers(0, k, n)
+    return centres[y] + rng.standard_normal((n, d)), y
+
+
+@pytest.mark.parametrize("estimator", [ELMClassifier(n_hidden=300), ELMRegressor(n_hidden=300)],
+                         ids=lambda e: type(e).__name__)
+def test_scikit_learn_estimator_checks(estimator):
+    check_estimator(estimator)
+
+
+@pytest.mark.parametrize("solver", ["pinv", "lu", "cholesky", "eigh"])
+def test_every_solver_classifies_separable_blobs(solver):
+    X, y = blobs()
+    model = ELMClassifier(n_hidden=200, solver=solver).fit(X[:400], y[:400])
+    assert model.score(X[400:], y[400:]) > 0.95
+    assert model.coef_.shape == (200, 4)
+
+
+def test_ridge_solvers_give_identical_predictions():
+    X, y = blobs()
+    outputs = [ELMClassifier(n_hidden=150, solver=s, alpha=1e-2).fit(X, y).decision_function(X)
+               for s in ("lu", "cholesky", "eigh")]
+    for other in outputs[1:]:
+        np.testing.assert_allclose(other, outputs[0], rtol=1e-7, atol=1e-9)
+
+
+def test_chunked_fit_equals_unchunked_fit():
+    X, y = blobs()
+    whole = ELMClassifier(n_hidden=120, chunk_size=len(X)).fit(X, y)
+    chunked = ELMClassifier(n_hidden=120, chunk_size=37).fit(X, y)
+    np.testing.assert_allclose(chunked.coef_, whole.coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_partial_fit_over_chunks_equals_fit():
+    X, y = blobs()
+    model = ELMClassifier(n_hidden=120)
+    for start in range(0, len(X), 128):
+        model.partial_fit(X[start:start + 128], y[start:start + 128], classes=np.arange(4))
+    np.testing.assert_allclose(model.coef_, ELMClassifier(n_hidden=120).fit(X, y).coef_, rtol=1e-8,
+                               atol=1e-10)
+    with pytest.raises(ValueError, match="not in classes"):
+        model.partial_fit(X[:5], np.full(5, 9))
+
+
+def test_partial_fit_needs_classes_and_refuses_pinv():
+    X, y = blobs()
+    with pytest.raises(ValueError, match="classes must be given"):
+        ELMClassifier().partial_fit(X, y)
+    with pytest.raises(ValueError, match="pinv"):
+        ELMClassifier(solver="pinv").partial_fit(X, y, classes=np.arange(4))
+
+
+def test_same_seed_same_predictions_other_seed_differs():
+    X, y = blobs()
+    a = ELMClassifier(n_hidden=100, random_state=3).fit(X, y).decision_function(X)
+    b = ELMClassifier(n_hidden=100, random_state=3).fit(X, y).decision_function(X)
+    c = ELMClassifier(n_hidden=100, random_state=4).fit(X, y).decision_function(X)
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)
+
+
+def test_float32_matches_float64():
+    X, y = blobs()
+    f64 = ELMClassifier(n_hidden=100, alpha=1.0).fit(X, y)
+    f32 = ELMClassifier(n_hidden=100, alpha=1.0, dtype="float32").fit(X, y)
+    np.testing.assert_allclose(f32.decision_function(X), f64.decision_function(X), rtol=1e-3,
+                               atol=1e-3)
+    assert (f32.predict(X) == f64.predict(X)).mean() > 0.99
+
+
+def test_torch_backend_matches_numpy():
+    pytest.importorskip("torch")
+    X, y = blobs()
+    numpy_model = ELMClassifier(n_hidden=100).fit(X, y)
+    torch_model = ELMClassifier(n_hidden=100, device="cpu").fit(X, y)
+    np.testing.assert_allclose(torch_model.decision_function(X), numpy_model.decision_function(X),
+                               rtol=1e-6, atol=1e-8)
+
+
+def test_cuda_backend_matches_numpy():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device on this machine")
+    X, y = blobs()
+    numpy_model = ELMClassifier(n_hidden=100).fit(X, y)
+    cuda_model = ELMClassifier(n_hidden=100, device="cuda").fit(X, y)
+    np.testing.assert_allclose(cuda_model.decision_function(X), numpy_model.decision_function(X),
+                               rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("make", [lambda: ELMClassifier(n_hidden=80, random_state=5),
+                                  lambda: ELMRegressor(n_hidden=80, random_state=5)])
+def test_save_and_load_round_trip(tmp_path, make):
+    X, y = blobs()
+    model = make().fit(X, y if isinstance(make(), ELMClassifier) else X[:, :2])
+    path = model.save(tmp_path / "model.npz")
+    loaded = load_model(path)
+    assert type(loaded) is type(model) and loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+    assert not list(tmp_path.glob("*.tmp*"))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X), model.predict(X))
+
+
+def test_load_detects_a_changed_projection(tmp_path, monkeypatch):
+    X, y = blobs()
+    path = ELMClassifier(n_hidden=50).fit(X, y).save(tmp_path / "m.npz")
+    import greenelm.estimator as estimator
+
+    monkeypatch.setattr(estimator, "_projection_digest", lambda W, b: "something else")
+    with pytest.raises(ValueError, match="differs from the one the model was trained with"):
+        load_model(path)
+
+
+def test_regressor_fits_a_smooth_function():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-2, 2, (800, 2))
+    y = np.sin(X[:, 0]) * X[:, 1]
+    model = ELMRegressor(n_hidden=300, alpha=1e-2).fit(X[:600], y[:600])
+    assert model.predict(X[600:]).shape == (200,)
+    assert model.score(X[600:], y[600:]) > 0.95
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"solver": "qr"}, "unknown solver 'qr'"),
+    ({"alpha": -1.0}, "alpha"),
+    ({"n_hidden": 0}, "n_hidden must be an integer >= 1"),
+    ({"n_hidden": 2.5}, "n_hidden must be an integer >= 1"),
+    ({"weight_scale": "xavier"}, "unknown weight_scale"),
+    ({"dtype": "float16"}, "unknown dtype"),
+    ({"chunk_size": 0}, "chunk_size"),
+])
+def test_bad_parameters_raise_clear_errors(params, message):
+    X, y = blobs()
+    with pytest.raises(ValueError, match=message):
+        ELMClassifier(**params).fit(X, y)
+
+
+def test_bad_data_raises_clear_errors():
+    X, y = blobs()
+    bad = X.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        ELMClassifier().fit(bad, y)
+    bad[3, 2] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        ELMClassifier().fit(bad, y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        ELMClassifier().fit(X, y[:-1])
+    with pytest.raises(ValueError, match="0 sample"):
+        ELMClassifier().fit(X[:0], y[:0])
+    with pytest.raises(ValueError, match="2 classes.*1 class"):
+        ELMClassifier().fit(X, np.zeros(len(X)))
+    with pytest.raises(ValueError, match="dim 3, while dim <= 2"):
+        ELMClassifier().fit(X.reshape(len(X), 3, 4), y)
+    model = ELMClassifier(n_hidden=20).fit(X, y)
+    with pytest.raises(ValueError, match="X has 5 features, but ELMClassifier is expecting 12"):
+        model.predict(X[:, :5])
