@@ -1,0 +1,199 @@
+"""The rendered book in a real browser (headless Chromium driven by selenium).
+
+``test_reference_book_in_browser`` builds the book from the smoke reference notebooks in
+``tests/notebooks/`` with ``greenelm.runner.build_html`` (jupyter-book, warnings are errors),
+serves it from a local http.server and opens the intro and every chapter page: the title loads,
+each chapter shows at least one figure that decoded (natural width > 0), no page shows an error
+output, and the intro's bibliography renders. ``test_tiny_book_in_browser`` does the same on a
+tiny temporary chapter, so the build configuration and these checks are exercised even before
+the references exist.
+
+Skipped (with the reason) when the references do not exist yet, or when chromium, chromedriver
+or selenium are missing (``make system-deps`` installs the Debian packages).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import tempfile
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from greenelm import runner
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+BOOK_TITLE = "Green-ELM, reproduced"
+PAGE_TIMEOUT = 30
+
+
+def _require_browser():
+    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
+        if not path.exists():
+            pytest.skip(f"{path} not found (apt-get install {package}, or make system-deps)")
+    pytest.importorskip("selenium", reason="selenium is not installed (pip install -e '.[test]')")
+
+
+@contextmanager
+def _serve(folder: Path):
+    """Serve ``folder`` on 127.0.0.1 at a free port from a thread; yield the base URL."""
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # keep the test output clean
+            pass
+
+    handler = functools.partial(Quiet, directory=str(folder))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@contextmanager
+def _chromium():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="greenelm-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--no-first-run", "--window-size=1280,1024", f"--user-data-dir={profile}"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(PAGE_TIMEOUT)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def _open(driver, url: str) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    driver.get(url)
+    WebDriverWait(driver, PAGE_TIMEOUT).until(
+        lambda d: d.execute_script("return document.readyState") == "complete")
+
+
+def _error_outputs(driver) -> list[str]:
+    """Descriptions of every error-looking output on the current page."""
+    found = driver.execute_script("""
+        const out = [];
+        for (const el of document.querySelectorAll('.output.error, .output.traceback'))
+            out.push('error output: ' + el.innerText.slice(0, 300));
+        for (const el of document.querySelectorAll('.output.stderr'))
+            if (el.innerText.includes('Error')) out.push('stderr: ' + el.innerText.slice(0, 300));
+        if (document.body.innerText.includes('Traceback (most recent call last)'))
+            out.push('a traceback in the page text');
+        return out;""")
+    return list(found)
+
+
+def _figures(driver) -> list[dict]:
+    """The output images of the page once loaded: src, complete, naturalWidth."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    script = """return Array.from(document.querySelectorAll('.cell_output img, .output img'))
+                  .map(i => ({src: i.getAttribute('src'), complete: i.complete,
+                              width: i.naturalWidth}));"""
+    WebDriverWait(driver, PAGE_TIMEOUT).until(
+        lambda d: all(img["complete"] for img in d.execute_script(script)))
+    return driver.execute_script(script)
+
+
+def check_book(html: Path, names: list[str], driver=None) -> None:
+    """Open the intro and every chapter page of the built book at ``html`` and check them
+    (in ``driver`` when given, else in a fresh headless Chromium)."""
+    assert (html / "book" / "intro.html").is_file(), f"no intro page in {html}"
+    if driver is None:
+        with _chromium() as fresh:
+            return check_book(html, names, fresh)
+    problems: list[str] = []
+    with _serve(html) as base:
+        _open(driver, f"{base}/index.html")  # the redirect to the root page
+        assert driver.current_url.endswith("book/intro.html"), driver.current_url
+        assert BOOK_TITLE in driver.title, driver.title
+        citations = driver.execute_script(
+            "return Array.from(document.querySelectorAll('.citation-list .citation'))"
+            ".map(e => e.innerText);")
+        assert citations, "the intro's bibliography did not render"
+        assert any("LeCun" in c for c in citations), citations
+        assert not any("?" == c.strip() for c in citations)
+        problems += [f"intro: {p}" for p in _error_outputs(driver)]
+
+        for name in names:
+            _open(driver, f"{base}/book/{name}.html")
+            title = driver.title
+            if BOOK_TITLE not in title or "404" in title or not driver.find_elements(
+                    "css selector", "article h1, main h1"):
+                problems.append(f"{name}: page did not load properly (title {title!r})")
+                continue
+            figures = _figures(driver)
+            if not any(f["width"] > 0 for f in figures):
+                problems.append(f"{name}: no figure rendered (images: {figures})")
+            broken = [f["src"] for f in figures if f["width"] == 0]
+            if broken:
+                problems.append(f"{name}: images that did not decode: {broken}")
+            problems += [f"{name}: {p}" for p in _error_outputs(driver)]
+    assert not problems, "\n".join(problems)
+
+
+def test_reference_book_in_browser():
+    source = runner.ROOT / "tests" / "notebooks"
+    names = runner.chapters()
+    if not any((source / f"{n}.ipynb").is_file() for n in names):
+        pytest.skip("no smoke reference notebooks in tests/notebooks/ yet (make them with: "
+                    "python -m greenelm.runner run --profile smoke --out tests/notebooks)")
+    _require_browser()
+    html = runner.build_html(source, quiet=True)
+    check_book(html, names)
+
+
+def _broken_chapter():
+    """A hand-made "executed" notebook with a traceback, an Error on stderr and no figure."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    cell = new_code_cell("1/0", outputs=[
+        new_output("stream", name="stderr", text="RuntimeError: something broke\n"),
+        new_output("error", ename="ZeroDivisionError", evalue="division by zero",
+                   traceback=["Traceback (most recent call last):", "ZeroDivisionError"])])
+    nb = new_notebook(cells=[new_markdown_cell("# Broken"), cell])
+    nb.metadata["kernelspec"] = dict(runner.KERNELSPEC)
+    return nbformat.writes(nb)
+
+
+def test_tiny_book_in_browser(tiny_executed, tmp_path):
+    _require_browser()
+    source = tmp_path / "tiny-book"
+    source.mkdir()
+    shutil.copy2(tiny_executed.path, source / "tiny.ipynb")
+    (source / "broken.ipynb").write_text(_broken_chapter())
+    toc = tmp_path / "_toc.yml"
+    toc.write_text(tiny_executed.project.toc_tiny.read_text() + "  - file: book/broken\n")
+    html = runner.build_html(source, toc=toc, build_root=tmp_path / "_build", quiet=True)
+    assert html == tmp_path / "_build" / "tiny-book" / "html"
+    page = (html / "book" / "tiny.html").read_text()
+    assert '<span class="output text_plain">5</span>' in page, "the {glue:} role did not render"
+    with _chromium() as driver:
+        check_book(html, ["tiny"], driver)
+        # the checks do catch a broken page
+        with pytest.raises(AssertionError) as caught:
+            check_book(html, ["broken"], driver)
+    message = str(caught.value)
+    for expected in ("broken: no figure rendered", "broken: error output", "broken: stderr",
+                     "broken: a traceback in the page text"):
+        assert expected in message, message

@@ -1,0 +1,221 @@
+"""The notebook pipeline: chapter sources, profiles, freshness of executed notebooks, the runner.
+
+(1) every chapter of ``_toc.yml`` has a source with one ``parameters`` cell and profile entries;
+(2) executed notebooks in ``book/`` (full profile) and the nbval references in
+    ``tests/notebooks/`` (smoke profile) were produced from the current sources and profiles;
+(3) the runner executes a tiny temporary chapter with overrides and provenance, and a failing
+    chapter exits non-zero naming chapter, cell and error, leaving no ``<name>.ipynb``.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from greenelm import runner
+
+ROOT = runner.ROOT
+CHAPTERS = runner.chapters()
+
+
+# ----------------------------------------------------------------------------- (1) sources
+def _parameter_defaults(source: str) -> dict:
+    out = {}
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Name):
+            try:
+                out[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                out[node.targets[0].id] = ...
+    return out
+
+
+def test_toc_lists_chapters_in_book_folder():
+    toc = runner.TOC.read_text()
+    assert "root: book/intro" in toc
+    assert CHAPTERS, "_toc.yml lists no chapter"
+    assert (ROOT / "book" / "intro.md").is_file()
+
+
+@pytest.mark.parametrize("name", CHAPTERS)
+def test_chapter_source_has_one_parameters_cell(name):
+    import jupytext
+
+    src = runner.source_path(name)
+    assert src.is_file(), f"_toc.yml lists book/{name} but {src.relative_to(ROOT)} does not exist"
+    nb = jupytext.read(src, fmt="py:percent")
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(cells) == 1, f"{name}: {len(cells)} cells tagged 'parameters' (want exactly one)"
+    defaults = _parameter_defaults(cells[0].source)
+    assert defaults.get("profile") == "smoke", f"{name}: parameters cell must set profile = 'smoke'"
+    assert isinstance(defaults.get("seed"), int), f"{name}: parameters cell must set seed = <int>"
+
+
+@pytest.mark.parametrize("profile", runner.PROFILES)
+def test_profiles_cover_the_toc(profile):
+    table = runner.load_profile(profile)
+    missing = [n for n in CHAPTERS if n not in table]
+    assert not missing, f"params/{profile}.yml has no entry for {missing} (use `name: {{}}`)"
+    extra = [n for n in table if n not in CHAPTERS]
+    assert not extra, f"params/{profile}.yml has entries for chapters not in _toc.yml: {extra}"
+    for name in CHAPTERS:
+        if not runner.source_path(name).is_file():
+            continue  # reported by test_chapter_source_has_one_parameters_cell
+        declared = runner.declared_parameters(runner.read_chapter(name))
+        unknown = sorted(set(table[name]) - set(declared))
+        assert not unknown, f"params/{profile}.yml: {name} has no parameter(s) {unknown}"
+
+
+# ----------------------------------------------------------------------------- (2) freshness
+@pytest.mark.parametrize("folder, profile", [("book", "full"), ("tests/notebooks", "smoke")])
+def test_executed_notebooks_are_fresh(folder, profile):
+    source_dir = ROOT / folder
+    present = [n for n in CHAPTERS if (source_dir / f"{n}.ipynb").is_file()]
+    if not present:
+        pytest.skip(f"no executed chapters in {folder}/ yet "
+                    f"(python -m greenelm.runner run --profile {profile} --out {folder})")
+    stale = runner.staleness(source_dir)
+    assert not stale, (f"stale notebooks in {folder}/ (re-run: python -m greenelm.runner run "
+                       f"--profile {profile} --out {folder} --chapter NAME): {stale}")
+    for name in present:
+        meta = runner.provenance(source_dir / f"{name}.ipynb")
+        assert meta["profile"] == profile, f"{folder}/{name}.ipynb was run at {meta['profile']}"
+        assert not meta.get("overrides"), \
+            f"{folder}/{name}.ipynb was run with -p overrides {meta['overrides']}"
+
+
+# ----------------------------------------------------------------------------- (3) the runner
+def test_runner_executes_with_overrides_and_provenance(tiny_executed):
+    path = tiny_executed.path
+    project = tiny_executed.project
+    assert path == tiny_executed.out / "tiny.ipynb" and path.is_file()
+    assert not list(tiny_executed.out.glob(".*tmp*")), "temporary files left behind"
+    nb = nbformat.read(path, as_version=4)
+    meta = nb.metadata["greenelm"]
+    sha = hashlib.sha256((project.notebooks / "tiny.py").read_bytes()).hexdigest()
+    assert meta["source_sha256"] == sha
+    assert meta["profile"] == "smoke"
+    # profile entry (width 5), then the override (seed 3), then the injected profile
+    assert meta["parameters"] == {"width": 5, "seed": 3, "profile": "smoke"}
+    assert meta["overrides"] == {"seed": 3}
+    assert meta["greenelm_version"]
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
+                   for o in c.get("outputs", []))
+    assert "profile=smoke seed=3 width=5" in text
+    assert any(o.get("output_type") == "display_data" and "image/png" in o.get("data", {})
+               for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    kw = dict(toc=project.toc_tiny, notebooks_dir=project.notebooks, params_dir=project.params)
+    assert runner.stale_chapters(tiny_executed.out, **kw) == []
+
+
+def test_freshness_notices_source_and_profile_changes(tiny_executed, tmp_path):
+    project = tiny_executed.project
+    changed = tmp_path / "notebooks"
+    changed.mkdir()
+    (changed / "tiny.py").write_text((project.notebooks / "tiny.py").read_text() + "\n# %%\n1\n")
+    kw = dict(toc=project.toc_tiny, params_dir=project.params)
+    assert runner.stale_chapters(tiny_executed.out, notebooks_dir=changed, **kw) == ["tiny"]
+    params = tmp_path / "params"
+    params.mkdir()
+    (params / "smoke.yml").write_text("tiny: {width: 6}\n")
+    why = runner.staleness(tiny_executed.out, toc=project.toc_tiny,
+                           notebooks_dir=project.notebooks, params_dir=params)
+    assert list(why) == ["tiny"] and "smoke.yml changed" in why["tiny"]
+    assert runner.stale_chapters(tmp_path, **kw, notebooks_dir=project.notebooks) == ["tiny"]
+
+
+def _cli(*args, cwd=ROOT):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
+                                                                     os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-m", "greenelm.runner", *map(str, args)], cwd=cwd,
+                          env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_failing_chapter_exits_nonzero_naming_chapter_cell_error(tiny_project, tmp_path):
+    out = tmp_path / "out"
+    proc = _cli("run", "--profile", "smoke", "--out", out, "--chapter", "bad", "--no-progress",
+                "--notebooks", tiny_project.notebooks, "--toc", tiny_project.toc,
+                "--params", tiny_project.params)
+    assert proc.returncode != 0
+    # cell 4 of bad.py: markdown, parameters, `x = 1`, then the raise
+    assert "chapter bad failed at cell 4: ValueError: boom 0" in proc.stderr, proc.stderr
+    assert not (out / "bad.ipynb").exists()
+    failed = out / "bad.failed.ipynb"
+    assert failed.is_file(), "the partial notebook must be kept for inspection"
+    nb = nbformat.read(failed, as_version=4)
+    assert any(o.get("output_type") == "error" for c in nb.cells if c.cell_type == "code"
+               for o in c.outputs)
+    assert not list(out.glob(".*tmp*")), "temporary files left behind"
+
+
+def test_failure_raises_chapter_error_and_keeps_previous_good_notebook(tiny_project, tmp_path):
+    good = tmp_path / "bad.ipynb"
+    good.write_text("previous good run")
+    with pytest.raises(runner.ChapterError, match=r"chapter bad failed at cell 4: ValueError") as e:
+        runner.execute_chapter("bad", "smoke", tmp_path, notebooks_dir=tiny_project.notebooks,
+                               params_dir=tiny_project.params, progress=False)
+    assert e.value.cell == 4 and e.value.failed_notebook == tmp_path / "bad.failed.ipynb"
+    assert good.read_text() == "previous good run", "a failed run must never replace <name>.ipynb"
+
+
+def test_unknown_parameters_are_refused_before_running(tiny_project, tmp_path, capsys):
+    with pytest.raises(ValueError, match="unknown parameter"):
+        runner.execute_chapter("tiny", "smoke", tmp_path, {"widht": 4},
+                               notebooks_dir=tiny_project.notebooks, params_dir=tiny_project.params)
+    with pytest.raises(SystemExit, match="widht"):
+        runner.main(["run", "--profile", "smoke", "--out", str(tmp_path), "-p", "widht", "4",
+                     "--notebooks", str(tiny_project.notebooks), "--toc", str(tiny_project.toc),
+                     "--params", str(tiny_project.params)])
+    assert not list(tmp_path.iterdir())
+
+
+def test_parse_value_and_chapters(tiny_project):
+    assert runner.parse_value("3") == 3
+    assert runner.parse_value("0.5") == 0.5
+    assert runner.parse_value("1e-3") == 1e-3
+    assert runner.parse_value("[500, 1000]") == [500, 1000]
+    assert runner.parse_value("pinv") == "pinv"
+    assert runner.parse_value("true") is True
+    assert runner.chapters(tiny_project.toc) == ["tiny", "bad"]
+    assert runner.load_profile("smoke", tiny_project.params)["tiny"] == {"width": 5}
+
+
+def test_check_fresh_cli(tiny_executed, capsys):
+    project = tiny_executed.project
+    common = ["--source", str(tiny_executed.out), "--notebooks", str(project.notebooks),
+              "--params", str(project.params)]
+    assert runner.main(["check-fresh", "--toc", str(project.toc_tiny), *common]) == 0
+    assert runner.main(["check-fresh", "--toc", str(project.toc), *common]) == 1
+    assert "bad: " in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- nbval sanitizer
+def test_sanitize_cfg_masks_timings_addresses_and_progress_bars():
+    from nbval.plugin import get_sanitize_patterns
+
+    patterns = get_sanitize_patterns((ROOT / "tests" / "sanitize.cfg").read_text())
+
+    def clean(s):
+        import re
+        for regex, replace in patterns:
+            s = re.sub(regex, replace, s)
+        return s
+
+    assert clean("fit in 12.3 s, predict 0.45s, solve 1.2e-03 s") == clean(
+        "fit in 9.9 s, predict 0.11s, solve 7.0e-05 s")
+    assert clean("took 850 ms and 12.5µs") == clean("took 3 ms and 1.0µs")
+    assert clean("<Figure at 0x7f3a2b1c9d50>") == clean("<Figure at 0x7f00deadbeef>")
+    bar = "100%|██████████| 10/10 [00:01<00:00,  9.50it/s]"
+    other = " 40%|████      | 4/10 [00:00<00:01,  4.10it/s]"
+    assert clean(f"seeds: {bar}\ndone") == clean(f"seeds: {other}\ndone")
+    assert "done" in clean(f"seeds: {bar}\ndone")
+    # what must survive: accuracies, counts, words that end in s
+    for keep in ("accuracy 97.15 %", "10 samples", "2000 features", "3 seeds"):
+        assert clean(keep) == keep
