@@ -2,7 +2,10 @@
 
 ``fit`` streams ``X`` through the random ReLU features in row chunks, accumulates ``HᵀH`` and
 ``HᵀY`` and solves once (solver ``pinv`` is the exception: it needs all of ``H``).
-``partial_fit`` keeps accumulating, so fitting on chunks equals fitting on everything.
+``partial_fit`` keeps accumulating, so fitting on chunks equals fitting on everything; with
+``partial_fit_method="rls"`` it instead updates an exact recursive-least-squares state
+(:class:`greenelm.streaming.StreamingRidge`, P = (HᵀH + λI)⁻¹ and W2) per chunk, so the
+readout after each call costs O(d²·B) rather than a new O(d³) solve.
 
 Saved models (:meth:`save`, :func:`load_model`) are ``.npz`` files holding the parameters,
 the seed and the readout ``W2``; loading rebuilds ``W`` and ``b`` from the seed and checks
@@ -27,6 +30,8 @@ from .features import (BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SC
                        RandomReLUFeatures, check_choice, check_positive_int, row_chunks)
 from .solvers import SOLVERS, NormalEquations, check_alpha, solve, solve_min_norm
 
+PARTIAL_FIT_METHODS = ("normal", "rls")
+
 FORMAT_VERSION = 1
 
 
@@ -35,7 +40,7 @@ class _ELMBase(BaseEstimator):
 
     def __init__(self, n_hidden=2000, alpha=1e-3, solver="cholesky", weight_scale="unit",
                  bias="normal", dtype="float64", chunk_size=DEFAULT_CHUNK_ROWS, device=None,
-                 random_state=0):
+                 random_state=0, partial_fit_method="normal"):
         self.n_hidden = n_hidden
         self.alpha = alpha
         self.solver = solver
@@ -45,6 +50,7 @@ class _ELMBase(BaseEstimator):
         self.chunk_size = chunk_size
         self.device = device
         self.random_state = random_state
+        self.partial_fit_method = partial_fit_method
 
     # -- parameters and features -------------------------------------------------------
     def _check_params(self) -> None:
@@ -55,6 +61,7 @@ class _ELMBase(BaseEstimator):
         check_choice("weight_scale", self.weight_scale, WEIGHT_SCALES)
         check_choice("bias", self.bias, BIAS_DISTRIBUTIONS)
         check_choice("dtype", self.dtype, DTYPES)
+        check_choice("partial_fit_method", self.partial_fit_method, PARTIAL_FIT_METHODS)
         if self.random_state is not None and not isinstance(self.random_state, (int, np.integer)):
             raise ValueError(f"random_state must be an int seed or None, got {self.random_state!r}")
 
@@ -86,6 +93,7 @@ class _ELMBase(BaseEstimator):
         self.seed_ = self._draw_seed()
         self._features = self._make_features()
         self.equations_ = NormalEquations(self.n_hidden, self.n_outputs_, self.dtype, self.device)
+        self.stream_ = None
 
     def _accumulate(self, X, Y) -> None:
         for rows, H in self._features.chunks(X, self.chunk_size):
@@ -115,10 +123,38 @@ class _ELMBase(BaseEstimator):
         if self.solver == "pinv":
             raise ValueError("partial_fit cannot use solver='pinv', which needs all of H at once; "
                              "use solver='eigh' with alpha=0 for the minimum-norm limit")
-        if getattr(self, "equations_", None) is None:
+        if self.partial_fit_method == "rls" and check_alpha(self.alpha) == 0:
+            raise ValueError("partial_fit_method='rls' needs alpha > 0: P = (HᵀH + λI)⁻¹ must exist")
+        if not self._has_partial_state():
             self._start()
+        if self.partial_fit_method == "rls":
+            self._stream(X, Y)
+            return
         self._accumulate(X, Y)
         self.coef_ = solve(self.equations_, self.solver, self.alpha)
+
+    def _has_partial_state(self) -> bool:
+        return (getattr(self, "equations_", None) is not None
+                or getattr(self, "stream_", None) is not None)
+
+    def _stream(self, X, Y) -> None:
+        """RLS partial_fit: the accumulated normal equations (on the first call: the first chunk)
+        start a float64 StreamingRidge state; every further chunk is an exact Woodbury update."""
+        from .streaming import StreamingRidge
+
+        for rows, H in self._features.chunks(X, self.chunk_size):
+            Y_block = self._as_block(Y[rows], H)
+            if self.stream_ is None:
+                first_chunk = self.equations_.n_samples == 0
+                if first_chunk:
+                    self.equations_.update(H, Y_block)
+                self.stream_ = StreamingRidge.from_normal_equations(self.equations_, self.alpha)
+                self.equations_ = None
+                if first_chunk:
+                    continue
+            self.stream_.update(H, Y_block)
+        W = self.stream_.coef_
+        self.coef_ = W.double().cpu().numpy().copy() if hasattr(W, "cpu") else np.array(W, dtype=np.float64)
 
     # -- prediction ------------------------------------------------------------------------
     def _raw_outputs(self, X) -> np.ndarray:
@@ -207,6 +243,9 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
     chunk_size : int — rows of H computed at a time.
     device : None for NumPy/SciPy, or a torch device ("cpu", "cuda").
     random_state : int or None — seed of the projection.
+    partial_fit_method : {"normal", "rls"} — ``partial_fit`` re-solves the accumulated normal
+        equations (O(d³) per call) or updates an exact streaming RLS state (O(d²·B) per chunk,
+        float64, needs alpha > 0; see :mod:`greenelm.streaming`).
 
     Attributes: ``coef_`` (d, k) readout, ``classes_``, ``seed_``, ``n_features_in_``, ``features_``.
     """
@@ -225,7 +264,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
 
     def partial_fit(self, X, y, classes=None):
         """Add a block of samples; ``classes`` (all labels) is required on the first call."""
-        first = getattr(self, "equations_", None) is None
+        first = not self._has_partial_state()
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), reset=first)
         check_classification_targets(y)
         if first:
@@ -282,7 +321,7 @@ class ELMRegressor(RegressorMixin, _ELMBase):
 
     def partial_fit(self, X, y):
         """Add a block of samples to the accumulated normal equations and re-solve."""
-        first = getattr(self, "equations_", None) is None
+        first = not self._has_partial_state()
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True,
                              y_numeric=True, reset=first)
         if not first and (y.ndim == 1) != self._single_output:
