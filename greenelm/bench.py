@@ -1,0 +1,476 @@
+"""Benchmark utilities: FLOP models, GEMM-peak measurement, isolated runs with peak memory, reports.
+
+Used by ``python -m benchmarks.run`` and by the hardware chapter; nothing here asserts a speed.
+
+* FLOP models (multiply-add = 2 FLOPs) of every fit we time: greenelm's streamed normal equations
+  (:func:`greenelm.solvers.fit_flops`), the paper's listings (full ``HᵀH`` GEMM, LU, the Cholesky
+  variant that re-solves its triangles with LU), ``numpy.linalg.pinv`` (thin SVD) and LAPACK
+  ``gelsd`` — see :data:`FLOP_MODELS` for the formulas as text.
+* :func:`gemm_peak`: the machine's measured GEMM throughput (GFLOP/s) in this process.
+* :func:`run_isolated`: call ``module:function(**kwargs)`` in a fresh Python process and return its
+  result, wall time and **peak resident memory** (``ru_maxrss`` of that child from ``wait4``); a
+  crash (signal, non-zero exit, exception) is returned as a recorded failure, never raised.
+* :func:`blas_info`: which BLAS libraries, kernels ('architecture') and thread counts are loaded.
+* :func:`write_report`: the JSON report and its Markdown rendering.
+* :func:`rapl_energy_uj`: RAPL energy counters when the machine exposes them (else ``None``).
+"""
+
+from __future__ import annotations
+
+import glob
+import importlib
+import json
+import math
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .solvers import fit_flops
+
+#: The FLOP models used in reports, as text (N samples, D inputs, d hidden, k outputs).
+FLOP_MODELS = {
+    "greenelm": "features 2NDd + Gram (syrk) Nd² + HᵀY 2Ndk + Cholesky d³/3 + solves 2d²k",
+    "listing_lud": "features 2NDd + HᵀH (GEMM) 2Nd² + HᵀY 2Ndk + LU 2d³/3 + solves 2d²k",
+    "listing_cholesky": "features 2NDd + HᵀH 2Nd² + HᵀY 2Ndk + Cholesky d³/3 + two np.linalg.solve "
+                        "on the triangles (each an LU 2d³/3 + 2d²k)",
+    "ridge_cholesky": "HᵀH 2Nd² + HᵀY 2Ndk + Cholesky d³/3 + solves 2d²k (features not included)",
+    "pinv": "features 2NDd + thin SVD 6Nd² + 20d³ (R-SVD, Golub & Van Loan) + V Σ⁺ Uᵀ 2Nd² + (·)Y 2Ndk",
+    "gelsd": "features 2NDd + QR 2Nd² + SVD of R 11d³ + QᵀY 4Ndk (Golub & Van Loan's SVD least squares)",
+}
+
+
+def gemm_flops(m: int, n: int, k: int) -> float:
+    """FLOPs of an (m, k) @ (k, n) product: 2mnk."""
+    return 2.0 * m * n * k
+
+
+def listing_flops(n_samples: int, n_inputs: int | None, n_hidden: int, n_outputs: int = 10,
+                  variant: str = "lud") -> float:
+    """FLOPs of the paper's listing-2 solver ``variant`` ('lud', 'cholesky', 'pinv') on H (N, d).
+
+    ``n_inputs=None`` leaves out the feature GEMM (a solve on given H); 'ridge' is scikit-learn's
+    Ridge(solver='cholesky'), which forms the full GEMM HᵀH as the listing does.
+    """
+    N, d, k = n_samples, n_hidden, n_outputs
+    features = 0.0 if n_inputs is None else 2.0 * N * n_inputs * d
+    normal = 2.0 * N * d * d + 2.0 * N * d * k
+    if variant == "lud":
+        return features + normal + 2 * d**3 / 3 + 2.0 * d * d * k
+    if variant == "cholesky":
+        return features + normal + d**3 / 3 + 2 * (2 * d**3 / 3 + 2.0 * d * d * k)
+    if variant == "ridge":
+        return features + normal + d**3 / 3 + 2.0 * d * d * k
+    if variant == "pinv":
+        return pinv_flops(N, n_inputs, d, k)
+    raise ValueError(f"unknown listing variant {variant!r}; choose 'lud', 'cholesky', 'ridge' or 'pinv'")
+
+
+def pinv_flops(n_samples: int, n_inputs: int | None, n_hidden: int, n_outputs: int = 10) -> float:
+    """FLOPs of ``np.linalg.pinv(H) @ Y`` (thin SVD, then V Σ⁺ Uᵀ, then the product with Y)."""
+    N, d, k = n_samples, n_hidden, n_outputs
+    features = 0.0 if n_inputs is None else 2.0 * N * n_inputs * d
+    return features + 6.0 * N * d * d + 20.0 * d**3 + 2.0 * N * d * d + 2.0 * N * d * k
+
+
+def gelsd_flops(n_samples: int, n_inputs: int | None, n_hidden: int, n_outputs: int = 10) -> float:
+    """FLOPs of minimum-norm least squares by LAPACK ``gelsd`` (QR, then SVD of R)."""
+    N, d, k = n_samples, n_hidden, n_outputs
+    features = 0.0 if n_inputs is None else 2.0 * N * n_inputs * d
+    return features + 2.0 * N * d * d + 11.0 * d**3 + 4.0 * N * d * k
+
+
+def greenelm_flops(n_samples: int, n_inputs: int, n_hidden: int, n_outputs: int = 10) -> float:
+    """Total FLOPs of a greenelm Cholesky fit (see :func:`greenelm.solvers.fit_flops`)."""
+    return fit_flops(n_samples, n_inputs, n_hidden, n_outputs).total
+
+
+def flop_floor_seconds(n_samples: int, n_inputs: int, n_hidden: int, n_outputs: int,
+                       peak_gflops: Mapping[str, float], dtype: str = "float64") -> float:
+    """Seconds a greenelm fit would take at the measured GEMM peak: features and Gram at the
+    peak of ``dtype``, the d × d solve (always float64) at the float64 peak."""
+    flops = fit_flops(n_samples, n_inputs, n_hidden, n_outputs)
+    return ((flops.features + flops.gram) / (peak_gflops[dtype] * 1e9)
+            + flops.solve / (peak_gflops["float64"] * 1e9))
+
+
+# -- timing and the GEMM peak -------------------------------------------------------------------
+def time_call(fn: Callable[[], Any], repeats: int = 3, warmup: int = 0) -> list[float]:
+    """Wall times (s) of ``repeats`` calls of ``fn()`` after ``warmup`` untimed calls."""
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def gemm_peak(dtype: str = "float64", n: int = 4096, repeats: int = 5, seed: int = 0) -> dict:
+    """Measured square GEMM throughput of NumPy's BLAS: ``{"best", "median"}`` in GFLOP/s."""
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n, n)).astype(dtype)
+    b = rng.standard_normal((n, n)).astype(dtype)
+    out = np.empty((n, n), dtype=dtype)
+    times = time_call(lambda: np.matmul(a, b, out=out), repeats=repeats, warmup=1)
+    rates = [gemm_flops(n, n, n) / t / 1e9 for t in times]
+    return {"dtype": dtype, "n": n, "best": max(rates), "median": statistics.median(rates),
+            "repeats": repeats}
+
+
+def blas_info() -> list[dict]:
+    """The loaded BLAS/OpenMP libraries: file, version, kernel ('architecture'), threads."""
+    from threadpoolctl import threadpool_info
+
+    import scipy.linalg  # noqa: F401  (load SciPy's BLAS too, so it is listed)
+
+    keys = ("user_api", "internal_api", "version", "architecture", "num_threads", "threading_layer")
+    return [{"library": Path(info["filepath"]).name, **{k: info.get(k) for k in keys}}
+            for info in threadpool_info()]
+
+
+def machine_info() -> dict:
+    """CPU model, cores, memory, Python/NumPy versions and the OPENBLAS_* environment."""
+    model = platform.processor()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        memory = None
+    return {"cpu": model, "cores": os.cpu_count(), "memory_bytes": memory,
+            "python": platform.python_version(), "numpy": np.__version__,
+            "platform": platform.platform(),
+            "openblas_env": {k: v for k, v in os.environ.items() if k.startswith("OPENBLAS_")}}
+
+
+def peak_rss_bytes() -> int:
+    """Peak resident memory of this process (bytes): Linux's VmHWM, which :func:`reset_peak_rss`
+    can reset, else ``ru_maxrss`` (the peak since the process started)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def reset_peak_rss() -> bool:
+    """Reset this process's peak-RSS mark to its current RSS (Linux ``clear_refs``); True if done."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return True
+    except OSError:
+        return False
+
+
+def current_rss_bytes() -> int:
+    """Resident memory of this process now (bytes; Linux /proc, else the peak so far)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return peak_rss_bytes()
+
+
+def flat_rows(dataset, split: str = "train", n_rows: int | None = None, dtype="float64") -> np.ndarray:
+    """The first ``n_rows`` images of ``split`` as (n, D) floats in [0, 1], converting only those rows
+    (``Dataset.flat`` converts the whole split, which would hide how memory grows with N)."""
+    x = dataset.x_train if split == "train" else dataset.x_test
+    x = x[: len(x) if n_rows is None else int(n_rows)]
+    out = x.reshape(len(x), -1).astype(dtype)
+    out /= 255
+    return out
+
+
+def rapl_energy_uj() -> dict[str, int] | None:
+    """Readable RAPL energy counters (µJ) by domain path, or ``None`` when the machine has none."""
+    values = {}
+    for path in sorted(glob.glob("/sys/class/powercap/intel-rapl*/energy_uj")):
+        try:
+            values[path] = int(Path(path).read_text())
+        except (OSError, ValueError):
+            continue
+    return values or None
+
+
+# -- isolated runs with peak memory -------------------------------------------------------------
+def run_isolated(target: str, kwargs: Mapping[str, Any] | None = None, *,
+                 env: Mapping[str, str | None] | None = None, timeout: float | None = None,
+                 cwd: str | os.PathLike | None = None) -> dict:
+    """Run ``module:function(**kwargs)`` in a fresh Python process and measure it.
+
+    ``env`` updates the child's environment (a value ``None`` removes the variable).  The function
+    must return a JSON-serialisable dict.  Returns ``{"ok", "result", "error", "returncode",
+    "signal", "peak_rss_bytes", "wall_seconds"}``: ``peak_rss_bytes`` is the child's own peak
+    resident set (``ru_maxrss`` from ``wait4``; since the child's last :func:`reset_peak_rss`, if it
+    called it); a crash, a non-zero exit, an exception or a
+    timeout gives ``ok=False`` with the reason in ``error`` — it is never raised here.
+    """
+    if ":" not in target:
+        raise ValueError(f"target must be 'module:function', got {target!r}")
+    child_env = dict(os.environ)
+    for key, value in (env or {}).items():
+        if value is None:
+            child_env.pop(key, None)
+        else:
+            child_env[key] = str(value)
+    with tempfile.TemporaryDirectory(prefix="greenelm-bench-") as tmp:
+        out, err = Path(tmp) / "result.json", Path(tmp) / "stderr.txt"
+        (Path(tmp) / "kwargs.json").write_text(json.dumps(dict(kwargs or {})))
+        command = [sys.executable, "-m", "greenelm.bench", "child", target,
+                   str(Path(tmp) / "kwargs.json"), str(out)]
+        start = time.perf_counter()
+        with open(err, "wb") as stderr:
+            process = subprocess.Popen(command, env=child_env, cwd=cwd, stdout=subprocess.DEVNULL,
+                                       stderr=stderr)
+        timed_out = threading.Event()
+
+        def kill():
+            timed_out.set()
+            process.kill()
+
+        timer = threading.Timer(timeout, kill) if timeout else None
+        if timer:
+            timer.start()
+        try:
+            _, status, usage = os.wait4(process.pid, 0)
+        finally:
+            if timer:
+                timer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped: keep Popen consistent
+        wall = time.perf_counter() - start
+        record = {"ok": False, "result": None, "error": None, "returncode": process.returncode,
+                  "signal": None, "peak_rss_bytes": usage.ru_maxrss * 1024, "wall_seconds": wall}
+        stderr_tail = err.read_text(errors="replace")[-2000:].strip()
+        if process.returncode < 0:
+            import signal as signals
+
+            record["signal"] = signals.Signals(-process.returncode).name
+        if timed_out.is_set():
+            record["error"] = f"timed out after {timeout:g} s"
+        elif process.returncode != 0:
+            last = stderr_tail.splitlines()[-1] if stderr_tail else ""
+            what = (f"killed by {record['signal']}" if record["signal"]
+                    else f"exit status {process.returncode}")
+            record["error"] = f"{what}: {last}" if last else what
+            record["stderr_tail"] = stderr_tail
+        elif not out.exists():
+            record["error"] = "the child wrote no result"
+        else:
+            payload = json.loads(out.read_text())
+            if "exception" in payload:
+                record["error"] = payload["exception"]
+                record["stderr_tail"] = stderr_tail
+            else:
+                record["ok"], record["result"] = True, payload["result"]
+    return record
+
+
+def _child(target: str, kwargs_path: str, out_path: str) -> None:
+    """Entry point of :func:`run_isolated`'s child: call the target, write its result as JSON."""
+    module, name = target.split(":", 1)
+    kwargs = json.loads(Path(kwargs_path).read_text())
+    try:
+        result = getattr(importlib.import_module(module), name)(**kwargs)
+        payload = {"result": _jsonable(result)}
+    except Exception as error:  # recorded, not raised: a failure is a result of the benchmark
+        payload = {"exception": f"{type(error).__name__}: {error}"}
+        import traceback
+
+        traceback.print_exc()
+    Path(out_path).write_text(json.dumps(payload))
+
+
+def _jsonable(value):
+    """Convert NumPy scalars/arrays (and nested containers) to plain JSON types."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+# -- phase timing and scaling (the hardware chapter) --------------------------------------------
+PHASES = ("features", "gram", "solve")
+
+
+def phase_times(X: np.ndarray, Y: np.ndarray, n_hidden: int, *, dtype: str = "float64",
+                alpha: float = 1e-3, seed: int = 0, chunk_rows: int = 4096, repeats: int = 3) -> dict:
+    """Median seconds of each phase of a greenelm fit on X (N, D), Y (N, k) over ``repeats`` runs:
+    ``features`` (all row blocks of relu(XW + b)), ``gram`` (syrk of HᵀH and HᵀY over the blocks,
+    on features computed beforehand) and ``solve`` (the float64 Cholesky of order d)."""
+    from .features import RandomReLUFeatures
+    from .solvers import NormalEquations, solve
+
+    features = RandomReLUFeatures(X.shape[1], n_hidden, seed, dtype=dtype)
+    X = np.asarray(X, dtype=dtype)
+    Y = np.asarray(Y, dtype=dtype)
+    out = {phase: [] for phase in PHASES}
+    for _ in range(repeats):
+        start = time.perf_counter()
+        blocks = [features.transform(X[rows]) for rows, in _row_slices(len(X), chunk_rows)]
+        out["features"].append(time.perf_counter() - start)
+        equations = NormalEquations(n_hidden, Y.shape[1], dtype)
+        start = time.perf_counter()
+        for (rows,), H in zip(_row_slices(len(X), chunk_rows), blocks):
+            equations.update(H, Y[rows])
+        out["gram"].append(time.perf_counter() - start)
+        del blocks
+        start = time.perf_counter()
+        solve(equations, "cholesky", alpha)
+        out["solve"].append(time.perf_counter() - start)
+    return {phase: statistics.median(times) for phase, times in out.items()}
+
+
+def _row_slices(n_rows: int, chunk_rows: int):
+    for start in range(0, n_rows, chunk_rows):
+        yield (slice(start, min(start + chunk_rows, n_rows)),)
+
+
+def scaling_sweep(X: np.ndarray, Y: np.ndarray, sizes: Sequence[int], widths: Sequence[int], *,
+                  fixed_width: int, fixed_size: int, dtype: str = "float64", repeats: int = 3,
+                  seed: int = 0, progress: bool = True):
+    """Phase times against N (at ``fixed_width``) and against d (at ``fixed_size``): a tidy DataFrame
+    with columns ``axis`` ('N' or 'd'), ``n_samples``, ``n_hidden``, ``phase``, ``seconds``, ``gflop``."""
+    import pandas as pd
+    from tqdm import tqdm
+
+    grid = [("N", n, fixed_width) for n in sizes] + [("d", fixed_size, d) for d in widths]
+    rows = []
+    for axis, n, d in tqdm(grid, desc="phase timings", disable=not progress):
+        times = phase_times(X[:n], Y[:n], d, dtype=dtype, seed=seed, repeats=repeats)
+        flops = fit_flops(n, X.shape[1], d, Y.shape[1])
+        for phase in PHASES:
+            rows.append({"axis": axis, "n_samples": n, "n_hidden": d, "phase": phase, "seconds": times[phase],
+                         "gflop": getattr(flops, phase) / 1e9})
+    return pd.DataFrame(rows)
+
+
+def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
+    """Least-squares slope of log y against log x (the empirical exponent of y ∝ x^p)."""
+    x, y = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
+    if len(x) < 2 or np.ptp(x) == 0:
+        raise ValueError("need at least two distinct x values to fit an exponent")
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def fit_memory(n_hidden: int, n_train: int | None = None, method: str = "greenelm",
+               dataset: str = "mnist", dtype: str = "float64") -> dict:
+    """Fit once on ``dataset`` (for :func:`run_isolated`): ``method`` 'greenelm' (ELMClassifier,
+    Cholesky) or 'listing' (the paper's listing 1 with the normal equations, which holds H).
+    Returns the training input's size, this process's RSS just before the fit and its peak RSS
+    during the fit (the peak mark is reset before the fit where Linux allows it)."""
+    from .data import load_dataset
+
+    ds = load_dataset(dataset)
+    n = len(ds.y_train) if n_train is None else int(n_train)
+    if method == "greenelm":
+        from .estimator import ELMClassifier
+
+        X = flat_rows(ds, "train", n, dtype)
+        reset_peak_rss()
+        before = current_rss_bytes()
+        ELMClassifier(n_hidden=n_hidden, dtype=dtype).fit(X, ds.y_train[:n])
+        input_bytes = X.nbytes
+    elif method == "listing":
+        from .paper_code import listing1
+
+        reset_peak_rss()
+        before = current_rss_bytes()
+        listing1(ds.x_train[:n], ds.y_train[:n], ds.x_test[:1], ds.y_test[:1], n_hidden=n_hidden,
+                 solve="normal")
+        input_bytes = n * ds.x_train[0].size * 4
+    else:
+        raise ValueError(f"unknown method {method!r}; choose 'greenelm' or 'listing'")
+    return {"n_train": n, "n_hidden": n_hidden, "method": method, "input_bytes": input_bytes,
+            "rss_before_fit_bytes": before, "rss_after_fit_bytes": peak_rss_bytes()}
+
+
+# -- summaries and reports ----------------------------------------------------------------------
+def median(values: Iterable[float]) -> float:
+    """Median of the finite values (NaN when there are none)."""
+    finite = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    return statistics.median(finite) if finite else float("nan")
+
+
+def format_value(value, digits: int = 3) -> str:
+    """A table cell: numbers to ``digits`` significant digits, None/NaN as '—'."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            return "—"
+        if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-3):
+            return f"{value:.{digits - 1}e}"
+        return f"{value:.{digits}g}" if abs(value) < 10 ** digits else f"{value:,.0f}"
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None,
+                   digits: int = 3) -> str:
+    """A GitHub Markdown table of ``rows`` (dicts) over ``columns`` (default: the first row's keys)."""
+    if not rows:
+        return "_(no rows)_\n"
+    columns = list(columns or rows[0].keys())
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in rows:
+        lines.append("| " + " | ".join(format_value(row.get(c), digits) for c in columns) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_report(report: Mapping[str, Any], json_path: str | os.PathLike,
+                 md_path: str | os.PathLike | None = None,
+                 sections: Sequence[tuple[str, str, Sequence[Mapping[str, Any]], Sequence[str] | None]] = (),
+                 preamble: str = "") -> None:
+    """Write ``report`` as JSON (NaN → null) and, when ``md_path`` is given, a Markdown page:
+    ``preamble`` and then for each ``(title, text, rows, columns)`` section a heading, text, table."""
+    json_path = Path(json_path)
+    json_path.write_text(json.dumps(_jsonable(report), indent=1, allow_nan=False) + "\n")
+    if md_path is not None:
+        parts = [preamble.rstrip() + "\n"] if preamble else []
+        for title, text, rows, columns in sections:
+            parts.append(f"## {title}\n")
+            if text:
+                parts.append(text.rstrip() + "\n")
+            if rows is not None:
+                parts.append(markdown_table(rows, columns))
+        Path(md_path).write_text("\n".join(parts))
+
+
+def _main(argv: Sequence[str]) -> int:
+    if len(argv) == 4 and argv[0] == "child":
+        _child(*argv[1:])
+        return 0
+    print("usage: python -m greenelm.bench child MODULE:FUNCTION KWARGS.json OUT.json", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
