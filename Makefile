@@ -14,13 +14,14 @@ export GREENELM_DATA := $(SHARED_DATA)
 endif
 endif
 
-.PHONY: venv system-deps data test smoke book html bench clean help
+.PHONY: venv system-deps data test smoke references book html bench clean help
 
 help:
 	@echo "make book   - set up, execute every chapter at the full profile into book/, build _build/html"
 	@echo "make test   - set up, run the unit tests, nbval references and the browser test"
 	@echo "make smoke  - execute every chapter at the smoke profile (minutes) and build the HTML"
 	@echo "make bench  - run the benchmarks and write benchmarks/report.{json,md}"
+	@echo "make references - re-execute the smoke nbval references in tests/notebooks/"
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
@@ -53,6 +54,9 @@ test: venv system-deps
 smoke: venv system-deps
 	$(PY) -m greenelm.runner run --profile smoke --out _smoke
 	$(PY) -m greenelm.runner html --source _smoke
+
+references: venv system-deps
+	$(PY) -m greenelm.runner run --profile smoke --out tests/notebooks
 
 book: venv system-deps data
 	$(PY) -m greenelm.runner run --profile full --out book
