@@ -49,3 +49,14 @@ def set_style() -> None:
 
     sns.set_theme(style="whitegrid", context="notebook", palette="colorblind")
     mpl.rcParams.update({"figure.figsize": (7.5, 4.5), "figure.dpi": 110, "savefig.bbox": "tight"})
+
+
+def glue(name: str, value, display: bool = False):
+    """``myst_nb.glue`` for numbers quoted in prose; NumPy scalars become Python numbers first.
+
+    myst-nb formats ``{glue:text}`name:.2f``` from the value's ``text/plain``, which for a
+    NumPy scalar is ``np.float64(...)`` and fails to format (a build warning, an error under -W).
+    """
+    from myst_nb import glue as myst_glue
+
+    return myst_glue(name, value.item() if isinstance(value, np.generic) else value, display=display)

@@ -72,12 +72,11 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 import seaborn as sns
-from myst_nb import glue
 
 from greenelm import paper
 from greenelm.experiments import load_split
 from greenelm.features import RandomReLUFeatures
-from greenelm.report import VERDICT_RULE, set_style, verdict
+from greenelm.report import VERDICT_RULE, glue, set_style, verdict
 from greenelm.streaming import (available_backends, device_name, drift_experiment,
                                 make_stream_data, paired_speedup, replay_sgd, streaming_benchmark,
                                 update_flops)
