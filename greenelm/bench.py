@@ -219,8 +219,9 @@ def run_isolated(target: str, kwargs: Mapping[str, Any] | None = None, *,
     ``env`` updates the child's environment (a value ``None`` removes the variable).  The function
     must return a JSON-serialisable dict.  Returns ``{"ok", "result", "error", "returncode",
     "signal", "peak_rss_bytes", "wall_seconds"}``: ``peak_rss_bytes`` is the child's own peak
-    resident set (``ru_maxrss`` from ``wait4``; since the child's last :func:`reset_peak_rss`, if it
-    called it); a crash, a non-zero exit, an exception or a
+    resident set (its VmHWM at exit, so since its last :func:`reset_peak_rss` if it called it; for a
+    child that died without reporting, ``ru_maxrss`` from ``wait4``, which on Linux also counts the
+    parent's RSS at fork); a crash, a non-zero exit, an exception or a
     timeout gives ``ok=False`` with the reason in ``error`` — it is never raised here.
     """
     if ":" not in target:
@@ -275,6 +276,9 @@ def run_isolated(target: str, kwargs: Mapping[str, Any] | None = None, *,
             record["error"] = "the child wrote no result"
         else:
             payload = json.loads(out.read_text())
+            # The child's own VmHWM: wait4's ru_maxrss also counts the parent's RSS at fork time,
+            # which Linux carries across execve, so it is only the fallback for a child that died.
+            record["peak_rss_bytes"] = payload.get("peak_rss_bytes", record["peak_rss_bytes"])
             if "exception" in payload:
                 record["error"] = payload["exception"]
                 record["stderr_tail"] = stderr_tail
@@ -295,6 +299,7 @@ def _child(target: str, kwargs_path: str, out_path: str) -> None:
         import traceback
 
         traceback.print_exc()
+    payload["peak_rss_bytes"] = peak_rss_bytes()
     Path(out_path).write_text(json.dumps(payload))
 
 
