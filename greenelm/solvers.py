@@ -99,8 +99,10 @@ class NormalEquations:
         return np.asarray(self.gram, dtype=np.float64, order="F"), self.hty.astype(np.float64)
 
 
-def symmetrize_upper(gram_upper: np.ndarray) -> np.ndarray:
-    """Full symmetric matrix from one whose upper triangle holds the values (d × d)."""
+def symmetrize_upper(gram_upper):
+    """Full symmetric matrix from one whose upper triangle holds the values (d × d; NumPy or torch)."""
+    if is_torch(gram_upper):
+        return gram_upper.triu() + gram_upper.triu(1).T
     return np.triu(gram_upper) + np.triu(gram_upper, 1).T
 
 
@@ -115,8 +117,7 @@ def _solve_torch(gram_upper, hty, alpha: float, solver: str):
     """``(G + λI)⁻¹ HᵀY`` with torch's LAPACK on the tensors' device (float64); returns NumPy (d, k)."""
     import torch
 
-    gram = torch.as_tensor(gram_upper, dtype=torch.float64)
-    A = gram.triu() + gram.triu(1).T
+    A = symmetrize_upper(torch.as_tensor(gram_upper, dtype=torch.float64))
     A.diagonal().add_(alpha)
     B = torch.as_tensor(np.asarray(hty) if not is_torch(hty) else hty, dtype=torch.float64,
                         device=A.device)
@@ -171,8 +172,8 @@ class GramSpectrum:
         if is_torch(gram_upper) or gram_upper.shape[0] >= LARGE_ORDER:
             import torch
 
-            gram = torch.as_tensor(gram_upper, dtype=torch.float64)
-            s, V = torch.linalg.eigh(gram.triu() + gram.triu(1).T)
+            gram = symmetrize_upper(torch.as_tensor(gram_upper, dtype=torch.float64))
+            s, V = torch.linalg.eigh(gram)
             self.eigenvalues, self.eigenvectors = s.cpu().numpy(), V.cpu().numpy()
         else:
             self.eigenvalues, self.eigenvectors = scipy.linalg.eigh(

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from greenelm.features import RandomReLUFeatures, draw_projection
-from greenelm.solvers import (LARGE_ORDER, SOLVERS, GramSpectrum, NormalEquations, fit_flops,
+from greenelm.solvers import (LARGE_ORDER, GramSpectrum, NormalEquations, fit_flops,
                               solve, solve_min_norm, solve_normal_equations, symmetrize_upper)
 
 
