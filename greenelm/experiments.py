@@ -83,3 +83,23 @@ def solver_comparison(split: Split, n_hidden: int, solvers=("pinv", "lu", "chole
                       "max_score_difference": float(np.abs(scores[a] - scores[b]).max()),
                       "prediction_disagreement": float(np.mean(scores[a].argmax(1) != scores[b].argmax(1)))})
     return pd.DataFrame(rows), pd.DataFrame(pairs)
+
+
+def elm_readouts(split: Split, widths, seeds=range(5), solvers=("pinv", "cholesky"), alpha: float = 1e-3,
+                 weight_scale: str = "unit", dtype: str = "float64", progress: bool = True
+                 ) -> tuple[pd.DataFrame, dict]:
+    """Fit one Green-ELM per (solver, width, seed) and keep its readout.
+
+    Returns ``(results, readouts)``: a tidy frame (dataset, solver, n_hidden, seed, accuracy,
+    fit_seconds) and a dict ``(solver, n_hidden, seed) -> W2`` (array (n_hidden, k), ``coef_``).
+    """
+    grid = list(itertools.product(solvers, widths, seeds))
+    rows, readouts = [], {}
+    for solver, width, seed in tqdm(grid, desc=f"{split.name} readouts", disable=not progress):
+        model = ELMClassifier(n_hidden=width, solver=solver, alpha=alpha, weight_scale=weight_scale,
+                              dtype=dtype, random_state=seed)
+        seconds = timed_fit(model, split.X_train, split.y_train)
+        readouts[solver, width, seed] = np.array(model.coef_, dtype=np.float64)
+        rows.append({"dataset": split.name, "solver": solver, "n_hidden": width, "seed": seed,
+                     "accuracy": 100 * model.score(split.X_test, split.y_test), "fit_seconds": seconds})
+    return pd.DataFrame(rows), readouts

@@ -95,3 +95,25 @@ TABLE_V = pd.DataFrame([
 STREAMING = {"dataset": "cifar10", "backbone": "resnet18", "n_inputs": 512, "n_hidden": 4000,
              "batch_size": 250, "initial_fraction": 0.8, "ridge_lambda": 1e-3, "dtype": "float64",
              "weight_scale": "he", "bias": "normal"}
+
+#: Section "Information Density and Shannon Entropy" (and its remark), the Entropy-Accuracy remark,
+#: Fig. "The MNIST Sea" (caption; the figure itself is not in the source) and Section "Discussion:
+#: The Entropy-Efficiency Trade-off".  The entropy is S = -Σ p log2 p of a histogram with K equal
+#: bins over the observed weight range; the paper never states K (``bins`` None), nor the width d,
+#: solver or G (the Sea's "geometry" axis) of the figure.  The qualitative claims are True where the
+#: paper asserts them.
+ENTROPY = {
+    "bins": None,                          # K: "K equally spaced bins", value not given
+    "log_base": 2,                         # "base-2 logarithms after normalization of the bin counts"
+    "sea_dataset": "mnist",
+    "sea_samples": 10000,                  # "Distribution of 10,000 samples"
+    "sea_stars_entropy": 7.1,              # "(H ≈ 7.1, G ≈ 0.98)": the W2 stars
+    "sea_stars_geometry": 0.98,
+    "elm_weights_dense": True,             # "it produces a dense weight distribution"; "remain dense and broadly distributed"
+    "elm_entropy_higher_than_sgd": True,   # pinv favours "a distributed ... representation over the sparse,
+                                           # low-entropy filters typically seen in SGD-trained models"
+    "sgd_filters_sparse": True,            # the same sentence: SGD filters are "sparse, low-entropy"
+    "high_entropy_all_regimes": True,      # remark: "persistence of High Shannon Entropy (S) across all regimes"
+    "stars_apart_from_samples": True,      # "the weights do not overlap with the low-entropy digit clusters"
+    "ones_low_entropy_island": True,       # "low-entropy 'islands' of individual digits (e.g. the orange cluster of 1s)"
+}
