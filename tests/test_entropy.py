@@ -23,11 +23,13 @@ def test_uniform_samples_give_log2_K(rng, K):
 
 
 def test_evenly_spread_values_give_exactly_log2_K():
-    # one value in the middle of each of 64 equal bins over [0, 1] ... plus the two ends
+    # the two ends and one value inside each of 64 equal bins over [0, 1]: each bin holds one or two
     w = np.concatenate([(np.arange(64) + 0.5) / 64, [0.0, 1.0]])
     counts = histogram_counts(w, 64)
-    assert counts.sum() == w.size and counts.min() >= 1
-    w = (np.arange(64) + 0.5) / 64
+    assert counts.sum() == w.size and counts.min() == 1 and counts[0] == counts[-1] == 2
+    # the same 64 values spread evenly over their own range: exactly one per bin, log2 64 = 6 bits
+    w = np.arange(64.0)
+    assert np.array_equal(histogram_counts(w, 64), np.ones(64))
     assert histogram_entropy(w, 64) == pytest.approx(6.0, abs=1e-12)
 
 
