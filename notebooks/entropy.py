@@ -168,8 +168,9 @@ markers = dict(zip(set_order, "o s ^ v D P".split()))
 for ax, (col, title, ref) in zip(axes, panels):
     for i, name in enumerate(set_order):
         c = summarize(stats[stats.set == name], ["bins"], col)
-        ax.errorbar(c["bins"], c["mean"], yerr=2 * c["sd"].fillna(0), marker=markers[name], ms=4, capsize=3,
-                    label=name, color=f"C{i}")
+        ridge = name == LABELS["cholesky"]  # on top of pinv: drawn dashed and hollow so both show
+        ax.errorbar(c["bins"], c["mean"], yerr=2 * c["sd"].fillna(0), marker=markers[name], ms=6 if ridge else 4,
+                    capsize=3, label=name, color=f"C{i}", ls="--" if ridge else "-", mfc="none" if ridge else None)
     if col == "matched_entropy":
         g = summarize(stats[stats.set == set_order[0]], ["bins"], ref)
         ax.plot(g["bins"], g["mean"], "--", color="0.5", label=f"Gaussian, n = {n_match}")
