@@ -7,9 +7,14 @@ inputs already in memory (features + Gram + solve), the same for every solver.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
+import os
+import pickle
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,6 +22,9 @@ from tqdm import tqdm
 
 from .data import load_dataset
 from .estimator import ELMClassifier
+from .features import RandomReLUFeatures
+from .model_selection import RidgePath
+from .solvers import NormalEquations, solve_normal_equations
 
 
 @dataclass(frozen=True)
@@ -103,3 +111,104 @@ def elm_readouts(split: Split, widths, seeds=range(5), solvers=("pinv", "cholesk
         rows.append({"dataset": split.name, "solver": solver, "n_hidden": width, "seed": seed,
                      "accuracy": 100 * model.score(split.X_test, split.y_test), "fit_seconds": seconds})
     return pd.DataFrame(rows), readouts
+
+
+# ------------------------------------------------------------------ nested widths (scaling chapter)
+@dataclass
+class WideModel:
+    """One seed's widest Green-ELM, kept as normal equations so every narrower width is a sub-block.
+
+    The first d hidden units of a width-``d_max`` projection are themselves a width-d projection
+    (the columns of W and entries of b are i.i.d.), so the width-d readout solves the leading
+    d × d block of HᵀH with the first d rows of HᵀY, and predicts from the first d test features.
+    """
+
+    features: RandomReLUFeatures
+    equations: NormalEquations
+    H_test: np.ndarray          # (n_test, d_max) float64
+    y_test: np.ndarray
+    seconds: float              # features + Gram of the widest model
+
+
+def accumulate_wide(split: Split, n_hidden: int, seed: int, weight_scale: str = "unit",
+                    chunk_rows: int = 4096, progress: bool = True) -> WideModel:
+    """Accumulate HᵀH and HᵀY (float64) of the width-``n_hidden`` projection over the training rows."""
+    start = time.perf_counter()
+    features = RandomReLUFeatures(split.X_train.shape[1], n_hidden, seed=seed, weight_scale=weight_scale)
+    n_classes = int(split.y_train.max()) + 1
+    equations = NormalEquations(n_hidden, n_classes)
+    chunks = features.chunks(split.X_train, chunk_rows)
+    n_chunks = -(-len(split.X_train) // chunk_rows)
+    for rows, H in tqdm(chunks, total=n_chunks, desc=f"{split.name} Gram d={n_hidden}", disable=not progress):
+        equations.update(H, np.eye(n_classes)[split.y_train[rows]])
+    H_test = features.transform(split.X_test)
+    return WideModel(features, equations, H_test, split.y_test, time.perf_counter() - start)
+
+
+def nested_widths(wide: WideModel, widths, alpha: float = 1e-3,
+                  solver: str = "cholesky") -> tuple[pd.DataFrame, np.ndarray]:
+    """Accuracy of every width ≤ the wide model's: rows (n_hidden, accuracy, solve_seconds) and
+    ``correct`` (n_widths, n_test) bool, whether each test sample is classified right."""
+    gram, hty = wide.equations.gram, wide.equations.hty
+    rows, correct = [], []
+    for d in widths:
+        if d > wide.equations.n_hidden:
+            raise ValueError(f"width {d} exceeds the wide model's {wide.equations.n_hidden}")
+        start = time.perf_counter()
+        W2 = solve_normal_equations(gram[:d, :d], hty[:d], alpha, solver)
+        seconds = time.perf_counter() - start
+        hits = (wide.H_test[:, :d] @ W2).argmax(axis=1) == wide.y_test
+        correct.append(hits)
+        rows.append({"n_hidden": int(d), "accuracy": 100 * float(hits.mean()), "solve_seconds": seconds})
+    return pd.DataFrame(rows), np.array(correct)
+
+
+def ridge_path_table(wide: WideModel, split: Split, n_hidden: int, alphas,
+                     chunk_rows: int = 4096) -> pd.DataFrame:
+    """Per λ at width ``n_hidden`` (a sub-block of ``wide``): GCV, exact LOO and test accuracy."""
+    d = int(n_hidden)
+    n_classes = wide.equations.n_outputs
+    path = RidgePath(wide.equations.gram[:d, :d], wide.equations.hty[:d], float(len(split.y_train)),
+                     len(split.y_train))
+    blocks = ((H[:, :d], np.eye(n_classes)[split.y_train[rows]])
+              for rows, H in wide.features.chunks(split.X_train, chunk_rows))
+    table = path.gcv(alphas).merge(path.leave_one_out(alphas, blocks), on="alpha")
+    table["test_accuracy"] = [100 * float(np.mean((wide.H_test[:, :d] @ path.weights(a)).argmax(1) == split.y_test))
+                              for a in table.alpha]
+    table.insert(0, "n_hidden", d)
+    return table
+
+
+# ------------------------------------------------------------------ results cache
+def cache_dir() -> Path:
+    """Where computed results are kept: ``$GREENELM_CACHE/results`` (default ``~/.cache/greenelm``)."""
+    root = Path(os.environ.get("GREENELM_CACHE", Path.home() / ".cache" / "greenelm"))
+    return root / "results"
+
+
+def memoize(name: str, params: dict, compute, modules=("experiments",), refresh: bool = False):
+    """``compute()`` once per (name, params, source of ``modules``); later calls load the pickled result.
+
+    The key hashes ``params`` and the source files of the named greenelm ``modules`` (those the
+    computation runs), so changing that code recomputes.
+    Results are written atomically (temporary file, then rename).  Returns ``(result, info)`` with
+    ``info = {"cached": bool, "seconds": compute time of the stored result, "path": ...}``.
+    """
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode())
+    for module in sorted(set(modules)):
+        digest.update((package / f"{module}.py").read_bytes())
+    path = cache_dir() / f"{name}-{digest.hexdigest()[:16]}.pkl"
+    if path.exists() and not refresh:
+        with open(path, "rb") as handle:
+            stored = pickle.load(handle)
+        return stored["result"], {"cached": True, "seconds": stored["seconds"], "path": str(path)}
+    start = time.perf_counter()
+    result = compute()
+    seconds = time.perf_counter() - start
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    with open(tmp, "wb") as handle:
+        pickle.dump({"result": result, "seconds": seconds, "params": params}, handle)
+    os.replace(tmp, path)
+    return result, {"cached": False, "seconds": seconds, "path": str(path)}

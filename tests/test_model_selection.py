@@ -1,0 +1,67 @@
+"""GCV and exact leave-one-out from one eigendecomposition equal their brute-force definitions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from greenelm.model_selection import RidgePath
+from greenelm.solvers import NormalEquations, solve_normal_equations
+
+ALPHAS = [1e-2, 0.3, 10.0]
+
+
+@pytest.fixture(scope="module")
+def problem():
+    rng = np.random.default_rng(7)
+    H = np.maximum(rng.standard_normal((90, 25)) @ rng.standard_normal((25, 40)), 0)   # rank-deficient
+    Y = np.eye(4)[rng.integers(0, 4, 90)]
+    equations = NormalEquations(40, 4)
+    for rows in (slice(0, 50), slice(50, 90)):
+        equations.update(H[rows], Y[rows])
+    path = RidgePath(equations.gram, equations.hty, float((Y**2).sum()), 90)
+    return H, Y, equations, path
+
+
+def test_weights_equal_the_cholesky_solve(problem):
+    H, Y, equations, path = problem
+    for alpha in ALPHAS:
+        np.testing.assert_allclose(path.weights(alpha),
+                                   solve_normal_equations(equations.gram, equations.hty, alpha), rtol=1e-7,
+                                   atol=1e-9)
+
+
+def test_gcv_equals_the_hat_matrix_definition(problem):
+    H, Y, _, path = problem
+    table = path.gcv(ALPHAS)
+    for alpha, row in zip(ALPHAS, table.itertuples()):
+        S = H @ np.linalg.solve(H.T @ H + alpha * np.eye(40), H.T)
+        rss = np.sum((Y - S @ Y) ** 2)
+        assert row.dof == pytest.approx(np.trace(S), rel=1e-9)
+        assert row.train_rss == pytest.approx(rss, rel=1e-7)
+        assert row.gcv == pytest.approx(90 * rss / (90 - np.trace(S)) ** 2, rel=1e-7)
+
+
+def test_leave_one_out_equals_ninety_refits(problem):
+    H, Y, _, path = problem
+    table = path.leave_one_out(ALPHAS, [(H[:33], Y[:33]), (H[33:], Y[33:])])
+    for alpha, row in zip(ALPHAS, table.itertuples()):
+        errors, hits = 0.0, 0
+        for j in range(90):
+            keep = np.arange(90) != j
+            W = np.linalg.solve(H[keep].T @ H[keep] + alpha * np.eye(40), H[keep].T @ Y[keep])
+            prediction = H[j] @ W
+            errors += np.sum((Y[j] - prediction) ** 2)
+            hits += prediction.argmax() == Y[j].argmax()
+        assert row.loo_mse == pytest.approx(errors / 90, rel=1e-6)
+        assert row.loo_accuracy == pytest.approx(100 * hits / 90)
+
+
+def test_bad_arguments_are_named(problem):
+    H, Y, equations, path = problem
+    with pytest.raises(ValueError, match="λ must be > 0"):
+        path.gcv([0.0])
+    with pytest.raises(ValueError, match="blocks held 33 rows"):
+        path.leave_one_out([1.0], [(H[:33], Y[:33])])
+    with pytest.raises(ValueError, match="yty"):
+        RidgePath(equations.gram, equations.hty, -1.0, 90)
