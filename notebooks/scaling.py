@@ -92,6 +92,7 @@ print(f"widths {widths} (paper's range {in_range}), seeds {seed_list}, λ = {alp
 # paper's figure it must return Table III (a unit test pins this to the printed four decimals).
 
 # %%
+# NBVAL_CHECK_OUTPUT
 fig_points = paper.FIG_SCALING
 paper_curves = {name: fig_points[fig_points.dataset == name].sort_values("n_hidden").accuracy.to_numpy() / 100
                 for name in ("mnist", "fashion-mnist", "cifar10")}
