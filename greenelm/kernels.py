@@ -149,7 +149,7 @@ def kernel_ridge_predict(X_train, Y, X_test, jitter: float, weight_scale: str = 
     norms, test_norms = np.linalg.norm(Xa, axis=1), np.linalg.norm(Ta, axis=1)
     Xd, Td = Xa.astype(dtype), Ta.astype(dtype)
     n = len(Xa)
-    K = np.empty((n, n), dtype=dtype)
+    K = np.zeros((n, n), dtype=dtype)     # zero pages: the unused upper triangle stays finite
     for rows in tqdm(list(row_chunks(n, block_rows)), desc="kernel", disable=not progress):
         # lower triangle only (columns up to the block's end) is needed by the factorisation
         cols = slice(0, rows.stop)
