@@ -421,6 +421,7 @@ def render_markdown(report: dict) -> tuple[str, list]:
            f"{meta['machine']['cores']} cores, {meta['machine']['memory_bytes'] / 2**30:.0f} GiB. "
            f"BLAS setting of the measured processes: `{meta['blas_mode']}` ({meta['blas_mode_text']}).\n",
            "Kernels loaded: " + "; ".join(kernels) + ".\n",
+           *([f"Re-rendered {meta['rerendered']}.\n"] if meta.get("rerendered") else []),
            f"Load average (1 min) at the start {meta['load_average_start'][0]:.1f}, at the end "
            f"{meta['load_average_end'][0]:.1f} on {meta['machine']['cores']} cores (each measurement's is in the "
            "JSON); other work on the machine slows every entry alike but is not excluded.\n",
@@ -476,6 +477,46 @@ def render_markdown(report: dict) -> tuple[str, list]:
     return "\n".join(pre), sections
 
 
+#: how each reported row's FLOPs are modelled: fit-table method → (listing variant, features included)
+_FIT_MODELS = {"listing 1, np.linalg.solve (λ=1e-3)": "lud", "listing 1, np.linalg.pinv (as printed)": "pinv"}
+_SAME_H_MODELS = {"listing 2 'lud'": "lud", "listing 2 'cholesky'": "cholesky", "listing 2 'pinv'": "pinv",
+                  "sklearn Ridge(cholesky)": "ridge", "greenelm NormalEquations + cholesky": "greenelm",
+                  "greenelm solve_min_norm (gelsd)": "gelsd"}
+
+
+def rederive_flops(report: dict) -> dict:
+    """Recompute the FLOP-derived columns (gflop, GFLOP/s, fraction of peak) of a stored report
+    with the current FLOP models; measured times, memory and accuracies are untouched."""
+    peak = report["peak"]["used"]
+    for row in report["tables"].get("fit", []):
+        variant = _FIT_MODELS.get(row["method"])
+        if variant is None:
+            continue
+        row["gflop"] = bench.listing_flops(N_MNIST, D_MNIST, row["n_hidden"], K, variant) / 1e9
+        if row.get("seconds") == row.get("seconds") and row.get("seconds"):
+            row["gflops_per_s"] = row["gflop"] / row["seconds"]
+            row["fraction_of_peak"] = row["gflops_per_s"] / peak[row["dtype"]]
+    for row in report["tables"].get("same_h", []):
+        variant = _SAME_H_MODELS.get(row.get("variant"))
+        if variant is None or "solve_seconds" not in row:
+            continue
+        row["gflop"] = same_h_flops(variant, row["n_hidden"]) / 1e9
+        row["gflops_per_s"] = row["gflop"] / row["solve_seconds"]
+        row["fraction_of_peak"] = row["gflops_per_s"] / peak["float64"]
+    return report
+
+
+def rerender(path: Path) -> None:
+    """Re-derive FLOP columns of ``path`` (a report.json) and write it and its Markdown again."""
+    import json
+
+    report = rederive_flops(json.loads(path.read_text()))
+    report["meta"]["rerendered"] = (f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M UTC}: FLOP-derived columns "
+                                    "recomputed with the current FLOP models (times unchanged)")
+    preamble, sections = render_markdown(report)
+    bench.write_report(report, path, path.with_suffix(".md"), sections, preamble)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -490,7 +531,14 @@ def main(argv=None) -> int:
                              "/tmp/greenelm-bench-quick, so a quick run never replaces the committed report)")
     parser.add_argument("--budget", type=float, default=1800.0,
                         help="seconds after which no new measurement starts (the rest is recorded as skipped)")
+    parser.add_argument("--rerender", type=Path, default=None, metavar="REPORT_JSON",
+                        help="measure nothing: recompute the FLOP-derived columns of a stored report with the "
+                             "current FLOP models and rewrite its JSON and Markdown")
     args = parser.parse_args(argv)
+    if args.rerender is not None:
+        rerender(args.rerender)
+        print(f"rewrote {args.rerender} and {args.rerender.with_suffix('.md')}", file=sys.stderr)
+        return 0
     selected = {s.strip() for s in args.only.split(",") if s.strip()}
     unknown = selected - set(ENTRIES)
     if unknown:

@@ -40,10 +40,11 @@ from .solvers import fit_flops
 #: The FLOP models used in reports, as text (N samples, D inputs, d hidden, k outputs).
 FLOP_MODELS = {
     "greenelm": "features 2NDd + Gram (syrk) Nd² + HᵀY 2Ndk + Cholesky d³/3 + solves 2d²k",
-    "listing_lud": "features 2NDd + HᵀH (GEMM) 2Nd² + HᵀY 2Ndk + LU 2d³/3 + solves 2d²k",
-    "listing_cholesky": "features 2NDd + HᵀH 2Nd² + HᵀY 2Ndk + Cholesky d³/3 + two np.linalg.solve "
+    "listing_lud": "features 2NDd + HᵀH Nd² (NumPy's matmul sends H.T @ H to BLAS syrk) + HᵀY 2Ndk "
+                   "+ LU 2d³/3 + solves 2d²k",
+    "listing_cholesky": "features 2NDd + HᵀH Nd² (syrk) + HᵀY 2Ndk + Cholesky d³/3 + two np.linalg.solve "
                         "on the triangles (each an LU 2d³/3 + 2d²k)",
-    "ridge_cholesky": "HᵀH 2Nd² + HᵀY 2Ndk + Cholesky d³/3 + solves 2d²k (features not included)",
+    "ridge_cholesky": "HᵀH Nd² (syrk, via NumPy) + HᵀY 2Ndk + Cholesky d³/3 + solves 2d²k (features not included)",
     "pinv": "features 2NDd + thin SVD 6Nd² + 20d³ (R-SVD, Golub & Van Loan) + V Σ⁺ Uᵀ 2Nd² + (·)Y 2Ndk",
     "gelsd": "features 2NDd + QR 2Nd² + SVD of R 11d³ + QᵀY 4Ndk (Golub & Van Loan's SVD least squares)",
 }
@@ -59,11 +60,12 @@ def listing_flops(n_samples: int, n_inputs: int | None, n_hidden: int, n_outputs
     """FLOPs of the paper's listing-2 solver ``variant`` ('lud', 'cholesky', 'pinv') on H (N, d).
 
     ``n_inputs=None`` leaves out the feature GEMM (a solve on given H); 'ridge' is scikit-learn's
-    Ridge(solver='cholesky'), which forms the full GEMM HᵀH as the listing does.
+    Ridge(solver='cholesky').  Both form HᵀH as ``H.T @ H``, which NumPy's matmul recognises and
+    computes with BLAS ``syrk`` (one triangle, N d² FLOPs), the same kernel greenelm calls.
     """
     N, d, k = n_samples, n_hidden, n_outputs
     features = 0.0 if n_inputs is None else 2.0 * N * n_inputs * d
-    normal = 2.0 * N * d * d + 2.0 * N * d * k
+    normal = 1.0 * N * d * d + 2.0 * N * d * k
     if variant == "lud":
         return features + normal + 2 * d**3 / 3 + 2.0 * d * d * k
     if variant == "cholesky":

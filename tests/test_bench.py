@@ -26,7 +26,8 @@ def test_fit_flops_by_hand():
 def test_listing_and_svd_flop_models_by_hand():
     N, D, d, k = 1000, 784, 100, 10
     assert bench.gemm_flops(2, 3, 4) == 48
-    features, normal = 2 * N * D * d, 2 * N * d * d + 2 * N * d * k
+    # NumPy computes H.T @ H with BLAS syrk (one triangle): N d², as greenelm's Gram
+    features, normal = 2 * N * D * d, N * d * d + 2 * N * d * k
     assert bench.listing_flops(N, D, d, k, "lud") == pytest.approx(features + normal + 2 * d**3 / 3 + 2 * d * d * k)
     # the listing's Cholesky variant re-solves both triangles with np.linalg.solve (LU each)
     assert bench.listing_flops(N, None, d, k, "cholesky") == pytest.approx(
