@@ -217,7 +217,24 @@ if report is not None and "fit" in report["tables"]:
                            "ours": fit_seconds("listing 1, np.linalg.solve", d) / fit_seconds("greenelm", d),
                            "paper": np.nan, "paper source": "—"})
 ratios = pd.DataFrame(ratio_rows)
+normal_ratios = ratios[ratios.ratio.str.startswith("listing 1 normal")]["ours"] if len(ratios) else pd.Series(dtype=float)
+glue("normal_ratio_range", f"{normal_ratios.min():.1f}× to {normal_ratios.max():.1f}×" if len(normal_ratios) else "—", display=False)
+unmet = [t["target"] for t in (report or {}).get("targets", []) if not t["met"]]
+glue("targets_unmet", f"{len(unmet)} of {len((report or {}).get('targets', []))}", display=False)
 ratios.round(1)
+
+# %% [markdown]
+# **What these ratios say.** The project set itself targets before measuring (the "met" column
+# above); {glue:text}`targets_unmet` are not met, and the reason is instructive. The paper's
+# listing 1 with the normal equations forms $H^\top H$ as `H.T @ H`, which NumPy recognises and
+# hands to the same BLAS `syrk` greenelm calls, and builds $H$ with one large GEMM: it does the same
+# arithmetic as greenelm with the same kernels. Its time relative to greenelm's whole fit ranges
+# over {glue:text}`normal_ratio_range` across the widths measured — on a shared two-core machine the
+# spread is mostly noise — so no "3× faster than the listing" exists to be had: greenelm's advantage
+# over the listing is **memory** (below: it never holds the $N \times d$ matrix $H$), not time.
+# Against the pseudoinverse the gap is real but far from the paper's 119×: an SVD costs a small
+# multiple of the normal equations' FLOPs ($6Nd^2 + 20d^3$ against $Nd^2 + d^3/3$), and LAPACK runs
+# it at a good fraction of the machine's peak, so the measured ratio is about the FLOP ratio.
 
 # %% [markdown]
 # Where greenelm's own time goes at the target width (each step of the estimator timed alone; the
