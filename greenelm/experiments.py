@@ -147,19 +147,33 @@ def accumulate_wide(split: Split, n_hidden: int, seed: int, weight_scale: str = 
 
 def nested_widths(wide: WideModel, widths, alpha: float = 1e-3,
                   solver: str = "cholesky") -> tuple[pd.DataFrame, np.ndarray]:
-    """Accuracy of every width ≤ the wide model's: rows (n_hidden, accuracy, solve_seconds) and
-    ``correct`` (n_widths, n_test) bool, whether each test sample is classified right."""
+    """Accuracy of every width ≤ the wide model's: rows (n_hidden, accuracy, solve_seconds, solver)
+    and ``correct`` (n_widths, n_test) bool, whether each test sample is classified right.
+
+    A Cholesky failure (G + λI numerically indefinite) falls back to LU on the same system; the
+    row's ``solver`` says so.
+    """
     gram, hty = wide.equations.gram, wide.equations.hty
     rows, correct = [], []
     for d in widths:
         if d > wide.equations.n_hidden:
             raise ValueError(f"width {d} exceeds the wide model's {wide.equations.n_hidden}")
         start = time.perf_counter()
-        W2 = solve_normal_equations(gram[:d, :d], hty[:d], alpha, solver)
+        used = solver
+        try:
+            W2 = solve_normal_equations(gram[:d, :d], hty[:d], alpha, solver)
+        except np.linalg.LinAlgError:
+            if solver != "cholesky":
+                raise
+            # G + λI not numerically positive definite in float64: solve the same system by LU
+            # (what the paper's 'lud' does) and say so in the row
+            used = "lu (cholesky failed)"
+            W2 = solve_normal_equations(gram[:d, :d], hty[:d], alpha, "lu")
         seconds = time.perf_counter() - start
         hits = (wide.H_test[:, :d] @ W2).argmax(axis=1) == wide.y_test
         correct.append(hits)
-        rows.append({"n_hidden": int(d), "accuracy": 100 * float(hits.mean()), "solve_seconds": seconds})
+        rows.append({"n_hidden": int(d), "accuracy": 100 * float(hits.mean()), "solve_seconds": seconds,
+                     "solver": used})
     return pd.DataFrame(rows), np.array(correct)
 
 

@@ -56,3 +56,19 @@ def test_memoize_caches_atomically_and_keys_on_params(tmp_path, monkeypatch):
     assert not list(experiments.cache_dir().glob("*.tmp*"))
     refreshed, info_refresh = memoize("unit", {"a": 1}, compute, refresh=True)
     assert refreshed == {"value": 3} and not info_refresh["cached"]
+
+
+def test_nested_widths_fall_back_to_lu_when_cholesky_fails(split, monkeypatch):
+    wide = accumulate_wide(split, 30, seed=2, chunk_rows=100, progress=False)
+    reference, _ = nested_widths(wide, [30], alpha=1e-3, solver="lu")
+    real = experiments.solve_normal_equations
+
+    def failing(gram, hty, alpha, solver="cholesky"):
+        if solver == "cholesky":
+            raise np.linalg.LinAlgError("not positive definite")
+        return real(gram, hty, alpha, solver)
+
+    monkeypatch.setattr(experiments, "solve_normal_equations", failing)
+    table, _ = nested_widths(wide, [30], alpha=1e-3)
+    assert table.solver[0] == "lu (cholesky failed)"
+    assert table.accuracy[0] == reference.accuracy[0]
