@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
+from .data import cache_dir as data_cache_dir
 from .data import load_dataset
 from .estimator import ELMClassifier
 from .features import RandomReLUFeatures
@@ -195,9 +196,8 @@ def ridge_path_table(wide: WideModel, split: Split, n_hidden: int, alphas,
 
 # ------------------------------------------------------------------ results cache
 def cache_dir() -> Path:
-    """Where computed results are kept: ``$GREENELM_CACHE/results`` (default ``~/.cache/greenelm``)."""
-    root = Path(os.environ.get("GREENELM_CACHE", Path.home() / ".cache" / "greenelm"))
-    return root / "results"
+    """Where computed results are kept: ``greenelm.data.cache_dir() / "results"``."""
+    return data_cache_dir() / "results"
 
 
 def memoize(name: str, params: dict, compute, modules=("experiments",), refresh: bool = False):
