@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PYTHON ?= python3.11
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | md5sum | cut -c1-8)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml constraints.txt | md5sum | cut -c1-8)
 
 # The shared data folder of this workplace, when it exists; users elsewhere set GREENELM_DATA
 # themselves or let the loaders find the Debian packages / their cache / download.
@@ -14,21 +14,25 @@ export GREENELM_DATA := $(SHARED_DATA)
 endif
 endif
 
-.PHONY: venv system-deps data test smoke references book html bench clean help
+.PHONY: venv system-deps data test smoke references book book-full html bench clean help
 
 help:
-	@echo "make book   - set up, execute every chapter at the full profile into book/, build _build/html"
+	@echo "make book   - set up, re-execute only stale chapters (full profile) into book/, build _build/html"
+	@echo "make book-full - set up, re-execute every chapter at the full profile (hours), build _build/html"
 	@echo "make test   - set up, run the unit tests, nbval references and the browser test"
 	@echo "make smoke  - execute every chapter at the smoke profile (minutes) and build the HTML"
 	@echo "make bench  - run the benchmarks and write benchmarks/report.{json,md}"
 	@echo "make references - re-execute the smoke nbval references in tests/notebooks/"
 
 venv: $(STAMP)
-$(STAMP): pyproject.toml
-	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (greenelm needs Python 3.11; set PYTHON=...)"; exit 1; }
+# The library (editable) with the book's and the tests' extras, at the exact versions of
+# constraints.txt; greenelm_book/ (not part of the distribution) is put on the venv's path by a .pth.
+$(STAMP): pyproject.toml constraints.txt
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (the book's environment is Python 3.11; set PYTHON=...)"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[book,test,dask,backbones]"
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[book,test]"
+	echo "$(CURDIR)" > "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/greenelm-book.pth"
 	rm -f $(VENV)/.installed-* && touch $@
 
 # Fashion-MNIST (Debian package dataset-fashion-mnist) and Chromium for the browser test.
@@ -52,15 +56,21 @@ test: venv system-deps
 	$(PY) -m pytest -q
 
 smoke: venv system-deps
-	$(PY) -m greenelm.runner run --profile smoke --out _smoke
-	$(PY) -m greenelm.runner html --source _smoke
+	$(PY) -m greenelm_book.runner run --profile smoke --out _smoke
+	$(PY) -m greenelm_book.runner html --source _smoke
 
 references: venv system-deps
-	$(PY) -m greenelm.runner run --profile smoke --out tests/notebooks
+	$(PY) -m greenelm_book.runner run --profile smoke --out tests/notebooks
 
-book: venv system-deps data
-	$(PY) -m greenelm.runner run --profile full --out book
-	$(PY) -m greenelm.runner html --source book
+# Renders the committed executed chapters, re-executing only the stale ones (minutes on a fresh clone).
+book: venv system-deps
+	$(PY) -m greenelm_book.runner run --profile full --out book --stale-only
+	$(PY) -m greenelm_book.runner html --source book
+
+# Re-executes every chapter at the full profile (hours on two cores), then renders.
+book-full: venv system-deps data
+	$(PY) -m greenelm_book.runner run --profile full --out book
+	$(PY) -m greenelm_book.runner html --source book
 
 bench: venv
 	$(PY) -m benchmarks.run

@@ -4,7 +4,7 @@
     python -m benchmarks.run --quick         # small widths, one repeat (≈ 3 min: a check of the machinery, not a measurement), writes /tmp/greenelm-bench-quick/
     python -m benchmarks.run --only fit,memory --out /tmp/bench
 
-Every measured fit runs in a fresh process (``greenelm.bench.run_isolated``) so its peak resident
+Every measured fit runs in a fresh process (``greenelm_book.bench.run_isolated``) so its peak resident
 memory is its own and a crash is a recorded failure.  By default those processes run with
 ``OPENBLAS_CORETYPE`` and ``OPENBLAS_L2_SIZE`` unset (``--blas native``: OpenBLAS picks its own
 kernel for this CPU); ``--blas env`` keeps the environment as it is.  The GEMM peak is measured in
@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from greenelm import bench
+from greenelm_book import bench
 from greenelm.solvers import LARGE_ORDER, fit_flops
 
 ENTRIES = ("peak", "fit", "profile", "large-order", "streaming", "memory", "foundation", "same-h")

@@ -1,4 +1,4 @@
-"""The measured workloads: each runs in its own process (``greenelm.bench.run_isolated``).
+"""The measured workloads: each runs in its own process (``greenelm_book.bench.run_isolated``).
 
 Every function loads MNIST itself, times only the fit (and, separately, the prediction), and
 returns a JSON-friendly dict.  Data loading and float conversion happen before the timer, and
@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from greenelm.bench import (blas_info, current_rss_bytes, flat_rows, gemm_peak, peak_rss_bytes,
+from greenelm_book.bench import (blas_info, current_rss_bytes, flat_rows, gemm_peak, peak_rss_bytes,
                             reset_peak_rss)
 
 
@@ -124,8 +124,8 @@ def greenelm_phases(n_hidden: int, dtype: str = "float64", n_train=None, seed: i
 
 
 def listing1_fit(n_hidden: int, solve: str = "normal", n_train=None) -> dict:
-    """The paper's appendix listing 1 as published (``greenelm.paper_code.listing1``)."""
-    from greenelm.paper_code import listing1
+    """The paper's appendix listing 1 as published (``greenelm_book.paper_code.listing1``)."""
+    from greenelm_book.paper_code import listing1
 
     ds, n = _mnist(n_train)
     reset_peak_rss()
@@ -154,7 +154,7 @@ def same_h_solvers(n_hidden: int, variants=("lud", "cholesky", "ridge", "greenel
     Returns per variant its solve time (s), accuracy (%), and the fraction of test predictions on
     which it disagrees with greenelm's readout of the same H.
     """
-    from greenelm.paper_code import solve_green_elm
+    from greenelm_book.paper_code import solve_green_elm
     from greenelm.solvers import NormalEquations, solve
 
     ds, n = _mnist()

@@ -1,21 +1,41 @@
-"""greenelm: an honest, fast reproduction of Green-ELM (random ReLU features + closed-form readout).
+"""greenelm: Green-ELM as a library — seeded random ReLU features and an exact closed-form readout.
 
-The public API::
+The public API (imported on first use, so ``import greenelm`` itself loads nothing heavy)::
 
     from greenelm import ELMClassifier, ELMRegressor, load_model, load_dataset
+
+Core dependencies: numpy, scipy, scikit-learn. Optional: torch (``device="cpu"``/``"cuda"``),
+dask (:mod:`greenelm.distributed`), tqdm (progress bars).
 """
 
-from .estimator import ELMClassifier, ELMRegressor, load_model
-from .features import RandomReLUFeatures
-from .solvers import SOLVERS, GramSpectrum, NormalEquations, solve, solve_min_norm
+from __future__ import annotations
 
-__all__ = ["ELMClassifier", "ELMRegressor", "load_model", "load_dataset", "RandomReLUFeatures",
-           "NormalEquations", "GramSpectrum", "solve", "solve_min_norm", "SOLVERS"]
-__version__ = "0.1.0"
+import importlib
+
+__version__ = "0.2.0"
+
+#: public name -> the module that defines it
+_EXPORTS = {
+    "ELMClassifier": "estimator", "ELMRegressor": "estimator", "load_model": "estimator",
+    "ELMClassifierCV": "estimator", "ELMRegressorCV": "estimator",
+    "RandomReLUFeatures": "features", "RandomReLUTransformer": "features",
+    "NormalEquations": "solvers", "GramSpectrum": "solvers", "solve": "solvers",
+    "solve_min_norm": "solvers", "SOLVERS": "solvers",
+    "StreamingRidge": "streaming", "RidgePath": "model_selection",
+    "load_dataset": "data",
+}
+
+__all__ = sorted(_EXPORTS)
 
 
-def load_dataset(*args, **kwargs):
-    """See :func:`greenelm.data.load_dataset` (imported lazily)."""
-    from .data import load_dataset as _load
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'greenelm' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
-    return _load(*args, **kwargs)
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -46,7 +46,8 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
-from .features import RandomReLUFeatures, check_positive_int
+from ._validation import check_positive_int
+from .features import RandomReLUFeatures
 from .solvers import NormalEquations, solve
 
 __all__ = ["FeatureSpec", "fit_dask", "sufficient_statistics", "shifted_mnist", "as_dask_array"]

@@ -26,9 +26,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .features import (BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SCALES,
-                       RandomReLUFeatures, check_choice, check_positive_int)
-from .solvers import SOLVERS, NormalEquations, check_alpha, solve, solve_min_norm
+from ._validation import check_alpha, check_choice, check_positive_int
+from .features import BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SCALES, RandomReLUFeatures
+from .solvers import SOLVERS, NormalEquations, solve, solve_min_norm
 
 PARTIAL_FIT_METHODS = ("normal", "rls")
 

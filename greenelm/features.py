@@ -23,23 +23,12 @@ from typing import Iterator
 
 import numpy as np
 
+from ._validation import check_choice, check_positive_int
+
 WEIGHT_SCALES = ("he", "unit")
 BIAS_DISTRIBUTIONS = ("normal", "uniform")
 DTYPES = ("float64", "float32")
 DEFAULT_CHUNK_ROWS = 4096
-
-
-def check_choice(name: str, value, choices) -> None:
-    """Raise ``ValueError`` naming the parameter when ``value`` is not one of ``choices``."""
-    if value not in choices:
-        raise ValueError(f"unknown {name} {value!r}; choose one of {', '.join(map(repr, choices))}")
-
-
-def check_positive_int(name: str, value) -> int:
-    """Return ``value`` as int, or raise ``ValueError`` unless it is an integer ≥ 1."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-    return int(value)
 
 
 def row_chunks(n_rows: int, chunk_rows: int) -> Iterator[slice]:

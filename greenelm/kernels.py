@@ -27,9 +27,10 @@ import math
 
 import numpy as np
 import scipy.linalg
-from tqdm import tqdm
 
-from .features import WEIGHT_SCALES, check_choice, check_positive_int, row_chunks
+from ._validation import check_choice, check_positive_int
+from ._progress import progress_bar
+from .features import WEIGHT_SCALES, row_chunks
 from .solvers import LARGE_ORDER
 
 KERNEL_DTYPES = ("float32", "float64")
@@ -94,7 +95,7 @@ def cholesky_inplace(A: np.ndarray, block: int = 8192, progress: bool = False) -
     if block >= LARGE_ORDER:
         raise ValueError(f"block must be < {LARGE_ORDER} (OpenBLAS's multithreaded potrf fails beyond)")
     blocks = list(row_chunks(A.shape[0], block))
-    for j, bj in enumerate(tqdm(blocks, desc="blocked Cholesky", disable=not progress)):
+    for j, bj in enumerate(progress_bar(blocks, desc="blocked Cholesky", disable=not progress)):
         try:
             L = scipy.linalg.cholesky(A[bj, bj], lower=True, check_finite=False)
         except np.linalg.LinAlgError as error:
@@ -150,7 +151,7 @@ def kernel_ridge_predict(X_train, Y, X_test, jitter: float, weight_scale: str = 
     Xd, Td = Xa.astype(dtype), Ta.astype(dtype)
     n = len(Xa)
     K = np.zeros((n, n), dtype=dtype)     # zero pages: the unused upper triangle stays finite
-    for rows in tqdm(list(row_chunks(n, block_rows)), desc="kernel", disable=not progress):
+    for rows in progress_bar(list(row_chunks(n, block_rows)), desc="kernel", disable=not progress):
         # lower triangle only (columns up to the block's end) is needed by the factorisation
         cols = slice(0, rows.stop)
         K[rows, cols] = _arccos_from_products(Xd[rows] @ Xd[cols].T, norms[rows], norms[cols])

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Iterable
 
 import numpy as np
-import pandas as pd
 
-from .solvers import GramSpectrum, check_alpha
+from ._validation import check_alpha
+from .solvers import GramSpectrum
 
 
 class RidgePath:
@@ -52,8 +52,11 @@ class RidgePath:
         (alpha,) = self._alphas(alpha)
         return self.eigenvectors @ (self.rotated_targets / (self.eigenvalues + alpha)[:, None])
 
-    def gcv(self, alphas) -> pd.DataFrame:
-        """Per λ: degrees of freedom, training RSS, and GCV = N·RSS/(N − dof)²."""
+    def gcv(self, alphas) -> dict[str, np.ndarray]:
+        """Per λ: degrees of freedom, training RSS, and GCV = N·RSS/(N − dof)².
+
+        Returns columns ``{"alpha", "dof", "train_rss", "gcv"}`` (each (n_alphas,); a table for
+        ``pandas.DataFrame``)."""
         s = self.eigenvalues
         energy = (self.rotated_targets**2).sum(axis=1)            # ‖Zᵢ‖²
         rows = []
@@ -63,13 +66,14 @@ class RidgePath:
             dof = float(np.sum(s * inverse))
             rows.append({"alpha": alpha, "dof": dof, "train_rss": float(rss),
                          "gcv": self.n_samples * rss / (self.n_samples - dof) ** 2})
-        return pd.DataFrame(rows)
+        return {key: np.array([row[key] for row in rows]) for key in ("alpha", "dof", "train_rss", "gcv")}
 
-    def leave_one_out(self, alphas, blocks: Iterable[tuple[np.ndarray, np.ndarray]]) -> pd.DataFrame:
+    def leave_one_out(self, alphas, blocks: Iterable[tuple[np.ndarray, np.ndarray]]) -> dict[str, np.ndarray]:
         """Exact LOO over all N samples, from one pass over ``blocks`` of (H (b, d), Y (b, k)).
 
         Per λ: the LOO mean squared error (per sample, summed over the k outputs) and, for one-hot
         Y, the LOO classification accuracy (argmax of the LOO scores against argmax of Y), in percent.
+        Returns columns ``{"alpha", "loo_mse", "loo_accuracy"}``, each (n_alphas,).
         """
         alphas = self._alphas(alphas)
         s, V = self.eigenvalues, self.eigenvectors
@@ -90,4 +94,4 @@ class RidgePath:
             seen += len(H)
         if seen != self.n_samples:
             raise ValueError(f"the blocks held {seen} rows but the normal equations {self.n_samples}")
-        return pd.DataFrame({"alpha": alphas, "loo_mse": squared / seen, "loo_accuracy": 100 * correct / seen})
+        return {"alpha": alphas, "loo_mse": squared / seen, "loo_accuracy": 100 * correct / seen}

@@ -28,6 +28,8 @@ import numpy as np
 import scipy.linalg
 from scipy.linalg import blas
 
+from ._validation import check_alpha
+
 SOLVERS = ("pinv", "lu", "cholesky", "eigh")
 NORMAL_EQUATION_SOLVERS = ("lu", "cholesky", "eigh")
 LARGE_ORDER = 16000
@@ -36,14 +38,6 @@ LARGE_ORDER = 16000
 def is_torch(array) -> bool:
     """True when ``array`` is a torch tensor (without importing torch otherwise)."""
     return type(array).__module__.startswith("torch")
-
-
-def check_alpha(alpha) -> float:
-    """Return the ridge strength λ as a float, refusing negative, NaN or infinite values."""
-    alpha = float(alpha)
-    if not np.isfinite(alpha) or alpha < 0:
-        raise ValueError(f"alpha (the ridge λ) must be a finite number >= 0, got {alpha!r}")
-    return alpha
 
 
 class NormalEquations:

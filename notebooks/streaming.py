@@ -73,13 +73,14 @@ import pandas as pd
 import matplotlib.pyplot as plt
 import seaborn as sns
 
-from greenelm import paper
-from greenelm.experiments import load_split
 from greenelm.features import RandomReLUFeatures
-from greenelm.report import VERDICT_RULE, glue, set_style, verdict
-from greenelm.streaming import (available_backends, device_name, drift_experiment,
-                                make_stream_data, paired_speedup, replay_sgd, streaming_benchmark,
-                                update_flops)
+from greenelm.streaming import update_flops
+from greenelm_book import paper
+from greenelm_book.experiments import load_split
+from greenelm_book.report import VERDICT_RULE, glue, set_style, verdict
+from greenelm_book.streaming_bench import (available_backends, device_name, drift_experiment,
+                                           make_stream_data, paired_speedup, replay_sgd,
+                                           streaming_benchmark)
 
 set_style()
 split = load_split("cifar10", subset=subset)

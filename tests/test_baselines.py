@@ -1,4 +1,4 @@
-"""SGD baselines (greenelm.baselines) and rotations (greenelm.perturb): shapes, determinism,
+"""SGD baselines (greenelm_book.baselines) and rotations (greenelm_book.perturb): shapes, determinism,
 learning, exact rotations, and clear errors. Small synthetic problems only (fast)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from greenelm.baselines import (MLP_HIDDEN, SGDConfig, SmallCNN, build_model, predict, sgd_runs,
+from greenelm_book.baselines import (MLP_HIDDEN, SGDConfig, SmallCNN, build_model, predict, sgd_runs,
                                 train)
-from greenelm.experiments import Split
-from greenelm.perturb import (accuracy_under_rotation, elm_learner, rotate, rotated_test_sets,
+from greenelm_book.experiments import Split
+from greenelm_book.perturb import (accuracy_under_rotation, elm_learner, rotate, rotated_test_sets,
                               rotation_sweep, sgd_learner)
 
 FAST = SGDConfig(epochs=3, batch_size=32, lr=0.05)

@@ -1,4 +1,4 @@
-"""greenelm.bench: FLOP models against hand-computed counts, the isolated runner (peak memory,
+"""greenelm_book.bench: FLOP models against hand-computed counts, the isolated runner (peak memory,
 recorded failures), and the report writer. No timed assertions."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from greenelm import bench
+from greenelm_book import bench
 from greenelm.solvers import fit_flops
 
 
@@ -86,6 +86,13 @@ def exit_nonzero() -> dict:
     sys.exit(3)
 
 
+def sleep(seconds: float) -> dict:
+    import time
+
+    time.sleep(seconds)
+    return {"slept": seconds}
+
+
 def read_env(name: str) -> dict:
     import os
 
@@ -122,7 +129,7 @@ def test_run_isolated_environment_and_timeout():
     removed = bench.run_isolated("tests.test_bench:read_env", {"name": "GREENELM_BENCH_X"},
                                  env={"GREENELM_BENCH_X": None})
     assert removed["result"] == {"value": None}
-    slow = bench.run_isolated("time:sleep", {"secs": 30}, timeout=1)
+    slow = bench.run_isolated("tests.test_bench:sleep", {"seconds": 30}, timeout=1)
     assert not slow["ok"] and slow["error"] == "timed out after 1 s" and slow["wall_seconds"] < 20
     with pytest.raises(ValueError, match="module:function"):
         bench.run_isolated("tests.test_bench.allocate")

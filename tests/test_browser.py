@@ -1,7 +1,7 @@
 """The rendered book in a real browser (headless Chromium driven by selenium).
 
 ``test_reference_book_in_browser`` builds the book from the smoke reference notebooks in
-``tests/notebooks/`` with ``greenelm.runner.build_html`` (jupyter-book, warnings are errors),
+``tests/notebooks/`` with ``greenelm_book.runner.build_html`` (jupyter-book, warnings are errors),
 serves it from a local http.server and opens the intro and every chapter page: the title loads,
 each chapter shows at least one figure that decoded (natural width > 0), no page shows an error
 output, and the intro's bibliography renders. ``test_tiny_book_in_browser`` does the same on a
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from greenelm import runner
+from greenelm_book import runner
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -156,7 +156,7 @@ def test_reference_book_in_browser():
     names = runner.chapters()
     if not any((source / f"{n}.ipynb").is_file() for n in names):
         pytest.skip("no smoke reference notebooks in tests/notebooks/ yet (make them with: "
-                    "python -m greenelm.runner run --profile smoke --out tests/notebooks)")
+                    "python -m greenelm_book.runner run --profile smoke --out tests/notebooks)")
     _require_browser()
     html = runner.build_html(source, quiet=True)
     check_book(html, names)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from greenelm import experiments
-from greenelm.experiments import Split, accumulate_wide, memoize, nested_widths, ridge_path_table
+from greenelm_book import experiments
+from greenelm_book.experiments import Split, accumulate_wide, memoize, nested_widths, ridge_path_table
 
 
 @pytest.fixture(scope="module")

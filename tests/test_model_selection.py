@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -34,7 +36,8 @@ def test_weights_equal_the_cholesky_solve(problem):
 def test_gcv_equals_the_hat_matrix_definition(problem):
     H, Y, _, path = problem
     table = path.gcv(ALPHAS)
-    for alpha, row in zip(ALPHAS, table.itertuples()):
+    for i, alpha in enumerate(ALPHAS):
+        row = SimpleNamespace(**{key: column[i] for key, column in table.items()})
         S = H @ np.linalg.solve(H.T @ H + alpha * np.eye(40), H.T)
         rss = np.sum((Y - S @ Y) ** 2)
         assert row.dof == pytest.approx(np.trace(S), rel=1e-9)
@@ -45,7 +48,8 @@ def test_gcv_equals_the_hat_matrix_definition(problem):
 def test_leave_one_out_equals_ninety_refits(problem):
     H, Y, _, path = problem
     table = path.leave_one_out(ALPHAS, [(H[:33], Y[:33]), (H[33:], Y[33:])])
-    for alpha, row in zip(ALPHAS, table.itertuples()):
+    for i, alpha in enumerate(ALPHAS):
+        row = SimpleNamespace(**{key: column[i] for key, column in table.items()})
         errors, hits = 0.0, 0
         for j in range(90):
             keep = np.arange(90) != j

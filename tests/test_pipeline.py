@@ -18,7 +18,7 @@ import sys
 import nbformat
 import pytest
 
-from greenelm import runner
+from greenelm_book import runner
 
 ROOT = runner.ROOT
 CHAPTERS = runner.chapters()
@@ -80,9 +80,9 @@ def test_executed_notebooks_are_fresh(folder, profile):
     present = [n for n in CHAPTERS if (source_dir / f"{n}.ipynb").is_file()]
     if not present:
         pytest.skip(f"no executed chapters in {folder}/ yet "
-                    f"(python -m greenelm.runner run --profile {profile} --out {folder})")
+                    f"(python -m greenelm_book.runner run --profile {profile} --out {folder})")
     stale = runner.staleness(source_dir)
-    assert not stale, (f"stale notebooks in {folder}/ (re-run: python -m greenelm.runner run "
+    assert not stale, (f"stale notebooks in {folder}/ (re-run: python -m greenelm_book.runner run "
                        f"--profile {profile} --out {folder} --chapter NAME): {stale}")
     for name in present:
         meta = runner.provenance(source_dir / f"{name}.ipynb")
@@ -134,7 +134,7 @@ def test_freshness_notices_source_and_profile_changes(tiny_executed, tmp_path):
 def _cli(*args, cwd=ROOT):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
                                                                      os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "greenelm.runner", *map(str, args)], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "greenelm_book.runner", *map(str, args)], cwd=cwd,
                           env=env, capture_output=True, text=True, timeout=300)
 
 

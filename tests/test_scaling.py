@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from greenelm import paper
-from greenelm.scaling import (bootstrap_calibration, calibrate_complexity, confidence_intervals,
+from greenelm_book import paper
+from greenelm_book.scaling import (bootstrap_calibration, calibrate_complexity, confidence_intervals,
                               fit_hypothesis, model_residuals, spectral_entropy)
 
 WIDTHS = [500, 1000, 2000, 4000]

@@ -12,9 +12,10 @@ import torch
 from greenelm.estimator import ELMClassifier, ELMRegressor
 from greenelm.features import RandomReLUFeatures
 from greenelm.solvers import NormalEquations
-from greenelm.streaming import (METHODS, StreamData, StreamingRidge, drift_experiment,
-                                listing3_update_numpy, listing3_update_torch, make_stream_data,
-                                paired_speedup, replay_sgd, streaming_benchmark, update_flops)
+from greenelm.streaming import (METHODS, StreamingRidge, listing3_update_numpy, listing3_update_torch,
+                                update_flops)
+from greenelm_book.streaming_bench import (StreamData, drift_experiment, make_stream_data, paired_speedup,
+                                           replay_sgd, streaming_benchmark)
 
 D, K, ALPHA = 40, 3, 0.1
 CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")

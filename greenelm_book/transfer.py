@@ -22,11 +22,11 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from .estimator import ELMClassifier
+from greenelm.estimator import ELMClassifier
 from .experiments import Split, timed_fit
-from .features import draw_projection
+from greenelm.features import draw_projection
 from .paper_code import solve_green_elm
-from .solvers import NormalEquations, solve
+from greenelm.solvers import NormalEquations, solve
 
 __all__ = ["feature_split", "greenelm_fits", "listing2_solvers", "ridge_readout"]
 

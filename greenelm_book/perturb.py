@@ -107,7 +107,7 @@ def rotation_sweep(dataset, learners: Mapping[str, Learner], angles, seeds=range
 def elm_learner(n_hidden: int, weight_scale: str = "unit", solver: str = "cholesky",
                 alpha: float = 1e-3) -> Learner:
     """A Green-ELM learner (``ELMClassifier`` with the seed as ``random_state``)."""
-    from .estimator import ELMClassifier
+    from greenelm.estimator import ELMClassifier
 
     def fit(seed, X, y):
         return ELMClassifier(n_hidden=n_hidden, weight_scale=weight_scale, solver=solver, alpha=alpha,
@@ -118,7 +118,7 @@ def elm_learner(n_hidden: int, weight_scale: str = "unit", solver: str = "choles
 def sgd_learner(name: str, config=None, n_hidden: int | None = None, device=None) -> Learner:
     """An SGD baseline learner (:func:`greenelm.baselines.train`)."""
     from .baselines import MODELS, train
-    from .features import check_choice
+    from greenelm._validation import check_choice
 
     check_choice("model", name, MODELS)
 

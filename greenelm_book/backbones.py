@@ -57,7 +57,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from .data import cache_dir
+from greenelm.data import cache_dir
 
 __all__ = ["BACKBONES", "Backbone", "CacheCorruptError", "default_backbone", "extract",
            "feature_cache_dir", "from_trained_cnn", "get_backbone", "resnet18_weights_available",
@@ -431,7 +431,7 @@ def extract(backbone: Backbone, images, dataset: str, cache: bool = True, root=N
 def _main(argv=None) -> int:
     """``python -m greenelm.backbones NAME [--dataset cifar10] [--device cpu]``: fill the cache."""
     import argparse
-    from .data import load_dataset
+    from greenelm.data import load_dataset
     parser = argparse.ArgumentParser(description=_main.__doc__)
     parser.add_argument("name", choices=[b for b in BACKBONES if b != "cnn_frozen"])
     parser.add_argument("--dataset", default="cifar10")

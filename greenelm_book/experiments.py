@@ -20,12 +20,12 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from .data import cache_dir as data_cache_dir
-from .data import load_dataset
-from .estimator import ELMClassifier
-from .features import RandomReLUFeatures
-from .model_selection import RidgePath
-from .solvers import NormalEquations, solve_normal_equations
+from greenelm.data import cache_dir as data_cache_dir
+from greenelm.data import load_dataset
+from greenelm.estimator import ELMClassifier
+from greenelm.features import RandomReLUFeatures
+from greenelm.model_selection import RidgePath
+from greenelm.solvers import NormalEquations, solve_normal_equations
 
 
 @dataclass(frozen=True)
@@ -187,7 +187,7 @@ def ridge_path_table(wide: WideModel, split: Split, n_hidden: int, alphas,
                      len(split.y_train))
     blocks = ((H[:, :d], np.eye(n_classes)[split.y_train[rows]])
               for rows, H in wide.features.chunks(split.X_train, chunk_rows))
-    table = path.gcv(alphas).merge(path.leave_one_out(alphas, blocks), on="alpha")
+    table = pd.DataFrame(path.gcv(alphas)).merge(pd.DataFrame(path.leave_one_out(alphas, blocks)), on="alpha")
     table["test_accuracy"] = [100 * float(np.mean((wide.H_test[:, :d] @ path.weights(a)).argmax(1) == split.y_test))
                               for a in table.alpha]
     table.insert(0, "n_hidden", d)

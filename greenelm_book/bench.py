@@ -35,7 +35,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .solvers import fit_flops
+from greenelm.solvers import fit_flops
 
 #: The FLOP models used in reports, as text (N samples, D inputs, d hidden, k outputs).
 FLOP_MODELS = {
@@ -237,7 +237,7 @@ def run_isolated(target: str, kwargs: Mapping[str, Any] | None = None, *,
     with tempfile.TemporaryDirectory(prefix="greenelm-bench-") as tmp:
         out, err = Path(tmp) / "result.json", Path(tmp) / "stderr.txt"
         (Path(tmp) / "kwargs.json").write_text(json.dumps(dict(kwargs or {})))
-        command = [sys.executable, "-m", "greenelm.bench", "child", target,
+        command = [sys.executable, "-m", "greenelm_book.bench", "child", target,
                    str(Path(tmp) / "kwargs.json"), str(out)]
         start = time.perf_counter()
         with open(err, "wb") as stderr:
@@ -329,8 +329,8 @@ def phase_times(X: np.ndarray, Y: np.ndarray, n_hidden: int, *, dtype: str = "fl
     """Median seconds of each phase of a greenelm fit on X (N, D), Y (N, k) over ``repeats`` runs:
     ``features`` (all row blocks of relu(XW + b)), ``gram`` (syrk of HᵀH and HᵀY over the blocks,
     on features computed beforehand) and ``solve`` (the float64 Cholesky of order d)."""
-    from .features import RandomReLUFeatures
-    from .solvers import NormalEquations, solve
+    from greenelm.features import RandomReLUFeatures
+    from greenelm.solvers import NormalEquations, solve
 
     features = RandomReLUFeatures(X.shape[1], n_hidden, seed, dtype=dtype)
     X = np.asarray(X, dtype=dtype)
@@ -390,12 +390,12 @@ def fit_memory(n_hidden: int, n_train: int | None = None, method: str = "greenel
     Cholesky) or 'listing' (the paper's listing 1 with the normal equations, which holds H).
     Returns the training input's size, this process's RSS just before the fit and its peak RSS
     during the fit (the peak mark is reset before the fit where Linux allows it)."""
-    from .data import load_dataset
+    from greenelm.data import load_dataset
 
     ds = load_dataset(dataset)
     n = len(ds.y_train) if n_train is None else int(n_train)
     if method == "greenelm":
-        from .estimator import ELMClassifier
+        from greenelm.estimator import ELMClassifier
 
         X = flat_rows(ds, "train", n, dtype)
         reset_peak_rss()
@@ -475,7 +475,7 @@ def _main(argv: Sequence[str]) -> int:
     if len(argv) == 4 and argv[0] == "child":
         _child(*argv[1:])
         return 0
-    print("usage: python -m greenelm.bench child MODULE:FUNCTION KWARGS.json OUT.json", file=sys.stderr)
+    print("usage: python -m greenelm_book.bench child MODULE:FUNCTION KWARGS.json OUT.json", file=sys.stderr)
     return 2
 
 

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .features import check_positive_int
+from greenelm._validation import check_positive_int
 
 #: Our default K: the paper gives none.  256 is one bin per grey level of an 8-bit MNIST pixel.
 DEFAULT_BINS = 256

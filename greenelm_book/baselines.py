@@ -34,7 +34,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
-from .features import check_choice, check_positive_int
+from greenelm._validation import check_choice, check_positive_int
 
 MODELS = ("mlp", "perceptron", "cnn")
 #: Table I: "Standard (SGD), 10 Epochs, hidden 64".
