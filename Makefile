@@ -14,12 +14,13 @@ export GREENELM_DATA := $(SHARED_DATA)
 endif
 endif
 
-.PHONY: venv system-deps data test smoke references book book-full html bench clean help
+.PHONY: venv system-deps data test test-oldest smoke references book book-full html bench clean help
 
 help:
 	@echo "make book   - set up, re-execute only stale chapters (full profile) into book/, build _build/html"
 	@echo "make book-full - set up, re-execute every chapter at the full profile (hours), build _build/html"
-	@echo "make test   - set up, run the unit tests, nbval references and the browser test"
+	@echo "make test   - set up, run the unit tests, nbval references and the browser test, then test-oldest"
+	@echo "make test-oldest - the library's tests at the oldest numpy/scipy/scikit-learn allowed"
 	@echo "make smoke  - execute every chapter at the smoke profile (minutes) and build the HTML"
 	@echo "make bench  - run the benchmarks and write benchmarks/report.{json,md}"
 	@echo "make references - re-execute the smoke nbval references in tests/notebooks/"
@@ -54,6 +55,24 @@ data: venv system-deps
 
 test: venv system-deps
 	$(PY) -m pytest -q
+	$(MAKE) --no-print-directory test-oldest
+
+# The library alone, at the oldest versions pyproject.toml allows, with no optional stack (no
+# torch, pandas, dask, tqdm, book): the lower bounds are what this target tests.
+OLDEST := numpy==1.26.4 scipy==1.11.4 scikit-learn==1.6.1
+OLDEST_VENV := .venv-oldest
+OLDEST_STAMP := $(OLDEST_VENV)/.installed-$(shell echo "$(OLDEST)" | cat - pyproject.toml | md5sum | cut -c1-8)
+LIBRARY_TESTS := $(filter-out tests/test_layers.py,$(shell grep -L "greenelm_book\|import torch\|^import pandas\|nbformat" tests/test_*.py))
+
+$(OLDEST_STAMP): pyproject.toml
+	test -x $(OLDEST_VENV)/bin/python || $(PYTHON) -m venv $(OLDEST_VENV)
+	$(OLDEST_VENV)/bin/python -m pip install --quiet $(OLDEST) pytest
+	$(OLDEST_VENV)/bin/python -m pip install --quiet --no-deps -e .
+	rm -f $(OLDEST_VENV)/.installed-* && touch $@
+
+test-oldest: $(OLDEST_STAMP)
+	@echo "library tests at $(OLDEST): $(LIBRARY_TESTS)"
+	$(OLDEST_VENV)/bin/python -m pytest -q -o addopts="-p no:cacheprovider" $(LIBRARY_TESTS)
 
 smoke: venv system-deps
 	$(PY) -m greenelm_book.runner run --profile smoke --out _smoke

@@ -8,9 +8,9 @@ always injects ``profile`` itself, and ``-p KEY VALUE`` overrides (YAML values) 
 
 Command line (run from anywhere; the kernel's working directory is the repository root)::
 
-    python -m greenelm.runner run --profile {smoke,full} --out DIR [--chapter NAME ...] [-p KEY VALUE ...]
-    python -m greenelm.runner html --source DIR        # DIR = book: in place -> _build/html
-    python -m greenelm.runner check-fresh --source book
+    python -m greenelm_book.runner run --profile {smoke,full} --out DIR [--chapter NAME ...] [-p KEY VALUE ...]
+    python -m greenelm_book.runner html --source DIR        # DIR = book: in place -> _build/html
+    python -m greenelm_book.runner check-fresh --source book
 
 Every subcommand also takes ``--notebooks DIR``, ``--toc FILE`` and ``--params DIR`` to point it
 at another project (the tests use a temporary one).
@@ -92,13 +92,27 @@ def _toc_files(entries: Iterable[Mapping[str, Any]]) -> list[str]:
     return files
 
 
-def chapters(toc: str | Path | None = None) -> list[str]:
-    """The chapter names in book order: ``book/<name>`` entries of the toc, root excluded."""
+def _toc_entries(toc: str | Path | None) -> list[str]:
     toc = Path(toc) if toc is not None else TOC
     data = yaml.safe_load(toc.read_text()) or {}
+    return _toc_files([{k: v for k, v in data.items() if k != "root"}])
+
+
+def pages(toc: str | Path | None = None) -> list[str]:
+    """The static pages of the toc: entries written with their ``.md`` suffix (``book/api.md``),
+    as paths relative to the repository root. They are rendered as they are, never executed."""
+    return [entry for entry in _toc_entries(toc) if entry.endswith(".md")]
+
+
+def chapters(toc: str | Path | None = None) -> list[str]:
+    """The chapter names in book order: ``book/<name>`` entries of the toc (executed notebooks),
+    root and static pages (:func:`pages`) excluded."""
+    toc = Path(toc) if toc is not None else TOC
     names = []
-    for entry in _toc_files([{k: v for k, v in data.items() if k != "root"}]):
-        entry = re.sub(r"\.(ipynb|md)$", "", entry)
+    for entry in _toc_entries(toc):
+        if entry.endswith(".md"):
+            continue
+        entry = re.sub(r"\.ipynb$", "", entry)
         if not entry.startswith("book/") or "/" in entry[len("book/"):]:
             raise ValueError(f"{toc}: toc entry {entry!r} is not of the form book/<name>")
         names.append(entry[len("book/"):])
@@ -340,7 +354,7 @@ def staleness(source_dir: str | Path, *, toc: str | Path | None = None,
             continue
         meta = provenance(path)
         if not meta or "source_sha256" not in meta:
-            out[name] = f"{_rel(path)} has no greenelm provenance (not made by greenelm.runner)"
+            out[name] = f"{_rel(path)} has no greenelm provenance (not made by greenelm_book.runner)"
             continue
         if not source_path(name, notebooks_dir).is_file():
             out[name] = f"its source {_rel(source_path(name, notebooks_dir))} is missing"
@@ -403,7 +417,7 @@ def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
     if missing:
         raise BuildError(f"{_rel(source_dir)} lacks executed chapters: "
                          + ", ".join(f"{n}.ipynb" for n in missing)
-                         + " (run: python -m greenelm.runner run --profile ... --out "
+                         + " (run: python -m greenelm_book.runner run --profile ... --out "
                          + f"{_rel(source_dir)})")
     build_root = Path(build_root).resolve() if build_root is not None else BUILD
     opts = ["--warningiserror", "--keep-going", "--all"]
@@ -418,7 +432,7 @@ def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
     stage.mkdir(parents=True)
     _sync(CONFIG, stage / "_config.yml")
     _sync(toc_path, stage / "_toc.yml")
-    for rel in BOOK_FILES:
+    for rel in (*BOOK_FILES, *pages(toc_path)):
         _sync(ROOT / rel, stage / rel)
     for n in names:
         _sync(source_dir / f"{n}.ipynb", stage / "book" / f"{n}.ipynb")
@@ -515,7 +529,7 @@ def main(argv: list[str] | None = None) -> int:
     common.add_argument("--toc", type=Path, default=None, help="toc file (default: _toc.yml)")
     common.add_argument("--params", type=Path, default=None,
                         help="folder of profiles <profile>.yml (default: params/)")
-    parser = argparse.ArgumentParser(prog="python -m greenelm.runner", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m greenelm_book.runner", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
