@@ -132,15 +132,29 @@ def _not_pd(what: str, order) -> np.linalg.LinAlgError:
 class StreamingRidge:
     """Exact streaming ridge readout ``W2`` (d × k) with no stored samples.
 
-    Parameters
-    ----------
-    alpha : float > 0 — ridge λ (P = (HᵀH + λI)⁻¹ must exist before any data).
-    method : {"cholesky", "listing3", "information"} — see the module docstring.
-    dtype : {"float64", "float32"} — precision of the state.
-
     Start with :meth:`fit` (H, Y) or :meth:`from_normal_equations`; then :meth:`update` per batch.
     The backend follows the data: NumPy arrays → NumPy/SciPy; torch tensors → torch on their
     device.  ``coef_`` (d, k) and ``P`` (d, d) are NumPy arrays or tensors accordingly.
+
+    Parameters
+    ----------
+    alpha : float > 0
+        Ridge λ (P = (HᵀH + λI)⁻¹ must exist before any data).
+    method : {"cholesky", "listing3", "information"}
+        The update (see :mod:`greenelm.streaming`).
+    dtype : {"float64", "float32"}
+        Precision of the state.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from greenelm import StreamingRidge
+    >>> rng = np.random.default_rng(0)
+    >>> H, Y = rng.random((120, 8)), rng.random((120, 2))
+    >>> state = StreamingRidge(alpha=1e-3).fit(H[:100], Y[:100])
+    >>> state = state.update(H[100:], Y[100:])          # exact: the ridge solution on all 120 rows
+    >>> state.coef_.shape
+    (8, 2)
     """
 
     def __init__(self, alpha: float = 1e-3, method: str = "cholesky", dtype: str = "float64"):
