@@ -81,7 +81,7 @@ def check_sample_weight(sample_weight, X, allow_all_zero: bool = False):
                                    allow_all_zero_weights=allow_all_zero)
     negative = np.flatnonzero(weights < 0)
     if negative.size:
-        raise ValueError(f"sample_weight must be >= 0; got {weights[negative[0]]!r} at index "
+        raise ValueError(f"sample_weight must be >= 0; got {float(weights[negative[0]])!r} at index "
                          f"{negative[0]} ({negative.size} negative weight(s))")
     return weights
 
@@ -119,5 +119,6 @@ def check_device(device):
         try:
             torch.empty(0, device=parsed)
         except (RuntimeError, AssertionError) as error:
-            raise RuntimeError(f"device={device!r} is not usable on this machine: {error}") from error
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise RuntimeError(f"device={device!r} is not usable on this machine: {reason}") from error
     return parsed
