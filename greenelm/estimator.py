@@ -7,6 +7,11 @@
 (:class:`greenelm.streaming.StreamingRidge`, P = (HᵀH + λI)⁻¹ and W2) per chunk, so the
 readout after each call costs O(d²·B) rather than a new O(d³) solve.
 
+``fit`` and ``partial_fit`` take ``sample_weight``: the rows of each block of ``H`` and ``Y``
+are scaled by √w, so the sums become HᵀWH and HᵀWY (and ``pinv`` solves the scaled rows).
+:class:`ELMClassifierCV` and :class:`ELMRegressorCV` choose λ on a grid by exact leave-one-out
+or GCV from one Gram and one eigendecomposition (:class:`greenelm.model_selection.RidgePath`).
+
 Saved models (:meth:`save`, :func:`load_model`) are ``.npz`` files holding the parameters,
 the seed and the readout ``W2``; loading rebuilds ``W`` and ``b`` from the seed and checks
 them against a stored SHA-256 digest, so a model never silently changes if NumPy's
@@ -41,6 +46,14 @@ CV_SCORINGS = ("mse", "accuracy")
 DEFAULT_RELATIVE_ALPHAS = np.logspace(-6, 3, 10)
 
 FORMAT_VERSION = 1
+
+
+def _partial_fit_available(estimator) -> bool:
+    """``partial_fit`` exists unless solver='pinv' (which needs all of H at once)."""
+    if estimator.solver == "pinv":
+        raise AttributeError("partial_fit cannot use solver='pinv', which needs all of H at once; "
+                             "use solver='eigh' with alpha=0 for the minimum-norm limit")
+    return True
 
 
 class _ELMBase(BaseEstimator):
@@ -299,6 +312,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         self._fit_targets(X, self._one_hot(y), sample_weight)
         return self
 
+    @available_if(_partial_fit_available)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a block of samples (rows weighted by sample_weight (n,), if given); ``classes``
         (all labels) is required on the first call."""
@@ -370,6 +384,7 @@ class ELMRegressor(RegressorMixin, _ELMBase):
         self._fit_targets(X, Y, sample_weight)
         return self
 
+    @available_if(_partial_fit_available)
     def partial_fit(self, X, y, sample_weight=None):
         """Add a block of samples (rows weighted by sample_weight (n,), if given) and re-solve."""
         first = not self._has_partial_state()

@@ -91,6 +91,8 @@ class RandomReLUFeatures:
             return np.maximum(H, 0, out=H)
         import torch
 
+        if isinstance(X, np.ndarray) and not X.flags.writeable:
+            X = X.copy()  # torch cannot wrap a read-only array (a memory map): copy this block
         X = torch.as_tensor(X, dtype=self.W.dtype, device=self.W.device)
         return torch.addmm(self.b, X, self.W).clamp_(min=0)
 
@@ -157,6 +159,12 @@ class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         self.dtype = dtype
         self.random_state = random_state
         self.device = device
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # the output has the ``dtype`` parameter's precision, whatever the input's
+        tags.transformer_tags.preserves_dtype = [self.dtype] if self.dtype in DTYPES else []
+        return tags
 
     def fit(self, X, y=None):
         """Draw the projection for X (N, D) (only D is used); returns self."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import warnings
 
@@ -35,8 +36,18 @@ def relative(a, b) -> float:
 
 
 # -- scikit-learn's own checks ----------------------------------------------------------------
-@parametrize_with_checks([ELMClassifier(n_hidden=50), ELMRegressor(n_hidden=50), ELMClassifierCV(n_hidden=50),
-                          ELMRegressorCV(n_hidden=50), RandomReLUTransformer(n_hidden=50)])
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+CHECKED = [ELMClassifier(n_hidden=50), ELMRegressor(n_hidden=50), ELMClassifierCV(n_hidden=50),
+           ELMRegressorCV(n_hidden=50), RandomReLUTransformer(n_hidden=50),
+           # variants with their own code paths
+           ELMClassifier(n_hidden=50, solver="pinv"), ELMRegressor(n_hidden=50, alpha=0.1, partial_fit_method="rls"),
+           ELMClassifierCV(n_hidden=50, cv="gcv", solver="eigh"), ELMClassifierCV(n_hidden=50, scoring="accuracy"),
+           RandomReLUTransformer(n_hidden=50, dtype="float32", weight_scale="he", bias="uniform")]
+if HAS_TORCH:
+    CHECKED += [ELMRegressor(n_hidden=50, device="cpu"), RandomReLUTransformer(n_hidden=50, device="cpu")]
+
+
+@parametrize_with_checks(CHECKED)
 def test_scikit_learn_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*end|.*value of the alphas grid", category=UserWarning)
