@@ -459,17 +459,19 @@ class _CrossValidatedRidge:
         if self.cv == "loo":
             loo = path.leave_one_out(alphas, self._loo_blocks(X, Y))
             results["loo_mse"] = loo["loo_mse"]
-            if self._scoring_name == "accuracy" or isinstance(self, ClassifierMixin):
+            if isinstance(self, ClassifierMixin):
                 results["loo_accuracy"] = loo["loo_accuracy"]
         if self._scoring_name == "accuracy":
-            criterion = -np.nan_to_num(results["loo_accuracy"], nan=-np.inf)
+            score = results["loo_accuracy"]
+            loss = -np.nan_to_num(score, nan=-np.inf)             # the best accuracy is the least loss
         else:
-            criterion = np.nan_to_num(results["gcv" if self.cv == "gcv" else "loo_mse"], nan=np.inf)
-        ties = np.flatnonzero(criterion == criterion.min())
+            score = results["gcv" if self.cv == "gcv" else "loo_mse"]
+            loss = np.nan_to_num(score, nan=np.inf)
+        ties = np.flatnonzero(loss == loss.min())
         best = ties[np.argmax(alphas[ties])]                      # ties → the larger λ
         self.alphas_, self.cv_results_ = alphas, results
         self.alpha_ = float(alphas[best])
-        self.best_score_ = float(abs(criterion[best]))
+        self.best_score_ = float(score[best])
         if len(alphas) > 1 and self.alpha_ in (alphas.min(), alphas.max()):
             end = "smallest" if self.alpha_ == alphas.min() else "largest"
             warnings.warn(f"{type(self).__name__}: alpha_={self.alpha_:.4g} is the {end} value of the "

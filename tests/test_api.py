@@ -210,20 +210,21 @@ def test_exact_leave_one_out_equals_n_refits():
     np.testing.assert_allclose(model.coef_, base.coef_, rtol=1e-10, atol=1e-12)
 
 
-def test_leave_one_out_accuracy_equals_n_refits():
+def test_leave_one_out_accuracy_equals_n_refits_and_ties_go_to_the_larger_alpha():
     X, y = classification(n=40, seed=3)
-    X += 1.5 * np.random.default_rng(4).standard_normal(X.shape)    # overlapping classes
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)
-        model = ELMClassifierCV(n_hidden=25, alphas=ALPHAS, scoring="accuracy").fit(X, y)
+    X += 0.5 * np.random.default_rng(4).standard_normal(X.shape)    # overlapping classes
+    alphas = np.r_[ALPHAS, 1e4, 1e6, 1e8]
+    model = ELMClassifierCV(n_hidden=25, alphas=alphas, scoring="accuracy").fit(X, y)
     brute = []
-    for alpha in ALPHAS:
+    for alpha in alphas:
         hits = sum(ELMClassifier(n_hidden=25, alpha=alpha).fit(np.delete(X, j, 0), np.delete(y, j))
                    .predict(X[j:j + 1])[0] == y[j] for j in range(len(X)))
         brute.append(100 * hits / len(X))
     np.testing.assert_allclose(model.cv_results_["loo_accuracy"], brute)
     best = np.flatnonzero(np.array(brute) == max(brute))
-    assert model.alpha_ == ALPHAS[best].max()                     # ties go to the larger λ
+    assert len(best) > 1 and best.max() < len(alphas) - 1       # a tie inside the grid
+    assert model.alpha_ == alphas[best].max()
+    assert model.best_score_ == max(brute)
 
 
 def test_gcv_equals_the_hat_matrix_formula():
