@@ -149,10 +149,11 @@ class _ELMBase(BaseEstimator):
         if self.solver == "pinv":
             H = np.empty((len(X), self.n_hidden), dtype=np.float64)
             for rows, block in self._features.chunks(X, self.chunk_size):
-                block, _ = self._weighted_block(block, Y[rows], sample_weight, rows)
                 H[rows] = block.cpu().numpy() if self.device is not None else block
-            if sample_weight is not None:
-                Y = Y * np.sqrt(sample_weight)[:, None]
+            if sample_weight is not None:  # min ‖√W (H W2 − Y)‖: the rows scaled by √w
+                root = np.sqrt(sample_weight)[:, None]
+                H *= root
+                Y = Y * root
             self.coef_ = solve_min_norm(H, Y)
             self.equations_ = None
         else:
@@ -430,10 +431,11 @@ class _CrossValidatedRidge:
 
     def _refuse(self, fit_params: dict) -> None:
         if fit_params:
-            raise TypeError(f"{type(self).__name__}.fit does not take {', '.join(sorted(fit_params))}: "
-                            "sample_weight is not supported by the cross-validated estimators (leaving "
-                            "out a weighted row is not leaving out one of its repeats); choose alpha_ "
-                            "here, then fit the base estimator with alpha=alpha_ and sample_weight")
+            raise TypeError(f"{type(self).__name__}.fit takes only X and y; it does not take "
+                            f"{', '.join(sorted(fit_params))}. sample_weight is not supported by the "
+                            "cross-validated estimators (leaving out a weighted row is not leaving out "
+                            "one of its repeats): choose alpha_ here, then fit the base estimator with "
+                            "alpha=alpha_ and sample_weight")
 
     def _loo_blocks(self, X, Y):
         for rows, H in self._features.chunks(X, self.chunk_size):
