@@ -100,7 +100,7 @@ def check_device(device):
         raise ImportError(f"device={device!r} needs PyTorch, which is not installed: "
                           "pip install greenelm[torch] (or use device=None for the NumPy path)") from error
     if not isinstance(device, (str, torch.device)):
-        raise ValueError(f"device must be None, a string such as 'cpu' or 'cuda' or a torch.device, "
+        raise TypeError(f"device must be None, a string such as 'cpu' or 'cuda' or a torch.device, "
                          f"got {device!r}")
     try:
         parsed = torch.device(device)

@@ -338,7 +338,7 @@ BAD_PARAMETERS = [
     (ELMClassifier, {"random_state": True}, ValueError, "random_state must be None, an int seed"),
     (ELMClassifier, {"random_state": -1}, ValueError, r"random_state must be an int in \[0, 2\*\*32\)"),
     (ELMClassifier, {"device": "gpu0"}, ValueError, "unknown device 'gpu0': torch does not understand it"),
-    (ELMRegressor, {"device": 3}, ValueError, "device must be None, a string"),
+    (ELMRegressor, {"device": 3}, TypeError, "device must be None, a string"),
     (ELMClassifier, {"partial_fit_method": "kalman"}, ValueError, "unknown partial_fit_method 'kalman'"),
     (ELMClassifierCV, {"alphas": [1.0, 0.0]}, ValueError, "alphas must be a non-empty 1-d sequence"),
     (ELMRegressorCV, {"alphas": []}, ValueError, "alphas must be a non-empty 1-d sequence"),
@@ -372,7 +372,8 @@ def _nan_in(array, value=np.nan):
 
 BAD_DATA = [
     ("fit", ELMClassifier, {"sample_weight": np.ones(29)}, ValueError, r"sample_weight.shape == \(29,\), expected"),
-    ("fit", ELMRegressor, {"sample_weight": -np.ones(30)}, ValueError, "sample_weight must be >= 0; got -1.0 at index 0"),
+    ("fit", ELMRegressor, {"sample_weight": -np.ones(30)}, ValueError,
+     "sample_weight must be >= 0; got -1.0 at index 0"),
     ("fit", ELMClassifier, {"sample_weight": _nan_in(np.ones(30))}, ValueError, "sample_weight contains NaN"),
     ("fit", ELMRegressor, {"sample_weight": _nan_in(np.ones(30), np.inf)}, ValueError,
      "sample_weight contains infinity"),
@@ -384,19 +385,17 @@ BAD_DATA = [
     ("fit", ELMClassifier, {"y": np.zeros(30)}, ValueError, "needs at least 2 classes in y; got 1 class"),
     ("fit", ELMClassifierCV, {"y": np.ones(30)}, ValueError, "ELMClassifierCV needs at least 2 classes"),
     ("fit", ELMClassifier, {"y": np.linspace(0, 1, 30)}, ValueError, "Unknown label type: continuous"),
-    ("fit", ELMRegressorCV, {"X": X_OK[:1], "y": Y_OK[:1]}, ValueError, "needs at least 2 samples to "
-                                                                        "cross-validate, got 1 sample"),
-    ("partial_fit", ELMClassifier, {"classes": [0, 1, 2, 7]}, ValueError, "classes .* differ from those "
-                                                                         "of the first call"),
+    ("fit", ELMRegressorCV, {"X": X_OK[:1], "y": Y_OK[:1]}, ValueError,
+     "needs at least 2 samples to cross-validate, got 1 sample"),
+    ("partial_fit", ELMClassifier, {"classes": [0, 1, 2, 7]}, ValueError,
+     "classes .* differ from those of the first call"),
     ("partial_fit", ELMClassifier, {"y": np.full(30, 9), "classes": None}, ValueError, "not in classes"),
     ("partial_fit", ELMRegressor, {"sample_weight": np.ones(31)}, ValueError, "sample_weight.shape"),
-    ("partial_fit", ELMRegressor, {"X": X_OK[:, :2]}, ValueError, "X has 2 features, but ELMRegressor is "
-                                                                  "expecting 4"),
-    ("predict", ELMClassifier, {"X": X_OK[:, :3]}, ValueError, "X has 3 features, but ELMClassifier is "
-                                                               "expecting 4"),
+    ("partial_fit", ELMRegressor, {"X": X_OK[:, :2]}, ValueError, "X has 2 features, but ELMRegressor is expecting 4"),
+    ("predict", ELMClassifier, {"X": X_OK[:, :3]}, ValueError, "X has 3 features, but ELMClassifier is expecting 4"),
     ("predict", ELMRegressorCV, {"X": _nan_in(X_OK)}, ValueError, "Input X contains NaN"),
-    ("transform", RandomReLUTransformer, {"X": X_OK[:, :1]}, ValueError, "X has 1 features, but "
-                                                                         "RandomReLUTransformer is expecting 4"),
+    ("transform", RandomReLUTransformer, {"X": X_OK[:, :1]}, ValueError,
+     "X has 1 features, but RandomReLUTransformer is expecting 4"),
     ("transform", RandomReLUTransformer, {"X": _nan_in(X_OK, np.inf)}, ValueError, "Input X contains infinity"),
 ]
 
