@@ -53,3 +53,72 @@ def seed_from_random_state(random_state) -> int:
         return int(random_state.integers(0, 2**32, dtype=np.uint64))
     raise ValueError("random_state must be None, an int seed, a numpy.random.RandomState or a "
                      f"numpy.random.Generator, got {random_state!r}")
+
+
+def check_alphas(alphas) -> np.ndarray:
+    """Return a grid of ridge strengths as a 1-d float64 array, refusing an empty grid or any λ ≤ 0."""
+    try:
+        grid = np.atleast_1d(np.asarray(alphas, dtype=np.float64))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"alphas must be a 1-d sequence of numbers > 0, got {alphas!r}") from error
+    if grid.ndim != 1 or grid.size == 0 or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
+        raise ValueError(f"alphas must be a non-empty 1-d sequence of finite numbers > 0 (a ridge "
+                         f"path has no λ = 0), got {alphas!r}")
+    return grid
+
+
+def check_sample_weight(sample_weight, X, allow_all_zero: bool = False):
+    """``sample_weight`` as a float64 array (N,), or None; refuses a wrong length, NaN/inf and negatives.
+
+    Built on scikit-learn's ``_check_sample_weight`` (which accepts lists, scalars and pandas
+    series); a negative weight is refused here with the index of the first one.
+    """
+    if sample_weight is None:
+        return None
+    from sklearn.utils.validation import _check_sample_weight
+
+    weights = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                   allow_all_zero_weights=allow_all_zero)
+    negative = np.flatnonzero(weights < 0)
+    if negative.size:
+        raise ValueError(f"sample_weight must be >= 0; got {float(weights[negative[0]])!r} at index "
+                         f"{negative[0]} ({negative.size} negative weight(s))")
+    return weights
+
+
+def check_device(device):
+    """``None`` (the NumPy path), or the ``torch.device`` that ``device`` names, checked usable here.
+
+    Raises ``ImportError`` when torch is not installed, ``ValueError`` for a device torch does not
+    understand, and ``RuntimeError`` for a device this machine does not have (CUDA without a GPU).
+    """
+    if device is None:
+        return None
+    try:
+        import torch
+    except ImportError as error:
+        raise ImportError(f"device={device!r} needs PyTorch, which is not installed: "
+                          "pip install greenelm[torch] (or use device=None for the NumPy path)") from error
+    if not isinstance(device, (str, torch.device)):
+        raise TypeError(f"device must be None, a string such as 'cpu' or 'cuda' or a torch.device, "
+                         f"got {device!r}")
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, ValueError) as error:
+        raise ValueError(f"unknown device {device!r}: torch does not understand it ({error}); use "
+                         "None, 'cpu', 'cuda' or 'cuda:<index>'") from error
+    if parsed.type == "cuda":
+        if not torch.cuda.is_available():
+            build = "built without CUDA" if torch.version.cuda is None else "no GPU visible"
+            raise RuntimeError(f"device={device!r} asks for CUDA, but torch.cuda.is_available() is False "
+                               f"(torch {torch.__version__}, {build}); use device='cpu' or device=None")
+        if parsed.index is not None and parsed.index >= torch.cuda.device_count():
+            raise RuntimeError(f"device={device!r}: only {torch.cuda.device_count()} CUDA device(s) "
+                               "are visible")
+    elif parsed.type != "cpu":
+        try:
+            torch.empty(0, device=parsed)
+        except (RuntimeError, AssertionError) as error:
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            raise RuntimeError(f"device={device!r} is not usable on this machine: {reason}") from error
+    return parsed

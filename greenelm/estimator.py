@@ -7,6 +7,11 @@
 (:class:`greenelm.streaming.StreamingRidge`, P = (HᵀH + λI)⁻¹ and W2) per chunk, so the
 readout after each call costs O(d²·B) rather than a new O(d³) solve.
 
+``fit`` and ``partial_fit`` take ``sample_weight``: the rows of each block of ``H`` and ``Y``
+are scaled by √w, so the sums become HᵀWH and HᵀWY (and ``pinv`` solves the scaled rows).
+:class:`ELMClassifierCV` and :class:`ELMRegressorCV` choose λ on a grid by exact leave-one-out
+or GCV from one Gram and one eigendecomposition (:class:`greenelm.model_selection.RidgePath`).
+
 Saved models (:meth:`save`, :func:`load_model`) are ``.npz`` files holding the parameters,
 the seed and the readout ``W2``; loading rebuilds ``W`` and ``b`` from the seed and checks
 them against a stored SHA-256 digest, so a model never silently changes if NumPy's
@@ -19,20 +24,36 @@ import hashlib
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import check_alpha, check_choice, check_positive_int
+from ._validation import (check_alpha, check_alphas, check_choice, check_device, check_positive_int,
+                          check_sample_weight, seed_from_random_state)
 from .features import BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SCALES, RandomReLUFeatures
-from .solvers import SOLVERS, NormalEquations, solve, solve_min_norm
+from .model_selection import RidgePath
+from .solvers import SOLVERS, NormalEquations, is_torch, solve, solve_min_norm
 
 PARTIAL_FIT_METHODS = ("normal", "rls")
+CV_MODES = ("loo", "gcv")
+CV_SCORINGS = ("mse", "accuracy")
+#: default λ grid of the CV estimators, relative to the mean eigenvalue tr(HᵀH)/d of the Gram
+DEFAULT_RELATIVE_ALPHAS = np.logspace(-6, 3, 10)
 
 FORMAT_VERSION = 1
+
+
+def _partial_fit_available(estimator) -> bool:
+    """``partial_fit`` exists unless solver='pinv' (which needs all of H at once)."""
+    if estimator.solver == "pinv":
+        raise AttributeError("partial_fit cannot use solver='pinv', which needs all of H at once; "
+                             "use solver='eigh' with alpha=0 for the minimum-norm limit")
+    return True
 
 
 class _ELMBase(BaseEstimator):
@@ -56,19 +77,20 @@ class _ELMBase(BaseEstimator):
     def _check_params(self) -> None:
         check_positive_int("n_hidden", self.n_hidden)
         check_positive_int("chunk_size", self.chunk_size)
-        check_alpha(self.alpha)
         check_choice("solver", self.solver, SOLVERS)
         check_choice("weight_scale", self.weight_scale, WEIGHT_SCALES)
         check_choice("bias", self.bias, BIAS_DISTRIBUTIONS)
         check_choice("dtype", self.dtype, DTYPES)
+        self._check_readout_params()
+        check_device(self.device)
+
+    def _check_readout_params(self) -> None:
+        check_alpha(self.alpha)
         check_choice("partial_fit_method", self.partial_fit_method, PARTIAL_FIT_METHODS)
-        if self.random_state is not None and not isinstance(self.random_state, (int, np.integer)):
-            raise ValueError(f"random_state must be an int seed or None, got {self.random_state!r}")
 
     def _draw_seed(self) -> int:
-        if self.random_state is None:
-            return int(np.random.SeedSequence().generate_state(1)[0])
-        return int(self.random_state)
+        """The projection's seed: ``random_state`` itself if an int, else one draw from it."""
+        return seed_from_random_state(self.random_state)
 
     def _make_features(self) -> RandomReLUFeatures:
         return RandomReLUFeatures(self.n_features_in_, self.n_hidden, self.seed_, self.weight_scale,
@@ -95,9 +117,24 @@ class _ELMBase(BaseEstimator):
         self.equations_ = NormalEquations(self.n_hidden, self.n_outputs_, self.dtype, self.device)
         self.stream_ = None
 
-    def _accumulate(self, X, Y) -> None:
+    def _accumulate(self, X, Y, sample_weight=None) -> None:
         for rows, H in self._features.chunks(X, self.chunk_size):
-            self.equations_.update(H, self._as_block(Y[rows], H))
+            self.equations_.update(*self._weighted_block(H, Y[rows], sample_weight, rows))
+
+    def _weighted_block(self, H, Y, sample_weight, rows):
+        """One block ``(√w·H, √w·Y)``: weighted sums HᵀWH, HᵀWY are the plain sums of the scaled rows."""
+        Y = self._as_block(Y, H)
+        if sample_weight is None:
+            return H, Y
+        root = np.sqrt(sample_weight[rows])
+        if is_torch(H):
+            import torch
+
+            root = torch.as_tensor(root, dtype=H.dtype, device=H.device)
+        else:
+            root = root.astype(H.dtype, copy=False)
+        H *= root[:, None]  # H is a fresh block of features: scaling in place keeps its memory
+        return H, Y * root[:, None]
 
     def _as_block(self, Y, H):
         if self.device is None:
@@ -106,20 +143,24 @@ class _ELMBase(BaseEstimator):
 
         return torch.as_tensor(Y, dtype=H.dtype, device=H.device)
 
-    def _fit_targets(self, X, Y) -> None:
-        """Fit the readout to targets Y (N, k) from inputs X (N, D)."""
+    def _fit_targets(self, X, Y, sample_weight=None) -> None:
+        """Fit the readout to targets Y (N, k) from inputs X (N, D), rows weighted by sample_weight (N,)."""
         self._start()
         if self.solver == "pinv":
             H = np.empty((len(X), self.n_hidden), dtype=np.float64)
             for rows, block in self._features.chunks(X, self.chunk_size):
                 H[rows] = block.cpu().numpy() if self.device is not None else block
+            if sample_weight is not None:  # min ‖√W (H W2 − Y)‖: the rows scaled by √w
+                root = np.sqrt(sample_weight)[:, None]
+                H *= root
+                Y = Y * root
             self.coef_ = solve_min_norm(H, Y)
             self.equations_ = None
         else:
-            self._accumulate(X, Y)
+            self._accumulate(X, Y, sample_weight)
             self.coef_ = solve(self.equations_, self.solver, self.alpha)
 
-    def _partial_fit_targets(self, X, Y) -> None:
+    def _partial_fit_targets(self, X, Y, sample_weight=None) -> None:
         if self.solver == "pinv":
             raise ValueError("partial_fit cannot use solver='pinv', which needs all of H at once; "
                              "use solver='eigh' with alpha=0 for the minimum-norm limit")
@@ -128,22 +169,22 @@ class _ELMBase(BaseEstimator):
         if not self._has_partial_state():
             self._start()
         if self.partial_fit_method == "rls":
-            self._stream(X, Y)
+            self._stream(X, Y, sample_weight)
             return
-        self._accumulate(X, Y)
+        self._accumulate(X, Y, sample_weight)
         self.coef_ = solve(self.equations_, self.solver, self.alpha)
 
     def _has_partial_state(self) -> bool:
         return (getattr(self, "equations_", None) is not None
                 or getattr(self, "stream_", None) is not None)
 
-    def _stream(self, X, Y) -> None:
+    def _stream(self, X, Y, sample_weight=None) -> None:
         """RLS partial_fit: the accumulated normal equations (on the first call: the first chunk)
         start a float64 StreamingRidge state; every further chunk is an exact Woodbury update."""
         from .streaming import StreamingRidge
 
         for rows, H in self._features.chunks(X, self.chunk_size):
-            Y_block = self._as_block(Y[rows], H)
+            H, Y_block = self._weighted_block(H, Y[rows], sample_weight, rows)
             if self.stream_ is None:
                 first_chunk = self.equations_.n_samples == 0
                 if first_chunk:
@@ -241,32 +282,45 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
     bias : {"normal", "uniform"} — b ~ N(0, 1) or U(-1, 1).
     dtype : {"float64", "float32"} — precision of features and Gram (the solve is float64).
     chunk_size : int — rows of H computed at a time.
-    device : None for NumPy/SciPy, or a torch device ("cpu", "cuda").
-    random_state : int or None — seed of the projection.
+    device : None for NumPy/SciPy, or a torch device ("cpu", "cuda", "cuda:1"); checked at fit
+        time (torch installed, CUDA available).
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator — the projection's
+        seed. An int is the seed itself; ``None`` draws a fresh one; a generator gives one draw
+        (so, as in scikit-learn, successive fits with the same generator differ).  The seed used
+        is stored in ``seed_``: ``random_state=model.seed_`` rebuilds the same model.
     partial_fit_method : {"normal", "rls"} — ``partial_fit`` re-solves the accumulated normal
         equations (O(d³) per call) or updates an exact streaming RLS state (O(d²·B) per chunk,
         float64, needs alpha > 0; see :mod:`greenelm.streaming`).
 
     Attributes: ``coef_`` (d, k) readout, ``classes_``, ``seed_``, ``n_features_in_``, ``features_``.
+
+    ``fit`` and ``partial_fit`` take ``sample_weight`` (N,) ≥ 0: the readout solves the weighted
+    problem (HᵀWH + λI) W2 = HᵀWY (``pinv``: the minimum-norm solution of the rows scaled by √w),
+    so an integer weight equals repeating the row and a zero weight equals dropping it.
     """
 
-    def fit(self, X, y):
-        """Fit on X (N, D) and labels y (N,)."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (N, D) and labels y (N,), optionally weighting the rows by sample_weight (N,)."""
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
         check_classification_targets(y)
+        sample_weight = check_sample_weight(sample_weight, X)
         self.classes_ = np.unique(y)
         if len(self.classes_) < 2:
-            raise ValueError(f"ELMClassifier needs at least 2 classes in y; got 1 class "
+            raise ValueError(f"{type(self).__name__} needs at least 2 classes in y; got 1 class "
                              f"({self.classes_[0]!r})")
+        _check_weighted_classes(y, sample_weight)
         self.n_outputs_ = len(self.classes_)
-        self._fit_targets(X, self._one_hot(y))
+        self._fit_targets(X, self._one_hot(y), sample_weight)
         return self
 
-    def partial_fit(self, X, y, classes=None):
-        """Add a block of samples; ``classes`` (all labels) is required on the first call."""
+    @available_if(_partial_fit_available)
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Add a block of samples (rows weighted by sample_weight (n,), if given); ``classes``
+        (all labels) is required on the first call."""
         first = not self._has_partial_state()
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), reset=first)
         check_classification_targets(y)
+        sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
         if first:
             if classes is None:
                 raise ValueError("classes must be given on the first call to partial_fit")
@@ -277,7 +331,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(f"classes {np.unique(classes)} differ from those of the first call "
                              f"{self.classes_}")
-        self._partial_fit_targets(X, self._one_hot(y))
+        self._partial_fit_targets(X, self._one_hot(y), sample_weight)
         return self
 
     def _one_hot(self, y) -> np.ndarray:
@@ -300,10 +354,21 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         return {"classes": self.classes_}
 
 
+def _check_weighted_classes(y, sample_weight) -> None:
+    """Refuse weights that leave fewer than 2 classes with positive weight."""
+    if sample_weight is None:
+        return
+    kept = np.unique(y[sample_weight > 0])
+    if len(kept) < 2:
+        raise ValueError(f"sample_weight leaves {len(kept)} class with positive weight ({kept}); "
+                         "ELMClassifier needs at least 2 classes")
+
+
 class ELMRegressor(RegressorMixin, _ELMBase):
     """Green-ELM regressor: the same features and readout on real targets y (N,) or (N, k).
 
-    Parameters as :class:`ELMClassifier`.  ``predict`` returns (N,) for 1-d ``y``.
+    Parameters as :class:`ELMClassifier` (``fit``/``partial_fit`` take ``sample_weight`` too).
+    ``predict`` returns (N,) for 1-d ``y``.
     """
 
     def __sklearn_tags__(self):
@@ -311,23 +376,26 @@ class ELMRegressor(RegressorMixin, _ELMBase):
         tags.target_tags.multi_output = True
         return tags
 
-    def fit(self, X, y):
-        """Fit on X (N, D) and targets y (N,) or (N, k)."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on X (N, D) and targets y (N,) or (N, k), optionally weighting rows by sample_weight (N,)."""
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True,
                              y_numeric=True)
+        sample_weight = check_sample_weight(sample_weight, X)
         Y = self._targets(y)
-        self._fit_targets(X, Y)
+        self._fit_targets(X, Y, sample_weight)
         return self
 
-    def partial_fit(self, X, y):
-        """Add a block of samples to the accumulated normal equations and re-solve."""
+    @available_if(_partial_fit_available)
+    def partial_fit(self, X, y, sample_weight=None):
+        """Add a block of samples (rows weighted by sample_weight (n,), if given) and re-solve."""
         first = not self._has_partial_state()
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True,
                              y_numeric=True, reset=first)
+        sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
         if not first and (y.ndim == 1) != self._single_output:
             raise ValueError("y has a different number of outputs than in earlier partial_fit calls")
         Y = self._targets(y, reset=first)
-        self._partial_fit_targets(X, Y)
+        self._partial_fit_targets(X, Y, sample_weight)
         return self
 
     def _targets(self, y, reset: bool = True) -> np.ndarray:
@@ -343,3 +411,238 @@ class ELMRegressor(RegressorMixin, _ELMBase):
         """Predictions (N,) for 1-d targets, else (N, k)."""
         outputs = self._raw_outputs(X)
         return outputs[:, 0] if getattr(self, "_single_output", self.n_outputs_ == 1) else outputs
+
+
+class _CrossValidatedRidge:
+    """λ chosen on one Gram: GCV, or exact leave-one-out from one more pass over the features.
+
+    Mixed into ELMClassifierCV / ELMRegressorCV ahead of their base estimator.
+    """
+
+    _scoring_name = "mse"
+
+    def _check_readout_params(self) -> None:
+        if self.alphas is not None:
+            check_alphas(self.alphas)
+        check_choice("cv", self.cv, CV_MODES)
+        if self.solver == "pinv":
+            raise ValueError(f"{type(self).__name__} chooses a ridge λ > 0; solver='pinv' ignores λ. "
+                             "Use solver='cholesky', 'lu' or 'eigh'")
+
+    def _refuse(self, fit_params: dict) -> None:
+        if fit_params:
+            raise TypeError(f"{type(self).__name__}.fit takes only X and y; it does not take "
+                            f"{', '.join(sorted(fit_params))}. sample_weight is not supported by the "
+                            "cross-validated estimators (leaving out a weighted row is not leaving out "
+                            "one of its repeats): choose alpha_ here, then fit the base estimator with "
+                            "alpha=alpha_ and sample_weight")
+
+    def _loo_blocks(self, X, Y):
+        for rows, H in self._features.chunks(X, self.chunk_size):
+            yield (H.double().cpu().numpy() if is_torch(H) else H), Y[rows]
+
+    def _fit_cv(self, X, Y) -> None:
+        """Accumulate one Gram from X (N, D) and Y (N, k), pick ``alpha_`` on the grid, solve there."""
+        if len(X) < 2:
+            raise ValueError(f"{type(self).__name__} needs at least 2 samples to cross-validate, got "
+                             f"{len(X)} sample")
+        self._start()
+        self._accumulate(X, Y)
+        gram, hty = self.equations_.as_float64()
+        if is_torch(gram):
+            gram, hty = gram.cpu().numpy(), hty.cpu().numpy()
+        path = RidgePath(gram, hty, float(np.sum(Y**2)), len(X))
+        if self.alphas is None:
+            mean_eigenvalue = float(np.trace(gram)) / self.n_hidden
+            alphas = DEFAULT_RELATIVE_ALPHAS * (mean_eigenvalue if mean_eigenvalue > 0 else 1.0)
+        else:
+            alphas = check_alphas(self.alphas)
+        results = path.gcv(alphas)
+        if self.cv == "loo":
+            loo = path.leave_one_out(alphas, self._loo_blocks(X, Y))
+            results["loo_mse"] = loo["loo_mse"]
+            if isinstance(self, ClassifierMixin):
+                results["loo_accuracy"] = loo["loo_accuracy"]
+        if self._scoring_name == "accuracy":
+            score = results["loo_accuracy"]
+            loss = -np.nan_to_num(score, nan=-np.inf)             # the best accuracy is the least loss
+        else:
+            score = results["gcv" if self.cv == "gcv" else "loo_mse"]
+            loss = np.nan_to_num(score, nan=np.inf)
+        ties = np.flatnonzero(loss == loss.min())
+        best = ties[np.argmax(alphas[ties])]                      # ties → the larger λ
+        self.alphas_, self.cv_results_ = alphas, results
+        self.alpha_ = float(alphas[best])
+        self.best_score_ = float(score[best])
+        if len(alphas) > 1 and self.alpha_ in (alphas.min(), alphas.max()):
+            end = "smallest" if self.alpha_ == alphas.min() else "largest"
+            warnings.warn(f"{type(self).__name__}: alpha_={self.alpha_:.4g} is the {end} value of the "
+                          f"alphas grid [{alphas.min():.4g}, {alphas.max():.4g}]; the best λ may lie "
+                          "beyond it: extend the grid", UserWarning, stacklevel=3)
+        if self.solver == "eigh":
+            self.coef_ = path.weights(self.alpha_)
+        else:
+            self.coef_ = solve(self.equations_, self.solver, self.alpha_)
+        self.equations_ = None
+
+
+def _hidden_partial_fit(estimator) -> bool:
+    return False
+
+
+_CV_PARAMETERS = """
+    Parameters
+    ----------
+    n_hidden : int, default=2000
+        Hidden width d.
+    alphas : array-like of shape (n_alphas,) or None, default=None
+        Grid of ridge strengths λ > 0 (absolute, as ``alpha`` of the base estimator).  ``None``:
+        ``np.logspace(-6, 3, 10)`` times the mean eigenvalue ``tr(HᵀH)/d`` of the training Gram,
+        so the grid follows the scale of the features and of N; the grid used is ``alphas_``.
+    cv : {"loo", "gcv"}, default="loo"
+        ``"loo"``: exact leave-one-out by the PRESS identity (one more pass over the features of X,
+        no refit); ``"gcv"``: generalised cross-validation ``N·RSS/(N − dof)²`` (no extra pass).
+    <scoring>solver : {"cholesky", "lu", "eigh"}, default="cholesky"
+        Solver of the final readout at ``alpha_`` (``"pinv"`` has no λ and is refused).
+    weight_scale, bias, dtype, chunk_size, device, random_state
+        As in :class:`<base>`.
+
+    Attributes
+    ----------
+    alpha_ : float
+        The chosen λ: the best criterion on the grid, ties going to the larger λ.  A
+        ``UserWarning`` is raised when it is the smallest or largest value of the grid.
+    alphas_ : ndarray of shape (n_alphas,)
+        The grid searched.
+    best_score_ : float
+        The criterion at ``alpha_`` (<best>).
+    cv_results_ : dict of ndarray of shape (n_alphas,)
+        Columns ``alpha``, ``dof`` (effective degrees of freedom), ``train_rss``, ``gcv`` and, for
+        ``cv="loo"``, ``loo_mse`` (per sample, summed over the k outputs)<loo_accuracy>.
+    coef_ : ndarray of shape (n_hidden, k)
+        The readout refitted on all of X at ``alpha_``.
+    seed_, n_features_in_, features_<classes>
+        As in :class:`<base>`.
+
+    Notes
+    -----
+    Only one Gram ``HᵀH`` is accumulated and eigendecomposed (:class:`greenelm.model_selection.RidgePath`);
+    every λ of the grid then costs O(d·k) (GCV) or O(N·d·k) in the extra pass (LOO).
+    ``sample_weight`` is not supported: ``fit`` refuses it with a ``TypeError``.  There is no
+    ``partial_fit``.
+"""
+
+
+def _cv_doc(**parts) -> str:
+    text = _CV_PARAMETERS
+    for key, value in parts.items():
+        text = text.replace(f"<{key}>", value)
+    return text
+
+
+class ELMClassifierCV(_CrossValidatedRidge, ELMClassifier):
+    __doc__ = """Green-ELM classifier whose ridge λ is chosen by exact leave-one-out or GCV on one Gram.
+
+    The one-hot targets are regressed as in :class:`ELMClassifier`; the criterion is the LOO
+    (or GCV) mean squared error of the one-hot targets by default, as scikit-learn's
+    ``RidgeClassifierCV``, or the LOO accuracy.
+""" + _cv_doc(
+        base="ELMClassifier", classes=", classes_",
+        scoring=('scoring : {"mse", "accuracy"}, default="mse"\n'
+                 '        ``"mse"``: squared error of the one-hot targets (LOO or GCV);\n'
+                 '        ``"accuracy"``: LOO accuracy in percent (needs ``cv="loo"``).\n    '),
+        best="GCV, LOO MSE, or LOO accuracy in percent, after ``scoring`` and ``cv``",
+        loo_accuracy=" and ``loo_accuracy`` (percent)") + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from greenelm import ELMClassifierCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((200, 5)); y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    >>> model = ELMClassifierCV(n_hidden=100, alphas=np.logspace(-2, 3, 6)).fit(X, y)
+    >>> model.alpha_ in model.alphas_, model.cv_results_["loo_mse"].shape
+    (True, (6,))
+"""
+
+    def __init__(self, n_hidden=2000, alphas=None, cv="loo", scoring="mse", solver="cholesky",
+                 weight_scale="unit", bias="normal", dtype="float64", chunk_size=DEFAULT_CHUNK_ROWS,
+                 device=None, random_state=0):
+        self.n_hidden = n_hidden
+        self.alphas = alphas
+        self.cv = cv
+        self.scoring = scoring
+        self.solver = solver
+        self.weight_scale = weight_scale
+        self.bias = bias
+        self.dtype = dtype
+        self.chunk_size = chunk_size
+        self.device = device
+        self.random_state = random_state
+
+    partial_fit = available_if(_hidden_partial_fit)(ELMClassifier.partial_fit)
+
+    @property
+    def _scoring_name(self):
+        return self.scoring
+
+    def _check_readout_params(self) -> None:
+        super()._check_readout_params()
+        check_choice("scoring", self.scoring, CV_SCORINGS)
+        if self.scoring == "accuracy" and self.cv != "loo":
+            raise ValueError("scoring='accuracy' needs cv='loo' (GCV estimates a squared error only)")
+
+    def fit(self, X, y, **fit_params):
+        """Choose ``alpha_`` on X (N, D), labels y (N,), and fit the readout there."""
+        self._refuse(fit_params)
+        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) < 2:
+            raise ValueError(f"ELMClassifierCV needs at least 2 classes in y; got 1 class "
+                             f"({self.classes_[0]!r})")
+        self.n_outputs_ = len(self.classes_)
+        self._fit_cv(X, self._one_hot(y))
+        return self
+
+
+class ELMRegressorCV(_CrossValidatedRidge, ELMRegressor):
+    __doc__ = """Green-ELM regressor whose ridge λ is chosen by exact leave-one-out or GCV on one Gram.
+
+    One λ for all outputs: the criterion is the LOO (or GCV) squared error summed over the k
+    outputs.
+""" + _cv_doc(base="ELMRegressor", classes="", scoring="",
+                            best="GCV or LOO MSE, after ``cv``", loo_accuracy="") + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from greenelm import ELMRegressorCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-2, 2, (300, 2)); y = np.sin(X[:, 0]) * X[:, 1]
+    >>> model = ELMRegressorCV(n_hidden=200, alphas=np.logspace(-3, 2, 6), cv="gcv").fit(X, y)
+    >>> model.predict(X).shape, sorted(model.cv_results_)
+    ((300,), ['alpha', 'dof', 'gcv', 'train_rss'])
+"""
+
+    def __init__(self, n_hidden=2000, alphas=None, cv="loo", solver="cholesky", weight_scale="unit",
+                 bias="normal", dtype="float64", chunk_size=DEFAULT_CHUNK_ROWS, device=None,
+                 random_state=0):
+        self.n_hidden = n_hidden
+        self.alphas = alphas
+        self.cv = cv
+        self.solver = solver
+        self.weight_scale = weight_scale
+        self.bias = bias
+        self.dtype = dtype
+        self.chunk_size = chunk_size
+        self.device = device
+        self.random_state = random_state
+
+    partial_fit = available_if(_hidden_partial_fit)(ELMRegressor.partial_fit)
+
+    def fit(self, X, y, **fit_params):
+        """Choose ``alpha_`` on X (N, D), targets y (N,) or (N, k), and fit the readout there."""
+        self._refuse(fit_params)
+        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True,
+                             y_numeric=True)
+        self._fit_cv(X, self._targets(y))
+        return self

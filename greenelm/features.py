@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from ._validation import check_choice, check_positive_int
+from ._validation import check_choice, check_device, check_positive_int, seed_from_random_state
 
 WEIGHT_SCALES = ("he", "unit")
 BIAS_DISTRIBUTIONS = ("normal", "uniform")
@@ -90,6 +91,8 @@ class RandomReLUFeatures:
             return np.maximum(H, 0, out=H)
         import torch
 
+        if isinstance(X, np.ndarray) and not X.flags.writeable:
+            X = X.copy()  # torch cannot wrap a read-only array (a memory map): copy this block
         X = torch.as_tensor(X, dtype=self.W.dtype, device=self.W.device)
         return torch.addmm(self.b, X, self.W).clamp_(min=0)
 
@@ -98,3 +101,96 @@ class RandomReLUFeatures:
         chunk_rows = check_positive_int("chunk_rows", chunk_rows)
         for rows in row_chunks(len(X), chunk_rows):
             yield rows, self.transform(X[rows])
+
+
+class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+    """The random ReLU layer as a scikit-learn transformer: X (N, D) → relu(X W + b) (N, d).
+
+    ``fit`` only draws ``W`` (D, d) and ``b`` (d,) from the seed (the data give D); the features
+    equal :meth:`RandomReLUFeatures.transform` with the same seed exactly, and those of
+    :class:`greenelm.ELMRegressor` / :class:`greenelm.ELMClassifier` with the same parameters, so a
+    ``Pipeline`` of this transformer and a ridge without intercept is a Green-ELM.
+
+    Parameters
+    ----------
+    n_hidden : int, default=2000
+        Number of features d.
+    weight_scale : {"unit", "he"}, default="unit"
+        W ~ N(0, 1) or N(0, 2/D).
+    bias : {"normal", "uniform"}, default="normal"
+        b ~ N(0, 1) or U(-1, 1).
+    dtype : {"float64", "float32"}, default="float64"
+        Precision of the features (and of the output).
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=0
+        Seed of the projection, as in :class:`greenelm.ELMClassifier`; the seed used is ``seed_``.
+    device : None or a torch device, default=None
+        Where the features are computed (``transform`` always returns a NumPy array).
+
+    Attributes
+    ----------
+    seed_ : int
+        The seed W and b were drawn from.
+    features_ : RandomReLUFeatures
+        The projection (``features_.W`` (D, d), ``features_.b`` (d,)).
+    n_features_in_ : int
+        D.
+    feature_names_in_ : ndarray of shape (D,)
+        Input column names, when X has string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.linear_model import Ridge
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from greenelm import RandomReLUTransformer
+    >>> X = np.random.default_rng(0).standard_normal((50, 3)); y = X.sum(axis=1)
+    >>> RandomReLUTransformer(n_hidden=4, random_state=0).fit_transform(X).shape
+    (50, 4)
+    >>> RandomReLUTransformer(n_hidden=2).fit(X).get_feature_names_out()
+    array(['randomrelutransformer0', 'randomrelutransformer1'], dtype=object)
+    >>> model = make_pipeline(RandomReLUTransformer(100), Ridge(1e-3, fit_intercept=False)).fit(X, y)
+    """
+
+    def __init__(self, n_hidden=2000, weight_scale="unit", bias="normal", dtype="float64",
+                 random_state=0, device=None):
+        self.n_hidden = n_hidden
+        self.weight_scale = weight_scale
+        self.bias = bias
+        self.dtype = dtype
+        self.random_state = random_state
+        self.device = device
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # the output has the ``dtype`` parameter's precision, whatever the input's
+        tags.transformer_tags.preserves_dtype = [self.dtype] if self.dtype in DTYPES else []
+        return tags
+
+    def fit(self, X, y=None):
+        """Draw the projection for X (N, D) (only D is used); returns self."""
+        from sklearn.utils.validation import validate_data
+
+        X = validate_data(self, X, dtype=(np.float64, np.float32))
+        check_positive_int("n_hidden", self.n_hidden)
+        check_choice("weight_scale", self.weight_scale, WEIGHT_SCALES)
+        check_choice("bias", self.bias, BIAS_DISTRIBUTIONS)
+        check_choice("dtype", self.dtype, DTYPES)
+        check_device(self.device)
+        self.seed_ = seed_from_random_state(self.random_state)
+        self.features_ = RandomReLUFeatures(self.n_features_in_, self.n_hidden, self.seed_,
+                                            self.weight_scale, self.bias, self.dtype, self.device)
+        self._n_features_out = self.n_hidden
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        """Features relu(X W + b): X (N, D) → (N, d) NumPy array of ``dtype``."""
+        from sklearn.utils.validation import check_is_fitted, validate_data
+
+        check_is_fitted(self, "features_")
+        X = validate_data(self, X, reset=False, dtype=(np.float64, np.float32))
+        if self.device is None:
+            return self.features_.transform(X)
+        out = np.empty((len(X), self.n_hidden), dtype=self.dtype)
+        for rows, H in self.features_.chunks(X):
+            out[rows] = H.cpu().numpy()
+        return out

@@ -60,8 +60,10 @@ def test_partial_fit_needs_classes_and_refuses_pinv():
     X, y = blobs()
     with pytest.raises(ValueError, match="classes must be given"):
         ELMClassifier().partial_fit(X, y)
-    with pytest.raises(ValueError, match="pinv"):
+    with pytest.raises(AttributeError, match="has no attribute 'partial_fit'") as raised:
         ELMClassifier(solver="pinv").partial_fit(X, y, classes=np.arange(4))
+    assert "cannot use solver='pinv'" in str(raised.value.__cause__)
+    assert not hasattr(ELMRegressor(solver="pinv"), "partial_fit")
 
 
 def test_same_seed_same_predictions_other_seed_differs():
