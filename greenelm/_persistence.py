@@ -115,8 +115,8 @@ def import_partial_state(scalars: dict, arrays: dict, device) -> tuple:
     else:
         import torch
 
-        equations.gram = torch.as_tensor(np.asarray(gram), device=device).clone()
-        equations.hty = torch.as_tensor(np.asarray(hty), device=device).clone()
+        equations.gram = torch.tensor(np.ascontiguousarray(gram), device=device)
+        equations.hty = torch.tensor(np.ascontiguousarray(hty), device=device)
     return equations, None
 
 
@@ -186,6 +186,9 @@ def write_model(model, path, include_state, projection_sha256: str) -> Path:
                                   and not getattr(model, "_fitted_by_partial_fit", False)):
         exported = None
     params = model.get_params()
+    if model.coef_.shape[0] != params["n_hidden"]:
+        raise ValueError(f"n_hidden is {params['n_hidden']} but the fitted readout has "
+                         f"{model.coef_.shape[0]} rows (set_params after fit?); refit before saving")
     params["device"] = None if params["device"] is None else str(params["device"])
     if params["random_state"] is not None and not isinstance(params["random_state"], (int, np.integer)):
         params["random_state"] = int(model.seed_)  # a RandomState/Generator: the seed it gave

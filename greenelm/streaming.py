@@ -284,8 +284,8 @@ class StreamingRidge:
             import torch
 
             state._torch, state.device = True, torch.device(device)
-            A = torch.as_tensor(np.asarray(A), device=state.device).clone()
-            B = torch.as_tensor(np.asarray(B), device=state.device).clone()
+            A = torch.tensor(np.ascontiguousarray(A), device=state.device)
+            B = torch.tensor(np.ascontiguousarray(B), device=state.device)
         if state.method == "information":
             state._equations = NormalEquations.__new__(NormalEquations)
             state._equations.n_hidden, state._equations.n_outputs = d, B.shape[1]

@@ -198,6 +198,9 @@ def test_include_state_refuses_bad_values_and_models_without_state(tmp_path):
         ELMClassifier(n_hidden=20).fit(X, y).save(tmp_path / "m.npz", include_state=1)
     with pytest.raises(ValueError, match="include_state=True but the model holds no partial-fit state"):
         ELMClassifier(n_hidden=20, solver="pinv").fit(X, y).save(tmp_path / "m.npz", include_state=True)
+    changed = ELMClassifier(n_hidden=20).fit(X, y).set_params(n_hidden=30)
+    with pytest.raises(ValueError, match="n_hidden is 30 but the fitted readout has 20 rows"):
+        changed.save(tmp_path / "m.npz")
     assert list(tmp_path.iterdir()) == []
 
 
