@@ -17,6 +17,7 @@ __version__ = "0.2.0"
 #: public name -> the module that defines it
 _EXPORTS = {
     "ELMClassifier": "estimator", "ELMRegressor": "estimator", "load_model": "estimator",
+    "ModelFileError": "estimator",
     "ELMClassifierCV": "estimator", "ELMRegressorCV": "estimator",
     "RandomReLUFeatures": "features", "RandomReLUTransformer": "features",
     "NormalEquations": "solvers", "GramSpectrum": "solvers", "solve": "solvers",

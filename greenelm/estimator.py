@@ -12,18 +12,19 @@ are scaled by √w, so the sums become HᵀWH and HᵀWY (and ``pinv`` solves th
 :class:`ELMClassifierCV` and :class:`ELMRegressorCV` choose λ on a grid by exact leave-one-out
 or GCV from one Gram and one eigendecomposition (:class:`greenelm.model_selection.RidgePath`).
 
-Saved models (:meth:`save`, :func:`load_model`) are ``.npz`` files holding the parameters,
-the seed and the readout ``W2``; loading rebuilds ``W`` and ``b`` from the seed and checks
-them against a stored SHA-256 digest, so a model never silently changes if NumPy's
-generator ever did.
+Saved models (:meth:`save`, :func:`load_model`) are ``.npz`` files of plain arrays (never
+pickled objects): the parameters, the seed, the readout ``W2``, the labels (any dtype, restored
+as they were), the feature names and, when asked or when the model is being fitted by
+``partial_fit``, the partial-fit state (8·d² bytes), so ``partial_fit`` continues after loading.
+Loading validates every field before anything large is read (:class:`ModelFileError` names
+the file and the field), rebuilds ``W`` and ``b`` from the seed and checks them against a stored
+SHA-256 digest, so a model never silently changes if NumPy's generator ever did.  Pickles (and
+joblib) carry the same: everything but ``W`` and ``b``, the partial-fit state as CPU arrays.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import tempfile
 import warnings
 from pathlib import Path
 
@@ -33,6 +34,8 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._persistence import (SAVED_DEVICE, ModelFileError, portable_pickle_state, read_model,
+                           restore_pickle_state, write_model)
 from ._validation import (check_alpha, check_alphas, check_choice, check_device, check_positive_int,
                           check_sample_weight, seed_from_random_state)
 from .features import BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SCALES, RandomReLUFeatures
@@ -44,8 +47,6 @@ CV_MODES = ("loo", "gcv")
 CV_SCORINGS = ("mse", "accuracy")
 #: default λ grid of the CV estimators, relative to the mean eigenvalue tr(HᵀH)/d of the Gram
 DEFAULT_RELATIVE_ALPHAS = np.logspace(-6, 3, 10)
-
-FORMAT_VERSION = 1
 
 
 def _partial_fit_available(estimator) -> bool:
@@ -105,9 +106,15 @@ class _ELMBase(BaseEstimator):
         return self._features
 
     def __getstate__(self):
-        state = self.__dict__.copy()
-        state.pop("_features", None)  # rebuilt from the seed; keeps pickles small
-        return state
+        """Everything but ``W`` and ``b`` (rebuilt from the seed, so the pickle does not hold the
+        D × d projection); the partial-fit state (d × d, 8·d² bytes) is kept as CPU NumPy arrays
+        so ``partial_fit`` continues after unpickling, wherever the model ran."""
+        state = dict(super().__getstate__())
+        state.pop("_features", None)
+        return portable_pickle_state(state)
+
+    def __setstate__(self, state):
+        super().__setstate__(restore_pickle_state(state))
 
     # -- fitting ---------------------------------------------------------------------------
     def _start(self) -> None:
@@ -116,6 +123,8 @@ class _ELMBase(BaseEstimator):
         self._features = self._make_features()
         self.equations_ = NormalEquations(self.n_hidden, self.n_outputs_, self.dtype, self.device)
         self.stream_ = None
+        self._fitted_by_partial_fit = False
+        self._partial_state_missing = None
 
     def _accumulate(self, X, Y, sample_weight=None) -> None:
         for rows, H in self._features.chunks(X, self.chunk_size):
@@ -168,6 +177,9 @@ class _ELMBase(BaseEstimator):
             raise ValueError("partial_fit_method='rls' needs alpha > 0: P = (HᵀH + λI)⁻¹ must exist")
         if not self._has_partial_state():
             self._start()
+        elif getattr(self, "_features", None) is None:  # loaded or unpickled: W from the seed
+            self._features = self._make_features()
+        self._fitted_by_partial_fit = True
         if self.partial_fit_method == "rls":
             self._stream(X, Y, sample_weight)
             return
@@ -175,6 +187,8 @@ class _ELMBase(BaseEstimator):
         self.coef_ = solve(self.equations_, self.solver, self.alpha)
 
     def _has_partial_state(self) -> bool:
+        if getattr(self, "_partial_state_missing", None):  # loaded from a file without the state
+            raise ValueError(self._partial_state_missing)
         return (getattr(self, "equations_", None) is not None
                 or getattr(self, "stream_", None) is not None)
 
@@ -217,27 +231,26 @@ class _ELMBase(BaseEstimator):
         return out
 
     # -- persistence -----------------------------------------------------------------------
-    def _extra_arrays(self) -> dict:
-        return {}
+    def save(self, path, include_state="auto") -> Path:
+        """Write the fitted model to ``path`` (.npz, no pickled objects) atomically; returns the path.
 
-    def save(self, path) -> Path:
-        """Write the fitted model to ``path`` (.npz) atomically; returns the path."""
+        ``include_state`` — whether the partial-fit state is stored, so that ``partial_fit``
+        continues after :func:`load_model`: the normal equations ``HᵀH`` (d × d) and ``HᵀY``
+        (d × k), or the RLS state ``P`` (d × d) and ``W2``; in float64 that is 8·d² bytes
+        (128 MB at d = 4000) next to the 8·d·k of the readout.
+
+        * ``"auto"`` (default): stored when the model was fitted by ``partial_fit`` (or loaded
+          with a state), not after ``fit``, whose models are usually deployed, not continued;
+        * ``True``: stored (a ``ValueError`` if the model has none: ``solver="pinv"``);
+        * ``False``: not stored.
+
+        ``partial_fit`` on a model loaded without its state raises ``ValueError`` (it never
+        restarts from zero).  A ``RandomState``/``Generator`` ``random_state`` is saved as the
+        int seed it gave (``seed_``), which rebuilds the same projection.
+        """
         check_is_fitted(self, "coef_")
-        path = Path(path)
-        W, b = self.features_.W, self.features_.b
-        meta = {"format_version": FORMAT_VERSION, "class": type(self).__name__,
-                "params": self.get_params(), "seed": self.seed_,
-                "n_features_in": self.n_features_in_, "projection_sha256": _projection_digest(W, b)}
-        meta["params"]["device"] = None if self.device is None else str(self.device)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp.npz")
-        os.close(fd)
-        try:
-            np.savez(tmp, meta=json.dumps(meta), coef=self.coef_, **self._extra_arrays())
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        return path
+        return write_model(self, path, include_state, _projection_digest(self.features_.W,
+                                                                          self.features_.b))
 
 
 def _projection_digest(W, b) -> str:
@@ -248,25 +261,26 @@ def _projection_digest(W, b) -> str:
     return digest.hexdigest()
 
 
-def load_model(path):
-    """Load a model written by :meth:`ELMClassifier.save` or :meth:`ELMRegressor.save`."""
-    with np.load(path, allow_pickle=False) as archive:
-        meta = json.loads(str(archive["meta"]))
-        classes = {"ELMClassifier": ELMClassifier, "ELMRegressor": ELMRegressor}
-        if meta.get("format_version") != FORMAT_VERSION or meta.get("class") not in classes:
-            raise ValueError(f"{path} is not a greenelm model file of format {FORMAT_VERSION}")
-        model = classes[meta["class"]](**meta["params"])
-        model.seed_ = meta["seed"]
-        model.n_features_in_ = meta["n_features_in"]
-        model.coef_ = archive["coef"]
-        model.n_outputs_ = model.coef_.shape[1]
-        model.equations_ = None
-        if "classes" in archive.files:
-            model.classes_ = archive["classes"]
+def load_model(path, device=SAVED_DEVICE):
+    """Load a model written by the ``save`` method of any greenelm estimator.
+
+    ``device`` — where the loaded model runs: ``"saved"`` (default) the device it was saved
+    with, ``None`` NumPy, or a torch device (``"cpu"``, ``"cuda"``, ``"cuda:1"``).  A model
+    saved on a device this machine lacks (e.g. CUDA) raises ``ValueError`` saying to pass
+    ``device=None`` or ``"cpu"``; the loaded model's ``device`` parameter is the one chosen.
+
+    Every field is validated before the projection is drawn or the d × d state is read; a
+    file that is not a valid greenelm model raises :class:`ModelFileError` (a ``ValueError``)
+    naming the file and the field, as does a projection rebuilt from the seed that differs
+    from the saved digest.
+    """
+    estimators = {cls.__name__: cls for cls in (ELMClassifier, ELMRegressor, ELMClassifierCV, ELMRegressorCV)}
+    model, expected = read_model(path, estimators, device)
     features = model.features_
-    if _projection_digest(features.W, features.b) != meta["projection_sha256"]:
-        raise ValueError(f"{path}: the projection rebuilt from seed {model.seed_} differs from the "
-                         "one the model was trained with (a different NumPy random generator?)")
+    if _projection_digest(features.W, features.b) != expected:
+        raise ModelFileError(path, "projection_sha256", f"the projection rebuilt from seed "
+                             f"{model.seed_} differs from the one the model was trained with "
+                             "(a different NumPy random generator?)")
     return model
 
 
@@ -349,9 +363,6 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         """Class labels (N,): the argmax of the readout."""
         scores = self._raw_outputs(X)
         return self.classes_[np.argmax(scores, axis=1)]
-
-    def _extra_arrays(self) -> dict:
-        return {"classes": self.classes_}
 
 
 def _check_weighted_classes(y, sample_weight) -> None:

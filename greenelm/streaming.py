@@ -254,6 +254,61 @@ class StreamingRidge:
             twin._equations.hty = clone(self._equations.hty)
         return twin
 
+    # -- state export / import (for saving a model without pickle) ---------------------
+    def export_state(self) -> tuple[dict, dict]:
+        """The state as ``(scalars, arrays)``: JSON-able scalars (alpha, method, dtype, n_samples)
+        and CPU NumPy arrays (views of the state, not copies) — ``P`` (d, d) and ``W`` (d, k), or
+        for the information form ``gram`` (d, d, upper triangle valid) and ``hty`` (d, k) — in
+        the state's dtype."""
+        self._check_started()
+        as_numpy = (lambda a: a.detach().cpu().numpy()) if self._torch else np.asarray
+        if self.method == "information":
+            arrays = {"gram": as_numpy(self._equations.gram), "hty": as_numpy(self._equations.hty)}
+        else:
+            arrays = {"P": as_numpy(self._P), "W": as_numpy(self.coef_)}
+        scalars = {"alpha": float(self.alpha), "method": self.method, "dtype": self.dtype,
+                   "n_samples": int(self.n_samples)}
+        return scalars, arrays
+
+    @classmethod
+    def from_state(cls, scalars: dict, arrays: dict, device=None) -> "StreamingRidge":
+        """Rebuild a state from :meth:`export_state`'s output, as NumPy (``device=None``) or as torch
+        tensors on ``device``.  Shapes and dtypes are checked; ``ValueError`` names what is wrong."""
+        state = cls(scalars["alpha"], scalars["method"], scalars["dtype"])
+        state._check_params()
+        n_samples = scalars["n_samples"]
+        if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+            raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}")
+        square, rect = ("gram", "hty") if state.method == "information" else ("P", "W")
+        if set(arrays) != {square, rect}:
+            raise ValueError(f"method {state.method!r} needs the arrays {square!r} and {rect!r}, "
+                             f"got {sorted(arrays)}")
+        A, B = arrays[square], arrays[rect]
+        d = A.shape[0] if A.ndim == 2 else -1
+        if A.shape != (d, d) or B.ndim != 2 or B.shape[0] != d:
+            raise ValueError(f"state arrays {square} {A.shape} and {rect} {B.shape} are not (d, d) "
+                             "and (d, k)")
+        for name, array in ((square, A), (rect, B)):
+            if array.dtype != np.dtype(state.dtype):
+                raise ValueError(f"state array {name} has dtype {array.dtype}, expected {state.dtype}")
+        state.n_hidden, state.n_outputs, state.n_samples = d, B.shape[1], int(n_samples)
+        if device is None:
+            A, B = np.array(A, order="F"), np.array(B)
+        else:
+            import torch
+
+            state._torch, state.device = True, torch.device(device)
+            A = torch.tensor(np.ascontiguousarray(A), device=state.device)
+            B = torch.tensor(np.ascontiguousarray(B), device=state.device)
+        if state.method == "information":
+            state._equations = NormalEquations.__new__(NormalEquations)
+            state._equations.n_hidden, state._equations.n_outputs = d, B.shape[1]
+            state._equations.n_samples = state.n_samples
+            state._equations.gram, state._equations.hty = A, B
+        else:
+            state._P, state._W = A, B
+        return state
+
     # -- validation ----------------------------------------------------------------------
     def _as_pair(self, H, Y, n_hidden, n_outputs):
         """H (B, d) and Y (B, k) as 2-D arrays of the state's backend and dtype, or ValueError."""

@@ -1,0 +1,646 @@
+"""Persistence of ELMClassifier / ELMRegressor: model files (no pickle inside), pickle and joblib
+round trips of labels of every kind, output shapes and feature names; partial_fit continuing
+after loading; the device chosen on load; and bad model files refused with one clear error."""
+
+import json
+import os
+import pickle
+import re
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+
+import greenelm.features
+from greenelm import ELMClassifier, ELMClassifierCV, ELMRegressor, ELMRegressorCV, ModelFileError, load_model
+
+pd = pytest.importorskip("pandas")
+
+D, N = 5, 240
+
+
+def data(seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((N, D))
+    return X, rng.integers(0, 3, N)
+
+
+# -- the three ways to persist ----------------------------------------------------------------
+def via_file(model, tmp_path, **save):
+    return load_model(model.save(tmp_path / "model.npz", **save))
+
+
+def via_pickle(model, tmp_path):
+    return pickle.loads(pickle.dumps(model))
+
+
+def via_joblib(model, tmp_path):
+    joblib = pytest.importorskip("joblib")
+    joblib.dump(model, tmp_path / "model.joblib")
+    return joblib.load(tmp_path / "model.joblib")
+
+
+ROUND_TRIPS = [via_file, via_pickle, via_joblib]
+
+
+# -- labels of every kind ---------------------------------------------------------------------
+def labels(kind, codes):
+    """Labels (N,) of one kind from integer codes 0..2."""
+    return {
+        "int": lambda: codes,
+        "negative_int": lambda: codes * 7 - 9,
+        "int32": lambda: codes.astype(np.int32),
+        "uint8": lambda: codes.astype(np.uint8),
+        "float": lambda: codes * 3.0 - 2.0,  # -2.0, 1.0, 4.0 (scikit-learn wants integral floats)
+        "bool": lambda: codes > 0,
+        "str_numpy": lambda: np.array(["setosa", "versicolor", "virginica"])[codes],
+        "str_object": lambda: np.array(["b", "a", "c"], dtype=object)[codes],
+        "pandas_object": lambda: pd.Series(np.array(["cat", "dog", "emu"], dtype=object)[codes]),
+        "pandas_category": lambda: pd.Series(np.array(["lo", "mid", "hi"])[codes], dtype="category"),
+        "pandas_int_category": lambda: pd.Series(codes * 3 - 4, dtype="category"),
+        "pandas_string": lambda: pd.Series(np.array(["x", "y", "z"])[codes], dtype="string"),
+    }[kind]()
+
+
+LABEL_KINDS = ["int", "negative_int", "int32", "uint8", "float", "bool", "str_numpy", "str_object",
+               "pandas_object", "pandas_category", "pandas_int_category", "pandas_string"]
+
+
+@pytest.mark.parametrize("round_trip", ROUND_TRIPS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("kind", LABEL_KINDS)
+def test_classifier_labels_of_every_kind_round_trip(tmp_path, round_trip, kind):
+    X, codes = data()
+    y = labels(kind, codes if kind != "bool" else codes % 2)
+    model = ELMClassifier(n_hidden=40, random_state=3).fit(X, y)
+    loaded = round_trip(model, tmp_path)
+    assert loaded.classes_.dtype == model.classes_.dtype
+    np.testing.assert_array_equal(loaded.classes_, model.classes_)
+    before, after = model.predict(X), loaded.predict(X)
+    assert after.dtype == before.dtype and np.array_equal(after, before)
+    assert len(np.unique(before)) > 1  # the labels really are predicted
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    assert loaded.get_params() == model.get_params()
+
+
+def test_object_labels_of_mixed_types_are_refused_at_save_not_at_load(tmp_path):
+    X, codes = data()
+    model = ELMClassifier(n_hidden=20).fit(X, codes)
+    model.classes_ = np.array([0, "one", 2.5], dtype=object)
+    with pytest.raises(ValueError, match="classes_ must all be str, all bool"):
+        model.save(tmp_path / "m.npz")
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- output shapes and feature names -------------------------------------------------------------
+@pytest.mark.parametrize("round_trip", ROUND_TRIPS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("shape", [(N,), (N, 1), (N, 3)], ids=str)
+def test_regressor_output_shape_round_trips(tmp_path, round_trip, shape):
+    X, _ = data()
+    y = np.random.default_rng(1).standard_normal(shape)
+    model = ELMRegressor(n_hidden=30).fit(X, y)
+    loaded = round_trip(model, tmp_path)
+    assert model.predict(X).shape == shape
+    assert loaded.predict(X).shape == shape
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+@pytest.mark.parametrize("round_trip", ROUND_TRIPS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("make", [ELMClassifier, ELMRegressor])
+def test_feature_names_round_trip(tmp_path, round_trip, make):
+    X, y = data()
+    frame = pd.DataFrame(X, columns=[f"pixel {i}" for i in range(D)])
+    model = make(n_hidden=20).fit(frame, y)
+    loaded = round_trip(model, tmp_path)
+    assert loaded.feature_names_in_.dtype == object
+    np.testing.assert_array_equal(loaded.feature_names_in_, model.feature_names_in_)
+    np.testing.assert_array_equal(loaded.predict(frame), model.predict(frame))
+    with pytest.raises(ValueError, match="feature names"):
+        loaded.predict(frame.rename(columns={"pixel 0": "other"}))
+
+
+def test_no_feature_names_after_fitting_on_an_array(tmp_path):
+    X, y = data()
+    loaded = via_file(ELMClassifier(n_hidden=20).fit(X, y), tmp_path)
+    assert not hasattr(loaded, "feature_names_in_")
+
+
+# -- partial_fit continues after loading -----------------------------------------------------------
+def half_and_half(make, round_trip, tmp_path, targets):
+    """(loaded after the first half, then fed the second; the original fed both; fit on all)."""
+    X, _ = data()
+    first, second = slice(0, N // 2), slice(N // 2, N)
+    extra = {"classes": np.unique(targets)} if isinstance(make(), ELMClassifier) else {}
+    model = make().partial_fit(X[first], targets[first], **extra)
+    loaded = round_trip(model, tmp_path)
+    loaded.partial_fit(X[second], targets[second])
+    uninterrupted = model.partial_fit(X[second], targets[second])
+    return loaded, uninterrupted, make().fit(X, targets)
+
+
+@pytest.mark.parametrize("round_trip", ROUND_TRIPS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("method", ["normal", "rls"])
+@pytest.mark.parametrize("make", [ELMClassifier, ELMRegressor])
+def test_partial_fit_after_loading_equals_fitting_everything(tmp_path, round_trip, method, make):
+    X, codes = data()
+    targets = codes if make is ELMClassifier else X[:, :2] ** 2
+    factory = lambda: make(n_hidden=60, alpha=1e-2, partial_fit_method=method)
+    loaded, uninterrupted, whole = half_and_half(factory, round_trip, tmp_path, targets)
+    np.testing.assert_array_equal(loaded.coef_, uninterrupted.coef_)  # the state round-trips exactly
+    error = np.abs(loaded.coef_ - whole.coef_).max() / np.abs(whole.coef_).max()
+    assert error <= 1e-10, error
+
+
+@pytest.mark.parametrize("method", ["normal", "rls"])
+def test_partial_fit_state_crosses_devices(tmp_path, method):
+    pytest.importorskip("torch")
+    X, _ = data()
+    y = X[:, 0] - X[:, 1]
+    model = ELMRegressor(n_hidden=50, alpha=1e-2, partial_fit_method=method, device="cpu")
+    path = model.partial_fit(X[:100], y[:100]).save(tmp_path / "m.npz")
+    loaded = load_model(path, device=None)
+    assert loaded.device is None
+    loaded.partial_fit(X[100:], y[100:])
+    whole = ELMRegressor(n_hidden=50, alpha=1e-2).fit(X, y)
+    np.testing.assert_allclose(loaded.coef_, whole.coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_include_state_decides_whether_partial_fit_can_continue(tmp_path):
+    X, y = data()
+    d = 200
+    fitted = ELMClassifier(n_hidden=d).fit(X[:120], y[:120])
+    small = fitted.save(tmp_path / "auto.npz")                    # 'auto' after fit: no state
+    assert os.path.getsize(small) < 8 * d * d / 4
+    with pytest.raises(ValueError, match="holds no partial-fit state.*include_state=True"):
+        load_model(small).partial_fit(X[120:], y[120:])
+    full = fitted.save(tmp_path / "state.npz", include_state=True)
+    assert os.path.getsize(full) > 8 * d * d
+    continued = load_model(full).partial_fit(X[120:], y[120:])
+    np.testing.assert_allclose(continued.coef_, ELMClassifier(n_hidden=d).fit(X, y).coef_,
+                               rtol=1e-8, atol=1e-10)
+    streamed = ELMClassifier(n_hidden=d).partial_fit(X[:120], y[:120], classes=[0, 1, 2])
+    assert os.path.getsize(streamed.save(tmp_path / "streamed.npz")) > 8 * d * d  # 'auto' keeps it
+    without = streamed.save(tmp_path / "without.npz", include_state=False)
+    assert os.path.getsize(without) < 8 * d * d / 4
+    refused = load_model(without)
+    with pytest.raises(ValueError, match="without.npz holds no partial-fit state"):
+        refused.partial_fit(X[120:], y[120:])
+    with pytest.raises(ValueError, match="holds no partial-fit state"):  # and after pickling it
+        pickle.loads(pickle.dumps(refused)).partial_fit(X[120:], y[120:])
+    refitted = refused.fit(X, y).partial_fit(X[:5], y[:5])       # fit starts afresh
+    np.testing.assert_array_equal(refitted.coef_,
+                                  ELMClassifier(n_hidden=d).fit(X, y).partial_fit(X[:5], y[:5]).coef_)
+
+
+def test_include_state_refuses_bad_values_and_models_without_state(tmp_path):
+    X, y = data()
+    with pytest.raises(ValueError, match="include_state must be 'auto', True or False, got 'yes'"):
+        ELMClassifier(n_hidden=20).fit(X, y).save(tmp_path / "m.npz", include_state="yes")
+    with pytest.raises(ValueError, match="include_state must be 'auto', True or False, got 1"):
+        ELMClassifier(n_hidden=20).fit(X, y).save(tmp_path / "m.npz", include_state=1)
+    with pytest.raises(ValueError, match="include_state=True but the model holds no partial-fit state"):
+        ELMClassifier(n_hidden=20, solver="pinv").fit(X, y).save(tmp_path / "m.npz", include_state=True)
+    changed = ELMClassifier(n_hidden=20).fit(X, y).set_params(n_hidden=30)
+    with pytest.raises(ValueError, match="n_hidden is 30 but the fitted readout has 20 rows"):
+        changed.save(tmp_path / "m.npz")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_pickle_keeps_the_state_but_not_the_projection():
+    n_inputs, d = 1000, 100
+    rng = np.random.default_rng(0)
+    model = ELMClassifier(n_hidden=d).partial_fit(rng.standard_normal((50, n_inputs)),
+                                                  rng.integers(0, 3, 50), classes=[0, 1, 2])
+    size = len(pickle.dumps(model))
+    assert 8 * d * d < size < 8 * n_inputs * d  # the Gram (d × d) is in, W (D × d) is not
+    assert getattr(pickle.loads(pickle.dumps(model)), "_features", None) is None
+
+
+def test_torch_state_pickles_as_numpy():
+    pytest.importorskip("torch")
+    X, y = data()
+    model = ELMClassifier(n_hidden=30, device="cpu").partial_fit(X, y, classes=[0, 1, 2])
+    state = model.__getstate__()
+    assert "equations_" not in state
+    assert all(isinstance(a, np.ndarray) for a in state["_portable_partial_state"][1].values())
+    clone = pickle.loads(pickle.dumps(model))
+    assert type(clone.equations_.gram).__module__.startswith("torch")
+    np.testing.assert_array_equal(clone.partial_fit(X, y).coef_, model.partial_fit(X, y).coef_)
+
+
+# -- the device chosen on load -------------------------------------------------------------------
+def test_torch_model_loads_on_numpy_or_on_its_saved_device(tmp_path):
+    pytest.importorskip("torch")
+    X, y = data()
+    model = ELMClassifier(n_hidden=60, device="cpu").fit(X, y)
+    path = model.save(tmp_path / "torch.npz")
+    numpy_model = load_model(path, device=None)
+    assert numpy_model.device is None and numpy_model.get_params()["device"] is None
+    assert isinstance(numpy_model.features_.W, np.ndarray)
+    np.testing.assert_array_equal(numpy_model.predict(X), model.predict(X))
+    np.testing.assert_allclose(numpy_model.decision_function(X), model.decision_function(X),
+                               rtol=1e-9, atol=1e-12)
+    as_saved = load_model(path)
+    assert as_saved.device == "cpu"
+    np.testing.assert_array_equal(as_saved.decision_function(X), model.decision_function(X))
+
+
+def cuda_missing():
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+
+
+def test_a_cuda_model_on_a_machine_without_cuda_says_what_to_pass(tmp_path):
+    cuda_missing()
+    X, y = data()
+    path = ELMClassifier(n_hidden=20).fit(X, y).save(tmp_path / "m.npz")
+    meta, arrays = parts(path)
+    meta["params"]["device"] = "cuda"
+    write(path, meta, arrays)
+    with pytest.raises(ValueError, match="device='cuda', which is not available.*device=None"):
+        load_model(path)
+    assert load_model(path, device=None).predict(X).shape == (N,)
+    with pytest.raises(ValueError, match="load_model call uses device='cuda'"):
+        load_model(tmp_path / "m.npz", device="cuda")
+
+
+def test_a_pickled_model_on_an_unavailable_device_says_what_to_do():
+    cuda_missing()
+    X, y = data()
+    model = ELMClassifier(n_hidden=20, device="cpu").partial_fit(X, y, classes=[0, 1, 2])
+    model.device = "cuda"  # as if pickled on a GPU machine (the state is exported to NumPy anyway)
+    with pytest.raises(ValueError, match="pickled model uses device='cuda'.*load_model"):
+        pickle.loads(pickle.dumps(model))
+
+
+# -- saving is atomic --------------------------------------------------------------------------------
+def test_a_failed_save_leaves_no_temp_file_and_the_old_file_intact(tmp_path, monkeypatch):
+    X, y = data()
+    model = ELMClassifier(n_hidden=20).fit(X, y)
+    path = model.save(tmp_path / "m.npz")
+    before = path.read_bytes()
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        ELMClassifier(n_hidden=30).fit(X, y).save(path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.npz"]
+    assert path.read_bytes() == before
+
+
+def test_a_format_1_file_still_loads(tmp_path):
+    """Files written by greenelm 0.2.0 (meta, coef, classes; no output flag, names or state)."""
+    X, _ = data()
+    model = ELMRegressor(n_hidden=25).fit(X, X[:, 0])
+    meta, arrays = parts(model.save(tmp_path / "m.npz"))
+    old = {key: meta[key] for key in ("class", "params", "seed", "n_features_in", "projection_sha256")}
+    write(tmp_path / "v1.npz", {"format_version": 1, **old}, {"coef": arrays["coef"]})
+    loaded = load_model(tmp_path / "v1.npz")
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+# -- bad model files ---------------------------------------------------------------------------------
+def parts(path):
+    """(meta dict, {name: array}) of a model file."""
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    return json.loads(str(arrays.pop("meta"))), arrays
+
+
+def write(path, meta, arrays):
+    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+    return path
+
+
+@pytest.fixture(scope="module")
+def good_files(tmp_path_factory):
+    """A streamed classifier (with its normal-equation state), an RLS regressor (state), a
+    single-output regressor fitted on a DataFrame and a cross-validated classifier: (meta, arrays)."""
+    folder = tmp_path_factory.mktemp("good")
+    X, y = data()
+    frame = pd.DataFrame(X, columns=list("abcde"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # the CV model's choice may sit at the grid's end
+        cross_validated = ELMClassifierCV(n_hidden=30, alphas=[0.01, 0.1, 1.0, 10.0, 100.0]).fit(X, y)
+    return {
+        "classifier": parts(ELMClassifier(n_hidden=30).partial_fit(X, y, classes=[0, 1, 2])
+                            .save(folder / "c.npz")),
+        "rls": parts(ELMRegressor(n_hidden=30, partial_fit_method="rls").partial_fit(X, X[:, :2])
+                     .save(folder / "r.npz")),
+        "named": parts(ELMRegressor(n_hidden=30).fit(frame, X[:, 0]).save(folder / "n.npz")),
+        "cv": parts(cross_validated.save(folder / "cv.npz")),
+    }
+
+
+def edit(which, change):
+    """A function writing the good file ``which`` changed by ``change(meta, arrays)`` to a path."""
+    def make(good_files, path):
+        meta, arrays = json.loads(json.dumps(good_files[which][0])), dict(good_files[which][1])
+        change(meta, arrays)
+        return write(path, meta, arrays)
+    return make
+
+
+def raw(content: bytes):
+    def make(good_files, path):
+        path.write_bytes(content)
+        return path
+    return make
+
+
+def truncated(good_files, path):
+    write(path, *good_files["classifier"])
+    path.write_bytes(path.read_bytes()[:-200])
+    return path
+
+
+def pickled_classes(good_files, path):
+    meta, arrays = good_files["classifier"]
+    arrays = {**arrays, "classes": np.array([0, 1, 2], dtype=object)}  # np.savez pickles it
+    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+    return path
+
+
+def foreign_member(good_files, path):
+    write(path, *good_files["classifier"])
+    with zipfile.ZipFile(path, "a") as archive:
+        archive.writestr("notes.txt", "hello")
+    return path
+
+
+def overstated_header(good_files, path):
+    """A .npy header claiming a (30, 30000) coef while the member holds (30, 3) floats."""
+    meta, arrays = good_files["classifier"]
+    write(path, meta, arrays)
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    members["coef.npy"] = members["coef.npy"].replace(b"(30, 3)", b"(30, 30000)", 1)
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, content in members.items():
+            archive.writestr(name, content)
+    return path
+
+
+def setitem(container, key, value):
+    def change(meta, arrays):
+        target = {"meta": meta, "arrays": arrays}[container[0]]
+        for step in container[1:]:
+            target = target[step]
+        target[key] = value
+    return change
+
+
+def delete(container, key):
+    def change(meta, arrays):
+        target = meta if container == "meta" else arrays
+        del target[key]
+    return change
+
+
+def both(*changes):
+    def change(meta, arrays):
+        for one in changes:
+            one(meta, arrays)
+    return change
+
+
+META_KEYS = ["format_version", "class", "params", "seed", "n_features_in", "n_outputs",
+             "single_output", "classes", "feature_names", "state", "cv", "projection_sha256"]
+
+BAD_FILES = [
+    ("not_an_npz", raw(b"just some text, not a zip archive"), "file", "not an .npz archive"),
+    ("empty_file", raw(b""), "file", "not an .npz archive"),
+    ("npy_not_npz", raw(np.lib.format.MAGIC_PREFIX + b"\x01\x00"), "file", "not an .npz archive"),
+    ("truncated", truncated, "file", "not an .npz archive"),
+    ("pickled_object_array", pickled_classes, "classes", "pickled object array"),
+    ("foreign_member", foreign_member, "notes.txt", "not a .npy array"),
+    ("overstated_header", overstated_header, "coef", r"header says shape \(30, 30000\)"),
+    ("no_meta", lambda g, p: np.savez(p, coef=np.zeros(3)) or p, "meta", "missing: not a greenelm model"),
+    ("meta_not_json", lambda g, p: np.savez(p, meta=np.array("{not json")) or p, "meta", "not valid JSON"),
+    ("meta_not_a_string", lambda g, p: np.savez(p, meta=np.zeros(3)) or p, "meta", "JSON string"),
+    ("meta_a_list", lambda g, p: np.savez(p, meta=np.array("[1, 2]")) or p, "meta", "JSON object"),
+    ("missing_coef", edit("classifier", delete("arrays", "coef")), "arrays", "missing key.*'coef'"),
+    ("missing_classes", edit("classifier", delete("arrays", "classes")), "arrays", "missing key.*'classes'"),
+    ("missing_state_array", edit("rls", delete("arrays", "state_P")), "arrays", "missing key.*'state_P'"),
+    ("unknown_array", edit("classifier", setitem(("arrays",), "extra", np.zeros(2))), "arrays",
+     "unknown key.*'extra'"),
+    ("unknown_meta_key", edit("classifier", setitem(("meta",), "comment", "hi")), "meta",
+     "unknown key.*'comment'"),
+    ("format_version_3", edit("classifier", setitem(("meta",), "format_version", 3)), "format_version",
+     "3 is not a format this greenelm reads"),
+    ("format_version_text", edit("classifier", setitem(("meta",), "format_version", "2")),
+     "format_version", "'2' is not a format"),
+    ("unknown_class", edit("classifier", setitem(("meta",), "class", "SVC")), "class",
+     "unknown class 'SVC'"),
+    ("unknown_parameter", edit("classifier", setitem(("meta", "params"), "gamma", 1.0)), "params",
+     "unknown key.*'gamma'"),
+    ("missing_parameter", edit("classifier", lambda m, a: m["params"].pop("bias")), "params",
+     "missing key.*'bias'"),
+    ("ill_typed_n_hidden", edit("classifier", setitem(("meta", "params"), "n_hidden", 30.0)), "params",
+     "n_hidden must be an integer >= 1, got 30.0"),
+    ("bool_n_hidden", edit("classifier", setitem(("meta", "params"), "n_hidden", True)), "params",
+     "n_hidden must be an integer"),
+    ("bad_solver", edit("classifier", setitem(("meta", "params"), "solver", "qr")), "params",
+     "unknown solver 'qr'"),
+    ("negative_alpha", edit("classifier", setitem(("meta", "params"), "alpha", -1)), "params", "alpha"),
+    ("alpha_as_text", edit("classifier", setitem(("meta", "params"), "alpha", "0.1")), "params", "alpha"),
+    ("bad_dtype", edit("classifier", setitem(("meta", "params"), "dtype", "float16")), "params",
+     "unknown dtype 'float16'"),
+    ("device_not_a_string", edit("classifier", setitem(("meta", "params"), "device", 3)), "params",
+     "device must be null or a string"),
+    ("random_state_text", edit("classifier", setitem(("meta", "params"), "random_state", "x")), "params",
+     "random_state must be null or an integer"),
+    ("coef_wrong_shape", edit("classifier", setitem(("arrays",), "coef", np.zeros((30, 2)))), "coef",
+     r"shape \(30, 2\), expected \(30, 3\)"),
+    ("coef_transposed", edit("classifier", lambda m, a: a.update(coef=a["coef"].T.copy())), "coef",
+     r"shape \(3, 30\)"),
+    ("coef_nan", edit("classifier", lambda m, a: a.update(coef=np.where(np.eye(30, 3), np.nan, a["coef"]))),
+     "coef", "NaN or infinite"),
+    ("coef_inf", edit("classifier", lambda m, a: a.update(coef=a["coef"] + np.inf)), "coef",
+     "NaN or infinite"),
+    ("coef_int", edit("classifier", setitem(("arrays",), "coef", np.ones((30, 3), dtype=np.int64))),
+     "coef", "dtype int64 is not allowed"),
+    ("classes_count_mismatch", edit("classifier", setitem(("arrays",), "classes", np.arange(4))),
+     "classes", r"shape \(4,\), expected \(3,\)"),
+    ("classes_unsorted", edit("classifier", setitem(("arrays",), "classes", np.array([2, 0, 1]))),
+     "classes", "sorted and distinct"),
+    ("classes_repeated", edit("classifier", setitem(("arrays",), "classes", np.array([0, 1, 1]))),
+     "classes", "sorted and distinct"),
+    ("classes_nan", edit("classifier", setitem(("arrays",), "classes", np.array([0.0, 1.0, np.nan]))),
+     "classes", "NaN or infinite"),
+    ("classes_restore_flag", edit("classifier", setitem(("meta",), "classes", {"object": "yes"})),
+     "classes", "must be"),
+    ("one_output_classifier", edit("classifier", both(setitem(("meta",), "n_outputs", 1),
+                                                      setitem(("arrays",), "coef", np.zeros((30, 1))))),
+     "n_outputs", "one output per class"),
+    ("regressor_with_classes", edit("named", setitem(("arrays",), "classes", np.arange(1))), "arrays",
+     "unknown key.*'classes'"),
+    ("single_output_with_two_outputs", edit("rls", setitem(("meta",), "single_output", True)),
+     "single_output", "only when n_outputs is 1"),
+    ("single_output_missing_value", edit("named", setitem(("meta",), "single_output", None)),
+     "single_output", "must be true"),
+    ("negative_n_features_in", edit("classifier", setitem(("meta",), "n_features_in", -5)), "n_features_in",
+     "integer >= 1, got -5"),
+    ("zero_n_outputs", edit("classifier", setitem(("meta",), "n_outputs", 0)), "n_outputs", "integer >= 1"),
+    ("non_int_seed", edit("classifier", setitem(("meta",), "seed", 1.5)), "seed", "integer >= 0, got 1.5"),
+    ("negative_seed", edit("classifier", setitem(("meta",), "seed", -1)), "seed", "integer >= 0"),
+    ("bool_seed", edit("classifier", setitem(("meta",), "seed", True)), "seed", "integer >= 0"),
+    ("digest_not_hex", edit("classifier", setitem(("meta",), "projection_sha256", "abc")),
+     "projection_sha256", "64 hex digits"),
+    ("digest_mismatch", edit("classifier", setitem(("meta",), "projection_sha256", "0" * 64)),
+     "projection_sha256", "differs from the one the model was trained with"),
+    ("seed_changed", edit("classifier", setitem(("meta",), "seed", 12345)),
+     "projection_sha256", "rebuilt from seed 12345 differs"),
+    ("feature_names_wrong_length", edit("named", setitem(("arrays",), "feature_names_in", np.array(["a"]))),
+     "feature_names_in", r"shape \(1,\), expected \(5,\)"),
+    ("feature_names_flag_text", edit("named", setitem(("meta",), "feature_names", "yes")),
+     "feature_names", "true or false"),
+    ("state_gram_wrong_shape", edit("classifier", setitem(("arrays",), "state_gram", np.zeros((30, 31)))),
+     "state_gram", r"shape \(30, 31\), expected \(30, 30\)"),
+    ("state_hty_wrong_shape", edit("classifier", setitem(("arrays",), "state_hty", np.zeros((30, 2)))),
+     "state_hty", r"shape \(30, 2\), expected \(30, 3\)"),
+    ("state_P_wrong_dtype", edit("rls", lambda m, a: a.update(state_P=a["state_P"].astype(np.float32))),
+     "state_P", "dtype float32 is not allowed here .expected float64"),
+    ("state_nan", edit("rls", lambda m, a: a.update(state_W=a["state_W"] * np.nan)), "state_W",
+     "NaN or infinite"),
+    ("state_dtype_not_the_models", edit("classifier", both(
+        setitem(("meta", "state"), "dtype", "float32"),
+        lambda m, a: a.update(state_gram=a["state_gram"].astype(np.float32),
+                              state_hty=a["state_hty"].astype(np.float32)))),
+     "state", "normal equations in float32 but the model's dtype is 'float64'"),
+    ("state_unknown_kind", edit("classifier", setitem(("meta", "state"), "kind", "kalman")), "state",
+     "kind must be 'normal' or 'rls'"),
+    ("state_unknown_key", edit("classifier", setitem(("meta", "state"), "when", "today")), "state",
+     "unknown key.*'when'"),
+    ("state_zero_samples", edit("classifier", setitem(("meta", "state"), "n_samples", 0)), "state",
+     "n_samples must be an integer >= 1"),
+    ("state_bad_rls_method", edit("rls", setitem(("meta", "state"), "method", "qr")), "state",
+     "unknown method 'qr'"),
+    ("state_rls_zero_alpha", edit("rls", setitem(("meta", "state"), "alpha", 0.0)), "state",
+     "alpha must be > 0"),
+    ("rls_state_in_a_normal_model", edit("rls", setitem(("meta", "params"), "partial_fit_method", "normal")),
+     "state", "needs partial_fit_method='rls'"),
+]
+
+
+@pytest.mark.parametrize("name, make, field, words", BAD_FILES, ids=[case[0] for case in BAD_FILES])
+def test_bad_model_file_raises_one_clear_error(good_files, tmp_path, name, make, field, words):
+    path = make(good_files, tmp_path / f"{name}.npz")
+    with pytest.raises(ModelFileError, match=words) as caught:
+        load_model(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: field {field!r}: "), message
+    assert caught.value.field == field and isinstance(caught.value, ValueError)
+
+
+@pytest.mark.parametrize("key", META_KEYS)
+def test_missing_meta_key_is_named(good_files, tmp_path, key):
+    path = edit("classifier", lambda meta, arrays: meta.pop(key))(good_files, tmp_path / "m.npz")
+    with pytest.raises(ModelFileError, match=f"field 'meta': missing key.*'{key}'"):
+        load_model(path)
+
+
+def test_the_good_files_load(good_files, tmp_path):
+    """The bad files above are one change away from these, which load."""
+    X, _ = data()
+    for which in good_files:
+        model = load_model(edit(which, lambda meta, arrays: None)(good_files, tmp_path / f"{which}.npz"))
+        inputs = pd.DataFrame(X, columns=list("abcde")) if which == "named" else X
+        assert model.predict(inputs).shape[0] == N
+
+
+def test_a_bad_file_is_refused_before_the_projection_is_drawn(good_files, tmp_path, monkeypatch):
+    def no_drawing(*args, **kwargs):
+        raise AssertionError("the projection was drawn before the file was validated")
+
+    monkeypatch.setattr(greenelm.features, "draw_projection", no_drawing)
+    bad = edit("classifier", lambda m, a: a.update(state_gram=np.full_like(a["state_gram"], np.inf)))
+    with pytest.raises(ModelFileError, match="state_gram"):
+        load_model(bad(good_files, tmp_path / "bad.npz"))
+    with pytest.raises(AssertionError, match="projection was drawn"):  # a good file does draw it
+        load_model(edit("classifier", lambda m, a: None)(good_files, tmp_path / "good.npz"))
+
+
+# -- StreamingRidge's state export ---------------------------------------------------------------------
+@pytest.mark.parametrize("method", ["cholesky", "listing3", "information"])
+def test_streaming_ridge_state_round_trips_exactly(method):
+    from greenelm import StreamingRidge
+
+    rng = np.random.default_rng(0)
+    H, Y = rng.standard_normal((90, 20)), rng.standard_normal((90, 2))
+    state = StreamingRidge(alpha=0.1, method=method).fit(H[:40], Y[:40])
+    scalars, arrays = state.export_state()
+    json.dumps(scalars)  # plain data
+    twin = StreamingRidge.from_state(scalars, {k: v.copy(order="K") for k, v in arrays.items()})
+    twin.update(H[40:], Y[40:])
+    state.update(H[40:], Y[40:])
+    assert twin.n_samples == state.n_samples == 90
+    np.testing.assert_array_equal(twin.coef_, state.coef_)
+    np.testing.assert_allclose(twin.coef_, StreamingRidge(alpha=0.1).fit(H, Y).coef_, rtol=1e-9)
+
+
+def test_streaming_ridge_from_state_names_what_is_wrong():
+    from greenelm import StreamingRidge
+
+    rng = np.random.default_rng(0)
+    scalars, arrays = StreamingRidge(alpha=0.1).fit(rng.standard_normal((30, 6)),
+                                                     rng.standard_normal((30, 2))).export_state()
+    with pytest.raises(ValueError, match=r"are not \(d, d\) and \(d, k\)"):
+        StreamingRidge.from_state(scalars, {"P": arrays["P"][:, :5], "W": arrays["W"]})
+    with pytest.raises(ValueError, match="state array W has dtype float32, expected float64"):
+        StreamingRidge.from_state(scalars, {"P": arrays["P"], "W": arrays["W"].astype(np.float32)})
+    with pytest.raises(ValueError, match="needs the arrays 'P' and 'W'"):
+        StreamingRidge.from_state(scalars, {"gram": arrays["P"], "hty": arrays["W"]})
+    with pytest.raises(ValueError, match="n_samples must be an integer >= 1"):
+        StreamingRidge.from_state({**scalars, "n_samples": 0}, arrays)
+    with pytest.raises(ValueError, match="unknown method 'qr'"):
+        StreamingRidge.from_state({**scalars, "method": "qr"}, arrays)
+
+
+# -- the cross-validated estimators ---------------------------------------------------------------
+@pytest.mark.parametrize("round_trip", ROUND_TRIPS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("make, cv", [(ELMClassifierCV, "loo"), (ELMClassifierCV, "gcv"),
+                                      (ELMRegressorCV, "loo"), (ELMRegressorCV, "gcv")])
+def test_cross_validated_estimators_keep_their_choice_and_grid(tmp_path, round_trip, make, cv):
+    X, y = data()
+    targets = y if make is ELMClassifierCV else X[:, :2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # a choice at the grid's end warns
+        model = make(n_hidden=30, cv=cv, alphas=np.logspace(-3, 3, 7)).fit(X, targets)
+    loaded = round_trip(model, tmp_path)
+    assert type(loaded) is make and loaded.alpha_ == model.alpha_ and loaded.best_score_ == model.best_score_
+    np.testing.assert_array_equal(loaded.alphas_, model.alphas_)
+    assert list(loaded.cv_results_) == list(model.cv_results_)
+    for column in model.cv_results_:
+        np.testing.assert_array_equal(loaded.cv_results_[column], model.cv_results_[column])
+    np.testing.assert_array_equal(loaded.predict(X), model.predict(X))
+
+
+CV_BAD_FILES = [
+    ("cv_missing", lambda meta, arrays: meta.__setitem__("cv", None), "needs its choice of λ"),
+    ("cv_alpha_negative", lambda meta, arrays: meta["cv"].__setitem__("alpha_", -1.0), "alpha_ must be a finite number > 0"),
+    ("cv_alpha_text", lambda meta, arrays: meta["cv"].__setitem__("alpha_", "1"), "alpha_ must be a finite number > 0"),
+    ("cv_score_text", lambda meta, arrays: meta["cv"].__setitem__("best_score_", "x"), "best_score_ must be a number"),
+    ("cv_columns_empty", lambda meta, arrays: meta["cv"].__setitem__("columns", []), "columns must be a list"),
+    ("cv_column_path", lambda meta, arrays: meta["cv"].__setitem__("columns", ["../x"]), "columns must be a list"),
+    ("cv_unknown_key", lambda meta, arrays: meta["cv"].__setitem__("extra", 1), "unknown key"),
+    ("cv_column_short", lambda meta, arrays: arrays.__setitem__("cv_gcv", arrays["cv_gcv"][:2]), "shape (2,), expected (5,)"),
+    ("cv_grid_2d", lambda meta, arrays: arrays.__setitem__("cv_alphas", arrays["cv_alphas"].reshape(1, 5)), "non-empty 1-D grid"),
+    ("cv_column_absent", lambda meta, arrays: arrays.pop("cv_gcv"), "missing key(s) 'cv_gcv'"),
+]
+
+
+@pytest.mark.parametrize("change, words", [case[1:] for case in CV_BAD_FILES], ids=[case[0] for case in CV_BAD_FILES])
+def test_bad_cross_validation_fields_are_named(good_files, tmp_path, change, words):
+    path = edit("cv", change)(good_files, tmp_path / "cv.npz")
+    with pytest.raises(ModelFileError, match=re.escape(words)):
+        load_model(path)
+
+
+def test_a_plain_model_file_with_a_cv_field_is_refused(good_files, tmp_path):
+    path = edit("named", lambda meta, arrays: meta.__setitem__("cv", {"alpha_": 1.0}))(good_files, tmp_path / "x.npz")
+    with pytest.raises(ModelFileError, match="field 'cv': must be null for ELMRegressor"):
+        load_model(path)
