@@ -22,7 +22,8 @@ object dtype) and numpy scalars, ``list``, ``tuple``, ``dict`` (keys: the hashab
 these, tuples included) and pandas DataFrames. A DataFrame is stored column by column, in order,
 with its dtype: numpy dtypes other than object; object or string (``str``) columns holding str
 and missing values; the nullable ``Int*``/``UInt*``/``Float*``/``boolean`` dtypes. Its index and
-column labels are stored the same way (a ``RangeIndex`` as start/stop/step); a MultiIndex,
+column labels are stored the same way (a ``RangeIndex`` as start/stop/step; a plain ``Index``,
+or a ``DatetimeIndex``/``TimedeltaIndex`` without ``freq``, as values); a MultiIndex,
 ``attrs`` or other column dtypes (categorical, ...) raise TypeError. Types must match exactly (a
 subclass such as a namedtuple would not come back as itself, so it is refused). Anything else
 raises TypeError at store time, naming the type and its place in the result
@@ -114,6 +115,8 @@ def _canonical_params(value, where: str = "params"):
     if type(value) is float or isinstance(value, np.floating):
         if not math.isfinite(value):
             raise ValueError(f"{where} is {value!r}: parameters must be finite numbers")
+        if float(value) != value:
+            raise TypeError(f"{where} = {value!r} ({_type_name(value)}) is not exactly a Python float")
         return float(value)
     if isinstance(value, np.bool_):
         return bool(value)
@@ -138,7 +141,7 @@ def _key(name: str, params: dict, digests: dict) -> str:
 
 
 def _dumps(obj) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return json.dumps(obj, sort_keys=True, allow_nan=False, separators=(",", ":"))
 
 
 # ------------------------------------------------------------------ encoding results as data
@@ -215,9 +218,10 @@ class _Encoder:
         if type(index) is pd.RangeIndex:
             return {"kind": "range", "start": index.start, "stop": index.stop, "step": index.step,
                     "name": self.key(index.name, f"{where}.name")}
-        if type(index) is not pd.Index:
+        dated = isinstance(index, (pd.DatetimeIndex, pd.TimedeltaIndex)) and index.freq is None
+        if type(index) is not pd.Index and not dated:
             raise TypeError(f"cannot store {where}: unsupported index type {_type_name(index)} "
-                            f"(a RangeIndex or a plain Index)")
+                            f"(a RangeIndex, a plain Index, or a Datetime/TimedeltaIndex without freq)")
         return {"kind": "index", "values": self.column(pd.Series(index, copy=False), where),
                 "name": self.key(index.name, f"{where}.name")}
 
@@ -357,7 +361,7 @@ def _write_entry(stem: Path, manifest: dict, arrays: dict[str, np.ndarray]) -> N
     manifest = dict(manifest, payload=stem.name + ".npz", payload_sha256=hashlib.sha256(payload).hexdigest())
     manifest["manifest_sha256"] = hashlib.sha256(_dumps(manifest).encode()).hexdigest()
     atomic_write(stem.with_name(stem.name + ".npz"), lambda handle: handle.write(payload))
-    text = json.dumps(manifest, sort_keys=True, ensure_ascii=False, allow_nan=False, indent=1)
+    text = json.dumps(manifest, sort_keys=True, allow_nan=False, indent=1)          # ASCII
     atomic_write(stem.with_name(stem.name + ".json"), lambda handle: handle.write(text.encode()))
 
 
@@ -393,7 +397,8 @@ def _read_entry(stem: Path, expected: dict):
         if decoder.used != set(arrays):
             raise ValueError(f"the payload holds arrays the structure does not use: {sorted(set(arrays) - decoder.used)}")
         seconds = float(manifest["seconds"])
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError, OSError, zipfile.BadZipFile) as err:
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, ImportError, OSError,
+            zipfile.BadZipFile) as err:
         raise _Untrusted(f"the entry {manifest_path} cannot be decoded ({type(err).__name__}: {err})") from err
     return result, seconds
 

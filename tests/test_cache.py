@@ -130,6 +130,8 @@ ROUND_TRIPS = {
                                         "B": pd.array([True, None, False], dtype="boolean")}),
     "dataframe-index-and-labels": TABLE.set_index("solver").rename_axis(columns="field"),
     "dataframe-odd-index": pd.DataFrame({1: [1, 2], 2.5: ["a", "b"]}, index=pd.Index([10, 5], name="id")),
+    "dataframe-datetime-index": pd.DataFrame({"x": [1, 2]}, index=pd.DatetimeIndex(["2026-01-02", "2026-01-01"],
+                                                                                   name="day")),
     "dataframe-step-index": pd.DataFrame({"x": [1.0, 2.0]}, index=pd.RangeIndex(4, 0, -2)),
     "dataframe-duplicate-columns": pd.DataFrame([[1, 2]], columns=["a", "a"]),
     "dataframe-empty": pd.DataFrame(),
@@ -517,6 +519,10 @@ BAD = [
     (dict(params={"x": [1, {2}]}), TypeError, r"params\['x'\]\[1\] has the unsupported type set"),
     (dict(params={"alpha": float("nan")}), ValueError, r"params\['alpha'\] is nan: parameters must be finite"),
     (dict(params={"x": np.arange(3)}), TypeError, "numpy.ndarray"),
+    pytest.param(dict(params={"x": np.longdouble(1) / 3}), TypeError,
+                 r"params\['x'\] = .* is not exactly a Python float",
+                 marks=pytest.mark.skipif(np.finfo(np.longdouble).eps == np.finfo(np.float64).eps,
+                                          reason="long double is double here")),
     (dict(compute=42), TypeError, "compute must be a callable"),
     (dict(refresh="yes"), TypeError, "refresh must be True or False"),
     (dict(modules="experiments"), TypeError, "modules must be a sequence of module names"),
@@ -535,13 +541,17 @@ BAD = [
     (dict(result={"t": _frame_with_object_ints()}), TypeError,
      r"result\['t'\]\['c'\]\[1\]: a value of type int in a column of dtype object"),
     (dict(result=pd.DataFrame({"a": [1]}, index=pd.MultiIndex.from_tuples([(1, 2)]))), TypeError, "MultiIndex"),
+    (dict(result=pd.DataFrame({"a": [1, 2]}, index=pd.date_range("2026-01-01", periods=2, freq="D"))), TypeError,
+     "unsupported index type pandas.*DatetimeIndex"),
+    (dict(result=np.ma.masked_array([1, 2], mask=[0, 1])), TypeError, "unsupported type numpy.ma.*MaskedArray"),
     (dict(result=_frame_with_attrs()), TypeError, r"DataFrame.attrs \(\['unit'\]\) are not stored"),
     (dict(result=pd.DataFrame({"a": pd.to_datetime(["2026-01-01"]).tz_localize("UTC")})), TypeError,
      "unsupported column dtype datetime64"),
 ]
 
 
-@pytest.mark.parametrize("case, error, words", BAD, ids=[w[:40] for _, _, w in BAD])
+@pytest.mark.parametrize("case, error, words", BAD,
+                         ids=[(c.values[2] if hasattr(c, "values") else c[2])[:40] for c in BAD])
 def test_bad_input_is_refused_naming_the_problem_before_anything_is_written(case, error, words):
     arguments = {"name": "bad", "params": {}, "compute": lambda: case.get("result", 1)}
     arguments.update({k: v for k, v in case.items() if k != "result"})
