@@ -10,8 +10,10 @@ fashion-mnist  (60000, 28, 28)          (10000, 28, 28)
 cifar10        (50000, 32, 32, 3) RGB   (10000, 32, 32, 3) RGB
 ============== ======================= ======================
 
-Nothing is parsed before its md5 matches a pinned checksum (so the CIFAR-10 pickles
-are only ever unpickled when they are the official bytes). Gzipped idx files are
+Nothing is parsed before its md5 matches a pinned checksum. CIFAR-10's python batches
+are pickles: once their md5 matches, they are read by a restricted unpickler that can
+only rebuild numpy arrays of plain dtypes inside dicts and lists (any other global, as a
+crafted file would need to run code, is refused with :class:`DataCorruptError`). Gzipped idx files are
 accepted when either the ``.gz`` itself has the official md5 or its decompressed
 content has the pinned md5 of the original file (Debian's Fashion-MNIST, and any
 user re-compression, change the ``.gz`` bytes but not the content).
@@ -29,7 +31,9 @@ Inside a root the files are looked for in ``mnist/`` or ``MNIST/raw/`` (MNIST),
 ``fashion-mnist/`` or ``FashionMNIST/raw/`` (Fashion-MNIST), and for CIFAR-10 in an
 unpacked ``cifar-10-batches-py/`` (in the root or in ``cifar-10/``) or a tarball
 ``cifar-10/cifar-10-python.tar.gz`` (or ``cifar-10-python.tar.gz``). A tarball is
-unpacked once, atomically, into ``cache_dir() / "data" / "cifar-10-batches-py"``.
+unpacked once, atomically, into ``cache_dir() / "data" / "cifar-10-batches-py"``; the
+temporary folder of an unpacking that was killed is removed by a later load (the rule is
+in :mod:`greenelm._cachefiles`).
 
 A root with missing files is skipped; a root whose files are all present but fail
 verification raises :class:`DataCorruptError` instead of silently falling through.
@@ -41,6 +45,7 @@ import dataclasses
 import functools
 import gzip
 import hashlib
+import io
 import os
 import pathlib
 import pickle
@@ -52,6 +57,8 @@ from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
 import numpy as np
+
+from ._cachefiles import remove_stale_temporaries, temp_prefix
 
 __all__ = [
     "DATASETS",
@@ -240,22 +247,74 @@ def _read_idx_set(files: dict[str, pathlib.Path], md5s: dict[str, _Md5]) -> _Arr
     return (*out, None)
 
 
+def _numpy_dtype(*args):
+    """``numpy.dtype`` as the unpickler may call it: plain dtypes only (no Python objects inside)."""
+    dtype = np.dtype(*args)
+    if dtype.hasobject:
+        raise pickle.UnpicklingError(f"refusing the object dtype {dtype}")
+    return dtype
+
+
+# The only globals the official CIFAR-10 batches (and pickle.dumps of the same dicts) refer to:
+# numpy's array reconstruction. numpy 1.x pickles name numpy.core, numpy 2 numpy._core.
+_ARRAY_RECONSTRUCT = np.ndarray.__reduce__(np.zeros(0, np.uint8))[0]
+_CIFAR_GLOBALS = {
+    ("numpy.core.multiarray", "_reconstruct"): _ARRAY_RECONSTRUCT,
+    ("numpy._core.multiarray", "_reconstruct"): _ARRAY_RECONSTRUCT,
+    ("numpy", "ndarray"): np.ndarray,
+    ("numpy", "dtype"): _numpy_dtype,
+}
+
+
+class _CifarUnpickler(pickle.Unpickler):
+    """Unpickler that resolves only :data:`_CIFAR_GLOBALS`; any other global is refused."""
+
+    def find_class(self, module, name):
+        try:
+            return _CIFAR_GLOBALS[module, name]
+        except KeyError:
+            raise pickle.UnpicklingError(
+                f"refusing global {module}.{name}: a CIFAR-10 batch holds only dicts, lists, "
+                f"bytes, numbers and numpy arrays") from None
+
+    def persistent_load(self, pid):
+        raise pickle.UnpicklingError("refusing a persistent id: CIFAR-10 batches have none")
+
+
+def _load_cifar_batch(blob: bytes, path: pathlib.Path) -> dict:
+    """Unpickle one CIFAR-10 python batch (a dict keyed by bytes) with the restricted unpickler."""
+    try:
+        batch = _CifarUnpickler(io.BytesIO(blob), encoding="bytes").load()
+    except Exception as exc:  # malformed pickles raise many types; none may escape as a crash
+        raise DataCorruptError(f"{path}: not a CIFAR-10 python batch ({type(exc).__name__}: {exc}). "
+                               f"{_fix_hint(path)}") from exc
+    if not isinstance(batch, dict):
+        raise DataCorruptError(f"{path}: a CIFAR-10 batch is a dict, this file holds a "
+                               f"{type(batch).__name__}. {_fix_hint(path)}")
+    return batch
+
+
 def _read_cifar(files: dict[str, pathlib.Path], md5s: dict[str, _Md5]) -> _Arrays:
     """Read the CIFAR-10 python batches into HWC uint8 images and int64 labels."""
     def load(stem):
-        return pickle.loads(_read_verified(files[stem], md5s[stem]), encoding="bytes")
+        return _load_cifar_batch(_read_verified(files[stem], md5s[stem]), files[stem])
+
+    def field(batch, key, stem):
+        if key not in batch:
+            raise DataCorruptError(f"{files[stem]}: lacks the field {key!r}. {_fix_hint(files[stem])}")
+        return batch[key]
 
     def split(stems):
-        batches = [load(stem) for stem in stems]
-        x = np.concatenate([np.asarray(b[b"data"], dtype=np.uint8) for b in batches])
-        y = np.concatenate([np.asarray(b[b"labels"], dtype=np.int64) for b in batches])
+        batches = [(stem, load(stem)) for stem in stems]
+        x = np.concatenate([np.asarray(field(b, b"data", s), dtype=np.uint8) for s, b in batches])
+        y = np.concatenate([np.asarray(field(b, b"labels", s), dtype=np.int64) for s, b in batches])
         x = np.ascontiguousarray(x.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1))
         _check_split(x, y, files[stems[0]])
         return x, y
 
     x_train, y_train = split([f"data_batch_{i}" for i in range(1, 6)])
     x_test, y_test = split(["test_batch"])
-    classes = tuple(n.decode() for n in load("batches.meta")[b"label_names"])
+    classes = tuple(n.decode() for n in field(load("batches.meta"), b"label_names", "batches.meta"))
     return x_train, y_train, x_test, y_test, classes
 
 
@@ -407,13 +466,15 @@ def _unpack_cifar(archive: pathlib.Path) -> pathlib.Path:
 
     The members are extracted, md5-verified, into a temporary folder next to the
     target, which is then renamed into place; when another process got there first,
-    its copy is kept and ours is discarded.
+    its copy is kept and ours is discarded. Temporary folders left there by a killed
+    unpacking are removed first (:func:`greenelm._cachefiles.remove_stale_temporaries`).
     """
     target = _cifar_cache()
+    remove_stale_temporaries(target.parent)
     if target.is_dir():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix=f".{_CIFAR_DIR}.", suffix=".tmp", dir=target.parent))
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix=temp_prefix(_CIFAR_DIR), suffix=".tmp", dir=target.parent))
     try:
         tmp.chmod(0o755)  # mkdtemp's 0o700 would hide a shared cache from other users
         _extract_verified(archive, tmp)

@@ -36,18 +36,20 @@ Cache: :func:`extract` stores the features in ``cache_dir() / "features"`` (``$G
 else ``~/.cache/greenelm``), one ``.npz`` per key, the key being the SHA-256 of (backbone name,
 SHA-256 of its weights, preprocessing description, dataset label, SHA-256 of the image bytes).
 Files are written to a temporary name and renamed (``os.replace``), so a killed run never leaves
-a partial file under the final name; each file stores the SHA-256 of its feature bytes and of its
-key, checked on every read. A file that fails the check raises :class:`CacheCorruptError`
-(``on_corrupt="raise"``, the default) or is recomputed and rewritten (``on_corrupt="recompute"``).
+a partial file under the final name, and the temporary a killed run leaves behind is removed by the
+next :func:`extract` (the rule, which never removes a live writer's file, is in
+:mod:`greenelm._cachefiles`). Each file stores the SHA-256 of its feature bytes and of its key,
+checked on every read, and is read with ``allow_pickle=False``. A file that fails the check raises
+:class:`CacheCorruptError` (``on_corrupt="raise"``, the default) or is recomputed and rewritten
+(``on_corrupt="recompute"``). File names are built from the backbone's name and a sanitised
+dataset label and checked to stay inside the cache folder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import pathlib
-import tempfile
 import time
 import zipfile
 from dataclasses import dataclass, field
@@ -57,6 +59,7 @@ import torch
 from torch import nn
 from tqdm import tqdm
 
+from greenelm._cachefiles import atomic_write, check_entry_name, entry_path, remove_stale_temporaries
 from greenelm.data import cache_dir
 
 __all__ = ["BACKBONES", "Backbone", "CacheCorruptError", "default_backbone", "extract",
@@ -335,29 +338,24 @@ def _key_digest(key: dict) -> str:
 
 
 def cache_path(backbone: Backbone, images, dataset: str, root=None) -> pathlib.Path:
+    """The cache file of (backbone, images, dataset) in ``root`` (default :func:`feature_cache_dir`).
+
+    Its name is ``{backbone}-{dataset label, ASCII letters/digits/-/_ only, at most 48}-{key}.npz``;
+    a backbone name that is not a safe file name raises ValueError.
+    """
     images = check_images(images)
     key = cache_key(backbone, images, dataset)
-    safe = "".join(c if c.isalnum() or c in "-_" else "-" for c in dataset)
-    return pathlib.Path(root or feature_cache_dir()) / f"{backbone.name}-{safe}-{_key_digest(key)[:16]}.npz"
+    check_entry_name(backbone.name, "backbone name")
+    safe = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "-" for c in dataset)[:48]
+    name = check_entry_name(f"{backbone.name}-{safe}-{_key_digest(key)[:16]}.npz", "cache file name")
+    return entry_path(pathlib.Path(root or feature_cache_dir()), name)
 
 
 def _write(path: pathlib.Path, features: np.ndarray, key: dict, seconds: float) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     meta = {"key": key, "key_sha256": _key_digest(key), "seconds": seconds,
             "features_sha256": hashlib.sha256(np.ascontiguousarray(features).data).hexdigest()}
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, features=features, meta=np.array(json.dumps(meta)))
-            f.flush()
-            os.fsync(f.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        pathlib.Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, lambda f: np.savez(f, features=features,
+                                          meta=np.array(json.dumps(meta))))
 
 
 def _read(path: pathlib.Path, key: dict) -> tuple[np.ndarray, dict]:
@@ -408,6 +406,7 @@ def extract(backbone: Backbone, images, dataset: str, cache: bool = True, root=N
     if cache:
         key = cache_key(backbone, images, dataset)
         path = cache_path(backbone, images, dataset, root)
+        remove_stale_temporaries(path.parent)          # left by a killed extraction
         if path.exists():
             try:
                 features, meta = _read(path, key)

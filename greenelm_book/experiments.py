@@ -2,30 +2,27 @@
 
 Each returns a tidy ``pandas.DataFrame`` (one row per fit) so chapters only summarise and plot.
 Accuracies are in percent; ``fit_seconds`` is the wall time of ``ELMClassifier.fit`` on
-inputs already in memory (features + Gram + solve), the same for every solver.
+inputs already in memory (features + Gram + solve), the same for every solver. The results cache
+(``memoize``, ``cache_dir``) lives in :mod:`greenelm_book.results_cache` and is re-exported here.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import json
-import os
-import pickle
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from greenelm.data import cache_dir as data_cache_dir
 from greenelm.data import load_dataset
 from greenelm.estimator import ELMClassifier
 from greenelm.features import RandomReLUFeatures
 from greenelm.model_selection import RidgePath
 from greenelm.solvers import NormalEquations, solve_normal_equations
+
+from .results_cache import cache_dir, memoize  # noqa: F401  (the chapters import them from here)
 
 
 @dataclass(frozen=True)
@@ -192,37 +189,3 @@ def ridge_path_table(wide: WideModel, split: Split, n_hidden: int, alphas,
                               for a in table.alpha]
     table.insert(0, "n_hidden", d)
     return table
-
-
-# ------------------------------------------------------------------ results cache
-def cache_dir() -> Path:
-    """Where computed results are kept: ``greenelm.data.cache_dir() / "results"``."""
-    return data_cache_dir() / "results"
-
-
-def memoize(name: str, params: dict, compute, modules=("experiments",), refresh: bool = False):
-    """``compute()`` once per (name, params, source of ``modules``); later calls load the pickled result.
-
-    The key hashes ``params`` and the source files of the named greenelm ``modules`` (those the
-    computation runs), so changing that code recomputes.
-    Results are written atomically (temporary file, then rename).  Returns ``(result, info)`` with
-    ``info = {"cached": bool, "seconds": compute time of the stored result, "path": ...}``.
-    """
-    package = Path(__file__).resolve().parent
-    digest = hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode())
-    for module in sorted(set(modules)):
-        digest.update((package / f"{module}.py").read_bytes())
-    path = cache_dir() / f"{name}-{digest.hexdigest()[:16]}.pkl"
-    if path.exists() and not refresh:
-        with open(path, "rb") as handle:
-            stored = pickle.load(handle)
-        return stored["result"], {"cached": True, "seconds": stored["seconds"], "path": str(path)}
-    start = time.perf_counter()
-    result = compute()
-    seconds = time.perf_counter() - start
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    with open(tmp, "wb") as handle:
-        pickle.dump({"result": result, "seconds": seconds, "params": params}, handle)
-    os.replace(tmp, path)
-    return result, {"cached": False, "seconds": seconds, "path": str(path)}

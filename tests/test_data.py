@@ -12,7 +12,9 @@ import hashlib
 import os
 import pathlib
 import pickle
+import re
 import shutil
+import subprocess
 import sys
 import tarfile
 import types
@@ -148,8 +150,8 @@ def test_cifar_real(cifar):
     assert (np.bincount(cifar.y_test, minlength=10) == 1000).all()
     assert cifar.classes == CIFAR_CLASSES
     # HWC RGB: image 0 equals the first row of data_batch_1 (R plane, G plane, B plane).
-    with open(data._cifar_cache() / "data_batch_1", "rb") as f:
-        row = pickle.load(f, encoding="bytes")[b"data"][0]
+    batch = data._cifar_cache() / "data_batch_1"
+    row = data._load_cifar_batch(batch.read_bytes(), batch)[b"data"][0]
     np.testing.assert_array_equal(cifar.x_train[0], row.reshape(3, 32, 32).transpose(1, 2, 0))
 
 
@@ -439,9 +441,9 @@ def tiny_cifar(tmp_path, monkeypatch):
         batch = {b"batch_label": stem.encode(), b"filenames": [b"x.png"] * 4,
                  b"data": rng.integers(0, 256, (4, 3072), dtype=np.uint8),
                  b"labels": rng.integers(0, 10, 4).tolist()}
-        members[stem] = pickle.dumps(batch)
+        members[stem] = pickle.dumps(batch, protocol=4)   # numpy's _reconstruct, like the official files
     members["batches.meta"] = pickle.dumps(
-        {b"label_names": [c.encode() for c in CIFAR_CLASSES], b"num_cases_per_batch": 4})
+        {b"label_names": [c.encode() for c in CIFAR_CLASSES], b"num_cases_per_batch": 4}, protocol=4)
     for stem, blob in members.items():
         monkeypatch.setitem(data._CIFAR_MD5, stem, data._Md5(None, hashlib.md5(blob).hexdigest()))
 
@@ -464,7 +466,7 @@ def test_tiny_cifar_layout_and_hwc(tiny_cifar):
     ds = load_dataset("cifar10", root=tiny_cifar.root)
     assert ds.x_train.shape == (20, 32, 32, 3) and ds.x_test.shape == (4, 32, 32, 3)
     assert ds.source == str(tiny_cifar.tarball.parent.resolve())
-    first = pickle.loads(tiny_cifar.members["data_batch_1"])[b"data"]
+    first = data._load_cifar_batch(tiny_cifar.members["data_batch_1"], pathlib.Path("data_batch_1"))[b"data"]
     i, h, w, c = 2, 5, 17, 1
     assert ds.x_train[i, h, w, c] == first[i, c * 1024 + h * 32 + w]
     assert ds.classes == CIFAR_CLASSES
@@ -522,3 +524,117 @@ def test_tiny_cifar_corrupted_cache_is_reported(tiny_cifar):
     msg = str(err.value)
     assert str(tiny_cifar.unpacked / "data_batch_3") in msg
     assert f"Delete the folder {tiny_cifar.unpacked}" in msg
+
+
+# --------------------------------------------------------------------------- CIFAR-10: no code runs from a batch
+
+class _Armed:
+    """Unpickling this calls ``function(*args)`` (e.g. creates a marker file)."""
+
+    def __init__(self, function, *args):
+        self.function, self.args = function, args
+
+    def __reduce__(self):
+        return (self.function, self.args)
+
+
+def _evil_batches(marker: pathlib.Path) -> dict[str, bytes]:
+    quoted = repr(str(marker))
+    good = {b"data": np.zeros((1, 3072), np.uint8), b"labels": [0]}
+    return {
+        "open": pickle.dumps({**good, b"labels": _Armed(open, str(marker), "w")}, protocol=4),
+        "os.system": pickle.dumps({**good, b"x": _Armed(os.system, f"touch {quoted}")}, protocol=4),
+        "eval": pickle.dumps({**good, b"x": _Armed(eval, f"open({quoted}, 'w')")}, protocol=4),
+        "numpy.load": pickle.dumps({**good, b"data": _Armed(np.load, str(marker))}, protocol=4),
+        "object array": pickle.dumps({**good, b"data": np.array([b"x", 1], dtype=object)}, protocol=4),
+        "protocol 5 buffer": pickle.dumps(good, protocol=5),
+    }
+
+
+@pytest.mark.parametrize("kind, words", [
+    ("open", "refusing global io.open"), ("os.system", "refusing global posix.system"),
+    ("eval", "refusing global builtins.eval"), ("numpy.load", "refusing global numpy.load"),
+    ("object array", "refusing the object dtype"), ("protocol 5 buffer", "refusing global numpy._core.numeric._frombuffer"),
+])
+def test_restricted_unpickler_refuses_anything_but_plain_arrays(tmp_path, kind, words):
+    marker = tmp_path / "pwned"
+    blob = _evil_batches(marker)[kind]
+    with pytest.raises(DataCorruptError) as err:
+        data._load_cifar_batch(blob, tmp_path / "data_batch_1")
+    assert words in str(err.value) and str(tmp_path / "data_batch_1") in str(err.value)
+    assert not marker.exists()
+
+
+def test_armed_batch_would_run_code_without_the_restriction(tmp_path):
+    """The malicious batches above are live: plain pickle.loads of one creates the marker."""
+    marker = tmp_path / "pwned"
+    pickle.loads(_evil_batches(marker)["open"])[b"labels"].close()
+    assert marker.exists()
+
+
+@pytest.mark.parametrize("blob, words", [
+    (pickle.dumps([1, 2], protocol=4), "is a dict, this file holds a list"),
+    (b"not a pickle", "not a CIFAR-10 python batch"),
+    (pickle.dumps({b"labels": [1]}, protocol=4), "lacks the field b'data'"),
+], ids=["list", "garbage", "no data"])
+def test_malformed_batches_are_reported(tiny_cifar, monkeypatch, blob, words):
+    load_dataset("cifar10", root=tiny_cifar.root)               # unpacks the good batches
+    data._load_verified.cache_clear()
+    monkeypatch.setitem(data._CIFAR_MD5, "test_batch", data._Md5(None, hashlib.md5(blob).hexdigest()))
+    (tiny_cifar.unpacked / "test_batch").write_bytes(blob)
+    with pytest.raises(DataCorruptError, match=re.escape(words)) as err:
+        load_dataset("cifar10", root=tiny_cifar.root)
+    assert str(tiny_cifar.unpacked / "test_batch") in str(err.value)
+
+
+def test_a_planted_batch_with_a_pinned_md5_never_runs(tiny_cifar, monkeypatch, tmp_path):
+    marker = tmp_path / "pwned"
+    evil = _evil_batches(marker)["open"]
+    load_dataset("cifar10", root=tiny_cifar.root)
+    data._load_verified.cache_clear()
+    monkeypatch.setitem(data._CIFAR_MD5, "test_batch", data._Md5(None, hashlib.md5(evil).hexdigest()))
+    (tiny_cifar.unpacked / "test_batch").write_bytes(evil)
+    with pytest.raises(DataCorruptError, match="refusing global io.open"):
+        load_dataset("cifar10", root=tiny_cifar.root)
+    assert not marker.exists()
+
+
+_STALLING_UNPACK = """
+import pathlib, sys, tempfile, time
+from greenelm._cachefiles import temp_prefix
+folder = pathlib.Path(sys.argv[1])
+folder.mkdir(parents=True, exist_ok=True)
+tmp = pathlib.Path(tempfile.mkdtemp(prefix=temp_prefix("cifar-10-batches-py"), suffix=".tmp", dir=folder))
+(tmp / "data_batch_1").write_bytes(b"half a batch")
+print("ready", flush=True)
+time.sleep(600)
+"""
+
+
+def _killed_unpacking(folder: pathlib.Path) -> pathlib.Path:
+    """Start an unpacking into ``folder`` in a subprocess, kill it mid-way; return its temp folder."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(pathlib.Path(__file__).parents[1]),
+                                                       os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.Popen([sys.executable, "-c", _STALLING_UNPACK, str(folder)], env=env,
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        (left,) = folder.glob(".cifar-10-batches-py.*.tmp")
+        assert data.remove_stale_temporaries(folder) == [] and left.is_dir()   # its writer lives: kept
+    finally:
+        proc.kill()
+        proc.wait()
+        proc.stdout.close()
+    return left
+
+
+@pytest.mark.parametrize("unpacked_before", [False, True])
+def test_killed_unpacking_is_cleaned_by_the_next_load(tiny_cifar, unpacked_before):
+    if unpacked_before:
+        load_dataset("cifar10", root=tiny_cifar.root)
+        data._load_verified.cache_clear()
+    left = _killed_unpacking(tiny_cifar.unpacked.parent)
+    ds = load_dataset("cifar10", root=tiny_cifar.root)
+    assert not left.exists()
+    assert os.listdir(tiny_cifar.unpacked.parent) == ["cifar-10-batches-py"]
+    assert ds.x_train.shape == (20, 32, 32, 3) and ds.classes == CIFAR_CLASSES
