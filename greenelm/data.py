@@ -545,6 +545,13 @@ def load_dataset(name: str, root: str | os.PathLike | None = None, download: boo
     ``root`` is searched first (see the module doc for the full order). ``download=True``
     lets torchvision download the data when no root has it. ``subset`` keeps the first
     ``subset`` training and test samples. Arrays are read-only and shared between calls.
+
+    Examples
+    --------
+    >>> from greenelm import load_dataset
+    >>> mnist = load_dataset("mnist", subset=100)          # doctest: +SKIP
+    >>> mnist.flat("train").shape, mnist.y_train.shape      # doctest: +SKIP
+    ((100, 784), (100,))
     """
     spec = _spec(name)
     if subset is not None and (isinstance(subset, bool) or int(subset) != subset or subset < 1):

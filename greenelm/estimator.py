@@ -273,6 +273,21 @@ def load_model(path, device=SAVED_DEVICE):
     file that is not a valid greenelm model raises :class:`ModelFileError` (a ``ValueError``)
     naming the file and the field, as does a projection rebuilt from the seed that differs
     from the saved digest.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import numpy as np
+    >>> from greenelm import ELMRegressor, load_model
+    >>> rng = np.random.default_rng(0)
+    >>> X, y = rng.random((100, 3)), rng.random(100)
+    >>> model = ELMRegressor(n_hidden=50, partial_fit_method="rls").partial_fit(X[:60], y[:60])
+    >>> path = os.path.join(tempfile.mkdtemp(), "model.npz")
+    >>> loaded = load_model(model.save(path))              # the partial-fit state comes along
+    >>> loaded = loaded.partial_fit(X[60:], y[60:])
+    >>> whole = ELMRegressor(n_hidden=50).fit(X, y)
+    >>> bool(np.allclose(loaded.coef_, whole.coef_, rtol=1e-8, atol=1e-10))
+    True
     """
     estimators = {cls.__name__: cls for cls in (ELMClassifier, ELMRegressor, ELMClassifierCV, ELMRegressorCV)}
     model, expected = read_model(path, estimators, device)
@@ -287,30 +302,63 @@ def load_model(path, device=SAVED_DEVICE):
 class ELMClassifier(ClassifierMixin, _ELMBase):
     """Green-ELM classifier: random ReLU features and a closed-form readout on one-hot targets.
 
-    Parameters
-    ----------
-    n_hidden : int — hidden width d.
-    alpha : float — ridge λ of the normal equations (ignored by ``pinv``); default 1e-3 as the paper.
-    solver : {"cholesky", "lu", "eigh", "pinv"} — see :mod:`greenelm.solvers`.
-    weight_scale : {"unit", "he"} — W ~ N(0, 1) (the paper's code) or N(0, 2/D) (its text).
-    bias : {"normal", "uniform"} — b ~ N(0, 1) or U(-1, 1).
-    dtype : {"float64", "float32"} — precision of features and Gram (the solve is float64).
-    chunk_size : int — rows of H computed at a time.
-    device : None for NumPy/SciPy, or a torch device ("cpu", "cuda", "cuda:1"); checked at fit
-        time (torch installed, CUDA available).
-    random_state : None, int, numpy.random.RandomState or numpy.random.Generator — the projection's
-        seed. An int is the seed itself; ``None`` draws a fresh one; a generator gives one draw
-        (so, as in scikit-learn, successive fits with the same generator differ).  The seed used
-        is stored in ``seed_``: ``random_state=model.seed_`` rebuilds the same model.
-    partial_fit_method : {"normal", "rls"} — ``partial_fit`` re-solves the accumulated normal
-        equations (O(d³) per call) or updates an exact streaming RLS state (O(d²·B) per chunk,
-        float64, needs alpha > 0; see :mod:`greenelm.streaming`).
-
-    Attributes: ``coef_`` (d, k) readout, ``classes_``, ``seed_``, ``n_features_in_``, ``features_``.
-
     ``fit`` and ``partial_fit`` take ``sample_weight`` (N,) ≥ 0: the readout solves the weighted
     problem (HᵀWH + λI) W2 = HᵀWY (``pinv``: the minimum-norm solution of the rows scaled by √w),
     so an integer weight equals repeating the row and a zero weight equals dropping it.
+
+    Parameters
+    ----------
+    n_hidden : int, default=2000
+        Hidden width d.
+    alpha : float, default=1e-3
+        Ridge λ of the normal equations (ignored by ``pinv``); 1e-3 as the paper.
+    solver : {"cholesky", "lu", "eigh", "pinv"}, default="cholesky"
+        See :mod:`greenelm.solvers`; ``pinv`` needs all of H (N × d) in memory and has no
+        ``partial_fit``.
+    weight_scale : {"unit", "he"}, default="unit"
+        W ~ N(0, 1) (the paper's code) or N(0, 2/D) (its text).
+    bias : {"normal", "uniform"}, default="normal"
+        b ~ N(0, 1) or U(-1, 1).
+    dtype : {"float64", "float32"}, default="float64"
+        Precision of the features and the Gram (the d × d solve always runs in float64).
+    chunk_size : int, default=4096
+        Rows of H computed at a time: memory is O(chunk_size·d + d²), flat in N.
+    device : None or str or torch.device, default=None
+        None for NumPy/SciPy, or a torch device ("cpu", "cuda", "cuda:1"); checked at fit time
+        (torch installed, CUDA available).
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=0
+        The projection's seed. An int is the seed itself; None draws a fresh one; a generator
+        gives one draw (so, as in scikit-learn, successive fits with the same generator differ).
+        The seed used is ``seed_``: ``random_state=model.seed_`` rebuilds the same model.
+    partial_fit_method : {"normal", "rls"}, default="normal"
+        ``partial_fit`` re-solves the accumulated normal equations (O(d³) per call) or updates an
+        exact streaming RLS state (O(d²·B) per chunk, float64, needs alpha > 0; see
+        :class:`greenelm.streaming.StreamingRidge`).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_hidden, n_classes)
+        The readout W2.
+    classes_ : ndarray of shape (n_classes,)
+        The labels, of the dtype they were given in.
+    seed_ : int
+        The projection's seed.
+    n_features_in_ : int
+        D; ``feature_names_in_`` too when fitted on a DataFrame.
+    features_ : RandomReLUFeatures
+        The frozen projection (rebuilt from ``seed_`` after loading or unpickling).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from greenelm import ELMClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.standard_normal((300, 4)); y = np.where(X[:, 0] * X[:, 1] > 0, "same", "other")
+    >>> model = ELMClassifier(n_hidden=200, random_state=0).fit(X, y)
+    >>> model.coef_.shape, model.classes_.tolist()
+    ((200, 2), ['other', 'same'])
+    >>> bool(model.score(X, y) > 0.9)
+    True
     """
 
     def fit(self, X, y, sample_weight=None):
@@ -378,8 +426,56 @@ def _check_weighted_classes(y, sample_weight) -> None:
 class ELMRegressor(RegressorMixin, _ELMBase):
     """Green-ELM regressor: the same features and readout on real targets y (N,) or (N, k).
 
-    Parameters as :class:`ELMClassifier` (``fit``/``partial_fit`` take ``sample_weight`` too).
-    ``predict`` returns (N,) for 1-d ``y``.
+    ``predict`` returns (N,) for 1-d ``y`` and (N, k) for 2-d ``y`` (also (N, 1)).
+    ``fit`` and ``partial_fit`` take ``sample_weight`` as :class:`ELMClassifier`.
+
+    Parameters
+    ----------
+    n_hidden : int, default=2000
+        Hidden width d.
+    alpha : float, default=1e-3
+        Ridge λ of the normal equations (ignored by ``pinv``); 1e-3 as the paper.
+    solver : {"cholesky", "lu", "eigh", "pinv"}, default="cholesky"
+        See :mod:`greenelm.solvers`; ``pinv`` needs all of H (N × d) in memory and has no
+        ``partial_fit``.
+    weight_scale : {"unit", "he"}, default="unit"
+        W ~ N(0, 1) (the paper's code) or N(0, 2/D) (its text).
+    bias : {"normal", "uniform"}, default="normal"
+        b ~ N(0, 1) or U(-1, 1).
+    dtype : {"float64", "float32"}, default="float64"
+        Precision of the features and the Gram (the d × d solve always runs in float64).
+    chunk_size : int, default=4096
+        Rows of H computed at a time: memory is O(chunk_size·d + d²), flat in N.
+    device : None or str or torch.device, default=None
+        None for NumPy/SciPy, or a torch device ("cpu", "cuda", "cuda:1"); checked at fit time
+        (torch installed, CUDA available).
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=0
+        The projection's seed. An int is the seed itself; None draws a fresh one; a generator
+        gives one draw (so, as in scikit-learn, successive fits with the same generator differ).
+        The seed used is ``seed_``: ``random_state=model.seed_`` rebuilds the same model.
+    partial_fit_method : {"normal", "rls"}, default="normal"
+        ``partial_fit`` re-solves the accumulated normal equations (O(d³) per call) or updates an
+        exact streaming RLS state (O(d²·B) per chunk, float64, needs alpha > 0; see
+        :class:`greenelm.streaming.StreamingRidge`).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_hidden, k)
+        The readout W2.
+    seed_, n_features_in_, features_
+        As in :class:`ELMClassifier`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from greenelm import ELMRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.uniform(-2, 2, (400, 2)); y = np.sin(X[:, 0]) + X[:, 1] ** 2
+    >>> model = ELMRegressor(n_hidden=300, alpha=1e-3, random_state=0).fit(X, y)
+    >>> model.predict(X).shape
+    (400,)
+    >>> bool(model.score(X, y) > 0.99)
+    True
     """
 
     def __sklearn_tags__(self):

@@ -59,6 +59,18 @@ class RandomReLUFeatures:
 
     ``device`` is ``None`` for the NumPy path or a torch device (``"cpu"``, ``"cuda"``)
     for the torch path; both give the same features to within float tolerance.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from greenelm import RandomReLUFeatures
+    >>> features = RandomReLUFeatures(n_inputs=3, n_hidden=5, seed=0)
+    >>> X = np.ones((4, 3))
+    >>> H = features.transform(X)
+    >>> H.shape, bool((H >= 0).all())
+    ((4, 5), True)
+    >>> [rows for rows, block in features.chunks(X, chunk_rows=3)]
+    [slice(0, 3, None), slice(3, 4, None)]
     """
 
     n_inputs: int

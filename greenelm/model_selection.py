@@ -26,6 +26,19 @@ class RidgePath:
 
     gram_upper (d, d) with its upper triangle valid, hty (d, k), ``yty`` = ‖Y‖²_F (a number),
     ``n_samples`` = N.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from greenelm import RidgePath
+    >>> rng = np.random.default_rng(0)
+    >>> H, Y = rng.random((50, 6)), rng.random((50, 2))
+    >>> path = RidgePath(H.T @ H, H.T @ Y, float((Y ** 2).sum()), n_samples=50)
+    >>> path.weights(0.1).shape
+    (6, 2)
+    >>> loo = path.leave_one_out([0.01, 0.1, 1.0], [(H, Y)])
+    >>> sorted(loo), loo["loo_mse"].shape
+    (['alpha', 'loo_accuracy', 'loo_mse'], (3,))
     """
 
     def __init__(self, gram_upper, hty, yty: float, n_samples: int):

@@ -17,3 +17,17 @@ def test_docstring_examples_run(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS)
     assert result.failed == 0, f"{result.failed} of {result.attempted} docstring examples of {name} failed"
+
+
+def test_every_public_class_and_function_has_an_example():
+    """The API reference shows an example for every public name (constants and errors aside)."""
+    import greenelm
+
+    missing = []
+    for name in greenelm.__all__:
+        value = getattr(greenelm, name)
+        if not callable(value) or (isinstance(value, type) and issubclass(value, Exception)):
+            continue
+        if ">>> " not in (value.__doc__ or ""):
+            missing.append(name)
+    assert not missing, f"public names without a docstring example: {missing}"
