@@ -170,9 +170,7 @@ class _ELMBase(BaseEstimator):
             self.coef_ = solve(self.equations_, self.solver, self.alpha)
 
     def _partial_fit_targets(self, X, Y, sample_weight=None) -> None:
-        if self.solver == "pinv":
-            raise ValueError("partial_fit cannot use solver='pinv', which needs all of H at once; "
-                             "use solver='eigh' with alpha=0 for the minimum-norm limit")
+        # (solver='pinv' has no partial_fit at all: see _partial_fit_available)
         if self.partial_fit_method == "rls" and check_alpha(self.alpha) == 0:
             raise ValueError("partial_fit_method='rls' needs alpha > 0: P = (HᵀH + λI)⁻¹ must exist")
         if not self._has_partial_state():
