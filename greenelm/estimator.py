@@ -7,6 +7,11 @@
 (:class:`greenelm.streaming.StreamingRidge`, P = (HᵀH + λI)⁻¹ and W2) per chunk, so the
 readout after each call costs O(d²·B) rather than a new O(d³) solve.
 
+Numerical failures are loud: inputs so large that the features or their squared sums overflow
+raise :class:`greenelm.solvers.NumericalOverflowError` (a ``ValueError``) naming max |X|, in
+``fit`` and when the scores of ``predict`` overflow; a system singular at the given λ raises
+``numpy.linalg.LinAlgError``.  A failed fit leaves no ``coef_``.
+
 Saved models (:meth:`save`, :func:`load_model`) are ``.npz`` files holding the parameters,
 the seed and the readout ``W2``; loading rebuilds ``W`` and ``b`` from the seed and checks
 them against a stored SHA-256 digest, so a model never silently changes if NumPy's
@@ -15,6 +20,7 @@ generator ever did.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -28,11 +34,38 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import check_alpha, check_choice, check_positive_int
 from .features import BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SCALES, RandomReLUFeatures
-from .solvers import SOLVERS, NormalEquations, solve, solve_min_norm
+from .solvers import (SOLVERS, NormalEquations, NumericalOverflowError, check_finite_readout,
+                      check_finite_sums, solve, solve_min_norm)
 
 PARTIAL_FIT_METHODS = ("normal", "rls")
 
 FORMAT_VERSION = 1
+
+
+def _fails_loudly(fit_step):
+    """Decorate a fit step ``(self, X, Y, ...)``: an overflow error gains the inputs' scale, and a
+    readout with inf or NaN raises (overflow or a singular system, whichever the scale shows)
+    and leaves the estimator unfitted.  The extra work (max |X|) is done only on failure."""
+
+    @functools.wraps(fit_step)
+    def checked(self, X, *args, **kwargs):
+        try:
+            fit_step(self, X, *args, **kwargs)
+            if not np.isfinite(self.coef_).all():
+                if self._overflows(X):
+                    raise NumericalOverflowError("the readout holds inf or NaN: the features "
+                                                 "overflowed")
+                check_finite_readout(self.coef_, check_alpha(self.alpha), self.solver)
+        except NumericalOverflowError as error:
+            self.__dict__.pop("coef_", None)
+            raise NumericalOverflowError(f"{error}. {self._input_scale(X)}") from None
+        except np.linalg.LinAlgError as error:
+            self.__dict__.pop("coef_", None)
+            if self._overflows(X):  # e.g. an RLS update on inf features: the cause is the scale
+                raise NumericalOverflowError(f"the solve failed ({error}) because the features "
+                                             f"overflowed. {self._input_scale(X)}") from error
+            raise
+    return checked
 
 
 class _ELMBase(BaseEstimator):
@@ -82,6 +115,30 @@ class _ELMBase(BaseEstimator):
             self._features = self._make_features()
         return self._features
 
+    def _feature_bound(self, X) -> tuple[float, float]:
+        """(max |X|, a bound on max |relu(XW + b)|): diagnostics computed only after a failure."""
+        W, b = self._features.W, self._features.b
+        W, b = (W.double().cpu().numpy(), b.double().cpu().numpy()) if hasattr(W, "cpu") else (W, b)
+        with np.errstate(over="ignore", invalid="ignore"):
+            x_max = float(np.max(np.abs(X))) if np.size(X) else 0.0
+            column_norm = float(np.abs(W).astype(np.float64).sum(axis=0).max())
+            return x_max, x_max * column_norm + float(np.abs(b).max())
+
+    def _overflows(self, X) -> bool:
+        """Whether the features, or the sums of their squares over X's rows, can exceed ``dtype``."""
+        _, h_max = self._feature_bound(X)
+        with np.errstate(over="ignore"):
+            return not h_max * h_max * max(len(X), 1) < np.finfo(self.dtype).max
+
+    def _input_scale(self, X, squares: bool = True) -> str:
+        """What overflowed, in numbers: max |X|, the features' bound (and their squared sums')."""
+        x_max, h_max = self._feature_bound(X)
+        with np.errstate(over="ignore"):
+            sums = f", and their squared sums {h_max * h_max * max(len(X), 1):.3g}," if squares else ""
+        return (f"The inputs reach max |X| = {x_max:.3g}, so the features can reach about "
+                f"{h_max:.3g}{sums} against the {self.dtype} limit {np.finfo(self.dtype).max:.3g}: "
+                "scale X down (for example to [0, 1] or unit variance)")
+
     def __getstate__(self):
         state = self.__dict__.copy()
         state.pop("_features", None)  # rebuilt from the seed; keeps pickles small
@@ -106,6 +163,7 @@ class _ELMBase(BaseEstimator):
 
         return torch.as_tensor(Y, dtype=H.dtype, device=H.device)
 
+    @_fails_loudly
     def _fit_targets(self, X, Y) -> None:
         """Fit the readout to targets Y (N, k) from inputs X (N, D)."""
         self._start()
@@ -119,6 +177,7 @@ class _ELMBase(BaseEstimator):
             self._accumulate(X, Y)
             self.coef_ = solve(self.equations_, self.solver, self.alpha)
 
+    @_fails_loudly
     def _partial_fit_targets(self, X, Y) -> None:
         if self.solver == "pinv":
             raise ValueError("partial_fit cannot use solver='pinv', which needs all of H at once; "
@@ -148,6 +207,7 @@ class _ELMBase(BaseEstimator):
                 first_chunk = self.equations_.n_samples == 0
                 if first_chunk:
                     self.equations_.update(H, Y_block)
+                check_finite_sums(*self.equations_.as_float64())
                 self.stream_ = StreamingRidge.from_normal_equations(self.equations_, self.alpha)
                 self.equations_ = None
                 if first_chunk:
@@ -173,6 +233,9 @@ class _ELMBase(BaseEstimator):
             W2 = torch.as_tensor(self.coef_, dtype=features.W.dtype, device=features.W.device)
             for rows, H in features.chunks(X, self.chunk_size):
                 out[rows] = (H @ W2).double().cpu().numpy()
+        if not np.isfinite(out).all():
+            raise NumericalOverflowError("the scores relu(XW + b) W2 hold inf or NaN: the features "
+                                         f"overflowed. {self._input_scale(X, squares=False)}")
         return out
 
     # -- persistence -----------------------------------------------------------------------
@@ -239,7 +302,9 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
     solver : {"cholesky", "lu", "eigh", "pinv"} — see :mod:`greenelm.solvers`.
     weight_scale : {"unit", "he"} — W ~ N(0, 1) (the paper's code) or N(0, 2/D) (its text).
     bias : {"normal", "uniform"} — b ~ N(0, 1) or U(-1, 1).
-    dtype : {"float64", "float32"} — precision of features and Gram (the solve is float64).
+    dtype : {"float64", "float32"} — precision of the features and of the Gram's products; the
+        sums and the solve are float64 (float32 blocks are centred per block before their float32
+        product, so float32 fits match float64 ones; see :class:`greenelm.solvers.NormalEquations`).
     chunk_size : int — rows of H computed at a time.
     device : None for NumPy/SciPy, or a torch device ("cpu", "cuda").
     random_state : int or None — seed of the projection.
