@@ -3,6 +3,7 @@
 The public API (imported on first use, so ``import greenelm`` itself loads nothing heavy)::
 
     from greenelm import ELMClassifier, ELMRegressor, load_model, load_dataset
+    from greenelm import ELMClassifierCV, ELMRegressorCV, RandomReLUTransformer, StreamingRidge
 
 Core dependencies: numpy, scipy, scikit-learn. Optional: torch (``device="cpu"``/``"cuda"``),
 dask (:mod:`greenelm.distributed`), tqdm (progress bars).
@@ -22,6 +23,7 @@ _EXPORTS = {
     "RandomReLUFeatures": "features", "RandomReLUTransformer": "features",
     "NormalEquations": "solvers", "GramSpectrum": "solvers", "solve": "solvers",
     "solve_min_norm": "solvers", "SOLVERS": "solvers",
+    "NumericalOverflowError": "solvers",
     "StreamingRidge": "streaming", "RidgePath": "model_selection",
     "load_dataset": "data",
 }

@@ -12,6 +12,11 @@ are scaled by √w, so the sums become HᵀWH and HᵀWY (and ``pinv`` solves th
 :class:`ELMClassifierCV` and :class:`ELMRegressorCV` choose λ on a grid by exact leave-one-out
 or GCV from one Gram and one eigendecomposition (:class:`greenelm.model_selection.RidgePath`).
 
+Numerical failures are loud: inputs so large that the features or their squared sums overflow
+raise :class:`greenelm.solvers.NumericalOverflowError` (a ``ValueError``) naming max |X|, in
+``fit`` and when the scores of ``predict`` overflow; a system singular at the given λ raises
+``numpy.linalg.LinAlgError``.  A failed fit leaves no ``coef_``.
+
 Saved models (:meth:`save`, :func:`load_model`) are ``.npz`` files of plain arrays (never
 pickled objects): the parameters, the seed, the readout ``W2``, the labels (any dtype, restored
 as they were), the feature names and, when asked or when the model is being fitted by
@@ -24,6 +29,7 @@ joblib) carry the same: everything but ``W`` and ``b``, the partial-fit state as
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import warnings
 from pathlib import Path
@@ -40,7 +46,8 @@ from ._validation import (check_alpha, check_alphas, check_choice, check_device,
                           check_sample_weight, seed_from_random_state)
 from .features import BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SCALES, RandomReLUFeatures
 from .model_selection import RidgePath
-from .solvers import SOLVERS, NormalEquations, is_torch, solve, solve_min_norm
+from .solvers import (SOLVERS, NormalEquations, NumericalOverflowError, check_finite_readout,
+                      check_finite_sums, is_torch, solve, solve_min_norm)
 
 PARTIAL_FIT_METHODS = ("normal", "rls")
 CV_MODES = ("loo", "gcv")
@@ -55,6 +62,32 @@ def _partial_fit_available(estimator) -> bool:
         raise AttributeError("partial_fit cannot use solver='pinv', which needs all of H at once; "
                              "use solver='eigh' with alpha=0 for the minimum-norm limit")
     return True
+
+
+def _fails_loudly(fit_step):
+    """Decorate a fit step ``(self, X, Y, ...)``: an overflow error gains the inputs' scale, and a
+    readout with inf or NaN raises (overflow or a singular system, whichever the scale shows)
+    and leaves the estimator unfitted.  The extra work (max |X|) is done only on failure."""
+
+    @functools.wraps(fit_step)
+    def checked(self, X, *args, **kwargs):
+        try:
+            fit_step(self, X, *args, **kwargs)
+            if not np.isfinite(self.coef_).all():
+                if self._overflows(X):
+                    raise NumericalOverflowError("the readout holds inf or NaN: the features "
+                                                 "overflowed")
+                check_finite_readout(self.coef_, check_alpha(self.alpha), self.solver)
+        except NumericalOverflowError as error:
+            self.__dict__.pop("coef_", None)
+            raise NumericalOverflowError(f"{error}. {self._input_scale(X)}") from None
+        except np.linalg.LinAlgError as error:
+            self.__dict__.pop("coef_", None)
+            if self._overflows(X):  # e.g. an RLS update on inf features: the cause is the scale
+                raise NumericalOverflowError(f"the solve failed ({error}) because the features "
+                                             f"overflowed. {self._input_scale(X)}") from error
+            raise
+    return checked
 
 
 class _ELMBase(BaseEstimator):
@@ -105,6 +138,30 @@ class _ELMBase(BaseEstimator):
             self._features = self._make_features()
         return self._features
 
+    def _feature_bound(self, X) -> tuple[float, float]:
+        """(max |X|, a bound on max |relu(XW + b)|): diagnostics computed only after a failure."""
+        W, b = self._features.W, self._features.b
+        W, b = (W.double().cpu().numpy(), b.double().cpu().numpy()) if hasattr(W, "cpu") else (W, b)
+        with np.errstate(over="ignore", invalid="ignore"):
+            x_max = float(np.max(np.abs(X))) if np.size(X) else 0.0
+            column_norm = float(np.abs(W).astype(np.float64).sum(axis=0).max())
+            return x_max, x_max * column_norm + float(np.abs(b).max())
+
+    def _overflows(self, X) -> bool:
+        """Whether the features, or the sums of their squares over X's rows, can exceed ``dtype``."""
+        _, h_max = self._feature_bound(X)
+        with np.errstate(over="ignore"):
+            return not h_max * h_max * max(len(X), 1) < np.finfo(self.dtype).max
+
+    def _input_scale(self, X, squares: bool = True) -> str:
+        """What overflowed, in numbers: max |X|, the features' bound (and their squared sums')."""
+        x_max, h_max = self._feature_bound(X)
+        with np.errstate(over="ignore"):
+            sums = f", and their squared sums {h_max * h_max * max(len(X), 1):.3g}," if squares else ""
+        return (f"The inputs reach max |X| = {x_max:.3g}, so the features can reach about "
+                f"{h_max:.3g}{sums} against the {self.dtype} limit {np.finfo(self.dtype).max:.3g}: "
+                "scale X down (for example to [0, 1] or unit variance)")
+
     def __getstate__(self):
         """Everything but ``W`` and ``b`` (rebuilt from the seed, so the pickle does not hold the
         D × d projection); the partial-fit state (d × d, 8·d² bytes) is kept as CPU NumPy arrays
@@ -152,6 +209,7 @@ class _ELMBase(BaseEstimator):
 
         return torch.as_tensor(Y, dtype=H.dtype, device=H.device)
 
+    @_fails_loudly
     def _fit_targets(self, X, Y, sample_weight=None) -> None:
         """Fit the readout to targets Y (N, k) from inputs X (N, D), rows weighted by sample_weight (N,)."""
         self._start()
@@ -169,6 +227,7 @@ class _ELMBase(BaseEstimator):
             self._accumulate(X, Y, sample_weight)
             self.coef_ = solve(self.equations_, self.solver, self.alpha)
 
+    @_fails_loudly
     def _partial_fit_targets(self, X, Y, sample_weight=None) -> None:
         # (solver='pinv' has no partial_fit at all: see _partial_fit_available)
         if self.partial_fit_method == "rls" and check_alpha(self.alpha) == 0:
@@ -201,6 +260,7 @@ class _ELMBase(BaseEstimator):
                 first_chunk = self.equations_.n_samples == 0
                 if first_chunk:
                     self.equations_.update(H, Y_block)
+                check_finite_sums(*self.equations_.as_float64())
                 self.stream_ = StreamingRidge.from_normal_equations(self.equations_, self.alpha)
                 self.equations_ = None
                 if first_chunk:
@@ -226,6 +286,9 @@ class _ELMBase(BaseEstimator):
             W2 = torch.as_tensor(self.coef_, dtype=features.W.dtype, device=features.W.device)
             for rows, H in features.chunks(X, self.chunk_size):
                 out[rows] = (H @ W2).double().cpu().numpy()
+        if not np.isfinite(out).all():
+            raise NumericalOverflowError("the scores relu(XW + b) W2 hold inf or NaN: the features "
+                                         f"overflowed. {self._input_scale(X, squares=False)}")
         return out
 
     # -- persistence -----------------------------------------------------------------------
@@ -318,7 +381,9 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
     bias : {"normal", "uniform"}, default="normal"
         b ~ N(0, 1) or U(-1, 1).
     dtype : {"float64", "float32"}, default="float64"
-        Precision of the features and the Gram (the d × d solve always runs in float64).
+        Precision of the features and of the Gram's products; the sums and the d × d solve are
+        float64 (float32 blocks are centred per block before their float32 product, so float32
+        fits match float64 ones; see :class:`greenelm.solvers.NormalEquations`).
     chunk_size : int, default=4096
         Rows of H computed at a time: memory is O(chunk_size·d + d²), flat in N.
     device : None or str or torch.device, default=None

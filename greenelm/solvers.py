@@ -13,15 +13,29 @@ Solvers (one interface, :func:`solve`):
 * ``eigh``     — ``G = V diag(s) Vᵀ`` once (:class:`GramSpectrum`), then any λ, including the
   λ → 0 minimum-norm limit, in O(d²k).
 
-The d × d factorisation always runs in float64, even when the features and the Gram are
-float32: it costs O(d³), small next to the O(Nd²) Gram, and float32 normal equations lose
-about half of their digits.  Factorisations of order ≥ :data:`LARGE_ORDER` are routed to
-torch's LAPACK, because the multithreaded OpenBLAS of the NumPy/SciPy wheels is known to crash
-in ``potrf`` at that size.
+The sums and the d × d factorisation are float64 even when the features are float32: the
+factorisation costs O(d³), small next to the O(Nd²) Gram, and float32 normal equations lose
+about half of their digits.  Float32 features keep their float32 products: each block of rows
+is centred on its column means, multiplied in float32 and added into the float64 sums with a
+float64 correction for the means (:class:`NormalEquations`); a plain float32 Gram over all rows
+is not positive definite on the paper's MNIST setting with He weights at d = 4000.
+
+Failures are loud: sums with inf or NaN (features that overflowed) raise
+:class:`NumericalOverflowError`; a system singular at the given λ (a failed or rounding-level
+Cholesky pivot, an LU condition number beyond 1/eps, a readout with inf or NaN) raises
+``numpy.linalg.LinAlgError`` naming λ.
+
+Factorisations of order ≥ :data:`LARGE_ORDER` are routed to torch's LAPACK when torch is
+installed, because the multithreaded OpenBLAS of the NumPy/SciPy wheels is known to crash in
+``potrf`` at that size; without torch they run in SciPy with its BLAS limited to one thread
+(slower, and safe).
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,6 +47,8 @@ from ._validation import check_alpha
 SOLVERS = ("pinv", "lu", "cholesky", "eigh")
 NORMAL_EQUATION_SOLVERS = ("lu", "cholesky", "eigh")
 LARGE_ORDER = 16000
+#: rows of a float32 block whose Gram is formed in float32 before it is added into float64 sums
+FLOAT32_BLOCK_ROWS = 4096
 
 
 def is_torch(array) -> bool:
@@ -45,42 +61,119 @@ class NormalEquations:
 
     Blocks may be NumPy arrays or torch tensors (then the sums live on the blocks' device).
     ``n_samples`` counts the rows seen.  Two accumulators with the same shape add with ``+``.
+
+    ``dtype`` is the blocks' precision.  The sums are float64 in both cases.  Float32 blocks are
+    split into blocks of at most :data:`FLOAT32_BLOCK_ROWS` rows; each is centred on its own
+    column means, its Gram is formed by float32 ``syrk`` into a float32 d × d scratch matrix,
+    and that partial Gram plus a float64 rank-2 correction for the means is added into
+    the float64 sums.  A plain float32 sum over all N rows loses the Gram's small eigenvalues to
+    rounding, which scales with the features' common offset (``G + λI`` is then not positive
+    definite on the paper's MNIST settings with ``weight_scale="he"``); centring removes the
+    offset and the per-block float64 summation the growth with N, for O(nd + d²) per block next
+    to the O(nd²) float32 product.  Memory: a float64 and a float32 d × d matrix.
+    ``benchmarks/float32_remedies.md`` measures this against the alternatives.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from greenelm import NormalEquations, solve
+    >>> rng = np.random.default_rng(0)
+    >>> H, Y = rng.random((100, 6)), rng.random((100, 2))
+    >>> equations = NormalEquations(n_hidden=6, n_outputs=2)
+    >>> for rows in (slice(0, 60), slice(60, 100)):      # any split of the rows
+    ...     equations.update(H[rows], Y[rows])
+    >>> W2 = solve(equations, "cholesky", alpha=1e-3)
+    >>> bool(np.allclose(W2, np.linalg.solve(H.T @ H + 1e-3 * np.eye(6), H.T @ Y)))
+    True
     """
 
     def __init__(self, n_hidden: int, n_outputs: int, dtype="float64", device=None):
         self.n_hidden, self.n_outputs, self.n_samples = int(n_hidden), int(n_outputs), 0
+        self.dtype = str(dtype).replace("torch.", "") if "torch" in str(dtype) else np.dtype(dtype).name
+        if self.dtype not in ("float32", "float64"):
+            raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
+        self._scratch = None  # float32 d × d partial Gram of one block (float32 blocks only)
         if device is None:
             # Fortran order lets syrk update G in place.
-            self.gram = np.zeros((n_hidden, n_hidden), dtype=dtype, order="F")
-            self.hty = np.zeros((n_hidden, n_outputs), dtype=dtype)
+            self.gram = np.zeros((n_hidden, n_hidden), dtype=np.float64, order="F")
+            self.hty = np.zeros((n_hidden, n_outputs), dtype=np.float64)
         else:
             import torch
 
-            torch_dtype = getattr(torch, str(dtype).replace("torch.", ""))
-            self.gram = torch.zeros((n_hidden, n_hidden), dtype=torch_dtype, device=device)
-            self.hty = torch.zeros((n_hidden, n_outputs), dtype=torch_dtype, device=device)
+            self.gram = torch.zeros((n_hidden, n_hidden), dtype=torch.float64, device=device)
+            self.hty = torch.zeros((n_hidden, n_outputs), dtype=torch.float64, device=device)
 
     def update(self, H, Y) -> None:
-        """Add one block: H (n, d), Y (n, k), same dtype as the sums."""
+        """Add one block: H (n, d) and Y (n, k) in ``dtype`` (any number of rows)."""
         if H.shape[1] != self.n_hidden or Y.shape != (H.shape[0], self.n_outputs):
             raise ValueError(f"block shapes H {tuple(H.shape)} and Y {tuple(Y.shape)} do not match "
                              f"d={self.n_hidden}, k={self.n_outputs}")
-        if is_torch(self.gram):
+        if self.dtype == "float32":
+            for start in range(0, H.shape[0], FLOAT32_BLOCK_ROWS):
+                rows = slice(start, start + FLOAT32_BLOCK_ROWS)
+                self._add_float32_block(H[rows], Y[rows])
+        elif is_torch(self.gram):
             self.gram.addmm_(H.T, H)
             self.hty.addmm_(H.T, Y.to(self.hty.dtype))
         else:
-            H = np.asarray(H, dtype=self.gram.dtype)
+            H = np.asarray(H, dtype=np.float64)
             # H.T of a C-ordered block is Fortran-ordered: syrk computes (Hᵀ)(Hᵀ)ᵀ = HᵀH with no copy.
-            syrk = blas.get_blas_funcs("syrk", dtype=self.gram.dtype)
-            self.gram = syrk(1.0, H.T, beta=1.0, c=self.gram, trans=0, lower=0, overwrite_c=1)
-            self.hty += H.T @ np.asarray(Y, dtype=self.hty.dtype)
+            self.gram = blas.dsyrk(1.0, H.T, beta=1.0, c=self.gram, trans=0, lower=0, overwrite_c=1)
+            self.hty += H.T @ np.asarray(Y, dtype=np.float64)
         self.n_samples += H.shape[0]
+
+    def _add_float32_block(self, H, Y) -> None:
+        """The float32 remedy for one block of ≤ FLOAT32_BLOCK_ROWS rows: H (n, d), Y (n, k).
+
+        With s the block's column means (float32) and H̃ = H - s: HᵀH = H̃ᵀH̃ + s vᵀ + v sᵀ with
+        v = H̃ᵀ1 + (n/2) s, and HᵀY = H̃ᵀY + s (1ᵀY).  H̃ᵀH̃ and H̃ᵀY are float32 products;
+        the column sums H̃ᵀ1 and the rank-2 correction are float64.
+        """
+        n = H.shape[0]
+        if is_torch(self.gram):
+            import torch
+
+            H, Y = H.to(torch.float32), Y.to(torch.float32)
+            shift = H.mean(dim=0)
+            centred = H - shift
+            shift = shift.double()
+            v = centred.sum(dim=0, dtype=torch.float64) + 0.5 * n * shift
+            self.gram += centred.T @ centred
+            self.gram += torch.outer(shift, v) + torch.outer(v, shift)
+            self.hty += centred.T @ Y
+            self.hty += torch.outer(shift, Y.sum(dim=0, dtype=torch.float64))
+            return
+        H, Y = np.asarray(H, dtype=np.float32), np.asarray(Y, dtype=np.float32)
+        shift = H.mean(axis=0)
+        centred = H - shift
+        shift = shift.astype(np.float64)
+        v = centred.sum(axis=0, dtype=np.float64) + 0.5 * n * shift
+        if self._scratch is None:
+            self._scratch = np.zeros((self.n_hidden, self.n_hidden), dtype=np.float32, order="F")
+        # beta=0 overwrites the upper triangle; the lower one stays zero, as in the float64 sums.
+        self._scratch = blas.ssyrk(1.0, centred.T, beta=0.0, c=self._scratch, trans=0, lower=0,
+                                   overwrite_c=1)
+        self.gram += self._scratch
+        self.gram = blas.dsyr2k(1.0, shift[:, None], v[:, None], beta=1.0, c=self.gram, trans=0,
+                                lower=0, overwrite_c=1)
+        self.hty += centred.T @ Y
+        self.hty += np.outer(shift, Y.sum(axis=0, dtype=np.float64))
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_scratch"] = None  # scratch space, not state: keeps pickles (dask) small
+        return state
+
+    def __setstate__(self, state):
+        state.setdefault("_scratch", None)
+        state.setdefault("dtype", str(state["gram"].dtype).replace("torch.", ""))
+        self.__dict__.update(state)
 
     def __add__(self, other: "NormalEquations") -> "NormalEquations":
         if (self.n_hidden, self.n_outputs) != (other.n_hidden, other.n_outputs):
             raise ValueError("cannot add normal equations of different shapes")
         total = NormalEquations.__new__(NormalEquations)
-        total.__dict__.update(self.__dict__)
+        total.__dict__.update(self.__getstate__())
         total.gram = self.gram + other.gram
         total.hty = self.hty + other.hty
         total.n_samples = self.n_samples + other.n_samples
@@ -91,6 +184,60 @@ class NormalEquations:
         if is_torch(self.gram):
             return self.gram.double(), self.hty.double()
         return np.asarray(self.gram, dtype=np.float64, order="F"), self.hty.astype(np.float64)
+
+
+class NumericalOverflowError(ValueError):
+    """The random features, their accumulated sums or the scores left the floating-point range."""
+
+
+def _all_finite(array) -> bool:
+    if is_torch(array):
+        import torch
+
+        return bool(torch.isfinite(array).all())
+    return bool(np.isfinite(array).all())
+
+
+def check_finite_sums(gram, hty=None) -> None:
+    """Raise :class:`NumericalOverflowError` when G (d, d) or HᵀY (d, k) hold inf or NaN.
+
+    The sums add squares of the features, so they overflow first: inf or NaN there means the
+    features relu(XW + b) were too large for the precision, i.e. the inputs were.  O(d²).
+    """
+    if _all_finite(gram) and (hty is None or _all_finite(hty)):
+        return
+    diagonal = gram.diagonal()
+    diagonal = diagonal.cpu().numpy() if is_torch(diagonal) else np.asarray(diagonal)
+    raise NumericalOverflowError(
+        f"the accumulated sums HᵀH / HᵀY hold inf or NaN ({int(np.sum(~np.isfinite(diagonal)))} of "
+        f"{len(diagonal)} squared-feature sums diag(HᵀH) are not finite): the random features "
+        "relu(XW + b) or their squares overflowed (float64 holds up to 1.8e308, float32 up to "
+        "3.4e38), so the inputs are far too large; scale X down (e.g. to [0, 1] or unit variance)")
+
+
+def check_finite_readout(W2, alpha: float, solver: str) -> None:
+    """Raise ``LinAlgError`` when the readout (d, k) holds inf or NaN (with finite sums: singular)."""
+    if not _all_finite(W2):
+        raise np.linalg.LinAlgError(_singular_message(
+            alpha, f"the readout from solver={solver!r} holds inf or NaN"))
+
+
+def _singular_message(alpha: float, detail: str) -> str:
+    return (f"G + λI is numerically singular at λ = {alpha:g} ({detail}): the features are linearly "
+            "dependent (duplicated or dead features, or n_hidden > n_samples) and λ is too small to "
+            "regularise them; raise alpha, or use solver='eigh' (alpha=0 gives the minimum-norm "
+            "solution) or solver='pinv'")
+
+
+def _check_pivots(pivots, diagonal, alpha: float) -> None:
+    """Refuse a Cholesky factor whose smallest squared pivot is at the rounding floor
+    ``d · eps · max diag(G + λI)``: the solve would then return rounding noise."""
+    floor = len(diagonal) * np.finfo(np.float64).eps * float(np.max(diagonal))
+    smallest = float(np.min(pivots)) ** 2
+    if not smallest > floor:
+        raise np.linalg.LinAlgError(_singular_message(
+            alpha, f"smallest squared Cholesky pivot {smallest:.3g} is below the rounding floor "
+                   f"{floor:.3g}"))
 
 
 def symmetrize_upper(gram_upper):
@@ -118,40 +265,81 @@ def _solve_torch(gram_upper, hty, alpha: float, solver: str):
     if solver == "cholesky":
         L, info = torch.linalg.cholesky_ex(A)
         if int(info) != 0:
-            raise np.linalg.LinAlgError(_not_pd_message(int(info)))
+            raise np.linalg.LinAlgError(_not_pd_message(int(info), alpha))
+        _check_pivots(L.diagonal().abs().cpu().numpy(), A.diagonal().cpu().numpy(), alpha)
         return torch.cholesky_solve(B, L).cpu().numpy()
-    return torch.linalg.solve(A, B).cpu().numpy()
+    try:
+        return torch.linalg.solve(A, B).cpu().numpy()
+    except RuntimeError as error:  # torch's LinAlgError is a RuntimeError
+        raise np.linalg.LinAlgError(_singular_message(alpha, f"LU failed: {error}")) from error
 
 
-def _not_pd_message(order) -> str:
-    return (f"G + λI is not positive definite (leading minor {order} failed): the Gram matrix is "
-            "numerically singular at this λ; raise alpha, use float64 features, or use solver='eigh'")
+def _not_pd_message(order, alpha: float) -> str:
+    return _singular_message(alpha, f"not positive definite: leading minor {order} failed")
+
+
+def _large_on_torch(gram_upper) -> bool:
+    """Whether this factorisation runs in torch: torch tensors always, NumPy arrays of order
+    ≥ LARGE_ORDER when torch is installed."""
+    return is_torch(gram_upper) or (gram_upper.shape[0] >= LARGE_ORDER
+                                    and importlib.util.find_spec("torch") is not None)
+
+
+def _scipy_threads(order: int):
+    """A context in which SciPy's LAPACK runs single-threaded for orders ≥ LARGE_ORDER."""
+    if order < LARGE_ORDER:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def solve_normal_equations(gram_upper, hty, alpha: float, solver: str = "cholesky") -> np.ndarray:
     """Ridge readout ``W2 = (G + λI)⁻¹ HᵀY``: G (d, d) upper triangle valid, HᵀY (d, k) → (d, k) float64.
 
-    NumPy inputs are solved with SciPy's LAPACK (torch's beyond LARGE_ORDER); torch tensors
-    on their own device.  The result is a NumPy array.
+    NumPy inputs are solved with SciPy's LAPACK (torch's beyond LARGE_ORDER when installed, else
+    SciPy single-threaded); torch tensors on their own device.  The result is a NumPy array.
+
+    Fails loudly: :class:`NumericalOverflowError` when G or HᵀY are not finite (the features
+    overflowed), ``LinAlgError`` naming λ when ``G + λI`` is singular to working precision
+    (a failed or rounding-level Cholesky pivot, an LU condition number beyond 1/eps, or a
+    readout with inf/NaN).  The checks cost O(d²).
     """
     alpha = check_alpha(alpha)
     if solver not in NORMAL_EQUATION_SOLVERS:
         raise ValueError(f"unknown solver {solver!r} for the normal equations; "
                          f"choose one of {', '.join(map(repr, NORMAL_EQUATION_SOLVERS))}")
+    check_finite_sums(gram_upper, hty)
     if solver == "eigh":
-        return GramSpectrum(gram_upper).weights(hty, alpha)
-    if is_torch(gram_upper) or gram_upper.shape[0] >= LARGE_ORDER:
-        return _solve_torch(gram_upper, hty, alpha, solver)
-    A = _ridge_matrix(gram_upper, alpha)
-    B = np.asarray(hty, dtype=np.float64)
+        W2 = GramSpectrum(gram_upper).weights(hty, alpha)
+    elif _large_on_torch(gram_upper):
+        W2 = _solve_torch(gram_upper, hty, alpha, solver)
+    else:
+        with _scipy_threads(gram_upper.shape[0]):
+            W2 = _solve_scipy(_ridge_matrix(gram_upper, alpha), np.asarray(hty, dtype=np.float64),
+                              alpha, solver)
+    check_finite_readout(W2, alpha, solver)
+    return W2
+
+
+def _solve_scipy(A: np.ndarray, B: np.ndarray, alpha: float, solver: str) -> np.ndarray:
+    """``A⁻¹ B`` for A = G + λI (d, d; upper triangle valid, overwritten) by Cholesky or LU."""
     if solver == "cholesky":
+        diagonal = A.diagonal().copy()
         try:
             factor = scipy.linalg.cho_factor(A, lower=False, overwrite_a=True, check_finite=False)
         except np.linalg.LinAlgError as error:
-            raise np.linalg.LinAlgError(_not_pd_message(str(error).split("-th")[0])) from error
+            raise np.linalg.LinAlgError(_not_pd_message(str(error).split("-th")[0], alpha)) from error
+        _check_pivots(np.abs(factor[0].diagonal()), diagonal, alpha)
         return scipy.linalg.cho_solve(factor, B, check_finite=False)
-    return scipy.linalg.solve(symmetrize_upper(A), B, assume_a="gen", overwrite_a=True,
-                              check_finite=False)
+    with warnings.catch_warnings():
+        # SciPy only warns when the LU's reciprocal condition number is below eps.
+        warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+        try:
+            return scipy.linalg.solve(symmetrize_upper(A), B, assume_a="gen", overwrite_a=True,
+                                      check_finite=False)
+        except (np.linalg.LinAlgError, scipy.linalg.LinAlgWarning) as error:
+            raise np.linalg.LinAlgError(_singular_message(alpha, f"LU: {error}")) from error
 
 
 class GramSpectrum:
@@ -160,26 +348,41 @@ class GramSpectrum:
     ``weights(HᵀY, λ)`` is ``V diag(1/(s+λ)) Vᵀ HᵀY``.  At λ = 0 it is the minimum-norm
     least-squares solution ``H⁺Y``: eigenvalues below ``rcond · max(s)`` are treated as zero,
     where ``rcond`` defaults to ``d · eps`` (the numerical noise floor of an eigenvalue of G).
+    For λ > 0, eigenvalues that rounding made negative count as zero (G is positive
+    semidefinite), so ``1/(s + λ)`` stays finite and positive.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from greenelm import GramSpectrum, solve_min_norm
+    >>> rng = np.random.default_rng(0)
+    >>> H, Y = rng.random((40, 5)), rng.random((40, 2))
+    >>> spectrum = GramSpectrum(H.T @ H)                     # one eigendecomposition ...
+    >>> paths = [spectrum.weights(H.T @ Y, a) for a in (1e-2, 1e-1, 1.0)]   # ... any λ
+    >>> bool(np.allclose(spectrum.weights(H.T @ Y, 0.0), solve_min_norm(H, Y)))   # λ → 0: H⁺Y
+    True
     """
 
     def __init__(self, gram_upper):
-        if is_torch(gram_upper) or gram_upper.shape[0] >= LARGE_ORDER:
+        check_finite_sums(gram_upper)
+        if _large_on_torch(gram_upper):
             import torch
 
             gram = symmetrize_upper(torch.as_tensor(gram_upper, dtype=torch.float64))
             s, V = torch.linalg.eigh(gram)
             self.eigenvalues, self.eigenvectors = s.cpu().numpy(), V.cpu().numpy()
         else:
-            self.eigenvalues, self.eigenvectors = scipy.linalg.eigh(
-                np.asarray(gram_upper, dtype=np.float64), lower=False, check_finite=False,
-                driver="evr")
+            with _scipy_threads(gram_upper.shape[0]):
+                self.eigenvalues, self.eigenvectors = scipy.linalg.eigh(
+                    np.asarray(gram_upper, dtype=np.float64), lower=False, check_finite=False,
+                    driver="evr")
 
     def weights(self, hty: np.ndarray, alpha: float, rcond: float | None = None) -> np.ndarray:
         """Readout (d, k) for ridge strength ``alpha`` from HᵀY (d, k)."""
         alpha = check_alpha(alpha)
         s, V = self.eigenvalues, self.eigenvectors
         if alpha > 0:
-            inverse = 1.0 / (s + alpha)
+            inverse = 1.0 / (np.maximum(s, 0.0) + alpha)
         else:
             rcond = len(s) * np.finfo(np.float64).eps if rcond is None else rcond
             keep = s > rcond * max(s.max(), 0.0)
@@ -193,19 +396,47 @@ def solve_min_norm(H, Y) -> np.ndarray:
     """Exact minimum-norm least squares ``H⁺ Y`` by SVD: H (N, d), Y (N, k) → (d, k) float64.
 
     Uses LAPACK ``gelsd`` with the singular-value cutoff of ``numpy.linalg.pinv``
-    (``max(N, d) · eps · σ_max``), without forming the d × N pseudoinverse.
+    (``max(N, d) · eps · σ_max``), without forming the d × N pseudoinverse.  H with inf or
+    NaN (features that overflowed) raises :class:`NumericalOverflowError`: an O(Nd) check next
+    to the O(Nd²) SVD, which LAPACK would otherwise run on garbage.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from greenelm import solve_min_norm
+    >>> H = np.array([[1.0, 1.0], [2.0, 2.0], [0.0, 0.0]])   # rank 1: many least-squares solutions
+    >>> solve_min_norm(H, np.array([[2.0], [4.0], [0.0]])).ravel().round(12).tolist()
+    [1.0, 1.0]
     """
     if is_torch(H):
         H, Y = H.double().cpu().numpy(), Y.double().cpu().numpy()
     H = np.asarray(H, dtype=np.float64)
+    if not np.isfinite(H).all():
+        raise NumericalOverflowError(
+            "the random features relu(XW + b) hold inf or NaN: they overflowed (float64 holds up to "
+            "1.8e308, float32 up to 3.4e38), so the inputs are far too large; scale X down "
+            "(e.g. to [0, 1] or unit variance)")
     cond = max(H.shape) * np.finfo(np.float64).eps
     W2, *_ = scipy.linalg.lstsq(H, np.asarray(Y, dtype=np.float64), cond=cond,
                                 lapack_driver="gelsd", check_finite=False)
+    check_finite_readout(W2, 0.0, "pinv")
     return W2
 
 
 def solve(equations: NormalEquations, solver: str = "cholesky", alpha: float = 1e-3) -> np.ndarray:
-    """Readout (d, k) from accumulated normal equations with a normal-equation solver."""
+    """Readout (d, k) from accumulated normal equations with a normal-equation solver.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from greenelm import NormalEquations, solve
+    >>> rng = np.random.default_rng(1)
+    >>> equations = NormalEquations(4, 1)
+    >>> equations.update(rng.random((30, 4)), rng.random((30, 1)))
+    >>> readouts = [solve(equations, name, alpha=0.1) for name in ("cholesky", "lu", "eigh")]
+    >>> bool(np.allclose(readouts[0], readouts[1]) and np.allclose(readouts[0], readouts[2]))
+    True
+    """
     if solver == "pinv":
         raise ValueError("solver 'pinv' needs all of H at once (use solve_min_norm); from accumulated "
                          "HᵀH and HᵀY use solver='eigh' with alpha=0 for the minimum-norm limit")

@@ -76,6 +76,7 @@ def test_eigh_gives_every_lambda_from_one_factorisation():
 
 
 def test_large_orders_route_to_torch_with_the_same_answer(monkeypatch):
+    pytest.importorskip("torch")
     import greenelm.solvers as solvers
 
     H, Y = problem(d=50)
@@ -85,6 +86,30 @@ def test_large_orders_route_to_torch_with_the_same_answer(monkeypatch):
     for name, W2 in expected.items():
         np.testing.assert_allclose(solve(equations, name, 1e-2), W2, rtol=1e-9)
     assert LARGE_ORDER == 16000
+
+
+def test_large_orders_without_torch_run_in_scipy_single_threaded(monkeypatch):
+    """A core install (no torch): the same answers from SciPy, its BLAS limited to one thread."""
+    import importlib.util
+
+    import threadpoolctl
+
+    import greenelm.solvers as solvers
+
+    H, Y = problem(d=50)
+    equations = accumulate(H, Y)
+    expected = {name: solve(equations, name, 1e-2) for name in ("lu", "cholesky", "eigh")}
+    limits = []
+    real_limits, real_find_spec = threadpoolctl.threadpool_limits, importlib.util.find_spec
+    monkeypatch.setattr(solvers, "LARGE_ORDER", 10)
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else real_find_spec(name, *a))
+    monkeypatch.setattr(threadpoolctl, "threadpool_limits",
+                        lambda **kw: limits.append(kw) or real_limits(**kw))
+    monkeypatch.setattr(solvers, "_solve_torch", lambda *a: pytest.fail("torch was used"))
+    for name, W2 in expected.items():
+        np.testing.assert_allclose(solve(equations, name, 1e-2), W2, rtol=1e-9)
+    assert limits == [{"limits": 1, "user_api": "blas"}] * 3
 
 
 def test_not_positive_definite_names_the_problem():
