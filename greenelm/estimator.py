@@ -360,14 +360,8 @@ def load_model(path, device=SAVED_DEVICE):
     return model
 
 
-class ELMClassifier(ClassifierMixin, _ELMBase):
-    """Green-ELM classifier: random ReLU features and a closed-form readout on one-hot targets.
-
-    ``fit`` and ``partial_fit`` take ``sample_weight`` (N,) ≥ 0: the readout solves the weighted
-    problem (HᵀWH + λI) W2 = HᵀWY (``pinv``: the minimum-norm solution of the rows scaled by √w),
-    so an integer weight equals repeating the row and a zero weight equals dropping it.
-
-    Parameters
+#: the constructor parameters shared by ELMClassifier and ELMRegressor (numpy docstring form)
+_ESTIMATOR_PARAMETERS = """    Parameters
     ----------
     n_hidden : int, default=2000
         Hidden width d.
@@ -398,7 +392,17 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         exact streaming RLS state (O(d²·B) per chunk, float64, needs alpha > 0; see
         :class:`greenelm.streaming.StreamingRidge`).
 
-    Attributes
+"""
+
+
+class ELMClassifier(ClassifierMixin, _ELMBase):
+    __doc__ = """Green-ELM classifier: random ReLU features and a closed-form readout on one-hot targets.
+
+    ``fit`` and ``partial_fit`` take ``sample_weight`` (N,) ≥ 0: the readout solves the weighted
+    problem (HᵀWH + λI) W2 = HᵀWY (``pinv``: the minimum-norm solution of the rows scaled by √w),
+    so an integer weight equals repeating the row and a zero weight equals dropping it.
+
+""" + _ESTIMATOR_PARAMETERS + """    Attributes
     ----------
     coef_ : ndarray of shape (n_hidden, n_classes)
         The readout W2.
@@ -422,7 +426,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
     ((200, 2), ['other', 'same'])
     >>> bool(model.score(X, y) > 0.9)
     True
-    """
+"""
 
     def fit(self, X, y, sample_weight=None):
         """Fit on X (N, D) and labels y (N,), optionally weighting the rows by sample_weight (N,)."""
@@ -487,41 +491,12 @@ def _check_weighted_classes(y, sample_weight) -> None:
 
 
 class ELMRegressor(RegressorMixin, _ELMBase):
-    """Green-ELM regressor: the same features and readout on real targets y (N,) or (N, k).
+    __doc__ = """Green-ELM regressor: the same features and readout on real targets y (N,) or (N, k).
 
     ``predict`` returns (N,) for 1-d ``y`` and (N, k) for 2-d ``y`` (also (N, 1)).
     ``fit`` and ``partial_fit`` take ``sample_weight`` as :class:`ELMClassifier`.
 
-    Parameters
-    ----------
-    n_hidden : int, default=2000
-        Hidden width d.
-    alpha : float, default=1e-3
-        Ridge λ of the normal equations (ignored by ``pinv``); 1e-3 as the paper.
-    solver : {"cholesky", "lu", "eigh", "pinv"}, default="cholesky"
-        See :mod:`greenelm.solvers`; ``pinv`` needs all of H (N × d) in memory and has no
-        ``partial_fit``.
-    weight_scale : {"unit", "he"}, default="unit"
-        W ~ N(0, 1) (the paper's code) or N(0, 2/D) (its text).
-    bias : {"normal", "uniform"}, default="normal"
-        b ~ N(0, 1) or U(-1, 1).
-    dtype : {"float64", "float32"}, default="float64"
-        Precision of the features and the Gram (the d × d solve always runs in float64).
-    chunk_size : int, default=4096
-        Rows of H computed at a time: memory is O(chunk_size·d + d²), flat in N.
-    device : None or str or torch.device, default=None
-        None for NumPy/SciPy, or a torch device ("cpu", "cuda", "cuda:1"); checked at fit time
-        (torch installed, CUDA available).
-    random_state : None, int, numpy.random.RandomState or numpy.random.Generator, default=0
-        The projection's seed. An int is the seed itself; None draws a fresh one; a generator
-        gives one draw (so, as in scikit-learn, successive fits with the same generator differ).
-        The seed used is ``seed_``: ``random_state=model.seed_`` rebuilds the same model.
-    partial_fit_method : {"normal", "rls"}, default="normal"
-        ``partial_fit`` re-solves the accumulated normal equations (O(d³) per call) or updates an
-        exact streaming RLS state (O(d²·B) per chunk, float64, needs alpha > 0; see
-        :class:`greenelm.streaming.StreamingRidge`).
-
-    Attributes
+""" + _ESTIMATOR_PARAMETERS + """    Attributes
     ----------
     coef_ : ndarray of shape (n_hidden, k)
         The readout W2.
@@ -539,7 +514,7 @@ class ELMRegressor(RegressorMixin, _ELMBase):
     (400,)
     >>> bool(model.score(X, y) > 0.99)
     True
-    """
+"""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
