@@ -99,7 +99,7 @@ def export_partial_state(equations, stream) -> tuple[dict, dict] | None:
         return None
     as_numpy = (lambda a: a.detach().cpu().numpy()) if is_torch(equations.gram) else np.asarray
     gram, hty = as_numpy(equations.gram), as_numpy(equations.hty)
-    return ({"kind": "normal", "dtype": gram.dtype.name, "n_samples": int(equations.n_samples)},
+    return ({"kind": "normal", "dtype": equations.dtype, "n_samples": int(equations.n_samples)},
             {"gram": gram, "hty": hty})
 
 
@@ -110,17 +110,8 @@ def import_partial_state(scalars: dict, arrays: dict, device) -> tuple:
 
         rest = {key: value for key, value in scalars.items() if key != "kind"}
         return None, StreamingRidge.from_state(rest, arrays, device)
-    gram, hty = arrays["gram"], arrays["hty"]
-    equations = NormalEquations.__new__(NormalEquations)
-    equations.n_hidden, equations.n_outputs = gram.shape[0], hty.shape[1]
-    equations.n_samples = int(scalars["n_samples"])
-    if device is None:
-        equations.gram, equations.hty = np.array(gram, order="F"), np.array(hty)
-    else:
-        import torch
-
-        equations.gram = torch.tensor(np.ascontiguousarray(gram), device=device)
-        equations.hty = torch.tensor(np.ascontiguousarray(hty), device=device)
+    equations = NormalEquations.from_sums(arrays["gram"], arrays["hty"], scalars["n_samples"],
+                                          scalars["dtype"], device)
     return equations, None
 
 
@@ -425,6 +416,8 @@ def _check_state(path, state, params: dict, d: int, k: int) -> dict:
         except ValueError as error:
             raise ModelFileError(path, "state", str(error)) from error
         names = ("gram", "hty") if state["method"] == "information" else ("P", "W")
+    if names[0] == "gram":  # accumulated sums are float64 whatever the blocks' dtype
+        dtype = np.dtype(np.float64)
     return {f"state_{names[0]}": ((d, d), dtype), f"state_{names[1]}": ((d, k), dtype)}
 
 

@@ -159,6 +159,22 @@ class NormalEquations:
         self.hty += centred.T @ Y
         self.hty += np.outer(shift, Y.sum(axis=0, dtype=np.float64))
 
+    @classmethod
+    def from_sums(cls, gram, hty, n_samples: int, dtype="float64", device=None) -> "NormalEquations":
+        """Accumulated sums ``G`` (d, d; upper triangle valid) and ``HᵀY`` (d, k), stored as float64
+        (NumPy, or torch on ``device``), to be continued with blocks in ``dtype``."""
+        equations = cls(gram.shape[0], hty.shape[1], dtype, device)
+        if device is None:
+            equations.gram = np.array(gram, dtype=np.float64, order="F")
+            equations.hty = np.array(hty, dtype=np.float64)
+        else:
+            import torch
+
+            equations.gram = torch.as_tensor(gram, dtype=torch.float64, device=device).clone()
+            equations.hty = torch.as_tensor(hty, dtype=torch.float64, device=device).clone()
+        equations.n_samples = int(n_samples)
+        return equations
+
     def __getstate__(self):
         state = self.__dict__.copy()
         state["_scratch"] = None  # scratch space, not state: keeps pickles (dask) small

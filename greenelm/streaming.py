@@ -23,8 +23,8 @@ Update methods (one API, :class:`StreamingRidge`; NumPy arrays, or torch tensors
 
 Float64 by default.  Float32 is allowed: ``P − V Vᵀ`` subtracts nearly equal numbers when
 ``G + λI`` is ill-conditioned, so the float32 state drifts from the exact solution and may lose
-positive definiteness (see :func:`drift_experiment`); the information form in float32 is as
-accurate as a float32 Gram (its solve runs in float64).
+positive definiteness; the information form in float32 takes float32 batches into float64 sums
+(:class:`greenelm.solvers.NormalEquations`), and its solve runs in float64.
 
 Bad batches (wrong width, rows of H and Y that differ, NaN/inf) are refused with a
 ``ValueError`` before any state changes; a failed Cholesky of ``S`` (lost definiteness) raises
@@ -206,12 +206,7 @@ class StreamingRidge:
         self.n_samples = equations.n_samples
         gram, hty = equations.as_float64()
         if self.method == "information":
-            self._equations = NormalEquations(self.n_hidden, self.n_outputs, self.dtype, self.device)
-            self._equations.gram = gram.to(self._equations.gram.dtype).clone() if self._torch else \
-                np.asarray(gram, dtype=self.dtype, order="F").copy(order="F")
-            self._equations.hty = hty.to(self._equations.hty.dtype).clone() if self._torch else \
-                hty.astype(self.dtype)
-            self._equations.n_samples = self.n_samples
+            self._equations = NormalEquations.from_sums(gram, hty, self.n_samples, self.dtype, self.device)
             self._W = None
             return self
         if self._torch:
@@ -257,9 +252,9 @@ class StreamingRidge:
     # -- state export / import (for saving a model without pickle) ---------------------
     def export_state(self) -> tuple[dict, dict]:
         """The state as ``(scalars, arrays)``: JSON-able scalars (alpha, method, dtype, n_samples)
-        and CPU NumPy arrays (views of the state, not copies) — ``P`` (d, d) and ``W`` (d, k), or
-        for the information form ``gram`` (d, d, upper triangle valid) and ``hty`` (d, k) — in
-        the state's dtype."""
+        and CPU NumPy arrays (views of the state, not copies) — ``P`` (d, d) and ``W`` (d, k) in the
+        state's dtype, or for the information form its sums ``gram`` (d, d, upper triangle
+        valid) and ``hty`` (d, k), float64 whatever the dtype of the batches."""
         self._check_started()
         as_numpy = (lambda a: a.detach().cpu().numpy()) if self._torch else np.asarray
         if self.method == "information":
@@ -288,9 +283,10 @@ class StreamingRidge:
         if A.shape != (d, d) or B.ndim != 2 or B.shape[0] != d:
             raise ValueError(f"state arrays {square} {A.shape} and {rect} {B.shape} are not (d, d) "
                              "and (d, k)")
+        expected = np.dtype(np.float64) if state.method == "information" else np.dtype(state.dtype)
         for name, array in ((square, A), (rect, B)):
-            if array.dtype != np.dtype(state.dtype):
-                raise ValueError(f"state array {name} has dtype {array.dtype}, expected {state.dtype}")
+            if array.dtype != expected:
+                raise ValueError(f"state array {name} has dtype {array.dtype}, expected {expected}")
         state.n_hidden, state.n_outputs, state.n_samples = d, B.shape[1], int(n_samples)
         if device is None:
             A, B = np.array(A, order="F"), np.array(B)
@@ -301,10 +297,7 @@ class StreamingRidge:
             A = torch.tensor(np.ascontiguousarray(A), device=state.device)
             B = torch.tensor(np.ascontiguousarray(B), device=state.device)
         if state.method == "information":
-            state._equations = NormalEquations.__new__(NormalEquations)
-            state._equations.n_hidden, state._equations.n_outputs = d, B.shape[1]
-            state._equations.n_samples = state.n_samples
-            state._equations.gram, state._equations.hty = A, B
+            state._equations = NormalEquations.from_sums(A, B, state.n_samples, state.dtype, state.device)
         else:
             state._P, state._W = A, B
         return state

@@ -341,7 +341,8 @@ glue("drift_information_f32", final.loc[("information", "float32"), "relative_er
 # After {glue:text}`drift_updates` updates the float64 state is still at
 # {glue:text}`drift_f64:.1e` from the exact solution; in float32 our update is at
 # {glue:text}`drift_f32:.1e`, listing 3 at {glue:text}`drift_listing3_f32:.1e` and the float32
-# information form (float32 sums, float64 solve) at {glue:text}`drift_information_f32:.1e`.
+# information form (float32 batches added into float64 sums, as `greenelm`'s float32 Gram; float64
+# solve) at {glue:text}`drift_information_f32:.1e`.
 # Float32 RLS subtracts nearly equal numbers in $P - VV^\top$ whenever $H^\top H + \lambda I$ is
 # ill-conditioned, which ReLU features with $\lambda = 10^{-3}$ are; float64 is the right default,
 # as the paper says.

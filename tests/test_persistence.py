@@ -644,3 +644,17 @@ def test_a_plain_model_file_with_a_cv_field_is_refused(good_files, tmp_path):
     path = edit("named", lambda meta, arrays: meta.__setitem__("cv", {"alpha_": 1.0}))(good_files, tmp_path / "x.npz")
     with pytest.raises(ModelFileError, match="field 'cv': must be null for ELMRegressor"):
         load_model(path)
+
+
+@pytest.mark.parametrize("round_trip", ROUND_TRIPS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("method", ["normal", "rls"])
+def test_float32_partial_fit_state_continues_exactly(tmp_path, round_trip, method):
+    """Float32 blocks accumulate into float64 sums; the saved state carries those sums, so
+    resuming after a round trip is bit-identical to never stopping."""
+    X, y = data()
+    make = lambda: ELMRegressor(n_hidden=30, dtype="float32", partial_fit_method=method)  # noqa: E731
+    half = len(X) // 2
+    resumed = round_trip(make().partial_fit(X[:half], X[:half, :2]), tmp_path)
+    resumed.partial_fit(X[half:], X[half:, :2])
+    straight = make().partial_fit(X[:half], X[:half, :2]).partial_fit(X[half:], X[half:, :2])
+    np.testing.assert_array_equal(resumed.coef_, straight.coef_)
