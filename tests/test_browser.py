@@ -102,6 +102,29 @@ def _error_outputs(driver) -> list[str]:
     return list(found)
 
 
+def _rendering_problems(driver) -> list[str]:
+    """Formulas MathJax did not typeset (raw TeX left on the page) and literal MyST roles."""
+    typeset = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        const start = Date.now();
+        (function wait() {
+            const mj = window.MathJax;
+            if (mj && mj.startup && mj.startup.promise) mj.startup.promise.then(() => done(true));
+            else if (Date.now() - start > 10000) done(!document.querySelector('.math'));
+            else setTimeout(wait, 100);
+        })();""")
+    if not typeset:
+        return ["MathJax never loaded: formulas show as raw TeX"]
+    return list(driver.execute_script("""
+        const out = [];
+        for (const el of document.querySelectorAll('.math'))
+            if (!el.querySelector('mjx-container')) out.push('formula not typeset: ' + el.innerText.slice(0, 80));
+        const text = document.body.innerText;
+        for (const role of ['{glue', '{cite}', '{doc}', '{math}'])
+            if (text.includes(role)) out.push('a literal MyST role on the page: ' + role);
+        return out;"""))
+
+
 def _figures(driver) -> list[dict]:
     """The output images of the page once loaded: src, complete, naturalWidth."""
     from selenium.webdriver.support.ui import WebDriverWait
@@ -132,7 +155,17 @@ def check_book(html: Path, names: list[str], driver=None) -> None:
         assert citations, "the intro's bibliography did not render"
         assert any("LeCun" in c for c in citations), citations
         assert not any("?" == c.strip() for c in citations)
-        problems += [f"intro: {p}" for p in _error_outputs(driver)]
+        problems += [f"intro: {p}" for p in _error_outputs(driver) + _rendering_problems(driver)]
+
+        for page in [p for p in runner.pages() if (html / p).with_suffix(".html").is_file()]:
+            name = Path(page).stem
+            _open(driver, f"{base}/{Path(page).with_suffix('.html')}")
+            if not driver.find_elements("css selector", "article h1, main h1"):
+                problems.append(f"{name}: page did not load properly (title {driver.title!r})")
+                continue
+            problems += [f"{name}: {p}" for p in _error_outputs(driver) + _rendering_problems(driver)]
+            if name == "api" and not driver.find_elements("css selector", 'dt[id="greenelm.ELMClassifier"]'):
+                problems.append("api: the ELMClassifier entry is missing (autodoc did not run)")
 
         for name in names:
             _open(driver, f"{base}/book/{name}.html")
@@ -147,7 +180,7 @@ def check_book(html: Path, names: list[str], driver=None) -> None:
             broken = [f["src"] for f in figures if f["width"] == 0]
             if broken:
                 problems.append(f"{name}: images that did not decode: {broken}")
-            problems += [f"{name}: {p}" for p in _error_outputs(driver)]
+            problems += [f"{name}: {p}" for p in _error_outputs(driver) + _rendering_problems(driver)]
     assert not problems, "\n".join(problems)
 
 
@@ -163,7 +196,8 @@ def test_reference_book_in_browser():
 
 
 def _broken_chapter():
-    """A hand-made "executed" notebook with a traceback, an Error on stderr and no figure."""
+    """A hand-made "executed" notebook with a traceback, an Error on stderr, a literal glue role
+    (a stray backtick) and no figure."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
@@ -171,7 +205,8 @@ def _broken_chapter():
         new_output("stream", name="stderr", text="RuntimeError: something broke\n"),
         new_output("error", ename="ZeroDivisionError", evalue="division by zero",
                    traceback=["Traceback (most recent call last):", "ZeroDivisionError"])])
-    nb = new_notebook(cells=[new_markdown_cell("# Broken"), cell])
+    stray = new_markdown_cell("A stray backtick prints the role: ``{glue:text}`value:.2f``.")
+    nb = new_notebook(cells=[new_markdown_cell("# Broken"), stray, cell])
     nb.metadata["kernelspec"] = dict(runner.KERNELSPEC)
     return nbformat.writes(nb)
 
@@ -195,7 +230,7 @@ def test_tiny_book_in_browser(tiny_executed, tmp_path):
             check_book(html, ["broken"], driver)
     message = str(caught.value)
     for expected in ("broken: no figure rendered", "broken: error output",
-                     "broken: a traceback in the page text"):
+                     "broken: a traceback in the page text", "broken: a literal MyST role on the page: {glue"):
         assert expected in message, message
     # stderr (progress bars) stays in the notebook but is not rendered (_config.yml nb_output_stderr)
     assert "something broke" not in (html / "book" / "broken.html").read_text()
