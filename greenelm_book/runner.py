@@ -303,12 +303,79 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
                 "parameters": params,
                 "overrides": dict(overrides or {}),
                 "greenelm_version": _version(),
+                "machine": machine(),
             }
             _atomic_write_nb(out, final)
             failed.unlink(missing_ok=True)
         finally:
             tmp.unlink(missing_ok=True)
     return final
+
+
+def machine() -> dict[str, Any]:
+    """The machine a chapter runs on: CPU model, usable cores, memory (GiB), OS, Python."""
+    import platform
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    except (ValueError, OSError, AttributeError):
+        memory = None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {"cpu": cpu, "cores": cores, "memory_gib": None if memory is None else round(memory, 1),
+            "os": f"{platform.system()} {platform.release()}", "python": platform.python_version()}
+
+
+ENVIRONMENT_PAGE = "book/environment.md"
+#: packages whose exact versions the environment page lists (all of them are in constraints.txt)
+KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "torch", "torchvision", "timm", "pandas",
+                "matplotlib", "dask", "jupyter-book", "papermill", "myst-nb")
+
+
+def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> str:
+    """The book's *Environment and execution* page (MyST text), from the executed chapters'
+    provenance (profile, date, run time, machine, greenelm version) and ``constraints.txt``."""
+    import nbformat
+
+    source_dir = Path(source_dir)
+    rows = []
+    for name in chapters(toc):
+        path = source_dir / f"{name}.ipynb"
+        meta = nbformat.read(path, as_version=4).metadata if path.is_file() else {}
+        ours, pm = meta.get("greenelm", {}), meta.get("papermill", {})
+        host = ours.get("machine")
+        where = f"{host['cpu']}, {host['cores']} cores, {host['memory_gib']:g} GiB" if host else "–"
+        minutes = f"{pm['duration'] / 60:.1f}" if pm.get("duration") is not None else "–"
+        rows.append(f"| {{doc}}`{name} <{name}>` | {ours.get('profile', '–')} "
+                    f"| {str(pm.get('start_time', '–'))[:10]} | {minutes} | {where} |")
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        package, _, version = line.partition("==")
+        if version and not line.startswith("#"):
+            pins[package.strip().lower()] = version.strip()
+    versions = ", ".join(f"{p} {pins[p]}" for p in KEY_PACKAGES if p in pins)
+    return "\n".join([
+        "# Environment and execution", "",
+        "Every chapter is a notebook executed by `greenelm_book.runner` (papermill) at the profile "
+        "shown; the book renders the stored outputs and re-executes nothing. This page is written "
+        "by the runner at each build from the chapters' provenance (their notebook metadata) and "
+        "from `constraints.txt`, the book's exact environment.", "",
+        "| chapter | profile | executed | minutes | machine |", "| --- | --- | --- | ---: | --- |",
+        *rows, "",
+        "A machine shown as – was not recorded (the chapter was executed before the runner "
+        "recorded machines). *Minutes* is the run time of that execution; a chapter whose heavy results were read from "
+        "the results cache (keyed by parameters and code, see `greenelm_book.results_cache`) runs in "
+        "less than it took to compute them.", "",
+        f"Exact versions of the main packages ({len(pins)} pinned in all, in `constraints.txt`): "
+        f"{versions}.", "",
+        "Re-execute one chapter with `python -m greenelm_book.runner run --profile full "
+        "--out book --chapter NAME`, every stale one with `make book`, all with `make book-full`.",
+        ""])
 
 
 def _stamp_papermill(nb, src: Path, output: Path) -> None:
@@ -421,7 +488,10 @@ def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
                          + f"{_rel(source_dir)})")
     build_root = Path(build_root).resolve() if build_root is not None else BUILD
     opts = ["--warningiserror", "--keep-going", "--all"]
+    with_environment = ENVIRONMENT_PAGE in pages(toc_path)
     if source_dir == BOOK.resolve() and build_root == BUILD:
+        if with_environment:
+            (ROOT / ENVIRONMENT_PAGE).write_text(environment_page(source_dir, toc_path))
         extra = [] if toc is None else ["--toc", str(toc_path)]
         _jupyter_book([str(ROOT), *opts, *extra], ROOT, quiet)
         return BUILD / "html"
@@ -433,7 +503,10 @@ def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
     _sync(CONFIG, stage / "_config.yml")
     _sync(toc_path, stage / "_toc.yml")
     for rel in (*BOOK_FILES, *pages(toc_path)):
-        _sync(ROOT / rel, stage / rel)
+        if rel == ENVIRONMENT_PAGE:
+            (stage / rel).write_text(environment_page(source_dir, toc_path))
+        else:
+            _sync(ROOT / rel, stage / rel)
     for n in names:
         _sync(source_dir / f"{n}.ipynb", stage / "book" / f"{n}.ipynb")
     _jupyter_book([str(stage), *opts], stage, quiet)

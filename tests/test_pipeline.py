@@ -219,3 +219,13 @@ def test_sanitize_cfg_masks_timings_addresses_and_progress_bars():
     # what must survive: accuracies, counts, words that end in s
     for keep in ("accuracy 97.15 %", "10 samples", "2000 features", "3 seeds"):
         assert clean(keep) == keep
+
+
+def test_executed_chapter_records_its_machine_and_the_environment_page_lists_it(tiny_executed):
+    meta = runner.provenance(tiny_executed.path)
+    assert set(meta["machine"]) == {"cpu", "cores", "memory_gib", "os", "python"}
+    assert meta["machine"]["cores"] >= 1
+    page = runner.environment_page(tiny_executed.out, tiny_executed.project.toc_tiny)
+    row = next(line for line in page.splitlines() if line.startswith("| {doc}`tiny <tiny>`"))
+    assert "| smoke |" in row and f"{meta['machine']['cores']} cores" in row
+    assert "numpy " + __import__("numpy").__version__ in page  # the pinned version is the running one
