@@ -77,8 +77,9 @@ def check_sample_weight(sample_weight, X, allow_all_zero: bool = False):
         return None
     from sklearn.utils.validation import _check_sample_weight
 
-    weights = _check_sample_weight(sample_weight, X, dtype=np.float64,
-                                   allow_all_zero_weights=allow_all_zero)
+    weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if not allow_all_zero and not np.any(weights):  # (scikit-learn < 1.8 does not check this itself)
+        raise ValueError("Sample weights must contain at least one non-zero number.")
     negative = np.flatnonzero(weights < 0)
     if negative.size:
         raise ValueError(f"sample_weight must be >= 0; got {float(weights[negative[0]])!r} at index "
