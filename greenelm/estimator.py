@@ -433,14 +433,18 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
         check_classification_targets(y)
         sample_weight = check_sample_weight(sample_weight, X)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError(f"{type(self).__name__} needs at least 2 classes in y; got 1 class "
-                             f"({self.classes_[0]!r})")
+        self._set_classes(y, "y")
         _check_weighted_classes(y, sample_weight)
-        self.n_outputs_ = len(self.classes_)
         self._fit_targets(X, self._one_hot(y), sample_weight)
         return self
+
+    def _set_classes(self, labels, where: str) -> None:
+        """``classes_`` (k,) and ``n_outputs_`` = k from ``labels``; at least two classes."""
+        self.classes_ = np.unique(labels)
+        if len(self.classes_) < 2:
+            raise ValueError(f"{type(self).__name__} needs at least 2 classes in {where}; got 1 class "
+                             f"({self.classes_[0]!r})")
+        self.n_outputs_ = len(self.classes_)
 
     @available_if(_partial_fit_available)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
@@ -453,10 +457,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         if first:
             if classes is None:
                 raise ValueError("classes must be given on the first call to partial_fit")
-            self.classes_ = np.unique(classes)
-            if len(self.classes_) < 2:
-                raise ValueError("ELMClassifier needs at least 2 classes; got 1 class")
-            self.n_outputs_ = len(self.classes_)
+            self._set_classes(classes, "classes")
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(f"classes {np.unique(classes)} differ from those of the first call "
                              f"{self.classes_}")
@@ -741,11 +742,7 @@ class ELMClassifierCV(_CrossValidatedRidge, ELMClassifier):
         self._refuse(fit_params)
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
         check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError(f"ELMClassifierCV needs at least 2 classes in y; got 1 class "
-                             f"({self.classes_[0]!r})")
-        self.n_outputs_ = len(self.classes_)
+        self._set_classes(y, "y")
         self._fit_cv(X, self._one_hot(y))
         return self
 

@@ -118,3 +118,11 @@ def tiny_dataset():
 def test_flat_names_a_bad_split_or_dtype(tiny_dataset, split, dtype, words):
     with pytest.raises(ValueError, match=words):
         tiny_dataset.flat(split, dtype)
+
+
+def test_partial_fit_with_a_single_class_names_the_classes_argument():
+    from greenelm import ELMClassifier
+
+    X = np.random.default_rng(0).random((6, 3))
+    with pytest.raises(ValueError, match=r"ELMClassifier needs at least 2 classes in classes; got 1 class \(7\)"):
+        ELMClassifier(n_hidden=5).partial_fit(X, np.full(6, 7), classes=[7])
