@@ -443,7 +443,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         self.classes_ = np.unique(labels)
         if len(self.classes_) < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 classes in {where}; got 1 class "
-                             f"({self.classes_[0]!r})")
+                             f"({self.classes_.tolist()[0]!r})")
         self.n_outputs_ = len(self.classes_)
 
     @available_if(_partial_fit_available)
