@@ -119,7 +119,8 @@ def _first_bad_row(values) -> int | None:
 
 
 def _block_statistics(X, Y, *, spec: FeatureSpec, chunk_size: int, classes, block_info=None):
-    """One row block → its ``[HᵀH (upper) | HᵀY]`` as (1, d, d + k), in ``spec.dtype``.
+    """One row block → its ``[HᵀH (upper) | HᵀY]`` as (1, d, d + k), float64 (the sums of
+    :class:`~greenelm.solvers.NormalEquations` are float64 whatever ``spec.dtype`` of the features).
 
     X (n, D) are the block's inputs; Y (n, 1) its labels (``classes`` given: one-hot here) or
     (n, k) real targets. Bad blocks raise ``ValueError`` naming the block and its rows.
@@ -160,7 +161,7 @@ def _block_statistics(X, Y, *, spec: FeatureSpec, chunk_size: int, classes, bloc
     gram, hty = equations.gram, equations.hty
     if spec.device is not None:
         gram, hty = gram.cpu().numpy(), hty.cpu().numpy()
-    out = np.empty((1, spec.n_hidden, spec.n_hidden + Y.shape[1]), dtype=spec.dtype)
+    out = np.empty((1, spec.n_hidden, spec.n_hidden + Y.shape[1]), dtype=np.float64)
     out[0, :, : spec.n_hidden] = gram
     out[0, :, spec.n_hidden:] = hty
     return out
@@ -168,7 +169,7 @@ def _block_statistics(X, Y, *, spec: FeatureSpec, chunk_size: int, classes, bloc
 
 def sufficient_statistics(X, Y, spec: FeatureSpec, chunk_size: int = 4096, classes=None,
                           split_every: int = 4):
-    """Lazy ``[HᵀH (upper triangle) | HᵀY]``, a dask array (d, d + k) in ``spec.dtype``.
+    """Lazy ``[HᵀH (upper triangle) | HᵀY]``, a dask array (d, d + k) of float64 sums.
 
     X: dask array (N, D) chunked along rows (column chunks are merged); Y: dask array (N,)
     labels when ``classes`` (k,) is given (one-hot inside the tasks), else (N,) or (N, k)
@@ -195,10 +196,10 @@ def sufficient_statistics(X, Y, spec: FeatureSpec, chunk_size: int = 4096, class
     partials = da.map_blocks(
         _block_statistics, X, Y, new_axis=2,
         chunks=((1,) * X.numblocks[0], (d,), (d + k,)),
-        dtype=spec.dtype, meta=np.empty((0, 0, 0), dtype=spec.dtype),
+        dtype=np.float64, meta=np.empty((0, 0, 0), dtype=np.float64),
         token="greenelm-block-statistics",
         spec=spec, chunk_size=chunk_size, classes=classes)
-    return partials.sum(axis=0, split_every=split_every, dtype=spec.dtype)
+    return partials.sum(axis=0, split_every=split_every, dtype=np.float64)
 
 
 def _compute(collection, client=None, scheduler=None, retries: int = 0):
@@ -274,16 +275,8 @@ def fit_dask(estimator, X, y, *, classes=None, client=None, scheduler=None, retr
     packed = np.asarray(_compute(lazy, client, scheduler, retries))
 
     d = spec.n_hidden
-    equations = NormalEquations(d, estimator.n_outputs_, estimator.dtype, estimator.device)
-    if estimator.device is None:
-        equations.gram = np.asfortranarray(packed[:, :d])
-        equations.hty = np.ascontiguousarray(packed[:, d:])
-    else:
-        import torch
-
-        equations.gram = torch.as_tensor(packed[:, :d], device=estimator.device)
-        equations.hty = torch.as_tensor(np.ascontiguousarray(packed[:, d:]), device=estimator.device)
-    equations.n_samples = int(X.shape[0])
+    equations = NormalEquations.from_sums(packed[:, :d], packed[:, d:], int(X.shape[0]),
+                                          estimator.dtype, estimator.device)
     estimator._features = estimator._make_features()
     estimator.equations_ = equations
     estimator.coef_ = solve(equations, estimator.solver, estimator.alpha)
