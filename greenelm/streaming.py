@@ -37,7 +37,7 @@ import numpy as np
 from scipy.linalg import blas, lapack
 
 from ._validation import check_alpha, check_choice
-from .solvers import NormalEquations, is_torch, solve_normal_equations
+from .solvers import NormalEquations, NumericalOverflowError, is_torch, solve_normal_equations
 
 METHODS = ("cholesky", "listing3", "information")
 STATE_DTYPES = ("float64", "float32")
@@ -127,6 +127,16 @@ def _not_pd(what: str, order) -> np.linalg.LinAlgError:
         f"{what} is not positive definite (leading minor {order}): the streamed state has lost "
         "definiteness (float32 drift or a too small alpha); use float64, a larger alpha, or "
         "method='information'")
+
+
+def _check_update_finite(*arrays) -> None:
+    """Refuse an update whose intermediate products (S = I + H P Hᵀ, the gain V, the innovation Z)
+    overflowed, before anything is committed."""
+    finite = (lambda a: bool(a.isfinite().all())) if is_torch(arrays[0]) else (lambda a: bool(np.isfinite(a).all()))
+    if not all(finite(a) for a in arrays):
+        raise NumericalOverflowError("the streaming update overflowed (inf or NaN in P Hᵀ or the "
+                                     "residual): the batch's features are too large for the state's "
+                                     "dtype; the state is unchanged")
 
 
 class StreamingRidge:
@@ -366,6 +376,7 @@ class StreamingRidge:
         U = gemm(1.0, P, Ht)                                 # P Hᵀ (d, B), Fortran
         S = gemm(1.0, Ht, U, trans_a=1)                      # H P Hᵀ (B, B)
         S.flat[:: S.shape[0] + 1] += 1.0
+        _check_update_finite(S)
         potrf, trsm = lapack.get_lapack_funcs("potrf", (S,)), blas.get_blas_funcs("trsm", (S,))
         L, info = potrf(S, lower=1, clean=1, overwrite_a=1)
         if info != 0:
@@ -373,6 +384,7 @@ class StreamingRidge:
         E = Y - H @ W                                        # residual (B, k)
         Z = trsm(1.0, L, E, lower=1)                         # L⁻¹ E
         V = trsm(1.0, L, U, side=1, lower=1, trans_a=1, overwrite_b=1)  # U L⁻ᵀ (d, B)
+        _check_update_finite(V, Z)
         # -- nothing below can fail: commit the new state
         W += V @ Z
         syrk = blas.get_blas_funcs("syrk", dtype=P.dtype)
@@ -386,11 +398,13 @@ class StreamingRidge:
         U = P @ H.T                                          # (d, B)
         S = H @ U
         S.diagonal().add_(1.0)
+        _check_update_finite(S)
         L, info = torch.linalg.cholesky_ex(S)
         if int(info) != 0:
             raise _not_pd("I + H P Hᵀ", int(info))
         Z = torch.linalg.solve_triangular(L, Y - H @ W, upper=False)    # L⁻¹ E (B, k)
         Vt = torch.linalg.solve_triangular(L, U.T, upper=False)          # L⁻¹ Uᵀ = Vᵀ (B, d)
+        _check_update_finite(Vt, Z)
         W.addmm_(Vt.T, Z)
         _symmetric_downdate_torch(P, Vt)                     # P − V Vᵀ, one triangle, mirrored
 

@@ -126,3 +126,21 @@ def test_partial_fit_with_a_single_class_names_the_classes_argument():
     X = np.random.default_rng(0).random((6, 3))
     with pytest.raises(ValueError, match=r"ELMClassifier needs at least 2 classes in classes; got 1 class \(7\)"):
         ELMClassifier(n_hidden=5).partial_fit(X, np.full(6, 7), classes=[7])
+
+
+@pytest.mark.parametrize("backend", ["numpy", "torch"])
+def test_an_overflowing_batch_is_refused_and_the_state_is_unchanged(backend):
+    from greenelm.solvers import NumericalOverflowError
+
+    state, (H, Y) = started(), batch()
+    if backend == "torch":
+        torch = pytest.importorskip("torch")
+        rng = np.random.default_rng(0)
+        state = StreamingRidge(alpha=0.1).fit(torch.as_tensor(rng.random((20, D))), torch.as_tensor(rng.random((20, K))))
+        H, Y = torch.as_tensor(H), torch.as_tensor(Y)
+    as_numpy = (lambda a: a.numpy().copy()) if backend == "torch" else (lambda a: a.copy())  # noqa: E731
+    before = as_numpy(state.coef_)
+    with pytest.raises(NumericalOverflowError, match="the streaming update overflowed.*state is unchanged"):
+        state.update(H * 1e200, Y)
+    np.testing.assert_array_equal(as_numpy(state.coef_), before)
+    assert state.n_samples == 20
