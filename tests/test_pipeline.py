@@ -229,3 +229,20 @@ def test_executed_chapter_records_its_machine_and_the_environment_page_lists_it(
     row = next(line for line in page.splitlines() if line.startswith("| {doc}`tiny <tiny>`"))
     assert "| smoke |" in row and f"{meta['machine']['cores']} cores" in row
     assert "numpy " + __import__("numpy").__version__ in page  # the pinned version is the running one
+
+
+def test_the_in_place_book_build_reads_no_other_folder():
+    """`make book` builds the repository root in place: every folder outside book/ that holds
+    documents Sphinx would read (.md, .rst, .ipynb; tracked, or a virtual environment the Makefile
+    makes) is in _config.yml's exclude_patterns, or the build warns (and fails) on them."""
+    import re
+
+    import yaml
+
+    excluded = set(yaml.safe_load((ROOT / "_config.yml").read_text())["exclude_patterns"])
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    folders = {path.split("/")[0] for path in tracked
+               if "/" in path and path.rsplit(".", 1)[-1] in ("md", "rst", "ipynb")}
+    makefile = (ROOT / "Makefile").read_text()
+    folders |= set(re.findall(r"^(?:VENV|OLDEST_VENV) := (\S+)", makefile, re.M))
+    assert folders - {"book"} <= excluded, f"not excluded from the book build: {sorted(folders - {'book'} - excluded)}"
