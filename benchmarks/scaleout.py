@@ -34,6 +34,7 @@ from tqdm import tqdm
 from greenelm.distributed import fit_dask, shifted_mnist
 from greenelm.estimator import ELMClassifier
 from greenelm.solvers import fit_flops
+from greenelm_book.bench import cpu_model
 
 COMMAND = "python -m benchmarks.scaleout"
 DEFAULT_SIZES = (60_000, 500_000, 1_000_000, 2_000_000)
@@ -151,7 +152,7 @@ def run(args) -> dict:
     return {
         "command": COMMAND + (" " + " ".join(sys.argv[1:]) if sys.argv[1:] else ""),
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "processor": _cpu_model(), "python": platform.python_version()},
+        "machine": {"cpus": os.cpu_count(), "processor": cpu_model(), "python": platform.python_version()},
         "config": {"n_hidden": args.n_hidden, "n_inputs": N_INPUTS, "n_classes": N_CLASSES,
                    "block_rows": args.block_rows, "chunk_size": args.chunk_size,
                    "n_workers": args.n_workers, "threads_per_worker": 1, "seed": args.seed,
@@ -159,14 +160,6 @@ def run(args) -> dict:
                    "float32 inputs generated per block"},
         "rows": rows,
     }
-
-
-def _cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as info:
-            return next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
-    except (OSError, StopIteration):
-        return platform.processor()
 
 
 def markdown(report: dict) -> str:

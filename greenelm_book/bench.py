@@ -141,16 +141,20 @@ def blas_info() -> list[dict]:
             for info in threadpool_info()]
 
 
-def machine_info() -> dict:
-    """CPU model, cores, memory, Python/NumPy versions and the OPENBLAS_* environment."""
-    model = platform.processor()
+def cpu_model() -> str:
+    """The CPU's model name (Linux's /proc/cpuinfo; elsewhere what ``platform`` knows)."""
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
+                return line.split(":", 1)[1].strip()
     except OSError:
         pass
+    return platform.processor() or platform.machine() or "CPU"
+
+
+def machine_info() -> dict:
+    """CPU model, cores, memory, Python/NumPy versions and the OPENBLAS_* environment."""
+    model = cpu_model()
     try:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (ValueError, OSError):

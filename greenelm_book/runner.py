@@ -313,22 +313,16 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
 
 
 def machine() -> dict[str, Any]:
-    """The machine a chapter runs on: CPU model, usable cores, memory (GiB), OS, Python."""
-    import platform
+    """The machine a chapter runs on: CPU model, usable cores, memory (GiB), OS, Python
+    (from :func:`greenelm_book.bench.machine_info`)."""
+    from .bench import machine_info
 
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as info:
-            cpu = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    try:
-        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
-    except (ValueError, OSError, AttributeError):
-        memory = None
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return {"cpu": cpu, "cores": cores, "memory_gib": None if memory is None else round(memory, 1),
-            "os": f"{platform.system()} {platform.release()}", "python": platform.python_version()}
+    info = machine_info()
+    memory = info["memory_bytes"]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else info["cores"]
+    return {"cpu": info["cpu"], "cores": cores,
+            "memory_gib": None if memory is None else round(memory / 2**30, 1),
+            "os": info["platform"], "python": info["python"]}
 
 
 ENVIRONMENT_PAGE = "book/environment.md"

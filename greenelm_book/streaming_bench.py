@@ -33,16 +33,11 @@ def device_name(backend: str) -> str:
         import torch
 
         return torch.cuda.get_device_name(0)
-    import platform
-
-    try:
-        with open("/proc/cpuinfo") as info:
-            model = next(line.split(":", 1)[1].strip() for line in info if line.startswith("model name"))
-    except (OSError, StopIteration):
-        model = platform.processor() or "CPU"
     import os
 
-    return f"{model} ({len(os.sched_getaffinity(0))} cores)"
+    from .bench import cpu_model
+
+    return f"{cpu_model()} ({len(os.sched_getaffinity(0))} cores)"
 
 
 def _to_backend(array, backend: str):
