@@ -37,8 +37,7 @@ from scipy.linalg import blas
 from greenelm.data import load_dataset
 from greenelm.estimator import ELMClassifier
 from greenelm.features import DEFAULT_CHUNK_ROWS, RandomReLUFeatures
-from greenelm.solvers import (GramSpectrum, NormalEquations, solve_normal_equations,
-                              symmetrize_upper)
+from greenelm.solvers import (GramSpectrum, NormalEquations, solve_normal_equations)
 
 COMMAND = "python -m benchmarks.float32_remedies"
 WIDTHS = (500, 1000, 2000, 4000)
