@@ -1,14 +1,187 @@
-"""Paper-vs-reproduced tables, the one verdict rule, and the book's plot style.
+"""The book's one verdict rule, its table and figure style, and the words that follow a number's sign.
 
-The verdict rule (used by every chapter): a paper figure is **reproduced** when it lies within
-our mean ± 2 sd over seeds; otherwise the verdict is the signed difference, ours minus the paper's.
-With a single run (no sd) only an exact match to the printed precision counts as reproduced.
+**The verdict rule** (:data:`RULE`, stated once in the intro and applied by every chapter through
+the ``judge_*`` functions): the paper reports single runs, so a paper value is **reproduced** when
+it lies inside our 95 % *prediction interval for a single run*, mean ± t(0.975, n−1) · sd · √(1 + 1/n)
+over n ≥ 5 seeds (widened by half the last printed digit of the paper's value); otherwise the verdict
+is **differs**, with the signed difference (ours − paper's) and the interval. Fewer than five runs
+are **inconclusive**. A setting that differs (backbone, features, data) is **not comparable**, with
+the reason and the difference shown as information only; the paper's timings come from another
+machine and are never judged (only ratios measured on one machine are). A qualitative claim
+**holds**, **partly holds** or **does not hold** by a test the chapter states; **not measurable
+here** says why (no GPU, no energy counters).
 """
 
 from __future__ import annotations
 
+import math
+import statistics
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
+
+MIN_RUNS = 5
+RULE = ("a paper value is reproduced when it lies inside our 95 % prediction interval for a single "
+        "run (the paper reports single runs), computed over at least 5 seeds; otherwise we give the "
+        "signed difference (ours − paper's) with that interval. Different settings are not "
+        "comparable (the difference is shown for information), timings across machines are never "
+        "judged, and qualitative claims are judged by a stated test")
+VERDICT_LABELS = ("reproduced", "differs", "inconclusive", "not comparable", "holds", "partly holds",
+                  "does not hold", "not measurable here")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A verdict on one claim: ``label`` (one of :data:`VERDICT_LABELS`), ``ours`` (our value as text)
+    and ``detail`` (the signed difference and interval, or the reason, or the test)."""
+
+    label: str
+    ours: str = ""
+    detail: str = ""
+
+    def __post_init__(self):
+        if self.label not in VERDICT_LABELS:
+            raise ValueError(f"verdict label {self.label!r}: expected one of {VERDICT_LABELS}")
+
+    def __str__(self) -> str:
+        return self.label + (f" ({self.detail})" if self.detail else "")
+
+
+def prediction_interval(values, level: float = 0.95) -> tuple[float, float]:
+    """The ``level`` prediction interval for one more run: mean ± t · sd · √(1 + 1/n), n ≥ 2 runs."""
+    from scipy.stats import t
+
+    values = [float(v) for v in values]
+    n = len(values)
+    if n < 2:
+        raise ValueError(f"a prediction interval needs at least 2 runs, got {n}")
+    mean, sd = statistics.fmean(values), statistics.stdev(values)
+    half = float(t.ppf(0.5 + level / 2, n - 1)) * sd * math.sqrt(1 + 1 / n)
+    return mean - half, mean + half
+
+
+def _decimals(value: float) -> int:
+    """Digits after the point of ``value`` as the paper prints it (97.15 -> 2, 1726.15 -> 2, 70 -> 0)."""
+    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return len(text.split(".")[1]) if "." in text else 0
+
+
+def _unit_text(unit: str) -> str:
+    return {"%": " %", "points": " pts", "": ""}.get(unit, f" {unit}")
+
+
+def ours_text(values, unit: str = "%", digits: int = 2) -> str:
+    """Our value as shown in every table: ``"97.02 ± 0.11 % (n = 5)"`` (mean ± sd over runs)."""
+    values = [float(v) for v in np.ravel(values)]
+    mean = statistics.fmean(values)
+    spread = f" ± {statistics.stdev(values):.{digits}f}" if len(values) > 1 else ""
+    return f"{mean:.{digits}f}{spread}{_unit_text(unit)} (n = {len(values)})"
+
+
+def judge_value(paper: float, values, unit: str = "%", digits: int = 2,
+                min_runs: int = MIN_RUNS) -> Verdict:
+    """The verdict rule for a number the paper prints once and we measured over ``values`` runs."""
+    values = [float(v) for v in np.ravel(values)]
+    ours = ours_text(values, unit, digits)
+    diff = statistics.fmean(values) - paper
+    signed = f"{diff:+.{digits}f}{_unit_text(unit if unit != '%' else 'points')}"
+    if len(values) < min_runs:
+        return Verdict("inconclusive", ours, f"{signed}; {len(values)} run(s), the rule needs {min_runs}")
+    lo, hi = prediction_interval(values)
+    tolerance = 0.5 * 10 ** -_decimals(paper)
+    interval = f"95 % PI {lo:.{digits}f}–{hi:.{digits}f}"
+    if lo - tolerance <= paper <= hi + tolerance:
+        return Verdict("reproduced", ours, interval)
+    return Verdict("differs", ours, f"{signed}; {interval}")
+
+
+def not_comparable(reason: str, paper: float | None = None, values=None, unit: str = "%",
+                   digits: int = 2) -> Verdict:
+    """A different setting: the reason, and (when both exist) the difference for information."""
+    if values is None:
+        return Verdict("not comparable", "", reason)
+    ours = ours_text(values, unit, digits)
+    if paper is None:
+        return Verdict("not comparable", ours, reason)
+    diff = float(np.mean(values)) - paper
+    return Verdict("not comparable", ours,
+                   f"{reason}; {diff:+.{digits}f}{_unit_text(unit if unit != '%' else 'points')} "
+                   f"for information only")
+
+
+def judge_time(paper_seconds: float, values, digits: int = 2) -> Verdict:
+    """A paper timing: never judged across machines; ours and the ratio are shown as information."""
+    ours = ours_text(values, "s", digits)
+    ratio = float(np.mean(values)) / paper_seconds
+    return Verdict("not comparable", ours,
+                   f"timed on another machine; ours / paper's = {ratio:.2g}, information only")
+
+
+def judge_qualitative(outcome: bool | str, test: str, ours: str = "") -> Verdict:
+    """A qualitative claim: ``outcome`` True (holds), False (does not hold) or "partly"; ``test``
+    says how it was decided."""
+    if outcome == "partly":
+        return Verdict("partly holds", ours, test)
+    if not isinstance(outcome, (bool, np.bool_)):
+        raise ValueError(f"outcome must be True, False or 'partly', got {outcome!r}")
+    return Verdict("holds" if outcome else "does not hold", ours, test)
+
+
+def not_measurable(reason: str) -> Verdict:
+    """A claim this machine cannot measure, and why."""
+    return Verdict("not measurable here", "", reason)
+
+
+def by_sign(value: float, positive: str, negative: str, zero: str = "the same as",
+            tolerance: float = 0.0) -> str:
+    """The word(s) a sentence needs for the sign of ``value``: ``by_sign(a - b, "above", "below")``."""
+    if abs(value) <= tolerance:
+        return zero
+    return positive if value > 0 else negative
+
+
+def show_table(frame: pd.DataFrame, digits: int = 2, integers=(), caption: str | None = None):
+    """A table for reading: no index, integers as integers, NaN shown as "—", ``digits`` decimals.
+
+    ``integers``: columns printed without decimals (besides the integer-typed ones).
+    """
+    frame = frame.reset_index(drop=True)
+    formats = {}
+    for column in frame.columns:
+        if column in integers or pd.api.types.is_integer_dtype(frame[column]):
+            formats[column] = lambda v: "—" if pd.isna(v) else f"{int(v):,}".replace(",", "\u2009")
+        elif pd.api.types.is_float_dtype(frame[column]):
+            formats[column] = (lambda v, d=digits: "—" if pd.isna(v) else f"{v:.{d}f}")
+    styler = frame.style.hide(axis="index").format(formats, na_rep="—")
+    styler = styler.set_table_attributes('class="greenelm-table"')
+    if caption:
+        styler = styler.set_caption(caption)
+    return styler
+
+
+#: One colour per series across the book (seaborn's colorblind palette), so a series looks the same
+#: in every figure. Chapters ask :func:`colour` by name; an unknown name is an error, not a new colour.
+SERIES = ("Green-ELM", "Green-ELM (pinv)", "Green-ELM (ridge)", "SGD MLP", "SGD perceptron", "SGD CNN",
+          "ridge on pixels", "kernel limit", "exact RLS", "SGD, no replay", "SGD with replay",
+          "random conv", "backbone")
+DATASET_SERIES = ("mnist", "fashion-mnist", "cifar10", "cifar10 (backbone)")
+
+
+def colour(series: str):
+    """The book's colour (an RGB tuple) for ``series`` (one of :data:`SERIES` or :data:`DATASET_SERIES`)."""
+    import seaborn as sns
+
+    if series in SERIES:
+        return sns.color_palette("colorblind", len(SERIES))[SERIES.index(series) % 10] \
+            if SERIES.index(series) < 10 else sns.color_palette("dark", 10)[SERIES.index(series) - 10]
+    if series in DATASET_SERIES:
+        return sns.color_palette("Set1", len(DATASET_SERIES))[DATASET_SERIES.index(series)]
+    raise KeyError(f"no colour for series {series!r}: add it to report.SERIES or report.DATASET_SERIES")
+
+
+# ------------------------------------------------------------------ the first edition's helpers
+# (kept until every chapter reads the results store; new code uses judge_* and show_table)
 
 VERDICT_RULE = ("reproduced when the paper's value lies within our mean ± 2 sd over seeds; "
                 "otherwise the signed difference (ours − paper's)")

@@ -22,6 +22,16 @@ An executed chapter ``DIR/<name>.ipynb`` records its provenance in the notebook 
 ``parameters`` are the injected ones (profile entry, then overrides, then ``profile``);
 ``overrides`` are the ``-p`` values alone, so a book notebook can be checked to be a plain
 profile run.
+
+Results: the kernel runs with ``GREENELM_RESULTS_DIR=<out>/results``, where each chapter's
+:class:`greenelm_book.results.ChapterResults` writes ``<chapter>.json``. The summary chapters
+(:data:`SUMMARY_CHAPTERS`: the scorecard and the conclusion read every other chapter's results)
+execute after all the others whatever their place in the toc, and record ``results_sha256`` (the
+digest of the results they read): a changed result makes them stale.
+
+Code folding: after execution every code cell gets the tag ``hide-input`` (the reader sees its
+output and a toggle), except the parameters cells and cells tagged otherwise by the chapter; a
+cell beginning ``# NBVAL_CHECK_OUTPUT`` (a regression-test printout) gets ``remove-cell``.
 """
 
 from __future__ import annotations
@@ -53,6 +63,37 @@ PROFILES = ("smoke", "full")
 #: files of the book besides the chapters, copied when a book is staged
 BOOK_FILES = ("book/intro.md", "book/references.bib")
 KERNELSPEC = {"name": KERNEL, "display_name": "Python 3 (ipykernel)", "language": "python"}
+#: chapters that summarise the others' results: executed last, stale when those results change
+SUMMARY_CHAPTERS = ("scorecard", "conclusion")
+#: tags a chapter may set itself; a code cell without any of them is folded (``hide-input``)
+_DISPLAY_TAGS = {"parameters", "injected-parameters", "hide-input", "hide-output", "hide-cell",
+                 "remove-input", "remove-output", "remove-cell", "show-input"}
+
+
+def fold_code(nb) -> None:
+    """Fold every code cell's source (``hide-input``) unless it is a parameters cell or the chapter
+    tagged it; remove regression-test printouts (``# NBVAL_CHECK_OUTPUT`` cells) from the page."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = list(cell.metadata.get("tags", []))
+        if cell.source.lstrip().startswith("# NBVAL_CHECK_OUTPUT"):
+            if "remove-cell" not in tags:
+                tags.append("remove-cell")
+        elif not _DISPLAY_TAGS & set(tags):
+            tags.append("hide-input")
+        cell.metadata["tags"] = tags
+
+
+def results_sha256(out_dir: str | Path, exclude: Iterable[str] = ()) -> str:
+    """Digest of the results files in ``out_dir/results`` (names and bytes), ``exclude`` chapters left out."""
+    digest = hashlib.sha256()
+    folder = Path(out_dir) / "results"
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        if path.stem in set(exclude):
+            continue
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 class ChapterError(RuntimeError):
@@ -270,6 +311,8 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
         fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{name}.", suffix=".tmp.ipynb")
         os.close(fd)
         tmp = Path(tmp)
+        results_env = os.environ.get("GREENELM_RESULTS_DIR")
+        os.environ["GREENELM_RESULTS_DIR"] = str((out_dir / "results").resolve())
         try:
             try:
                 papermill.execute_notebook(
@@ -296,6 +339,9 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
 
             out = nbformat.read(tmp, as_version=4)
             _stamp_papermill(out, src, final)
+            fold_code(out)
+            summary = {"results_sha256": results_sha256(out_dir, exclude=[name])} \
+                if name in SUMMARY_CHAPTERS else {}
             out.metadata["greenelm"] = {
                 "source_sha256": sha,
                 "source": _rel(src),
@@ -304,11 +350,16 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
                 "overrides": dict(overrides or {}),
                 "greenelm_version": _version(),
                 "machine": machine(),
+                **summary,
             }
             _atomic_write_nb(out, final)
             failed.unlink(missing_ok=True)
         finally:
             tmp.unlink(missing_ok=True)
+            if results_env is None:
+                os.environ.pop("GREENELM_RESULTS_DIR", None)
+            else:
+                os.environ["GREENELM_RESULTS_DIR"] = results_env
     return final
 
 
@@ -435,6 +486,10 @@ def staleness(source_dir: str | Path, *, toc: str | Path | None = None,
         if expected != meta.get("parameters"):
             out[name] = (f"params/{prof}.yml changed since it was executed "
                          f"(stored {meta.get('parameters')}, now {expected})")
+            continue
+        if name in SUMMARY_CHAPTERS and meta.get("results_sha256") != results_sha256(
+                source_dir, exclude=[name]):
+            out[name] = f"the results it summarises ({_rel(source_dir / 'results')}) changed since it was executed"
     return out
 
 
@@ -521,8 +576,13 @@ def _select(all_names: list[str], wanted: list[str] | None) -> list[str]:
     return [n for n in all_names if n in wanted]  # toc order
 
 
+def execution_order(names: list[str]) -> list[str]:
+    """``names`` in toc order, the summary chapters (:data:`SUMMARY_CHAPTERS`) moved to the end."""
+    return [n for n in names if n not in SUMMARY_CHAPTERS] + [n for n in names if n in SUMMARY_CHAPTERS]
+
+
 def _cmd_run(args) -> int:
-    names = _select(chapters(args.toc), args.chapter)
+    names = execution_order(_select(chapters(args.toc), args.chapter))
     table = load_profile(args.profile, args.params)
     overrides = {k: parse_value(v) for k, v in (args.p or [])}
     # an override applies to each selected chapter that declares it; one no chapter declares is
@@ -542,6 +602,8 @@ def _cmd_run(args) -> int:
     failures = []
     for i, name in enumerate(names, 1):
         ov = {k: v for k, v in overrides.items() if k in declared[name]}
+        if args.stale_only and name in SUMMARY_CHAPTERS:    # the chapters above may have changed results
+            stale = staleness(out, toc=args.toc, notebooks_dir=args.notebooks, params_dir=args.params)
         if args.stale_only and name not in stale:
             meta = provenance(out / f"{name}.ipynb") or {}
             if meta.get("profile") == args.profile and meta.get("overrides", {}) == ov:

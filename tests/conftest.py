@@ -64,6 +64,24 @@ TOC = textwrap.dedent('''\
     ''')
 
 
+def pytest_configure(config):
+    """Point the kernels nbval starts at a throwaway copy of the smoke references' results store
+    (``tests/notebooks/results``): a re-executed chapter reads the others' results from it and
+    writes its own there, never into the repository."""
+    import os
+    import shutil
+    import tempfile
+
+    if os.environ.get("GREENELM_RESULTS_DIR"):
+        return
+    folder = Path(tempfile.mkdtemp(prefix="greenelm-nbval-results-"))
+    committed = Path(__file__).parent / "notebooks" / "results"
+    if committed.is_dir():
+        shutil.copytree(committed, folder, dirs_exist_ok=True)
+    os.environ["GREENELM_RESULTS_DIR"] = str(folder)
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
 def pytest_ignore_collect(collection_path, config):
     """Keep nbval away from the runner's by-products: partial notebooks of failed runs
     (``<name>.failed.ipynb``) and in-flight temporary outputs (``.<name>.*.tmp.ipynb``)."""
