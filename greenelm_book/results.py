@@ -139,6 +139,7 @@ class ChapterResults:
         self.date = _dt.date.today().isoformat()
         self.results: dict[str, Result] = {}
         self.answers: dict[str, Answer] = {}
+        self.reads: dict[str, dict] = {}          # "chapter:key" -> the values this page used
         self.path.unlink(missing_ok=True)        # a re-execution starts from nothing
 
     @property
@@ -190,7 +191,8 @@ class ChapterResults:
                    "results": {k: {f: v for f, v in asdict(r).items() if f != "key"}
                                for k, r in sorted(self.results.items())},
                    "answers": {c: {"verdict": asdict(a.verdict), "keys": list(a.keys), "note": a.note}
-                               for c, a in sorted(self.answers.items())}}
+                               for c, a in sorted(self.answers.items())},
+                   "reads": dict(sorted(self.reads.items()))}
         text = json.dumps(payload, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
         atomic_write(self.path, lambda handle: handle.write(text.encode()))
 
@@ -211,7 +213,10 @@ class ChapterResults:
                            f"({_command(chapter, self.profile)})")
         if key not in stored["results"]:
             raise KeyError(f"chapter {chapter} recorded no result {key!r} in {self.directory}")
-        return stored["results"][key]
+        result = stored["results"][key]
+        self.reads[f"{chapter}:{key}"] = {"values": list(result.values)}
+        self._save()
+        return result
 
 
 def _check(condition: bool, path: Path, what: str) -> None:
@@ -249,11 +254,18 @@ def _read(path: Path) -> dict:
                f"answer {claim!r}: verdict label must be one of {VERDICT_LABELS}")
         answers[claim] = Answer(claim, Verdict(**verdict), tuple(entry.get("keys", ())),
                                 str(entry.get("note", "")), path.stem)
-    return {"profile": data.get("profile"), "results": results, "answers": answers}
+    reads = data.get("reads", {})
+    _check(isinstance(reads, dict) and all(
+        isinstance(v, dict) and isinstance(v.get("values"), list) and ":" in k for k, v in reads.items()),
+        path, "'reads' must map 'chapter:key' to {'values': [...]}")
+    return {"profile": data.get("profile"), "results": results, "answers": answers,
+            "reads": {k: tuple(float(x) for x in v["values"]) for k, v in reads.items()}}
 
 
 def load_all(directory: str | Path) -> dict[str, dict]:
-    """``{chapter: {"profile", "results": {key: Result}, "answers": {claim: Answer}}}`` of a results dir."""
+    """``{chapter: {"profile", "results": {key: Result}, "answers": {claim: Answer}, "reads":
+    {"chapter:key": values}}}`` of a results dir (``reads``: what the chapter's page showed of
+    other chapters' results, so a page showing a value its owner has since changed is found)."""
     directory = Path(directory)
     if not directory.is_dir():
         return {}

@@ -17,7 +17,8 @@ at another project (the tests use a temporary one).
 
 An executed chapter ``DIR/<name>.ipynb`` records its provenance in the notebook metadata::
 
-    greenelm: {source_sha256, source, profile, parameters, overrides, greenelm_version}
+    greenelm: {source_sha256, source, profile, parameters, overrides, greenelm_version, machine,
+               own_results_sha256 (its results file, when it wrote one), results_sha256 (summaries)}
 
 ``parameters`` are the injected ones (profile entry, then overrides, then ``profile``);
 ``overrides`` are the ``-p`` values alone, so a book notebook can be checked to be a plain
@@ -61,7 +62,9 @@ BUILD = ROOT / "_build"
 KERNEL = "python3"
 PROFILES = ("smoke", "full")
 #: files of the book besides the chapters, copied when a book is staged
-BOOK_FILES = ("book/intro.md", "book/references.bib")
+BOOK_FILES = ("book/intro.md", "book/references.bib", "_static/greenelm.css")
+#: generated at each build from the results store of the chapters being rendered (included by the intro)
+SCORECARD_SUMMARY = "book/scorecard_summary.md"
 KERNELSPEC = {"name": KERNEL, "display_name": "Python 3 (ipykernel)", "language": "python"}
 #: chapters that summarise the others' results: executed last, stale when those results change
 SUMMARY_CHAPTERS = ("scorecard", "conclusion")
@@ -342,6 +345,9 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
             fold_code(out)
             summary = {"results_sha256": results_sha256(out_dir, exclude=[name])} \
                 if name in SUMMARY_CHAPTERS else {}
+            own = out_dir / "results" / f"{name}.json"
+            if own.is_file():    # the page and its results file come from this one execution
+                summary["own_results_sha256"] = hashlib.sha256(own.read_bytes()).hexdigest()
             out.metadata["greenelm"] = {
                 "source_sha256": sha,
                 "source": _rel(src),
@@ -538,9 +544,13 @@ def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
     build_root = Path(build_root).resolve() if build_root is not None else BUILD
     opts = ["--warningiserror", "--keep-going", "--all"]
     with_environment = ENVIRONMENT_PAGE in pages(toc_path)
+    from .scorecard import summary_markdown
+
+    summary = summary_markdown(source_dir / "results")
     if source_dir == BOOK.resolve() and build_root == BUILD:
         if with_environment:
             (ROOT / ENVIRONMENT_PAGE).write_text(environment_page(source_dir, toc_path))
+        (ROOT / SCORECARD_SUMMARY).write_text(summary)
         extra = [] if toc is None else ["--toc", str(toc_path)]
         _jupyter_book([str(ROOT), *opts, *extra], ROOT, quiet)
         return BUILD / "html"
@@ -556,6 +566,7 @@ def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
             (stage / rel).write_text(environment_page(source_dir, toc_path))
         else:
             _sync(ROOT / rel, stage / rel)
+    (stage / SCORECARD_SUMMARY).write_text(summary)
     for n in names:
         _sync(source_dir / f"{n}.ipynb", stage / "book" / f"{n}.ipynb")
     _jupyter_book([str(stage), *opts], stage, quiet)
