@@ -2,9 +2,10 @@
 
 ``test_reference_book_in_browser`` builds the book from the smoke reference notebooks in
 ``tests/notebooks/`` with ``greenelm_book.runner.build_html`` (jupyter-book, warnings are errors),
-serves it from a local http.server and opens the intro and every chapter page: the title loads,
-each chapter shows at least one figure that decoded (natural width > 0), no page shows an error
-output, and the intro's bibliography renders. ``test_tiny_book_in_browser`` does the same on a
+serves it from a local http.server and opens the intro and every chapter page at 1280 × 800: the
+title loads, each chapter shows at least one figure that decoded (natural width > 0), no page
+shows an error output, raw TeX or a literal MyST role, no table is wider than the text column,
+the scorecard has a row for every claim of the paper, and the intro's bibliography renders. ``test_tiny_book_in_browser`` does the same on a
 tiny temporary chapter, so the build configuration and these checks are exercised even before
 the references exist.
 
@@ -69,7 +70,7 @@ def _chromium():
     options.binary_location = str(CHROMIUM)
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--no-first-run", "--window-size=1280,1024", f"--user-data-dir={profile}"):
+                "--no-first-run", "--window-size=1280,800", f"--user-data-dir={profile}"):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(PAGE_TIMEOUT)
@@ -125,6 +126,29 @@ def _rendering_problems(driver) -> list[str]:
         return out;"""))
 
 
+def _wide_tables(driver) -> list[str]:
+    """Tables wider than the page's text column (the article) at this window size."""
+    return list(driver.execute_script("""
+        const article = document.querySelector('article.bd-article, main article, article');
+        if (!article) return ['no article element'];
+        const style = getComputedStyle(article);
+        const column = article.getBoundingClientRect().width
+            - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        const out = [];
+        document.querySelectorAll('article table').forEach((t, i) => {
+            const width = t.getBoundingClientRect().width;
+            if (width > column + 2) {
+                const head = (t.querySelector('tr') || t).innerText.replace(/\\s+/g, ' ').slice(0, 60);
+                out.push(`table ${i + 1} is ${Math.round(width)} px wide, the column ${Math.round(column)} px (${head})`);
+            }
+        });
+        return out;"""))
+
+
+#: chapters without a figure (the rest must show at least one)
+NO_FIGURE = {"conclusion"}
+
+
 def _figures(driver) -> list[dict]:
     """The output images of the page once loaded: src, complete, naturalWidth."""
     from selenium.webdriver.support.ui import WebDriverWait
@@ -175,12 +199,20 @@ def check_book(html: Path, names: list[str], driver=None) -> None:
                 problems.append(f"{name}: page did not load properly (title {title!r})")
                 continue
             figures = _figures(driver)
-            if not any(f["width"] > 0 for f in figures):
+            if name not in NO_FIGURE and not any(f["width"] > 0 for f in figures):
                 problems.append(f"{name}: no figure rendered (images: {figures})")
             broken = [f["src"] for f in figures if f["width"] == 0]
             if broken:
                 problems.append(f"{name}: images that did not decode: {broken}")
-            problems += [f"{name}: {p}" for p in _error_outputs(driver) + _rendering_problems(driver)]
+            problems += [f"{name}: {p}" for p in _error_outputs(driver) + _rendering_problems(driver)
+                         + _wide_tables(driver)]
+            if name == "scorecard":
+                shown = set(driver.execute_script(
+                    "return Array.from(document.querySelectorAll('tr[id^=\"claim-\"]')).map(r => r.id.slice(6));"))
+                from greenelm_book.paper import CLAIMS
+                missing = [c.id for c in CLAIMS if c.id not in shown]
+                if missing:
+                    problems.append(f"scorecard: {len(missing)} claim rows missing, e.g. {missing[:3]}")
     assert not problems, "\n".join(problems)
 
 
@@ -206,7 +238,9 @@ def _broken_chapter():
         new_output("error", ename="ZeroDivisionError", evalue="division by zero",
                    traceback=["Traceback (most recent call last):", "ZeroDivisionError"])])
     stray = new_markdown_cell("A stray backtick prints the role: ``{glue:text}`value:.2f``.")
-    nb = new_notebook(cells=[new_markdown_cell("# Broken"), stray, cell])
+    wide = "<table>" + "<tr>" + "".join(f"<td>a-long-unbreakable-cell-{i}</td>" for i in range(30)) + "</tr></table>"
+    table = new_code_cell("wide", outputs=[new_output("display_data", data={"text/html": wide})])
+    nb = new_notebook(cells=[new_markdown_cell("# Broken"), stray, cell, table])
     nb.metadata["kernelspec"] = dict(runner.KERNELSPEC)
     return nbformat.writes(nb)
 
@@ -230,7 +264,8 @@ def test_tiny_book_in_browser(tiny_executed, tmp_path):
             check_book(html, ["broken"], driver)
     message = str(caught.value)
     for expected in ("broken: no figure rendered", "broken: error output",
-                     "broken: a traceback in the page text", "broken: a literal MyST role on the page: {glue"):
+                     "broken: a traceback in the page text", "broken: a literal MyST role on the page: {glue",
+                     "broken: table 1 is"):
         assert expected in message, message
     # stderr (progress bars) stays in the notebook but is not rendered (_config.yml nb_output_stderr)
     assert "something broke" not in (html / "book" / "broken.html").read_text()
