@@ -506,6 +506,26 @@ def stale_chapters(source_dir: str | Path, **kwargs) -> list[str]:
 
 
 # --------------------------------------------------------------------------- HTML
+#: set (e.g. by the Pages workflow, from github.server_url/github.repository) to link the book to
+#: its repository: the repository button and source links in the rendered pages
+REPOSITORY_ENV = "GREENELM_REPOSITORY_URL"
+
+
+def book_config(config: Path = CONFIG) -> str:
+    """``_config.yml``'s text, with ``repository.url`` and the repository button set from
+    ``$GREENELM_REPOSITORY_URL`` when that is set (else unchanged)."""
+    text = config.read_text()
+    url = os.environ.get(REPOSITORY_ENV, "").strip()
+    if not url:
+        return text
+    if not re.fullmatch(r"https://[\w.-]+/[\w.-]+/[\w.-]+", url):
+        raise ValueError(f"{REPOSITORY_ENV}={url!r}: expected https://host/owner/repository")
+    data = yaml.safe_load(text)
+    data.setdefault("repository", {})["url"] = url
+    data.setdefault("html", {}).update(use_repository_button=True, use_issues_button=True)
+    return yaml.safe_dump(data, sort_keys=False)
+
+
 def _jupyter_book(args: list[str], cwd: Path, quiet: bool) -> None:
     cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", *args]
     kwargs = {"stdout": subprocess.PIPE, "stderr": subprocess.STDOUT, "text": True} if quiet else {}
@@ -552,6 +572,10 @@ def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
             (ROOT / ENVIRONMENT_PAGE).write_text(environment_page(source_dir, toc_path))
         (ROOT / SCORECARD_SUMMARY).write_text(summary)
         extra = [] if toc is None else ["--toc", str(toc_path)]
+        if os.environ.get(REPOSITORY_ENV):
+            BUILD.mkdir(parents=True, exist_ok=True)
+            (BUILD / "_config.yml").write_text(book_config())
+            extra += ["--config", str(BUILD / "_config.yml")]
         _jupyter_book([str(ROOT), *opts, *extra], ROOT, quiet)
         return BUILD / "html"
 
@@ -559,7 +583,7 @@ def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
     if stage.exists():
         shutil.rmtree(stage)
     stage.mkdir(parents=True)
-    _sync(CONFIG, stage / "_config.yml")
+    (stage / "_config.yml").write_text(book_config())
     _sync(toc_path, stage / "_toc.yml")
     for rel in (*BOOK_FILES, *pages(toc_path)):
         if rel == ENVIRONMENT_PAGE:

@@ -20,8 +20,6 @@
 # measured and its answer to the claims it tests, and this page only reads them, so a number here
 # is the number in the chapter it links to.
 #
-# **The verdict rule**, the same everywhere in the book: {glue:text}`scorecard_rule`.
-#
 # Verdicts: *reproduced* / *differs* (the rule above); *inconclusive* (fewer than five runs);
 # *not comparable* (our setting differs — another backbone, other features, another machine — the
 # reason is given and the difference is information only); *holds*, *partly holds*, *does not
@@ -31,15 +29,15 @@
 profile = "smoke"
 seed = 0
 
-# %% tags=["remove-cell"]
-from IPython.display import HTML, display
+# %% tags=["remove-input"]
+from IPython.display import HTML, Markdown, display
 
 from greenelm_book.report import RULE, glue, set_style
 from greenelm_book.results import results_dir
 from greenelm_book.scorecard import STATUSES, counts, scorecard, section_html, table_label
 
 set_style()
-glue("scorecard_rule", RULE)
+display(Markdown(f"**The verdict rule**, the same everywhere in the book: {RULE}."))
 card = scorecard(results_dir(profile))
 glue("scorecard_claims", len(card))
 glue("scorecard_answered", int((card.verdict != "not yet answered").sum()))
@@ -79,7 +77,7 @@ plt.show()
 # %% tags=["remove-input"]
 from IPython.display import Markdown
 
-for section, rows in card.groupby("section", observed=True, sort=False):
+for section, rows in card.groupby("section", observed=True, sort=True):   # the paper's order
     display(Markdown(f"### {section}"))
     groups = list(dict.fromkeys(rows["group"]))
     for group in groups:

@@ -246,3 +246,22 @@ def test_the_in_place_book_build_reads_no_other_folder():
     makefile = (ROOT / "Makefile").read_text()
     folders |= set(re.findall(r"^(?:VENV|OLDEST_VENV) := (\S+)", makefile, re.M))
     assert folders - {"book"} <= excluded, f"not excluded from the book build: {sorted(folders - {'book'} - excluded)}"
+
+
+def test_book_config_links_the_repository_only_when_told(monkeypatch):
+    """The Pages workflow passes the repository's URL; a local build leaves _config.yml as it is;
+    a malformed URL is refused with the variable's name."""
+    import yaml
+
+    from greenelm_book.runner import REPOSITORY_ENV, book_config
+
+    monkeypatch.delenv(REPOSITORY_ENV, raising=False)
+    assert book_config() == (ROOT / "_config.yml").read_text()
+    monkeypatch.setenv(REPOSITORY_ENV, "https://github.com/someone/greenelm")
+    config = yaml.safe_load(book_config())
+    assert config["repository"]["url"] == "https://github.com/someone/greenelm"
+    assert config["html"]["use_repository_button"] is True
+    assert config["exclude_patterns"] == yaml.safe_load((ROOT / "_config.yml").read_text())["exclude_patterns"]
+    monkeypatch.setenv(REPOSITORY_ENV, "github.com/someone")
+    with pytest.raises(ValueError, match=REPOSITORY_ENV):
+        book_config()
