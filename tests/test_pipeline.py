@@ -113,6 +113,24 @@ def test_runner_executes_with_overrides_and_provenance(tiny_executed):
                for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     kw = dict(toc=project.toc_tiny, notebooks_dir=project.notebooks, params_dir=project.params)
     assert runner.stale_chapters(tiny_executed.out, **kw) == []
+    # code folded for readers: every code cell but the parameters cells hides its source
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            tags = set(cell.metadata.get("tags", []))
+            shown = {"parameters", "injected-parameters"} & tags
+            assert ("hide-input" in tags) != bool(shown), (cell.source[:40], tags)
+
+
+def test_fold_code_keeps_the_chapters_own_tags_and_removes_test_printouts():
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    nb = new_notebook(cells=[new_code_cell("x = 1"), new_code_cell("# NBVAL_CHECK_OUTPUT\nprint(x)"),
+                             new_code_cell("glue('x', x)", metadata={"tags": ["remove-cell"]}),
+                             new_code_cell("p = 1", metadata={"tags": ["parameters"]}),
+                             new_markdown_cell("text")])
+    runner.fold_code(nb)
+    assert [c.metadata.get("tags") for c in nb.cells] == [
+        ["hide-input"], ["remove-cell"], ["remove-cell"], ["parameters"], None]
 
 
 def test_freshness_notices_source_and_profile_changes(tiny_executed, tmp_path):
