@@ -177,9 +177,6 @@ fig.legend(handles, labels, loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.
 fig.tight_layout()
 plt.show()
 
-# %% [markdown]
-# The FLOP counts behind those lines (multiply–add = 2 FLOPs; the Gram by `syrk` is half a GEMM):
-
 # %%
 # NBVAL_CHECK_OUTPUT
 for axis, n, d in [("N", n, fixed_width) for n in sizes] + [("d", fixed_size, d) for d in widths]:
@@ -274,7 +271,6 @@ ratio_pinv_lu = store.record(
     features="listing 1's H (seed 42), shared by every solver", timed="solve alone", **SOURCE)
 paper_ratio = paper_iv.loc["pinv", "seconds"] / paper_iv.loc["lu", "seconds"]
 iv = pd.DataFrame(iv_rows)
-glue("bench_command", meta["command"])
 glue("bench_date", meta["date"][:10])
 glue("ratio_pinv_lu", ratio_pinv_lu.mean)
 glue("paper_ratio_pinv_lu", paper_ratio)
@@ -285,7 +281,7 @@ glue("ratio_word", by_sign(ratio_pinv_lu.mean - paper_ratio, "larger than", "sma
 show_table(iv, digits=2)
 
 # %% [markdown]
-# Measured by {glue:text}`bench_command` on {glue:text}`bench_date`. On the same $H$ the
+# Measured by `python -m benchmarks.run` on {glue:text}`bench_date`. On the same $H$ the
 # pseudoinverse takes {glue:text}`ratio_pinv_lu:.1f`× the LU solve's time, {glue:text}`ratio_word`
 # the paper's {glue:text}`paper_ratio_pinv_lu:.1f`× (74.1 s / 5.8 s). This is the solve alone at
 # N = 60,000, d = 2000. A ratio of **whole fits** (features and Gram included, which every solver
@@ -310,7 +306,7 @@ for d in (2000, 4000):
         hit = fits[fits.method.str.startswith(method) & (fits.n_hidden == d) & (fits.dtype == "float64")]
         return float(hit.seconds.iloc[0]) if len(hit) and pd.notna(hit.seconds.iloc[0]) else float("nan")
     greenelm_s = fit_seconds("greenelm")
-    row = {"d": d}
+    row = {"width d": d}
     for label, method, short in (("listing 1 pinv / greenelm", "listing 1, np.linalg.pinv", "pinv"),
                                  ("listing 1 normal eq. / greenelm", "listing 1, np.linalg.solve", "normal")):
         ratio = fit_seconds(method) / greenelm_s
@@ -329,13 +325,13 @@ fit_ratios = pd.DataFrame(fit_rows)
 normal_ratios = fit_ratios.get("listing 1 normal eq. / greenelm", pd.Series(dtype=float)).dropna()
 glue("normal_lo", normal_ratios.min() if len(normal_ratios) else float("nan"))
 glue("normal_hi", normal_ratios.max() if len(normal_ratios) else float("nan"))
-whole_2000 = fit_ratios.set_index("d").get("listing 1 pinv / greenelm", pd.Series(dtype=float)).get(table_d)
+whole_2000 = fit_ratios.set_index("width d").get("listing 1 pinv / greenelm", pd.Series(dtype=float)).get(table_d)
 glue("whole_ratio", whole_2000 if whole_2000 is not None else float("nan"))
 glue("whole_word", by_sign((whole_2000 or 0) - ratio_pinv_lu.mean, "larger", "smaller", "the same"))
 
 # %%
-show_table(fit_ratios.rename(columns={c: f"{c} (×)" for c in fit_ratios.columns if c != "d"}),
-           digits=1, integers=["d"])
+show_table(fit_ratios.rename(columns={c: f"{c} (×)" for c in fit_ratios.columns if c != "width d"}),
+           digits=1, integers=["width d"])
 
 # %% [markdown]
 # The paper's listing 1 with the normal equations forms $H^\top H$ as `H.T @ H`, which NumPy hands
@@ -537,7 +533,7 @@ for d in storage_widths:
     difference = store.record(f"{prefix}/seed-reload-max-score-difference", [s["max_score_difference"]], "",
                               **setting, quantity="max |decision_function| difference, loaded vs fitted")
     storage_keys += [seed_file.key, weights_file.key, identical.key, difference.key]
-    storage_rows.append({"d": d, "with W (MB)": weights_file.mean / 1e6, "seed only (MB)": seed_file.mean / 1e6,
+    storage_rows.append({"width d": d, "with W (MB)": weights_file.mean / 1e6, "seed only (MB)": seed_file.mean / 1e6,
                          "smaller (×)": weights_file.mean / seed_file.mean,
                          "same predictions": "yes" if identical.mean == 1 else "no",
                          "max score diff.": difference.mean})
@@ -548,17 +544,17 @@ store.answer("w1_from_seed_storage",
              judge_qualitative(smaller, test="greenelm's seed-only model file against one that stores W and b, "
                                "and the seed-only model's test predictions against the fitted model's",
                                ours=f"{largest['seed only (MB)']:.2f} MB instead of {largest['with W (MB)']:.2f} MB "
-                                    f"at d = {int(largest['d'])} ({largest['smaller (×)']:.0f}× smaller), "
+                                    f"at d = {int(largest['width d'])} ({largest['smaller (×)']:.0f}× smaller), "
                                     "identical predictions"),
              keys=storage_keys, note=f"{dataset}-shaped models (D = {D}, k = {K}), float64")
-glue("storage_d", int(largest["d"]))
+glue("storage_d", int(largest["width d"]))
 glue("storage_seed_mb", largest["seed only (MB)"])
 glue("storage_w_mb", largest["with W (MB)"])
 glue("storage_factor", largest["smaller (×)"])
 glue("storage_same", "identical" if (storage["same predictions"] == "yes").all() else "not identical")
 
 # %%
-show_table(storage, digits=2, integers=["d"])
+show_table(storage, digits=2, integers=["width d"])
 
 # %% [markdown]
 # At d = {glue:text}`storage_d` the seed-only file takes {glue:text}`storage_seed_mb:.2f` MB instead of
