@@ -329,10 +329,12 @@ PHASES = ("features", "gram", "solve")
 
 
 def phase_times(X: np.ndarray, Y: np.ndarray, n_hidden: int, *, dtype: str = "float64",
-                alpha: float = 1e-3, seed: int = 0, chunk_rows: int = 4096, repeats: int = 3) -> dict:
+                alpha: float = 1e-3, seed: int = 0, chunk_rows: int = 4096, repeats: int = 3,
+                all_times: bool = False) -> dict:
     """Median seconds of each phase of a greenelm fit on X (N, D), Y (N, k) over ``repeats`` runs:
     ``features`` (all row blocks of relu(XW + b)), ``gram`` (syrk of HᵀH and HᵀY over the blocks,
-    on features computed beforehand) and ``solve`` (the float64 Cholesky of order d)."""
+    on features computed beforehand) and ``solve`` (the float64 Cholesky of order d).
+    ``all_times=True``: each phase's list of ``repeats`` times instead of their median."""
     from greenelm.features import RandomReLUFeatures
     from greenelm.solvers import NormalEquations, solve
 
@@ -353,6 +355,8 @@ def phase_times(X: np.ndarray, Y: np.ndarray, n_hidden: int, *, dtype: str = "fl
         start = time.perf_counter()
         solve(equations, "cholesky", alpha)
         out["solve"].append(time.perf_counter() - start)
+    if all_times:
+        return out
     return {phase: statistics.median(times) for phase, times in out.items()}
 
 
@@ -365,17 +369,24 @@ def scaling_sweep(X: np.ndarray, Y: np.ndarray, sizes: Sequence[int], widths: Se
                   fixed_width: int, fixed_size: int, dtype: str = "float64", repeats: int = 3,
                   seed: int = 0, progress: bool = True):
     """Phase times against N (at ``fixed_width``) and against d (at ``fixed_size``): a tidy DataFrame
-    with columns ``axis`` ('N' or 'd'), ``n_samples``, ``n_hidden``, ``phase``, ``seconds``, ``gflop``."""
+    with columns ``axis`` ('N' or 'd'), ``n_samples``, ``n_hidden``, ``phase``, ``seconds`` (the
+    median), ``times`` (every repeat) and ``gflop``. A point on both axes is timed once."""
     import pandas as pd
     from tqdm import tqdm
 
     grid = [("N", n, fixed_width) for n in sizes] + [("d", fixed_size, d) for d in widths]
+    points = list(dict.fromkeys((n, d) for _, n, d in grid))
+    measured = {}
+    for n, d in tqdm(points, desc="phase timings", disable=not progress):
+        measured[n, d] = phase_times(X[:n], Y[:n], d, dtype=dtype, seed=seed, repeats=repeats,
+                                     all_times=True)
     rows = []
-    for axis, n, d in tqdm(grid, desc="phase timings", disable=not progress):
-        times = phase_times(X[:n], Y[:n], d, dtype=dtype, seed=seed, repeats=repeats)
+    for axis, n, d in grid:
         flops = fit_flops(n, X.shape[1], d, Y.shape[1])
         for phase in PHASES:
-            rows.append({"axis": axis, "n_samples": n, "n_hidden": d, "phase": phase, "seconds": times[phase],
+            times = measured[n, d][phase]
+            rows.append({"axis": axis, "n_samples": n, "n_hidden": d, "phase": phase,
+                         "seconds": statistics.median(times), "times": list(times),
                          "gflop": getattr(flops, phase) / 1e9})
     return pd.DataFrame(rows)
 
