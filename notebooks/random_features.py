@@ -109,7 +109,7 @@ for (name, scale, solver, width), group in sweep.groupby(["dataset", "weight_sca
         accuracy_key(name, scale, solver, width), group["accuracy"], "%",
         **setting(name, scale, solver, width, group["seed"]))
 
-# %% tags=["hide-input"]
+# %%
 for name in datasets:
     rows = [{"d": w, **{f"{scale}, {solver} (%)": ours_text(acc[name, scale, solver, w].values, "%")
                         .split(" (n")[0].replace(" %", "")
@@ -146,7 +146,7 @@ glue("n_table_i_rows_run", len(gaps["unit"]))
 # runs lie {glue:text}`gap_unit:.2f` points from the paper's values on average and our `he` runs
 # {glue:text}`gap_he:.2f` points: the paper's numbers match **{glue:text}`closer_scale`** better.
 
-# %% tags=["hide-input"]
+# %%
 verdict_rows = []
 for row in table_i_rows.itertuples():
     solver = "pinv" if row.solver == "pinv" else "cholesky"
@@ -166,7 +166,7 @@ show_table(pd.DataFrame(verdict_rows), integers=["d"])
 # Our means with error bars of ± 2 sd over seeds (pinv; Cholesky lies on top of it), beside the
 # points of the paper's Fig. "Performance scaling" (black crosses; judged in the scaling chapter).
 
-# %% tags=["hide-input"]
+# %%
 fig, axes = plt.subplots(1, len(datasets), figsize=(5.2 * len(datasets), 3.8), squeeze=False)
 for ax, name in zip(axes[0], datasets):
     for scale, series in (("unit", "Green-ELM"), ("he", "Green-ELM (W he)")):
@@ -213,7 +213,7 @@ for name, solver, width in timing_configs:
         lu_accuracy = store.record(accuracy_key(name, "unit", "lu", width), run["accuracy"], "%",
                                    **setting(name, "unit", "lu", width, run_seeds))
 
-# %% tags=["hide-input"]
+# %%
 paper_seconds = {(r.dataset, "pinv" if r.solver == "pinv" else "lu", r.n_hidden): r.train_seconds
                  for r in table_i_rows.itertuples()}
 show_table(pd.DataFrame([{"dataset": name, "solver": solver, "d": width,
@@ -239,7 +239,7 @@ paper_iv = paper.TABLE_IV.set_index("solver")
 iv_time = {s: times.get(("mnist", s, solver_table_width)) for s in ("pinv", "lu", "cholesky")}
 ratios = {s: iv_time["pinv"].mean / iv_time[s].mean for s in ("lu", "cholesky") if iv_time["pinv"] and iv_time[s]}
 
-# %% tags=["hide-input"]
+# %%
 show_table(pd.DataFrame([{
     "solver": s, "paper (%)": paper_iv.loc[s, "accuracy"],
     "ours (%)": f"{table_iv[s].mean:.2f} ± {table_iv[s].sd:.2f}" if table_iv[s] else "not run",
@@ -318,7 +318,7 @@ for (regime, label), group in rank.groupby(["regime", "label"], sort=False):
                 f"{base}/{quantity}", answered[column], unit,
                 **{**common, "seeds": [int(s) for s in answered.seed]}, perturbation=1e-8)
 
-# %% tags=["hide-input"]
+# %%
 def _cell(regime, label, quantity, fmt):
     result = rank_results.get((regime, label, quantity))
     return fmt(result.mean) if result else "refused"
@@ -415,7 +415,7 @@ for n in listing1_train_sizes:
         weight_scale="unit", bias="normal", solver="numpy pinv", n_hidden=int(listing1_n_hidden),
         alpha=0.0, seeds=[42], dtype="float32 inputs")
 
-# %% tags=["hide-input"]
+# %%
 show_table(pd.DataFrame([{"training images": n, "d": listing1_n_hidden, "accuracy (%)": r.mean}
                          for n, r in sorted(listing.items())]), integers=["training images", "d"])
 
