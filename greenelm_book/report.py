@@ -165,17 +165,19 @@ def show_table(frame: pd.DataFrame, digits: int = 2, integers=(), caption: str |
 SERIES = ("Green-ELM", "Green-ELM (pinv)", "Green-ELM (ridge)", "SGD MLP", "SGD perceptron", "SGD CNN",
           "ridge on pixels", "kernel limit", "exact RLS", "SGD, no replay", "SGD with replay",
           "random conv", "backbone", "features relu(XW + b)", "Gram HᵀH", "Cholesky solve",
-          "paper listing 1")
+          "paper listing 1", "Green-ELM (W he)")
 DATASET_SERIES = ("mnist", "fashion-mnist", "cifar10", "cifar10 (backbone)")
 
 
 def colour(series: str):
-    """The book's colour (an RGB tuple) for ``series`` (one of :data:`SERIES` or :data:`DATASET_SERIES`)."""
+    """The book's colour (an RGB tuple) for ``series`` (one of :data:`SERIES` or :data:`DATASET_SERIES`):
+    seaborn's colorblind palette, then its dark and muted ones, in the order of :data:`SERIES`."""
     import seaborn as sns
 
     if series in SERIES:
-        return sns.color_palette("colorblind", len(SERIES))[SERIES.index(series) % 10] \
-            if SERIES.index(series) < 10 else sns.color_palette("dark", 10)[SERIES.index(series) - 10]
+        palette = (sns.color_palette("colorblind", 10) + sns.color_palette("dark", 10)
+                   + sns.color_palette("muted", 10))
+        return palette[SERIES.index(series) % len(palette)]
     if series in DATASET_SERIES:
         return sns.color_palette("Set1", len(DATASET_SERIES))[DATASET_SERIES.index(series)]
     raise KeyError(f"no colour for series {series!r}: add it to report.SERIES or report.DATASET_SERIES")
