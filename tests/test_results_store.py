@@ -250,3 +250,13 @@ def test_the_executed_scorecard_shows_every_claim_as_stored(folder):
     import html
     for row in card[card.ours != ""].itertuples():
         assert html.escape(row.ours) in text, f"the scorecard shows another value for {row.claim}"
+
+
+def test_one_colour_per_series_across_the_book():
+    from greenelm_book.report import DATASET_SERIES, SERIES, colour
+
+    assert len(set(SERIES)) == len(SERIES)
+    assert len({colour(s) for s in SERIES}) == len(SERIES), "two series share a colour"
+    assert len({colour(s) for s in DATASET_SERIES}) == len(DATASET_SERIES)
+    with pytest.raises(KeyError, match="add it to report.SERIES"):
+        colour("a series nobody declared")
