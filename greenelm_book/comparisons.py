@@ -14,7 +14,7 @@ import pandas as pd
 
 from .report import MIN_RUNS, Verdict, _decimals
 
-__all__ = ["accuracy_within", "between_interval", "judge_between", "equivalence"]
+__all__ = ["accuracy_within", "between_interval", "judge_between", "equivalence", "elm_fit_times"]
 
 
 def accuracy_within(curves: pd.DataFrame, seconds: float) -> pd.DataFrame:
@@ -118,3 +118,24 @@ def equivalence(a, b, margin: float, min_runs: int = MIN_RUNS):
     if high < -margin or low > margin:
         return False, low, high
     return None, low, high
+
+
+def elm_fit_times(dataset: str, n_hidden: int, solver: str = "pinv", weight_scale: str = "unit",
+                  subset: int | None = None, repeats: int = 3, seed: int = 0) -> dict:
+    """Wall times of ``ELMClassifier.fit`` on ``dataset``'s training rows already in memory, after one
+    untimed fit: ``{"seconds": [repeats floats], "n_train": int}``.
+
+    Run it in a fresh process (``greenelm_book.bench.run_isolated("greenelm_book.comparisons:elm_fit_times",
+    {...})``): in a process that has trained torch models, torch's threads and BLAS's contend and a fit
+    on a busy machine was measured 5–15× slower.
+    """
+    from greenelm.data import load_dataset
+    from greenelm.estimator import ELMClassifier
+
+    from .bench import time_call
+
+    ds = load_dataset(dataset, subset=subset)
+    X, y = ds.flat("train"), ds.y_train
+    times = time_call(lambda: ELMClassifier(n_hidden=n_hidden, solver=solver, weight_scale=weight_scale,
+                                            random_state=seed).fit(X, y), repeats=repeats, warmup=1)
+    return {"seconds": times, "n_train": int(len(y))}

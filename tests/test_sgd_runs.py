@@ -152,3 +152,17 @@ def test_cpu_model_weights_are_plain_arrays(cache):
     assert all(isinstance(w, np.ndarray) and w.dtype == np.float32 for w in run["weights"].values())
     assert run["weights"]["0.weight"].shape == (4, 784)
     assert torch.get_num_threads() == run["threads"]
+
+
+def test_elm_fit_times_in_a_fresh_process():
+    from greenelm_book.bench import run_isolated
+    from greenelm_book.comparisons import elm_fit_times
+
+    direct = elm_fit_times("mnist", 20, subset=200, repeats=2)
+    assert direct["n_train"] == 200 and len(direct["seconds"]) == 2 and min(direct["seconds"]) > 0
+    child = run_isolated("greenelm_book.comparisons:elm_fit_times",
+                         {"dataset": "mnist", "n_hidden": 20, "subset": 200, "repeats": 3})
+    assert child["ok"], child["error"]
+    assert len(child["result"]["seconds"]) == 3 and child["result"]["n_train"] == 200
+    with pytest.raises(ValueError, match="solver"):
+        elm_fit_times("mnist", 20, solver="qr", subset=200, repeats=1)
