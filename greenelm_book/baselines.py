@@ -303,7 +303,7 @@ def _train_run(dataset, model, seed, config, n_hidden, subset, device) -> dict:
 
 
 def sgd_run(dataset: str, model: str, seed: int = 0, config: SGDConfig | None = None,
-            n_hidden: int | None = None, subset: int | None = None, device=None) -> dict:
+            n_hidden: int | None = None, subset: int | None = None, device=None, refresh: bool = False) -> dict:
     """One SGD training of ``model`` on ``dataset`` (its first ``subset`` train and test images), cached.
 
     The same arguments give the same run in every chapter (the results cache, keyed by them, the
@@ -311,6 +311,7 @@ def sgd_run(dataset: str, model: str, seed: int = 0, config: SGDConfig | None = 
     set), train_seconds (the training loop alone), epochs, n_train, n_test, n_inputs, n_classes,
     history (DataFrame, one row per epoch: epochs, train_seconds cumulative, accuracy), weights
     ({parameter name: array}, see :func:`model_from_run`), device, threads and cached (bool).
+    ``refresh=True`` trains again and replaces the cached run (e.g. one timed on a busy machine).
     """
     check_choice("model", model, MODELS)
     config = config or SGDConfig()
@@ -325,7 +326,8 @@ def sgd_run(dataset: str, model: str, seed: int = 0, config: SGDConfig | None = 
               "n_hidden": None if n_hidden is None else int(n_hidden), "subset": subset,
               "device": device.type, "threads": threads}
     result, info = memoize("sgd-run", params, lambda: _train_run(dataset, model, seed, config, n_hidden,
-                                                                  subset, device), modules=RUN_MODULES)
+                                                                  subset, device),
+                           modules=RUN_MODULES, refresh=refresh)
     return {**result, "model": model, "n_hidden": params["n_hidden"], "seed": seed,
             "device": device.type, "threads": threads, "cached": info["cached"]}
 
@@ -340,14 +342,14 @@ def model_from_run(run: dict) -> nn.Module:
 
 def sgd_seeds(dataset: str, model: str, seeds=range(5), config: SGDConfig | None = None,
               n_hidden: int | None = None, subset: int | None = None, device=None,
-              progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame, list[dict]]:
+              progress: bool = True, refresh: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, list[dict]]:
     """:func:`sgd_run` once per seed: ``(final, curves, runs)``.
 
     ``final`` has one row per seed (seed, epochs, train_seconds, accuracy); ``curves`` one row
     per (seed, epoch) with the same columns (the test accuracy after each epoch and the
     cumulative training time); ``runs`` the :func:`sgd_run` dicts.
     """
-    runs = [sgd_run(dataset, model, s, config, n_hidden, subset, device)
+    runs = [sgd_run(dataset, model, s, config, n_hidden, subset, device, refresh)
             for s in tqdm(list(seeds), desc=f"{dataset} {model}", disable=not progress)]
     if not runs:
         raise ValueError("seeds is empty")

@@ -78,13 +78,17 @@ def judge_between(paper: float, a, b, op: str = "difference", unit: str = "point
                   min_runs=(MIN_RUNS, MIN_RUNS)) -> Verdict:
     """The book's verdict rule for a paper's difference (or ratio) of two single runs.
 
-    Ours is ``a − b`` (or ``a / b``) over independent runs; the paper's value is reproduced when it
+    Ours is mean(a) − mean(b) (or the ratio of the geometric means, the centre of the log-scale
+    interval) over independent runs; the paper's value is reproduced when it
     lies inside the 95 % prediction interval of :func:`between_interval` (widened by half the last
     printed digit of ``paper``), else the verdict is "differs" with the signed difference (ours −
     paper's) and the interval; fewer than ``min_runs`` = (runs of a, runs of b) is "inconclusive".
     """
     a, b = (np.asarray(v, dtype=float).ravel() for v in (a, b))
-    estimate = (a.mean() - b.mean()) if op == "difference" else a.mean() / b.mean()
+    if min(len(a), len(b)) >= 2:
+        estimate = between_interval(a, b, op)[0]           # a ratio: of the geometric means
+    else:
+        estimate = (a.mean() - b.mean()) if op == "difference" else a.mean() / b.mean()
     suffix = {"points": " pts", "%": " %", "": ""}.get(unit, f" {unit}") if unit != "×" else "×"
     ours = f"{estimate:+.{digits}f}{suffix}" if op == "difference" else f"{estimate:.{digits}f}{suffix}"
     ours += f" (n = {len(a)} and {len(b)})"
