@@ -18,6 +18,11 @@ a ``torch.Generator`` seeded with the run's seed; weights initialised after
 ``torch.manual_seed(seed)``). Training time is the wall time of the training loop on tensors
 already in memory, as for ``ELMClassifier.fit``; accuracy (percent) is measured on the test set.
 
+The book's baselines are computed once: :func:`sgd_run` caches one training (accuracy, training
+time, the test accuracy after every epoch and the trained weights, stored as arrays, never
+pickled) per dataset, model, seed, settings, torch device and thread count, so every chapter that
+needs the MNIST MLP of seed 0 gets the same run, and :func:`model_from_run` rebuilds its model.
+
 On a shared, oversubscribed CPU, torch's OpenMP threads spin-wait and small models slow down by
 10-40×; set ``OMP_WAIT_POLICY=PASSIVE`` in the environment before torch is imported (the chapters
 do) to keep the default two threads without that collapse.
@@ -25,6 +30,8 @@ do) to keep the default two threads without that collapse.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -35,6 +42,9 @@ from torch import nn
 from tqdm import tqdm
 
 from greenelm._validation import check_choice, check_positive_int
+from greenelm.data import load_dataset
+
+from .results_cache import memoize
 
 MODELS = ("mlp", "perceptron", "cnn")
 #: Table I: "Standard (SGD), 10 Epochs, hidden 64".
@@ -264,3 +274,86 @@ def sgd_runs(split, name: str, seeds=range(5), config: SGDConfig | None = None,
                          "train_seconds": step.train_seconds, "accuracy": step.accuracy})
     frame = pd.DataFrame(rows, columns=["dataset", "model", "seed", "epochs", "train_seconds", "accuracy"])
     return (frame, trained) if return_models else frame
+
+
+# --------------------------------------------------------------------------------------------------
+# The book's SGD baselines, each computed once: cached runs (metrics, learning curve and weights)
+# --------------------------------------------------------------------------------------------------
+
+#: the modules whose source a cached SGD run depends on
+RUN_MODULES = ("baselines", "greenelm.data", "greenelm._validation")
+
+
+@functools.lru_cache(maxsize=3)
+def _data(dataset: str, subset: int | None):
+    """(X_train (N, D) float32 in [0, 1], y_train (N,), X_test, y_test) of ``dataset``."""
+    ds = load_dataset(dataset, subset=subset)
+    return ds.flat("train", np.float32), ds.y_train, ds.flat("test", np.float32), ds.y_test
+
+
+def _train_run(dataset, model, seed, config, n_hidden, subset, device) -> dict:
+    X, y, X_test, y_test = _data(dataset, subset)
+    run = train(model, X, y, seed, config, n_hidden, device, (X_test, y_test), history=True)
+    weights = {name: tensor.detach().cpu().numpy().copy() for name, tensor in run.model.state_dict().items()}
+    return {"accuracy": float(run.accuracy), "train_seconds": float(run.train_seconds),
+            "epochs": float(run.epochs), "n_train": int(len(y)), "n_test": int(len(y_test)),
+            "n_inputs": int(X.shape[1]), "n_classes": int(max(y.max(), y_test.max()) + 1),
+            "history": run.history.astype({"epochs": float, "train_seconds": float, "accuracy": float}),
+            "weights": weights}
+
+
+def sgd_run(dataset: str, model: str, seed: int = 0, config: SGDConfig | None = None,
+            n_hidden: int | None = None, subset: int | None = None, device=None, refresh: bool = False) -> dict:
+    """One SGD training of ``model`` on ``dataset`` (its first ``subset`` train and test images), cached.
+
+    The same arguments give the same run in every chapter (the results cache, keyed by them, the
+    torch device and thread count, and this module's source). Returns a dict: accuracy (%, test
+    set), train_seconds (the training loop alone), epochs, n_train, n_test, n_inputs, n_classes,
+    history (DataFrame, one row per epoch: epochs, train_seconds cumulative, accuracy), weights
+    ({parameter name: array}, see :func:`model_from_run`), device, threads and cached (bool).
+    ``refresh=True`` trains again and replaces the cached run (e.g. one timed on a busy machine).
+    """
+    check_choice("model", model, MODELS)
+    config = config or SGDConfig()
+    if not isinstance(config, SGDConfig):
+        raise TypeError(f"config must be an SGDConfig, got {type(config).__name__}")
+    if subset is not None:
+        subset = check_positive_int("subset", subset)
+    seed = int(seed)
+    device = resolve_device(device)
+    threads = int(torch.get_num_threads())
+    params = {"dataset": dataset, "model": model, "seed": seed, "config": dataclasses.asdict(config),
+              "n_hidden": None if n_hidden is None else int(n_hidden), "subset": subset,
+              "device": device.type, "threads": threads}
+    result, info = memoize("sgd-run", params, lambda: _train_run(dataset, model, seed, config, n_hidden,
+                                                                  subset, device),
+                           modules=RUN_MODULES, refresh=refresh)
+    return {**result, "model": model, "n_hidden": params["n_hidden"], "seed": seed,
+            "device": device.type, "threads": threads, "cached": info["cached"]}
+
+
+def model_from_run(run: dict) -> nn.Module:
+    """The trained torch model of an :func:`sgd_run` result (CPU, eval mode), rebuilt from its weights."""
+    model = build_model(run["model"], run["n_inputs"], run["n_classes"], run["n_hidden"])
+    state = {name: torch.from_numpy(np.asarray(array)) for name, array in run["weights"].items()}
+    model.load_state_dict(state, strict=True)
+    return model.eval()
+
+
+def sgd_seeds(dataset: str, model: str, seeds=range(5), config: SGDConfig | None = None,
+              n_hidden: int | None = None, subset: int | None = None, device=None,
+              progress: bool = True, refresh: bool = False) -> tuple[pd.DataFrame, pd.DataFrame, list[dict]]:
+    """:func:`sgd_run` once per seed: ``(final, curves, runs)``.
+
+    ``final`` has one row per seed (seed, epochs, train_seconds, accuracy); ``curves`` one row
+    per (seed, epoch) with the same columns (the test accuracy after each epoch and the
+    cumulative training time); ``runs`` the :func:`sgd_run` dicts.
+    """
+    runs = [sgd_run(dataset, model, s, config, n_hidden, subset, device, refresh)
+            for s in tqdm(list(seeds), desc=f"{dataset} {model}", disable=not progress)]
+    if not runs:
+        raise ValueError("seeds is empty")
+    columns = ["seed", "epochs", "train_seconds", "accuracy"]
+    final = pd.DataFrame([{c: run[c] for c in columns} for run in runs], columns=columns)
+    curves = pd.concat([run["history"].assign(seed=run["seed"])[columns] for run in runs], ignore_index=True)
+    return final, curves, runs
