@@ -162,10 +162,12 @@ def show_table(frame: pd.DataFrame, digits: int = 2, integers=(), caption: str |
 
 #: One colour per series across the book (seaborn's colorblind palette), so a series looks the same
 #: in every figure. Chapters ask :func:`colour` by name; an unknown name is an error, not a new colour.
-SERIES = ("Green-ELM", "Green-ELM (pinv)", "Green-ELM (ridge)", "SGD MLP", "SGD perceptron", "SGD CNN",
-          "ridge on pixels", "kernel limit", "exact RLS", "SGD, no replay", "SGD with replay",
-          "random conv", "backbone", "features relu(XW + b)", "Gram HᵀH", "Cholesky solve",
-          "paper listing 1", "Green-ELM (W he)")
+# ordered so that series shown together get well-separated colours (blue, orange, green, vermillion,
+# purple, brown, pink, grey, yellow, sky blue, then the dark palette); append new names at the end
+SERIES = ("Green-ELM", "SGD MLP", "Green-ELM (ridge)", "SGD CNN", "SGD perceptron", "ridge on pixels",
+          "kernel limit", "random conv", "backbone", "Green-ELM (pinv)", "exact RLS", "SGD, no replay",
+          "SGD with replay", "features relu(XW + b)", "Gram HᵀH", "Cholesky solve", "paper listing 1",
+          "Green-ELM (W he)")
 DATASET_SERIES = ("mnist", "fashion-mnist", "cifar10", "cifar10 (backbone)")
 
 
