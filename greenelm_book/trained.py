@@ -148,3 +148,17 @@ def owned_result(store, owner: str, key: str, ours=None, **expected):
         return None, (f"the {owner} chapter's {key} ({result.text()}) differs from this chapter's run of the "
                       f"same setting")
     return result, ""
+
+
+def fallback_note(reasons) -> str:
+    """One sentence for a page: why the owners' results named in ``reasons`` ({key: why} from
+    :func:`owned_result`, empty whys ignored) were not used; "" when all were."""
+    reasons = {key: why for key, why in reasons.items() if why}
+    if not reasons:
+        return ""
+    absent = sorted(key for key, why in reasons.items() if why.endswith("is not in this results directory"))
+    other = [why for key, why in sorted(reasons.items()) if key not in absent]
+    parts = ([f"not in this results directory ({', '.join(absent)})"] if absent else []) + other
+    return ("Where a row says \"this chapter\", the owning chapter's result was not used and this "
+            "chapter's own run of the same models is shown instead (not recorded a second time): "
+            + "; ".join(parts) + ".")

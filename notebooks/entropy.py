@@ -80,7 +80,7 @@ from greenelm_book.experiments import load_split
 from greenelm_book.report import (by_sign, colour, glue, judge_qualitative, not_comparable, not_measurable,
                                   set_style, show_table)
 from greenelm_book.results import ChapterResults
-from greenelm_book.trained import elm_run, owned_result, sgd_run
+from greenelm_book.trained import elm_run, fallback_note, owned_result, sgd_run
 
 store = ChapterResults("entropy", profile)
 set_style()
@@ -151,11 +151,11 @@ for label, owner, key, own in (
     result, why = owned_result(store, owner, key, ours=ours, **expected)
     accuracy_rows.append({"model": label, "test accuracy (%)": result.mean if result else ours.mean(),
                           "sd (points)": result.sd if result else ours.std(ddof=1),
-                          "from chapter": owner.replace("_", " ") if result else "this chapter", "why": why})
+                          "from chapter": owner.replace("_", " ") if result else "this chapter", "why": why,
+                          "key": key})
 accuracy = pd.DataFrame(accuracy_rows)
-fallbacks = sorted({w for w in accuracy["why"] if w})
-glue("accuracy_note", ("Where the table says \"this chapter\", the owner's result was not usable: "
-                       + "; ".join(fallbacks) + ".") if fallbacks else "")
+glue("accuracy_note", fallback_note(dict(zip(accuracy["key"], accuracy["why"]))))
+accuracy = accuracy.drop(columns="key")
 show_table(accuracy.drop(columns="why"), 2)
 
 # %% [markdown]

@@ -59,7 +59,7 @@ from greenelm_book.perturb import paired_difference, rotate
 from greenelm_book.report import (Verdict, by_sign, colour, glue, judge_qualitative, judge_value, set_style,
                                   show_table)
 from greenelm_book.results import ChapterResults
-from greenelm_book.trained import ANGLES, at_angle, elm_run, owned_result, sgd_run
+from greenelm_book.trained import ANGLES, at_angle, elm_run, fallback_note, owned_result, sgd_run
 
 store = ChapterResults("rotation", profile)
 set_style()
@@ -155,9 +155,7 @@ models_table = pd.DataFrame([{
     "sd (points)": (res.sd if res is not None else acc(name, 0).std(ddof=1)),
     f"accuracy at {claim['angle']}° (%)": rotated[name][claim["angle"]].mean,
     "0° from chapter": source} for name, (res, source, _) in cleans.items()])
-fallbacks = sorted({why for _, _, why in cleans.values() if why})
-glue("fallback_note", ("Where the 0° column says \"this chapter\", the owner's result was not usable: "
-                       + "; ".join(fallbacks) + ".") if fallbacks else "")
+glue("fallback_note", fallback_note({f"{model_key(n)}/accuracy": why for n, (_, _, why) in cleans.items()}))
 show_table(models_table, 2)
 
 # %% [markdown]

@@ -110,3 +110,13 @@ def test_paired_difference_is_the_t_interval_of_the_differences():
 def test_paired_difference_refuses_bad_input(a, b, level):
     with pytest.raises(ValueError):
         paired_difference(a, b, level)
+
+
+def test_fallback_note_names_every_result_not_used():
+    assert trained.fallback_note({"a/accuracy": "", "b/accuracy": ""}) == ""
+    note = trained.fallback_note({
+        "a/accuracy": "the baselines chapter's result a/accuracy is not in this results directory",
+        "b/accuracy": "the baselines chapter's b/accuracy has another setting (n_train 1 there, 2 here)",
+        "c/accuracy": ""})
+    assert "not in this results directory (a/accuracy)" in note and "n_train 1 there, 2 here" in note
+    assert "c/accuracy" not in note
