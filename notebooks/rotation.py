@@ -75,11 +75,13 @@ mnist = load_dataset(dataset, subset=subset)
 # What the models see: a test digit at each angle.
 
 # %%
-fig, axes = plt.subplots(1, len(angles), figsize=(0.9 * len(angles), 1.4))
-for ax, angle in zip(axes, angles):
-    ax.imshow(rotate(mnist.x_test[:1], angle).reshape(28, 28), cmap="gray_r", vmin=0, vmax=1)
-    ax.set_title(f"{angle}°", fontsize=9)
-    ax.axis("off")
+gap = np.zeros((28, 4))
+strip = np.hstack([np.hstack([rotate(mnist.x_test[:1], angle).reshape(28, 28), gap]) for angle in angles])[:, :-4]
+fig, ax = plt.subplots(figsize=(min(1.0 * len(angles), 10), 1.6))
+ax.imshow(strip, cmap="gray_r", vmin=0, vmax=1)
+ax.set_xticks([14 + 32 * i for i in range(len(angles))], [f"{a}°" for a in angles])
+ax.set_yticks([])
+ax.grid(False)
 plt.show()
 
 # %% [markdown]
