@@ -125,3 +125,20 @@ def sgd_learner(name: str, config=None, n_hidden: int | None = None, device=None
     def fit(seed, X, y):
         return train(name, X, y, seed, config, n_hidden, device).predict
     return fit
+
+
+def paired_difference(a, b, level: float = 0.95) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the mean of ``a − b`` over paired runs (n,), n ≥ 2, and its ``level``
+    confidence interval (Student t, n − 1 degrees of freedom)."""
+    from scipy.stats import t
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1 or len(a) < 2:
+        raise ValueError(f"a and b must be paired runs of equal length >= 2, got shapes {a.shape} and {b.shape}")
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("a and b must be finite")
+    if not 0 < level < 1:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    diff = a - b
+    half = float(t.ppf(0.5 + level / 2, len(diff) - 1)) * diff.std(ddof=1) / np.sqrt(len(diff))
+    return float(diff.mean()), float(diff.mean() - half), float(diff.mean() + half)
