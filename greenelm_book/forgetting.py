@@ -25,7 +25,7 @@ import pandas as pd
 from greenelm._validation import check_positive_int
 from greenelm.streaming import StreamingRidge
 
-__all__ = ["METHODS", "class_tasks", "forgetting_run", "forgetting_experiment", "final_gaps"]
+__all__ = ["METHODS", "class_tasks", "final_gaps", "forgetting_experiment", "forgetting_run"]
 
 METHODS = ("exact RLS", "SGD, no replay", "SGD with replay")
 

@@ -164,7 +164,8 @@ def show_table(frame: pd.DataFrame, digits: int = 2, integers=(), caption: str |
 #: in every figure. Chapters ask :func:`colour` by name; an unknown name is an error, not a new colour.
 SERIES = ("Green-ELM", "Green-ELM (pinv)", "Green-ELM (ridge)", "SGD MLP", "SGD perceptron", "SGD CNN",
           "ridge on pixels", "kernel limit", "exact RLS", "SGD, no replay", "SGD with replay",
-          "random conv", "backbone")
+          "random conv", "backbone", "RLS, listing 3", "RLS, information form",
+          "Dask workers", "one process")
 DATASET_SERIES = ("mnist", "fashion-mnist", "cifar10", "cifar10 (backbone)")
 
 

@@ -5,9 +5,15 @@ import pytest
 
 pytest.importorskip("torch")
 
-from greenelm.solvers import solve_normal_equations  # noqa: E402
-from greenelm_book.forgetting import (METHODS, _reservoir, class_tasks, final_gaps,  # noqa: E402
-                                      forgetting_experiment, forgetting_run)
+from greenelm.solvers import solve_normal_equations
+from greenelm_book.forgetting import (
+    METHODS,
+    _reservoir,
+    class_tasks,
+    final_gaps,
+    forgetting_experiment,
+    forgetting_run,
+)
 
 
 def blobs(n_per_class=60, n_classes=4, dim=12, seed=0, spread=0.6):
@@ -83,7 +89,7 @@ def test_reservoir_keeps_a_bounded_seeded_sample_of_offered_rows():
     buffer, seen = _reservoir(buffer, seen, np.arange(100, 1100), 8, rng)
     assert len(buffer) == 8 and seen == 1005
     assert set(buffer) <= set(range(5)) | set(range(100, 1100))
-    replay = lambda seed: _reservoir(np.arange(5), 5, np.arange(100, 1100), 8,  # noqa: E731
+    replay = lambda seed: _reservoir(np.arange(5), 5, np.arange(100, 1100), 8,
                                      np.random.default_rng(seed))[0]
     assert np.array_equal(replay(1), replay(1)) and not np.array_equal(replay(1), replay(2))
     assert (replay(1) >= 100).sum() >= 4        # later rows replace early ones at rate size/seen

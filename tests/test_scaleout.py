@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("dask.array")
 
-from greenelm_book.scaleout import shifted_mnist  # noqa: E402
+from greenelm_book.scaleout import shifted_mnist
 
 
 @pytest.fixture(scope="module")
