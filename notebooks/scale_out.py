@@ -265,7 +265,6 @@ store.answer("total_cost_linear_in_n", judge_qualitative(
     keys=[k.key for k in exponent_keys.values()] + [bench_keys[n, "cpu-seconds-per-million"].key
                                                       for n in bench.n_rows])
 largest = bench.iloc[-1]
-glue("bench_command", report["command"], display=False)
 glue("bench_largest_n", f"{int(largest.n_rows):,}", display=False)
 glue("bench_largest_seconds", f"{wall[-1]:.0f} s", display=False)
 glue("bench_per_million", f"{largest.dask_seconds_per_million:.0f} s", display=False)
