@@ -167,7 +167,8 @@ def show_table(frame: pd.DataFrame, digits: int = 2, integers=(), caption: str |
 SERIES = ("Green-ELM", "SGD MLP", "Green-ELM (ridge)", "SGD CNN", "SGD perceptron", "ridge on pixels",
           "kernel limit", "random conv", "backbone", "Green-ELM (pinv)", "exact RLS", "SGD, no replay",
           "SGD with replay", "features relu(XW + b)", "Gram HᵀH", "Cholesky solve", "paper listing 1",
-          "Green-ELM (W he)", "Green-ELM (ridge, He)")
+          "Green-ELM (W he)", "Green-ELM (ridge, He)", "RLS, listing 3", "RLS, information form",
+          "Dask workers", "one process")
 DATASET_SERIES = ("mnist", "fashion-mnist", "cifar10", "cifar10 (backbone)")
 
 

@@ -120,6 +120,27 @@ def make_stream_data(split, features, initial_fraction: float = 0.8) -> StreamDa
                       seconds)
 
 
+def oracle_accuracy(split, n_hidden: int, seed: int, alpha: float = 1e-3, weight_scale: str = "he",
+                    bias: str = "normal", chunk_rows: int = 4096) -> float:
+    """Test accuracy (%) of the batch ridge readout on ``split`` (X_train (N, D), y_train, X_test,
+    y_test) through seed ``seed``'s projection (listing 3's: ``he`` weights, normal bias), fitted
+    by Cholesky from the Gram accumulated in row chunks (H is never held whole)."""
+    from greenelm.features import RandomReLUFeatures
+
+    X_train = np.asarray(split.X_train)
+    features = RandomReLUFeatures(X_train.shape[1], check_positive_int("n_hidden", n_hidden), int(seed),
+                                  weight_scale=weight_scale, bias=bias)
+    classes = np.unique(split.y_train)
+    equations = NormalEquations(n_hidden, len(classes))
+    for rows, block in features.chunks(X_train, chunk_rows):
+        labels = np.asarray(split.y_train)[rows]
+        equations.update(np.asarray(_as_numpy(block), dtype=np.float64),
+                         (labels[:, None] == classes[None, :]).astype(np.float64))
+    W = solve_normal_equations(*equations.as_float64(), alpha, "cholesky")
+    scores = hidden_features(features, split.X_test, chunk_rows) @ W
+    return 100.0 * float(np.mean(classes[np.argmax(scores, 1)] == np.asarray(split.y_test)))
+
+
 def batch_oracle(data: StreamData, alpha: float = 1e-3, chunk_rows: int = 4096) -> tuple[np.ndarray, float]:
     """The batch ridge readout on every training row (initial and streamed) from their features,
     as ``ELMClassifier.fit`` solves it (Gram by ``syrk`` in row chunks, Cholesky); returns

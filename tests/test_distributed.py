@@ -17,8 +17,7 @@ import pytest
 da = pytest.importorskip("dask.array")
 
 from greenelm import ELMClassifier, ELMRegressor  # noqa: E402
-from greenelm.distributed import (FeatureSpec, fit_dask, shifted_mnist,  # noqa: E402
-                                  sufficient_statistics)
+from greenelm.distributed import FeatureSpec, fit_dask, sufficient_statistics  # noqa: E402
 
 N, D, D_HIDDEN = 503, 20, 64
 
@@ -210,27 +209,6 @@ def test_unknown_chunk_sizes_and_single_class(data):
         fit_dask(ELMClassifier(**_params()), unknown, da.from_array(y, chunks=100), classes=[2, 5, 7])
     with pytest.raises(ValueError, match="at least 2 classes"):
         fit_dask(ELMClassifier(**_params()), Xd, da.zeros(N, chunks=100, dtype=int))
-
-
-# ------------------------------------------------------------------------- generated data
-def test_shifted_mnist_is_deterministic_and_labelled():
-    from greenelm.data import DataNotFoundError, load_dataset
-
-    try:
-        mnist = load_dataset("mnist")
-    except DataNotFoundError:
-        pytest.skip("MNIST files not available")
-    X, y = shifted_mnist(60_010, block_rows=20_000, seed=1)
-    assert X.shape == (60_010, 784) and X.numblocks == (4, 1)
-    tail = X[59_990:].compute()
-    np.testing.assert_array_equal(tail, shifted_mnist(60_010, 20_000, seed=1)[0][59_990:].compute())
-    assert not np.array_equal(tail, shifted_mnist(60_010, 20_000, seed=2)[0][59_990:].compute())
-    np.testing.assert_array_equal(y[59_990:].compute(), np.r_[mnist.y_train[-10:], mnist.y_train[:10]])
-    # each row is its source image shifted by at most 2 pixels: same ink, up to clipped borders
-    source = mnist.flat("train", np.float32)[np.arange(59_990, 60_010) % 60_000]
-    assert np.all(tail.sum(1) <= source.sum(1) + 1e-3)
-    assert np.mean(np.isclose(tail.sum(1), source.sum(1), rtol=1e-4)) > 0.9
-    assert tail.min() >= 0 and tail.max() <= 1
 
 
 # ------------------------------------------------------------------------- dask.distributed
