@@ -70,11 +70,12 @@ def scorecard(directory: str | Path) -> pd.DataFrame:
 
 
 def counts(frame: pd.DataFrame) -> pd.DataFrame:
-    """Claims per verdict (rows: verdicts in :data:`STATUSES` order that occur; columns: sections + all)."""
-    table = pd.crosstab(frame["verdict"], frame["section"].astype(str))
-    table = table.reindex([s for s in STATUSES if s in table.index])
-    table = table[[s for s in SECTIONS if s in table.columns]]
-    table["all"] = table.sum(axis=1)
+    """Claims per section (rows, the paper's order, then "all") and verdict (columns, :data:`STATUSES`
+    order, those that occur)."""
+    table = pd.crosstab(frame["section"].astype(str), frame["verdict"])
+    table = table.reindex([s for s in SECTIONS if s in table.index])
+    table = table[[s for s in STATUSES if s in table.columns]]
+    table.loc["all"] = table.sum(axis=0)
     return table
 
 
@@ -125,7 +126,7 @@ def summary_markdown(directory: str | Path) -> str:
     frame = scorecard(directory)
     table = counts(frame)
     lines = [f"**The verdict rule:** {RULE}.", "", "| verdict | claims |", "| --- | ---: |"]
-    lines += [f"| {verdict} | {int(n)} |" for verdict, n in table["all"].items()]
+    lines += [f"| {verdict} | {int(n)} |" for verdict, n in table.loc["all"].items()]
     lines.append(f"| **all** | **{len(frame)}** |")
     return "\n".join(lines) + "\n"
 

@@ -46,11 +46,12 @@ glue("scorecard_answered", int((card.verdict != "not yet answered").sum()))
 # ## The counts
 #
 # Of the paper's {glue:text}`scorecard_claims` claims, {glue:text}`scorecard_answered` have an
-# answer from a chapter. By verdict and by the paper's section:
+# answer from a chapter. By the paper's section and verdict:
 
 # %%
 table = counts(card).rename_axis(index=None, columns=None)
-display(HTML(table.to_html(classes="greenelm-table", border=0)))
+short = {"Hardware and Complexity Analysis": "Hardware and Complexity", "Experimental Results": "Experimental Results"}
+display(HTML(table.rename(index=short).to_html(classes="greenelm-table greenelm-compact", border=0)))
 
 # %%
 import matplotlib.pyplot as plt

@@ -183,7 +183,7 @@ def test_scorecard_has_one_row_per_claim_and_counts_every_verdict(tmp_path):
     assert list(card.claim) == [c.id for c in CLAIMS]
     assert card.set_index("claim").loc[A_CLAIM, "verdict"] == "reproduced"
     assert (card.verdict == UNANSWERED).sum() == len(CLAIMS) - 1
-    assert counts(card)["all"].sum() == len(CLAIMS)
+    assert counts(card).loc["all"].sum() == len(CLAIMS)
     html = section_html(card.head(3))
     assert html.count("<tr id=\"claim-") == 3 and "the setting" in html
 
