@@ -567,7 +567,7 @@ if seeds >= 5 and len(widths) > 1:
         all(reach.values()) if all(reach.values()) else ("partly" if any(reach.values()) else False),
         test=f"at d = {widest} our mean accuracy reaches the paper's SGD MLP (Table I) on MNIST and "
              "Fashion-MNIST; CIFAR-10 is judged in its chapter",
-        ours=", ".join(f"{n}: {acc[n, 'unit', 'pinv', widest].mean:.2f} % vs {sgd[n]:.2f} %" for n in datasets)),
+        ours=", ".join(f"{n}: {readout(n, widest).mean:.2f} % vs {sgd[n]:.2f} %" for n in datasets)),
         keys=[readout(n, widest).key for n in datasets])
 else:
     for claim in ("abstract_untangle_without_backprop", "ultra_wide_relu_sufficient"):
