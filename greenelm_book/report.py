@@ -71,6 +71,11 @@ def _unit_text(unit: str) -> str:
     return {"%": " %", "points": " pts", "": ""}.get(unit, f" {unit}")
 
 
+def _signed(diff: float, unit: str, digits: int) -> str:
+    """A difference with its sign and unit (accuracy differences in points): ``"-1.20 pts"``."""
+    return f"{diff:+.{digits}f}{_unit_text(unit if unit != '%' else 'points')}"
+
+
 def ours_text(values, unit: str = "%", digits: int = 2) -> str:
     """Our value as shown in every table: ``"97.02 ± 0.11 % (n = 5)"`` (mean ± sd over runs)."""
     values = [float(v) for v in np.ravel(values)]
@@ -85,7 +90,7 @@ def judge_value(paper: float, values, unit: str = "%", digits: int = 2,
     values = [float(v) for v in np.ravel(values)]
     ours = ours_text(values, unit, digits)
     diff = statistics.fmean(values) - paper
-    signed = f"{diff:+.{digits}f}{_unit_text(unit if unit != '%' else 'points')}"
+    signed = _signed(diff, unit, digits)
     if len(values) < min_runs:
         return Verdict("inconclusive", ours, f"{signed}; {len(values)} run(s), the rule needs {min_runs}")
     lo, hi = prediction_interval(values)
@@ -106,8 +111,7 @@ def not_comparable(reason: str, paper: float | None = None, values=None, unit: s
         return Verdict("not comparable", ours, reason)
     diff = float(np.mean(values)) - paper
     return Verdict("not comparable", ours,
-                   f"{reason}; {diff:+.{digits}f}{_unit_text(unit if unit != '%' else 'points')} "
-                   f"for information only")
+                   f"{reason}; {_signed(diff, unit, digits)} for information only")
 
 
 def judge_time(paper_seconds: float, values, digits: int = 2) -> Verdict:

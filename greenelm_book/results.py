@@ -173,13 +173,15 @@ class ChapterResults:
         """Record this chapter's answer to ``claim`` (an id of :data:`paper.CLAIMS`)."""
         from .paper import CLAIMS
 
-        ids = {c.id: c for c in CLAIMS}
-        if claim not in ids:
+        if claim not in {c.id for c in CLAIMS}:
             raise ValueError(f"answer: {claim!r} is not a claim id of greenelm_book.paper.CLAIMS")
         if not isinstance(verdict, Verdict):
             raise TypeError(f"answer {claim}: verdict must be a report.Verdict, not {type(verdict).__name__}")
         keys = (keys,) if isinstance(keys, str) else tuple(keys)
-        missing = [k for k in keys if k not in self.results and self._find(k) is None]
+        elsewhere = set()                       # every other chapter's keys, read once
+        if any(k not in self.results for k in keys):
+            elsewhere = {key for stored in load_all(self.directory).values() for key in stored["results"]}
+        missing = [k for k in keys if k not in self.results and k not in elsewhere]
         if missing:
             raise KeyError(f"answer {claim}: no result {missing} in {self.directory}")
         self.answers[claim] = Answer(claim, verdict, keys, note, self.chapter)
@@ -197,12 +199,6 @@ class ChapterResults:
         atomic_write(self.path, lambda handle: handle.write(text.encode()))
 
     # ------------------------------------------------------------------ reading
-    def _find(self, key: str) -> Result | None:
-        for chapter_results in load_all(self.directory).values():
-            if key in chapter_results["results"]:
-                return chapter_results["results"][key]
-        return None
-
     def get(self, chapter: str, key: str) -> Result:
         """Result ``key`` recorded by ``chapter`` (this chapter's own, or read from its file)."""
         if chapter == self.chapter and key in self.results:
