@@ -445,8 +445,9 @@ _ = store.answer("slope_inverse_to_complexity", judge_qualitative(
     keys=[s.key for s in slopes.values()])
 gap = slopes["mnist"].mean - slopes["cifar10"].mean
 _ = store.answer("scaling_slopes_diverge", judge_qualitative(
-    bool(gap > 0), test="MNIST's per-unit-ln-d slope exceeds CIFAR-10's (raw pixels; the backbone curve is in the "
-                        "CIFAR-10 chapter)",
+    bool(rising_slopes and gap > 0),
+    test="every slope is positive and MNIST's per-unit-ln-d slope exceeds CIFAR-10's (raw pixels; the backbone "
+         "curve is in the CIFAR-10 chapter)",
     ours=f"MNIST − CIFAR-10 slope = {gap:+.2f} points per ln d"), keys=[slopes["mnist"].key, slopes["cifar10"].key])
 
 # %% [markdown]
