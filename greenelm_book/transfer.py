@@ -1,7 +1,7 @@
 """Green-ELM as a readout on frozen features: the loops behind the CIFAR-10 chapter (Tables II, VI).
 
 * :func:`feature_split` wraps precomputed features (a backbone's, a convolutional frontend's) as an
-  :class:`~greenelm.experiments.Split`, so every Green-ELM and SGD loop runs on them unchanged;
+  :class:`~greenelm_book.experiments.Split`, so every Green-ELM and SGD loop runs on them unchanged;
 * :func:`ridge_readout` is the baseline without a random layer: ridge regression of the one-hot
   labels on the raw features (plus a bias column), by Cholesky;
 * :func:`listing2_solvers` runs the paper's appendix listing 2 head as published — the projection

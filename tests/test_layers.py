@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import ast
-import re
 import shutil
 import subprocess
 import sys
@@ -16,26 +15,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "greenelm"
 HEAVY = ("torch", "pandas", "matplotlib", "seaborn", "dask", "distributed", "tqdm", "greenelm_book")
-ALIAS = '''"""Transitional alias of :mod:`greenelm_book.{name}` (the book's machinery, moved out of the library).
-
-Only the executed chapters that predate the move still import ``greenelm.{name}``; this alias keeps
-them running until each is re-executed with the new import, and is deleted with the last one
-(``tests/test_layers.py`` says when). It is no part of the library: the wheel leaves it out.
-"""
-
-import importlib
-import sys
-
-sys.modules[__name__] = importlib.import_module("greenelm_book.{name}")
-'''
-
-
 def library_modules() -> list[Path]:
     return sorted(LIBRARY.glob("*.py"))
-
-
-def transitional_aliases() -> list[str]:
-    return sorted(p.name for p in LIBRARY.iterdir() if p.is_dir() and p.name != "__pycache__")
 
 
 def imports_of(path: Path) -> list[tuple[str, bool]]:
@@ -89,17 +70,15 @@ def test_import_linter_contract_holds():
     assert "1 kept, 0 broken" in done.stdout
 
 
-@pytest.mark.parametrize("name", transitional_aliases())
-def test_transitional_alias_is_pure_and_still_needed(name):
-    """Each greenelm/<name>/ is exactly the alias text, points at an existing book module, and some
-    chapter source still imports ``greenelm.<name>``: once none does, delete the alias folder."""
-    folder = LIBRARY / name
-    assert sorted(p.name for p in folder.iterdir() if p.name != "__pycache__") == ["__init__.py"]
-    assert (folder / "__init__.py").read_text() == ALIAS.format(name=name)
-    assert (ROOT / "greenelm_book" / f"{name}.py").is_file()
-    pattern = re.compile(rf"(from greenelm import [^\n]*\b{name}\b|greenelm\.{name}\b)")
-    users = [p.name for p in (ROOT / "notebooks").glob("*.py") if pattern.search(p.read_text())]
-    assert users, f"no chapter imports greenelm.{name} any more: delete greenelm/{name}/"
+def test_every_greenelm_import_of_the_chapters_and_the_book_names_a_library_module():
+    """The book's machinery lives in greenelm_book/; the transitional aliases that kept old chapters
+    running (greenelm.experiments, .paper, .report, .scaling) are gone, and nothing imports them."""
+    assert not [p.name for p in LIBRARY.iterdir() if p.is_dir() and p.name != "__pycache__"]
+    library = {"greenelm"} | {f"greenelm.{p.stem}" for p in library_modules()}
+    sources = sorted((ROOT / "notebooks").glob("*.py")) + sorted((ROOT / "greenelm_book").glob("*.py"))
+    wrong = [(p.name, module) for p in sources for module, _ in imports_of(p)
+             if module.split(".")[0] == "greenelm" and module not in library]
+    assert not wrong, wrong
 
 
 def test_the_wheel_holds_the_library_alone(tmp_path):
