@@ -30,6 +30,8 @@ import numpy as np
 import pandas as pd
 import scipy.linalg
 
+from greenelm.solvers import LARGE_ORDER
+
 
 def _ols(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     """Slope and intercept of the least-squares line ``y = slope · x + intercept``."""
@@ -288,6 +290,16 @@ def held_out_test(fit_widths, fit_accuracy, held_widths, held_accuracy) -> HeldO
 
 
 # ------------------------------------------------------------------ λ by exact leave-one-out
+def _lapack_threads(order: int):
+    """Single-threaded BLAS/LAPACK for factorisations of order ≥ ``LARGE_ORDER`` (as the library's
+    solvers route them: multithreaded potrf fails there on some OpenBLAS builds)."""
+    import contextlib
+
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas") if order >= LARGE_ORDER else contextlib.nullcontext()
+
+
 @dataclass
 class RidgeAtWidth:
     """Ridge readouts of the leading d × d block of one seed's normal equations, for any λ.
@@ -317,7 +329,8 @@ class RidgeAtWidth:
         A[np.diag_indices(d)] += alpha
         Hm = self.H_loo[:, :d]
         try:
-            factor = scipy.linalg.cho_factor(A, lower=False, overwrite_a=True, check_finite=False)
+            with _lapack_threads(d):    # multithreaded potrf fails at large orders on this build
+                factor = scipy.linalg.cho_factor(A, lower=False, overwrite_a=True, check_finite=False)
             W = scipy.linalg.cho_solve(factor, self.hty[:d], check_finite=False)
             half = scipy.linalg.solve_triangular(factor[0], Hm.T, trans="T", lower=False, check_finite=False)
             leverage = np.einsum("ij,ij->j", half, half)
@@ -328,7 +341,8 @@ class RidgeAtWidth:
             A = np.triu(self.gram[:d, :d])
             A += np.triu(A, 1).T
             A[np.diag_indices(d)] += alpha
-            lu = scipy.linalg.lu_factor(A, overwrite_a=True, check_finite=False)
+            with _lapack_threads(d):
+                lu = scipy.linalg.lu_factor(A, overwrite_a=True, check_finite=False)
             W = scipy.linalg.lu_solve(lu, self.hty[:d], check_finite=False)
             leverage = np.einsum("ij,ji->i", Hm, scipy.linalg.lu_solve(lu, Hm.T, check_finite=False))
             cholesky = False
