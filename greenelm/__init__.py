@@ -4,6 +4,7 @@ The public API (imported on first use, so ``import greenelm`` itself loads nothi
 
     from greenelm import ELMClassifier, ELMRegressor, load_model, load_dataset
     from greenelm import ELMClassifierCV, ELMRegressorCV, RandomReLUTransformer, StreamingRidge
+    from greenelm import RandomPatchFeatures     # a frozen feature map for images
 
 Core dependencies: numpy, scipy, scikit-learn. Optional: torch (``device="cpu"``/``"cuda"``),
 dask (:mod:`greenelm.distributed`), tqdm (progress bars).
@@ -21,6 +22,7 @@ _EXPORTS = {
     "ModelFileError": "estimator",
     "ELMClassifierCV": "estimator", "ELMRegressorCV": "estimator",
     "RandomReLUFeatures": "features", "RandomReLUTransformer": "features",
+    "RandomPatchFeatures": "patches",
     "NormalEquations": "solvers", "GramSpectrum": "solvers", "solve": "solvers",
     "solve_min_norm": "solvers", "SOLVERS": "solvers",
     "NumericalOverflowError": "solvers",

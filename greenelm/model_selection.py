@@ -81,12 +81,17 @@ class RidgePath:
                          "gcv": self.n_samples * rss / (self.n_samples - dof) ** 2})
         return {key: np.array([row[key] for row in rows]) for key in ("alpha", "dof", "train_rss", "gcv")}
 
-    def leave_one_out(self, alphas, blocks: Iterable[tuple[np.ndarray, np.ndarray]]) -> dict[str, np.ndarray]:
+    def leave_one_out(self, alphas, blocks: Iterable[tuple[np.ndarray, np.ndarray]],
+                      sample: bool = False) -> dict[str, np.ndarray]:
         """Exact LOO over all N samples, from one pass over ``blocks`` of (H (b, d), Y (b, k)).
 
         Per λ: the LOO mean squared error (per sample, summed over the k outputs) and, for one-hot
         Y, the LOO classification accuracy (argmax of the LOO scores against argmax of Y), in percent.
         Returns columns ``{"alpha", "loo_mse", "loo_accuracy"}``, each (n_alphas,).
+
+        ``sample=True``: the blocks are a sample of the N training rows (each of them one of the rows
+        the normal equations summed); each of their LOO residuals is still exact, and the means are
+        over the sample (an unbiased estimate of the means over all N when the sample is random).
         """
         alphas = self._alphas(alphas)
         s, V = self.eigenvalues, self.eigenvectors
@@ -105,6 +110,9 @@ class RidgePath:
                 squared[a] += np.sum(residual**2)
                 correct[a] += np.sum((Y - residual).argmax(axis=1) == labels)
             seen += len(H)
-        if seen != self.n_samples:
+        if sample and not 0 < seen <= self.n_samples:
+            raise ValueError(f"a sample of the {self.n_samples} training rows needs 1..{self.n_samples} rows, "
+                             f"the blocks held {seen}")
+        if not sample and seen != self.n_samples:
             raise ValueError(f"the blocks held {seen} rows but the normal equations {self.n_samples}")
         return {"alpha": alphas, "loo_mse": squared / seen, "loo_accuracy": 100 * correct / seen}

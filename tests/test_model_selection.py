@@ -61,6 +61,20 @@ def test_leave_one_out_equals_ninety_refits(problem):
         assert row.loo_accuracy == pytest.approx(100 * hits / 90)
 
 
+def test_leave_one_out_on_a_sample_of_rows_equals_their_refits(problem):
+    H, Y, _, path = problem
+    rows = [3, 40, 41, 77]
+    table = path.leave_one_out([0.3], [(H[rows], Y[rows])], sample=True)
+    errors = 0.0
+    for j in rows:
+        keep = np.arange(90) != j
+        W = np.linalg.solve(H[keep].T @ H[keep] + 0.3 * np.eye(40), H[keep].T @ Y[keep])
+        errors += np.sum((Y[j] - H[j] @ W) ** 2)
+    assert table["loo_mse"][0] == pytest.approx(errors / len(rows), rel=1e-6)
+    with pytest.raises(ValueError, match="a sample of the 90 training rows"):
+        path.leave_one_out([0.3], [(H, Y), (H[:5], Y[:5])], sample=True)
+
+
 def test_bad_arguments_are_named(problem):
     H, Y, equations, path = problem
     with pytest.raises(ValueError, match="λ must be > 0"):

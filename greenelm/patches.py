@@ -1,0 +1,287 @@
+"""A frozen image feature map: whitened random patches, a ReLU split and pooling.
+
+In the spirit of the random-feature baselines for images (Coates, Lee & Ng, AISTATS 2011: patches,
+whitening, a thresholded encoding and quadrant pooling; Thiry, Arbel, Belilovsky & Oyallon, ICLR
+2021: whitened patches sampled from the data as filters), and frozen like Green-ELM's projection:
+nothing is trained by gradients. :meth:`RandomPatchFeatures.fit` only draws from the training
+images, with the seed,
+
+* ``n_whitening`` patches (p × p × C) that estimate the patch covariance, hence a ZCA whitening
+  ``Z = V diag(1/√(s + whiten_eps)) Vᵀ`` of the contrast-normalised patches, and
+* ``n_patches`` further patches that, whitened and scaled to unit norm, become the filters F (K, p²C).
+
+:meth:`~RandomPatchFeatures.transform` then maps each image (H, W, C) to
+
+1. every p × p patch at stride 1 (``(H−p+1)(W−p+1)`` of them), each contrast-normalised
+   (minus its mean, over √(variance + contrast_eps));
+2. its responses ``z = whiten(patch) · Fᵀ`` (K per position): one GEMM for a block of images, with
+   whitening and filters folded into one (p²C, K) matrix;
+3. the ReLU split ``max(0, z − t)`` and ``max(0, −z − t)`` (threshold t, Coates' soft threshold);
+4. mean pooling over a ``pool × pool`` grid of the positions (``numpy.array_split`` boundaries),
+
+so ``n_features_out = 2 · K · pool²``, in blocks of rows ready for :class:`~greenelm.NormalEquations`,
+:class:`~greenelm.RidgePath` and :class:`~greenelm.StreamingRidge`, exactly as Green-ELM's
+features are. Inputs are rows (N, H·W·C) in height-width-channel order (what
+``load_dataset(...).flat()`` returns) or arrays (N, H, W) / (N, H, W, C). ``device`` ``None`` runs
+NumPy; a torch device (``"cpu"``, ``"cuda"``) runs the same arithmetic in torch.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_choice, check_device, check_positive_int, seed_from_random_state
+from .features import DTYPES, row_chunks
+
+#: images per block of :meth:`RandomPatchFeatures.chunks` by default
+DEFAULT_CHUNK_IMAGES = 32
+
+
+def _positive_number(name: str, value, allow_zero: bool = False) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not np.isfinite(number) or number < 0 or (number == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
+    return number
+
+
+def pool_bounds(n_positions: int, pool: int) -> list[tuple[int, int]]:
+    """The ``pool`` (start, stop) ranges that split ``n_positions`` as ``numpy.array_split`` does."""
+    edges = np.cumsum([0] + [len(part) for part in np.array_split(np.arange(n_positions), pool)])
+    return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+
+
+class RandomPatchFeatures(TransformerMixin, BaseEstimator):
+    """Seeded whitened-patch features for images: X (N, H·W·C) → (N, 2·n_patches·pool²).
+
+    Parameters
+    ----------
+    image_shape : (H, W) or (H, W, C)
+    n_patches : K, filters drawn from the training images
+    patch_size : p (patches are p × p × C)
+    pool : the pooling grid is pool × pool
+    threshold : t of the ReLU split (on whitened, unit-norm-filter responses)
+    whiten_eps : added to the patch covariance's eigenvalues before the inverse square root
+    contrast_eps : added to each patch's variance before dividing by its square root
+    n_whitening : patches that estimate the covariance
+    dtype : "float32" (default) or "float64", the features' precision
+    device : None (NumPy) or a torch device
+    random_state : int seed (or a Generator / RandomState, from which one seed is drawn)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from greenelm import RandomPatchFeatures
+    >>> X = np.random.default_rng(0).random((20, 8 * 8 * 3))
+    >>> patches = RandomPatchFeatures((8, 8, 3), n_patches=4, patch_size=3, pool=2,
+    ...                               n_whitening=200).fit(X)
+    >>> patches.transform(X).shape, patches.n_features_out
+    ((20, 32), 32)
+    """
+
+    def __init__(self, image_shape, n_patches: int = 1024, patch_size: int = 6, pool: int = 2,
+                 threshold: float = 0.25, whiten_eps: float = 0.1, contrast_eps: float = 0.01,
+                 n_whitening: int = 100_000, dtype: str = "float32", device=None, random_state=0):
+        self.image_shape = image_shape
+        self.n_patches = n_patches
+        self.patch_size = patch_size
+        self.pool = pool
+        self.threshold = threshold
+        self.whiten_eps = whiten_eps
+        self.contrast_eps = contrast_eps
+        self.n_whitening = n_whitening
+        self.dtype = dtype
+        self.device = device
+        self.random_state = random_state
+
+    # -- parameters ------------------------------------------------------------------------
+    def _shape(self) -> tuple[int, int, int]:
+        shape = tuple(self.image_shape) if np.ndim(self.image_shape) == 1 else ()
+        if len(shape) == 2:
+            shape = shape + (1,)
+        if len(shape) != 3 or any(isinstance(s, bool) or int(s) != s or s < 1 for s in shape):
+            raise ValueError(f"image_shape must be (H, W) or (H, W, C) of positive integers, "
+                             f"got {self.image_shape!r}")
+        return tuple(int(s) for s in shape)
+
+    def _check_params(self) -> None:
+        height, width, _ = self._shape()
+        check_positive_int("n_patches", self.n_patches)
+        p = check_positive_int("patch_size", self.patch_size)
+        if p > min(height, width):
+            raise ValueError(f"patch_size {p} exceeds the image's {height} × {width}")
+        pool = check_positive_int("pool", self.pool)
+        if pool > min(height, width) - p + 1:
+            raise ValueError(f"pool {pool} exceeds the {height - p + 1} × {width - p + 1} patch positions")
+        _positive_number("threshold", self.threshold, allow_zero=True)
+        _positive_number("whiten_eps", self.whiten_eps)
+        _positive_number("contrast_eps", self.contrast_eps)
+        check_positive_int("n_whitening", self.n_whitening)
+        check_choice("dtype", self.dtype, DTYPES)
+        check_device(self.device)
+
+    @property
+    def n_features_out(self) -> int:
+        """2 · n_patches · pool² (the ReLU split's two halves, per pooling cell)."""
+        return 2 * int(self.n_patches) * int(self.pool) ** 2
+
+    def _images(self, X, name: str = "X") -> np.ndarray:
+        """X as a (N, H, W, C) float array (a view when it already is one), after checks."""
+        shape = self._shape()
+        if is_torch_tensor(X):
+            raise TypeError(f"{name} must be a NumPy array; the features go to `device` themselves")
+        X = np.asarray(X)
+        if X.dtype.kind not in "fiu":
+            raise ValueError(f"{name} must hold numbers, got dtype {X.dtype}")
+        n_values = int(np.prod(shape))
+        if X.ndim == 2 and X.shape[1] == n_values:
+            X = X.reshape((len(X),) + shape)
+        elif X.ndim == 3 and shape[2] == 1 and X.shape[1:] == shape[:2]:
+            X = X[..., None]
+        elif not (X.ndim == 4 and X.shape[1:] == shape):
+            raise ValueError(f"{name} has shape {X.shape}; image_shape {shape} needs rows of "
+                             f"{n_values} values (N, {n_values}) or images (N, {', '.join(map(str, shape))})")
+        if X.dtype.kind == "f" and not np.isfinite(X).all():
+            raise ValueError(f"{name} contains NaN or inf")
+        return X
+
+    # -- fitting ---------------------------------------------------------------------------
+    def _normalise(self, patches: np.ndarray) -> np.ndarray:
+        """Contrast normalisation of rows (m, p²C), float64, in place."""
+        patches -= patches.mean(axis=1, keepdims=True)
+        patches /= np.sqrt(patches.var(axis=1, keepdims=True) + float(self.contrast_eps))
+        return patches
+
+    def fit(self, X, y=None) -> "RandomPatchFeatures":
+        """Draw the whitening and the filters from the training images X (N, H·W·C); y is ignored."""
+        self._check_params()
+        images = self._images(X)
+        if len(images) < 1:
+            raise ValueError("X has no images to draw patches from")
+        p = int(self.patch_size)
+        self.seed_ = seed_from_random_state(self.random_state)
+        rng = np.random.default_rng(self.seed_)
+        n_rows, n_cols = images.shape[1] - p + 1, images.shape[2] - p + 1
+
+        def draw(count: int) -> np.ndarray:
+            which = rng.integers(0, len(images), count)
+            rows, cols = rng.integers(0, n_rows, count), rng.integers(0, n_cols, count)
+            out = np.empty((count, p * p * images.shape[3]))
+            for i, (k, r, c) in enumerate(zip(which, rows, cols)):   # (p, p, C) → (C, p, p) order
+                out[i] = images[k, r:r + p, c:c + p].transpose(2, 0, 1).ravel()
+            return self._normalise(out)
+
+        sample = draw(int(self.n_whitening))
+        self.mean_ = sample.mean(axis=0)
+        covariance = np.cov(sample, rowvar=False).reshape(sample.shape[1], sample.shape[1])
+        s, V = np.linalg.eigh(covariance)
+        self.whitening_ = (V / np.sqrt(np.clip(s, 0, None) + float(self.whiten_eps))) @ V.T   # (p²C, p²C)
+        filters = (draw(int(self.n_patches)) - self.mean_) @ self.whitening_
+        norms = np.linalg.norm(filters, axis=1, keepdims=True)
+        self.filters_ = filters / np.where(norms > 0, norms, 1.0)                            # (K, p²C)
+        self.n_features_in_ = int(np.prod(self._shape()))
+        self._prepare()
+        return self
+
+    def _prepare(self) -> None:
+        """Fold whitening and filters into one (p²C, K) matrix and a (K,) offset, on ``device``."""
+        projection = self.whitening_ @ self.filters_.T
+        offset = -(self.mean_ @ projection)
+        if self.device is None:
+            self._projection, self._offset = projection.astype(self.dtype), offset.astype(self.dtype)
+        else:
+            import torch
+
+            torch_dtype = getattr(torch, self.dtype)
+            self._projection = torch.as_tensor(projection, dtype=torch_dtype, device=self.device)
+            self._offset = torch.as_tensor(offset, dtype=torch_dtype, device=self.device)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_projection", None)
+        state.pop("_offset", None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if hasattr(self, "filters_"):
+            self._prepare()
+
+    # -- features --------------------------------------------------------------------------
+    def transform(self, X):
+        """Features of X (n, H·W·C) → (n, 2·K·pool²) in ``dtype`` (a torch tensor on ``device``)."""
+        check_is_fitted(self, "filters_")
+        images = self._images(X)
+        if self.device is None:
+            return self._transform_numpy(images)
+        return self._transform_torch(images)
+
+    def chunks(self, X, chunk_rows: int = DEFAULT_CHUNK_IMAGES) -> Iterator[tuple[slice, object]]:
+        """Yield ``(rows, features[rows])`` for consecutive blocks of at most ``chunk_rows`` images."""
+        chunk_rows = check_positive_int("chunk_rows", chunk_rows)
+        check_is_fitted(self, "filters_")
+        images = self._images(X)
+        for rows in row_chunks(len(images), chunk_rows):
+            block = images[rows]
+            yield rows, (self._transform_numpy(block) if self.device is None else self._transform_torch(block))
+
+    def _transform_numpy(self, images: np.ndarray) -> np.ndarray:
+        p, pool, t = int(self.patch_size), int(self.pool), float(self.threshold)
+        n, height, width, channels = images.shape
+        n_rows, n_cols = height - p + 1, width - p + 1
+        windows = np.lib.stride_tricks.sliding_window_view(images, (p, p), axis=(1, 2))  # (n, r, c, C, p, p)
+        patches = windows.reshape(n * n_rows * n_cols, channels * p * p).astype(self.dtype)
+        patches -= patches.mean(axis=1, keepdims=True)
+        scale = np.sqrt(np.einsum("ij,ij->i", patches, patches) / patches.shape[1] + float(self.contrast_eps))
+        patches /= scale[:, None]
+        z = patches @ self._projection
+        del patches
+        z += self._offset
+        z = z.reshape(n, n_rows, n_cols, z.shape[1])
+        # sum over a cell of relu(z − t) = Σ max(z, t) − t·count, of relu(−z − t) = −Σ min(z, −t) − t·count
+        bounds = pool_bounds(n_rows, pool), pool_bounds(n_cols, pool)
+        starts = [[a for a, _ in b] for b in bounds]
+        counts = np.outer(*[[b - a for a, b in bound] for bound in bounds])[None, :, :, None]
+        halves = []
+        for clipped, sign in ((np.maximum(z, t), 1.0), (np.minimum(z, -t, out=z), -1.0)):
+            sums = np.add.reduceat(np.add.reduceat(clipped, starts[0], axis=1), starts[1], axis=2)
+            del clipped
+            halves.append(((sign * sums - t * counts) / counts).astype(self.dtype, copy=False))
+        return np.stack(halves, axis=1).reshape(n, -1)
+
+    def _transform_torch(self, images: np.ndarray):
+        import torch
+
+        p, pool, t = int(self.patch_size), int(self.pool), float(self.threshold)
+        n, height, width, channels = images.shape
+        n_rows, n_cols = height - p + 1, width - p + 1
+        if not images.flags.writeable:
+            images = images.copy()       # torch cannot wrap a read-only array (a memory map)
+        x = torch.as_tensor(images, dtype=self._projection.dtype, device=self._projection.device)
+        x = x.permute(0, 3, 1, 2)                                                    # (n, C, H, W)
+        patches = torch.nn.functional.unfold(x, p).transpose(1, 2).reshape(-1, channels * p * p)
+        patches = patches - patches.mean(dim=1, keepdim=True)
+        scale = torch.sqrt((patches * patches).sum(dim=1) / patches.shape[1] + float(self.contrast_eps))
+        z = torch.addmm(self._offset, patches / scale[:, None], self._projection)
+        del patches
+        K = z.shape[1]
+        z = z.reshape(n, n_rows, n_cols, K)
+        out = torch.empty((n, 2, pool, pool, K), dtype=z.dtype, device=z.device)
+        for i, (r0, r1) in enumerate(pool_bounds(n_rows, pool)):
+            for j, (c0, c1) in enumerate(pool_bounds(n_cols, pool)):
+                cell = z[:, r0:r1, c0:c1].reshape(n, -1, K)
+                out[:, 0, i, j] = (cell - t).clamp_(min=0).mean(dim=1)
+                out[:, 1, i, j] = (-cell - t).clamp_(min=0).mean(dim=1)
+        return out.reshape(n, -1)
+
+
+def is_torch_tensor(X) -> bool:
+    """Whether X is a torch tensor (without importing torch)."""
+    return type(X).__module__.startswith("torch")

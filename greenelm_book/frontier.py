@@ -1,0 +1,147 @@
+"""The frontier chapter: how far a one-shot (closed-form) readout goes on two CPU cores.
+
+* :func:`patch_readout` fits the library's frozen image feature map
+  (:class:`greenelm.RandomPatchFeatures`) with a ridge readout: one streamed pass of float32 feature
+  blocks into the normal equations (augmented copies of the training images, when asked, are folded
+  into the same sums), λ by exact leave-one-out on a random sample of training rows from one
+  eigendecomposition (:class:`greenelm.RidgePath`), then the test accuracy, the fit's seconds and the
+  process's peak memory.
+* :func:`cost_curve` pairs every accuracy the results store holds with the seconds its training took.
+
+Images are rows in height-width-channel order, as ``load_dataset(...).flat()`` gives them.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+
+from greenelm._validation import check_choice, check_positive_int
+
+#: per dataset: image shape (H, W, C) and patch size p
+IMAGE_SHAPES = {"mnist": ((28, 28, 1), 5), "fashion-mnist": ((28, 28, 1), 5), "cifar10": ((32, 32, 3), 6)}
+#: training-set augmentations :func:`augmented` knows
+AUGMENTATIONS = ("flip", "shift")
+
+
+def augmented(images: np.ndarray, how: str) -> list[np.ndarray]:
+    """Extra copies of ``images`` (N, H, W, C): ``"flip"`` the mirror image (left-right), ``"shift"``
+    the four one-pixel shifts (edges repeated). Each copy (N, H, W, C) keeps the rows' order."""
+    check_choice("augmentation", how, AUGMENTATIONS)
+    if how == "flip":
+        return [images[:, :, ::-1]]
+    copies = []
+    for axis, step in ((1, 1), (1, -1), (2, 1), (2, -1)):
+        shifted = np.roll(images, step, axis=axis)
+        edge = [slice(None)] * 4
+        edge[axis] = 0 if step == 1 else -1
+        source = [slice(None)] * 4
+        source[axis] = 1 if step == 1 else -2
+        shifted[tuple(edge)] = shifted[tuple(source)]
+        copies.append(shifted)
+    return copies
+
+
+def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = None, pool: int = 2,
+                  threshold: float = 0.25, whiten_eps: float = 0.1, augment: tuple = (),
+                  alphas=tuple(10.0 ** np.arange(-4, 5)), loo_rows: int = 3000, chunk_images: int = 32,
+                  alpha: float | None = None) -> dict:
+    """Whitened-patch features of ``dataset`` (``n_patches`` filters, ``pool`` × ``pool`` pooling,
+    seed ``seed``) with a ridge readout whose λ minimises the exact LOO error on ``loo_rows`` random
+    training rows (the grid ``alphas`` is extended ×10 past an end until the choice is interior), or
+    the given ``alpha``: with augmented copies in the sums a left-out row's copies stay in, so LOO
+    would favour too little regularisation; the chapter passes the λ LOO chose without augmentation.
+
+    Returns a dict: accuracy (%), alpha, interior, n_features, fit_seconds (features + sums +
+    eigendecomposition + λ choice + readout), feature_seconds, predict_seconds, peak_memory_gb, the
+    LOO path (alpha, loo_mse, loo_accuracy) and n_train (rows summed, augmented copies included).
+    """
+    from greenelm import NormalEquations, RandomPatchFeatures, RidgePath, load_dataset
+
+    from .bench import peak_rss_bytes, reset_peak_rss
+
+    shape, p = IMAGE_SHAPES[dataset]
+    check_positive_int("n_patches", n_patches)
+    augment = tuple(augment)
+    for how in augment:
+        check_choice("augmentation", how, AUGMENTATIONS)
+    data = load_dataset(dataset, subset=subset)
+    X_train = data.flat("train", np.float32).reshape((-1,) + shape)
+    X_test = data.flat("test", np.float32).reshape((-1,) + shape)
+    n_classes = int(data.y_train.max()) + 1
+    targets = np.eye(n_classes, dtype=np.float32)
+    reset_peak_rss()
+    start = time.perf_counter()
+    features = RandomPatchFeatures(shape, n_patches=n_patches, patch_size=p, pool=pool, threshold=threshold,
+                                   whiten_eps=whiten_eps, random_state=seed).fit(X_train)
+    equations = NormalEquations(features.n_features_out, n_classes, "float32")
+    copies = [X_train] + [c for how in augment for c in augmented(X_train, how)]
+    for images in copies:
+        for rows, H in features.chunks(images, chunk_images):
+            equations.update(H, targets[data.y_train[rows]])
+    feature_seconds = time.perf_counter() - start
+    n_train = len(data.y_train)
+    path = RidgePath(equations.gram, equations.hty, float(equations.n_samples), equations.n_samples)
+    rows = np.sort(np.random.default_rng(seed).choice(n_train, size=min(int(loo_rows), n_train), replace=False))
+    H_loo = features.transform(X_train[rows]).astype(np.float64)
+    Y_loo = targets[data.y_train[rows]].astype(np.float64)
+    grid = sorted(float(a) for a in alphas) if alpha is None else [float(alpha)]
+    loo = {}
+    for _ in range(12 if alpha is None else 1):
+        new = [a for a in grid if a not in loo]
+        if new:
+            found = path.leave_one_out(new, [(H_loo, Y_loo)], sample=True)
+            loo.update({a: (m, acc) for a, m, acc in zip(found["alpha"], found["loo_mse"], found["loo_accuracy"])})
+        lams = sorted(loo)
+        best = min(lams, key=lambda a: loo[a][0])
+        if alpha is not None:
+            break
+        if best == lams[-1]:
+            grid = lams + [best * 10]
+        elif best == lams[0]:
+            grid = [best / 10] + lams
+        else:
+            break
+    lams = sorted(loo)
+    interior = lams[0] < best < lams[-1] if alpha is None else None
+    W = path.weights(best).astype(np.float32)
+    fit_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    scores = np.vstack([H @ W for _, H in features.chunks(X_test, chunk_images)])
+    predict_seconds = time.perf_counter() - start
+    return {"dataset": dataset, "n_patches": int(n_patches), "pool": int(pool), "seed": int(seed),
+            "augment": list(augment), "n_features": features.n_features_out, "n_train": int(equations.n_samples),
+            "accuracy": 100 * float(np.mean(scores.argmax(axis=1) == data.y_test)), "alpha": float(best),
+            "interior": interior, "fit_seconds": fit_seconds, "feature_seconds": feature_seconds,
+            "predict_seconds": predict_seconds, "peak_memory_gb": peak_rss_bytes() / 1e9,
+            "loo": {"alpha": lams, "loo_mse": [float(loo[a][0]) for a in lams],
+                    "loo_accuracy": [float(loo[a][1]) for a in lams]}, "loo_rows": int(len(rows))}
+
+
+#: suffixes of the store's time keys that :func:`cost_curve` pairs with ``…/accuracy``
+TIME_SUFFIXES = ("/train-total-seconds", "/train-seconds", "/fit-seconds")
+
+
+def cost_curve(stored: dict) -> pd.DataFrame:
+    """Every (accuracy, seconds) pair the results store holds: ``stored`` maps chapter → its results
+    (as :func:`greenelm_book.results.load_all` returns). A time key ``<base>/train-total-seconds``,
+    ``<base>/train-seconds`` or ``<base>/fit-seconds`` pairs with ``<base>/accuracy`` of the same
+    chapter (the first suffix found wins). Rows: chapter, key, dataset, accuracy (mean %), seconds (mean)."""
+    rows = []
+    for chapter, entry in stored.items():
+        keys = entry["results"]
+        taken = set()
+        for suffix in TIME_SUFFIXES:
+            for key, result in keys.items():
+                if not key.endswith(suffix):
+                    continue
+                base = key[: -len(suffix)]
+                accuracy = keys.get(f"{base}/accuracy")
+                if accuracy is None or base in taken:
+                    continue
+                taken.add(base)
+                rows.append({"chapter": chapter, "key": base, "dataset": base.split("/")[0],
+                             "accuracy": float(np.mean(accuracy.values)), "seconds": float(np.mean(result.values))})
+    return pd.DataFrame(rows, columns=["chapter", "key", "dataset", "accuracy", "seconds"])

@@ -1,0 +1,144 @@
+"""The whitened-patch image feature map: against a per-patch reference, seeding, chunking, torch, bad input."""
+
+from __future__ import annotations
+
+import importlib.util
+import pickle
+
+import numpy as np
+import pytest
+
+from greenelm import NormalEquations, RandomPatchFeatures, RidgePath
+from greenelm.patches import pool_bounds
+
+SHAPE = (9, 8, 3)
+
+
+@pytest.fixture(scope="module")
+def images():
+    return np.random.default_rng(1).random((12,) + SHAPE)
+
+
+def fitted(images, **kw):
+    params = dict(n_patches=5, patch_size=3, pool=2, n_whitening=300, random_state=7) | kw
+    return RandomPatchFeatures(SHAPE, **params).fit(images)
+
+
+def reference(features: RandomPatchFeatures, image: np.ndarray) -> np.ndarray:
+    """One image's features, patch by patch, from the fitted whitening and filters (float64)."""
+    p, pool, t = features.patch_size, features.pool, features.threshold
+    n_rows, n_cols = image.shape[0] - p + 1, image.shape[1] - p + 1
+    z = np.empty((n_rows, n_cols, features.n_patches))
+    for r in range(n_rows):
+        for c in range(n_cols):
+            patch = image[r:r + p, c:c + p].transpose(2, 0, 1).ravel().astype(np.float64)
+            patch = (patch - patch.mean()) / np.sqrt(patch.var() + features.contrast_eps)
+            z[r, c] = ((patch - features.mean_) @ features.whitening_) @ features.filters_.T
+    out = np.empty((2, pool, pool, features.n_patches))
+    for i, (r0, r1) in enumerate(pool_bounds(n_rows, pool)):
+        for j, (c0, c1) in enumerate(pool_bounds(n_cols, pool)):
+            cell = z[r0:r1, c0:c1]
+            out[0, i, j] = np.maximum(cell - t, 0).mean(axis=(0, 1))
+            out[1, i, j] = np.maximum(-cell - t, 0).mean(axis=(0, 1))
+    return out.ravel()
+
+
+def test_features_equal_the_patch_by_patch_reference(images):
+    features = fitted(images, dtype="float64")
+    H = features.transform(images.reshape(len(images), -1))
+    assert H.shape == (12, features.n_features_out) == (12, 2 * 5 * 4)
+    for k in (0, 5, 11):
+        np.testing.assert_allclose(H[k], reference(features, images[k]), rtol=1e-10, atol=1e-12)
+    assert (H >= 0).all() and H.dtype == np.float64
+
+
+def test_whitening_whitens_and_filters_have_unit_norm(images):
+    features = fitted(images, n_whitening=5000, whiten_eps=1e-9)
+    np.testing.assert_allclose(np.linalg.norm(features.filters_, axis=1), 1.0, rtol=1e-12)
+    W = features.whitening_
+    np.testing.assert_allclose(W, W.T, atol=1e-12)          # ZCA: symmetric
+
+
+def test_same_seed_same_features_other_seed_other_features(images):
+    a, b = fitted(images), fitted(images)
+    np.testing.assert_array_equal(a.transform(images), b.transform(images))
+    c = fitted(images, random_state=8)
+    assert not np.allclose(a.filters_, c.filters_)
+
+
+def test_chunked_equals_unchunked_and_input_layouts_agree(images):
+    features = fitted(images)
+    whole = features.transform(images)
+    blocks = list(features.chunks(images.reshape(len(images), -1), chunk_rows=5))
+    assert [rows for rows, _ in blocks] == [slice(0, 5), slice(5, 10), slice(10, 12)]
+    np.testing.assert_allclose(np.vstack([H for _, H in blocks]), whole, rtol=1e-6, atol=1e-7)
+    assert whole.dtype == np.float32
+
+
+def test_grey_images_take_rows_or_images():
+    grey = np.random.default_rng(2).random((6, 10, 10))
+    features = RandomPatchFeatures((10, 10), n_patches=3, patch_size=4, pool=3, n_whitening=200).fit(grey)
+    np.testing.assert_allclose(features.transform(grey), features.transform(grey.reshape(6, 100)), rtol=1e-6)
+    assert features.transform(grey).shape == (6, 2 * 3 * 9)
+
+
+def test_the_features_feed_the_normal_equations_like_any_block(images):
+    features = fitted(images, dtype="float64")
+    H, Y = features.transform(images), np.eye(3)[np.arange(12) % 3]
+    equations = NormalEquations(features.n_features_out, 3)
+    for rows, block in features.chunks(images, chunk_rows=4):
+        equations.update(block, Y[rows])
+    np.testing.assert_allclose(np.triu(equations.gram), np.triu(H.T @ H), rtol=1e-10, atol=1e-12)
+    path = RidgePath(equations.gram, equations.hty, float((Y**2).sum()), 12)
+    np.testing.assert_allclose(path.weights(0.1), np.linalg.solve(H.T @ H + 0.1 * np.eye(len(H.T)), H.T @ Y),
+                               rtol=1e-8, atol=1e-10)
+
+
+def test_pickle_round_trip_gives_the_same_features(images):
+    features = fitted(images)
+    again = pickle.loads(pickle.dumps(features))
+    np.testing.assert_array_equal(again.transform(images), features.transform(images))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch not installed")
+def test_torch_equals_numpy(images):
+    numpy_features = fitted(images, dtype="float64")
+    torch_features = fitted(images, dtype="float64", device="cpu")
+    blocks = [H.numpy() for _, H in torch_features.chunks(images, chunk_rows=5)]
+    np.testing.assert_allclose(np.vstack(blocks), numpy_features.transform(images), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("kw, X_shape, message", [
+    ({"image_shape": (9, 8, 3, 1)}, None, "image_shape must be"),
+    ({"image_shape": (9, 0)}, None, "image_shape must be"),
+    ({"patch_size": 10}, None, "patch_size 10 exceeds"),
+    ({"pool": 8}, None, "pool 8 exceeds"),
+    ({"n_patches": 0}, None, "n_patches"),
+    ({"whiten_eps": 0}, None, "whiten_eps must be a finite number > 0"),
+    ({"threshold": -1}, None, "threshold must be a finite number >= 0"),
+    ({"dtype": "float16"}, None, "dtype"),
+    ({}, (12, 9 * 8 * 3 + 1), "has shape"),
+    ({}, (12, 8, 9, 3), "has shape"),
+])
+def test_bad_parameters_and_shapes_are_named(images, kw, X_shape, message):
+    X = images if X_shape is None else np.zeros(X_shape)
+    params = dict(image_shape=SHAPE, n_patches=5, patch_size=3, pool=2, n_whitening=300) | kw
+    with pytest.raises(ValueError, match=message):
+        RandomPatchFeatures(**params).fit(X)
+
+
+def test_non_finite_input_and_unfitted_use_fail_loudly(images):
+    bad = images.copy()
+    bad[3, 2, 2, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN or inf"):
+        fitted(bad)
+    features = fitted(images)
+    with pytest.raises(ValueError, match="NaN or inf"):
+        features.transform(bad)
+    with pytest.raises(Exception, match="not fitted"):
+        RandomPatchFeatures(SHAPE).transform(images)
+
+
+def test_pool_bounds_split_like_array_split():
+    assert pool_bounds(27, 2) == [(0, 14), (14, 27)]
+    assert pool_bounds(24, 3) == [(0, 8), (8, 16), (16, 24)]
