@@ -170,12 +170,12 @@ class RandomPatchFeatures(TransformerMixin, BaseEstimator):
         rng = np.random.default_rng(self.seed_)
         n_rows, n_cols = images.shape[1] - p + 1, images.shape[2] - p + 1
 
+        windows = np.lib.stride_tricks.sliding_window_view(images, (p, p), axis=(1, 2))  # (N, r, c, C, p, p)
+
         def draw(count: int) -> np.ndarray:
             which = rng.integers(0, len(images), count)
             rows, cols = rng.integers(0, n_rows, count), rng.integers(0, n_cols, count)
-            out = np.empty((count, p * p * images.shape[3]))
-            for i, (k, r, c) in enumerate(zip(which, rows, cols)):   # (p, p, C) → (C, p, p) order
-                out[i] = images[k, r:r + p, c:c + p].transpose(2, 0, 1).ravel()
+            out = windows[which, rows, cols].reshape(count, -1).astype(np.float64)  # (C, p, p) order
             return self._normalise(out)
 
         sample = draw(int(self.n_whitening))

@@ -46,13 +46,15 @@ def augmented(images: np.ndarray, how: str) -> list[np.ndarray]:
 
 def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = None, pool: int = 2,
                   threshold: float = 0.25, whiten_eps: float = 0.1, augment: tuple = (),
-                  alphas=tuple(10.0 ** np.arange(-4, 5)), loo_rows: int = 3000, chunk_images: int = 32,
-                  alpha: float | None = None) -> dict:
+                  alphas=tuple(10.0 ** np.arange(-4, 5)), loo_rows: int = 3000, chunk_images: int = 8,
+                  alpha: float | None = None, device=None) -> dict:
     """Whitened-patch features of ``dataset`` (``n_patches`` filters, ``pool`` × ``pool`` pooling,
     seed ``seed``) with a ridge readout whose λ minimises the exact LOO error on ``loo_rows`` random
     training rows (the grid ``alphas`` is extended ×10 past an end until the choice is interior), or
     the given ``alpha``: with augmented copies in the sums a left-out row's copies stay in, so LOO
     would favour too little regularisation; the chapter passes the λ LOO chose without augmentation.
+    ``device``: where the features are computed (None NumPy, or a torch device); the sums and the
+    solve are NumPy float64 either way.
 
     Returns a dict: accuracy (%), alpha, interior, n_features, fit_seconds (features + sums +
     eigendecomposition + λ choice + readout), feature_seconds, predict_seconds, peak_memory_gb, the
@@ -75,17 +77,22 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     reset_peak_rss()
     start = time.perf_counter()
     features = RandomPatchFeatures(shape, n_patches=n_patches, patch_size=p, pool=pool, threshold=threshold,
-                                   whiten_eps=whiten_eps, random_state=seed).fit(X_train)
+                                   whiten_eps=whiten_eps, random_state=seed, device=device).fit(X_train)
+
+    def blocks(images):
+        for rows, H in features.chunks(images, chunk_images):
+            yield rows, (H.cpu().numpy() if hasattr(H, "cpu") else H)
+
     equations = NormalEquations(features.n_features_out, n_classes, "float32")
     copies = [X_train] + [c for how in augment for c in augmented(X_train, how)]
     for images in copies:
-        for rows, H in features.chunks(images, chunk_images):
+        for rows, H in blocks(images):
             equations.update(H, targets[data.y_train[rows]])
     feature_seconds = time.perf_counter() - start
     n_train = len(data.y_train)
     path = RidgePath(equations.gram, equations.hty, float(equations.n_samples), equations.n_samples)
     rows = np.sort(np.random.default_rng(seed).choice(n_train, size=min(int(loo_rows), n_train), replace=False))
-    H_loo = features.transform(X_train[rows]).astype(np.float64)
+    H_loo = np.vstack([H for _, H in blocks(X_train[rows])]).astype(np.float64)
     Y_loo = targets[data.y_train[rows]].astype(np.float64)
     grid = sorted(float(a) for a in alphas) if alpha is None else [float(alpha)]
     loo = {}
@@ -109,9 +116,10 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     W = path.weights(best).astype(np.float32)
     fit_seconds = time.perf_counter() - start
     start = time.perf_counter()
-    scores = np.vstack([H @ W for _, H in features.chunks(X_test, chunk_images)])
+    scores = np.vstack([H @ W for _, H in blocks(X_test)])
     predict_seconds = time.perf_counter() - start
     return {"dataset": dataset, "n_patches": int(n_patches), "pool": int(pool), "seed": int(seed),
+            "device": "numpy" if device is None else str(device),
             "augment": list(augment), "n_features": features.n_features_out, "n_train": int(equations.n_samples),
             "accuracy": 100 * float(np.mean(scores.argmax(axis=1) == data.y_test)), "alpha": float(best),
             "interior": interior, "fit_seconds": fit_seconds, "feature_seconds": feature_seconds,
@@ -145,3 +153,33 @@ def cost_curve(stored: dict) -> pd.DataFrame:
                 rows.append({"chapter": chapter, "key": base, "dataset": base.split("/")[0],
                              "accuracy": float(np.mean(accuracy.values)), "seconds": float(np.mean(result.values))})
     return pd.DataFrame(rows, columns=["chapter", "key", "dataset", "accuracy", "seconds"])
+
+
+def kernel_limit(dataset: str, subset: int | None, jitter: float, attempts: int = 3) -> dict:
+    """Green-ELM's d → ∞ limit on ``dataset``: arc-cosine kernel ridge on all (``subset``) training
+    images, float32, μ = jitter · mean diag K, the jitter ×10 after a failed factorisation.
+
+    Cached under the same entry as the scaling chapter's (so a limit either computes is shared).
+    Returns {"accuracy" (%), "mu", "jitter", "n_train"}; raises ``LinAlgError`` after ``attempts``.
+    """
+    from greenelm.kernels import kernel_ridge_predict
+
+    from .experiments import load_split
+    from .results_cache import memoize
+
+    split = load_split(dataset, subset=subset)
+    n_train = len(split.y_train)
+    for _ in range(int(attempts)):
+        def compute(jitter=jitter):
+            try:
+                scores, info = kernel_ridge_predict(split.X_train, np.eye(10)[split.y_train], split.X_test,
+                                                    jitter=jitter)
+            except np.linalg.LinAlgError as error:
+                return {"failed": str(error)}
+            return {"accuracy": 100 * float(np.mean(scores.argmax(1) == split.y_test)), **info}
+        result, _ = memoize("arccos-kernel", {"dataset": dataset, "subset": subset, "n_train": n_train,
+                                              "jitter": jitter}, compute, modules=("kernels", "features"))
+        if "failed" not in result:
+            return {"accuracy": result["accuracy"], "mu": float(result["mu"]), "jitter": jitter, "n_train": n_train}
+        jitter *= 10
+    raise np.linalg.LinAlgError(f"the arc-cosine kernel of {dataset} did not factorise up to jitter {jitter / 10:g}")

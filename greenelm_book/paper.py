@@ -152,6 +152,25 @@ BACKBONE_HEAD = {"dataset": "cifar10", "backbone": "resnet18", "n_inputs": 512, 
 # --------------------------------------------------------------------------------------------------
 
 #: What a claim is about: a number of one of the first five kinds, or a statement without one.
+#: Published results of one-shot or linear readouts on random, untrained image features (not the
+#: paper's: the frontier chapter quotes them with their sources and never judges them). Accuracy in %.
+ANCHORS = pd.DataFrame([
+    {"dataset": "mnist", "method": "random local receptive fields, least-squares readout (with distortions)",
+     "accuracy": 99.43, "source": "mcdonnell2015fast"},
+    {"dataset": "mnist", "method": "fixed-filter convolution + random hidden layer, least squares",
+     "accuracy": 99.63, "source": "mcdonnell2015enhanced"},
+    {"dataset": "cifar10", "method": "fixed-filter convolution + random hidden layer, least squares",
+     "accuracy": 75.9, "source": "mcdonnell2015enhanced"},
+    {"dataset": "cifar10", "method": "k-means patches (4,000), triangle encoding, pooling, linear SVM",
+     "accuracy": 79.6, "source": "coates2011analysis"},
+    {"dataset": "cifar10", "method": "whitened random patches (2,000), linear head", "accuracy": 82.3,
+     "source": "thiry2021unreasonable"},
+    {"dataset": "cifar10", "method": "whitened random patches (64,000), linear head", "accuracy": 86.2,
+     "source": "thiry2021unreasonable"},
+    {"dataset": "cifar10", "method": "random convolutional features (256,000), linear readout", "accuracy": 85.6,
+     "source": "recht2018cifar"},
+])
+
 KINDS = ("accuracy", "time", "ratio", "difference", "parameter", "qualitative")
 
 #: The book chapters that measure claims (``_toc.yml``), and "frontier" for the paper's open

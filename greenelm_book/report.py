@@ -172,7 +172,7 @@ SERIES = ("Green-ELM", "SGD MLP", "Green-ELM (ridge)", "SGD CNN", "SGD perceptro
           "kernel limit", "random conv", "backbone", "Green-ELM (pinv)", "exact RLS", "SGD, no replay",
           "SGD with replay", "features relu(XW + b)", "Gram HᵀH", "Cholesky solve", "paper listing 1",
           "Green-ELM (W he)", "Green-ELM (ridge, He)", "RLS, listing 3", "RLS, information form",
-          "Dask workers", "one process")
+          "Dask workers", "one process", "patch readout", "published anchor")
 DATASET_SERIES = ("mnist", "fashion-mnist", "cifar10", "cifar10 (backbone)")
 
 
