@@ -262,8 +262,8 @@ class RandomPatchFeatures(TransformerMixin, BaseEstimator):
         p, pool, t = int(self.patch_size), int(self.pool), float(self.threshold)
         n, height, width, channels = images.shape
         n_rows, n_cols = height - p + 1, width - p + 1
-        if not images.flags.writeable:
-            images = images.copy()       # torch cannot wrap a read-only array (a memory map)
+        if not (images.flags.writeable and images.flags.c_contiguous):
+            images = np.array(images)    # torch wraps neither read-only arrays nor negative strides
         x = torch.as_tensor(images, dtype=self._projection.dtype, device=self._projection.device)
         x = x.permute(0, 3, 1, 2)                                                    # (n, C, H, W)
         patches = torch.nn.functional.unfold(x, p).transpose(1, 2).reshape(-1, channels * p * p)

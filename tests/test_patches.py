@@ -106,6 +106,9 @@ def test_torch_equals_numpy(images):
     torch_features = fitted(images, dtype="float64", device="cpu")
     blocks = [H.numpy() for _, H in torch_features.chunks(images, chunk_rows=5)]
     np.testing.assert_allclose(np.vstack(blocks), numpy_features.transform(images), rtol=1e-10, atol=1e-12)
+    mirrored = images[:, :, ::-1]                      # a view with a negative stride
+    np.testing.assert_allclose(torch_features.transform(mirrored).numpy(), numpy_features.transform(mirrored),
+                               rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize("kw, X_shape, message", [
