@@ -183,3 +183,74 @@ def kernel_limit(dataset: str, subset: int | None, jitter: float, attempts: int 
             return {"accuracy": result["accuracy"], "mu": float(result["mu"]), "jitter": jitter, "n_train": n_train}
         jitter *= 10
     raise np.linalg.LinAlgError(f"the arc-cosine kernel of {dataset} did not factorise up to jitter {jitter / 10:g}")
+
+
+def ultra_wide(dataset: str, subset: int | None, n_hidden: int, seed: int, lambdas, loo_rows: int = 3000,
+               factor: float = 10.0, max_extend: int = 4, chunk_rows: int = 2048) -> dict:
+    """One Green-ELM of width ``n_hidden`` (W, b ~ N(0, 1), seed ``seed``) with λ by exact LOO, within
+    the memory of one float32 Gram and one float64 factor.
+
+    The normal equations are accumulated from float32 feature blocks (the library's float32 remedy),
+    kept as a float32 Gram (4·d² bytes); for each λ of ``lambdas`` (extended ×``factor`` past an end
+    until LOO's choice is interior, at most ``max_extend`` times) ``G + λI`` is formed in float64
+    and factorised in place (Cholesky, single-threaded at orders ≥ ``LARGE_ORDER`` as the library
+    routes them), giving the readout, the exact LOO residuals ``e_j / (1 − h_j)`` of ``loo_rows``
+    random training rows and the test accuracy. Returns {"paths": [{alpha, loo_mse, test_accuracy,
+    train_accuracy}], "alpha", "test_accuracy", "interior", "gram_seconds", "solve_seconds", "loo_rows"}.
+    """
+    import scipy.linalg
+    from threadpoolctl import threadpool_limits
+
+    from greenelm import NormalEquations, RandomReLUFeatures, load_dataset
+    from greenelm.solvers import LARGE_ORDER
+
+    data = load_dataset(dataset, subset=subset)
+    X_train, X_test = data.flat("train", np.float32), data.flat("test", np.float32)
+    n_classes = int(data.y_train.max()) + 1
+    targets = np.eye(n_classes, dtype=np.float32)
+    start = time.perf_counter()
+    features = RandomReLUFeatures(X_train.shape[1], n_hidden, seed=seed, weight_scale="unit", dtype="float32")
+    equations = NormalEquations(n_hidden, n_classes, "float32")
+    for rows, H in features.chunks(X_train, chunk_rows):
+        equations.update(H, targets[data.y_train[rows]])
+    hty = equations.hty.copy()
+    gram = np.asarray(equations.gram, dtype=np.float32, order="F")      # upper triangle valid
+    del equations
+    gram_seconds = time.perf_counter() - start
+    rows = np.sort(np.random.default_rng(seed).choice(len(X_train), size=min(int(loo_rows), len(X_train)),
+                                                      replace=False))
+    H_loo = features.transform(X_train[rows])
+    Y_loo = np.eye(n_classes)[data.y_train[rows]]
+    H_test = features.transform(X_test)
+    labels = data.y_train[rows]
+
+    def evaluate(alpha: float) -> dict:
+        A = np.array(gram, dtype=np.float64, order="F")
+        A[np.diag_indices(n_hidden)] += alpha
+        with threadpool_limits(limits=1, user_api="blas") if n_hidden >= LARGE_ORDER else _no_limit():
+            factor_upper = scipy.linalg.cho_factor(A, lower=False, overwrite_a=True, check_finite=False)
+        W = scipy.linalg.cho_solve(factor_upper, hty, check_finite=False)
+        half = scipy.linalg.solve_triangular(factor_upper[0], H_loo.T.astype(np.float64), trans="T", lower=False,
+                                             check_finite=False)
+        leverage = np.einsum("ij,ij->j", half, half)
+        del A, factor_upper, half
+        fitted = H_loo @ W
+        residual = (Y_loo - fitted) / (1.0 - leverage)[:, None]
+        return {"alpha": float(alpha), "loo_mse": float(np.mean(np.sum(residual**2, axis=1))),
+                "loo_accuracy": 100 * float(np.mean((Y_loo - residual).argmax(axis=1) == labels)),
+                "train_accuracy": 100 * float(np.mean(fitted.argmax(axis=1) == labels)),
+                "test_accuracy": 100 * float(np.mean((H_test @ W.astype(np.float32)).argmax(axis=1) == data.y_test))}
+
+    start = time.perf_counter()
+    from .scaling import search_lambda
+
+    path, interior = search_lambda(evaluate, lambdas, factor, max_extend)
+    best = min(path, key=lambda r: r["loo_mse"])
+    return {"paths": path, "alpha": best["alpha"], "test_accuracy": best["test_accuracy"], "interior": bool(interior),
+            "gram_seconds": gram_seconds, "solve_seconds": time.perf_counter() - start, "loo_rows": int(len(rows))}
+
+
+def _no_limit():
+    import contextlib
+
+    return contextlib.nullcontext()

@@ -36,19 +36,19 @@
 # %% tags=["parameters"]
 profile = "smoke"
 seed = 0
-subset = 2000  # first `subset` training and test images for part 1 (None: all)
-patch_subset = 1000  # the same for the patch readouts of part 2
+subset = 2000  # part 1: first `subset` train/test images (None: all)
+patch_subset = 1000  # the same for part 2
 ultra_dataset = "mnist"
-ultra_widths = [3000]  # Green-ELM widths past the scaling chapter's (one model of the widest)
-loo_rows = 500  # training rows on which exact LOO residuals choose λ
-kernel_jitter = 1e-6  # the kernel ridge is jitter times the mean of diag K, x10 after a failed factorisation
+ultra_widths = [3000]  # widths past the scaling chapter's
+loo_rows = 500  # rows whose exact LOO residuals choose λ
+kernel_jitter = 1e-6  # kernel ridge: jitter x mean diag K
 patch_datasets = ["mnist", "fashion-mnist", "cifar10"]
-patch_widths = [8, 32]  # K, the number of patch filters (features: 2·K·pool²)
-judged_patches = 32  # the width measured over `seeds` seeds (and with augmentation)
+patch_widths = [8, 32]  # K patch filters (features: 2·K·pool²)
+judged_patches = 32  # the K fitted with `seeds` seeds
 seeds = 2
-pool = 2  # mean pooling over a pool × pool grid of positions
-augment = {"mnist": ["shift"], "fashion-mnist": ["flip"], "cifar10": ["flip"]}  # at judged_patches, seed 0
-goals = {"mnist": 99.5, "fashion-mnist": 92.5, "cifar10": 85.0}  # the targets (%)
+pool = 2  # mean pooling over a pool × pool grid
+augment = {"mnist": ["shift"], "fashion-mnist": ["flip"], "cifar10": ["flip"]}
+goals = {"mnist": 99.5, "fashion-mnist": 92.5, "cifar10": 85.0}  # targets (%)
 
 # %%
 import os
@@ -60,11 +60,11 @@ import pandas as pd
 
 from greenelm_book import paper
 from greenelm_book.experiments import memoize
-from greenelm_book.frontier import IMAGE_SHAPES, cost_curve, kernel_limit, patch_readout
+from greenelm_book.frontier import IMAGE_SHAPES, cost_curve, kernel_limit, patch_readout, ultra_wide
 from greenelm_book.report import (by_sign, colour, glue, judge_qualitative, ours_text, set_style,
                                   show_table)
 from greenelm_book.results import ChapterResults, load_all
-from greenelm_book.scaling import held_out_test, wide_ridge_paths
+from greenelm_book.scaling import held_out_test
 
 store = ChapterResults("frontier", profile)
 set_style()
@@ -85,9 +85,10 @@ thin = lambda n: f"{n:,}".replace(",", "\u2009")  # noqa: E731  (thin-space thou
 #
 # The {doc}`scaling` chapter fitted one wide model per dataset and chose λ by exact LOO at every
 # width up to its widest; its values are read from there. Here one wider model of
-# {glue:text}`ultra_name` goes further, d = {glue:text}`ultra_text` (float64 normal equations
-# accumulated in one pass, a Cholesky solve per λ; λ is searched around the scaling chapter's choice
-# at its widest width, ×10 either side, until the LOO choice is interior). Its $d \to \infty$ limit
+# {glue:text}`ultra_name` goes further, d = {glue:text}`ultra_text`: float32 features and a float32
+# Gram (accumulated in one pass with the library's float32 remedy; 4·d² bytes), a float64 Cholesky
+# solve per λ, λ searched from the scaling chapter's choice at its widest width, ×10 either side,
+# until the exact-LOO choice is interior. Its $d \to \infty$ limit
 # is kernel ridge with the degree-1 arc-cosine kernel on all training images (the {doc}`scaling`
 # chapter derives it), factorised in float32 with a vanishing ridge.
 
@@ -98,26 +99,23 @@ scaling_widths = sorted(int(k[len(prefix):].split("/")[0]) for k in scaling if k
                         and k.endswith("/accuracy"))
 loo_curve = {d: store.get("scaling", f"{prefix}{d}/accuracy").mean for d in scaling_widths}
 previous_lambda = store.get("scaling", f"{prefix}{scaling_widths[-1]}/lambda").mean
-MODULES = ("scaling", "greenelm.features", "greenelm.solvers", "greenelm.data")
+MODULES = ("frontier", "scaling", "greenelm.features", "greenelm.solvers", "greenelm.data")
 d_ultra = max(ultra_widths)
-lambdas = [previous_lambda / 10, previous_lambda, previous_lambda * 10]
-ultra, ultra_info = memoize("frontier-ultra-wide", {"dataset": ultra_dataset, "subset": subset, "d_max": d_ultra,
-                                                    "seed": seed, "widths": ultra_widths, "lambdas": lambdas,
-                                                    "loo_rows": loo_rows},
-                            lambda: wide_ridge_paths(ultra_dataset, subset, d_ultra, seed, ultra_widths, alpha_paper,
-                                                     lambdas=lambdas, loo_rows=loo_rows, local_above=0),
-                            modules=MODULES)
-paths = ultra["paths"]
-setting = dict(dataset=ultra_dataset, model="Green-ELM", weight_scale="unit", seeds=[seed],
-               criterion="exact LOO MSE", loo_rows=int(ultra["loo_rows"]), subset=subset,
-               gram="float64, one pass", solver="Cholesky (LU if it fails)")
+ultra = {}
 for d in ultra_widths:
-    searched = paths[paths.searched & (paths.n_hidden == d)]
-    best = searched.loc[searched.loo_mse.idxmin()]
-    store.record(f"{prefix}{d}/lambda", [best.alpha], "", quantity="λ", n_hidden=d, **setting)
-    loo_curve[d] = store.record(f"{prefix}{d}/accuracy", [best.test_accuracy], "%",
-                                quantity="test accuracy at LOO's λ", n_hidden=d, **setting).mean
-ultra_interior = bool(np.all(ultra["interior"]))
+    lambdas = [previous_lambda / 10, previous_lambda, previous_lambda * 10]
+    ultra[d], _ = memoize("frontier-ultra-wide", {"dataset": ultra_dataset, "subset": subset, "n_hidden": d,
+                                                  "seed": seed, "lambdas": lambdas, "loo_rows": loo_rows},
+                          lambda: ultra_wide(ultra_dataset, subset, d, seed, lambdas, loo_rows=loo_rows),
+                          modules=MODULES)
+    previous_lambda = ultra[d]["alpha"]
+    setting = dict(dataset=ultra_dataset, model="Green-ELM", weight_scale="unit", seeds=[seed], n_hidden=d,
+                   criterion="exact LOO MSE", loo_rows=int(ultra[d]["loo_rows"]), subset=subset,
+                   gram="float32 features and Gram (the library's float32 remedy)", solver="float64 Cholesky")
+    store.record(f"{prefix}{d}/lambda", [ultra[d]["alpha"]], "", quantity="λ", **setting)
+    loo_curve[d] = store.record(f"{prefix}{d}/accuracy", [ultra[d]["test_accuracy"]], "%",
+                                quantity="test accuracy at LOO's λ", **setting).mean
+ultra_interior = all(run["interior"] for run in ultra.values())
 limit = kernel_limit(ultra_dataset, subset, kernel_jitter)
 kernel_key = f"{ultra_dataset}/arccos-kernel/accuracy"
 if kernel_key in scaling:                      # the scaling chapter measured this limit: read it
