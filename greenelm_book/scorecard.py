@@ -20,8 +20,8 @@ from .results import load_all
 #: what the scorecard shows for a claim no chapter has answered yet
 UNANSWERED = "not yet answered"
 STATUSES = VERDICT_LABELS + (UNANSWERED,)
-#: chapter titles as the book's toc shows them (for links)
-CHAPTER_PAGES = {"frontier": None}
+#: chapters without a page of their own (none now: every chapter of paper.CHAPTERS is in the toc)
+CHAPTER_PAGES: dict = {}
 
 
 def _group(where: str) -> str:
