@@ -87,10 +87,10 @@ class Result:
         return float(statistics.stdev(self.values)) if self.n > 1 else float("nan")
 
     def text(self, digits: int = 2) -> str:
-        """``"97.15 ± 0.08 % (n = 5)"`` — mean ± sd over runs."""
-        unit = f" {self.unit}" if self.unit and self.unit != "%" else self.unit
-        spread = f" ± {self.sd:.{digits}f}" if self.n > 1 else ""
-        return f"{self.mean:.{digits}f}{spread}{unit} (n = {self.n})"
+        """``"97.15 ± 0.08 % (n = 5)"`` — mean ± sd over runs (:func:`greenelm_book.report.ours_text`)."""
+        from .report import ours_text
+
+        return ours_text(self.values, self.unit, digits)
 
 
 @dataclass(frozen=True)
