@@ -38,3 +38,26 @@ def test_cost_curve_pairs_each_time_with_its_accuracy_once():
     curve = cost_curve(stored)
     assert curve.to_dict("records") == [{"chapter": "a", "key": "mnist/m", "dataset": "mnist",
                                          "accuracy": 91.0, "seconds": 4.0}]
+
+
+def test_ultra_wide_readout_and_leave_one_out_equal_refits():
+    """λ path of :func:`ultra_wide` on a small MNIST subset: each LOO MSE equals the refits without the
+    row, and the chosen λ's test accuracy equals ELMClassifier's with the same seed and λ."""
+    from greenelm import ELMClassifier, RandomReLUFeatures, load_dataset
+    from greenelm_book.frontier import ultra_wide
+
+    run = ultra_wide("mnist", 300, 40, seed=3, lambdas=[0.1, 10.0, 1000.0], loo_rows=20)
+    data = load_dataset("mnist", subset=300)
+    X, y = data.flat("train", np.float32), data.y_train
+    H = RandomReLUFeatures(784, 40, seed=3, dtype="float32").transform(X).astype(np.float64)
+    Y = np.eye(10)[y]
+    rows = np.sort(np.random.default_rng(3).choice(300, size=20, replace=False))
+    for step in run["paths"]:
+        errors = []
+        for j in rows:
+            keep = np.arange(300) != j
+            W = np.linalg.solve(H[keep].T @ H[keep] + step["alpha"] * np.eye(40), H[keep].T @ Y[keep])
+            errors.append(np.sum((Y[j] - H[j] @ W) ** 2))
+        assert step["loo_mse"] == pytest.approx(np.mean(errors), rel=1e-4)
+    model = ELMClassifier(n_hidden=40, alpha=run["alpha"], dtype="float32", random_state=3).fit(X, y)
+    assert run["test_accuracy"] == pytest.approx(100 * model.score(data.flat("test", np.float32), data.y_test))
