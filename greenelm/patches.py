@@ -245,16 +245,17 @@ class RandomPatchFeatures(TransformerMixin, BaseEstimator):
         del patches
         z += self._offset
         z = z.reshape(n, n_rows, n_cols, z.shape[1])
-        # sum over a cell of relu(z − t) = Σ max(z, t) − t·count, of relu(−z − t) = −Σ min(z, −t) − t·count
-        bounds = pool_bounds(n_rows, pool), pool_bounds(n_cols, pool)
-        starts = [[a for a, _ in b] for b in bounds]
-        counts = np.outer(*[[b - a for a, b in bound] for bound in bounds])[None, :, :, None]
-        halves = []
-        for clipped, sign in ((np.maximum(z, t), 1.0), (np.minimum(z, -t, out=z), -1.0)):
-            sums = np.add.reduceat(np.add.reduceat(clipped, starts[0], axis=1), starts[1], axis=2)
-            del clipped
-            halves.append(((sign * sums - t * counts) / counts).astype(self.dtype, copy=False))
-        return np.stack(halves, axis=1).reshape(n, -1)
+        # sum over a cell of relu(z − t) = Σ max(z, t) − t·count, of relu(−z − t) = −Σ min(z, −t) − t·count;
+        # sums over slices (contiguous inner axes) rather than np.add.reduceat, which is ~10x slower here
+        out = np.empty((n, 2, pool, pool, z.shape[-1]), dtype=self.dtype)
+        halves = ((np.maximum(z, t), 1.0), (np.minimum(z, -t, out=z), -1.0))
+        for half, (clipped, sign) in enumerate(halves):
+            for i, (r0, r1) in enumerate(pool_bounds(n_rows, pool)):
+                strip = clipped[:, r0:r1].sum(axis=1)                                # (n, n_cols, K)
+                for j, (c0, c1) in enumerate(pool_bounds(n_cols, pool)):
+                    count = (r1 - r0) * (c1 - c0)
+                    out[:, half, i, j] = (sign * strip[:, c0:c1].sum(axis=1) - t * count) / count
+        return out.reshape(n, -1)
 
     def _transform_torch(self, images: np.ndarray):
         import torch
@@ -274,11 +275,13 @@ class RandomPatchFeatures(TransformerMixin, BaseEstimator):
         K = z.shape[1]
         z = z.reshape(n, n_rows, n_cols, K)
         out = torch.empty((n, 2, pool, pool, K), dtype=z.dtype, device=z.device)
-        for i, (r0, r1) in enumerate(pool_bounds(n_rows, pool)):
-            for j, (c0, c1) in enumerate(pool_bounds(n_cols, pool)):
-                cell = z[:, r0:r1, c0:c1].reshape(n, -1, K)
-                out[:, 0, i, j] = (cell - t).clamp_(min=0).mean(dim=1)
-                out[:, 1, i, j] = (-cell - t).clamp_(min=0).mean(dim=1)
+        positive = (z - t).clamp_(min=0)
+        negative = z.neg_().sub_(t).clamp_(min=0)                 # in place: z is not needed any more
+        for half, clipped in enumerate((positive, negative)):
+            for i, (r0, r1) in enumerate(pool_bounds(n_rows, pool)):
+                strip = clipped[:, r0:r1].sum(dim=1)                                 # (n, n_cols, K)
+                for j, (c0, c1) in enumerate(pool_bounds(n_cols, pool)):
+                    out[:, half, i, j] = strip[:, c0:c1].sum(dim=1) / ((r1 - r0) * (c1 - c0))
         return out.reshape(n, -1)
 
 
