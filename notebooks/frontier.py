@@ -208,9 +208,9 @@ store.answer("ultra_wide_million_dimensions", judge_qualitative(
 # its elementwise steps run on both cores, NumPy's on one). The readout is the library's: float32 feature blocks summed into the
 # normal equations, one eigendecomposition of $H^\top H$, λ by exact LOO on {glue:text}`loo_text`
 # random training rows (`RidgePath.leave_one_out(..., sample=True)`), test accuracy at that λ.
-# Augmented copies of the training images (MNIST: the four one-pixel shifts; Fashion-MNIST and
-# CIFAR-10: the mirror image) are folded into the same sums, at LOO's λ without augmentation (a left-out
-# image's copies would stay in the sums and bias LOO towards too little regularisation).
+# Augmented copies of the training images ({glue:text}`augment_text`) are folded into the same
+# sums, at LOO's λ without augmentation (a left-out image's copies would stay in the sums and bias
+# LOO towards too little regularisation).
 #
 # Fit time counts everything from the training images to the readout (patch sampling, whitening,
 # features, sums, eigendecomposition, λ choice); peak memory is the process's resident high-water mark
@@ -220,6 +220,9 @@ store.answer("ultra_wide_million_dimensions", judge_qualitative(
 glue("pool_text", f"{pool} × {pool}")
 glue("pool_cells", f"{pool * pool}")
 glue("loo_text", thin(patch_loo_rows))
+AUGMENT_WORDS = {"flip": "the mirror image", "shift": "the four one-pixel shifts"}
+glue("augment_text", "; ".join(f"{NAMES[n]}: " + " and ".join(AUGMENT_WORDS[a] for a in augment[n])
+                               for n in patch_datasets if augment.get(n)) or "none in this run")
 
 
 def patch_run(name, K, s, extra=(), alpha=None):
@@ -419,10 +422,24 @@ plt.show()
 # %% [markdown]
 # ## What limited us
 #
-# Two cores and 24 GiB. The widest float64 Green-ELM that fits beside its own Cholesky factor is
-# about d = 32,000 (a 32,000² Gram is 8 GB, its factor another 8); a million-dimensional hidden
-# space would need a 8 TB Gram, and the kernel limit above says it would not help this map. The
-# patch readout's width is bounded the same way: 2·K·pool² features make a (2·K·pool²)² Gram and
-# an eigendecomposition of that order for the LOO path, and its features cost one GEMM of
-# (images × positions) × p²C × K per pass, a few minutes per pass over 50,000 CIFAR-10 images at
-# K = 1,024 on two cores. The anchors that pass 85 % on CIFAR-10 use 64,000–256,000 features.
+# Two cores and 24 GiB. The widest Green-ELM here keeps a float32 Gram (4·d² bytes: 4 GB at
+# d = 32,000) and a float64 factor (8·d²: 8 GB); a million-dimensional hidden space would need an
+# 8 TB float64 Gram, and {glue:text}`million_words` The patch readout's width is bounded the same
+# way: 2·K·pool² features make a (2·K·pool²)² Gram and an eigendecomposition of that order for the
+# LOO path, and its features cost one GEMM of (images × positions) × p²C × K per pass plus the
+# elementwise split and pooling: {glue:text}`feature_seconds_text` The anchors that pass 85 % on
+# CIFAR-10 use 64,000–256,000 features.
+
+# %% tags=["remove-cell"]
+glue("million_words", by_sign(kernel_accuracy - sota,
+                              "the kernel limit above says such a width of this map could clear "
+                              f"{sota:.1f} %.",
+                              f"the kernel limit above says even that would not bring this map to {sota:.1f} %.",
+                              f"the kernel limit above sits exactly at {sota:.1f} %."))
+widest = max(patch_widths)
+feature_parts = []
+for name in patch_datasets:
+    run = runs[name, widest, seed, ()]
+    feature_parts.append(f"{NAMES[name]} {run['feature_seconds']:.0f} s for {thin(run['n_train'])} images")
+glue("feature_seconds_text", f"at K = {thin(widest)} the features and sums of one pass took "
+     + ", ".join(feature_parts) + ".")
