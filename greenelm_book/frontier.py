@@ -63,6 +63,7 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     from greenelm import NormalEquations, RandomPatchFeatures, RidgePath, load_dataset
 
     from .bench import peak_rss_bytes, reset_peak_rss
+    from .scaling import search_lambda
 
     shape, p = IMAGE_SHAPES[dataset]
     check_positive_int("n_patches", n_patches)
@@ -94,25 +95,16 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     rows = np.sort(np.random.default_rng(seed).choice(n_train, size=min(int(loo_rows), n_train), replace=False))
     H_loo = np.vstack([H for _, H in blocks(X_train[rows])]).astype(np.float64)
     Y_loo = targets[data.y_train[rows]].astype(np.float64)
-    grid = sorted(float(a) for a in alphas) if alpha is None else [float(alpha)]
-    loo = {}
-    for _ in range(12 if alpha is None else 1):
-        new = [a for a in grid if a not in loo]
-        if new:
-            found = path.leave_one_out(new, [(H_loo, Y_loo)], sample=True)
-            loo.update({a: (m, acc) for a, m, acc in zip(found["alpha"], found["loo_mse"], found["loo_accuracy"])})
-        lams = sorted(loo)
-        best = min(lams, key=lambda a: loo[a][0])
-        if alpha is not None:
-            break
-        if best == lams[-1]:
-            grid = lams + [best * 10]
-        elif best == lams[0]:
-            grid = [best / 10] + lams
-        else:
-            break
-    lams = sorted(loo)
-    interior = lams[0] < best < lams[-1] if alpha is None else None
+    def evaluate(a: float) -> dict:
+        found = path.leave_one_out([a], [(H_loo, Y_loo)], sample=True)
+        return {"alpha": float(a), "loo_mse": float(found["loo_mse"][0]),
+                "loo_accuracy": float(found["loo_accuracy"][0])}
+
+    if alpha is None:
+        searched, interior = search_lambda(evaluate, alphas, factor=10.0, max_extend=11)
+    else:
+        searched, interior = [evaluate(alpha)], None
+    best = min(searched, key=lambda r: r["loo_mse"])["alpha"]
     W = path.weights(best).astype(np.float32)
     fit_seconds = time.perf_counter() - start
     start = time.perf_counter()
@@ -124,8 +116,8 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
             "accuracy": 100 * float(np.mean(scores.argmax(axis=1) == data.y_test)), "alpha": float(best),
             "interior": interior, "fit_seconds": fit_seconds, "feature_seconds": feature_seconds,
             "predict_seconds": predict_seconds, "peak_memory_gb": peak_rss_bytes() / 1e9,
-            "loo": {"alpha": lams, "loo_mse": [float(loo[a][0]) for a in lams],
-                    "loo_accuracy": [float(loo[a][1]) for a in lams]}, "loo_rows": int(len(rows))}
+            "loo": {key: [r[key] for r in searched] for key in ("alpha", "loo_mse", "loo_accuracy")},
+            "loo_rows": int(len(rows))}
 
 
 #: suffixes of the store's time keys that :func:`cost_curve` pairs with ``…/accuracy``
@@ -155,9 +147,11 @@ def cost_curve(stored: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["chapter", "key", "dataset", "accuracy", "seconds"])
 
 
-def kernel_limit(dataset: str, subset: int | None, jitter: float, attempts: int = 3) -> dict:
-    """Green-ELM's d → ∞ limit on ``dataset``: arc-cosine kernel ridge on all (``subset``) training
-    images, float32, μ = jitter · mean diag K, the jitter ×10 after a failed factorisation.
+def kernel_limit(dataset: str, subset: int | None, jitter: float, attempts: int = 3,
+                 n_train: int | None = None) -> dict:
+    """Green-ELM's d → ∞ limit on ``dataset``: arc-cosine kernel ridge on the first ``n_train`` (default
+    all) of the (``subset``) training images, float32, μ = jitter · mean diag K, the jitter ×10 after
+    a failed factorisation.
 
     Cached under the same entry as the scaling chapter's (so a limit either computes is shared).
     Returns {"accuracy" (%), "mu", "jitter", "n_train"}; raises ``LinAlgError`` after ``attempts``.
@@ -168,12 +162,12 @@ def kernel_limit(dataset: str, subset: int | None, jitter: float, attempts: int 
     from .results_cache import memoize
 
     split = load_split(dataset, subset=subset)
-    n_train = len(split.y_train)
+    n_train = len(split.y_train) if n_train is None else min(int(n_train), len(split.y_train))
     for _ in range(int(attempts)):
         def compute(jitter=jitter):
             try:
-                scores, info = kernel_ridge_predict(split.X_train, np.eye(10)[split.y_train], split.X_test,
-                                                    jitter=jitter)
+                scores, info = kernel_ridge_predict(split.X_train[:n_train], np.eye(10)[split.y_train[:n_train]],
+                                                    split.X_test, jitter=jitter)
             except np.linalg.LinAlgError as error:
                 return {"failed": str(error)}
             return {"accuracy": 100 * float(np.mean(scores.argmax(1) == split.y_test)), **info}
@@ -199,10 +193,10 @@ def ultra_wide(dataset: str, subset: int | None, n_hidden: int, seed: int, lambd
     train_accuracy}], "alpha", "test_accuracy", "interior", "gram_seconds", "solve_seconds", "loo_rows"}.
     """
     import scipy.linalg
-    from threadpoolctl import threadpool_limits
 
     from greenelm import NormalEquations, RandomReLUFeatures, load_dataset
-    from greenelm.solvers import LARGE_ORDER
+
+    from .scaling import _lapack_threads, search_lambda
 
     data = load_dataset(dataset, subset=subset)
     X_train, X_test = data.flat("train", np.float32), data.flat("test", np.float32)
@@ -227,7 +221,7 @@ def ultra_wide(dataset: str, subset: int | None, n_hidden: int, seed: int, lambd
     def evaluate(alpha: float) -> dict:
         A = np.array(gram, dtype=np.float64, order="F")
         A[np.diag_indices(n_hidden)] += alpha
-        with threadpool_limits(limits=1, user_api="blas") if n_hidden >= LARGE_ORDER else _no_limit():
+        with _lapack_threads(n_hidden):
             factor_upper = scipy.linalg.cho_factor(A, lower=False, overwrite_a=True, check_finite=False)
         W = scipy.linalg.cho_solve(factor_upper, hty, check_finite=False)
         half = scipy.linalg.solve_triangular(factor_upper[0], H_loo.T.astype(np.float64), trans="T", lower=False,
@@ -242,15 +236,8 @@ def ultra_wide(dataset: str, subset: int | None, n_hidden: int, seed: int, lambd
                 "test_accuracy": 100 * float(np.mean((H_test @ W.astype(np.float32)).argmax(axis=1) == data.y_test))}
 
     start = time.perf_counter()
-    from .scaling import search_lambda
-
     path, interior = search_lambda(evaluate, lambdas, factor, max_extend)
     best = min(path, key=lambda r: r["loo_mse"])
     return {"paths": path, "alpha": best["alpha"], "test_accuracy": best["test_accuracy"], "interior": bool(interior),
             "gram_seconds": gram_seconds, "solve_seconds": time.perf_counter() - start, "loo_rows": int(len(rows))}
 
-
-def _no_limit():
-    import contextlib
-
-    return contextlib.nullcontext()

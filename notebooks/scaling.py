@@ -67,9 +67,10 @@ import numpy as np
 import pandas as pd
 
 from greenelm.features import RandomReLUFeatures
-from greenelm.kernels import arccos_kernel, kernel_ridge_predict
+from greenelm.kernels import arccos_kernel
 from greenelm_book import paper
 from greenelm_book.experiments import load_split
+from greenelm_book.frontier import kernel_limit
 from greenelm_book.report import (Verdict, by_sign, colour, glue, judge_qualitative, judge_value, not_comparable,
                                   set_style, show_table)
 from greenelm_book.results import ChapterResults
@@ -537,25 +538,13 @@ kernel = {}
 for name in kernel_datasets:
     split = splits[name]
     n_train = len(split.y_train) if kernel_subset is None else min(kernel_subset, len(split.y_train))
-    jitter = kernel_jitter[name]
-    for attempt in range(3):
-        def compute(split=split, n_train=n_train, jitter=jitter):
-            try:
-                scores, info = kernel_ridge_predict(split.X_train[:n_train], np.eye(10)[split.y_train[:n_train]],
-                                                    split.X_test, jitter=jitter)
-            except np.linalg.LinAlgError as error:
-                return {"failed": str(error)}
-            return {"accuracy": 100 * float(np.mean(scores.argmax(1) == split.y_test)), **info}
-        result, info = memoize("arccos-kernel", {"dataset": name, "subset": subset, "n_train": n_train,
-                                                 "jitter": jitter}, compute, modules=("kernels", "features"))
-        if "failed" not in result:
-            break
-        jitter *= 10
-    if "failed" in result:
+    try:
+        limit = kernel_limit(name, subset, kernel_jitter[name], n_train=n_train)
+    except np.linalg.LinAlgError:     # no factorisation up to 100x the first jitter: no limit shown
         continue
-    kernel[name] = store.record(f"{name}/arccos-kernel/accuracy", [result["accuracy"]], "%", dataset=name,
+    kernel[name] = store.record(f"{name}/arccos-kernel/accuracy", [limit["accuracy"]], "%", dataset=name,
                                 n_train=n_train, n_test=len(split.y_test), model="arc-cosine kernel ridge (d = ∞)",
-                                jitter=jitter, mu=float(result["mu"]), dtype="float32")
+                                jitter=limit["jitter"], mu=limit["mu"], dtype="float32")
 kernel_rows = [{"dataset": SHORT[n], "N train": r.setting["n_train"], "d = ∞ (%)": r.mean,
                 f"d = {d_max} (%)": acc[n, d_max].mean, "saturating law's a (%)": held_tests[n].saturating_params[0],
                 "jitter": f"{r.setting['jitter']:g}"} for n, r in kernel.items()]
