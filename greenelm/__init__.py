@@ -23,7 +23,7 @@ _EXPORTS = {
     "ELMClassifierCV": "estimator", "ELMRegressorCV": "estimator",
     "RandomReLUFeatures": "features", "RandomReLUTransformer": "features",
     "RandomPatchFeatures": "patches",
-    "NormalEquations": "solvers", "GramSpectrum": "solvers", "solve": "solvers",
+    "NormalEquations": "solvers", "sum_block_rows": "solvers", "GramSpectrum": "solvers", "solve": "solvers",
     "solve_min_norm": "solvers", "SOLVERS": "solvers",
     "NumericalOverflowError": "solvers",
     "StreamingRidge": "streaming", "RidgePath": "model_selection",

@@ -3,9 +3,17 @@
 ``fit`` streams ``X`` through the random ReLU features in row chunks, accumulates ``HᵀH`` and
 ``HᵀY`` and solves once (solver ``pinv`` is the exception: it needs all of ``H``).
 ``partial_fit`` keeps accumulating, so fitting on chunks equals fitting on everything; with
-``partial_fit_method="rls"`` it instead updates an exact recursive-least-squares state
-(:class:`greenelm.streaming.StreamingRidge`, P = (HᵀH + λI)⁻¹ and W2) per chunk, so the
-readout after each call costs O(d²·B) rather than a new O(d³) solve.
+``partial_fit_method="rls"`` it instead keeps an exact recursive-least-squares state
+(:class:`greenelm.streaming.StreamingRidge`, P = (HᵀH + λI)⁻¹ and W2), so a readout read
+between batches costs O(d²·B) rather than a new O(d³) solve.
+
+**What a batch costs.**  ``partial_fit`` never pays d² per small batch: its rows are gathered
+into blocks large enough for a compute-bound ``syrk`` (:func:`greenelm.solvers.sum_block_rows`),
+and the readout is solved when it is first used after new rows (``coef_``, ``predict``,
+``decision_function``, ``score``, ``save``, pickling), not after every batch.  A batch costs its
+features and its share of the Gram (O(B·D·d + B·d²)) whatever B is; each *read* after new rows
+costs one solve (normal equations: a d³/3 Cholesky; RLS: one block update O(d²·B) for the rows
+gathered since the last read, whose first read starts P from the normal equations).
 
 ``fit`` and ``partial_fit`` take ``sample_weight``: the rows of each block of ``H`` and ``Y``
 are scaled by √w, so the sums become HᵀWH and HᵀWY (and ``pinv`` solves the scaled rows).
@@ -73,16 +81,18 @@ def _fails_loudly(fit_step):
     def checked(self, X, *args, **kwargs):
         try:
             fit_step(self, X, *args, **kwargs)
-            if not np.isfinite(self.coef_).all():
+            # a readout that waits to be solved is checked when it is solved (_settle_readout)
+            coef = self.__dict__.get("coef_") if not self.__dict__.get("_readout_stale") else None
+            if coef is not None and not np.isfinite(coef).all():
                 if self._overflows(X):
                     raise NumericalOverflowError("the readout holds inf or NaN: the features "
                                                  "overflowed")
                 check_finite_readout(self.coef_, check_alpha(self.alpha), self.solver)
         except NumericalOverflowError as error:
-            self.__dict__.pop("coef_", None)
+            self._drop_readout()
             raise NumericalOverflowError(f"{error}. {self._input_scale(X)}") from None
         except np.linalg.LinAlgError as error:
-            self.__dict__.pop("coef_", None)
+            self._drop_readout()
             if self._overflows(X):  # e.g. an RLS update on inf features: the cause is the scale
                 raise NumericalOverflowError(f"the solve failed ({error}) because the features "
                                              f"overflowed. {self._input_scale(X)}") from error
@@ -106,6 +116,55 @@ class _ELMBase(BaseEstimator):
         self.device = device
         self.random_state = random_state
         self.partial_fit_method = partial_fit_method
+
+    # -- the readout, solved when first read after partial_fit -------------------------
+    @property
+    def coef_(self):
+        """The readout W2 (n_hidden, k) float64; after ``partial_fit`` solved on this first read."""
+        if self.__dict__.get("_readout_stale"):
+            self._settle_readout()
+        try:
+            return self.__dict__["coef_"]
+        except KeyError:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute 'coef_'") from None
+
+    @coef_.setter
+    def coef_(self, value) -> None:
+        self.__dict__["coef_"] = value
+        self.__dict__["_readout_stale"] = False
+
+    @coef_.deleter
+    def coef_(self) -> None:
+        self.__dict__.pop("coef_", None)
+
+    def _drop_readout(self) -> None:
+        """After a failed fit step: no ``coef_`` (nor one waiting to be solved)."""
+        self.__dict__.pop("coef_", None)
+        self.__dict__["_readout_stale"] = False
+
+    def _settle_readout(self) -> None:
+        """Solve the readout for the rows ``partial_fit`` added since it was last solved.
+
+        Normal equations: one solve of the accumulated sums.  RLS: the first read starts the
+        exact state P = (HᵀH + λI)⁻¹ from the sums; later reads apply the gathered rows as one
+        block update.  On failure the estimator keeps its rows, has no ``coef_``, and the next
+        read tries again (and raises again)."""
+        state = self.__dict__
+        state.pop("coef_", None)
+        if self.partial_fit_method == "rls":
+            from .streaming import StreamingRidge, rls_block_rows
+
+            if self.stream_ is None:
+                check_finite_sums(*self.equations_.as_float64())
+                self.stream_ = StreamingRidge.from_normal_equations(
+                    self.equations_, self.alpha, block_rows=rls_block_rows(self.n_hidden))
+                self.equations_ = None
+            W = self.stream_.coef_
+            coef = W.double().cpu().numpy().copy() if hasattr(W, "cpu") else np.array(W, dtype=np.float64)
+        else:
+            coef = solve(self.equations_, self.solver, self.alpha)
+        check_finite_readout(coef, check_alpha(self.alpha), self.solver)
+        state["coef_"], state["_readout_stale"] = coef, False
 
     # -- parameters and features -------------------------------------------------------
     def _check_params(self) -> None:
@@ -166,6 +225,8 @@ class _ELMBase(BaseEstimator):
         """Everything but ``W`` and ``b`` (rebuilt from the seed, so the pickle does not hold the
         D × d projection); the partial-fit state (d × d, 8·d² bytes) is kept as CPU NumPy arrays
         so ``partial_fit`` continues after unpickling, wherever the model ran."""
+        if self.__dict__.get("_readout_stale"):
+            self._settle_readout()
         state = dict(super().__getstate__())
         state.pop("_features", None)
         return portable_pickle_state(state)
@@ -182,10 +243,29 @@ class _ELMBase(BaseEstimator):
         self.stream_ = None
         self._fitted_by_partial_fit = False
         self._partial_state_missing = None
+        self._readout_stale = False
 
-    def _accumulate(self, X, Y, sample_weight=None) -> None:
+    def _accumulate(self, X, Y, sample_weight=None, check_blocks: bool = False) -> None:
+        """Add X's feature blocks to the sums (``check_blocks``: refuse features that overflow,
+        as partial_fit must, since its solve, which would see them, waits)."""
         for rows, H in self._features.chunks(X, self.chunk_size):
-            self.equations_.update(*self._weighted_block(H, Y[rows], sample_weight, rows))
+            H, Y_block = self._weighted_block(H, Y[rows], sample_weight, rows)
+            if check_blocks:
+                self._check_block(H)
+            self.equations_.update(H, Y_block)
+
+    def _check_block(self, H) -> None:
+        """Raise NumericalOverflowError when a block of features (≥ 0) holds inf or NaN or is so
+        large that sums of its squares over all rows could overflow ``dtype``: O(n·d)."""
+        if H.shape[0] == 0:
+            return
+        largest = float(H.max())
+        n_rows = self.equations_.n_samples if self.equations_ is not None else self.stream_.n_samples
+        with np.errstate(over="ignore", invalid="ignore"):
+            if largest * largest * (n_rows + H.shape[0]) < np.finfo(self.dtype).max:
+                return
+        raise NumericalOverflowError("the random features relu(XW + b) or the sums of their squares "
+                                     "overflowed")
 
     def _weighted_block(self, H, Y, sample_weight, rows):
         """One block ``(√w·H, √w·Y)``: weighted sums HᵀWH, HᵀWY are the plain sums of the scaled rows."""
@@ -237,11 +317,11 @@ class _ELMBase(BaseEstimator):
         elif getattr(self, "_features", None) is None:  # loaded or unpickled: W from the seed
             self._features = self._make_features()
         self._fitted_by_partial_fit = True
-        if self.partial_fit_method == "rls":
+        if self.partial_fit_method == "rls" and self.stream_ is not None:
             self._stream(X, Y, sample_weight)
-            return
-        self._accumulate(X, Y, sample_weight)
-        self.coef_ = solve(self.equations_, self.solver, self.alpha)
+        else:   # normal equations, and RLS rows before its state's first read
+            self._accumulate(X, Y, sample_weight, check_blocks=True)
+        self._readout_stale = True      # solved on the first read (_settle_readout)
 
     def _has_partial_state(self) -> bool:
         if getattr(self, "_partial_state_missing", None):  # loaded from a file without the state
@@ -250,24 +330,16 @@ class _ELMBase(BaseEstimator):
                 or getattr(self, "stream_", None) is not None)
 
     def _stream(self, X, Y, sample_weight=None) -> None:
-        """RLS partial_fit: the accumulated normal equations (on the first call: the first chunk)
-        start a float64 StreamingRidge state; every further chunk is an exact Woodbury update."""
-        from .streaming import StreamingRidge
+        """RLS partial_fit once its state exists: X's rows are gathered by the float64
+        StreamingRidge state and applied as exact block (Woodbury) updates."""
+        from .streaming import rls_block_rows
 
+        if self.stream_.block_rows is None:         # a state loaded from a file or a pickle
+            self.stream_.block_rows = rls_block_rows(self.n_hidden)
         for rows, H in self._features.chunks(X, self.chunk_size):
             H, Y_block = self._weighted_block(H, Y[rows], sample_weight, rows)
-            if self.stream_ is None:
-                first_chunk = self.equations_.n_samples == 0
-                if first_chunk:
-                    self.equations_.update(H, Y_block)
-                check_finite_sums(*self.equations_.as_float64())
-                self.stream_ = StreamingRidge.from_normal_equations(self.equations_, self.alpha)
-                self.equations_ = None
-                if first_chunk:
-                    continue
+            self._check_block(H)
             self.stream_.update(H, Y_block)
-        W = self.stream_.coef_
-        self.coef_ = W.double().cpu().numpy().copy() if hasattr(W, "cpu") else np.array(W, dtype=np.float64)
 
     # -- prediction ------------------------------------------------------------------------
     def _raw_outputs(self, X) -> np.ndarray:

@@ -49,6 +49,10 @@ NORMAL_EQUATION_SOLVERS = ("lu", "cholesky", "eigh")
 LARGE_ORDER = 16000
 #: rows of a float32 block whose Gram is formed in float32 before it is added into float64 sums
 FLOAT32_BLOCK_ROWS = 4096
+#: rows gathered before the sums are updated (see :func:`sum_block_rows`), per block dtype
+SUM_BLOCK_ROWS = {"float64": 1024, "float32": FLOAT32_BLOCK_ROWS}
+#: the most memory the gathering buffer of :class:`NormalEquations` may hold
+SUM_BUFFER_BYTES = 256 * 2**20
 
 
 def is_torch(array) -> bool:
@@ -56,11 +60,39 @@ def is_torch(array) -> bool:
     return type(array).__module__.startswith("torch")
 
 
+def sum_block_rows(n_hidden: int, dtype: str = "float64") -> int:
+    """Rows :class:`NormalEquations` gathers before it updates its d × d sums.
+
+    The rule: :data:`SUM_BLOCK_ROWS` (1,024 rows in float64, 4,096 in float32), fewer when that
+    buffer would pass :data:`SUM_BUFFER_BYTES` (256 MiB), never fewer than 256.  Each update of
+    the sums reads and writes all d² entries of the Gram (float32 blocks: three such passes), for
+    n·d² multiply-adds of ``syrk``: with fewer than a few hundred rows a block is memory-bound, and
+    8-row blocks ran 33× slower than one block at d = 8,192 on this project's 2-core machine.
+    At these sizes ``syrk`` is within 10 % of its large-block rate (``benchmarks/batch_size.md``).
+
+    Examples
+    --------
+    >>> from greenelm import sum_block_rows
+    >>> sum_block_rows(2000, "float64"), sum_block_rows(2000, "float32"), sum_block_rows(65536, "float32")
+    (1024, 4096, 1024)
+    """
+    itemsize = 4 if dtype == "float32" else 8
+    fit_in_buffer = SUM_BUFFER_BYTES // (max(int(n_hidden), 1) * itemsize)
+    return int(max(256, min(SUM_BLOCK_ROWS[dtype], fit_in_buffer)))
+
+
 class NormalEquations:
     """Running sums ``G = HᵀH`` (upper triangle valid) and ``HᵀY`` over row blocks.
 
     Blocks may be NumPy arrays or torch tensors (then the sums live on the blocks' device).
     ``n_samples`` counts the rows seen.  Two accumulators with the same shape add with ``+``.
+
+    **Any block size at full speed.**  ``update`` copies rows into a buffer of ``block_rows`` rows
+    (:func:`sum_block_rows`: chosen from d and the dtype) and adds the buffer into the sums when it
+    is full; blocks of at least ``block_rows`` rows go straight in.  Reading ``gram``, ``hty`` or
+    :meth:`as_float64` (or adding, copying, pickling) first adds the rows still in the buffer
+    (:meth:`flush`), so the sums always equal those of one block up to the order of summation
+    (float64: ~1e-15 relative; float32 blocks: see below).  ``block_rows=1`` adds every block as it comes.
 
     ``dtype`` is the blocks' precision.  The sums are float64 in both cases.  Float32 blocks are
     split into blocks of at most :data:`FLOAT32_BLOCK_ROWS` rows; each is centred on its own
@@ -70,8 +102,9 @@ class NormalEquations:
     rounding, which scales with the features' common offset (``G + λI`` is then not positive
     definite on the paper's MNIST settings with ``weight_scale="he"``); centring removes the
     offset and the per-block float64 summation the growth with N, for O(nd + d²) per block next
-    to the O(nd²) float32 product.  Memory: a float64 and a float32 d × d matrix.
-    ``benchmarks/float32_remedies.md`` measures this against the alternatives.
+    to the O(nd²) float32 product.  Memory: a float64 and a float32 d × d matrix, and the buffer
+    (``block_rows`` × (d + k) in ``dtype``).  ``benchmarks/float32_remedies.md`` measures this
+    against the alternatives.
 
     Examples
     --------
@@ -87,40 +120,119 @@ class NormalEquations:
     True
     """
 
-    def __init__(self, n_hidden: int, n_outputs: int, dtype="float64", device=None):
+    def __init__(self, n_hidden: int, n_outputs: int, dtype="float64", device=None,
+                 block_rows: int | None = None):
         self.n_hidden, self.n_outputs, self.n_samples = int(n_hidden), int(n_outputs), 0
         self.dtype = str(dtype).replace("torch.", "") if "torch" in str(dtype) else np.dtype(dtype).name
         if self.dtype not in ("float32", "float64"):
             raise ValueError(f"dtype must be 'float32' or 'float64', got {dtype!r}")
+        if block_rows is None:
+            block_rows = sum_block_rows(self.n_hidden, self.dtype)
+        if isinstance(block_rows, bool) or not isinstance(block_rows, (int, np.integer)) or block_rows < 1:
+            raise ValueError(f"block_rows must be an integer >= 1, got {block_rows!r}")
+        self.block_rows = int(block_rows)
         self._scratch = None  # float32 d × d partial Gram of one block (float32 blocks only)
+        self._buffer_H = self._buffer_Y = None  # rows gathered, not yet in the sums
+        self._pending = 0
         if device is None:
             # Fortran order lets syrk update G in place.
-            self.gram = np.zeros((n_hidden, n_hidden), dtype=np.float64, order="F")
-            self.hty = np.zeros((n_hidden, n_outputs), dtype=np.float64)
+            self._gram = np.zeros((n_hidden, n_hidden), dtype=np.float64, order="F")
+            self._hty = np.zeros((n_hidden, n_outputs), dtype=np.float64)
         else:
             import torch
 
-            self.gram = torch.zeros((n_hidden, n_hidden), dtype=torch.float64, device=device)
-            self.hty = torch.zeros((n_hidden, n_outputs), dtype=torch.float64, device=device)
+            self._gram = torch.zeros((n_hidden, n_hidden), dtype=torch.float64, device=device)
+            self._hty = torch.zeros((n_hidden, n_outputs), dtype=torch.float64, device=device)
+
+    # -- the sums, complete whenever they are read --------------------------------------
+    @property
+    def gram(self):
+        """``HᵀH`` (d, d) float64, upper triangle valid (the gathered rows added first)."""
+        self.flush()
+        return self._gram
+
+    @gram.setter
+    def gram(self, value):
+        self._gram = value
+
+    @property
+    def hty(self):
+        """``HᵀY`` (d, k) float64 (the gathered rows added first)."""
+        self.flush()
+        return self._hty
+
+    @hty.setter
+    def hty(self, value):
+        self._hty = value
+
+    @property
+    def pending_rows(self) -> int:
+        """Rows counted in ``n_samples`` that wait in the buffer for the next :meth:`flush`."""
+        return self._pending
 
     def update(self, H, Y) -> None:
-        """Add one block: H (n, d) and Y (n, k) in ``dtype`` (any number of rows)."""
+        """Add one block: H (n, d) and Y (n, k) in ``dtype`` (any number of rows, gathered)."""
         if H.shape[1] != self.n_hidden or Y.shape != (H.shape[0], self.n_outputs):
             raise ValueError(f"block shapes H {tuple(H.shape)} and Y {tuple(Y.shape)} do not match "
                              f"d={self.n_hidden}, k={self.n_outputs}")
+        n, start = H.shape[0], 0
+        self.n_samples += n
+        while start < n:
+            if self._pending == 0 and n - start >= self.block_rows:
+                self._add_block(H[start:], Y[start:])      # large enough: no copy
+                return
+            take = min(n - start, self.block_rows - self._pending)
+            self._gather(H[start:start + take], Y[start:start + take])
+            start += take
+            if self._pending == self.block_rows:
+                self.flush()
+
+    def _gather(self, H, Y) -> None:
+        """Copy rows H (m, d), Y (m, k) into the buffer (allocated on first use)."""
+        if self._buffer_H is None:
+            if is_torch(self._gram):
+                import torch
+
+                dtype = getattr(torch, self.dtype)
+                self._buffer_H = torch.empty((self.block_rows, self.n_hidden), dtype=dtype,
+                                             device=self._gram.device)
+                self._buffer_Y = torch.empty((self.block_rows, self.n_outputs), dtype=dtype,
+                                             device=self._gram.device)
+            else:
+                self._buffer_H = np.empty((self.block_rows, self.n_hidden), dtype=self.dtype)
+                self._buffer_Y = np.empty((self.block_rows, self.n_outputs), dtype=self.dtype)
+        rows = slice(self._pending, self._pending + H.shape[0])
+        if is_torch(self._buffer_H):
+            import torch
+
+            self._buffer_H[rows] = torch.as_tensor(H, device=self._buffer_H.device)
+            self._buffer_Y[rows] = torch.as_tensor(Y, device=self._buffer_Y.device)
+        else:
+            self._buffer_H[rows] = H
+            self._buffer_Y[rows] = Y
+        self._pending += H.shape[0]
+
+    def flush(self) -> None:
+        """Add the gathered rows into the sums (a no-op when none wait)."""
+        if self._pending:
+            pending, self._pending = self._pending, 0
+            self._add_block(self._buffer_H[:pending], self._buffer_Y[:pending])
+
+    def _add_block(self, H, Y) -> None:
+        """Add H (n, d), Y (n, k) into the sums now."""
         if self.dtype == "float32":
             for start in range(0, H.shape[0], FLOAT32_BLOCK_ROWS):
                 rows = slice(start, start + FLOAT32_BLOCK_ROWS)
                 self._add_float32_block(H[rows], Y[rows])
-        elif is_torch(self.gram):
-            self.gram.addmm_(H.T, H)
-            self.hty.addmm_(H.T, Y.to(self.hty.dtype))
+        elif is_torch(self._gram):
+            H = H.to(self._gram.dtype)
+            self._gram.addmm_(H.T, H)
+            self._hty.addmm_(H.T, Y.to(self._hty.dtype))
         else:
             H = np.asarray(H, dtype=np.float64)
             # H.T of a C-ordered block is Fortran-ordered: syrk computes (Hᵀ)(Hᵀ)ᵀ = HᵀH with no copy.
-            self.gram = blas.dsyrk(1.0, H.T, beta=1.0, c=self.gram, trans=0, lower=0, overwrite_c=1)
-            self.hty += H.T @ np.asarray(Y, dtype=np.float64)
-        self.n_samples += H.shape[0]
+            self._gram = blas.dsyrk(1.0, H.T, beta=1.0, c=self._gram, trans=0, lower=0, overwrite_c=1)
+            self._hty += H.T @ np.asarray(Y, dtype=np.float64)
 
     def _add_float32_block(self, H, Y) -> None:
         """The float32 remedy for one block of ≤ FLOAT32_BLOCK_ROWS rows: H (n, d), Y (n, k).
@@ -130,7 +242,7 @@ class NormalEquations:
         the column sums H̃ᵀ1 and the rank-2 correction are float64.
         """
         n = H.shape[0]
-        if is_torch(self.gram):
+        if is_torch(self._gram):
             import torch
 
             H, Y = H.to(torch.float32), Y.to(torch.float32)
@@ -138,10 +250,10 @@ class NormalEquations:
             centred = H - shift
             shift = shift.double()
             v = centred.sum(dim=0, dtype=torch.float64) + 0.5 * n * shift
-            self.gram += centred.T @ centred
-            self.gram += torch.outer(shift, v) + torch.outer(v, shift)
-            self.hty += centred.T @ Y
-            self.hty += torch.outer(shift, Y.sum(dim=0, dtype=torch.float64))
+            self._gram += centred.T @ centred
+            self._gram += torch.outer(shift, v) + torch.outer(v, shift)
+            self._hty += centred.T @ Y
+            self._hty += torch.outer(shift, Y.sum(dim=0, dtype=torch.float64))
             return
         H, Y = np.asarray(H, dtype=np.float32), np.asarray(Y, dtype=np.float32)
         shift = H.mean(axis=0)
@@ -153,36 +265,60 @@ class NormalEquations:
         # beta=0 overwrites the upper triangle; the lower one stays zero, as in the float64 sums.
         self._scratch = blas.ssyrk(1.0, centred.T, beta=0.0, c=self._scratch, trans=0, lower=0,
                                    overwrite_c=1)
-        self.gram += self._scratch
-        self.gram = blas.dsyr2k(1.0, shift[:, None], v[:, None], beta=1.0, c=self.gram, trans=0,
-                                lower=0, overwrite_c=1)
-        self.hty += centred.T @ Y
-        self.hty += np.outer(shift, Y.sum(axis=0, dtype=np.float64))
+        self._gram += self._scratch
+        self._gram = blas.dsyr2k(1.0, shift[:, None], v[:, None], beta=1.0, c=self._gram, trans=0,
+                                 lower=0, overwrite_c=1)
+        self._hty += centred.T @ Y
+        self._hty += np.outer(shift, Y.sum(axis=0, dtype=np.float64))
+
+    def release_scratch(self) -> None:
+        """Add the gathered rows, then free the buffer and the float32 scratch Gram (kept otherwise
+        for the next block): call when no more rows will come, to hold only the sums."""
+        self.flush()
+        self._scratch = self._buffer_H = self._buffer_Y = None
 
     @classmethod
-    def from_sums(cls, gram, hty, n_samples: int, dtype="float64", device=None) -> "NormalEquations":
+    def from_sums(cls, gram, hty, n_samples: int, dtype="float64", device=None,
+                  block_rows: int | None = None) -> "NormalEquations":
         """Accumulated sums ``G`` (d, d; upper triangle valid) and ``HᵀY`` (d, k), stored as float64
         (NumPy, or torch on ``device``), to be continued with blocks in ``dtype``."""
-        equations = cls(gram.shape[0], hty.shape[1], dtype, device)
+        equations = cls(gram.shape[0], hty.shape[1], dtype, device, block_rows)
         if device is None:
-            equations.gram = np.array(gram, dtype=np.float64, order="F")
-            equations.hty = np.array(hty, dtype=np.float64)
+            equations._gram = np.array(gram, dtype=np.float64, order="F")
+            equations._hty = np.array(hty, dtype=np.float64)
         else:
             import torch
 
-            equations.gram = torch.as_tensor(gram, dtype=torch.float64, device=device).clone()
-            equations.hty = torch.as_tensor(hty, dtype=torch.float64, device=device).clone()
+            equations._gram = torch.as_tensor(gram, dtype=torch.float64, device=device).clone()
+            equations._hty = torch.as_tensor(hty, dtype=torch.float64, device=device).clone()
         equations.n_samples = int(n_samples)
         return equations
 
+    def copy(self) -> "NormalEquations":
+        """An independent copy with the same sums (gathered rows added first)."""
+        twin = NormalEquations.__new__(NormalEquations)
+        twin.__dict__.update(self.__getstate__())
+        clone = (lambda a: a.clone()) if is_torch(self._gram) else (lambda a: a.copy(order="K"))
+        twin._gram, twin._hty = clone(self._gram), clone(self._hty)
+        return twin
+
     def __getstate__(self):
+        self.flush()
         state = self.__dict__.copy()
-        state["_scratch"] = None  # scratch space, not state: keeps pickles (dask) small
+        # scratch space and the empty buffer, not state: keeps pickles (dask) small
+        state["_scratch"] = state["_buffer_H"] = state["_buffer_Y"] = None
         return state
 
     def __setstate__(self, state):
+        for old, new in (("gram", "_gram"), ("hty", "_hty")):  # pickles from before the buffer
+            if old in state:
+                state[new] = state.pop(old)
         state.setdefault("_scratch", None)
-        state.setdefault("dtype", str(state["gram"].dtype).replace("torch.", ""))
+        state.setdefault("_buffer_H", None)
+        state.setdefault("_buffer_Y", None)
+        state.setdefault("_pending", 0)
+        state.setdefault("dtype", str(state["_gram"].dtype).replace("torch.", ""))
+        state.setdefault("block_rows", sum_block_rows(state["n_hidden"], state["dtype"]))
         self.__dict__.update(state)
 
     def __add__(self, other: "NormalEquations") -> "NormalEquations":
@@ -190,16 +326,17 @@ class NormalEquations:
             raise ValueError("cannot add normal equations of different shapes")
         total = NormalEquations.__new__(NormalEquations)
         total.__dict__.update(self.__getstate__())
-        total.gram = self.gram + other.gram
-        total.hty = self.hty + other.hty
+        total._gram = self.gram + other.gram
+        total._hty = self.hty + other.hty
         total.n_samples = self.n_samples + other.n_samples
         return total
 
     def as_float64(self):
         """``(G_upper, HᵀY)`` in float64, NumPy (G Fortran-ordered) or torch on the sums' device."""
-        if is_torch(self.gram):
-            return self.gram.double(), self.hty.double()
-        return np.asarray(self.gram, dtype=np.float64, order="F"), self.hty.astype(np.float64)
+        self.flush()
+        if is_torch(self._gram):
+            return self._gram.double(), self._hty.double()
+        return np.asarray(self._gram, dtype=np.float64, order="F"), self._hty.astype(np.float64)
 
 
 class NumericalOverflowError(ValueError):

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import blas, lapack
 
-from ._validation import check_alpha, check_choice
+from ._validation import check_alpha, check_choice, check_positive_int
 from .solvers import NormalEquations, NumericalOverflowError, is_torch, solve_normal_equations
 
 METHODS = ("cholesky", "listing3", "information")
@@ -86,6 +86,14 @@ def update_flops(n_hidden: int, batch_size: int, n_outputs: int = 10, method: st
     if method == "cholesky":  # U = P Hᵀ; syrk V Vᵀ; H U; V = U L⁻ᵀ; potrf; residual, L⁻¹E, V Z
         return 3.0 * d * d * B + 3.0 * d * B * B + B**3 / 3 + 4.0 * d * B * k + B * B * k
     return 1.0 * d * d * B + 2.0 * d * B * k  # syrk HᵀH and HᵀY
+
+
+def rls_block_rows(n_hidden: int) -> int:
+    """Rows gathered per RLS block update at width d: d/4 within [64, 1024].
+
+    One block of B rows costs ≈ 3·d²·B + 3·d·B² FLOPs (:func:`update_flops`): B ≤ d/4 keeps the
+    B² part within a quarter of the d² part, and B ≥ 64 keeps the GEMMs compute-bound."""
+    return int(max(64, min(1024, int(n_hidden) // 4)))
 
 
 # -- backends ------------------------------------------------------------------------------
@@ -154,6 +162,15 @@ class StreamingRidge:
         The update (see :mod:`greenelm.streaming`).
     dtype : {"float64", "float32"}
         Precision of the state.
+    block_rows : int or None, default=None
+        ``None`` — **per-call mode**: every :meth:`update` is applied at once, as the paper's
+        listing 3 does (the streaming chapter times this update).  An int — **gathering mode**:
+        batches are kept (validated) until ``block_rows`` rows wait, then applied as one exact
+        block update; reading ``coef_``, ``P``, :meth:`predict`, :meth:`copy` or
+        :meth:`export_state` first applies the rows that wait.  The state after any read is the
+        same ridge solution in both modes (up to rounding); gathering turns many small O(d²·B)
+        updates, each reading and writing all of P, into few compute-bound ones.
+        ``ELMClassifier(partial_fit_method="rls")`` uses it.
 
     Examples
     --------
@@ -167,11 +184,14 @@ class StreamingRidge:
     (8, 2)
     """
 
-    def __init__(self, alpha: float = 1e-3, method: str = "cholesky", dtype: str = "float64"):
+    def __init__(self, alpha: float = 1e-3, method: str = "cholesky", dtype: str = "float64",
+                 block_rows: int | None = None):
         self.alpha = alpha
         self.method = method
         self.dtype = dtype
+        self.block_rows = block_rows
         self.n_samples = 0
+        self._waiting, self._waiting_rows = [], 0  # gathered batches (H, Y), not yet applied
         self._P = self._W = self._equations = None
         self._torch = False
         self.device = None
@@ -183,6 +203,8 @@ class StreamingRidge:
                              "before the first batch")
         check_choice("method", self.method, METHODS)
         check_choice("dtype", self.dtype, STATE_DTYPES)
+        if self.block_rows is not None:
+            check_positive_int("block_rows", self.block_rows)
 
     def fit(self, H, Y) -> "StreamingRidge":
         """Initial fit on H (n, d), Y (n, k) (or (n,)): the ridge solution on these rows."""
@@ -202,9 +224,10 @@ class StreamingRidge:
 
     @classmethod
     def from_normal_equations(cls, equations: NormalEquations, alpha: float = 1e-3,
-                              method: str = "cholesky", dtype: str = "float64") -> "StreamingRidge":
+                              method: str = "cholesky", dtype: str = "float64",
+                              block_rows: int | None = None) -> "StreamingRidge":
         """Initial state from accumulated ``NormalEquations`` (NumPy or torch, on their device)."""
-        return cls(alpha, method, dtype)._start(equations)
+        return cls(alpha, method, dtype, block_rows)._start(equations)
 
     def _start(self, equations: NormalEquations) -> "StreamingRidge":
         self._check_params()
@@ -244,19 +267,18 @@ class StreamingRidge:
         return self
 
     def copy(self) -> "StreamingRidge":
-        """An independent copy of the state."""
+        """An independent copy of the state (waiting rows applied first)."""
+        self.flush()
         twin = StreamingRidge.__new__(StreamingRidge)
         twin.__dict__.update(self.__dict__)
+        twin._waiting = []
         clone = (lambda a: a.clone()) if self._torch else (lambda a: a.copy(order="K"))
         if self._P is not None:
             twin._P = clone(self._P)
         if self._W is not None:
             twin._W = clone(self._W)
         if self._equations is not None:
-            twin._equations = NormalEquations.__new__(NormalEquations)
-            twin._equations.__dict__.update(self._equations.__dict__)
-            twin._equations.gram = clone(self._equations.gram)
-            twin._equations.hty = clone(self._equations.hty)
+            twin._equations = self._equations.copy()
         return twin
 
     # -- state export / import (for saving a model without pickle) ---------------------
@@ -266,6 +288,7 @@ class StreamingRidge:
         state's dtype, or for the information form its sums ``gram`` (d, d, upper triangle
         valid) and ``hty`` (d, k), float64 whatever the dtype of the batches."""
         self._check_started()
+        self.flush()
         as_numpy = (lambda a: a.detach().cpu().numpy()) if self._torch else np.asarray
         if self.method == "information":
             arrays = {"gram": as_numpy(self._equations.gram), "hty": as_numpy(self._equations.hty)}
@@ -276,10 +299,11 @@ class StreamingRidge:
         return scalars, arrays
 
     @classmethod
-    def from_state(cls, scalars: dict, arrays: dict, device=None) -> "StreamingRidge":
+    def from_state(cls, scalars: dict, arrays: dict, device=None,
+                   block_rows: int | None = None) -> "StreamingRidge":
         """Rebuild a state from :meth:`export_state`'s output, as NumPy (``device=None``) or as torch
         tensors on ``device``.  Shapes and dtypes are checked; ``ValueError`` names what is wrong."""
-        state = cls(scalars["alpha"], scalars["method"], scalars["dtype"])
+        state = cls(scalars["alpha"], scalars["method"], scalars["dtype"], block_rows)
         state._check_params()
         n_samples = scalars["n_samples"]
         if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
@@ -353,9 +377,48 @@ class StreamingRidge:
 
     # -- the update ----------------------------------------------------------------------
     def update(self, H, Y) -> "StreamingRidge":
-        """Add a batch H (B, d), Y (B, k): afterwards ``coef_`` is the ridge solution on all rows."""
+        """Add a batch H (B, d), Y (B, k): afterwards ``coef_`` is the ridge solution on all rows.
+
+        In gathering mode (``block_rows`` set) the batch waits, validated, until ``block_rows``
+        rows wait or the state is read; a batch of ``block_rows`` rows or more goes in at once."""
         self._check_started()
         H, Y = self._as_pair(H, Y, self.n_hidden, self.n_outputs)
+        if self.block_rows is None:
+            self._apply(H, Y)
+            return self
+        self._waiting.append((H, Y))
+        self._waiting_rows += H.shape[0]
+        self.n_samples += H.shape[0]
+        if self._waiting_rows >= self.block_rows:
+            self.flush()
+        return self
+
+    def flush(self) -> None:
+        """Apply the gathered batches as one exact block update (a no-op when none wait).
+
+        A failure (lost definiteness, overflow) leaves the state as it was and drops the batches
+        that waited: the error says how many rows."""
+        if not self._waiting_rows:
+            return
+        waiting, rows = self._waiting, self._waiting_rows
+        self._waiting, self._waiting_rows = [], 0
+        self.n_samples -= rows
+        if len(waiting) == 1:
+            H, Y = waiting[0]
+        elif self._torch:
+            import torch
+
+            H, Y = torch.cat([h for h, _ in waiting]), torch.cat([y for _, y in waiting])
+        else:
+            H, Y = np.concatenate([h for h, _ in waiting]), np.concatenate([y for _, y in waiting])
+        try:
+            self._apply(H, Y)
+        except (np.linalg.LinAlgError, ValueError) as error:
+            raise type(error)(f"{error} (while applying {rows} gathered rows; they were dropped "
+                              "and the state is as before them)") from error
+
+    def _apply(self, H, Y) -> None:
+        """Apply one validated batch H (B, d), Y (B, k) now."""
         if self.method == "information":
             self._equations.update(H, Y)
             self._W = None
@@ -367,7 +430,6 @@ class StreamingRidge:
         else:
             self._update_cholesky_numpy(H, Y)
         self.n_samples += H.shape[0]
-        return self
 
     def _update_cholesky_numpy(self, H, Y) -> None:
         P, W = self._P, self._W
@@ -413,6 +475,7 @@ class StreamingRidge:
     def coef_(self):
         """Current readout W2 (d, k): NumPy array, or tensor on the state's device."""
         self._check_started()
+        self.flush()
         if self._W is None:  # information form: solve on demand, cache until the next update
             gram, hty = self._equations.as_float64()
             W = solve_normal_equations(gram, hty, self.alpha, "cholesky")
@@ -427,6 +490,7 @@ class StreamingRidge:
     def P(self):
         """``(HᵀH + λI)⁻¹`` (d, d) of the rows seen (the information form inverts on demand)."""
         self._check_started()
+        self.flush()
         if self._P is not None:
             return self._P
         gram, _ = self._equations.as_float64()
@@ -453,5 +517,6 @@ class StreamingRidge:
 
     def __repr__(self) -> str:
         where = "numpy" if not self._torch else f"torch:{self.device}"
-        return (f"StreamingRidge(alpha={self.alpha}, method={self.method!r}, dtype={self.dtype!r}, "
-                f"backend={where}, n_samples={self.n_samples})")
+        gathering = "" if self.block_rows is None else f", block_rows={self.block_rows}"
+        return (f"StreamingRidge(alpha={self.alpha}, method={self.method!r}, dtype={self.dtype!r}"
+                f"{gathering}, backend={where}, n_samples={self.n_samples})")

@@ -54,9 +54,8 @@ def _as_numpy(array) -> np.ndarray:
 
 def _equations_on(equations: NormalEquations, backend: str) -> NormalEquations:
     """A copy of float64 NumPy normal equations on ``backend``."""
-    moved = NormalEquations.__new__(NormalEquations)
-    moved.__dict__.update(equations.__dict__)
-    moved.gram, moved.hty = _to_backend(equations.gram, backend), _to_backend(equations.hty, backend)
+    moved = equations.copy()
+    moved.gram, moved.hty = _to_backend(moved.gram, backend), _to_backend(moved.hty, backend)
     return moved
 
 

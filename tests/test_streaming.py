@@ -233,6 +233,7 @@ def test_rls_partial_fit_equals_fit(device):
     streamed = ELMClassifier(partial_fit_method="rls", **params)
     for start in range(0, len(X), 70):
         streamed.partial_fit(X[start:start + 70], y[start:start + 70], classes=np.unique(y))
+        streamed.coef_                   # noqa: B018 - a read between batches: RLS block updates
     assert streamed.stream_.n_samples == len(X) and streamed.equations_ is None
     assert relative_error(streamed.coef_, full.coef_) <= 1e-9
     np.testing.assert_array_equal(streamed.predict(X), full.predict(X))

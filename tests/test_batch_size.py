@@ -1,0 +1,190 @@
+"""Any batch size gives the same model: gathered sums, readouts solved on first read, RLS block updates.
+
+The sums of :class:`NormalEquations` equal one-block sums up to the order of summation (float64:
+1e-12 relative; float32 blocks: float32 rounding of each block's centred product); predictions
+read after any sequence of ``partial_fit`` calls equal those of a model that solved after every
+batch (the behaviour before rows were gathered) to 1e-10 in float64.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+from greenelm import ELMClassifier, ELMRegressor, NormalEquations, StreamingRidge, load_model, solve
+from greenelm.solvers import symmetrize_upper, sum_block_rows
+from greenelm.streaming import rls_block_rows
+
+
+def blocks(n, size):
+    return [slice(start, start + size) for start in range(0, n, size)]
+
+
+def rows(n=700, D=12, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, D))
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int) + (X[:, 2] > 0.8)
+    return X, y
+
+
+# -- the sums ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("size", [1, 7, 16, 256, 1000])
+def test_gathered_float64_sums_equal_one_block(size):
+    rng = np.random.default_rng(1)
+    H, Y = rng.random((900, 40)), rng.random((900, 3))
+    whole = NormalEquations(40, 3, block_rows=1)
+    whole.update(H, Y)
+    gathered = NormalEquations(40, 3, block_rows=64)
+    for part in blocks(len(H), size):
+        gathered.update(H[part], Y[part])
+    assert gathered.n_samples == 900
+    np.testing.assert_allclose(np.triu(gathered.gram), np.triu(whole.gram), rtol=1e-12)
+    np.testing.assert_allclose(gathered.hty, whole.hty, rtol=1e-12)
+    assert gathered.pending_rows == 0          # reading the sums added the rows that waited
+
+
+def test_rows_wait_in_the_buffer_until_read_and_count_at_once():
+    rng = np.random.default_rng(2)
+    H, Y = rng.random((10, 5)), rng.random((10, 2))
+    equations = NormalEquations(5, 2, block_rows=8)
+    equations.update(H[:5], Y[:5])
+    assert equations.n_samples == 5 and equations.pending_rows == 5
+    equations.update(H[5:], Y[5:])            # 3 rows fill the block (flushed), 2 wait
+    assert equations.n_samples == 10 and equations.pending_rows == 2
+    np.testing.assert_allclose(symmetrize_upper(equations.gram), H.T @ H, rtol=1e-13)
+    assert equations.pending_rows == 0
+
+
+@pytest.mark.parametrize("size", [1, 7, 256])
+def test_gathered_float32_sums_equal_one_block_to_float32_rounding(size):
+    rng = np.random.default_rng(3)
+    H, Y = rng.random((5000, 30), dtype=np.float32), rng.random((5000, 2), dtype=np.float32)
+    exact = H.astype(np.float64).T @ H.astype(np.float64)
+    gathered = NormalEquations(30, 2, "float32")
+    for part in blocks(len(H), size):
+        gathered.update(H[part], Y[part])
+    # each 4096-row block is a centred float32 product: relative error ~ sqrt(n) * eps32
+    np.testing.assert_allclose(symmetrize_upper(gathered.gram), exact, rtol=2e-5)
+    whole = NormalEquations(30, 2, "float32")
+    whole.update(H, Y)
+    np.testing.assert_array_equal(gathered.gram, whole.gram)     # same blocks of 4096: same sums
+
+
+def test_sums_survive_pickle_copy_and_addition_with_rows_waiting():
+    rng = np.random.default_rng(4)
+    H, Y = rng.random((50, 6)), rng.random((50, 2))
+    equations = NormalEquations(6, 2, block_rows=32)
+    equations.update(H[:20], Y[:20])
+    for twin in (pickle.loads(pickle.dumps(equations)), copy.deepcopy(equations), equations.copy()):
+        twin.update(H[20:], Y[20:])
+        np.testing.assert_allclose(symmetrize_upper(twin.gram), H.T @ H, rtol=1e-13)
+    other = NormalEquations(6, 2, block_rows=32)
+    other.update(H[20:], Y[20:])
+    both = equations + other
+    assert both.n_samples == 50
+    np.testing.assert_allclose(symmetrize_upper(both.gram), H.T @ H, rtol=1e-13)
+    np.testing.assert_allclose(symmetrize_upper(equations.gram), H[:20].T @ H[:20], rtol=1e-13)
+
+
+def test_torch_sums_gather_on_their_device():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(5)
+    H, Y = rng.random((300, 9)), rng.random((300, 2))
+    equations = NormalEquations(9, 2, device="cpu", block_rows=100)
+    for part in blocks(300, 7):
+        equations.update(torch.as_tensor(H[part]), torch.as_tensor(Y[part]))
+    assert type(equations.gram).__module__.startswith("torch")
+    np.testing.assert_allclose(symmetrize_upper(equations.gram).numpy(), H.T @ H, rtol=1e-12)
+
+
+def test_block_rule_and_bad_block_rows():
+    assert sum_block_rows(2000) == 1024 and sum_block_rows(2000, "float32") == 4096
+    assert sum_block_rows(100_000, "float64") == 335            # the 256 MiB buffer bound
+    assert sum_block_rows(10**7, "float32") == 256              # never fewer than 256 rows
+    assert [rls_block_rows(d) for d in (100, 2000, 8000)] == [64, 500, 1024]
+    with pytest.raises(ValueError, match="block_rows must be an integer >= 1, got 0"):
+        NormalEquations(4, 1, block_rows=0)
+    with pytest.raises(ValueError, match="block_rows must be an integer >= 1, got 2.5"):
+        StreamingRidge(1e-3, block_rows=2.5).fit(np.ones((3, 2)), np.ones((3, 1)))
+
+
+# -- partial_fit: the readout waits to be read --------------------------------------------------
+def solved_every_batch(model, X, y, size, classes):
+    """The behaviour before gathering: the exact ridge solve after every batch."""
+    outputs = []
+    for part in blocks(len(X), size):
+        model.partial_fit(X[part], y[part], classes=classes)
+        equations = model.equations_.copy()
+        outputs.append(model.features_.transform(X) @ solve(equations, model.solver, model.alpha))
+    return outputs
+
+
+@pytest.mark.parametrize("size", [1, 7, 16, 256])
+def test_normal_partial_fit_equals_fit_at_any_batch_size(size):
+    X, y = rows()
+    params = dict(n_hidden=40, alpha=1e-2, random_state=1)
+    full = ELMClassifier(**params).fit(X, y)
+    streamed = ELMClassifier(**params)
+    for part in blocks(len(X), size):
+        streamed.partial_fit(X[part], y[part], classes=[0, 1, 2])
+    assert "coef_" not in vars(streamed)                      # nothing solved yet
+    np.testing.assert_allclose(streamed.decision_function(X), full.decision_function(X),
+                               rtol=0, atol=1e-10)
+    np.testing.assert_array_equal(streamed.predict(X), full.predict(X))
+
+
+@pytest.mark.parametrize("size", [7, 16])
+def test_reads_interleaved_with_batches_give_each_batch_exact_readout(size):
+    X, y = rows(300)
+    reference = solved_every_batch(ELMClassifier(n_hidden=30, alpha=1e-2), X, y, size, [0, 1, 2])
+    model = ELMClassifier(n_hidden=30, alpha=1e-2)
+    for step, part in enumerate(blocks(len(X), size)):
+        model.partial_fit(X[part], y[part], classes=[0, 1, 2])
+        if step % 3 == 0 or step == len(reference) - 1:
+            np.testing.assert_allclose(model.decision_function(X), reference[step], rtol=0, atol=1e-10)
+
+
+@pytest.mark.parametrize("size", [1, 7, 16, 256])
+def test_rls_partial_fit_equals_fit_at_any_batch_size_with_reads(size):
+    X, y = rows(600)
+    Y = np.c_[y, X[:, 3]].astype(float)
+    params = dict(n_hidden=50, alpha=0.3, random_state=2)
+    full = ELMRegressor(**params).fit(X, Y)
+    quiet, reading = ELMRegressor(partial_fit_method="rls", **params), ELMRegressor(partial_fit_method="rls", **params)
+    for step, part in enumerate(blocks(len(X), size)):
+        quiet.partial_fit(X[part], Y[part])
+        reading.partial_fit(X[part], Y[part])
+        if step % 5 == 1:
+            prefix = ELMRegressor(**params).fit(X[:part.stop], Y[:part.stop])
+            np.testing.assert_allclose(reading.predict(X), prefix.predict(X), rtol=0, atol=1e-10)
+    for model in (quiet, reading):
+        np.testing.assert_allclose(model.predict(X), full.predict(X), rtol=0, atol=1e-10)
+    assert reading.stream_.block_rows == rls_block_rows(50) and reading.stream_.n_samples == len(X)
+
+
+@pytest.mark.parametrize("method", ["normal", "rls"])
+def test_save_pickle_and_deepcopy_solve_the_waiting_readout(tmp_path, method):
+    X, y = rows(200)
+    model = ELMClassifier(n_hidden=25, alpha=1e-2, partial_fit_method=method)
+    for part in blocks(len(X), 9):
+        model.partial_fit(X[part], y[part], classes=[0, 1, 2])
+    reference = ELMClassifier(n_hidden=25, alpha=1e-2).fit(X, y).decision_function(X)
+    for twin in (pickle.loads(pickle.dumps(model)), copy.deepcopy(model),
+                 load_model(model.save(tmp_path / "m.npz"))):
+        np.testing.assert_allclose(twin.decision_function(X), reference, rtol=0, atol=1e-10)
+    assert model.score(X, y) == ELMClassifier(n_hidden=25, alpha=1e-2).fit(X, y).score(X, y)
+
+
+def test_a_singular_readout_fails_on_read_and_again_until_fixed():
+    X, y = rows(20, D=3)
+    model = ELMClassifier(n_hidden=60, alpha=0.0, solver="cholesky")    # d > N at λ = 0: singular
+    model.partial_fit(X, y, classes=[0, 1, 2])
+    for _ in range(2):
+        with pytest.raises(np.linalg.LinAlgError, match="singular at λ = 0"):
+            model.predict(X)
+    assert "coef_" not in vars(model)                     # no readout from before the failure
+    model.set_params(alpha=1e-3)
+    assert model.predict(X).shape == (20,)
