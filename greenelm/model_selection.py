@@ -25,7 +25,8 @@ class RidgePath:
     """All ridge readouts of one set of normal equations, for any λ > 0.
 
     gram_upper (d, d) with its upper triangle valid, hty (d, k), ``yty`` = ‖Y‖²_F (a number),
-    ``n_samples`` = N.
+    ``n_samples`` = N.  ``overwrite_gram=True`` lets the eigensolver use a float64 NumPy
+    ``gram_upper`` as its workspace (its contents are then lost): 8·d² bytes less at the peak.
 
     Examples
     --------
@@ -41,8 +42,8 @@ class RidgePath:
     (['alpha', 'loo_accuracy', 'loo_mse'], (3,))
     """
 
-    def __init__(self, gram_upper, hty, yty: float, n_samples: int):
-        spectrum = GramSpectrum(gram_upper)
+    def __init__(self, gram_upper, hty, yty: float, n_samples: int, overwrite_gram: bool = False):
+        spectrum = GramSpectrum(gram_upper, overwrite=overwrite_gram)
         self.eigenvalues = np.clip(spectrum.eigenvalues, 0.0, None)
         self.eigenvectors = spectrum.eigenvectors
         self.rotated_targets = self.eigenvectors.T @ np.asarray(hty, dtype=np.float64)   # Z (d, k)
@@ -81,8 +82,16 @@ class RidgePath:
                          "gcv": self.n_samples * rss / (self.n_samples - dof) ** 2})
         return {key: np.array([row[key] for row in rows]) for key in ("alpha", "dof", "train_rss", "gcv")}
 
+    def rotate(self, H) -> np.ndarray:
+        """Rows of features in the eigenbasis, ``H V`` (b, d) float64, from H (b, d): what
+        :meth:`leave_one_out` computes first, to be kept when the same rows serve many calls."""
+        H = np.asarray(H)
+        if H.ndim != 2 or H.shape[1] != len(self.eigenvalues):
+            raise ValueError(f"H must be (b, d={len(self.eigenvalues)}), got {H.shape}")
+        return np.asarray(H, dtype=np.float64) @ self.eigenvectors
+
     def leave_one_out(self, alphas, blocks: Iterable[tuple[np.ndarray, np.ndarray]],
-                      sample: bool = False) -> dict[str, np.ndarray]:
+                      sample: bool = False, rotated: bool = False) -> dict[str, np.ndarray]:
         """Exact LOO over all N samples, from one pass over ``blocks`` of (H (b, d), Y (b, k)).
 
         Per λ: the LOO mean squared error (per sample, summed over the k outputs) and, for one-hot
@@ -92,6 +101,9 @@ class RidgePath:
         ``sample=True``: the blocks are a sample of the N training rows (each of them one of the rows
         the normal equations summed); each of their LOO residuals is still exact, and the means are
         over the sample (an unbiased estimate of the means over all N when the sample is random).
+
+        ``rotated=True``: each block's first member is already ``H V`` (:meth:`rotate`), so a
+        search over λ one value at a time pays the (b × d × d) rotation once.
         """
         alphas = self._alphas(alphas)
         s, V = self.eigenvalues, self.eigenvectors
@@ -102,7 +114,7 @@ class RidgePath:
             H, Y = np.asarray(H, dtype=np.float64), np.asarray(Y, dtype=np.float64)
             if H.shape[1] != len(s) or len(Y) != len(H):
                 raise ValueError(f"block shapes H {H.shape} and Y {Y.shape} do not match d={len(s)}")
-            P = H @ V                                                      # (b, d)
+            P = H if rotated else H @ V                                    # (b, d)
             leverage = (P * P) @ inverses.T                                # (b, n_alpha)
             labels = Y.argmax(axis=1)
             for a, coef in enumerate(coefficients):

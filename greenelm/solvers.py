@@ -516,7 +516,8 @@ class GramSpectrum:
     True
     """
 
-    def __init__(self, gram_upper):
+    def __init__(self, gram_upper, overwrite: bool = False):
+        """``overwrite=True``: a float64 NumPy ``gram_upper`` may serve as LAPACK's workspace."""
         check_finite_sums(gram_upper)
         if _large_on_torch(gram_upper):
             import torch
@@ -528,7 +529,7 @@ class GramSpectrum:
             with _scipy_threads(gram_upper.shape[0]):
                 self.eigenvalues, self.eigenvectors = scipy.linalg.eigh(
                     np.asarray(gram_upper, dtype=np.float64), lower=False, check_finite=False,
-                    driver="evr")
+                    driver="evr", overwrite_a=bool(overwrite))
 
     def weights(self, hty: np.ndarray, alpha: float, rcond: float | None = None) -> np.ndarray:
         """Readout (d, k) for ridge strength ``alpha`` from HᵀY (d, k)."""

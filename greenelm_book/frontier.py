@@ -5,7 +5,10 @@
   blocks into the normal equations (augmented copies of the training images, when asked, are folded
   into the same sums), λ by exact leave-one-out on a random sample of training rows from one
   eigendecomposition (:class:`greenelm.RidgePath`), then the test accuracy, the fit's seconds and the
-  process's peak memory.
+  process's peak memory, per stage.  The feature map works in small image blocks (its cache's
+  size); the sums receive large row blocks (:func:`greenelm.solvers.sum_block_rows`).
+* :func:`readout_memory` and :func:`ultra_wide_memory` state what each stage holds, and
+  :func:`check_memory` refuses a fit that will not fit before it starts.
 * :func:`cost_curve` pairs every accuracy the results store holds with the seconds its training took.
 
 Images are rows in height-width-channel order, as ``load_dataset(...).flat()`` gives them.
@@ -14,6 +17,8 @@ Images are rows in height-width-channel order, as ``load_dataset(...).flat()`` g
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -26,13 +31,16 @@ IMAGE_SHAPES = {"mnist": ((28, 28, 1), 5), "fashion-mnist": ((28, 28, 1), 5), "c
 AUGMENTATIONS = ("flip", "shift")
 
 
-def augmented(images: np.ndarray, how: str) -> list[np.ndarray]:
-    """Extra copies of ``images`` (N, H, W, C): ``"flip"`` the mirror image (left-right), ``"shift"``
-    the four one-pixel shifts (edges repeated). Each copy (N, H, W, C) keeps the rows' order."""
-    check_choice("augmentation", how, AUGMENTATIONS)
-    if how == "flip":
-        return [images[:, :, ::-1]]
-    copies = []
+def augmented(images: np.ndarray, how: str) -> Iterator[np.ndarray]:
+    """Extra copies of ``images`` (N, H, W, C), made one at a time: ``"flip"`` the mirror image
+    (left-right, a view), ``"shift"`` the four one-pixel shifts (edges repeated). Each copy
+    (N, H, W, C) keeps the rows' order."""
+    check_choice("augmentation", how, AUGMENTATIONS)     # now, not on the first copy
+    return iter([images[:, :, ::-1]]) if how == "flip" else _shifted(images)
+
+
+def _shifted(images: np.ndarray) -> Iterator[np.ndarray]:
+    """The four one-pixel shifts of ``images`` (N, H, W, C), edges repeated, one at a time."""
     for axis, step in ((1, 1), (1, -1), (2, 1), (2, -1)):
         shifted = np.roll(images, step, axis=axis)
         edge = [slice(None)] * 4
@@ -40,8 +48,82 @@ def augmented(images: np.ndarray, how: str) -> list[np.ndarray]:
         source = [slice(None)] * 4
         source[axis] = 1 if step == 1 else -2
         shifted[tuple(edge)] = shifted[tuple(source)]
-        copies.append(shifted)
-    return copies
+        yield shifted
+
+
+GB = 1e9
+
+
+def available_memory_bytes() -> int:
+    """Memory this process can still take without swapping (Linux ``MemAvailable``; else total RAM)."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    import os
+
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def check_memory(plan: dict, what: str, available: int | None = None) -> None:
+    """Raise ``MemoryError`` before a fit whose stages (``plan`` in bytes, from :func:`readout_memory`
+    or :func:`ultra_wide_memory`, whose ``data`` is already loaded) need more than the memory
+    available now, naming every stage's size."""
+    available = available_memory_bytes() if available is None else int(available)
+    if plan["peak"] - plan.get("data", 0) <= available:
+        return
+    stages = ", ".join(f"{name} {size / GB:.2f} GB" for name, size in plan.items() if name != "peak")
+    raise MemoryError(f"{what} needs about {plan['peak'] / GB:.1f} GB at its peak ({stages}) but "
+                      f"{available / GB:.1f} GB are available: use fewer features or training rows")
+
+
+def readout_memory(n_features: int, n_classes: int, n_train: int, n_test: int, image_values: int,
+                   loo_rows: int, augment_copy: bool = False, chunk_images: int = 8,
+                   positions: int = 729, patch_values: int = 108) -> dict:
+    """Bytes each stage of :func:`patch_readout` holds, and the peak (data + the largest stage).
+
+    * ``data``: the float32 training and test images (N·V and N_test·V values) and, with shift
+      augmentation, one shifted copy at a time;
+    * ``sums``: the float64 Gram (8·d²) and HᵀY, the float32 scratch Gram (4·d²), the gathering
+      buffer (:func:`~greenelm.solvers.sum_block_rows` rows of d float32) and one feature block
+      (``chunk_images`` images: positions × (patch + K) float32 values, twice);
+    * ``spectrum``: the Gram (overwritten by the eigensolver) and its eigenvectors (8·d² each);
+    * ``loo``: the eigenvectors, the LOO rows' features (float32) and their rotation (float64).
+    """
+    from greenelm.solvers import sum_block_rows
+
+    d, k = int(n_features), int(n_classes)
+    images = 4 * image_values * (n_train + n_test + (n_train if augment_copy else 0))
+    block = 2 * 4 * chunk_images * positions * (patch_values + d)
+    plan = {"data": images,
+            "sums": 8 * d * d + 4 * d * d + 4 * sum_block_rows(d, "float32") * (d + k) + block,
+            "spectrum": 2 * 8 * d * d + 40 * 8 * d,
+            "loo": 8 * d * d + loo_rows * d * (4 + 8)}
+    plan["peak"] = plan["data"] + max(plan["sums"], plan["spectrum"], plan["loo"])
+    return plan
+
+
+def ultra_wide_memory(n_hidden: int, n_classes: int, n_train: int, n_test: int, n_inputs: int,
+                      loo_rows: int, chunk_rows: int = 2048) -> dict:
+    """Bytes each stage of :func:`ultra_wide` holds, and the peak (data + the largest stage).
+
+    * ``data``: the float32 training and test inputs;
+    * ``sums``: the float64 Gram (8·d²), the float32 scratch Gram (4·d²), the gathering buffer and
+      one feature block (``chunk_rows`` × d float32), then the float32 copy of the Gram made while
+      the float64 one is still held (4·d²; the scratch is freed first);
+    * ``solve``: per λ the float32 Gram, ``G + λI`` in float64 factorised in place (8·d²), the LOO
+      and test rows' features (float32) and the LOO rows' triangular solve (float64, twice).
+    """
+    from greenelm.solvers import sum_block_rows
+
+    d, k = int(n_hidden), int(n_classes)
+    plan = {"data": 4 * n_inputs * (n_train + n_test),
+            "sums": max(12 * d * d + 4 * d * (sum_block_rows(d, "float32") + chunk_rows), 12 * d * d),
+            "solve": 12 * d * d + 4 * d * (loo_rows + n_test) + 2 * 8 * d * loo_rows + 8 * d * k}
+    plan["peak"] = plan["data"] + max(plan["sums"], plan["solve"])
+    return plan
 
 
 def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = None, pool: int = 2,
@@ -54,11 +136,15 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     the given ``alpha``: with augmented copies in the sums a left-out row's copies stay in, so LOO
     would favour too little regularisation; the chapter passes the λ LOO chose without augmentation.
     ``device``: where the features are computed (None NumPy, or a torch device); the sums and the
-    solve are NumPy float64 either way.
+    solve are NumPy float64 either way.  The map works on ``chunk_images`` images at a time; the sums
+    gather their rows into large blocks.  Before anything large is allocated, the plan of
+    :func:`readout_memory` is checked against the memory available (``MemoryError`` naming the sizes).
 
     Returns a dict: accuracy (%), alpha, interior, n_features, fit_seconds (features + sums +
-    eigendecomposition + λ choice + readout), feature_seconds, predict_seconds, peak_memory_gb, the
-    LOO path (alpha, loo_mse, loo_accuracy) and n_train (rows summed, augmented copies included).
+    eigendecomposition + λ choice + readout), feature_seconds, spectrum_seconds, loo_seconds,
+    predict_seconds, peak_memory_gb (the whole fit) and stage_peak_gb (per stage: sums, spectrum,
+    loo), memory_plan_gb (:func:`readout_memory`), the LOO path (alpha, loo_mse, loo_accuracy) and
+    n_train (rows summed, augmented copies included).
     """
     from greenelm import NormalEquations, RandomPatchFeatures, RidgePath, load_dataset
 
@@ -75,28 +161,55 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     X_test = data.flat("test", np.float32).reshape((-1,) + shape)
     n_classes = int(data.y_train.max()) + 1
     targets = np.eye(n_classes, dtype=np.float32)
+    n_train, loo_rows = len(data.y_train), min(int(loo_rows), len(data.y_train))
+    features = RandomPatchFeatures(shape, n_patches=n_patches, patch_size=p, pool=pool, threshold=threshold,
+                                   whiten_eps=whiten_eps, random_state=seed, device=device)
+    side = shape[0] - p + 1
+    plan = readout_memory(features.n_features_out, n_classes, n_train, len(data.y_test), int(np.prod(shape)),
+                          loo_rows, augment_copy="shift" in augment, chunk_images=chunk_images,
+                          positions=side * side, patch_values=p * p * shape[2])
+    check_memory(plan, f"the patch readout of {dataset} with {features.n_features_out} features")
+    stage_peak = {}
+
+    def stage_done(name: str) -> None:
+        stage_peak[name] = peak_rss_bytes() / GB
+        reset_peak_rss()
+
     reset_peak_rss()
     start = time.perf_counter()
-    features = RandomPatchFeatures(shape, n_patches=n_patches, patch_size=p, pool=pool, threshold=threshold,
-                                   whiten_eps=whiten_eps, random_state=seed, device=device).fit(X_train)
+    features.fit(X_train)
 
     def blocks(images):
         for rows, H in features.chunks(images, chunk_images):
             yield rows, (H.cpu().numpy() if hasattr(H, "cpu") else H)
 
+    def feature_rows(images) -> np.ndarray:
+        """Features (n, d) float32 of ``images``, block by block into one array: keeping the small
+        blocks themselves would pin the allocator's freed block-sized regions (GBs of RSS)."""
+        out = np.empty((len(images), features.n_features_out), dtype=np.float32)
+        for rows, H in blocks(images):
+            out[rows] = H
+        return out
+
     equations = NormalEquations(features.n_features_out, n_classes, "float32")
-    copies = [X_train] + [c for how in augment for c in augmented(X_train, how)]
-    for images in copies:
+    for images in _training_copies(X_train, augment):
         for rows, H in blocks(images):
             equations.update(H, targets[data.y_train[rows]])
+    equations.release_scratch()                      # the gathered rows added; scratch and buffer freed
     feature_seconds = time.perf_counter() - start
-    n_train = len(data.y_train)
-    path = RidgePath(equations.gram, equations.hty, float(equations.n_samples), equations.n_samples)
-    rows = np.sort(np.random.default_rng(seed).choice(n_train, size=min(int(loo_rows), n_train), replace=False))
-    H_loo = np.vstack([H for _, H in blocks(X_train[rows])]).astype(np.float64)
-    Y_loo = targets[data.y_train[rows]].astype(np.float64)
+    stage_done("sums")
+    n_summed = equations.n_samples
+    # the eigensolver may overwrite the Gram: nothing else needs it
+    path = RidgePath(equations.gram, equations.hty, float(n_summed), n_summed, overwrite_gram=True)
+    del equations
+    spectrum_seconds = time.perf_counter() - start - feature_seconds
+    stage_done("spectrum")
+    loo_index = np.sort(np.random.default_rng(seed).choice(n_train, size=loo_rows, replace=False))
+    rotated = path.rotate(feature_rows(X_train[loo_index]))        # (loo_rows, d) float64, once for every λ
+    Y_loo = targets[data.y_train[loo_index]].astype(np.float64)
+
     def evaluate(a: float) -> dict:
-        found = path.leave_one_out([a], [(H_loo, Y_loo)], sample=True)
+        found = path.leave_one_out([a], [(rotated, Y_loo)], sample=True, rotated=True)
         return {"alpha": float(a), "loo_mse": float(found["loo_mse"][0]),
                 "loo_accuracy": float(found["loo_accuracy"][0])}
 
@@ -104,20 +217,34 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
         searched, interior = search_lambda(evaluate, alphas, factor=10.0, max_extend=11)
     else:
         searched, interior = [evaluate(alpha)], None
+    del rotated
     best = min(searched, key=lambda r: r["loo_mse"])["alpha"]
     W = path.weights(best).astype(np.float32)
     fit_seconds = time.perf_counter() - start
+    loo_seconds = fit_seconds - feature_seconds - spectrum_seconds
+    stage_done("loo")
     start = time.perf_counter()
-    scores = np.vstack([H @ W for _, H in blocks(X_test)])
+    scores = np.empty((len(X_test), n_classes), dtype=np.float32)
+    for rows, H in blocks(X_test):
+        scores[rows] = H @ W
     predict_seconds = time.perf_counter() - start
     return {"dataset": dataset, "n_patches": int(n_patches), "pool": int(pool), "seed": int(seed),
             "device": "numpy" if device is None else str(device),
-            "augment": list(augment), "n_features": features.n_features_out, "n_train": int(equations.n_samples),
+            "augment": list(augment), "n_features": features.n_features_out, "n_train": int(n_summed),
             "accuracy": 100 * float(np.mean(scores.argmax(axis=1) == data.y_test)), "alpha": float(best),
             "interior": interior, "fit_seconds": fit_seconds, "feature_seconds": feature_seconds,
-            "predict_seconds": predict_seconds, "peak_memory_gb": peak_rss_bytes() / 1e9,
+            "spectrum_seconds": spectrum_seconds, "loo_seconds": loo_seconds,
+            "predict_seconds": predict_seconds, "peak_memory_gb": max(stage_peak.values()),
+            "stage_peak_gb": stage_peak, "memory_plan_gb": {key: value / GB for key, value in plan.items()},
             "loo": {key: [r[key] for r in searched] for key in ("alpha", "loo_mse", "loo_accuracy")},
-            "loo_rows": int(len(rows))}
+            "loo_rows": int(len(loo_index))}
+
+
+def _training_copies(X_train: np.ndarray, augment: tuple) -> Iterator[np.ndarray]:
+    """The training images (N, H, W, C), then each augmented copy, one at a time."""
+    yield X_train
+    for how in augment:
+        yield from augmented(X_train, how)
 
 
 #: suffixes of the store's time keys that :func:`cost_curve` pairs with ``…/accuracy``
@@ -182,7 +309,8 @@ def kernel_limit(dataset: str, subset: int | None, jitter: float, attempts: int 
 def ultra_wide(dataset: str, subset: int | None, n_hidden: int, seed: int, lambdas, loo_rows: int = 3000,
                factor: float = 10.0, max_extend: int = 4, chunk_rows: int = 2048) -> dict:
     """One Green-ELM of width ``n_hidden`` (W, b ~ N(0, 1), seed ``seed``) with λ by exact LOO, within
-    the memory of one float32 Gram and one float64 factor.
+    the memory of one float32 Gram and one float64 factor (:func:`ultra_wide_memory`, checked before
+    it starts).
 
     The normal equations are accumulated from float32 feature blocks (the library's float32 remedy),
     kept as a float32 Gram (4·d² bytes); for each λ of ``lambdas`` (extended ×``factor`` past an end
@@ -202,11 +330,15 @@ def ultra_wide(dataset: str, subset: int | None, n_hidden: int, seed: int, lambd
     X_train, X_test = data.flat("train", np.float32), data.flat("test", np.float32)
     n_classes = int(data.y_train.max()) + 1
     targets = np.eye(n_classes, dtype=np.float32)
+    check_memory(ultra_wide_memory(n_hidden, n_classes, len(X_train), len(X_test), X_train.shape[1],
+                                   min(int(loo_rows), len(X_train)), chunk_rows),
+                 f"the width-{n_hidden} Green-ELM of {dataset}")
     start = time.perf_counter()
     features = RandomReLUFeatures(X_train.shape[1], n_hidden, seed=seed, weight_scale="unit", dtype="float32")
     equations = NormalEquations(n_hidden, n_classes, "float32")
     for rows, H in features.chunks(X_train, chunk_rows):
         equations.update(H, targets[data.y_train[rows]])
+    equations.release_scratch()              # the gathered rows added; the float32 scratch freed
     hty = equations.hty.copy()
     gram = np.asarray(equations.gram, dtype=np.float32, order="F")      # upper triangle valid
     del equations

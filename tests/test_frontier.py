@@ -61,3 +61,35 @@ def test_ultra_wide_readout_and_leave_one_out_equal_refits():
         assert step["loo_mse"] == pytest.approx(np.mean(errors), rel=1e-4)
     model = ELMClassifier(n_hidden=40, alpha=run["alpha"], dtype="float32", random_state=3).fit(X, y)
     assert run["test_accuracy"] == pytest.approx(100 * model.score(data.flat("test", np.float32), data.y_test))
+
+
+def test_memory_plans_name_their_stages_and_refuse_a_fit_that_will_not_fit():
+    from greenelm_book.frontier import check_memory, readout_memory, ultra_wide_memory
+
+    plan = readout_memory(8192, 10, 50_000, 10_000, 3072, 3000)
+    d2 = 8192 * 8192
+    assert plan["spectrum"] == 16 * d2 + 320 * 8192                     # Gram + eigenvectors
+    assert plan["sums"] > 12 * d2 and plan["peak"] == plan["data"] + max(plan["sums"], plan["spectrum"], plan["loo"])
+    assert 2.0e9 < plan["peak"] < 3.0e9                                  # K = 1,024 on CIFAR-10: under 3 GB
+    wide = ultra_wide_memory(32_000, 10, 60_000, 10_000, 784, 3000)
+    assert 12 * 32_000**2 < wide["peak"] < 24e9
+    check_memory(plan, "fits", available=plan["peak"])                # enough: silent
+    with pytest.raises(MemoryError, match=r"the readout needs about 2\.\d GB at its peak \(data 0\.74 GB, "
+                                          r"sums 1\.\d\d GB, spectrum 1\.08 GB, loo 0\.\d\d GB\) but 1\.0 GB"):
+        check_memory(plan, "the readout", available=10**9)
+
+
+def test_patch_readout_reports_its_stages_and_equals_a_direct_ridge_fit():
+    from greenelm import RandomPatchFeatures, load_dataset
+    from greenelm_book.frontier import patch_readout
+
+    run = patch_readout("mnist", 8, seed=1, subset=300, loo_rows=50, alpha=1.0, chunk_images=7)
+    assert set(run["stage_peak_gb"]) == {"sums", "spectrum", "loo"} and run["n_train"] == 300
+    data = load_dataset("mnist", subset=300)
+    images = data.flat("train", np.float32).reshape(-1, 28, 28, 1)
+    features = RandomPatchFeatures((28, 28, 1), n_patches=8, patch_size=5, random_state=1).fit(images)
+    H = features.transform(images).astype(np.float64)
+    W = np.linalg.solve(H.T @ H + np.eye(H.shape[1]), H.T @ np.eye(10)[data.y_train])
+    H_test = features.transform(data.flat("test", np.float32).reshape(-1, 28, 28, 1))
+    expected = 100 * np.mean((H_test @ W).argmax(axis=1) == data.y_test)
+    assert run["accuracy"] == pytest.approx(expected, abs=100 / len(data.y_test) + 1e-9)

@@ -83,3 +83,19 @@ def test_bad_arguments_are_named(problem):
         path.leave_one_out([1.0], [(H[:33], Y[:33])])
     with pytest.raises(ValueError, match="yty"):
         RidgePath(equations.gram, equations.hty, -1.0, 90)
+
+
+def test_loo_from_rotated_rows_and_an_overwritten_gram_equal_the_plain_path():
+    rng = np.random.default_rng(7)
+    H, Y = rng.random((80, 12)), np.eye(3)[rng.integers(0, 3, 80)]
+    plain = RidgePath(H.T @ H, H.T @ Y, float((Y**2).sum()), 80)
+    gram = np.asfortranarray(H.T @ H)
+    lean = RidgePath(gram, H.T @ Y, float((Y**2).sum()), 80, overwrite_gram=True)
+    np.testing.assert_allclose(lean.weights(0.1), plain.weights(0.1), rtol=1e-10)
+    alphas = [0.01, 0.1, 1.0]
+    reference = plain.leave_one_out(alphas, [(H[:40], Y[:40]), (H[40:], Y[40:])])
+    rotated = lean.leave_one_out(alphas, [(lean.rotate(H), Y)], rotated=True)
+    for column in ("loo_mse", "loo_accuracy"):
+        np.testing.assert_allclose(rotated[column], reference[column], rtol=1e-9)
+    with pytest.raises(ValueError, match=r"H must be \(b, d=12\), got \(80, 11\)"):
+        lean.rotate(H[:, :11])
