@@ -151,6 +151,7 @@ class _ELMBase(BaseEstimator):
         read tries again (and raises again)."""
         state = self.__dict__
         state.pop("coef_", None)
+        self._add_gathered()
         if self.partial_fit_method == "rls":
             from .streaming import StreamingRidge, rls_block_rows
 
@@ -198,13 +199,17 @@ class _ELMBase(BaseEstimator):
         return self._features
 
     def _feature_bound(self, X) -> tuple[float, float]:
-        """(max |X|, a bound on max |relu(XW + b)|): diagnostics computed only after a failure."""
-        W, b = self._features.W, self._features.b
-        W, b = (W.double().cpu().numpy(), b.double().cpu().numpy()) if hasattr(W, "cpu") else (W, b)
+        """(max |X|, a bound on max |relu(XW + b)|): O(n·D) per call (W's part is computed once)."""
+        features = self._features
+        cached = self.__dict__.get("_weight_bound")
+        if cached is None or cached[0] is not features:     # max column ‖W‖₁ and max |b|, once: O(D·d)
+            W, b = features.W, features.b
+            W, b = (W.double().cpu().numpy(), b.double().cpu().numpy()) if hasattr(W, "cpu") else (W, b)
+            cached = (features, float(np.abs(W).astype(np.float64).sum(axis=0).max()), float(np.abs(b).max()))
+            self._weight_bound = cached
         with np.errstate(over="ignore", invalid="ignore"):
             x_max = float(np.max(np.abs(X))) if np.size(X) else 0.0
-            column_norm = float(np.abs(W).astype(np.float64).sum(axis=0).max())
-            return x_max, x_max * column_norm + float(np.abs(b).max())
+            return x_max, x_max * cached[1] + cached[2]
 
     def _overflows(self, X) -> bool:
         """Whether the features, or the sums of their squares over X's rows, can exceed ``dtype``."""
@@ -229,6 +234,7 @@ class _ELMBase(BaseEstimator):
             self._settle_readout()
         state = dict(super().__getstate__())
         state.pop("_features", None)
+        state.pop("_weight_bound", None)
         return portable_pickle_state(state)
 
     def __setstate__(self, state):
@@ -317,11 +323,53 @@ class _ELMBase(BaseEstimator):
         elif getattr(self, "_features", None) is None:  # loaded or unpickled: W from the seed
             self._features = self._make_features()
         self._fitted_by_partial_fit = True
-        if self.partial_fit_method == "rls" and self.stream_ is not None:
-            self._stream(X, Y, sample_weight)
-        else:   # normal equations, and RLS rows before its state's first read
-            self._accumulate(X, Y, sample_weight, check_blocks=True)
+        if self._overflows(X):          # refused now, with its scale, not when the rows are used
+            raise NumericalOverflowError("the random features relu(XW + b) or the sums of their "
+                                         "squares can overflow")
+        self._gather(X, Y, sample_weight)
         self._readout_stale = True      # solved on the first read (_settle_readout)
+
+    def _validated_batch(self, X, y, first: bool, targets_ok, **checks):
+        """``(X, y)`` of a ``partial_fit`` call, as ``validate_data`` returns them.
+
+        After the first call, NumPy float32/float64 X (n, D) with finite values, no feature names
+        expected, and targets ``targets_ok(y)`` accepts, are what ``validate_data`` would return
+        unchanged: they skip its per-call overhead (which dominates batches of a few rows).
+        Anything else goes through ``validate_data``, which converts it or raises its usual error."""
+        if (not first and type(X) is np.ndarray and type(y) is np.ndarray and X.ndim == 2
+                and X.dtype in (np.float64, np.float32) and 1 <= X.shape[0] == y.shape[0]
+                and X.shape[1] == self.n_features_in_ and "feature_names_in_" not in self.__dict__
+                and targets_ok(y) and np.isfinite(X).all()):
+            return X, y
+        return validate_data(self, X, y, dtype=(np.float64, np.float32), reset=first, **checks)
+
+    def _gather(self, X, Y, sample_weight) -> None:
+        """Keep a copy of the rows X (n, D), Y (n, k), weights (n,) or None; once ``chunk_size``
+        rows wait, their features go into the sums in one block (:meth:`_add_gathered`)."""
+        waiting = self.__dict__.setdefault("_waiting_rows", [])
+        weights = np.ones(len(X)) if sample_weight is None else sample_weight
+        waiting.append((np.array(X, copy=True), np.array(Y, copy=True), np.array(weights, copy=True),
+                        sample_weight is not None))
+        self._waiting_count = self.__dict__.get("_waiting_count", 0) + len(X)
+        if self._waiting_count >= self.chunk_size:
+            self._add_gathered()
+
+    def _add_gathered(self) -> None:
+        """Features of the rows ``partial_fit`` gathered, in one block, into the sums (normal
+        equations, or the RLS state once it exists): a small batch never pays a d-wide GEMM
+        that re-reads W, nor a d × d update, of its own."""
+        waiting = self.__dict__.get("_waiting_rows")
+        if not waiting:
+            return
+        self._waiting_rows, self._waiting_count = [], 0
+        X = waiting[0][0] if len(waiting) == 1 else np.concatenate([rows[0] for rows in waiting])
+        Y = waiting[0][1] if len(waiting) == 1 else np.concatenate([rows[1] for rows in waiting])
+        weighted = any(rows[3] for rows in waiting)
+        weights = np.concatenate([rows[2] for rows in waiting]) if weighted else None
+        if self.partial_fit_method == "rls" and self.stream_ is not None:
+            self._stream(X, Y, weights)
+        else:   # normal equations, and RLS rows before its state's first read
+            self._accumulate(X, Y, weights, check_blocks=True)
 
     def _has_partial_state(self) -> bool:
         if getattr(self, "_partial_state_missing", None):  # loaded from a file without the state
@@ -523,8 +571,9 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         """Add a block of samples (rows weighted by sample_weight (n,), if given); ``classes``
         (all labels) is required on the first call."""
         first = not self._has_partial_state()
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), reset=first)
-        check_classification_targets(y)
+        X, y = self._validated_batch(X, y, first, _plain_labels)
+        if first:   # later calls: _one_hot refuses any label outside classes_
+            check_classification_targets(y)
         sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
         if first:
             if classes is None:
@@ -551,6 +600,16 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         """Class labels (N,): the argmax of the readout."""
         scores = self._raw_outputs(X)
         return self.classes_[np.argmax(scores, axis=1)]
+
+
+def _plain_labels(y) -> bool:
+    """1-d integer, boolean or string labels, or finite float ones (no conversion needed)."""
+    return y.ndim == 1 and (y.dtype.kind in "iubU" or (y.dtype.kind == "f" and np.isfinite(y).all()))
+
+
+def _finite_float_targets(y) -> bool:
+    """(n,) or (n, k ≥ 1) finite float targets (no conversion needed)."""
+    return (y.ndim == 1 or (y.ndim == 2 and y.shape[1] >= 1)) and y.dtype.kind == "f" and np.isfinite(y).all()
 
 
 def _check_weighted_classes(y, sample_weight) -> None:
@@ -607,8 +666,7 @@ class ELMRegressor(RegressorMixin, _ELMBase):
     def partial_fit(self, X, y, sample_weight=None):
         """Add a block of samples (rows weighted by sample_weight (n,), if given) and re-solve."""
         first = not self._has_partial_state()
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True,
-                             y_numeric=True, reset=first)
+        X, y = self._validated_batch(X, y, first, _finite_float_targets, multi_output=True, y_numeric=True)
         sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
         if not first and (y.ndim == 1) != self._single_output:
             raise ValueError("y has a different number of outputs than in earlier partial_fit calls")

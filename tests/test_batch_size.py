@@ -14,8 +14,8 @@ import pickle
 import numpy as np
 import pytest
 
-from greenelm import ELMClassifier, ELMRegressor, NormalEquations, StreamingRidge, load_model, solve
-from greenelm.solvers import symmetrize_upper, sum_block_rows
+from greenelm import ELMClassifier, ELMRegressor, NormalEquations, StreamingRidge, load_model
+from greenelm.solvers import solve_normal_equations, sum_block_rows, symmetrize_upper
 from greenelm.streaming import rls_block_rows
 
 
@@ -112,13 +112,16 @@ def test_block_rule_and_bad_block_rows():
 
 
 # -- partial_fit: the readout waits to be read --------------------------------------------------
-def solved_every_batch(model, X, y, size, classes):
-    """The behaviour before gathering: the exact ridge solve after every batch."""
+def solved_every_batch(X, y, size, **params):
+    """The behaviour before gathering: the exact ridge solve after every batch, as decision
+    values on X (one (N, k) array per batch), from the same seeded features."""
+    features = ELMClassifier(**params).fit(X, y).features_
+    H, Y = features.transform(X), np.eye(3)[y]
     outputs = []
     for part in blocks(len(X), size):
-        model.partial_fit(X[part], y[part], classes=classes)
-        equations = model.equations_.copy()
-        outputs.append(model.features_.transform(X) @ solve(equations, model.solver, model.alpha))
+        seen = H[:part.stop]
+        W = solve_normal_equations(np.triu(seen.T @ seen), seen.T @ Y[:part.stop], params["alpha"])
+        outputs.append(H @ W)
     return outputs
 
 
@@ -139,7 +142,7 @@ def test_normal_partial_fit_equals_fit_at_any_batch_size(size):
 @pytest.mark.parametrize("size", [7, 16])
 def test_reads_interleaved_with_batches_give_each_batch_exact_readout(size):
     X, y = rows(300)
-    reference = solved_every_batch(ELMClassifier(n_hidden=30, alpha=1e-2), X, y, size, [0, 1, 2])
+    reference = solved_every_batch(X, y, size, n_hidden=30, alpha=1e-2)
     model = ELMClassifier(n_hidden=30, alpha=1e-2)
     for step, part in enumerate(blocks(len(X), size)):
         model.partial_fit(X[part], y[part], classes=[0, 1, 2])
@@ -188,3 +191,23 @@ def test_a_singular_readout_fails_on_read_and_again_until_fixed():
     assert "coef_" not in vars(model)                     # no readout from before the failure
     model.set_params(alpha=1e-3)
     assert model.predict(X).shape == (20,)
+
+
+def test_later_batches_of_clean_arrays_skip_validation_but_not_its_errors():
+    X, y = rows(120)
+    fast = ELMClassifier(n_hidden=20).partial_fit(X[:60], y[:60], classes=[0, 1, 2])
+    slow = ELMClassifier(n_hidden=20).partial_fit(X[:60], y[:60], classes=[0, 1, 2])
+    fast.partial_fit(X[60:], y[60:])                               # NumPy arrays: the fast path
+    slow.partial_fit(X[60:].tolist(), y[60:].tolist())             # lists: validate_data converts
+    np.testing.assert_array_equal(fast.decision_function(X), slow.decision_function(X))
+    bad = X[60:70].copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        fast.partial_fit(bad, y[60:70])
+    with pytest.raises(ValueError, match="X has 11 features, but ELMClassifier is expecting 12"):
+        fast.partial_fit(X[60:70, :11], y[60:70])
+    with pytest.raises(ValueError, match=r"y contains labels \[7\] not in classes \[0 1 2\]"):
+        fast.partial_fit(X[60:61], np.array([7]))
+    regressor = ELMRegressor(n_hidden=20).partial_fit(X[:60], X[:60, 0])
+    with pytest.raises(ValueError, match="Input y contains NaN"):
+        regressor.partial_fit(X[60:61], np.array([np.nan]))
