@@ -143,12 +143,13 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     Returns a dict: accuracy (%), alpha, interior, n_features, fit_seconds (features + sums +
     eigendecomposition + λ choice + readout), feature_seconds, spectrum_seconds, loo_seconds,
     predict_seconds, peak_memory_gb (the whole fit) and stage_peak_gb (per stage: sums, spectrum,
-    loo), memory_plan_gb (:func:`readout_memory`), the LOO path (alpha, loo_mse, loo_accuracy) and
+    loo), memory_plan_gb (:func:`readout_memory`), baseline_memory_gb (the process without the
+    data: interpreter and libraries; the budget is baseline + plan), the LOO path (alpha, loo_mse, loo_accuracy) and
     n_train (rows summed, augmented copies included).
     """
     from greenelm import NormalEquations, RandomPatchFeatures, RidgePath, load_dataset
 
-    from .bench import peak_rss_bytes, reset_peak_rss
+    from .bench import current_rss_bytes, peak_rss_bytes, reset_peak_rss
     from .scaling import search_lambda
 
     shape, p = IMAGE_SHAPES[dataset]
@@ -175,6 +176,9 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
         stage_peak[name] = peak_rss_bytes() / GB
         reset_peak_rss()
 
+    if device is not None:
+        import torch  # noqa: F401 - loaded before the baseline is read: the libraries are not the fit's
+    baseline = current_rss_bytes() - plan["data"]        # interpreter and libraries, before the data
     reset_peak_rss()
     start = time.perf_counter()
     features.fit(X_train)
@@ -236,6 +240,7 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
             "spectrum_seconds": spectrum_seconds, "loo_seconds": loo_seconds,
             "predict_seconds": predict_seconds, "peak_memory_gb": max(stage_peak.values()),
             "stage_peak_gb": stage_peak, "memory_plan_gb": {key: value / GB for key, value in plan.items()},
+            "baseline_memory_gb": baseline / GB,
             "loo": {key: [r[key] for r in searched] for key in ("alpha", "loo_mse", "loo_accuracy")},
             "loo_rows": int(len(loo_index))}
 
