@@ -29,6 +29,8 @@ from greenelm._validation import check_choice, check_positive_int
 IMAGE_SHAPES = {"mnist": ((28, 28, 1), 5), "fashion-mnist": ((28, 28, 1), 5), "cifar10": ((32, 32, 3), 6)}
 #: training-set augmentations :func:`augmented` knows
 AUGMENTATIONS = ("flip", "shift")
+#: how :func:`patch_readout` solves: one eigendecomposition, or one Cholesky factorisation per λ
+READOUT_SOLVERS = ("eigh", "cholesky")
 
 
 def augmented(images: np.ndarray, how: str) -> Iterator[np.ndarray]:
@@ -81,7 +83,7 @@ def check_memory(plan: dict, what: str, available: int | None = None) -> None:
 
 def readout_memory(n_features: int, n_classes: int, n_train: int, n_test: int, image_values: int,
                    loo_rows: int, augment_copy: bool = False, chunk_images: int = 8,
-                   positions: int = 729, patch_values: int = 108) -> dict:
+                   positions: int = 729, patch_values: int = 108, solver: str = "eigh") -> dict:
     """Bytes each stage of :func:`patch_readout` holds, and the peak (data + the largest stage).
 
     * ``data``: the float32 training and test images (N·V and N_test·V values) and, with shift
@@ -91,18 +93,64 @@ def readout_memory(n_features: int, n_classes: int, n_train: int, n_test: int, i
       (``chunk_images`` images: positions × (patch + K) float32 values, twice);
     * ``spectrum``: the Gram (overwritten by the eigensolver) and its eigenvectors (8·d² each);
     * ``loo``: the eigenvectors, the LOO rows' features (float32) and their rotation (float64).
+
+    ``solver="cholesky"`` (:func:`cholesky_ridge`, one factorisation per λ) has no ``spectrum``;
+    its ``loo`` stage holds the float32 Gram (4·d²), ``G + λI`` factorised in place (8·d²), the LOO
+    rows' features (float32) and their triangular solve (float64, twice).
     """
     from greenelm.solvers import sum_block_rows
 
     d, k = int(n_features), int(n_classes)
     images = 4 * image_values * (n_train + n_test + (n_train if augment_copy else 0))
     block = 2 * 4 * chunk_images * positions * (patch_values + d)
+    check_choice("solver", solver, READOUT_SOLVERS)
     plan = {"data": images,
-            "sums": 8 * d * d + 4 * d * d + 4 * sum_block_rows(d, "float32") * (d + k) + block,
-            "spectrum": 2 * 8 * d * d + 40 * 8 * d,
-            "loo": 8 * d * d + loo_rows * d * (4 + 8)}
-    plan["peak"] = plan["data"] + max(plan["sums"], plan["spectrum"], plan["loo"])
+            "sums": 8 * d * d + 4 * d * d + 4 * sum_block_rows(d, "float32") * (d + k) + block}
+    if solver == "eigh":
+        plan["spectrum"] = 2 * 8 * d * d + 40 * 8 * d
+        plan["loo"] = 8 * d * d + loo_rows * d * (4 + 8)
+    else:
+        plan["loo"] = 12 * d * d + loo_rows * d * (4 + 16)
+    plan["peak"] = plan["data"] + max(value for key, value in plan.items() if key != "data")
     return plan
+
+
+def choose_readout_solver(n_features: int, plan_of) -> str:
+    """``"eigh"`` (one eigendecomposition, every λ cheap) when d is below the library's
+    ``LARGE_ORDER`` and its plan fits the memory available, else ``"cholesky"`` (one
+    factorisation per λ, in the memory of a float32 Gram and one float64 factor).
+    ``plan_of(solver)`` gives :func:`readout_memory`'s plan."""
+    from greenelm.solvers import LARGE_ORDER
+
+    plan = plan_of("eigh")
+    fits = plan["peak"] - plan["data"] <= available_memory_bytes()
+    return "eigh" if n_features < LARGE_ORDER and fits else "cholesky"
+
+
+def cholesky_ridge(gram, hty, H_loo, Y_loo, alpha: float):
+    """Ridge readout at λ = ``alpha`` from a Gram ``gram`` (d, d; upper triangle valid, float32 or
+    float64, not modified) and ``hty`` (d, k), and the exact LOO residuals of the rows ``H_loo``
+    (n, d) with targets ``Y_loo`` (n, k): ``e_j / (1 − h_j)``, h_j = ‖L⁻¹ h_j‖² for G + λI = LᵀL.
+
+    One float64 copy of G + λI is factorised in place (single-threaded at orders ≥ the library's
+    ``LARGE_ORDER``).  Returns ``(W (d, k), fitted (n, k), loo_residual (n, k))``, float64.
+    """
+    import scipy.linalg
+
+    from .scaling import _lapack_threads
+
+    n = gram.shape[0]
+    A = np.array(gram, dtype=np.float64, order="F")
+    A[np.diag_indices(n)] += alpha
+    with _lapack_threads(n):
+        factor_upper = scipy.linalg.cho_factor(A, lower=False, overwrite_a=True, check_finite=False)
+    W = scipy.linalg.cho_solve(factor_upper, hty, check_finite=False)
+    half = scipy.linalg.solve_triangular(factor_upper[0], H_loo.T.astype(np.float64), trans="T", lower=False,
+                                         check_finite=False)
+    leverage = np.einsum("ij,ij->j", half, half)
+    del A, factor_upper, half
+    fitted = H_loo @ W
+    return W, fitted, (Y_loo - fitted) / (1.0 - leverage)[:, None]
 
 
 def ultra_wide_memory(n_hidden: int, n_classes: int, n_train: int, n_test: int, n_inputs: int,
@@ -129,7 +177,7 @@ def ultra_wide_memory(n_hidden: int, n_classes: int, n_train: int, n_test: int, 
 def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = None, pool: int = 2,
                   threshold: float = 0.25, whiten_eps: float = 0.1, augment: tuple = (),
                   alphas=tuple(10.0 ** np.arange(-4, 5)), loo_rows: int = 3000, chunk_images: int = 8,
-                  alpha: float | None = None, device=None) -> dict:
+                  alpha: float | None = None, device=None, solver: str = "auto") -> dict:
     """Whitened-patch features of ``dataset`` (``n_patches`` filters, ``pool`` × ``pool`` pooling,
     seed ``seed``) with a ridge readout whose λ minimises the exact LOO error on ``loo_rows`` random
     training rows (the grid ``alphas`` is extended ×10 past an end until the choice is interior), or
@@ -139,6 +187,8 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     solve are NumPy float64 either way.  The map works on ``chunk_images`` images at a time; the sums
     gather their rows into large blocks.  Before anything large is allocated, the plan of
     :func:`readout_memory` is checked against the memory available (``MemoryError`` naming the sizes).
+    ``solver``: ``"eigh"`` (one eigendecomposition of the Gram), ``"cholesky"`` (one factorisation
+    per λ from a float32 Gram: :func:`cholesky_ridge`), or ``"auto"`` (:func:`choose_readout_solver`).
 
     Returns a dict: accuracy (%), alpha, interior, n_features, fit_seconds (features + sums +
     eigendecomposition + λ choice + readout), feature_seconds, spectrum_seconds, loo_seconds,
@@ -166,9 +216,16 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     features = RandomPatchFeatures(shape, n_patches=n_patches, patch_size=p, pool=pool, threshold=threshold,
                                    whiten_eps=whiten_eps, random_state=seed, device=device)
     side = shape[0] - p + 1
-    plan = readout_memory(features.n_features_out, n_classes, n_train, len(data.y_test), int(np.prod(shape)),
-                          loo_rows, augment_copy="shift" in augment, chunk_images=chunk_images,
-                          positions=side * side, patch_values=p * p * shape[2])
+
+    def plan_of(how: str) -> dict:
+        return readout_memory(features.n_features_out, n_classes, n_train, len(data.y_test), int(np.prod(shape)),
+                              loo_rows, augment_copy="shift" in augment, chunk_images=chunk_images,
+                              positions=side * side, patch_values=p * p * shape[2], solver=how)
+
+    if solver == "auto":
+        solver = choose_readout_solver(features.n_features_out, plan_of)
+    check_choice("solver", solver, READOUT_SOLVERS)
+    plan = plan_of(solver)
     check_memory(plan, f"the patch readout of {dataset} with {features.n_features_out} features")
     stage_peak = {}
 
@@ -203,27 +260,44 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     feature_seconds = time.perf_counter() - start
     stage_done("sums")
     n_summed = equations.n_samples
-    # the eigensolver may overwrite the Gram: nothing else needs it
-    path = RidgePath(equations.gram, equations.hty, float(n_summed), n_summed, overwrite_gram=True)
-    del equations
-    spectrum_seconds = time.perf_counter() - start - feature_seconds
-    stage_done("spectrum")
     loo_index = np.sort(np.random.default_rng(seed).choice(n_train, size=loo_rows, replace=False))
-    rotated = path.rotate(feature_rows(X_train[loo_index]))        # (loo_rows, d) float64, once for every λ
     Y_loo = targets[data.y_train[loo_index]].astype(np.float64)
+    labels = Y_loo.argmax(axis=1)
+    if solver == "eigh":
+        # the eigensolver may overwrite the Gram: nothing else needs it
+        path = RidgePath(equations.gram, equations.hty, float(n_summed), n_summed, overwrite_gram=True)
+        del equations
+        spectrum_seconds = time.perf_counter() - start - feature_seconds
+        stage_done("spectrum")
+        rotated = path.rotate(feature_rows(X_train[loo_index]))    # (loo_rows, d) float64, once for every λ
 
-    def evaluate(a: float) -> dict:
-        found = path.leave_one_out([a], [(rotated, Y_loo)], sample=True, rotated=True)
-        return {"alpha": float(a), "loo_mse": float(found["loo_mse"][0]),
-                "loo_accuracy": float(found["loo_accuracy"][0])}
+        def evaluate(a: float) -> dict:
+            found = path.leave_one_out([a], [(rotated, Y_loo)], sample=True, rotated=True)
+            return {"alpha": float(a), "loo_mse": float(found["loo_mse"][0]),
+                    "loo_accuracy": float(found["loo_accuracy"][0])}
+
+        readout = path.weights
+    else:
+        hty = equations.hty.copy()
+        gram = np.asarray(equations.gram, dtype=np.float32, order="F")   # 4·d²; upper triangle valid
+        del equations
+        spectrum_seconds = 0.0
+        H_loo = feature_rows(X_train[loo_index])
+        readouts = {}
+
+        def evaluate(a: float) -> dict:
+            readouts[float(a)], _, residual = cholesky_ridge(gram, hty, H_loo, Y_loo, a)
+            return {"alpha": float(a), "loo_mse": float(np.mean(np.sum(residual**2, axis=1))),
+                    "loo_accuracy": 100 * float(np.mean((Y_loo - residual).argmax(axis=1) == labels))}
+
+        readout = readouts.__getitem__
 
     if alpha is None:
         searched, interior = search_lambda(evaluate, alphas, factor=10.0, max_extend=11)
     else:
         searched, interior = [evaluate(alpha)], None
-    del rotated
     best = min(searched, key=lambda r: r["loo_mse"])["alpha"]
-    W = path.weights(best).astype(np.float32)
+    W = readout(best).astype(np.float32)
     fit_seconds = time.perf_counter() - start
     loo_seconds = fit_seconds - feature_seconds - spectrum_seconds
     stage_done("loo")
@@ -233,7 +307,7 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
         scores[rows] = H @ W
     predict_seconds = time.perf_counter() - start
     return {"dataset": dataset, "n_patches": int(n_patches), "pool": int(pool), "seed": int(seed),
-            "device": "numpy" if device is None else str(device),
+            "device": "numpy" if device is None else str(device), "solver": solver,
             "augment": list(augment), "n_features": features.n_features_out, "n_train": int(n_summed),
             "accuracy": 100 * float(np.mean(scores.argmax(axis=1) == data.y_test)), "alpha": float(best),
             "interior": interior, "fit_seconds": fit_seconds, "feature_seconds": feature_seconds,
@@ -325,11 +399,9 @@ def ultra_wide(dataset: str, subset: int | None, n_hidden: int, seed: int, lambd
     random training rows and the test accuracy. Returns {"paths": [{alpha, loo_mse, test_accuracy,
     train_accuracy}], "alpha", "test_accuracy", "interior", "gram_seconds", "solve_seconds", "loo_rows"}.
     """
-    import scipy.linalg
-
     from greenelm import NormalEquations, RandomReLUFeatures, load_dataset
 
-    from .scaling import _lapack_threads, search_lambda
+    from .scaling import search_lambda
 
     data = load_dataset(dataset, subset=subset)
     X_train, X_test = data.flat("train", np.float32), data.flat("test", np.float32)
@@ -356,17 +428,7 @@ def ultra_wide(dataset: str, subset: int | None, n_hidden: int, seed: int, lambd
     labels = data.y_train[rows]
 
     def evaluate(alpha: float) -> dict:
-        A = np.array(gram, dtype=np.float64, order="F")
-        A[np.diag_indices(n_hidden)] += alpha
-        with _lapack_threads(n_hidden):
-            factor_upper = scipy.linalg.cho_factor(A, lower=False, overwrite_a=True, check_finite=False)
-        W = scipy.linalg.cho_solve(factor_upper, hty, check_finite=False)
-        half = scipy.linalg.solve_triangular(factor_upper[0], H_loo.T.astype(np.float64), trans="T", lower=False,
-                                             check_finite=False)
-        leverage = np.einsum("ij,ij->j", half, half)
-        del A, factor_upper, half
-        fitted = H_loo @ W
-        residual = (Y_loo - fitted) / (1.0 - leverage)[:, None]
+        W, fitted, residual = cholesky_ridge(gram, hty, H_loo, Y_loo, alpha)
         return {"alpha": float(alpha), "loo_mse": float(np.mean(np.sum(residual**2, axis=1))),
                 "loo_accuracy": 100 * float(np.mean((Y_loo - residual).argmax(axis=1) == labels)),
                 "train_accuracy": 100 * float(np.mean(fitted.argmax(axis=1) == labels)),

@@ -93,3 +93,18 @@ def test_patch_readout_reports_its_stages_and_equals_a_direct_ridge_fit():
     H_test = features.transform(data.flat("test", np.float32).reshape(-1, 28, 28, 1))
     expected = 100 * np.mean((H_test @ W).argmax(axis=1) == data.y_test)
     assert run["accuracy"] == pytest.approx(expected, abs=100 / len(data.y_test) + 1e-9)
+
+
+def test_the_cholesky_readout_equals_the_eigendecomposition_readout():
+    from greenelm_book.frontier import patch_readout, readout_memory
+
+    runs = {how: patch_readout("cifar10", 6, seed=2, subset=200, loo_rows=40, solver=how,
+                               alphas=(0.1, 1.0, 10.0, 100.0)) for how in ("eigh", "cholesky")}
+    assert runs["eigh"]["solver"] == "eigh" and runs["cholesky"]["solver"] == "cholesky"
+    assert runs["eigh"]["alpha"] == runs["cholesky"]["alpha"] and runs["eigh"]["accuracy"] == runs["cholesky"]["accuracy"]
+    np.testing.assert_allclose(runs["eigh"]["loo"]["loo_mse"], runs["cholesky"]["loo"]["loo_mse"], rtol=1e-6)
+    assert set(runs["cholesky"]["stage_peak_gb"]) == {"sums", "loo"}
+    wide = readout_memory(32_768, 10, 50_000, 10_000, 3072, 3000, solver="cholesky")
+    assert "spectrum" not in wide and wide["peak"] < 16e9      # K = 4,096 (32,768 features) fits 24 GB
+    with pytest.raises(ValueError, match="unknown solver 'lu'"):
+        readout_memory(100, 10, 10, 10, 10, 10, solver="lu")
