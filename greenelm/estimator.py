@@ -250,6 +250,7 @@ class _ELMBase(BaseEstimator):
         self._fitted_by_partial_fit = False
         self._partial_state_missing = None
         self._readout_stale = False
+        self._waiting_rows, self._waiting_count = [], 0     # rows partial_fit gathered, not yet summed
 
     def _accumulate(self, X, Y, sample_weight=None, check_blocks: bool = False) -> None:
         """Add X's feature blocks to the sums (``check_blocks``: refuse features that overflow,

@@ -211,3 +211,12 @@ def test_later_batches_of_clean_arrays_skip_validation_but_not_its_errors():
     regressor = ELMRegressor(n_hidden=20).partial_fit(X[:60], X[:60, 0])
     with pytest.raises(ValueError, match="Input y contains NaN"):
         regressor.partial_fit(X[60:61], np.array([np.nan]))
+
+
+def test_fit_discards_rows_an_earlier_partial_fit_gathered():
+    X, y = rows(300)
+    model = ELMClassifier(n_hidden=20).partial_fit(X[:50], y[:50], classes=[0, 1, 2])   # 50 rows wait
+    model.fit(X[100:], y[100:])
+    model.partial_fit(X[:100], y[:100])
+    reference = ELMClassifier(n_hidden=20).fit(X, y)
+    np.testing.assert_allclose(model.decision_function(X), reference.decision_function(X), rtol=0, atol=1e-10)
