@@ -168,8 +168,8 @@ def _json_value(value):
     raise TypeError(f"{value!r} ({type(value).__name__}) cannot be written to a model file")
 
 
-def write_model(model, path, include_state, projection_sha256: str) -> Path:
-    """Write ``model`` (fitted) to ``path`` atomically (temp file + ``os.replace``)."""
+def write_model(model, path, include_state, projection_sha256: str, params: dict) -> Path:
+    """Write ``model`` (fitted with the constructor parameters ``params``) to ``path`` atomically."""
     if not isinstance(include_state, bool) and not (isinstance(include_state, str)
                                                     and include_state == "auto"):
         raise ValueError(f"include_state must be 'auto', True or False, got {include_state!r}")
@@ -180,10 +180,10 @@ def write_model(model, path, include_state, projection_sha256: str) -> Path:
     if include_state is False or (include_state == "auto"
                                   and not getattr(model, "_fitted_by_partial_fit", False)):
         exported = None
-    params = model.get_params()
+    params = dict(params)
     if model.coef_.shape[0] != params["n_hidden"]:
         raise ValueError(f"n_hidden is {params['n_hidden']} but the fitted readout has "
-                         f"{model.coef_.shape[0]} rows (set_params after fit?); refit before saving")
+                         f"{model.coef_.shape[0]} rows: the model's state is inconsistent; refit it")
     params["device"] = None if params["device"] is None else str(params["device"])
     if params.get("alphas") is not None:  # the CV estimators' grid, as a JSON list
         params["alphas"] = [float(a) for a in np.atleast_1d(np.asarray(params["alphas"], dtype=np.float64))]

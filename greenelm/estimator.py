@@ -50,10 +50,26 @@ from .solvers import (SOLVERS, NormalEquations, NumericalOverflowError, check_fi
                       check_finite_sums, is_torch, solve, solve_min_norm)
 
 PARTIAL_FIT_METHODS = ("normal", "rls")
+#: parameters a partial-fit state is built with: partial_fit refuses to continue after they change
+_STATE_PARAMETERS = ("n_hidden", "weight_scale", "bias", "dtype", "device", "random_state",
+                     "partial_fit_method")
 CV_MODES = ("loo", "gcv")
 CV_SCORINGS = ("mse", "accuracy")
 #: default λ grid of the CV estimators, relative to the mean eigenvalue tr(HᵀH)/d of the Gram
 DEFAULT_RELATIVE_ALPHAS = np.logspace(-6, 3, 10)
+
+
+def _same_value(a, b) -> bool:
+    """Whether two parameter values are the same (arrays elementwise, generators by identity)."""
+    if a is b:
+        return True
+    generators = (np.random.RandomState, np.random.Generator)
+    if isinstance(a, generators) or isinstance(b, generators):
+        return False
+    try:
+        return bool(np.array_equal(a, b))
+    except (TypeError, ValueError):
+        return False
 
 
 def _partial_fit_available(estimator) -> bool:
@@ -127,8 +143,51 @@ class _ELMBase(BaseEstimator):
         return seed_from_random_state(self.random_state)
 
     def _make_features(self) -> RandomReLUFeatures:
-        return RandomReLUFeatures(self.n_features_in_, self.n_hidden, self.seed_, self.weight_scale,
-                                  self.bias, self.dtype, self.device)
+        fitted = self._fitted
+        return RandomReLUFeatures(self.n_features_in_, fitted("n_hidden"), self.seed_,
+                                  fitted("weight_scale"), fitted("bias"), fitted("dtype"),
+                                  fitted("device"))
+
+    # -- the parameters the fitted state was built with ----------------------------------------
+    def _snapshot_params(self) -> None:
+        """Record the constructor parameters of this fit (``_fitted_params``): the projection,
+        predictions, pickles and ``save`` use them, so a later ``set_params`` changes nothing
+        until the next ``fit`` (scikit-learn's convention)."""
+        self._fitted_params = self.get_params(deep=False)
+
+    def _fitted(self, name: str):
+        """The value of parameter ``name`` the fitted state was built with (the current one for
+        models pickled by greenelm <= 0.2.0, which recorded none)."""
+        fitted = getattr(self, "_fitted_params", None)
+        return fitted[name] if fitted is not None and name in fitted else getattr(self, name)
+
+    def _changed_since_fit(self, names=None) -> list[str]:
+        """``"name: fitted → now"`` for each parameter (of ``names``, default all) that
+        ``set_params`` changed since the fit."""
+        fitted = getattr(self, "_fitted_params", None) or {}
+        now = self.get_params(deep=False)
+        return [f"{name}={fitted[name]!r} → {now[name]!r}" for name in (names or fitted)
+                if name in fitted and name in now and not _same_value(fitted[name], now[name])]
+
+    def _continues_partial_fit(self) -> bool:
+        """Whether ``partial_fit`` continues a state; refuses to continue one built with other
+        parameters than the current ones (the state belongs to those)."""
+        if not self._has_partial_state():
+            return False
+        names = list(_STATE_PARAMETERS)
+        if self._fitted("partial_fit_method") == "rls":
+            names.append("alpha")                    # P = (HᵀH + λI)⁻¹ holds λ
+        changed = self._changed_since_fit(names)
+        if changed:
+            raise ValueError(f"set_params changed {', '.join(changed)} since partial_fit started; "
+                             "the accumulated state belongs to the old values, so partial_fit cannot "
+                             "continue it. Call fit (or partial_fit on a new estimator) to start with "
+                             "the new parameters, or set them back")
+        return True
+
+    def _after_partial_fit(self) -> None:
+        """Record the parameters a continued ``partial_fit`` used (λ, solver, chunk_size may change)."""
+        self._snapshot_params()
 
     @property
     def features_(self) -> RandomReLUFeatures:
@@ -151,15 +210,16 @@ class _ELMBase(BaseEstimator):
         """Whether the features, or the sums of their squares over X's rows, can exceed ``dtype``."""
         _, h_max = self._feature_bound(X)
         with np.errstate(over="ignore"):
-            return not h_max * h_max * max(len(X), 1) < np.finfo(self.dtype).max
+            return not h_max * h_max * max(len(X), 1) < np.finfo(self._fitted("dtype")).max
 
     def _input_scale(self, X, squares: bool = True) -> str:
         """What overflowed, in numbers: max |X|, the features' bound (and their squared sums')."""
         x_max, h_max = self._feature_bound(X)
+        dtype = self._fitted("dtype")
         with np.errstate(over="ignore"):
             sums = f", and their squared sums {h_max * h_max * max(len(X), 1):.3g}," if squares else ""
         return (f"The inputs reach max |X| = {x_max:.3g}, so the features can reach about "
-                f"{h_max:.3g}{sums} against the {self.dtype} limit {np.finfo(self.dtype).max:.3g}: "
+                f"{h_max:.3g}{sums} against the {dtype} limit {np.finfo(dtype).max:.3g}: "
                 "scale X down (for example to [0, 1] or unit variance)")
 
     def __getstate__(self):
@@ -176,9 +236,11 @@ class _ELMBase(BaseEstimator):
     # -- fitting ---------------------------------------------------------------------------
     def _start(self) -> None:
         self._check_params()
+        self._snapshot_params()
         self.seed_ = self._draw_seed()
         self._features = self._make_features()
-        self.equations_ = NormalEquations(self.n_hidden, self.n_outputs_, self.dtype, self.device)
+        self.equations_ = NormalEquations(self.n_hidden, self.n_outputs_, self._fitted("dtype"),
+                                          self.device)
         self.stream_ = None
         self._fitted_by_partial_fit = False
         self._partial_state_missing = None
@@ -203,8 +265,8 @@ class _ELMBase(BaseEstimator):
         return H, Y * root[:, None]
 
     def _as_block(self, Y, H):
-        if self.device is None:
-            return Y.astype(self.dtype, copy=False)
+        if self._fitted("device") is None:
+            return Y.astype(self._fitted("dtype"), copy=False)
         import torch
 
         return torch.as_tensor(Y, dtype=H.dtype, device=H.device)
@@ -276,8 +338,8 @@ class _ELMBase(BaseEstimator):
         X = validate_data(self, X, reset=False, dtype=(np.float64, np.float32))
         features = self.features_
         out = np.empty((len(X), self.coef_.shape[1]), dtype=np.float64)
-        if self.device is None:
-            W2 = self.coef_.astype(self.dtype, copy=False)
+        if self._fitted("device") is None:
+            W2 = self.coef_.astype(self._fitted("dtype"), copy=False)
             for rows, H in features.chunks(X, self.chunk_size):
                 out[rows] = H @ W2
         else:
@@ -308,10 +370,20 @@ class _ELMBase(BaseEstimator):
         ``partial_fit`` on a model loaded without its state raises ``ValueError`` (it never
         restarts from zero).  A ``RandomState``/``Generator`` ``random_state`` is saved as the
         int seed it gave (``seed_``), which rebuilds the same projection.
+
+        The file holds the fitted model: the parameters written are those it was fitted with.
+        A ``set_params`` since the fit (which takes effect at the next ``fit``) is not saved,
+        and a ``UserWarning`` names it.
         """
         check_is_fitted(self, "coef_")
+        changed = self._changed_since_fit()
+        if changed:
+            warnings.warn(f"set_params changed {', '.join(changed)} since the fit; the file holds the "
+                          "fitted model, with the values it was fitted with (fit again to save the "
+                          "new ones)", UserWarning, stacklevel=2)
+        params = {**self.get_params(deep=False), **(getattr(self, "_fitted_params", None) or {})}
         return write_model(self, path, include_state, _projection_digest(self.features_.W,
-                                                                          self.features_.b))
+                                                                          self.features_.b), params)
 
 
 def _projection_digest(W, b) -> str:
@@ -352,6 +424,7 @@ def load_model(path, device=SAVED_DEVICE):
     """
     estimators = {cls.__name__: cls for cls in (ELMClassifier, ELMRegressor, ELMClassifierCV, ELMRegressorCV)}
     model, expected = read_model(path, estimators, device)
+    model._snapshot_params()
     features = model.features_
     if _projection_digest(features.W, features.b) != expected:
         raise ModelFileError(path, "projection_sha256", f"the projection rebuilt from seed "
@@ -450,7 +523,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a block of samples (rows weighted by sample_weight (n,), if given); ``classes``
         (all labels) is required on the first call."""
-        first = not self._has_partial_state()
+        first = not self._continues_partial_fit()
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), reset=first)
         check_classification_targets(y)
         sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
@@ -462,6 +535,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
             raise ValueError(f"classes {np.unique(classes)} differ from those of the first call "
                              f"{self.classes_}")
         self._partial_fit_targets(X, self._one_hot(y), sample_weight)
+        self._after_partial_fit()
         return self
 
     def _one_hot(self, y) -> np.ndarray:
@@ -534,7 +608,7 @@ class ELMRegressor(RegressorMixin, _ELMBase):
     @available_if(_partial_fit_available)
     def partial_fit(self, X, y, sample_weight=None):
         """Add a block of samples (rows weighted by sample_weight (n,), if given) and re-solve."""
-        first = not self._has_partial_state()
+        first = not self._continues_partial_fit()
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True,
                              y_numeric=True, reset=first)
         sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
@@ -542,6 +616,7 @@ class ELMRegressor(RegressorMixin, _ELMBase):
             raise ValueError("y has a different number of outputs than in earlier partial_fit calls")
         Y = self._targets(y, reset=first)
         self._partial_fit_targets(X, Y, sample_weight)
+        self._after_partial_fit()
         return self
 
     def _targets(self, y, reset: bool = True) -> np.ndarray:
