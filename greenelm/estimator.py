@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import threading
 import warnings
 from pathlib import Path
 
@@ -78,6 +79,35 @@ def _partial_fit_available(estimator) -> bool:
         raise AttributeError("partial_fit cannot use solver='pinv', which needs all of H at once; "
                              "use solver='eigh' with alpha=0 for the minimum-norm limit")
     return True
+
+
+_FITTING: dict[int, str] = {}            # id(estimator) → the thread fitting it
+_FITTING_LOCK = threading.Lock()
+
+
+def _one_fit_at_a_time(method):
+    """Decorate ``fit`` / ``partial_fit``: a second call on the same estimator while one runs (in
+    another thread) raises ``RuntimeError`` before touching anything, instead of mixing both
+    datasets into one state."""
+
+    @functools.wraps(method)
+    def exclusive(self, *args, **kwargs):
+        key = id(self)
+        with _FITTING_LOCK:
+            running = _FITTING.get(key)
+            if running is None:
+                _FITTING[key] = threading.current_thread().name
+        if running is not None:
+            raise RuntimeError(f"{type(self).__name__}.{method.__name__} was called while thread "
+                               f"{running!r} is fitting the same estimator object; one estimator "
+                               "holds one fit at a time. Fit a copy per thread "
+                               "(sklearn.base.clone(estimator)), or wait for the running fit")
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            with _FITTING_LOCK:
+                del _FITTING[key]
+    return exclusive
 
 
 def _fails_loudly(fit_step):
@@ -501,6 +531,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
     True
 """
 
+    @_one_fit_at_a_time
     def fit(self, X, y, sample_weight=None):
         """Fit on X (N, D) and labels y (N,), optionally weighting the rows by sample_weight (N,)."""
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
@@ -520,6 +551,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         self.n_outputs_ = len(self.classes_)
 
     @available_if(_partial_fit_available)
+    @_one_fit_at_a_time
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a block of samples (rows weighted by sample_weight (n,), if given); ``classes``
         (all labels) is required on the first call."""
@@ -596,6 +628,7 @@ class ELMRegressor(RegressorMixin, _ELMBase):
         tags.target_tags.multi_output = True
         return tags
 
+    @_one_fit_at_a_time
     def fit(self, X, y, sample_weight=None):
         """Fit on X (N, D) and targets y (N,) or (N, k), optionally weighting rows by sample_weight (N,)."""
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True,
@@ -606,6 +639,7 @@ class ELMRegressor(RegressorMixin, _ELMBase):
         return self
 
     @available_if(_partial_fit_available)
+    @_one_fit_at_a_time
     def partial_fit(self, X, y, sample_weight=None):
         """Add a block of samples (rows weighted by sample_weight (n,), if given) and re-solve."""
         first = not self._continues_partial_fit()
@@ -812,6 +846,7 @@ class ELMClassifierCV(_CrossValidatedRidge, ELMClassifier):
         if self.scoring == "accuracy" and self.cv != "loo":
             raise ValueError("scoring='accuracy' needs cv='loo' (GCV estimates a squared error only)")
 
+    @_one_fit_at_a_time
     def fit(self, X, y, **fit_params):
         """Choose ``alpha_`` on X (N, D), labels y (N,), and fit the readout there."""
         self._refuse(fit_params)
@@ -856,6 +891,7 @@ class ELMRegressorCV(_CrossValidatedRidge, ELMRegressor):
 
     partial_fit = available_if(_hidden_partial_fit)(ELMRegressor.partial_fit)
 
+    @_one_fit_at_a_time
     def fit(self, X, y, **fit_params):
         """Choose ``alpha_`` on X (N, D), targets y (N,) or (N, k), and fit the readout there."""
         self._refuse(fit_params)

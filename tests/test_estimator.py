@@ -1,6 +1,7 @@
 """ELMClassifier / ELMRegressor: scikit-learn conformance, partial_fit, persistence, bad input."""
 
 import pickle
+import threading
 
 import numpy as np
 import pytest
@@ -171,3 +172,61 @@ def test_bad_data_raises_clear_errors():
     model = ELMClassifier(n_hidden=20).fit(X, y)
     with pytest.raises(ValueError, match="X has 5 features, but ELMClassifier is expecting 12"):
         model.predict(X[:, :5])
+
+
+def test_a_second_fit_of_the_same_object_from_another_thread_is_refused_not_merged():
+    X, y = blobs(n=900)
+    model = ELMClassifier(n_hidden=60, random_state=1)
+    started, release = threading.Event(), threading.Event()
+    start = model._start
+
+    def slow_start():  # hold the first fit inside, after its data were validated
+        started.set()
+        release.wait(30)
+        start()
+
+    model._start = slow_start
+    first = threading.Thread(target=model.fit, args=(X[:600], y[:600]), name="first-fit")
+    first.start()
+    assert started.wait(30)
+    for call in (lambda: model.fit(X[600:], y[600:]),
+                 lambda: model.partial_fit(X[600:], y[600:], classes=np.arange(4))):
+        with pytest.raises(RuntimeError, match="while thread 'first-fit' is fitting the same estimator "
+                                               r"object.*sklearn.base.clone"):
+            call()
+    release.set()
+    first.join(30)
+    del model._start
+    alone = ELMClassifier(n_hidden=60, random_state=1).fit(X[:600], y[:600])
+    np.testing.assert_array_equal(model.coef_, alone.coef_)
+    if getattr(model, "equations_", None) is not None:
+        assert model.equations_.n_samples == 600
+    model.fit(X[600:], y[600:])                           # once it is done, fit works again
+    np.testing.assert_array_equal(model.coef_,
+                                  ELMClassifier(n_hidden=60, random_state=1).fit(X[600:], y[600:]).coef_)
+
+
+def test_two_threads_fitting_one_object_end_with_one_of_their_fits():
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((9000, 20)), rng.standard_normal(9000)
+    parts = {"a": (X[:6000], y[:6000]), "b": (X[6000:], y[6000:])}
+    model, outcomes = ELMRegressor(n_hidden=80, chunk_size=256), {}
+
+    def run(name):
+        try:
+            model.fit(*parts[name])
+            outcomes[name] = "fitted"
+        except RuntimeError as error:
+            assert "is fitting the same estimator object" in str(error)
+            outcomes[name] = "refused"
+
+    threads = [threading.Thread(target=run, args=(name,)) for name in parts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert sorted(outcomes) == ["a", "b"] and "fitted" in outcomes.values()
+    singles = [ELMRegressor(n_hidden=80, chunk_size=256).fit(*parts[name]).coef_ for name in parts]
+    assert any(np.array_equal(model.coef_, single) for single in singles)
+    if getattr(model, "equations_", None) is not None:
+        assert model.equations_.n_samples in (6000, 3000)
