@@ -123,3 +123,21 @@ def check_device(device):
             reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             raise RuntimeError(f"device={device!r} is not usable on this machine: {reason}") from error
     return parsed
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation here (``MemAvailable`` of /proc/meminfo, else
+    the free physical pages), or None when the system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import os
+
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None

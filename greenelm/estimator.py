@@ -387,6 +387,9 @@ class _ELMBase(BaseEstimator):
     def save(self, path, include_state="auto") -> Path:
         """Write the fitted model to ``path`` (.npz, no pickled objects) atomically; returns the path.
 
+        ``path`` may also be a binary file object opened for writing (then written in place, not
+        atomically, and returned); a missing folder raises ``FileNotFoundError`` naming it.
+
         ``include_state`` — whether the partial-fit state is stored, so that ``partial_fit``
         continues after :func:`load_model`: the normal equations ``HᵀH`` (d × d) and ``HᵀY``
         (d × k), or the RLS state ``P`` (d × d) and ``W2``; in float64 that is 8·d² bytes
@@ -425,7 +428,8 @@ def _projection_digest(W, b) -> str:
 
 
 def load_model(path, device=SAVED_DEVICE):
-    """Load a model written by the ``save`` method of any greenelm estimator.
+    """Load a model written by the ``save`` method of any greenelm estimator, from a path or a
+    seekable binary file object.
 
     ``device`` — where the loaded model runs: ``"saved"`` (default) the device it was saved
     with, ``None`` NumPy, or a torch device (``"cpu"``, ``"cuda"``, ``"cuda:1"``).  A model
