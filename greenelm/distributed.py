@@ -277,6 +277,8 @@ def fit_dask(estimator, X, y, *, classes=None, client=None, scheduler=None, retr
     d = spec.n_hidden
     equations = NormalEquations.from_sums(packed[:, :d], packed[:, d:], int(X.shape[0]),
                                           estimator.dtype, estimator.device)
+    estimator._snapshot_params()          # the parameters of this fit, as ``fit`` records them
+    estimator.stream_, estimator._fitted_by_partial_fit, estimator._partial_state_missing = None, False, None
     estimator._features = estimator._make_features()
     estimator.equations_ = equations
     estimator.coef_ = solve(equations, estimator.solver, estimator.alpha)

@@ -254,10 +254,21 @@ class _ELMBase(BaseEstimator):
 
     def __getstate__(self):
         """Everything but ``W`` and ``b`` (rebuilt from the seed, so the pickle does not hold the
-        D × d projection); the partial-fit state (d × d, 8·d² bytes) is kept as CPU NumPy arrays
-        so ``partial_fit`` continues after unpickling, wherever the model ran."""
+        D × d projection).  As ``save(include_state="auto")``: a model fitted by ``partial_fit``
+        keeps its partial-fit state (d × d, 8·d² bytes) as CPU NumPy arrays, so ``partial_fit``
+        continues after unpickling, wherever the model ran; after ``fit`` the state is left out
+        (the pickle holds the readout, O(d·k)) and ``partial_fit`` on the copy raises
+        ``ValueError`` saying so, rather than restarting from zero."""
         state = dict(super().__getstate__())
         state.pop("_features", None)
+        has_state = state.get("equations_") is not None or state.get("stream_") is not None
+        if has_state and not state.get("_fitted_by_partial_fit", False):
+            state["equations_"] = state["stream_"] = None
+            state["_partial_state_missing"] = (
+                f"this {type(self).__name__} was pickled (or copied) after fit, and such pickles "
+                "leave out the partial-fit state (the d × d Gram), as save() does by default; "
+                "partial_fit would restart from zero. Call fit, or use save(path, "
+                "include_state=True) and load_model to continue partial_fit elsewhere")
         return portable_pickle_state(state)
 
     def __setstate__(self, state):

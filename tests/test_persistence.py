@@ -884,3 +884,23 @@ def test_save_and_load_accept_binary_file_objects(tmp_path):
         load_model(source)
     with open(tmp_path / "t.npz", "w") as text, pytest.raises(TypeError, match="binary: open the file with mode 'wb'"):
         model.save(text)
+
+
+# -- compact pickles ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("copy_of", [lambda m: pickle.loads(pickle.dumps(m)), copy.deepcopy],
+                         ids=["pickle", "deepcopy"])
+def test_a_pickle_after_fit_leaves_out_the_gram_and_partial_fit_on_it_says_so(copy_of):
+    X, y = data()
+    d = 300
+    model = ELMClassifier(n_hidden=d).fit(X, y)
+    assert len(pickle.dumps(model)) < 8 * d * d / 10            # coef_ (d × 3), not the d × d Gram
+    clone = copy_of(model)
+    np.testing.assert_array_equal(clone.decision_function(X), model.decision_function(X))
+    with pytest.raises(ValueError, match="pickled .or copied. after fit.*partial_fit would restart "
+                                         "from zero.*include_state=True"):
+        clone.partial_fit(X[:10], y[:10])
+    np.testing.assert_array_equal(clone.fit(X, y).coef_, model.coef_)   # fit starts afresh
+    streamed = ELMClassifier(n_hidden=d).partial_fit(X, y, classes=[0, 1, 2])
+    assert len(pickle.dumps(streamed)) > 8 * d * d              # a partial_fit model keeps it
+    refitted = copy_of(streamed).fit(X, y)                       # fit after partial_fit: left out
+    assert len(pickle.dumps(refitted)) < 8 * d * d / 10
