@@ -43,8 +43,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._persistence import (SAVED_DEVICE, ModelFileError, portable_pickle_state, read_model,
                            restore_pickle_state, write_model)
-from ._validation import (check_alpha, check_alphas, check_choice, check_device, check_positive_int,
-                          check_sample_weight, seed_from_random_state)
+from ._validation import (available_memory, check_alpha, check_alphas, check_choice, check_device,
+                          check_dtype, check_positive_int, check_sample_weight, format_bytes,
+                          seed_from_random_state)
 from .features import BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SCALES, RandomReLUFeatures
 from .model_selection import RidgePath
 from .solvers import (SOLVERS, NormalEquations, NumericalOverflowError, check_finite_readout,
@@ -160,7 +161,7 @@ class _ELMBase(BaseEstimator):
         check_choice("solver", self.solver, SOLVERS)
         check_choice("weight_scale", self.weight_scale, WEIGHT_SCALES)
         check_choice("bias", self.bias, BIAS_DISTRIBUTIONS)
-        check_choice("dtype", self.dtype, DTYPES)
+        check_dtype(self.dtype, DTYPES)
         self._check_readout_params()
         check_device(self.device)
 
@@ -183,7 +184,17 @@ class _ELMBase(BaseEstimator):
         """Record the constructor parameters of this fit (``_fitted_params``): the projection,
         predictions, pickles and ``save`` use them, so a later ``set_params`` changes nothing
         until the next ``fit`` (scikit-learn's convention)."""
-        self._fitted_params = self.get_params(deep=False)
+        self._fitted_params = self._current_params()
+
+    def _current_params(self) -> dict:
+        """``get_params()``, the dtype by its canonical name when it names one (``np.float32`` →
+        ``"float32"``)."""
+        params = self.get_params(deep=False)
+        try:
+            params["dtype"] = check_dtype(params["dtype"], DTYPES)
+        except ValueError:
+            pass
+        return params
 
     def _fitted(self, name: str):
         """The value of parameter ``name`` the fitted state was built with (the current one for
@@ -195,7 +206,7 @@ class _ELMBase(BaseEstimator):
         """``"name: fitted → now"`` for each parameter (of ``names``, default all) that
         ``set_params`` changed since the fit."""
         fitted = getattr(self, "_fitted_params", None) or {}
-        now = self.get_params(deep=False)
+        now = self._current_params()
         return [f"{name}={fitted[name]!r} → {now[name]!r}" for name in (names or fitted)
                 if name in fitted and name in now and not _same_value(fitted[name], now[name])]
 
@@ -278,6 +289,7 @@ class _ELMBase(BaseEstimator):
     def _start(self) -> None:
         self._check_params()
         self._snapshot_params()
+        self._check_memory()
         self.seed_ = self._draw_seed()
         self._features = self._make_features()
         self.equations_ = NormalEquations(self.n_hidden, self.n_outputs_, self._fitted("dtype"),
@@ -285,6 +297,25 @@ class _ELMBase(BaseEstimator):
         self.stream_ = None
         self._fitted_by_partial_fit = False
         self._partial_state_missing = None
+
+    def _check_memory(self) -> None:
+        """Before allocating: the d × d float64 Gram (plus a float32 scratch copy for float32, and
+        the D × d projection) must fit in the memory available (``MemoryError`` naming the sizes
+        otherwise); more than a quarter of it warns (the solve needs about as much again)."""
+        d, dtype = int(self.n_hidden), self._fitted("dtype")
+        gram = 8 * d * d + (4 * d * d if dtype == "float32" else 0)
+        needed = gram + np.dtype(dtype).itemsize * d * int(self.n_features_in_)
+        available = available_memory()
+        if available is None:
+            return
+        if needed > available:
+            raise MemoryError(f"n_hidden={d} needs a d × d Gram of {format_bytes(gram)} (8·d² bytes) "
+                              f"and a projection, {format_bytes(needed)} in all, but only "
+                              f"{format_bytes(available)} of memory is available: lower n_hidden")
+        if needed > available / 4:
+            warnings.warn(f"n_hidden={d}: the d × d Gram and the projection take {format_bytes(needed)}, "
+                          f"more than a quarter of the {format_bytes(available)} of memory available; "
+                          "the solve needs about as much again", UserWarning, stacklevel=4)
 
     def _accumulate(self, X, Y, sample_weight=None) -> None:
         for rows, H in self._features.chunks(X, self.chunk_size):
@@ -425,7 +456,7 @@ class _ELMBase(BaseEstimator):
             warnings.warn(f"set_params changed {', '.join(changed)} since the fit; the file holds the "
                           "fitted model, with the values it was fitted with (fit again to save the "
                           "new ones)", UserWarning, stacklevel=2)
-        params = {**self.get_params(deep=False), **(getattr(self, "_fitted_params", None) or {})}
+        params = {**self._current_params(), **(getattr(self, "_fitted_params", None) or {})}
         return write_model(self, path, include_state, _projection_digest(self.features_.W,
                                                                           self.features_.b), params)
 

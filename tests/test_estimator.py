@@ -1,7 +1,9 @@
 """ELMClassifier / ELMRegressor: scikit-learn conformance, partial_fit, persistence, bad input."""
 
 import pickle
+import re
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -230,3 +232,36 @@ def test_two_threads_fitting_one_object_end_with_one_of_their_fits():
     assert any(np.array_equal(model.coef_, single) for single in singles)
     if getattr(model, "equations_", None) is not None:
         assert model.equations_.n_samples in (6000, 3000)
+
+
+@pytest.mark.parametrize("dtype, name", [(np.float32, "float32"), ("f4", "float32"), ("single", "float32"),
+                                         (np.dtype("float64"), "float64"), ("f8", "float64"), (float, "float64")])
+def test_dtype_takes_numpy_spellings_and_keeps_the_parameter_as_given(tmp_path, dtype, name):
+    X, y = blobs()
+    model = ELMClassifier(n_hidden=50, dtype=dtype).fit(X, y)
+    assert model.get_params()["dtype"] is dtype                      # set_params / clone keep it
+    assert model.features_.W.dtype == np.dtype(name)
+    reference = ELMClassifier(n_hidden=50, dtype=name).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), reference.decision_function(X))
+    assert load_model(model.save(tmp_path / "m.npz")).get_params()["dtype"] == name
+    model.partial_fit(X[:10], y[:10])                                # np.float32 == "float32": no change
+    for bad in (None, "float16", np.int64, True, "x"):
+        with pytest.raises(ValueError, match=f"unknown dtype {re.escape(repr(bad))}; choose one of "
+                                             "'float64', 'float32'"):
+            ELMClassifier(n_hidden=5, dtype=bad).fit(X, y)
+
+
+def test_a_gram_larger_than_the_memory_is_refused_before_allocating(monkeypatch):
+    X, y = blobs(n=50)
+    with pytest.raises(MemoryError, match=r"n_hidden=400000 needs a d × d Gram of 1.28 TB \(8·d² bytes\) "
+                                          r"and a projection, .* but only .* of memory is available: lower n_hidden"):
+        ELMClassifier(n_hidden=400_000).fit(X, y)
+    import greenelm.estimator as estimator
+
+    monkeypatch.setattr(estimator, "available_memory", lambda: 1_000_000)       # 1 MB
+    with pytest.warns(UserWarning, match="n_hidden=200: the d × d Gram and the projection take 339 kB, "
+                                         "more than a quarter of the 1 MB"):
+        ELMClassifier(n_hidden=200).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ELMClassifier(n_hidden=50).fit(X, y)                    # 21 kB: silent
