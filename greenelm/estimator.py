@@ -36,6 +36,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -140,6 +141,11 @@ def _fails_loudly(fit_step):
 class _ELMBase(BaseEstimator):
     """Shared fit/predict machinery; subclasses turn targets into the matrix Y (N, k)."""
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True           # CSR/CSC X: the features' GEMM takes it as it is
+        return tags
+
     def __init__(self, n_hidden=2000, alpha=1e-3, solver="cholesky", weight_scale="unit",
                  bias="normal", dtype="float64", chunk_size=DEFAULT_CHUNK_ROWS, device=None,
                  random_state=0, partial_fit_method="normal"):
@@ -243,7 +249,7 @@ class _ELMBase(BaseEstimator):
         W, b = self._features.W, self._features.b
         W, b = (W.double().cpu().numpy(), b.double().cpu().numpy()) if hasattr(W, "cpu") else (W, b)
         with np.errstate(over="ignore", invalid="ignore"):
-            x_max = float(np.max(np.abs(X))) if np.size(X) else 0.0
+            x_max = (float(abs(X).max()) if issparse(X) else float(np.max(np.abs(X)))) if X.shape[0] else 0.0
             column_norm = float(np.abs(W).astype(np.float64).sum(axis=0).max())
             return x_max, x_max * column_norm + float(np.abs(b).max())
 
@@ -251,14 +257,14 @@ class _ELMBase(BaseEstimator):
         """Whether the features, or the sums of their squares over X's rows, can exceed ``dtype``."""
         _, h_max = self._feature_bound(X)
         with np.errstate(over="ignore"):
-            return not h_max * h_max * max(len(X), 1) < np.finfo(self._fitted("dtype")).max
+            return not h_max * h_max * max(X.shape[0], 1) < np.finfo(self._fitted("dtype")).max
 
     def _input_scale(self, X, squares: bool = True) -> str:
         """What overflowed, in numbers: max |X|, the features' bound (and their squared sums')."""
         x_max, h_max = self._feature_bound(X)
         dtype = self._fitted("dtype")
         with np.errstate(over="ignore"):
-            sums = f", and their squared sums {h_max * h_max * max(len(X), 1):.3g}," if squares else ""
+            sums = f", and their squared sums {h_max * h_max * max(X.shape[0], 1):.3g}," if squares else ""
         return (f"The inputs reach max |X| = {x_max:.3g}, so the features can reach about "
                 f"{h_max:.3g}{sums} against the {dtype} limit {np.finfo(dtype).max:.3g}: "
                 "scale X down (for example to [0, 1] or unit variance)")
@@ -348,7 +354,7 @@ class _ELMBase(BaseEstimator):
         """Fit the readout to targets Y (N, k) from inputs X (N, D), rows weighted by sample_weight (N,)."""
         self._start()
         if self.solver == "pinv":
-            H = np.empty((len(X), self.n_hidden), dtype=np.float64)
+            H = np.empty((X.shape[0], self.n_hidden), dtype=np.float64)
             for rows, block in self._features.chunks(X, self.chunk_size):
                 H[rows] = block.cpu().numpy() if self.device is not None else block
             if sample_weight is not None:  # min ‖√W (H W2 − Y)‖: the rows scaled by √w
@@ -407,9 +413,9 @@ class _ELMBase(BaseEstimator):
     def _raw_outputs(self, X) -> np.ndarray:
         """``relu(X W + b) W2`` (N, k), computed in row chunks."""
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=(np.float64, np.float32))
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=(np.float64, np.float32))
         features = self.features_
-        out = np.empty((len(X), self.coef_.shape[1]), dtype=np.float64)
+        out = np.empty((X.shape[0], self.coef_.shape[1]), dtype=np.float64)
         if self._fitted("device") is None:
             W2 = self.coef_.astype(self._fitted("dtype"), copy=False)
             for rows, H in features.chunks(X, self.chunk_size):
@@ -580,7 +586,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
     @_one_fit_at_a_time
     def fit(self, X, y, sample_weight=None):
         """Fit on X (N, D) and labels y (N,), optionally weighting the rows by sample_weight (N,)."""
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32))
         check_classification_targets(y)
         sample_weight = check_sample_weight(sample_weight, X)
         self._set_classes(y, "y")
@@ -602,7 +608,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         """Add a block of samples (rows weighted by sample_weight (n,), if given); ``classes``
         (all labels) is required on the first call."""
         first = not self._continues_partial_fit()
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), reset=first)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), reset=first)
         check_classification_targets(y)
         sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
         if first:
@@ -677,7 +683,7 @@ class ELMRegressor(RegressorMixin, _ELMBase):
     @_one_fit_at_a_time
     def fit(self, X, y, sample_weight=None):
         """Fit on X (N, D) and targets y (N,) or (N, k), optionally weighting rows by sample_weight (N,)."""
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True,
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), multi_output=True,
                              y_numeric=True)
         sample_weight = check_sample_weight(sample_weight, X)
         Y = self._targets(y)
@@ -689,7 +695,7 @@ class ELMRegressor(RegressorMixin, _ELMBase):
     def partial_fit(self, X, y, sample_weight=None):
         """Add a block of samples (rows weighted by sample_weight (n,), if given) and re-solve."""
         first = not self._continues_partial_fit()
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True,
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), multi_output=True,
                              y_numeric=True, reset=first)
         sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
         if not first and (y.ndim == 1) != self._single_output:
@@ -744,15 +750,15 @@ class _CrossValidatedRidge:
 
     def _fit_cv(self, X, Y) -> None:
         """Accumulate one Gram from X (N, D) and Y (N, k), pick ``alpha_`` on the grid, solve there."""
-        if len(X) < 2:
+        if X.shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 samples to cross-validate, got "
-                             f"{len(X)} sample")
+                             f"{X.shape[0]} sample")
         self._start()
         self._accumulate(X, Y)
         gram, hty = self.equations_.as_float64()
         if is_torch(gram):
             gram, hty = gram.cpu().numpy(), hty.cpu().numpy()
-        path = RidgePath(gram, hty, float(np.sum(Y**2)), len(X))
+        path = RidgePath(gram, hty, float(np.sum(Y**2)), X.shape[0])
         if self.alphas is None:
             mean_eigenvalue = float(np.trace(gram)) / self.n_hidden
             alphas = DEFAULT_RELATIVE_ALPHAS * (mean_eigenvalue if mean_eigenvalue > 0 else 1.0)
@@ -896,7 +902,7 @@ class ELMClassifierCV(_CrossValidatedRidge, ELMClassifier):
     def fit(self, X, y, **fit_params):
         """Choose ``alpha_`` on X (N, D), labels y (N,), and fit the readout there."""
         self._refuse(fit_params)
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32))
         check_classification_targets(y)
         self._set_classes(y, "y")
         self._fit_cv(X, self._one_hot(y))
@@ -941,7 +947,7 @@ class ELMRegressorCV(_CrossValidatedRidge, ELMRegressor):
     def fit(self, X, y, **fit_params):
         """Choose ``alpha_`` on X (N, D), targets y (N,) or (N, k), and fit the readout there."""
         self._refuse(fit_params)
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True,
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), multi_output=True,
                              y_numeric=True)
         self._fit_cv(X, self._targets(y))
         return self

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
 from ._validation import check_choice, check_device, check_dtype, check_positive_int, seed_from_random_state
@@ -96,7 +97,14 @@ class RandomReLUFeatures:
             self.b = torch.as_tensor(b, dtype=torch_dtype, device=self.device)
 
     def transform(self, X) -> np.ndarray:
-        """Features of one block of rows: X (n, D) → H (n, d), in ``dtype`` (and on ``device``)."""
+        """Features of one block of rows: X (n, D) dense or SciPy sparse → H (n, d), dense, in
+        ``dtype`` (and on ``device``)."""
+        if issparse(X):                # sparse @ dense: a dense block; on torch, the block densified
+            if self.device is None:
+                H = np.asarray(X.astype(self.dtype) @ self.W)
+                H += self.b
+                return np.maximum(H, 0, out=H)
+            X = X.toarray()
         if self.device is None:
             H = np.asarray(X, dtype=self.dtype) @ self.W
             H += self.b
@@ -111,7 +119,7 @@ class RandomReLUFeatures:
     def chunks(self, X, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> Iterator[tuple[slice, object]]:
         """Yield ``(rows, H[rows])`` for consecutive row blocks of X (N, D)."""
         chunk_rows = check_positive_int("chunk_rows", chunk_rows)
-        for rows in row_chunks(len(X), chunk_rows):
+        for rows in row_chunks(X.shape[0] if issparse(X) else len(X), chunk_rows):
             yield rows, self.transform(X[rows])
 
 

@@ -6,10 +6,13 @@ import threading
 import warnings
 
 import numpy as np
+import scipy.sparse
 import pytest
 from sklearn.utils.estimator_checks import check_estimator
 
-from greenelm import ELMClassifier, ELMRegressor, load_model
+from sklearn.base import ClassifierMixin
+
+from greenelm import ELMClassifier, ELMClassifierCV, ELMRegressor, load_model
 
 
 def blobs(n=600, d=12, k=4, seed=0):
@@ -265,3 +268,36 @@ def test_a_gram_larger_than_the_memory_is_refused_before_allocating(monkeypatch)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ELMClassifier(n_hidden=50).fit(X, y)                    # 21 kB: silent
+
+
+@pytest.mark.parametrize("container", [scipy.sparse.csr_matrix, scipy.sparse.csc_matrix, scipy.sparse.csr_array])
+@pytest.mark.parametrize("make", [lambda: ELMClassifier(n_hidden=80, chunk_size=64),
+                                  lambda: ELMRegressor(n_hidden=80, chunk_size=64, partial_fit_method="rls"),
+                                  lambda: ELMClassifier(n_hidden=80, solver="pinv"),
+                                  lambda: ELMClassifierCV(n_hidden=80, alphas=[0.01, 0.1, 1.0])],
+                         ids=["classifier", "regressor-rls", "pinv", "cv"])
+def test_sparse_x_gives_the_dense_model(container, make):
+    X, y = blobs(n=300)
+    X[np.abs(X) < 1.5] = 0                                   # mostly zeros
+    sparse = container(X)
+    targets = y if isinstance(make(), ClassifierMixin) else X[:, :2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)        # the CV choice may sit at the grid's end
+        dense_model, sparse_model = make().fit(X, targets), make().fit(sparse, targets)
+    assert relative(sparse_model.coef_, dense_model.coef_) <= 1e-8         # the solve amplifies rounding
+    outputs = "decision_function" if isinstance(make(), ClassifierMixin) else "predict"
+    assert relative(getattr(sparse_model, outputs)(sparse), getattr(dense_model, outputs)(X)) <= 1e-10
+    if outputs != "predict":
+        np.testing.assert_array_equal(sparse_model.predict(sparse), dense_model.predict(X))
+    if hasattr(make(), "partial_fit") and make().solver != "pinv":
+        extra = {"classes": np.unique(y)} if isinstance(make(), ClassifierMixin) else {}
+        streamed, dense = make(), make()
+        for rows in (slice(0, 120), slice(120, 300)):
+            streamed.partial_fit(sparse[rows], targets[rows], **extra)
+            dense.partial_fit(X[rows], targets[rows], **extra)
+        assert relative(getattr(streamed, outputs)(X), getattr(dense, outputs)(X)) <= 1e-10
+
+
+def relative(a, b) -> float:
+    """max |a − b| over max |b|."""
+    return float(np.abs(np.asarray(a) - np.asarray(b)).max() / np.abs(b).max())
