@@ -199,6 +199,13 @@ def write_model(model, path, include_state, projection_sha256: str, params: dict
         raise ValueError(f"n_hidden is {params['n_hidden']} but the fitted readout has "
                          f"{model.coef_.shape[0]} rows: the model's state is inconsistent; refit it")
     params["device"] = None if params["device"] is None else str(params["device"])
+    cv = params.get("cv")
+    if cv is not None and not isinstance(cv, (str, int, np.integer)):
+        raise ValueError(f"this model was fitted with cv={cv!r}, an object a model file cannot hold "
+                         "(model files are plain data, never pickles): fit it with cv=<number of "
+                         "folds> to save it, or pickle it (joblib.dump)")
+    if isinstance(cv, np.integer):
+        params["cv"] = int(cv)
     if params.get("alphas") is not None:  # the CV estimators' grid, as a JSON list
         params["alphas"] = [float(a) for a in np.atleast_1d(np.asarray(params["alphas"], dtype=np.float64))]
     if params["random_state"] is not None and not isinstance(params["random_state"], (int, np.integer)):

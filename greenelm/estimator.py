@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import numbers
 import threading
 import warnings
 from pathlib import Path
@@ -321,7 +322,7 @@ class _ELMBase(BaseEstimator):
         if needed > available / 4:
             warnings.warn(f"n_hidden={d}: the d × d Gram and the projection take {format_bytes(needed)}, "
                           f"more than a quarter of the {format_bytes(available)} of memory available; "
-                          "the solve needs about as much again", UserWarning, stacklevel=4)
+                          "the solve needs about as much again", UserWarning, stacklevel=6)
 
     def _accumulate(self, X, Y, sample_weight=None) -> None:
         for rows, H in self._features.chunks(X, self.chunk_size):
@@ -731,50 +732,63 @@ class _CrossValidatedRidge:
     def _check_readout_params(self) -> None:
         if self.alphas is not None:
             check_alphas(self.alphas)
-        check_choice("cv", self.cv, CV_MODES)
+        _check_cv(self.cv)
         if self.solver == "pinv":
             raise ValueError(f"{type(self).__name__} chooses a ridge λ > 0; solver='pinv' ignores λ. "
                              "Use solver='cholesky', 'lu' or 'eigh'")
 
-    def _refuse(self, fit_params: dict) -> None:
-        if fit_params:
-            raise TypeError(f"{type(self).__name__}.fit takes only X and y; it does not take "
-                            f"{', '.join(sorted(fit_params))}. sample_weight is not supported by the "
-                            "cross-validated estimators (leaving out a weighted row is not leaving out "
-                            "one of its repeats): choose alpha_ here, then fit the base estimator with "
-                            "alpha=alpha_ and sample_weight")
-
-    def _loo_blocks(self, X, Y):
+    def _loo_blocks(self, X, Y, sample_weight=None):
+        """Blocks (√w·H, √w·Y, w) of the training rows, for the LOO pass."""
         for rows, H in self._features.chunks(X, self.chunk_size):
-            yield (H.double().cpu().numpy() if is_torch(H) else H), Y[rows]
+            H = H.double().cpu().numpy() if is_torch(H) else np.asarray(H, dtype=np.float64)
+            if sample_weight is None:
+                yield H, Y[rows]
+            else:
+                root = np.sqrt(sample_weight[rows])[:, None]
+                yield H * root, Y[rows] * root, sample_weight[rows]
 
-    def _fit_cv(self, X, Y) -> None:
-        """Accumulate one Gram from X (N, D) and Y (N, k), pick ``alpha_`` on the grid, solve there."""
+    def _fit_cv(self, X, Y, sample_weight=None, y=None) -> None:
+        """Accumulate one Gram from X (N, D) and Y (N, k) (rows weighted by sample_weight (N,)),
+        pick ``alpha_`` on the grid (LOO, GCV or k folds), solve there."""
         if X.shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 samples to cross-validate, got "
                              f"{X.shape[0]} sample")
         self._start()
-        self._accumulate(X, Y)
+        self._accumulate(X, Y, sample_weight)
         gram, hty = self.equations_.as_float64()
         if is_torch(gram):
             gram, hty = gram.cpu().numpy(), hty.cpu().numpy()
-        path = RidgePath(gram, hty, float(np.sum(Y**2)), X.shape[0])
+        weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        path = RidgePath(gram, hty, float(np.sum(weights[:, None] * Y**2)), X.shape[0])
         if self.alphas is None:
             mean_eigenvalue = float(np.trace(gram)) / self.n_hidden
             alphas = DEFAULT_RELATIVE_ALPHAS * (mean_eigenvalue if mean_eigenvalue > 0 else 1.0)
         else:
             alphas = check_alphas(self.alphas)
         results = path.gcv(alphas)
-        if self.cv == "loo":
-            loo = path.leave_one_out(alphas, self._loo_blocks(X, Y))
+        if sample_weight is not None:   # N = Σw: integer weights give the GCV of the repeated rows
+            total = float(weights.sum())
+            results["gcv"] = total * results["train_rss"] / (total - results["dof"]) ** 2
+        classifier = isinstance(self, ClassifierMixin)
+        if isinstance(self.cv, str) and self.cv == "loo":
+            loo = path.leave_one_out(alphas, self._loo_blocks(X, Y, sample_weight))
             results["loo_mse"] = loo["loo_mse"]
-            if isinstance(self, ClassifierMixin):
+            if classifier:
                 results["loo_accuracy"] = loo["loo_accuracy"]
+            score_column = "loo"
+        elif isinstance(self.cv, str):
+            score_column = "gcv"
+        else:
+            folds = self._k_fold(X, Y, sample_weight, y, alphas)
+            results["cv_mse"] = folds["mse"]
+            if classifier:
+                results["cv_accuracy"] = folds["accuracy"]
+            score_column = "cv"
         if self._scoring_name == "accuracy":
-            score = results["loo_accuracy"]
+            score = results[f"{score_column}_accuracy"]
             loss = -np.nan_to_num(score, nan=-np.inf)             # the best accuracy is the least loss
         else:
-            score = results["gcv" if self.cv == "gcv" else "loo_mse"]
+            score = results["gcv" if score_column == "gcv" else f"{score_column}_mse"]
             loss = np.nan_to_num(score, nan=np.inf)
         ties = np.flatnonzero(loss == loss.min())
         best = ties[np.argmax(alphas[ties])]                      # ties → the larger λ
@@ -785,12 +799,58 @@ class _CrossValidatedRidge:
             end = "smallest" if self.alpha_ == alphas.min() else "largest"
             warnings.warn(f"{type(self).__name__}: alpha_={self.alpha_:.4g} is the {end} value of the "
                           f"alphas grid [{alphas.min():.4g}, {alphas.max():.4g}]; the best λ may lie "
-                          "beyond it: extend the grid", UserWarning, stacklevel=3)
+                          "beyond it: extend the grid", UserWarning, stacklevel=4)
         if self.solver == "eigh":
             self.coef_ = path.weights(self.alpha_)
         else:
             self.coef_ = solve(self.equations_, self.solver, self.alpha_)
         self.equations_ = None
+
+    def _k_fold(self, X, Y, sample_weight, y, alphas) -> dict:
+        """Per λ: the squared error (summed over the k outputs) and the accuracy (percent) of the
+        readouts fitted on each split's training rows, on its test rows, pooled over the splits
+        (each test row counted with its weight)."""
+        from sklearn.model_selection import check_cv
+
+        splitter = check_cv(self.cv, y, classifier=isinstance(self, ClassifierMixin))
+        weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        squared, correct, seen = np.zeros(len(alphas)), np.zeros(len(alphas)), 0.0
+        for train, test in splitter.split(np.zeros((X.shape[0], 1)), y):
+            equations = NormalEquations(self.n_hidden, self.n_outputs_, self._fitted("dtype"), self.device)
+            X_train, Y_train, w_train = X[train], Y[train], weights[train]
+            for rows, H in self._features.chunks(X_train, self.chunk_size):
+                equations.update(*self._weighted_block(H, Y_train[rows], w_train, rows))
+            gram, hty = equations.as_float64()
+            if is_torch(gram):
+                gram, hty = gram.cpu().numpy(), hty.cpu().numpy()
+            spectrum = RidgePath(gram, hty, float(np.sum(w_train[:, None] * Y_train**2)), max(len(train), 2))
+            coefficients = [spectrum.rotated_targets / (spectrum.eigenvalues + a)[:, None] for a in alphas]
+            X_test, Y_test, w_test = X[test], Y[test], weights[test]
+            for rows, H in self._features.chunks(X_test, self.chunk_size):
+                H = H.double().cpu().numpy() if is_torch(H) else np.asarray(H, dtype=np.float64)
+                P = H @ spectrum.eigenvectors
+                labels = Y_test[rows].argmax(axis=1)
+                for a, coef in enumerate(coefficients):
+                    scores = P @ coef
+                    squared[a] += np.sum(w_test[rows] * np.sum((Y_test[rows] - scores) ** 2, axis=1))
+                    correct[a] += np.sum(w_test[rows] * (scores.argmax(axis=1) == labels))
+            seen += float(w_test.sum())
+        if seen <= 0:
+            raise ValueError(f"the test rows of cv={self.cv!r} carry no weight: nothing to score")
+        return {"mse": squared / seen, "accuracy": 100 * correct / seen}
+
+
+def _check_cv(cv) -> None:
+    """``cv``: "loo", "gcv", a number of folds >= 2, a scikit-learn splitter or an iterable of splits."""
+    if isinstance(cv, str):
+        check_choice("cv", cv, CV_MODES)
+    elif isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        if cv < 2:
+            raise ValueError(f"cv={cv!r}: k-fold cross-validation needs at least 2 folds")
+    elif not (hasattr(cv, "split") and hasattr(cv, "get_n_splits")) and not hasattr(cv, "__iter__"):
+        raise ValueError(f"cv must be 'loo', 'gcv', a number of folds >= 2, a scikit-learn splitter "
+                         f"(KFold(5), StratifiedKFold, ...) or an iterable of (train, test) splits; "
+                         f"got {cv!r}")
 
 
 def _hidden_partial_fit(estimator) -> bool:
@@ -806,9 +866,14 @@ _CV_PARAMETERS = """
         Grid of ridge strengths λ > 0 (absolute, as ``alpha`` of the base estimator).  ``None``:
         ``np.logspace(-6, 3, 10)`` times the mean eigenvalue ``tr(HᵀH)/d`` of the training Gram,
         so the grid follows the scale of the features and of N; the grid used is ``alphas_``.
-    cv : {"loo", "gcv"}, default="loo"
+    cv : {"loo", "gcv"}, int, scikit-learn splitter or iterable of splits, default="loo"
         ``"loo"``: exact leave-one-out by the PRESS identity (one more pass over the features of X,
-        no refit); ``"gcv"``: generalised cross-validation ``N·RSS/(N − dof)²`` (no extra pass).
+        no refit); ``"gcv"``: generalised cross-validation ``N·RSS/(N − dof)²`` (no extra pass);
+        an int k or a splitter (``KFold``, ``StratifiedKFold`` — the default for an int with a
+        classifier, as ``sklearn.model_selection.check_cv``): one Gram and eigendecomposition per
+        split's training rows, the test rows' error pooled over the splits (columns ``cv_mse``
+        and, for classifiers, ``cv_accuracy``).  A model fitted with a splitter object pickles but
+        does not ``save`` (a model file holds no objects); an int does.
     <scoring>solver : {"cholesky", "lu", "eigh"}, default="cholesky"
         Solver of the final readout at ``alpha_`` (``"pinv"`` has no λ and is refused).
     weight_scale, bias, dtype, chunk_size, device, random_state
@@ -835,8 +900,10 @@ _CV_PARAMETERS = """
     -----
     Only one Gram ``HᵀH`` is accumulated and eigendecomposed (:class:`greenelm.model_selection.RidgePath`);
     every λ of the grid then costs O(d·k) (GCV) or O(N·d·k) in the extra pass (LOO).
-    ``sample_weight`` is not supported: ``fit`` refuses it with a ``TypeError``.  There is no
-    ``partial_fit``.
+    ``fit`` takes ``sample_weight`` (N,): the Gram and the final readout are weighted as in the base
+    estimator; LOO leaves out each row with its whole weight and counts its error with that weight
+    (as scikit-learn's ``RidgeCV``: a weight of 2 is not two repeats for the criterion), GCV uses
+    N = Σw, and k folds weight the training sums and the test errors.  There is no ``partial_fit``.
 """
 
 
@@ -857,7 +924,7 @@ class ELMClassifierCV(_CrossValidatedRidge, ELMClassifier):
         base="ELMClassifier", classes=", classes_",
         scoring=('scoring : {"mse", "accuracy"}, default="mse"\n'
                  '        ``"mse"``: squared error of the one-hot targets (LOO or GCV);\n'
-                 '        ``"accuracy"``: LOO accuracy in percent (needs ``cv="loo"``).\n    '),
+                 '        ``"accuracy"``: LOO or k-fold accuracy in percent (not with ``cv="gcv"``).\n    '),
         best="GCV, LOO MSE, or LOO accuracy in percent, after ``scoring`` and ``cv``",
         loo_accuracy=" and ``loo_accuracy`` (percent)") + """
     Examples
@@ -895,17 +962,20 @@ class ELMClassifierCV(_CrossValidatedRidge, ELMClassifier):
     def _check_readout_params(self) -> None:
         super()._check_readout_params()
         check_choice("scoring", self.scoring, CV_SCORINGS)
-        if self.scoring == "accuracy" and self.cv != "loo":
-            raise ValueError("scoring='accuracy' needs cv='loo' (GCV estimates a squared error only)")
+        if self.scoring == "accuracy" and isinstance(self.cv, str) and self.cv == "gcv":
+            raise ValueError("scoring='accuracy' needs cv='loo' or k folds (GCV estimates a squared "
+                             "error only)")
 
     @_one_fit_at_a_time
-    def fit(self, X, y, **fit_params):
-        """Choose ``alpha_`` on X (N, D), labels y (N,), and fit the readout there."""
-        self._refuse(fit_params)
+    def fit(self, X, y, sample_weight=None):
+        """Choose ``alpha_`` on X (N, D), labels y (N,), rows weighted by sample_weight (N,), and
+        fit the readout there."""
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32))
         check_classification_targets(y)
+        sample_weight = check_sample_weight(sample_weight, X)
         self._set_classes(y, "y")
-        self._fit_cv(X, self._one_hot(y))
+        _check_weighted_classes(y, sample_weight)
+        self._fit_cv(X, self._one_hot(y), sample_weight, y)
         return self
 
 
@@ -944,10 +1014,11 @@ class ELMRegressorCV(_CrossValidatedRidge, ELMRegressor):
     partial_fit = available_if(_hidden_partial_fit)(ELMRegressor.partial_fit)
 
     @_one_fit_at_a_time
-    def fit(self, X, y, **fit_params):
-        """Choose ``alpha_`` on X (N, D), targets y (N,) or (N, k), and fit the readout there."""
-        self._refuse(fit_params)
+    def fit(self, X, y, sample_weight=None):
+        """Choose ``alpha_`` on X (N, D), targets y (N,) or (N, k), rows weighted by
+        sample_weight (N,), and fit the readout there."""
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), multi_output=True,
                              y_numeric=True)
-        self._fit_cv(X, self._targets(y))
+        sample_weight = check_sample_weight(sample_weight, X)
+        self._fit_cv(X, self._targets(y), sample_weight, y)
         return self
