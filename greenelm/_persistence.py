@@ -15,21 +15,32 @@ string ``meta``:
 * ``cv_*`` (n_alphas,) — for the cross-validated estimators, the grid ``cv_alphas`` and each
   column of ``cv_results_`` (``meta["cv"]`` holds ``alpha_``, ``best_score_`` and the column names).
 
-:func:`read_model` checks every field (the zip members' ``.npy`` headers first, so nothing
-large is read or allocated from a bad file) and raises :class:`ModelFileError` naming the file
-and the field.  Pickles carry the same partial-fit state as CPU NumPy arrays
+``meta["content_sha256"]`` (format 3) is the SHA-256 of every array member (one line
+``name:sha256(raw .npy bytes)`` per member, in name order) followed by the canonical JSON of
+``meta`` without that key (sorted keys, no spaces).
+
+:func:`read_model` checks every field (the zip members' ``.npy`` headers first: duplicate
+members, and arrays declaring more bytes than the memory available, are refused before anything
+is read; then the digest, streamed, before any array is allocated) and raises
+:class:`ModelFileError` naming the file and the field.  Saving writes a temp file
+``.<name>.<pid>.<random>.tmp`` beside the target and renames it; a later save of the same
+target removes the temps of saves whose process is gone.  Both accept binary file objects.  Pickles carry the same partial-fit state as CPU NumPy arrays
 (:func:`portable_pickle_state`), so a model pickled on a GPU unpickles on any machine with that
 device and ``partial_fit`` continues where it stopped.
 """
 
 from __future__ import annotations
 
+import glob
+import hashlib
+import io
 import json
 import math
 import numbers
 import os
 import re
 import tempfile
+import time
 import zipfile
 import zlib
 from pathlib import Path
@@ -37,16 +48,19 @@ from pathlib import Path
 import numpy as np
 from sklearn.base import is_classifier
 
-from ._validation import check_alpha, check_choice
+from ._validation import available_memory, check_alpha, check_choice
 from .features import DTYPES
 from .solvers import NormalEquations, is_torch
 
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
+#: the largest ``meta`` string read (a model's is a few kB; a grid of alphas adds ~25 bytes each)
+MAX_META_BYTES = 16 * 2**20
 SAVED_DEVICE = "saved"
 
 _COMMON_META = ("format_version", "class", "params", "seed", "n_features_in", "projection_sha256")
 _META_V2 = _COMMON_META + ("n_outputs", "single_output", "classes", "feature_names", "state", "cv")
+_META_V3 = _META_V2 + ("content_sha256",)
 _CV_KEYS = ("alpha_", "best_score_", "columns")
 _STATE_KEYS = {"normal": ("kind", "dtype", "n_samples"),
                "rls": ("kind", "alpha", "method", "dtype", "n_samples")}
@@ -168,8 +182,8 @@ def _json_value(value):
     raise TypeError(f"{value!r} ({type(value).__name__}) cannot be written to a model file")
 
 
-def write_model(model, path, include_state, projection_sha256: str) -> Path:
-    """Write ``model`` (fitted) to ``path`` atomically (temp file + ``os.replace``)."""
+def write_model(model, path, include_state, projection_sha256: str, params: dict) -> Path:
+    """Write ``model`` (fitted with the constructor parameters ``params``) to ``path`` atomically."""
     if not isinstance(include_state, bool) and not (isinstance(include_state, str)
                                                     and include_state == "auto"):
         raise ValueError(f"include_state must be 'auto', True or False, got {include_state!r}")
@@ -180,11 +194,18 @@ def write_model(model, path, include_state, projection_sha256: str) -> Path:
     if include_state is False or (include_state == "auto"
                                   and not getattr(model, "_fitted_by_partial_fit", False)):
         exported = None
-    params = model.get_params()
+    params = dict(params)
     if model.coef_.shape[0] != params["n_hidden"]:
         raise ValueError(f"n_hidden is {params['n_hidden']} but the fitted readout has "
-                         f"{model.coef_.shape[0]} rows (set_params after fit?); refit before saving")
+                         f"{model.coef_.shape[0]} rows: the model's state is inconsistent; refit it")
     params["device"] = None if params["device"] is None else str(params["device"])
+    cv = params.get("cv")
+    if cv is not None and not isinstance(cv, (str, int, np.integer)):
+        raise ValueError(f"this model was fitted with cv={cv!r}, an object a model file cannot hold "
+                         "(model files are plain data, never pickles): fit it with cv=<number of "
+                         "folds> to save it, or pickle it (joblib.dump)")
+    if isinstance(cv, np.integer):
+        params["cv"] = int(cv)
     if params.get("alphas") is not None:  # the CV estimators' grid, as a JSON list
         params["alphas"] = [float(a) for a in np.atleast_1d(np.asarray(params["alphas"], dtype=np.float64))]
     if params["random_state"] is not None and not isinstance(params["random_state"], (int, np.integer)):
@@ -212,12 +233,20 @@ def write_model(model, path, include_state, projection_sha256: str) -> Path:
     if exported is not None:
         meta["state"] = exported[0]
         arrays.update({f"state_{name}": array for name, array in exported[1].items()})
-    text = json.dumps(meta, default=_json_value, allow_nan=False)
+    meta = json.loads(json.dumps(meta, default=_json_value, allow_nan=False))  # plain JSON types
+    if _is_file_object(path, "w"):
+        _write_archive(path, meta, arrays)
+        return path
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp.npz")
-    os.close(fd)
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"cannot save the model to {path}: the folder {path.parent} does not "
+                                "exist (create it first)")
+    _remove_stale_temps(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{_TEMP_PREFIX}{path.name}.{os.getpid()}.",
+                               suffix=_TEMP_SUFFIX)
     try:
-        np.savez(tmp, meta=np.array(text), **arrays)
+        with os.fdopen(fd, "wb") as out:
+            _write_archive(out, meta, arrays)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -225,47 +254,170 @@ def write_model(model, path, include_state, projection_sha256: str) -> Path:
     return path
 
 
-# -- reading -----------------------------------------------------------------------------------
-def _npy_headers(path) -> dict[str, tuple[tuple, np.dtype]]:
-    """``{field: (shape, dtype)}`` from the zip members' .npy headers, reading no array data."""
+#: temporary files of a save: ``.<name>.<pid>.<random>.tmp`` beside the target
+_TEMP_PREFIX, _TEMP_SUFFIX = ".", ".tmp"
+#: a temp file this old is stale even if its process id is in use again
+_STALE_TEMP_SECONDS = 24 * 3600
+
+
+def _remove_stale_temps(path: Path) -> None:
+    """Delete temp files an interrupted save of ``path`` left (its process no longer runs)."""
+    pattern = re.compile(re.escape(f"{_TEMP_PREFIX}{path.name}.") + r"(\d+)\.[^.]+" + re.escape(_TEMP_SUFFIX))
+    for candidate in path.parent.glob(f"{_TEMP_PREFIX}{glob.escape(path.name)}.*{_TEMP_SUFFIX}"):
+        match = pattern.fullmatch(candidate.name)
+        if match is None:
+            continue
+        try:
+            age = time.time() - candidate.stat().st_mtime
+            if not _process_runs(int(match.group(1))) or age > _STALE_TEMP_SECONDS:
+                candidate.unlink()
+        except OSError:                                # gone already, or not ours to delete
+            pass
+
+
+def _process_runs(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
     try:
-        archive = zipfile.ZipFile(path)
-    except zipfile.BadZipFile as error:
-        raise ModelFileError(path, "file", f"not an .npz archive (a zip of .npy arrays): {error}") \
-            from error
-    headers = {}
-    with archive:
-        for info in archive.infolist():
-            if not info.filename.endswith(".npy"):
-                raise ModelFileError(path, info.filename, "archive member is not a .npy array")
-            field = info.filename[:-4]
-            try:
-                with archive.open(info) as member:
-                    version = np.lib.format.read_magic(member)
-                    if version not in ((1, 0), (2, 0)):
-                        raise ValueError(f".npy format version {version} is not supported")
-                    read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
-                            else np.lib.format.read_array_header_2_0)
-                    shape, _, dtype = read(member)
-                    offset = member.tell()
-            except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as error:
-                raise ModelFileError(path, field, f"unreadable .npy header: {error}") from error
-            if dtype.hasobject:
-                raise ModelFileError(path, field, "holds a pickled object array; model files hold "
-                                                  "plain data only and are never unpickled")
-            needed = math.prod(shape) * dtype.itemsize
-            if info.file_size - offset < needed:
-                raise ModelFileError(path, field, f"header says shape {shape} ({needed} bytes) but "
-                                                  f"the member holds {info.file_size - offset} bytes")
-            headers[field] = (tuple(shape), dtype)
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def _is_file_object(target, mode: str) -> bool:
+    """Whether ``target`` is a binary file object (rather than a path); refuses a text-mode one."""
+    if isinstance(target, (str, os.PathLike)):
+        return False
+    needed = "write" if mode == "w" else "read"
+    if not hasattr(target, needed):
+        raise TypeError(f"expected a path or a binary file object, got {type(target).__name__}")
+    if isinstance(target, io.TextIOBase):
+        raise TypeError("model files are binary: open the file with mode 'wb' / 'rb', not in text mode")
+    if mode == "r" and not (hasattr(target, "seek") and target.seekable()):
+        raise TypeError("load_model needs a seekable binary file object (an .npz is a zip archive)")
+    return True
+
+
+def _canonical_meta(meta: dict) -> bytes:
+    return json.dumps({key: value for key, value in meta.items() if key != "content_sha256"},
+                      sort_keys=True, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _content_digest(member_digests: dict[str, str], meta: dict) -> str:
+    """SHA-256 of every array member (its name and the SHA-256 of its raw .npy bytes, in name
+    order) and of the canonical JSON of ``meta`` without this digest."""
+    digest = hashlib.sha256()
+    for name in sorted(member_digests):
+        digest.update(f"{name}:{member_digests[name]}\n".encode())
+    digest.update(_canonical_meta(meta))
+    return digest.hexdigest()
+
+
+class _Hashing(io.RawIOBase):
+    """A write-only stream that forwards to ``out`` and hashes what passes."""
+
+    def __init__(self, out):
+        self.out, self.sha256 = out, hashlib.sha256()
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        self.sha256.update(data)
+        return self.out.write(data)
+
+
+def _write_archive(out, meta: dict, arrays: dict) -> None:
+    """Write the arrays, then ``meta`` with the digest of everything, as an .npz (zip, stored)."""
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        members = {}
+        for name, array in arrays.items():
+            with archive.open(f"{name}.npy", "w", force_zip64=True) as member:
+                hashing = _Hashing(member)
+                np.lib.format.write_array(hashing, np.asanyarray(array), allow_pickle=False)
+                members[name] = hashing.sha256.hexdigest()
+        meta = {**meta, "content_sha256": _content_digest(members, meta)}
+        with archive.open("meta.npy", "w") as member:
+            np.lib.format.write_array(member, np.array(json.dumps(meta, allow_nan=False)),
+                                      allow_pickle=False)
+
+
+# -- reading -----------------------------------------------------------------------------------
+def _npy_headers(archive: zipfile.ZipFile, path) -> dict[str, tuple[tuple, np.dtype]]:
+    """``{field: (shape, dtype)}`` from the zip members' .npy headers, reading no array data; refuses
+    duplicate members and arrays that declare more bytes than this machine has available."""
+    headers, sizes = {}, {}
+    for info in archive.infolist():
+        if not info.filename.endswith(".npy"):
+            raise ModelFileError(path, info.filename, "archive member is not a .npy array")
+        field = info.filename[:-4]
+        if field in headers:
+            raise ModelFileError(path, field, "appears twice in the archive (which copy is meant?)")
+        try:
+            with archive.open(info) as member:
+                version = np.lib.format.read_magic(member)
+                if version not in ((1, 0), (2, 0)):
+                    raise ValueError(f".npy format version {version} is not supported")
+                read = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                        else np.lib.format.read_array_header_2_0)
+                shape, _, dtype = read(member)
+                offset = member.tell()
+        except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError) as error:
+            raise ModelFileError(path, field, f"unreadable .npy header: {error}") from error
+        if dtype.hasobject:
+            raise ModelFileError(path, field, "holds a pickled object array; model files hold "
+                                              "plain data only and are never unpickled")
+        needed = math.prod(shape) * dtype.itemsize
+        if info.file_size - offset < needed:
+            raise ModelFileError(path, field, f"header says shape {shape} ({needed} bytes) but "
+                                              f"the member holds {info.file_size - offset} bytes")
+        headers[field], sizes[field] = (tuple(shape), dtype), needed
+    if sizes.get("meta", 0) > MAX_META_BYTES:
+        raise ModelFileError(path, "meta", f"declares {sizes['meta']} bytes; a model's meta is a "
+                                           f"JSON string of a few kB (at most {MAX_META_BYTES})")
+    available = available_memory()
+    if sizes and available is not None and sum(sizes.values()) > available:
+        largest = max(sizes, key=sizes.get)
+        raise ModelFileError(path, largest, f"the arrays declare {sum(sizes.values())} bytes "
+                                            f"({sizes[largest]} for this one), more than the "
+                                            f"{available} bytes of memory available here")
     return headers
 
 
-def _read_array(archive, path, field: str) -> np.ndarray:
+def _read_array(archive: zipfile.ZipFile, path, field: str) -> np.ndarray:
     try:
-        return archive[field]
+        with archive.open(f"{field}.npy") as member:
+            return np.lib.format.read_array(member, allow_pickle=False)
+    except MemoryError as error:
+        raise ModelFileError(path, field, "too large to read into this machine's memory") from error
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as error:
         raise ModelFileError(path, field, f"unreadable array: {error}") from error
+
+
+def _check_content_digest(archive: zipfile.ZipFile, path, meta: dict) -> None:
+    """Compare ``meta["content_sha256"]`` with the digest of the members' raw bytes, streamed
+    (nothing is allocated), before any array is read."""
+    expected = meta["content_sha256"]
+    if not isinstance(expected, str) or not re.fullmatch(r"[0-9a-f]{64}", expected):
+        raise ModelFileError(path, "content_sha256", f"must be 64 hex digits, got {expected!r}")
+    members = {}
+    for info in archive.infolist():
+        if info.filename == "meta.npy":
+            continue
+        digest = hashlib.sha256()
+        try:
+            with archive.open(info) as member:
+                for block in iter(lambda: member.read(2**20), b""):
+                    digest.update(block)
+        except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as error:
+            raise ModelFileError(path, info.filename[:-4], f"unreadable member: {error}") from error
+        members[info.filename[:-4]] = digest.hexdigest()
+    if _content_digest(members, meta) != expected:
+        raise ModelFileError(path, "content_sha256", "the file's arrays or fields differ from those "
+                             "it was saved with (edited, corrupted or truncated); it is refused")
 
 
 def _is_int(value) -> bool:
@@ -289,12 +441,12 @@ def _upgrade_v1(path, meta: dict, headers: dict) -> dict:
     return {**meta, "format_version": FORMAT_VERSION, "n_outputs": n_outputs,
             "single_output": None if is_classifier else n_outputs == 1,
             "classes": {"object": False} if is_classifier else None,
-            "feature_names": False, "state": None, "cv": None}
+            "feature_names": False, "state": None, "cv": None, "content_sha256": None}
 
 
 def _check_meta(path, meta: dict, estimators: dict, headers: dict):
     """Validate the JSON fields; returns (estimator class, params, expected arrays {field: check})."""
-    _check_keys(path, "meta", meta, _META_V2)
+    _check_keys(path, "meta", meta, _META_V3)
     if meta["class"] not in estimators:
         raise ModelFileError(path, "class", f"unknown class {meta['class']!r}; expected one of "
                                             f"{', '.join(map(repr, estimators))}")
@@ -305,6 +457,8 @@ def _check_meta(path, meta: dict, estimators: dict, headers: dict):
     _check_keys(path, "params", params, cls().get_params())
     if params["device"] is not None and not isinstance(params["device"], str):
         raise ModelFileError(path, "params", f"device must be null or a string, got {params['device']!r}")
+    if params["device"] is not None:
+        _check_device_name(path, params["device"])
     seed = params["random_state"]
     if seed is not None and (not _is_int(seed) or seed < 0):
         raise ModelFileError(path, "params", f"random_state must be null or an integer >= 0, got {seed!r}")
@@ -362,6 +516,22 @@ def _check_meta(path, meta: dict, estimators: dict, headers: dict):
             expected = kinds if isinstance(kinds, np.dtype) else f"one of the kinds {kinds!r}"
             raise ModelFileError(path, field, f"dtype {dtype} is not allowed here (expected {expected})")
     return cls, params
+
+
+def _check_device_name(path, device: str) -> None:
+    """A saved device must name a place that holds data: torch understands it and it is not
+    ``meta``.  (Without torch, loading on it is refused later, saying to pass ``device=None``.)"""
+    try:
+        import torch
+    except ImportError:
+        return
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, ValueError) as error:
+        raise ModelFileError(path, "params", f"device {device!r} is not a torch device: {error}") from None
+    if parsed.type == "meta":
+        raise ModelFileError(path, "params", "device 'meta' holds no data; a model runs on "
+                                             "null (NumPy), 'cpu' or 'cuda'")
 
 
 def _check_cv(path, cv, cls) -> dict:
@@ -422,61 +592,97 @@ def _check_state(path, state, params: dict, d: int, k: int) -> dict:
 
 
 def read_model(path, estimators: dict, device=SAVED_DEVICE):
-    """Validate the file at ``path`` and rebuild the model (without its projection);
-    returns ``(model, projection_sha256)``.  Raises :class:`ModelFileError` for a bad file."""
-    headers = _npy_headers(path)
+    """Validate the file at ``path`` (a path or a seekable binary file object) and rebuild the
+    model (without its projection); returns ``(model, projection_sha256)``.  Raises
+    :class:`ModelFileError` for a bad file."""
+    source = path
+    if _is_file_object(source, "r"):
+        path = getattr(source, "name", None) or f"<{type(source).__name__}>"
+    try:
+        archive = zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, ValueError) as error:
+        raise ModelFileError(path, "file", f"not an .npz archive (a zip of .npy arrays): {error}") \
+            from error
+    with archive:
+        model, meta = _read_archive(archive, path, estimators)
+    return _place(model, meta, path, device)
+
+
+def _read_archive(archive: zipfile.ZipFile, path, estimators: dict):
+    headers = _npy_headers(archive, path)
     if "meta" not in headers:
         raise ModelFileError(path, "meta", "missing: not a greenelm model file")
     if headers["meta"][0] != () or headers["meta"][1].kind != "U":
         raise ModelFileError(path, "meta", "must be a JSON string (0-d unicode array)")
-    with np.load(path, allow_pickle=False) as archive:
-        try:
-            meta = json.loads(str(_read_array(archive, path, "meta")))
-        except json.JSONDecodeError as error:
-            raise ModelFileError(path, "meta", f"not valid JSON: {error}") from error
-        if not isinstance(meta, dict):
-            raise ModelFileError(path, "meta", "must be a JSON object")
-        if "format_version" not in meta:
-            raise ModelFileError(path, "meta", "missing key(s) 'format_version': not a greenelm model file")
-        version = meta["format_version"]
-        if not _is_int(version) or version not in READABLE_VERSIONS:
-            raise ModelFileError(path, "format_version", f"{version!r} is not a format this greenelm "
-                                                         f"reads ({', '.join(map(str, READABLE_VERSIONS))})")
-        if version == 1:
-            meta = _upgrade_v1(path, meta, headers)
-        cls, params = _check_meta(path, meta, estimators, headers)
-        coef = _read_array(archive, path, "coef")
-        if not np.isfinite(coef).all():
-            raise ModelFileError(path, "coef", "the readout holds NaN or infinite values")
-        model = cls(**params)
-        if "classes" in headers:
-            classes = _read_array(archive, path, "classes")
-            if classes.dtype.kind == "f" and not np.isfinite(classes).all():
-                raise ModelFileError(path, "classes", "labels hold NaN or infinite values")
-            if not np.array_equal(np.unique(classes), classes):
-                raise ModelFileError(path, "classes", "labels must be sorted and distinct (as np.unique)")
-            model.classes_ = classes.astype(object) if meta["classes"]["object"] else classes
-        else:
-            model._single_output = meta["single_output"]
-        if meta["feature_names"]:
-            model.feature_names_in_ = _read_array(archive, path, "feature_names_in").astype(object)
-        cv_arrays = {name[len("cv_"):]: _read_array(archive, path, name)
-                     for name in headers if name.startswith("cv_")}
-        state = meta["state"]
-        arrays = {}
-        if state is not None:
-            arrays = {name[len("state_"):]: _read_array(archive, path, name)
-                      for name in headers if name.startswith("state_")}
-            for name, array in arrays.items():
-                if not np.isfinite(array).all():
-                    raise ModelFileError(path, f"state_{name}", "holds NaN or infinite values")
+    try:
+        meta = json.loads(str(_read_array(archive, path, "meta")))
+    except json.JSONDecodeError as error:
+        raise ModelFileError(path, "meta", f"not valid JSON: {error}") from error
+    except RecursionError:
+        raise ModelFileError(path, "meta", "JSON nested too deeply to be a model's meta") from None
+    if not isinstance(meta, dict):
+        raise ModelFileError(path, "meta", "must be a JSON object")
+    if "format_version" not in meta:
+        raise ModelFileError(path, "meta", "missing key(s) 'format_version': not a greenelm model file")
+    version = meta["format_version"]
+    if not _is_int(version) or version not in READABLE_VERSIONS:
+        raise ModelFileError(path, "format_version", f"{version!r} is not a format this greenelm "
+                                                     f"reads ({', '.join(map(str, READABLE_VERSIONS))})")
+    if version == 1:
+        meta = _upgrade_v1(path, meta, headers)
+    elif version == 2:  # format 2 (greenelm 0.2.x): no digest of the content
+        _check_keys(path, "meta", meta, _META_V2)
+        meta = {**meta, "format_version": FORMAT_VERSION, "content_sha256": None}
+    cls, params = _check_meta(path, meta, estimators, headers)
+    if meta["content_sha256"] is not None:
+        _check_content_digest(archive, path, meta)
+    coef = _read_array(archive, path, "coef")
+    if not np.isfinite(coef).all():
+        raise ModelFileError(path, "coef", "the readout holds NaN or infinite values")
+    model = cls(**params)
+    if "classes" in headers:
+        classes = _read_array(archive, path, "classes")
+        if classes.dtype.kind == "f" and not np.isfinite(classes).all():
+            raise ModelFileError(path, "classes", "labels hold NaN or infinite values")
+        if not np.array_equal(np.unique(classes), classes):
+            raise ModelFileError(path, "classes", "labels must be sorted and distinct (as np.unique)")
+        model.classes_ = classes.astype(object) if meta["classes"]["object"] else classes
+    else:
+        model._single_output = meta["single_output"]
+    if meta["feature_names"]:
+        model.feature_names_in_ = _read_array(archive, path, "feature_names_in").astype(object)
+    cv_arrays = {name[len("cv_"):]: _read_array(archive, path, name)
+                 for name in headers if name.startswith("cv_")}
+    state = meta["state"]
+    arrays = {}
+    if state is not None:
+        arrays = {name[len("state_"):]: _read_array(archive, path, name)
+                  for name in headers if name.startswith("state_")}
+        for name, array in arrays.items():
+            if not np.isfinite(array).all():
+                raise ModelFileError(path, f"state_{name}", "holds NaN or infinite values")
+        for name in ("gram", "P"):   # HᵀH has sums of squares on its diagonal, P = (HᵀH + λI)⁻¹ > 0
+            if name in arrays and not (np.diagonal(arrays[name]) >= 0).all():
+                raise ModelFileError(path, f"state_{name}", "has a negative diagonal entry, which "
+                                                            f"{'HᵀH' if name == 'gram' else 'P'} cannot have")
+    return model, {"meta": meta, "params": params, "state": state, "arrays": arrays,
+                   "coef": coef, "cv_arrays": cv_arrays}
+
+
+def _place(model, read: dict, path, device):
+    """Finish the model read from ``path`` on the device chosen (see :func:`read_model`)."""
+    meta, params, state, arrays, coef, cv_arrays = (read[key] for key in
+                                                    ("meta", "params", "state", "arrays", "coef", "cv_arrays"))
     target = params["device"] if isinstance(device, str) and device == SAVED_DEVICE else device
     model.device = _usable_device(target, f"model file {path}" if target is params["device"]
                                   else "load_model call")
     model.seed_, model.n_features_in_ = meta["seed"], meta["n_features_in"]
     model.coef_, model.n_outputs_ = np.asarray(coef, dtype=np.float64), meta["n_outputs"]
-    model.equations_, model.stream_ = (None, None) if state is None else \
-        import_partial_state(state, arrays, model.device)
+    try:
+        model.equations_, model.stream_ = (None, None) if state is None else \
+            import_partial_state(state, arrays, model.device)
+    except ValueError as error:
+        raise ModelFileError(path, "state", str(error)) from error
     model._fitted_by_partial_fit = state is not None
     if meta["cv"] is not None:
         model.alpha_, model.best_score_ = float(meta["cv"]["alpha_"]), float(meta["cv"]["best_score_"])

@@ -123,3 +123,42 @@ def check_device(device):
             reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
             raise RuntimeError(f"device={device!r} is not usable on this machine: {reason}") from error
     return parsed
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation here (``MemAvailable`` of /proc/meminfo, else
+    the free physical pages), or None when the system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import os
+
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def check_dtype(value, choices=("float64", "float32")) -> str:
+    """The canonical name (``"float64"``/``"float32"``) of a dtype given as a name, an alias
+    (``"f4"``, ``"double"``), a NumPy type (``np.float32``) or a ``np.dtype``; ValueError otherwise."""
+    try:
+        name = None if value is None or isinstance(value, bool) else np.dtype(value).name
+    except (TypeError, ValueError):
+        name = None
+    if name not in choices:
+        raise ValueError(f"unknown dtype {value!r}; choose one of {', '.join(map(repr, choices))} (or "
+                         "an equivalent: np.float32, 'f4', np.dtype('float64'))")
+    return name
+
+
+def format_bytes(n_bytes: float) -> str:
+    """``n_bytes`` as a short human-readable size (``'1.3 GB'``)."""
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if abs(n_bytes) < 1000 or unit == "TB":
+            return f"{n_bytes:.3g} {unit}"
+        n_bytes /= 1000

@@ -46,7 +46,7 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._validation import check_positive_int
+from ._validation import check_dtype, check_positive_int
 from .features import RandomReLUFeatures
 from .solvers import NormalEquations, solve
 
@@ -268,15 +268,18 @@ def fit_dask(estimator, X, y, *, classes=None, client=None, scheduler=None, retr
     estimator.n_features_in_ = int(X.shape[1])
     estimator.seed_ = estimator._draw_seed()
     device = None if estimator.device is None else str(estimator.device)
+    dtype = check_dtype(estimator.dtype)
     spec = FeatureSpec(estimator.n_features_in_, int(estimator.n_hidden), estimator.seed_,
-                       estimator.weight_scale, estimator.bias, estimator.dtype, device)
+                       estimator.weight_scale, estimator.bias, dtype, device)
     lazy = sufficient_statistics(X, y, spec, chunk_size, classes if is_classifier else None,
                                  split_every)
     packed = np.asarray(_compute(lazy, client, scheduler, retries))
 
     d = spec.n_hidden
     equations = NormalEquations.from_sums(packed[:, :d], packed[:, d:], int(X.shape[0]),
-                                          estimator.dtype, estimator.device)
+                                          dtype, estimator.device)
+    estimator._snapshot_params()          # the parameters of this fit, as ``fit`` records them
+    estimator.stream_, estimator._fitted_by_partial_fit, estimator._partial_state_missing = None, False, None
     estimator._features = estimator._make_features()
     estimator.equations_ = equations
     estimator.coef_ = solve(equations, estimator.solver, estimator.alpha)

@@ -39,10 +39,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import numbers
+import threading
 import warnings
 from pathlib import Path
 
 import numpy as np
+from scipy.sparse import csr_matrix, issparse
+from scipy.sparse import vstack as sparse_vstack
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
@@ -50,18 +54,35 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._persistence import (SAVED_DEVICE, ModelFileError, portable_pickle_state, read_model,
                            restore_pickle_state, write_model)
-from ._validation import (check_alpha, check_alphas, check_choice, check_device, check_positive_int,
-                          check_sample_weight, seed_from_random_state)
+from ._validation import (available_memory, check_alpha, check_alphas, check_choice, check_device,
+                          check_dtype, check_positive_int, check_sample_weight, format_bytes,
+                          seed_from_random_state)
 from .features import BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SCALES, RandomReLUFeatures
 from .model_selection import RidgePath
 from .solvers import (SOLVERS, NormalEquations, NumericalOverflowError, check_finite_readout,
                       check_finite_sums, is_torch, solve, solve_min_norm)
 
 PARTIAL_FIT_METHODS = ("normal", "rls")
+#: parameters a partial-fit state is built with: partial_fit refuses to continue after they change
+_STATE_PARAMETERS = ("n_hidden", "weight_scale", "bias", "dtype", "device", "random_state",
+                     "partial_fit_method")
 CV_MODES = ("loo", "gcv")
 CV_SCORINGS = ("mse", "accuracy")
 #: default λ grid of the CV estimators, relative to the mean eigenvalue tr(HᵀH)/d of the Gram
 DEFAULT_RELATIVE_ALPHAS = np.logspace(-6, 3, 10)
+
+
+def _same_value(a, b) -> bool:
+    """Whether two parameter values are the same (arrays elementwise, generators by identity)."""
+    if a is b:
+        return True
+    generators = (np.random.RandomState, np.random.Generator)
+    if isinstance(a, generators) or isinstance(b, generators):
+        return False
+    try:
+        return bool(np.array_equal(a, b))
+    except (TypeError, ValueError):
+        return False
 
 
 def _partial_fit_available(estimator) -> bool:
@@ -70,6 +91,35 @@ def _partial_fit_available(estimator) -> bool:
         raise AttributeError("partial_fit cannot use solver='pinv', which needs all of H at once; "
                              "use solver='eigh' with alpha=0 for the minimum-norm limit")
     return True
+
+
+_FITTING: dict[int, str] = {}            # id(estimator) → the thread fitting it
+_FITTING_LOCK = threading.Lock()
+
+
+def _one_fit_at_a_time(method):
+    """Decorate ``fit`` / ``partial_fit``: a second call on the same estimator while one runs (in
+    another thread) raises ``RuntimeError`` before touching anything, instead of mixing both
+    datasets into one state."""
+
+    @functools.wraps(method)
+    def exclusive(self, *args, **kwargs):
+        key = id(self)
+        with _FITTING_LOCK:
+            running = _FITTING.get(key)
+            if running is None:
+                _FITTING[key] = threading.current_thread().name
+        if running is not None:
+            raise RuntimeError(f"{type(self).__name__}.{method.__name__} was called while thread "
+                               f"{running!r} is fitting the same estimator object; one estimator "
+                               "holds one fit at a time. Fit a copy per thread "
+                               "(sklearn.base.clone(estimator)), or wait for the running fit")
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            with _FITTING_LOCK:
+                del _FITTING[key]
+    return exclusive
 
 
 def _fails_loudly(fit_step):
@@ -102,6 +152,11 @@ def _fails_loudly(fit_step):
 
 class _ELMBase(BaseEstimator):
     """Shared fit/predict machinery; subclasses turn targets into the matrix Y (N, k)."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True           # CSR/CSC X: the features' GEMM takes it as it is
+        return tags
 
     def __init__(self, n_hidden=2000, alpha=1e-3, solver="cholesky", weight_scale="unit",
                  bias="normal", dtype="float64", chunk_size=DEFAULT_CHUNK_ROWS, device=None,
@@ -174,7 +229,7 @@ class _ELMBase(BaseEstimator):
         check_choice("solver", self.solver, SOLVERS)
         check_choice("weight_scale", self.weight_scale, WEIGHT_SCALES)
         check_choice("bias", self.bias, BIAS_DISTRIBUTIONS)
-        check_choice("dtype", self.dtype, DTYPES)
+        check_dtype(self.dtype, DTYPES)
         self._check_readout_params()
         check_device(self.device)
 
@@ -187,8 +242,61 @@ class _ELMBase(BaseEstimator):
         return seed_from_random_state(self.random_state)
 
     def _make_features(self) -> RandomReLUFeatures:
-        return RandomReLUFeatures(self.n_features_in_, self.n_hidden, self.seed_, self.weight_scale,
-                                  self.bias, self.dtype, self.device)
+        fitted = self._fitted
+        return RandomReLUFeatures(self.n_features_in_, fitted("n_hidden"), self.seed_,
+                                  fitted("weight_scale"), fitted("bias"), fitted("dtype"),
+                                  fitted("device"))
+
+    # -- the parameters the fitted state was built with ----------------------------------------
+    def _snapshot_params(self) -> None:
+        """Record the constructor parameters of this fit (``_fitted_params``): the projection,
+        predictions, pickles and ``save`` use them, so a later ``set_params`` changes nothing
+        until the next ``fit`` (scikit-learn's convention)."""
+        self._fitted_params = self._current_params()
+
+    def _current_params(self) -> dict:
+        """``get_params()``, the dtype by its canonical name when it names one (``np.float32`` →
+        ``"float32"``)."""
+        params = self.get_params(deep=False)
+        try:
+            params["dtype"] = check_dtype(params["dtype"], DTYPES)
+        except ValueError:
+            pass
+        return params
+
+    def _fitted(self, name: str):
+        """The value of parameter ``name`` the fitted state was built with (the current one for
+        models pickled by greenelm <= 0.2.0, which recorded none)."""
+        fitted = getattr(self, "_fitted_params", None)
+        return fitted[name] if fitted is not None and name in fitted else getattr(self, name)
+
+    def _changed_since_fit(self, names=None) -> list[str]:
+        """``"name: fitted → now"`` for each parameter (of ``names``, default all) that
+        ``set_params`` changed since the fit."""
+        fitted = getattr(self, "_fitted_params", None) or {}
+        now = self._current_params()
+        return [f"{name}={fitted[name]!r} → {now[name]!r}" for name in (names or fitted)
+                if name in fitted and name in now and not _same_value(fitted[name], now[name])]
+
+    def _continues_partial_fit(self) -> bool:
+        """Whether ``partial_fit`` continues a state; refuses to continue one built with other
+        parameters than the current ones (the state belongs to those)."""
+        if not self._has_partial_state():
+            return False
+        names = list(_STATE_PARAMETERS)
+        if self._fitted("partial_fit_method") == "rls":
+            names.append("alpha")                    # P = (HᵀH + λI)⁻¹ holds λ
+        changed = self._changed_since_fit(names)
+        if changed:
+            raise ValueError(f"set_params changed {', '.join(changed)} since partial_fit started; "
+                             "the accumulated state belongs to the old values, so partial_fit cannot "
+                             "continue it. Call fit (or partial_fit on a new estimator) to start with "
+                             "the new parameters, or set them back")
+        return True
+
+    def _after_partial_fit(self) -> None:
+        """Record the parameters a continued ``partial_fit`` used (λ, solver, chunk_size may change)."""
+        self._snapshot_params()
 
     @property
     def features_(self) -> RandomReLUFeatures:
@@ -208,33 +316,45 @@ class _ELMBase(BaseEstimator):
             cached = (features, float(np.abs(W).astype(np.float64).sum(axis=0).max()), float(np.abs(b).max()))
             self._weight_bound = cached
         with np.errstate(over="ignore", invalid="ignore"):
-            x_max = float(np.max(np.abs(X))) if np.size(X) else 0.0
+            x_max = (float(abs(X).max()) if issparse(X) else float(np.max(np.abs(X)))) if X.shape[0] else 0.0
             return x_max, x_max * cached[1] + cached[2]
 
     def _overflows(self, X) -> bool:
         """Whether the features, or the sums of their squares over X's rows, can exceed ``dtype``."""
         _, h_max = self._feature_bound(X)
         with np.errstate(over="ignore"):
-            return not h_max * h_max * max(len(X), 1) < np.finfo(self.dtype).max
+            return not h_max * h_max * max(X.shape[0], 1) < np.finfo(self._fitted("dtype")).max
 
     def _input_scale(self, X, squares: bool = True) -> str:
         """What overflowed, in numbers: max |X|, the features' bound (and their squared sums')."""
         x_max, h_max = self._feature_bound(X)
+        dtype = self._fitted("dtype")
         with np.errstate(over="ignore"):
-            sums = f", and their squared sums {h_max * h_max * max(len(X), 1):.3g}," if squares else ""
+            sums = f", and their squared sums {h_max * h_max * max(X.shape[0], 1):.3g}," if squares else ""
         return (f"The inputs reach max |X| = {x_max:.3g}, so the features can reach about "
-                f"{h_max:.3g}{sums} against the {self.dtype} limit {np.finfo(self.dtype).max:.3g}: "
+                f"{h_max:.3g}{sums} against the {dtype} limit {np.finfo(dtype).max:.3g}: "
                 "scale X down (for example to [0, 1] or unit variance)")
 
     def __getstate__(self):
         """Everything but ``W`` and ``b`` (rebuilt from the seed, so the pickle does not hold the
-        D × d projection); the partial-fit state (d × d, 8·d² bytes) is kept as CPU NumPy arrays
-        so ``partial_fit`` continues after unpickling, wherever the model ran."""
+        D × d projection).  As ``save(include_state="auto")``: a model fitted by ``partial_fit``
+        keeps its partial-fit state (d × d, 8·d² bytes) as CPU NumPy arrays, so ``partial_fit``
+        continues after unpickling, wherever the model ran; after ``fit`` the state is left out
+        (the pickle holds the readout, O(d·k)) and ``partial_fit`` on the copy raises
+        ``ValueError`` saying so, rather than restarting from zero."""
         if self.__dict__.get("_readout_stale"):
             self._settle_readout()
         state = dict(super().__getstate__())
         state.pop("_features", None)
         state.pop("_weight_bound", None)
+        has_state = state.get("equations_") is not None or state.get("stream_") is not None
+        if has_state and not state.get("_fitted_by_partial_fit", False):
+            state["equations_"] = state["stream_"] = None
+            state["_partial_state_missing"] = (
+                f"this {type(self).__name__} was pickled (or copied) after fit, and such pickles "
+                "leave out the partial-fit state (the d × d Gram), as save() does by default; "
+                "partial_fit would restart from zero. Call fit, or use save(path, "
+                "include_state=True) and load_model to continue partial_fit elsewhere")
         return portable_pickle_state(state)
 
     def __setstate__(self, state):
@@ -243,14 +363,36 @@ class _ELMBase(BaseEstimator):
     # -- fitting ---------------------------------------------------------------------------
     def _start(self) -> None:
         self._check_params()
+        self._snapshot_params()
+        self._check_memory()
         self.seed_ = self._draw_seed()
         self._features = self._make_features()
-        self.equations_ = NormalEquations(self.n_hidden, self.n_outputs_, self.dtype, self.device)
+        self.equations_ = NormalEquations(self.n_hidden, self.n_outputs_, self._fitted("dtype"),
+                                          self.device)
         self.stream_ = None
         self._fitted_by_partial_fit = False
         self._partial_state_missing = None
         self._readout_stale = False
         self._waiting_rows, self._waiting_count = [], 0     # rows partial_fit gathered, not yet summed
+
+    def _check_memory(self) -> None:
+        """Before allocating: the d × d float64 Gram (plus a float32 scratch copy for float32, and
+        the D × d projection) must fit in the memory available (``MemoryError`` naming the sizes
+        otherwise); more than a quarter of it warns (the solve needs about as much again)."""
+        d, dtype = int(self.n_hidden), self._fitted("dtype")
+        gram = 8 * d * d + (4 * d * d if dtype == "float32" else 0)
+        needed = gram + np.dtype(dtype).itemsize * d * int(self.n_features_in_)
+        available = available_memory()
+        if available is None:
+            return
+        if needed > available:
+            raise MemoryError(f"n_hidden={d} needs a d × d Gram of {format_bytes(gram)} (8·d² bytes) "
+                              f"and a projection, {format_bytes(needed)} in all, but only "
+                              f"{format_bytes(available)} of memory is available: lower n_hidden")
+        if needed > available / 4:
+            warnings.warn(f"n_hidden={d}: the d × d Gram and the projection take {format_bytes(needed)}, "
+                          f"more than a quarter of the {format_bytes(available)} of memory available; "
+                          "the solve needs about as much again", UserWarning, stacklevel=6)
 
     def _accumulate(self, X, Y, sample_weight=None, check_blocks: bool = False) -> None:
         """Add X's feature blocks to the sums (``check_blocks``: refuse features that overflow,
@@ -290,8 +432,8 @@ class _ELMBase(BaseEstimator):
         return H, Y * root[:, None]
 
     def _as_block(self, Y, H):
-        if self.device is None:
-            return Y.astype(self.dtype, copy=False)
+        if self._fitted("device") is None:
+            return Y.astype(self._fitted("dtype"), copy=False)
         import torch
 
         return torch.as_tensor(Y, dtype=H.dtype, device=H.device)
@@ -301,7 +443,7 @@ class _ELMBase(BaseEstimator):
         """Fit the readout to targets Y (N, k) from inputs X (N, D), rows weighted by sample_weight (N,)."""
         self._start()
         if self.solver == "pinv":
-            H = np.empty((len(X), self.n_hidden), dtype=np.float64)
+            H = np.empty((X.shape[0], self.n_hidden), dtype=np.float64)
             for rows, block in self._features.chunks(X, self.chunk_size):
                 H[rows] = block.cpu().numpy() if self.device is not None else block
             if sample_weight is not None:  # min ‖√W (H W2 − Y)‖: the rows scaled by √w
@@ -342,16 +484,17 @@ class _ELMBase(BaseEstimator):
                 and X.shape[1] == self.n_features_in_ and "feature_names_in_" not in self.__dict__
                 and targets_ok(y) and np.isfinite(X).all()):
             return X, y
-        return validate_data(self, X, y, dtype=(np.float64, np.float32), reset=first, **checks)
+        return validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), reset=first,
+                             **checks)
 
     def _gather(self, X, Y, sample_weight) -> None:
         """Keep a copy of the rows X (n, D), Y (n, k), weights (n,) or None; once ``chunk_size``
         rows wait, their features go into the sums in one block (:meth:`_add_gathered`)."""
         waiting = self.__dict__.setdefault("_waiting_rows", [])
-        weights = np.ones(len(X)) if sample_weight is None else sample_weight
-        waiting.append((np.array(X, copy=True), np.array(Y, copy=True), np.array(weights, copy=True),
+        weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        waiting.append((X.copy(), np.array(Y, copy=True), np.array(weights, copy=True),
                         sample_weight is not None))
-        self._waiting_count = self.__dict__.get("_waiting_count", 0) + len(X)
+        self._waiting_count = self.__dict__.get("_waiting_count", 0) + X.shape[0]
         if self._waiting_count >= self.chunk_size:
             self._add_gathered()
 
@@ -363,7 +506,12 @@ class _ELMBase(BaseEstimator):
         if not waiting:
             return
         self._waiting_rows, self._waiting_count = [], 0
-        X = waiting[0][0] if len(waiting) == 1 else np.concatenate([rows[0] for rows in waiting])
+        if len(waiting) == 1:
+            X = waiting[0][0]
+        elif any(issparse(rows[0]) for rows in waiting):
+            X = sparse_vstack([csr_matrix(rows[0]) for rows in waiting], format="csr")
+        else:
+            X = np.concatenate([rows[0] for rows in waiting])
         Y = waiting[0][1] if len(waiting) == 1 else np.concatenate([rows[1] for rows in waiting])
         weighted = any(rows[3] for rows in waiting)
         weights = np.concatenate([rows[2] for rows in waiting]) if weighted else None
@@ -394,11 +542,11 @@ class _ELMBase(BaseEstimator):
     def _raw_outputs(self, X) -> np.ndarray:
         """``relu(X W + b) W2`` (N, k), computed in row chunks."""
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, reset=False, dtype=(np.float64, np.float32))
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=(np.float64, np.float32))
         features = self.features_
-        out = np.empty((len(X), self.coef_.shape[1]), dtype=np.float64)
-        if self.device is None:
-            W2 = self.coef_.astype(self.dtype, copy=False)
+        out = np.empty((X.shape[0], self.coef_.shape[1]), dtype=np.float64)
+        if self._fitted("device") is None:
+            W2 = self.coef_.astype(self._fitted("dtype"), copy=False)
             for rows, H in features.chunks(X, self.chunk_size):
                 out[rows] = H @ W2
         else:
@@ -416,6 +564,9 @@ class _ELMBase(BaseEstimator):
     def save(self, path, include_state="auto") -> Path:
         """Write the fitted model to ``path`` (.npz, no pickled objects) atomically; returns the path.
 
+        ``path`` may also be a binary file object opened for writing (then written in place, not
+        atomically, and returned); a missing folder raises ``FileNotFoundError`` naming it.
+
         ``include_state`` — whether the partial-fit state is stored, so that ``partial_fit``
         continues after :func:`load_model`: the normal equations ``HᵀH`` (d × d) and ``HᵀY``
         (d × k), or the RLS state ``P`` (d × d) and ``W2``; in float64 that is 8·d² bytes
@@ -429,10 +580,20 @@ class _ELMBase(BaseEstimator):
         ``partial_fit`` on a model loaded without its state raises ``ValueError`` (it never
         restarts from zero).  A ``RandomState``/``Generator`` ``random_state`` is saved as the
         int seed it gave (``seed_``), which rebuilds the same projection.
+
+        The file holds the fitted model: the parameters written are those it was fitted with.
+        A ``set_params`` since the fit (which takes effect at the next ``fit``) is not saved,
+        and a ``UserWarning`` names it.
         """
         check_is_fitted(self, "coef_")
+        changed = self._changed_since_fit()
+        if changed:
+            warnings.warn(f"set_params changed {', '.join(changed)} since the fit; the file holds the "
+                          "fitted model, with the values it was fitted with (fit again to save the "
+                          "new ones)", UserWarning, stacklevel=2)
+        params = {**self._current_params(), **(getattr(self, "_fitted_params", None) or {})}
         return write_model(self, path, include_state, _projection_digest(self.features_.W,
-                                                                          self.features_.b))
+                                                                          self.features_.b), params)
 
 
 def _projection_digest(W, b) -> str:
@@ -444,7 +605,8 @@ def _projection_digest(W, b) -> str:
 
 
 def load_model(path, device=SAVED_DEVICE):
-    """Load a model written by the ``save`` method of any greenelm estimator.
+    """Load a model written by the ``save`` method of any greenelm estimator, from a path or a
+    seekable binary file object.
 
     ``device`` — where the loaded model runs: ``"saved"`` (default) the device it was saved
     with, ``None`` NumPy, or a torch device (``"cpu"``, ``"cuda"``, ``"cuda:1"``).  A model
@@ -473,6 +635,7 @@ def load_model(path, device=SAVED_DEVICE):
     """
     estimators = {cls.__name__: cls for cls in (ELMClassifier, ELMRegressor, ELMClassifierCV, ELMRegressorCV)}
     model, expected = read_model(path, estimators, device)
+    model._snapshot_params()
     features = model.features_
     if _projection_digest(features.W, features.b) != expected:
         raise ModelFileError(path, "projection_sha256", f"the projection rebuilt from seed "
@@ -549,9 +712,10 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
     True
 """
 
+    @_one_fit_at_a_time
     def fit(self, X, y, sample_weight=None):
         """Fit on X (N, D) and labels y (N,), optionally weighting the rows by sample_weight (N,)."""
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32))
         check_classification_targets(y)
         sample_weight = check_sample_weight(sample_weight, X)
         self._set_classes(y, "y")
@@ -568,10 +732,11 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
         self.n_outputs_ = len(self.classes_)
 
     @available_if(_partial_fit_available)
+    @_one_fit_at_a_time
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Add a block of samples (rows weighted by sample_weight (n,), if given); ``classes``
         (all labels) is required on the first call."""
-        first = not self._has_partial_state()
+        first = not self._continues_partial_fit()
         X, y = self._validated_batch(X, y, first, _plain_labels)
         if first:   # later calls: _one_hot refuses any label outside classes_
             check_classification_targets(y)
@@ -584,6 +749,7 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
             raise ValueError(f"classes {np.unique(classes)} differ from those of the first call "
                              f"{self.classes_}")
         self._partial_fit_targets(X, self._one_hot(y), sample_weight)
+        self._after_partial_fit()
         return self
 
     def _one_hot(self, y) -> np.ndarray:
@@ -654,9 +820,10 @@ class ELMRegressor(RegressorMixin, _ELMBase):
         tags.target_tags.multi_output = True
         return tags
 
+    @_one_fit_at_a_time
     def fit(self, X, y, sample_weight=None):
         """Fit on X (N, D) and targets y (N,) or (N, k), optionally weighting rows by sample_weight (N,)."""
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True,
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), multi_output=True,
                              y_numeric=True)
         sample_weight = check_sample_weight(sample_weight, X)
         Y = self._targets(y)
@@ -664,15 +831,17 @@ class ELMRegressor(RegressorMixin, _ELMBase):
         return self
 
     @available_if(_partial_fit_available)
+    @_one_fit_at_a_time
     def partial_fit(self, X, y, sample_weight=None):
         """Add a block of samples (rows weighted by sample_weight (n,), if given) and re-solve."""
-        first = not self._has_partial_state()
+        first = not self._continues_partial_fit()
         X, y = self._validated_batch(X, y, first, _finite_float_targets, multi_output=True, y_numeric=True)
         sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
         if not first and (y.ndim == 1) != self._single_output:
             raise ValueError("y has a different number of outputs than in earlier partial_fit calls")
         Y = self._targets(y, reset=first)
         self._partial_fit_targets(X, Y, sample_weight)
+        self._after_partial_fit()
         return self
 
     def _targets(self, y, reset: bool = True) -> np.ndarray:
@@ -701,50 +870,63 @@ class _CrossValidatedRidge:
     def _check_readout_params(self) -> None:
         if self.alphas is not None:
             check_alphas(self.alphas)
-        check_choice("cv", self.cv, CV_MODES)
+        _check_cv(self.cv)
         if self.solver == "pinv":
             raise ValueError(f"{type(self).__name__} chooses a ridge λ > 0; solver='pinv' ignores λ. "
                              "Use solver='cholesky', 'lu' or 'eigh'")
 
-    def _refuse(self, fit_params: dict) -> None:
-        if fit_params:
-            raise TypeError(f"{type(self).__name__}.fit takes only X and y; it does not take "
-                            f"{', '.join(sorted(fit_params))}. sample_weight is not supported by the "
-                            "cross-validated estimators (leaving out a weighted row is not leaving out "
-                            "one of its repeats): choose alpha_ here, then fit the base estimator with "
-                            "alpha=alpha_ and sample_weight")
-
-    def _loo_blocks(self, X, Y):
+    def _loo_blocks(self, X, Y, sample_weight=None):
+        """Blocks (√w·H, √w·Y, w) of the training rows, for the LOO pass."""
         for rows, H in self._features.chunks(X, self.chunk_size):
-            yield (H.double().cpu().numpy() if is_torch(H) else H), Y[rows]
+            H = H.double().cpu().numpy() if is_torch(H) else np.asarray(H, dtype=np.float64)
+            if sample_weight is None:
+                yield H, Y[rows]
+            else:
+                root = np.sqrt(sample_weight[rows])[:, None]
+                yield H * root, Y[rows] * root, sample_weight[rows]
 
-    def _fit_cv(self, X, Y) -> None:
-        """Accumulate one Gram from X (N, D) and Y (N, k), pick ``alpha_`` on the grid, solve there."""
-        if len(X) < 2:
+    def _fit_cv(self, X, Y, sample_weight=None, y=None) -> None:
+        """Accumulate one Gram from X (N, D) and Y (N, k) (rows weighted by sample_weight (N,)),
+        pick ``alpha_`` on the grid (LOO, GCV or k folds), solve there."""
+        if X.shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 samples to cross-validate, got "
-                             f"{len(X)} sample")
+                             f"{X.shape[0]} sample")
         self._start()
-        self._accumulate(X, Y)
+        self._accumulate(X, Y, sample_weight)
         gram, hty = self.equations_.as_float64()
         if is_torch(gram):
             gram, hty = gram.cpu().numpy(), hty.cpu().numpy()
-        path = RidgePath(gram, hty, float(np.sum(Y**2)), len(X))
+        weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        path = RidgePath(gram, hty, float(np.sum(weights[:, None] * Y**2)), X.shape[0])
         if self.alphas is None:
             mean_eigenvalue = float(np.trace(gram)) / self.n_hidden
             alphas = DEFAULT_RELATIVE_ALPHAS * (mean_eigenvalue if mean_eigenvalue > 0 else 1.0)
         else:
             alphas = check_alphas(self.alphas)
         results = path.gcv(alphas)
-        if self.cv == "loo":
-            loo = path.leave_one_out(alphas, self._loo_blocks(X, Y))
+        if sample_weight is not None:   # N = Σw: integer weights give the GCV of the repeated rows
+            total = float(weights.sum())
+            results["gcv"] = total * results["train_rss"] / (total - results["dof"]) ** 2
+        classifier = isinstance(self, ClassifierMixin)
+        if isinstance(self.cv, str) and self.cv == "loo":
+            loo = path.leave_one_out(alphas, self._loo_blocks(X, Y, sample_weight))
             results["loo_mse"] = loo["loo_mse"]
-            if isinstance(self, ClassifierMixin):
+            if classifier:
                 results["loo_accuracy"] = loo["loo_accuracy"]
+            score_column = "loo"
+        elif isinstance(self.cv, str):
+            score_column = "gcv"
+        else:
+            folds = self._k_fold(X, Y, sample_weight, y, alphas)
+            results["cv_mse"] = folds["mse"]
+            if classifier:
+                results["cv_accuracy"] = folds["accuracy"]
+            score_column = "cv"
         if self._scoring_name == "accuracy":
-            score = results["loo_accuracy"]
+            score = results[f"{score_column}_accuracy"]
             loss = -np.nan_to_num(score, nan=-np.inf)             # the best accuracy is the least loss
         else:
-            score = results["gcv" if self.cv == "gcv" else "loo_mse"]
+            score = results["gcv" if score_column == "gcv" else f"{score_column}_mse"]
             loss = np.nan_to_num(score, nan=np.inf)
         ties = np.flatnonzero(loss == loss.min())
         best = ties[np.argmax(alphas[ties])]                      # ties → the larger λ
@@ -755,12 +937,58 @@ class _CrossValidatedRidge:
             end = "smallest" if self.alpha_ == alphas.min() else "largest"
             warnings.warn(f"{type(self).__name__}: alpha_={self.alpha_:.4g} is the {end} value of the "
                           f"alphas grid [{alphas.min():.4g}, {alphas.max():.4g}]; the best λ may lie "
-                          "beyond it: extend the grid", UserWarning, stacklevel=3)
+                          "beyond it: extend the grid", UserWarning, stacklevel=4)
         if self.solver == "eigh":
             self.coef_ = path.weights(self.alpha_)
         else:
             self.coef_ = solve(self.equations_, self.solver, self.alpha_)
         self.equations_ = None
+
+    def _k_fold(self, X, Y, sample_weight, y, alphas) -> dict:
+        """Per λ: the squared error (summed over the k outputs) and the accuracy (percent) of the
+        readouts fitted on each split's training rows, on its test rows, pooled over the splits
+        (each test row counted with its weight)."""
+        from sklearn.model_selection import check_cv
+
+        splitter = check_cv(self.cv, y, classifier=isinstance(self, ClassifierMixin))
+        weights = np.ones(X.shape[0]) if sample_weight is None else sample_weight
+        squared, correct, seen = np.zeros(len(alphas)), np.zeros(len(alphas)), 0.0
+        for train, test in splitter.split(np.zeros((X.shape[0], 1)), y):
+            equations = NormalEquations(self.n_hidden, self.n_outputs_, self._fitted("dtype"), self.device)
+            X_train, Y_train, w_train = X[train], Y[train], weights[train]
+            for rows, H in self._features.chunks(X_train, self.chunk_size):
+                equations.update(*self._weighted_block(H, Y_train[rows], w_train, rows))
+            gram, hty = equations.as_float64()
+            if is_torch(gram):
+                gram, hty = gram.cpu().numpy(), hty.cpu().numpy()
+            spectrum = RidgePath(gram, hty, float(np.sum(w_train[:, None] * Y_train**2)), max(len(train), 2))
+            coefficients = [spectrum.rotated_targets / (spectrum.eigenvalues + a)[:, None] for a in alphas]
+            X_test, Y_test, w_test = X[test], Y[test], weights[test]
+            for rows, H in self._features.chunks(X_test, self.chunk_size):
+                H = H.double().cpu().numpy() if is_torch(H) else np.asarray(H, dtype=np.float64)
+                P = H @ spectrum.eigenvectors
+                labels = Y_test[rows].argmax(axis=1)
+                for a, coef in enumerate(coefficients):
+                    scores = P @ coef
+                    squared[a] += np.sum(w_test[rows] * np.sum((Y_test[rows] - scores) ** 2, axis=1))
+                    correct[a] += np.sum(w_test[rows] * (scores.argmax(axis=1) == labels))
+            seen += float(w_test.sum())
+        if seen <= 0:
+            raise ValueError(f"the test rows of cv={self.cv!r} carry no weight: nothing to score")
+        return {"mse": squared / seen, "accuracy": 100 * correct / seen}
+
+
+def _check_cv(cv) -> None:
+    """``cv``: "loo", "gcv", a number of folds >= 2, a scikit-learn splitter or an iterable of splits."""
+    if isinstance(cv, str):
+        check_choice("cv", cv, CV_MODES)
+    elif isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+        if cv < 2:
+            raise ValueError(f"cv={cv!r}: k-fold cross-validation needs at least 2 folds")
+    elif not (hasattr(cv, "split") and hasattr(cv, "get_n_splits")) and not hasattr(cv, "__iter__"):
+        raise ValueError(f"cv must be 'loo', 'gcv', a number of folds >= 2, a scikit-learn splitter "
+                         f"(KFold(5), StratifiedKFold, ...) or an iterable of (train, test) splits; "
+                         f"got {cv!r}")
 
 
 def _hidden_partial_fit(estimator) -> bool:
@@ -776,9 +1004,14 @@ _CV_PARAMETERS = """
         Grid of ridge strengths λ > 0 (absolute, as ``alpha`` of the base estimator).  ``None``:
         ``np.logspace(-6, 3, 10)`` times the mean eigenvalue ``tr(HᵀH)/d`` of the training Gram,
         so the grid follows the scale of the features and of N; the grid used is ``alphas_``.
-    cv : {"loo", "gcv"}, default="loo"
+    cv : {"loo", "gcv"}, int, scikit-learn splitter or iterable of splits, default="loo"
         ``"loo"``: exact leave-one-out by the PRESS identity (one more pass over the features of X,
-        no refit); ``"gcv"``: generalised cross-validation ``N·RSS/(N − dof)²`` (no extra pass).
+        no refit); ``"gcv"``: generalised cross-validation ``N·RSS/(N − dof)²`` (no extra pass);
+        an int k or a splitter (``KFold``, ``StratifiedKFold`` — the default for an int with a
+        classifier, as ``sklearn.model_selection.check_cv``): one Gram and eigendecomposition per
+        split's training rows, the test rows' error pooled over the splits (columns ``cv_mse``
+        and, for classifiers, ``cv_accuracy``).  A model fitted with a splitter object pickles but
+        does not ``save`` (a model file holds no objects); an int does.
     <scoring>solver : {"cholesky", "lu", "eigh"}, default="cholesky"
         Solver of the final readout at ``alpha_`` (``"pinv"`` has no λ and is refused).
     weight_scale, bias, dtype, chunk_size, device, random_state
@@ -805,8 +1038,10 @@ _CV_PARAMETERS = """
     -----
     Only one Gram ``HᵀH`` is accumulated and eigendecomposed (:class:`greenelm.model_selection.RidgePath`);
     every λ of the grid then costs O(d·k) (GCV) or O(N·d·k) in the extra pass (LOO).
-    ``sample_weight`` is not supported: ``fit`` refuses it with a ``TypeError``.  There is no
-    ``partial_fit``.
+    ``fit`` takes ``sample_weight`` (N,): the Gram and the final readout are weighted as in the base
+    estimator; LOO leaves out each row with its whole weight and counts its error with that weight
+    (as scikit-learn's ``RidgeCV``: a weight of 2 is not two repeats for the criterion), GCV uses
+    N = Σw, and k folds weight the training sums and the test errors.  There is no ``partial_fit``.
 """
 
 
@@ -827,7 +1062,7 @@ class ELMClassifierCV(_CrossValidatedRidge, ELMClassifier):
         base="ELMClassifier", classes=", classes_",
         scoring=('scoring : {"mse", "accuracy"}, default="mse"\n'
                  '        ``"mse"``: squared error of the one-hot targets (LOO or GCV);\n'
-                 '        ``"accuracy"``: LOO accuracy in percent (needs ``cv="loo"``).\n    '),
+                 '        ``"accuracy"``: LOO or k-fold accuracy in percent (not with ``cv="gcv"``).\n    '),
         best="GCV, LOO MSE, or LOO accuracy in percent, after ``scoring`` and ``cv``",
         loo_accuracy=" and ``loo_accuracy`` (percent)") + """
     Examples
@@ -865,16 +1100,20 @@ class ELMClassifierCV(_CrossValidatedRidge, ELMClassifier):
     def _check_readout_params(self) -> None:
         super()._check_readout_params()
         check_choice("scoring", self.scoring, CV_SCORINGS)
-        if self.scoring == "accuracy" and self.cv != "loo":
-            raise ValueError("scoring='accuracy' needs cv='loo' (GCV estimates a squared error only)")
+        if self.scoring == "accuracy" and isinstance(self.cv, str) and self.cv == "gcv":
+            raise ValueError("scoring='accuracy' needs cv='loo' or k folds (GCV estimates a squared "
+                             "error only)")
 
-    def fit(self, X, y, **fit_params):
-        """Choose ``alpha_`` on X (N, D), labels y (N,), and fit the readout there."""
-        self._refuse(fit_params)
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
+    @_one_fit_at_a_time
+    def fit(self, X, y, sample_weight=None):
+        """Choose ``alpha_`` on X (N, D), labels y (N,), rows weighted by sample_weight (N,), and
+        fit the readout there."""
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32))
         check_classification_targets(y)
+        sample_weight = check_sample_weight(sample_weight, X)
         self._set_classes(y, "y")
-        self._fit_cv(X, self._one_hot(y))
+        _check_weighted_classes(y, sample_weight)
+        self._fit_cv(X, self._one_hot(y), sample_weight, y)
         return self
 
 
@@ -912,10 +1151,12 @@ class ELMRegressorCV(_CrossValidatedRidge, ELMRegressor):
 
     partial_fit = available_if(_hidden_partial_fit)(ELMRegressor.partial_fit)
 
-    def fit(self, X, y, **fit_params):
-        """Choose ``alpha_`` on X (N, D), targets y (N,) or (N, k), and fit the readout there."""
-        self._refuse(fit_params)
-        X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True,
+    @_one_fit_at_a_time
+    def fit(self, X, y, sample_weight=None):
+        """Choose ``alpha_`` on X (N, D), targets y (N,) or (N, k), rows weighted by
+        sample_weight (N,), and fit the readout there."""
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=(np.float64, np.float32), multi_output=True,
                              y_numeric=True)
-        self._fit_cv(X, self._targets(y))
+        sample_weight = check_sample_weight(sample_weight, X)
+        self._fit_cv(X, self._targets(y), sample_weight, y)
         return self

@@ -22,9 +22,10 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
+from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from ._validation import check_choice, check_device, check_positive_int, seed_from_random_state
+from ._validation import check_choice, check_device, check_dtype, check_positive_int, seed_from_random_state
 
 WEIGHT_SCALES = ("he", "unit")
 BIAS_DISTRIBUTIONS = ("normal", "uniform")
@@ -84,7 +85,7 @@ class RandomReLUFeatures:
     b: object = field(init=False, repr=False)
 
     def __post_init__(self):
-        check_choice("dtype", self.dtype, DTYPES)
+        self.dtype = check_dtype(self.dtype, DTYPES)
         W, b = draw_projection(self.n_inputs, self.n_hidden, self.seed, self.weight_scale, self.bias)
         if self.device is None:
             self.W, self.b = W.astype(self.dtype), b.astype(self.dtype)
@@ -96,7 +97,14 @@ class RandomReLUFeatures:
             self.b = torch.as_tensor(b, dtype=torch_dtype, device=self.device)
 
     def transform(self, X) -> np.ndarray:
-        """Features of one block of rows: X (n, D) → H (n, d), in ``dtype`` (and on ``device``)."""
+        """Features of one block of rows: X (n, D) dense or SciPy sparse → H (n, d), dense, in
+        ``dtype`` (and on ``device``)."""
+        if issparse(X):                # sparse @ dense: a dense block; on torch, the block densified
+            if self.device is None:
+                H = np.asarray(X.astype(self.dtype) @ self.W)
+                H += self.b
+                return np.maximum(H, 0, out=H)
+            X = X.toarray()
         if self.device is None:
             H = np.asarray(X, dtype=self.dtype) @ self.W
             H += self.b
@@ -111,7 +119,7 @@ class RandomReLUFeatures:
     def chunks(self, X, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> Iterator[tuple[slice, object]]:
         """Yield ``(rows, H[rows])`` for consecutive row blocks of X (N, D)."""
         chunk_rows = check_positive_int("chunk_rows", chunk_rows)
-        for rows in row_chunks(len(X), chunk_rows):
+        for rows in row_chunks(X.shape[0] if issparse(X) else len(X), chunk_rows):
             yield rows, self.transform(X[rows])
 
 
@@ -175,7 +183,10 @@ class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         # the output has the ``dtype`` parameter's precision, whatever the input's
-        tags.transformer_tags.preserves_dtype = [self.dtype] if self.dtype in DTYPES else []
+        try:
+            tags.transformer_tags.preserves_dtype = [check_dtype(self.dtype, DTYPES)]
+        except ValueError:
+            tags.transformer_tags.preserves_dtype = []
         return tags
 
     def fit(self, X, y=None):
@@ -186,11 +197,11 @@ class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         check_positive_int("n_hidden", self.n_hidden)
         check_choice("weight_scale", self.weight_scale, WEIGHT_SCALES)
         check_choice("bias", self.bias, BIAS_DISTRIBUTIONS)
-        check_choice("dtype", self.dtype, DTYPES)
+        dtype = check_dtype(self.dtype, DTYPES)
         check_device(self.device)
         self.seed_ = seed_from_random_state(self.random_state)
         self.features_ = RandomReLUFeatures(self.n_features_in_, self.n_hidden, self.seed_,
-                                            self.weight_scale, self.bias, self.dtype, self.device)
+                                            self.weight_scale, self.bias, dtype, self.device)
         self._n_features_out = self.n_hidden
         return self
 
@@ -202,7 +213,7 @@ class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         X = validate_data(self, X, reset=False, dtype=(np.float64, np.float32))
         if self.device is None:
             return self.features_.transform(X)
-        out = np.empty((len(X), self.n_hidden), dtype=self.dtype)
+        out = np.empty((len(X), self.n_hidden), dtype=self.features_.dtype)
         for rows, H in self.features_.chunks(X):
             out[rows] = H.cpu().numpy()
         return out

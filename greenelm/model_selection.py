@@ -98,6 +98,9 @@ class RidgePath:
         Y, the LOO classification accuracy (argmax of the LOO scores against argmax of Y), in percent.
         Returns columns ``{"alpha", "loo_mse", "loo_accuracy"}``, each (n_alphas,).
 
+        Weighted rows: blocks ``(√w·H, √w·Y, w)`` (the normal equations summed the √w-scaled rows);
+        each row is left out with its whole weight, and the means are weighted by w.
+
         ``sample=True``: the blocks are a sample of the N training rows (each of them one of the rows
         the normal equations summed); each of their LOO residuals is still exact, and the means are
         over the sample (an unbiased estimate of the means over all N when the sample is random).
@@ -109,22 +112,24 @@ class RidgePath:
         s, V = self.eigenvalues, self.eigenvectors
         inverses = 1.0 / (s[None, :] + alphas[:, None])                  # (n_alpha, d)
         coefficients = [self.rotated_targets * inv[:, None] for inv in inverses]
-        squared, correct, seen = np.zeros(len(alphas)), np.zeros(len(alphas)), 0
-        for H, Y in blocks:
-            H, Y = np.asarray(H, dtype=np.float64), np.asarray(Y, dtype=np.float64)
+        squared, correct, seen, total = np.zeros(len(alphas)), np.zeros(len(alphas)), 0, 0.0
+        for block in blocks:
+            H, Y = np.asarray(block[0], dtype=np.float64), np.asarray(block[1], dtype=np.float64)
             if H.shape[1] != len(s) or len(Y) != len(H):
                 raise ValueError(f"block shapes H {H.shape} and Y {Y.shape} do not match d={len(s)}")
+            weight = np.ones(len(H)) if len(block) == 2 else np.asarray(block[2], dtype=np.float64)
             P = H if rotated else H @ V                                    # (b, d)
             leverage = (P * P) @ inverses.T                                # (b, n_alpha)
             labels = Y.argmax(axis=1)
             for a, coef in enumerate(coefficients):
                 residual = (Y - P @ coef) / (1.0 - leverage[:, a])[:, None]
                 squared[a] += np.sum(residual**2)
-                correct[a] += np.sum((Y - residual).argmax(axis=1) == labels)
+                correct[a] += np.sum(weight * ((Y - residual).argmax(axis=1) == labels))
             seen += len(H)
+            total += float(weight.sum())
         if sample and not 0 < seen <= self.n_samples:
             raise ValueError(f"a sample of the {self.n_samples} training rows needs 1..{self.n_samples} rows, "
                              f"the blocks held {seen}")
         if not sample and seen != self.n_samples:
             raise ValueError(f"the blocks held {seen} rows but the normal equations {self.n_samples}")
-        return {"alpha": alphas, "loo_mse": squared / seen, "loo_accuracy": 100 * correct / seen}
+        return {"alpha": alphas, "loo_mse": squared / total, "loo_accuracy": 100 * correct / total}

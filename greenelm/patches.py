@@ -28,11 +28,14 @@ NumPy; a torch device (``"cpu"``, ``"cuda"``) runs the same arithmetic in torch.
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Iterator
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from scipy.sparse import issparse
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import check_choice, check_device, check_positive_int, seed_from_random_state
 from .features import DTYPES, row_chunks
@@ -58,12 +61,12 @@ def pool_bounds(n_positions: int, pool: int) -> list[tuple[int, int]]:
     return [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
 
 
-class RandomPatchFeatures(TransformerMixin, BaseEstimator):
+class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Seeded whitened-patch features for images: X (N, H·W·C) → (N, 2·n_patches·pool²).
 
     Parameters
     ----------
-    image_shape : (H, W) or (H, W, C)
+    image_shape : (H, W) or (H, W, C); for (H, W), C is the number of values per row over H·W
     n_patches : K, filters drawn from the training images
     patch_size : p (patches are p × p × C)
     pool : the pooling grid is pool × pool
@@ -102,14 +105,21 @@ class RandomPatchFeatures(TransformerMixin, BaseEstimator):
         self.random_state = random_state
 
     # -- parameters ------------------------------------------------------------------------
-    def _shape(self) -> tuple[int, int, int]:
+    def _shape(self, n_values: int | None = None) -> tuple[int, int, int | None]:
+        """(H, W, C); C is None for an ``image_shape`` (H, W) until ``n_values`` (H·W·C) gives it."""
         shape = tuple(self.image_shape) if np.ndim(self.image_shape) == 1 else ()
-        if len(shape) == 2:
-            shape = shape + (1,)
-        if len(shape) != 3 or any(isinstance(s, bool) or int(s) != s or s < 1 for s in shape):
+        if len(shape) not in (2, 3) or any(isinstance(s, (bool, np.bool_)) or not isinstance(s, numbers.Integral)
+                                           or s < 1 for s in shape):
             raise ValueError(f"image_shape must be (H, W) or (H, W, C) of positive integers, "
                              f"got {self.image_shape!r}")
-        return tuple(int(s) for s in shape)
+        shape = tuple(int(s) for s in shape)
+        if len(shape) == 3 or n_values is None:
+            return shape if len(shape) == 3 else shape + (None,)
+        height, width = shape
+        if n_values % (height * width):
+            raise ValueError(f"X has rows of {n_values} values, which is not a whole number of "
+                             f"{height} × {width} images (image_shape {shape}: H·W·C values a row)")
+        return height, width, n_values // (height * width)
 
     def _check_params(self) -> None:
         height, width, _ = self._shape()
@@ -132,25 +142,36 @@ class RandomPatchFeatures(TransformerMixin, BaseEstimator):
         """2 · n_patches · pool² (the ReLU split's two halves, per pooling cell)."""
         return 2 * int(self.n_patches) * int(self.pool) ** 2
 
-    def _images(self, X, name: str = "X") -> np.ndarray:
-        """X as a (N, H, W, C) float array (a view when it already is one), after checks."""
-        shape = self._shape()
+    def _images(self, X, name: str = "X", reset: bool = False) -> np.ndarray:
+        """X as a (N, H, W, C) array of numbers (a view when it already is one), after checks:
+        rows (N, H·W·C) or images (N, H, W) / (N, H, W, C); dense only."""
         if is_torch_tensor(X):
             raise TypeError(f"{name} must be a NumPy array; the features go to `device` themselves")
-        X = np.asarray(X)
-        if X.dtype.kind not in "fiu":
-            raise ValueError(f"{name} must hold numbers, got dtype {X.dtype}")
-        n_values = int(np.prod(shape))
-        if X.ndim == 2 and X.shape[1] == n_values:
-            X = X.reshape((len(X),) + shape)
-        elif X.ndim == 3 and shape[2] == 1 and X.shape[1:] == shape[:2]:
-            X = X[..., None]
-        elif not (X.ndim == 4 and X.shape[1:] == shape):
+        if issparse(X):
+            raise TypeError(f"{name} is a sparse {type(X).__name__}; RandomPatchFeatures takes dense "
+                            "images (sparse input is not supported): pass X.toarray()")
+        height, width, channels = self._shape()
+        if len(getattr(X, "shape", ())) > 2:      # images: checked as their rows (N, H·W·C)
+            X = np.asarray(X)
+            expected = (height, width) + ((channels,) if channels is not None else ())
+            if not (X.shape[1:] == expected or (X.ndim == 4 and channels is None and X.shape[1:3] == expected)
+                    or (X.ndim == 3 and channels in (None, 1) and X.shape[1:] == (height, width))):
+                raise ValueError(f"{name} has shape {X.shape}; image_shape {tuple(self.image_shape)} needs "
+                                 f"rows (N, H·W·C) or images (N, {height}, {width}[, C])")
+            X = X.reshape(len(X), -1)
+        X = validate_data(self, X, reset=reset, dtype="numeric")
+        shape = self._shape(X.shape[1])
+        if X.shape[1] != math.prod(shape):
             raise ValueError(f"{name} has shape {X.shape}; image_shape {shape} needs rows of "
-                             f"{n_values} values (N, {n_values}) or images (N, {', '.join(map(str, shape))})")
-        if X.dtype.kind == "f" and not np.isfinite(X).all():
-            raise ValueError(f"{name} contains NaN or inf")
-        return X
+                             f"{math.prod(shape)} values (N, {math.prod(shape)}) or images "
+                             f"(N, {', '.join(map(str, shape))})")
+        return X.reshape((len(X),) + shape)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # the output has the ``dtype`` parameter's precision, whatever the input's
+        tags.transformer_tags.preserves_dtype = [self.dtype] if self.dtype in DTYPES else []
+        return tags
 
     # -- fitting ---------------------------------------------------------------------------
     def _normalise(self, patches: np.ndarray) -> np.ndarray:
@@ -162,9 +183,7 @@ class RandomPatchFeatures(TransformerMixin, BaseEstimator):
     def fit(self, X, y=None) -> "RandomPatchFeatures":
         """Draw the whitening and the filters from the training images X (N, H·W·C); y is ignored."""
         self._check_params()
-        images = self._images(X)
-        if len(images) < 1:
-            raise ValueError("X has no images to draw patches from")
+        images = self._images(X, reset=True)
         p = int(self.patch_size)
         self.seed_ = seed_from_random_state(self.random_state)
         rng = np.random.default_rng(self.seed_)
@@ -186,7 +205,7 @@ class RandomPatchFeatures(TransformerMixin, BaseEstimator):
         filters = (draw(int(self.n_patches)) - self.mean_) @ self.whitening_
         norms = np.linalg.norm(filters, axis=1, keepdims=True)
         self.filters_ = filters / np.where(norms > 0, norms, 1.0)                            # (K, p²C)
-        self.n_features_in_ = int(np.prod(self._shape()))
+        self._n_features_out = self.n_features_out
         self._prepare()
         return self
 

@@ -45,15 +45,23 @@ CHECKED = [ELMClassifier(n_hidden=50), ELMRegressor(n_hidden=50), ELMClassifierC
            RandomReLUTransformer(n_hidden=50, dtype="float32", weight_scale="he", bias="uniform")]
 if HAS_TORCH:
     CHECKED += [ELMRegressor(n_hidden=50, device="cpu"), RandomReLUTransformer(n_hidden=50, device="cpu")]
-# float32 features: every check but two, which compare results at float64 tolerances (1e-7) that
+# float32 features: every check but three, which compare results at float64 tolerances (1e-7) that
 # float32 rounding of the features does not meet; the logic they test is checked in float64 above
 CHECKED += [ELMClassifier(n_hidden=50, dtype="float32"), ELMRegressor(n_hidden=50, dtype="float32")]
 FLOAT32_TOLERANCE = "float32 features round beyond the check's float64 tolerance"
 
 
+CV_WEIGHTS = ("λ is chosen by leaving out whole rows: a weight of 2 is not two repeats for the CV "
+              "criterion (as scikit-learn's RidgeCV)")
+
+
 def expected_failures(estimator) -> dict:
+    if isinstance(estimator, (ELMClassifierCV, ELMRegressorCV)):
+        return {"check_sample_weight_equivalence_on_dense_data": CV_WEIGHTS,
+                "check_sample_weight_equivalence_on_sparse_data": CV_WEIGHTS}
     if getattr(estimator, "dtype", None) == "float32" and not isinstance(estimator, RandomReLUTransformer):
         return {"check_sample_weight_equivalence_on_dense_data": FLOAT32_TOLERANCE,
+                "check_sample_weight_equivalence_on_sparse_data": FLOAT32_TOLERANCE,
                 "check_methods_subset_invariance": FLOAT32_TOLERANCE}
     return {}
 
@@ -292,10 +300,7 @@ def test_a_choice_at_the_end_of_the_grid_warns():
         ELMRegressorCV(n_hidden=30, alphas=[1.0]).fit(X, Y)
 
 
-def test_cv_estimators_refuse_sample_weight_and_have_no_partial_fit():
-    X, y = classification()
-    with pytest.raises(TypeError, match="does not take sample_weight"):
-        ELMClassifierCV(n_hidden=10).fit(X, y, sample_weight=np.ones(len(X)))
+def test_cv_estimators_have_no_partial_fit():
     assert not hasattr(ELMClassifierCV(), "partial_fit") and not hasattr(ELMRegressorCV(), "partial_fit")
     assert hasattr(ELMClassifier(), "partial_fit")
 
@@ -353,9 +358,11 @@ BAD_PARAMETERS = [
     (ELMClassifier, {"partial_fit_method": "kalman"}, ValueError, "unknown partial_fit_method 'kalman'"),
     (ELMClassifierCV, {"alphas": [1.0, 0.0]}, ValueError, "alphas must be a non-empty 1-d sequence"),
     (ELMRegressorCV, {"alphas": []}, ValueError, "alphas must be a non-empty 1-d sequence"),
-    (ELMClassifierCV, {"cv": 5}, ValueError, "unknown cv 5; choose one of 'loo', 'gcv'"),
+    (ELMClassifierCV, {"cv": "kfold"}, ValueError, "unknown cv 'kfold'; choose one of 'loo', 'gcv'"),
+    (ELMClassifierCV, {"cv": 1}, ValueError, "cv=1: k-fold cross-validation needs at least 2 folds"),
+    (ELMRegressorCV, {"cv": 2.5}, ValueError, "cv must be 'loo', 'gcv', a number of folds >= 2, a scikit-learn splitter"),
     (ELMClassifierCV, {"scoring": "f1"}, ValueError, "unknown scoring 'f1'"),
-    (ELMClassifierCV, {"scoring": "accuracy", "cv": "gcv"}, ValueError, "scoring='accuracy' needs cv='loo'"),
+    (ELMClassifierCV, {"scoring": "accuracy", "cv": "gcv"}, ValueError, "scoring='accuracy' needs cv='loo' or k folds"),
     (ELMRegressorCV, {"solver": "pinv"}, ValueError, "solver='pinv' ignores λ"),
     (RandomReLUTransformer, {"n_hidden": 0}, ValueError, "n_hidden must be an integer >= 1"),
     (RandomReLUTransformer, {"weight_scale": "big"}, ValueError, "unknown weight_scale 'big'"),
@@ -433,3 +440,97 @@ def test_bad_data_is_named(method, cls, change, error, message):
         warnings.simplefilter("ignore", UserWarning)
         with pytest.raises(error, match=message):
             getattr(estimator, method)(**arguments)
+
+
+# -- k-fold cross-validation and weights in the CV estimators -------------------------------------
+ALPHAS = [0.01, 0.1, 1.0, 10.0]
+
+
+def brute_force_folds(make, X, y, splits, weights):
+    """Per λ: pooled weighted squared error (summed over outputs) and accuracy of refits."""
+    mse, accuracy = [], []
+    for alpha in ALPHAS:
+        squared = correct = 0.0
+        for train, test in splits:
+            model = make(alpha).fit(X[train], y[train], sample_weight=weights[train])
+            if hasattr(model, "classes_"):
+                Y = (y[test][:, None] == model.classes_[None, :]).astype(float)
+                scores = model._raw_outputs(X[test])
+                correct += np.sum(weights[test] * (model.predict(X[test]) == y[test]))
+            else:
+                Y, scores = y[test].reshape(len(test), -1), model.predict(X[test]).reshape(len(test), -1)
+            squared += np.sum(weights[test] * np.sum((Y - scores) ** 2, axis=1))
+        total = sum(weights[test].sum() for _, test in splits)
+        mse.append(squared / total)
+        accuracy.append(100 * correct / total)
+    return np.array(mse), np.array(accuracy)
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+def test_k_fold_equals_refits_on_each_split(weighted):
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    X, Y = regression(n=90)
+    weights = np.random.default_rng(1).uniform(0.2, 3, 90) if weighted else np.ones(90)
+    splitter = KFold(3, shuffle=True, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        model = ELMRegressorCV(n_hidden=40, alphas=ALPHAS, cv=splitter).fit(X, Y, sample_weight=weights)
+    expected, _ = brute_force_folds(lambda a: ELMRegressor(n_hidden=40, alpha=a), X, Y,
+                                    list(splitter.split(X)), weights)
+    np.testing.assert_allclose(model.cv_results_["cv_mse"], expected, rtol=1e-8)
+    assert model.best_score_ == model.cv_results_["cv_mse"].min()
+    Xc, yc = classification(n=90)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        classifier = ELMClassifierCV(n_hidden=40, alphas=ALPHAS, cv=3, scoring="accuracy").fit(
+            Xc, yc, sample_weight=weights)
+    splits = list(StratifiedKFold(3).split(Xc, yc))      # what an int means for a classifier
+    mse, accuracy = brute_force_folds(lambda a: ELMClassifier(n_hidden=40, alpha=a), Xc, yc, splits, weights)
+    np.testing.assert_allclose(classifier.cv_results_["cv_mse"], mse, rtol=1e-8)
+    np.testing.assert_allclose(classifier.cv_results_["cv_accuracy"], accuracy, rtol=1e-12)
+    assert classifier.best_score_ == classifier.cv_results_["cv_accuracy"].max()
+
+
+def test_weighted_leave_one_out_leaves_out_each_row_with_its_weight():
+    X, Y = regression(n=40)
+    weights = np.random.default_rng(2).uniform(0, 2, 40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        model = ELMRegressorCV(n_hidden=20, alphas=ALPHAS).fit(X, Y, sample_weight=weights)
+    splits = [(np.delete(np.arange(40), j), np.array([j])) for j in range(40)]
+    expected, _ = brute_force_folds(lambda a: ELMRegressor(n_hidden=20, alpha=a), X, Y, splits, weights)
+    np.testing.assert_allclose(model.cv_results_["loo_mse"], expected, rtol=1e-7)
+    refit = ELMRegressor(n_hidden=20, alpha=model.alpha_).fit(X, Y, sample_weight=weights)
+    np.testing.assert_allclose(model.predict(X), refit.predict(X), rtol=1e-8, atol=1e-10)
+
+
+def test_weighted_gcv_equals_gcv_of_the_repeated_rows():
+    X, Y = regression(n=60)
+    counts = np.random.default_rng(3).integers(0, 4, 60)
+    repeated = np.repeat(np.arange(60), counts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        weighted = ELMRegressorCV(n_hidden=30, alphas=ALPHAS, cv="gcv").fit(X, Y, sample_weight=counts)
+        plain = ELMRegressorCV(n_hidden=30, alphas=ALPHAS, cv="gcv").fit(X[repeated], Y[repeated])
+    np.testing.assert_allclose(weighted.cv_results_["gcv"], plain.cv_results_["gcv"], rtol=1e-8)
+    np.testing.assert_allclose(weighted.coef_, plain.coef_, rtol=1e-8, atol=1e-10)
+
+
+def test_a_model_fitted_with_a_splitter_pickles_and_says_why_it_does_not_save(tmp_path):
+    import pickle
+
+    from sklearn.model_selection import KFold
+
+    X, y = classification()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        model = ELMClassifierCV(n_hidden=20, alphas=ALPHAS, cv=KFold(3)).fit(X, y)
+        counted = ELMClassifierCV(n_hidden=20, alphas=ALPHAS, cv=3).fit(X, y)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict(X), model.predict(X))
+    with pytest.raises(ValueError, match=r"fitted with cv=KFold\(.*an object a model file cannot hold"):
+        model.save(tmp_path / "m.npz")
+    from greenelm import load_model
+
+    loaded = load_model(counted.save(tmp_path / "m.npz"))
+    assert loaded.cv == 3 and sorted(loaded.cv_results_) == sorted(counted.cv_results_)

@@ -1,12 +1,18 @@
 """ELMClassifier / ELMRegressor: scikit-learn conformance, partial_fit, persistence, bad input."""
 
 import pickle
+import re
+import threading
+import warnings
 
 import numpy as np
+import scipy.sparse
 import pytest
 from sklearn.utils.estimator_checks import check_estimator
 
-from greenelm import ELMClassifier, ELMRegressor, load_model
+from sklearn.base import ClassifierMixin
+
+from greenelm import ELMClassifier, ELMClassifierCV, ELMRegressor, load_model
 
 
 def blobs(n=600, d=12, k=4, seed=0):
@@ -171,3 +177,127 @@ def test_bad_data_raises_clear_errors():
     model = ELMClassifier(n_hidden=20).fit(X, y)
     with pytest.raises(ValueError, match="X has 5 features, but ELMClassifier is expecting 12"):
         model.predict(X[:, :5])
+
+
+def test_a_second_fit_of_the_same_object_from_another_thread_is_refused_not_merged():
+    X, y = blobs(n=900)
+    model = ELMClassifier(n_hidden=60, random_state=1)
+    started, release = threading.Event(), threading.Event()
+    start = model._start
+
+    def slow_start():  # hold the first fit inside, after its data were validated
+        started.set()
+        release.wait(30)
+        start()
+
+    model._start = slow_start
+    first = threading.Thread(target=model.fit, args=(X[:600], y[:600]), name="first-fit")
+    first.start()
+    assert started.wait(30)
+    for call in (lambda: model.fit(X[600:], y[600:]),
+                 lambda: model.partial_fit(X[600:], y[600:], classes=np.arange(4))):
+        with pytest.raises(RuntimeError, match="while thread 'first-fit' is fitting the same estimator "
+                                               r"object.*sklearn.base.clone"):
+            call()
+    release.set()
+    first.join(30)
+    del model._start
+    alone = ELMClassifier(n_hidden=60, random_state=1).fit(X[:600], y[:600])
+    np.testing.assert_array_equal(model.coef_, alone.coef_)
+    if getattr(model, "equations_", None) is not None:
+        assert model.equations_.n_samples == 600
+    model.fit(X[600:], y[600:])                           # once it is done, fit works again
+    np.testing.assert_array_equal(model.coef_,
+                                  ELMClassifier(n_hidden=60, random_state=1).fit(X[600:], y[600:]).coef_)
+
+
+def test_two_threads_fitting_one_object_end_with_one_of_their_fits():
+    rng = np.random.default_rng(0)
+    X, y = rng.standard_normal((9000, 20)), rng.standard_normal(9000)
+    parts = {"a": (X[:6000], y[:6000]), "b": (X[6000:], y[6000:])}
+    model, outcomes = ELMRegressor(n_hidden=80, chunk_size=256), {}
+
+    def run(name):
+        try:
+            model.fit(*parts[name])
+            outcomes[name] = "fitted"
+        except RuntimeError as error:
+            assert "is fitting the same estimator object" in str(error)
+            outcomes[name] = "refused"
+
+    threads = [threading.Thread(target=run, args=(name,)) for name in parts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert sorted(outcomes) == ["a", "b"] and "fitted" in outcomes.values()
+    singles = [ELMRegressor(n_hidden=80, chunk_size=256).fit(*parts[name]).coef_ for name in parts]
+    assert any(np.array_equal(model.coef_, single) for single in singles)
+    if getattr(model, "equations_", None) is not None:
+        assert model.equations_.n_samples in (6000, 3000)
+
+
+@pytest.mark.parametrize("dtype, name", [(np.float32, "float32"), ("f4", "float32"), ("single", "float32"),
+                                         (np.dtype("float64"), "float64"), ("f8", "float64"), (float, "float64")])
+def test_dtype_takes_numpy_spellings_and_keeps_the_parameter_as_given(tmp_path, dtype, name):
+    X, y = blobs()
+    model = ELMClassifier(n_hidden=50, dtype=dtype).fit(X, y)
+    assert model.get_params()["dtype"] is dtype                      # set_params / clone keep it
+    assert model.features_.W.dtype == np.dtype(name)
+    reference = ELMClassifier(n_hidden=50, dtype=name).fit(X, y)
+    np.testing.assert_array_equal(model.decision_function(X), reference.decision_function(X))
+    assert load_model(model.save(tmp_path / "m.npz")).get_params()["dtype"] == name
+    model.partial_fit(X[:10], y[:10])                                # np.float32 == "float32": no change
+    for bad in (None, "float16", np.int64, True, "x"):
+        with pytest.raises(ValueError, match=f"unknown dtype {re.escape(repr(bad))}; choose one of "
+                                             "'float64', 'float32'"):
+            ELMClassifier(n_hidden=5, dtype=bad).fit(X, y)
+
+
+def test_a_gram_larger_than_the_memory_is_refused_before_allocating(monkeypatch):
+    X, y = blobs(n=50)
+    with pytest.raises(MemoryError, match=r"n_hidden=400000 needs a d × d Gram of 1.28 TB \(8·d² bytes\) "
+                                          r"and a projection, .* but only .* of memory is available: lower n_hidden"):
+        ELMClassifier(n_hidden=400_000).fit(X, y)
+    import greenelm.estimator as estimator
+
+    monkeypatch.setattr(estimator, "available_memory", lambda: 1_000_000)       # 1 MB
+    with pytest.warns(UserWarning, match="n_hidden=200: the d × d Gram and the projection take 339 kB, "
+                                         "more than a quarter of the 1 MB"):
+        ELMClassifier(n_hidden=200).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ELMClassifier(n_hidden=50).fit(X, y)                    # 21 kB: silent
+
+
+@pytest.mark.parametrize("container", [scipy.sparse.csr_matrix, scipy.sparse.csc_matrix, scipy.sparse.csr_array])
+@pytest.mark.parametrize("make", [lambda: ELMClassifier(n_hidden=80, chunk_size=64),
+                                  lambda: ELMRegressor(n_hidden=80, chunk_size=64, partial_fit_method="rls"),
+                                  lambda: ELMClassifier(n_hidden=80, solver="pinv"),
+                                  lambda: ELMClassifierCV(n_hidden=80, alphas=[0.01, 0.1, 1.0])],
+                         ids=["classifier", "regressor-rls", "pinv", "cv"])
+def test_sparse_x_gives_the_dense_model(container, make):
+    X, y = blobs(n=300)
+    X[np.abs(X) < 1.5] = 0                                   # mostly zeros
+    sparse = container(X)
+    targets = y if isinstance(make(), ClassifierMixin) else X[:, :2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)        # the CV choice may sit at the grid's end
+        dense_model, sparse_model = make().fit(X, targets), make().fit(sparse, targets)
+    assert relative(sparse_model.coef_, dense_model.coef_) <= 1e-8         # the solve amplifies rounding
+    outputs = "decision_function" if isinstance(make(), ClassifierMixin) else "predict"
+    assert relative(getattr(sparse_model, outputs)(sparse), getattr(dense_model, outputs)(X)) <= 1e-10
+    if outputs != "predict":
+        np.testing.assert_array_equal(sparse_model.predict(sparse), dense_model.predict(X))
+    if hasattr(make(), "partial_fit") and make().solver != "pinv":
+        extra = {"classes": np.unique(y)} if isinstance(make(), ClassifierMixin) else {}
+        streamed, dense = make(), make()
+        for rows in (slice(0, 120), slice(120, 300)):
+            streamed.partial_fit(sparse[rows], targets[rows], **extra)
+            dense.partial_fit(X[rows], targets[rows], **extra)
+        assert relative(getattr(streamed, outputs)(X), getattr(dense, outputs)(X)) <= 1e-10
+
+
+def relative(a, b) -> float:
+    """max |a − b| over max |b|."""
+    return float(np.abs(np.asarray(a) - np.asarray(b)).max() / np.abs(b).max())

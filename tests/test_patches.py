@@ -8,6 +8,9 @@ import pickle
 import numpy as np
 import pytest
 
+import scipy.sparse
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
 from greenelm import NormalEquations, RandomPatchFeatures, RidgePath
 from greenelm.patches import pool_bounds
 
@@ -133,10 +136,13 @@ def test_bad_parameters_and_shapes_are_named(images, kw, X_shape, message):
 def test_non_finite_input_and_unfitted_use_fail_loudly(images):
     bad = images.copy()
     bad[3, 2, 2, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN or inf"):
+    with pytest.raises(ValueError, match="Input X contains NaN"):
         fitted(bad)
     features = fitted(images)
-    with pytest.raises(ValueError, match="NaN or inf"):
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        features.transform(bad)
+    bad[3, 2, 2, 1] = np.inf
+    with pytest.raises(ValueError, match="Input X contains infinity"):
         features.transform(bad)
     with pytest.raises(Exception, match="not fitted"):
         RandomPatchFeatures(SHAPE).transform(images)
@@ -145,3 +151,38 @@ def test_non_finite_input_and_unfitted_use_fail_loudly(images):
 def test_pool_bounds_split_like_array_split():
     assert pool_bounds(27, 2) == [(0, 14), (14, 27)]
     assert pool_bounds(24, 3) == [(0, 8), (8, 16), (16, 24)]
+
+
+# -- scikit-learn conventions ---------------------------------------------------------------------
+# A table (N, D) is N images of 1 × 1 pixels with D channels under image_shape=(1, 1): the only
+# image shape every table of the checks fits, so patch_size and pool are 1 (the defaults, 6 and 2,
+# need images of at least 7 × 7); n_patches and n_whitening are small to keep the checks fast.
+@parametrize_with_checks([RandomPatchFeatures((1, 1), n_patches=3, patch_size=1, pool=1, n_whitening=50),
+                          RandomPatchFeatures((1, 1), n_patches=3, patch_size=1, pool=1, n_whitening=50,
+                                              dtype="float64", threshold=0.0)])
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
+
+
+def test_defaults_feature_names_and_channels_from_the_rows(images):
+    default = RandomPatchFeatures((9, 8))
+    assert default.get_params()["n_patches"] == 1024 and default.patch_size == 6 and default.pool == 2
+    rows = images.reshape(len(images), -1)
+    inferred = RandomPatchFeatures((9, 8), n_patches=5, patch_size=3, pool=2, n_whitening=300,
+                                   random_state=7).fit(rows)
+    np.testing.assert_array_equal(inferred.transform(rows), fitted(images).transform(images))
+    assert inferred.n_features_in_ == 9 * 8 * 3
+    names = inferred.get_feature_names_out()
+    assert names.tolist() == [f"randompatchfeatures{i}" for i in range(2 * 5 * 2 * 2)]
+    with pytest.raises(ValueError, match=r"rows of 100 values, which is not a whole number of 9 × 8 images"):
+        RandomPatchFeatures((9, 8)).fit(np.zeros((3, 100)))
+
+
+@pytest.mark.parametrize("container", [scipy.sparse.csr_matrix, scipy.sparse.csc_array])
+def test_sparse_input_is_refused_by_name(images, container):
+    rows = container(images.reshape(len(images), -1))
+    with pytest.raises(TypeError, match=f"X is a sparse {container.__name__}; RandomPatchFeatures takes "
+                                        r"dense images .sparse input is not supported.: pass X.toarray\(\)"):
+        RandomPatchFeatures(SHAPE, n_patches=5, patch_size=3, n_whitening=300).fit(rows)
+    with pytest.raises(TypeError, match="sparse"):
+        fitted(images).transform(rows)

@@ -2,10 +2,15 @@
 round trips of labels of every kind, output shapes and feature names; partial_fit continuing
 after loading; the device chosen on load; and bad model files refused with one clear error."""
 
+import copy
+import hashlib
+import io
 import json
 import os
 import pickle
 import re
+import subprocess
+import sys
 import warnings
 import zipfile
 
@@ -39,6 +44,10 @@ def via_joblib(model, tmp_path):
     joblib = pytest.importorskip("joblib")
     joblib.dump(model, tmp_path / "model.joblib")
     return joblib.load(tmp_path / "model.joblib")
+
+
+def via_deepcopy(model, tmp_path):
+    return copy.deepcopy(model)
 
 
 ROUND_TRIPS = [via_file, via_pickle, via_joblib]
@@ -125,6 +134,64 @@ def test_no_feature_names_after_fitting_on_an_array(tmp_path):
     assert not hasattr(loaded, "feature_names_in_")
 
 
+# -- set_params after fit changes nothing until the next fit -------------------------------------
+SET_AFTER_FIT = [{"weight_scale": "he"}, {"bias": "uniform"}, {"n_hidden": 55}, {"dtype": "float32"},
+                 {"random_state": 9}, {"alpha": 10.0, "solver": "lu", "chunk_size": 7}]
+
+
+@pytest.mark.parametrize("round_trip", ROUND_TRIPS + [via_deepcopy], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("change", SET_AFTER_FIT, ids=lambda c: "-".join(c))
+def test_set_params_after_fit_keeps_the_fitted_model_through_every_round_trip(tmp_path, round_trip, change):
+    X, y = data()
+    model = ELMClassifier(n_hidden=40, random_state=3).fit(X, y)
+    before = model.decision_function(X)
+    model.set_params(**change)
+    np.testing.assert_array_equal(model.decision_function(X), before)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        copied = round_trip(model, tmp_path)
+    np.testing.assert_array_equal(copied.decision_function(X), before)          # Δ = 0
+    if round_trip is via_file:   # the file holds the fitted model, and the change is named
+        assert copied.get_params()["n_hidden"] == 40
+        words = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+        assert len(words) == 1 and f"set_params changed {next(iter(change))}=" in words[0], words
+        assert "the file holds the fitted model" in words[0]
+    else:                        # a copy keeps the new parameters, for the next fit
+        assert copied.get_params()[next(iter(change))] == change[next(iter(change))]
+    refitted = copied.fit(X, y)                                                   # fit uses the new ones
+    expected = ELMClassifier(**{**ELMClassifier(n_hidden=40, random_state=3).get_params(),
+                                **(change if round_trip is not via_file else {})}).fit(X, y)
+    np.testing.assert_array_equal(refitted.decision_function(X), expected.decision_function(X))
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"n_hidden": 50}, "n_hidden=40 → 50"), ({"weight_scale": "he"}, "weight_scale='unit' → 'he'"),
+    ({"partial_fit_method": "rls"}, "partial_fit_method='normal' → 'rls'"), ({"random_state": 1}, "random_state=3 → 1")])
+def test_partial_fit_refuses_to_continue_a_state_built_with_other_parameters(change, words):
+    X, y = data()
+    model = ELMClassifier(n_hidden=40, random_state=3).partial_fit(X[:100], y[:100], classes=[0, 1, 2])
+    before = model.coef_.copy()
+    model.set_params(**change)
+    with pytest.raises(ValueError, match=f"set_params changed {re.escape(words)} since partial_fit "
+                                         "started.*Call fit"):
+        model.partial_fit(X[100:], y[100:])
+    np.testing.assert_array_equal(model.coef_, before)
+    model.set_params(alpha=0.5).fit(X, y)                        # fit starts afresh with them
+    assert model.coef_.shape[0] == model.n_hidden
+
+
+def test_partial_fit_continues_with_a_new_alpha_and_an_rls_state_refuses_one():
+    X, y = data()
+    normal = ELMClassifier(n_hidden=40, alpha=1e-2).partial_fit(X[:100], y[:100], classes=[0, 1, 2])
+    normal.set_params(alpha=1.0).partial_fit(X[100:], y[100:])
+    np.testing.assert_allclose(normal.coef_, ELMClassifier(n_hidden=40, alpha=1.0).fit(X, y).coef_,
+                               rtol=1e-8, atol=1e-10)
+    rls = ELMClassifier(n_hidden=40, alpha=1e-2, partial_fit_method="rls")
+    rls.partial_fit(X[:100], y[:100], classes=[0, 1, 2]).set_params(alpha=1.0)
+    with pytest.raises(ValueError, match="set_params changed alpha=0.01 → 1.0 since partial_fit started"):
+        rls.partial_fit(X[100:], y[100:])
+
+
 # -- partial_fit continues after loading -----------------------------------------------------------
 def half_and_half(make, round_trip, tmp_path, targets):
     """(loaded after the first half, then fed the second; the original fed both; fit on all)."""
@@ -200,9 +267,6 @@ def test_include_state_refuses_bad_values_and_models_without_state(tmp_path):
         ELMClassifier(n_hidden=20).fit(X, y).save(tmp_path / "m.npz", include_state=1)
     with pytest.raises(ValueError, match="include_state=True but the model holds no partial-fit state"):
         ELMClassifier(n_hidden=20, solver="pinv").fit(X, y).save(tmp_path / "m.npz", include_state=True)
-    changed = ELMClassifier(n_hidden=20).fit(X, y).set_params(n_hidden=30)
-    with pytest.raises(ValueError, match="n_hidden is 30 but the fitted readout has 20 rows"):
-        changed.save(tmp_path / "m.npz")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -310,8 +374,25 @@ def parts(path):
     return json.loads(str(arrays.pop("meta"))), arrays
 
 
-def write(path, meta, arrays):
-    np.savez(path, meta=np.array(json.dumps(meta)), **arrays)
+def signed(meta, arrays):
+    """``meta`` with ``content_sha256`` recomputed by the documented rule: SHA-256 over each array
+    member's ``name:sha256(raw .npy bytes)`` line in name order, then meta's canonical JSON."""
+    if "content_sha256" not in meta:
+        return meta
+    lines = []
+    for name in sorted(arrays):
+        buffer = io.BytesIO()
+        np.lib.format.write_array(buffer, np.asanyarray(arrays[name]), allow_pickle=False)
+        lines.append(f"{name}:{hashlib.sha256(buffer.getvalue()).hexdigest()}\n")
+    rest = {key: value for key, value in meta.items() if key != "content_sha256"}
+    text = "".join(lines).encode() + json.dumps(rest, sort_keys=True, separators=(",", ":")).encode()
+    return {**meta, "content_sha256": hashlib.sha256(text).hexdigest()}
+
+
+def write(path, meta, arrays, sign=True):
+    """Write a model file; ``sign``: with a digest consistent with the (edited) content, as a
+    careful editor would, so the checks behind the digest are reached."""
+    np.savez(path, meta=np.array(json.dumps(signed(meta, arrays) if sign else meta)), **arrays)
     return path
 
 
@@ -384,6 +465,23 @@ def overstated_header(good_files, path):
     return path
 
 
+def unsigned(which, change):
+    """As :func:`edit`, keeping the original digest (an edit that did not, or could not, re-sign)."""
+    def make(good_files, path):
+        meta, arrays = json.loads(json.dumps(good_files[which][0])), dict(good_files[which][1])
+        change(meta, arrays)
+        return write(path, meta, arrays, sign=False)
+    return make
+
+
+def duplicate_member(good_files, path):
+    write(path, *good_files["classifier"])
+    with zipfile.ZipFile(path, "a") as archive, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)                      # "Duplicate name"
+        archive.writestr("coef.npy", archive.read("coef.npy"))
+    return path
+
+
 def setitem(container, key, value):
     def change(meta, arrays):
         target = {"meta": meta, "arrays": arrays}[container[0]]
@@ -408,7 +506,8 @@ def both(*changes):
 
 
 META_KEYS = ["format_version", "class", "params", "seed", "n_features_in", "n_outputs",
-             "single_output", "classes", "feature_names", "state", "cv", "projection_sha256"]
+             "single_output", "classes", "feature_names", "state", "cv", "projection_sha256",
+             "content_sha256"]
 
 BAD_FILES = [
     ("not_an_npz", raw(b"just some text, not a zip archive"), "file", "not an .npz archive"),
@@ -429,8 +528,8 @@ BAD_FILES = [
      "unknown key.*'extra'"),
     ("unknown_meta_key", edit("classifier", setitem(("meta",), "comment", "hi")), "meta",
      "unknown key.*'comment'"),
-    ("format_version_3", edit("classifier", setitem(("meta",), "format_version", 3)), "format_version",
-     "3 is not a format this greenelm reads"),
+    ("format_version_4", edit("classifier", setitem(("meta",), "format_version", 4)), "format_version",
+     "4 is not a format this greenelm reads"),
     ("format_version_text", edit("classifier", setitem(("meta",), "format_version", "2")),
      "format_version", "'2' is not a format"),
     ("unknown_class", edit("classifier", setitem(("meta",), "class", "SVC")), "class",
@@ -523,6 +622,25 @@ BAD_FILES = [
      "alpha must be > 0"),
     ("rls_state_in_a_normal_model", edit("rls", setitem(("meta", "params"), "partial_fit_method", "normal")),
      "state", "needs partial_fit_method='rls'"),
+    ("negated_gram_signed", edit("classifier", lambda m, a: a.update(state_gram=-a["state_gram"])),
+     "state_gram", "negative diagonal entry"),
+    ("negated_P_signed", edit("rls", lambda m, a: a.update(state_P=-a["state_P"])), "state_P",
+     "negative diagonal entry"),
+    ("negated_gram", unsigned("classifier", lambda m, a: a.update(state_gram=-a["state_gram"])),
+     "content_sha256", "differ from those it was saved with"),
+    ("asymmetric_P", unsigned("rls", lambda m, a: a.update(state_P=np.triu(a["state_P"]) * 2 - np.diag(np.diag(a["state_P"])))),
+     "content_sha256", "differ from those it was saved with"),
+    ("edited_n_samples", unsigned("classifier", setitem(("meta", "state"), "n_samples", 5)),
+     "content_sha256", "differ from those it was saved with"),
+    ("digest_not_hex_content", unsigned("classifier", setitem(("meta",), "content_sha256", "xyz")),
+     "content_sha256", "64 hex digits"),
+    ("duplicate_member", duplicate_member, "coef", "appears twice"),
+    ("deeply_nested_json", lambda g, p: np.savez(p, meta=np.array("[" * 100_000 + "]" * 100_000)) or p,
+     "meta", "nested too deeply"),
+    ("huge_meta", lambda g, p: np.savez(p, meta=np.array("x" * (5 * 2**20))) or p, "meta",
+     "declares 20971520 bytes"),
+    ("device_meta", edit("classifier", setitem(("meta", "params"), "device", "meta")), "params",
+     "device 'meta' holds no data"),
 ]
 
 
@@ -665,3 +783,131 @@ def test_float32_partial_fit_state_continues_exactly(tmp_path, round_trip, metho
     straight = make().partial_fit(X[:half], X[:half, :2]).partial_fit(X[half:], X[half:, :2])
     scale = np.abs(straight.predict(X)).max()
     np.testing.assert_allclose(resumed.predict(X), straight.predict(X), rtol=0, atol=1e-4 * scale)
+
+
+# -- sizes, digests, temp files and file objects ----------------------------------------------------
+def deflated_zeros_model(good_files, path, d):
+    """A deflate-compressed file whose state_gram declares d × d float64 zeros (8·d² bytes)."""
+    meta, arrays = good_files["classifier"]
+    meta = json.loads(json.dumps(meta))
+    meta["params"]["n_hidden"] = d
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False, "shape": (d, d)})
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("meta.npy", _npy_bytes(np.array(json.dumps(meta))))
+        with archive.open("state_gram.npy", "w", force_zip64=True) as member:
+            member.write(header.getvalue())
+            zeros = bytes(2**20)
+            for _ in range(8 * d * d // len(zeros)):
+                member.write(zeros)
+            member.write(bytes(8 * d * d % len(zeros)))
+    return path
+
+
+def _npy_bytes(array):
+    buffer = io.BytesIO()
+    np.lib.format.write_array(buffer, array, allow_pickle=False)
+    return buffer.getvalue()
+
+
+def test_a_compressed_file_declaring_more_than_the_memory_is_refused_before_reading(good_files, tmp_path,
+                                                                                     monkeypatch):
+    import greenelm._persistence as persistence
+
+    path = deflated_zeros_model(good_files, tmp_path / "bomb.npz", d=4000)       # 128 MB declared
+    assert path.stat().st_size < 1_000_000
+    monkeypatch.setattr(persistence, "available_memory", lambda: 64 * 2**20)
+    reads = []
+    monkeypatch.setattr(np.lib.format, "read_array", lambda *a, **k: reads.append(1))
+    with pytest.raises(ModelFileError, match=r"field 'state_gram': the arrays declare \d+ bytes \(128000000 for this one\), "
+                                             r"more than the 67108864 bytes of memory available"):
+        load_model(path)
+    assert reads == []                                       # not even meta was read
+
+
+def test_an_allocation_that_fails_while_reading_is_a_model_file_error(good_files, tmp_path, monkeypatch):
+    path = write(tmp_path / "m.npz", *good_files["classifier"])
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(np.lib.format, "read_array", no_memory)
+    with pytest.raises(ModelFileError, match="field 'meta': too large to read into this machine's memory"):
+        load_model(path)
+
+
+def test_the_digest_covers_every_member_and_a_format_2_file_without_it_still_loads(good_files, tmp_path):
+    X, _ = data()
+    meta, arrays = good_files["classifier"]
+    model = load_model(write(tmp_path / "good.npz", meta, arrays))
+    for name in arrays:                                      # one flipped element in any member
+        changed = dict(arrays)
+        flat = np.array(changed[name]).reshape(-1)
+        flat[0] = flat[0] + 1 if flat.dtype.kind in "iuf" else flat[-1]
+        changed[name] = flat.reshape(np.shape(arrays[name]))
+        if np.array_equal(changed[name], arrays[name]):
+            continue
+        with pytest.raises(ModelFileError, match="field 'content_sha256'"):
+            load_model(write(tmp_path / f"{name}.npz", meta, changed, sign=False))
+    old = {key: value for key, value in meta.items() if key != "content_sha256"}
+    v2 = load_model(write(tmp_path / "v2.npz", {**old, "format_version": 2}, arrays))
+    np.testing.assert_array_equal(v2.predict(X), model.predict(X))
+
+
+def test_a_killed_save_leaves_no_temp_for_long_and_a_missing_folder_is_named(tmp_path):
+    X, y = data()
+    model = ELMClassifier(n_hidden=20).fit(X, y)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    (tmp_path / f".m.npz.{dead}.abc123.tmp").write_bytes(b"half a zip")  # a save killed mid-write
+    (tmp_path / f".m.npz.{os.getpid()}.live99.tmp").write_bytes(b"")     # a running save's (ours)
+    (tmp_path / "other.npz.tmp").write_bytes(b"not ours")
+    model.save(tmp_path / "m.npz")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f".m.npz.{os.getpid()}.live99.tmp", "m.npz",
+                                                          "other.npz.tmp"]
+    with pytest.raises(FileNotFoundError, match=r"cannot save the model to .*missing.m\.npz: the folder "
+                                                r".*missing does not exist"):
+        model.save(tmp_path / "missing" / "m.npz")
+
+
+def test_save_and_load_accept_binary_file_objects(tmp_path):
+    X, y = data()
+    model = ELMClassifier(n_hidden=20).partial_fit(X, y, classes=[0, 1, 2])
+    buffer = io.BytesIO()
+    assert model.save(buffer) is buffer
+    buffer.seek(0)
+    loaded = load_model(buffer)
+    np.testing.assert_array_equal(loaded.decision_function(X), model.decision_function(X))
+    np.testing.assert_array_equal(loaded.equations_.gram, model.equations_.gram)
+    with open(tmp_path / "m.npz", "wb") as out:
+        model.save(out)
+    with open(tmp_path / "m.npz", "rb") as source:
+        np.testing.assert_array_equal(load_model(source).predict(X), model.predict(X))
+    with pytest.raises(ModelFileError, match=r"^<BytesIO>: field 'file': not an .npz archive"):
+        load_model(io.BytesIO(b"not a zip"))              # named by its type when it has no name
+    (tmp_path / "junk.npz").write_bytes(b"not a zip")
+    with open(tmp_path / "junk.npz", "rb") as source, \
+            pytest.raises(ModelFileError, match=r"junk\.npz: field 'file': not an .npz archive"):
+        load_model(source)
+    with open(tmp_path / "t.npz", "w") as text, pytest.raises(TypeError, match="binary: open the file with mode 'wb'"):
+        model.save(text)
+
+
+# -- compact pickles ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("copy_of", [lambda m: pickle.loads(pickle.dumps(m)), copy.deepcopy],
+                         ids=["pickle", "deepcopy"])
+def test_a_pickle_after_fit_leaves_out_the_gram_and_partial_fit_on_it_says_so(copy_of):
+    X, y = data()
+    d = 300
+    model = ELMClassifier(n_hidden=d).fit(X, y)
+    assert len(pickle.dumps(model)) < 8 * d * d / 10            # coef_ (d × 3), not the d × d Gram
+    clone = copy_of(model)
+    np.testing.assert_array_equal(clone.decision_function(X), model.decision_function(X))
+    with pytest.raises(ValueError, match="pickled .or copied. after fit.*partial_fit would restart "
+                                         "from zero.*include_state=True"):
+        clone.partial_fit(X[:10], y[:10])
+    np.testing.assert_array_equal(clone.fit(X, y).coef_, model.coef_)   # fit starts afresh
+    streamed = ELMClassifier(n_hidden=d).partial_fit(X, y, classes=[0, 1, 2])
+    assert len(pickle.dumps(streamed)) > 8 * d * d              # a partial_fit model keeps it
+    refitted = copy_of(streamed).fit(X, y)                       # fit after partial_fit: left out
+    assert len(pickle.dumps(refitted)) < 8 * d * d / 10
