@@ -56,9 +56,6 @@ CV_WEIGHTS = ("λ is chosen by leaving out whole rows: a weight of 2 is not two 
 
 
 def expected_failures(estimator) -> dict:
-    if isinstance(estimator, (ELMClassifierCV, ELMRegressorCV)):
-        return {"check_sample_weight_equivalence_on_dense_data": CV_WEIGHTS,
-                "check_sample_weight_equivalence_on_sparse_data": CV_WEIGHTS}
     if getattr(estimator, "dtype", None) == "float32" and not isinstance(estimator, RandomReLUTransformer):
         return {"check_sample_weight_equivalence_on_dense_data": FLOAT32_TOLERANCE,
                 "check_sample_weight_equivalence_on_sparse_data": FLOAT32_TOLERANCE,
@@ -68,6 +65,9 @@ def expected_failures(estimator) -> dict:
 
 @parametrize_with_checks(CHECKED, expected_failed_checks=expected_failures)
 def test_scikit_learn_checks(estimator, check):
+    name = getattr(check, "func", check).__name__
+    if isinstance(estimator, (ELMClassifierCV, ELMRegressorCV)) and name.startswith("check_sample_weight_equivalence"):
+        pytest.skip(CV_WEIGHTS)      # not applicable by design (it passes only when both λ choices coincide)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*end|.*value of the alphas grid", category=UserWarning)
         check(estimator)
