@@ -165,6 +165,17 @@ def machine_info() -> dict:
             "openblas_env": {k: v for k, v in os.environ.items() if k.startswith("OPENBLAS_")}}
 
 
+def chapter_machine() -> dict[str, Any]:
+    """The machine a chapter runs on, as its provenance records it: CPU model, usable cores,
+    memory (GiB), OS, Python (from :func:`machine_info`)."""
+    info = machine_info()
+    memory = info["memory_bytes"]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else info["cores"]
+    return {"cpu": info["cpu"], "cores": cores,
+            "memory_gib": None if memory is None else round(memory / 2**30, 1),
+            "os": info["platform"], "python": info["python"]}
+
+
 def peak_rss_bytes() -> int:
     """Peak resident memory of this process (bytes): Linux's VmHWM, which :func:`reset_peak_rss`
     can reset, else ``ru_maxrss`` (the peak since the process started)."""

@@ -289,6 +289,8 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
     import papermill
     from papermill.exceptions import PapermillExecutionError
 
+    from .bench import chapter_machine
+
     src = source_path(name, notebooks_dir)
     if not src.is_file():
         raise FileNotFoundError(f"chapter {name}: no source {src}")
@@ -355,7 +357,7 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
                 "parameters": params,
                 "overrides": dict(overrides or {}),
                 "greenelm_version": _version(),
-                "machine": machine(),
+                "machine": chapter_machine(),
                 **summary,
             }
             _atomic_write_nb(out, final)
@@ -367,19 +369,6 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
             else:
                 os.environ["GREENELM_RESULTS_DIR"] = results_env
     return final
-
-
-def machine() -> dict[str, Any]:
-    """The machine a chapter runs on: CPU model, usable cores, memory (GiB), OS, Python
-    (from :func:`greenelm_book.bench.machine_info`)."""
-    from .bench import machine_info
-
-    info = machine_info()
-    memory = info["memory_bytes"]
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else info["cores"]
-    return {"cpu": info["cpu"], "cores": cores,
-            "memory_gib": None if memory is None else round(memory / 2**30, 1),
-            "os": info["platform"], "python": info["python"]}
 
 
 ENVIRONMENT_PAGE = "book/environment.md"
