@@ -66,13 +66,41 @@ def _sync(src: Path, dst: Path) -> None:
     shutil.copy2(src, dst)
 
 
+def generated_pages(source_dir: str | Path, toc: str | Path | None = None) -> dict[str, str]:
+    """{page (relative to the book's root): text} of the pages written from ``source_dir``'s executed
+    chapters: the scorecard summary (from ``source_dir/results``) and, when the toc lists it, the
+    environment page. For ``book/`` they are committed (a clean checkout builds as it is)."""
+    from .scorecard import summary_markdown
+
+    source_dir = Path(source_dir)
+    out = {SCORECARD_SUMMARY: summary_markdown(source_dir / "results")}
+    if ENVIRONMENT_PAGE in pages(toc):
+        out[ENVIRONMENT_PAGE] = environment_page(source_dir, toc)
+    return out
+
+
+def write_generated_pages(source_dir: str | Path, root: str | Path = ROOT, toc: str | Path | None = None,
+                          generated: dict[str, str] | None = None) -> list[Path]:
+    """Write :func:`generated_pages` (or ``generated``, when given) under ``root`` (the repository's,
+    by default); return their paths. A page whose text is unchanged is not rewritten."""
+    written = []
+    for rel, text in (generated if generated is not None else generated_pages(source_dir, toc)).items():
+        path = Path(root) / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.is_file() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written
+
+
 def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
                build_root: str | Path | None = None, quiet: bool = False) -> Path:
     """Render the book with ``jupyter-book build -W --keep-going --all``; return the html folder.
 
     ``source_dir`` = ``book`` (the repository's): build the repository root in place ->
     ``_build/html``. Any other folder of executed chapters: stage ``_config.yml``, the toc,
-    ``book/intro.md``, ``book/references.bib`` and ``source_dir/<name>.ipynb`` as
+    ``book/intro.md``, ``book/references.bib``, the static pages, the pages generated from
+    ``source_dir`` (:func:`generated_pages`) and ``source_dir/<name>.ipynb`` as
     ``book/<name>.ipynb`` in ``<build_root>/stage-<dir name>/``, build it, and copy the result to
     ``<build_root>/<dir name>/html`` (``build_root`` defaults to ``_build``).
     Raises :class:`BuildError` when a chapter notebook is missing or the build fails (warnings
@@ -89,14 +117,8 @@ def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
                          + f"{relative(source_dir)})")
     build_root = Path(build_root).resolve() if build_root is not None else BUILD
     opts = ["--warningiserror", "--keep-going", "--all"]
-    with_environment = ENVIRONMENT_PAGE in pages(toc_path)
-    from .scorecard import summary_markdown
-
-    summary = summary_markdown(source_dir / "results")
     if source_dir == BOOK.resolve() and build_root == BUILD:
-        if with_environment:
-            (ROOT / ENVIRONMENT_PAGE).write_text(environment_page(source_dir, toc_path))
-        (ROOT / SCORECARD_SUMMARY).write_text(summary)
+        write_generated_pages(source_dir, ROOT, toc_path)
         extra = [] if toc is None else ["--toc", str(toc_path)]
         if os.environ.get(REPOSITORY_ENV):
             BUILD.mkdir(parents=True, exist_ok=True)
@@ -111,12 +133,11 @@ def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
     stage.mkdir(parents=True)
     (stage / "_config.yml").write_text(book_config())
     _sync(toc_path, stage / "_toc.yml")
+    generated = generated_pages(source_dir, toc_path)
     for rel in (*BOOK_FILES, *pages(toc_path)):
-        if rel == ENVIRONMENT_PAGE:
-            (stage / rel).write_text(environment_page(source_dir, toc_path))
-        else:
+        if rel not in generated:
             _sync(ROOT / rel, stage / rel)
-    (stage / SCORECARD_SUMMARY).write_text(summary)
+    write_generated_pages(source_dir, stage, toc_path, generated)
     for n in names:
         _sync(source_dir / f"{n}.ipynb", stage / "book" / f"{n}.ipynb")
     _jupyter_book([str(stage), *opts], stage, quiet)

@@ -38,8 +38,8 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         "# Environment and execution", "",
         "Every chapter is a notebook executed by `greenelm_book.runner` (papermill) at the profile "
         "shown; the book renders the stored outputs and re-executes nothing. This page is written "
-        "by the runner at each build from the chapters' provenance (their notebook metadata) and "
-        "from `constraints.txt`, the book's exact environment.", "",
+        "by the runner (after a run into `book/` and at each build) from the chapters' provenance "
+        "(their notebook metadata) and from `constraints.txt`, the book's exact environment.", "",
         "| chapter | profile | executed | minutes | machine |", "| --- | --- | --- | ---: | --- |",
         *rows, "",
         "A machine shown as – was not recorded (the chapter was executed before the runner "

@@ -22,10 +22,11 @@ import sys
 import time
 from pathlib import Path
 
-from .build import BuildError, build_html
+from .build import BuildError, build_html, write_generated_pages
 from .execute import ChapterError, execute_chapter
 from .freshness import provenance, staleness
 from .toc import (
+    BOOK,
     SUMMARY_CHAPTERS,
     chapters,
     declared_parameters,
@@ -88,6 +89,10 @@ def _cmd_run(args) -> int:
                 break
             continue
         print(f"    -> {relative(path)} ({time.perf_counter() - t0:.1f} s)", flush=True)
+    if out.resolve() == BOOK.resolve() and args.toc is None:
+        # the committed generated pages (environment, scorecard summary) follow the chapters
+        for path in write_generated_pages(BOOK):
+            print(f"    -> {relative(path)}", flush=True)
     if failures:
         print(f"error: failed chapter(s): {', '.join(failures)}", file=sys.stderr)
         return 1

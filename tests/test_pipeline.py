@@ -266,6 +266,21 @@ def test_the_in_place_book_build_reads_no_other_folder():
     assert folders - {"book"} <= excluded, f"not excluded from the book build: {sorted(folders - {'book'} - excluded)}"
 
 
+def test_the_committed_generated_pages_are_what_the_runner_writes():
+    """book/environment.md and book/scorecard_summary.md are committed, so that `jupyter-book build .`
+    of a clean checkout renders the whole book; they must be what `runner html --source book` (or a
+    run into book/) would write from the committed chapters and results."""
+    from greenelm_book.build import generated_pages
+
+    tracked = subprocess.run(["git", "ls-files", "book"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    expected = generated_pages(ROOT / "book")
+    assert sorted(expected) == ["book/environment.md", "book/scorecard_summary.md"]
+    for page, text in expected.items():
+        assert page in tracked, f"{page} is not committed"
+        assert (ROOT / page).read_text(encoding="utf-8") == text, (
+            f"{page} is stale: run python -m greenelm_book.runner html --source book and commit it")
+
+
 def test_book_config_links_the_repository_only_when_told(monkeypatch):
     """The Pages workflow passes the repository's URL; a local build leaves _config.yml as it is;
     a malformed URL is refused with the variable's name."""
