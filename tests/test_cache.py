@@ -148,24 +148,6 @@ def test_round_trip_is_exact(case):
     assert_identical(value, stored_and_loaded(case, value))
 
 
-def test_the_scaling_chapters_results_round_trip():
-    from greenelm_book.experiments import (
-        Split,
-        accumulate_wide,
-        nested_widths,
-        ridge_path_table,
-    )
-    rng = np.random.default_rng(0)
-    X, y = rng.uniform(0, 1, (120, 6)), rng.integers(0, 3, 120)
-    split = Split("toy", X[:90], y[:90], X[90:], y[90:])
-    wide = accumulate_wide(split, 20, seed=0, progress=False)
-    table, hits = nested_widths(wide, [5, 20])
-    curve = {"table": table.assign(gram_seconds=wide.seconds), "correct": hits}
-    assert_identical(curve, stored_and_loaded("scaling-curve", curve, {"widths": [5, 20]}))
-    path = ridge_path_table(wide, split, 10, [1e-3, 1.0])
-    assert_identical(path, stored_and_loaded("ridge-path", path, {"n_hidden": 10}))
-
-
 def test_entry_is_data_a_manifest_and_an_npz():
     result, info = memoize("layout", {"alpha": np.float64(1e-3), "widths": (10, 20)},
                            lambda: {"a": np.arange(3), "note": "x"})
