@@ -91,11 +91,6 @@ def gelsd_flops(n_samples: int, n_inputs: int | None, n_hidden: int, n_outputs: 
     return features + 2.0 * N * d * d + 11.0 * d**3 + 4.0 * N * d * k
 
 
-def greenelm_flops(n_samples: int, n_inputs: int, n_hidden: int, n_outputs: int = 10) -> float:
-    """Total FLOPs of a greenelm Cholesky fit (see :func:`greenelm.solvers.fit_flops`)."""
-    return fit_flops(n_samples, n_inputs, n_hidden, n_outputs).total
-
-
 def flop_floor_seconds(n_samples: int, n_inputs: int, n_hidden: int, n_outputs: int,
                        peak_gflops: Mapping[str, float], dtype: str = "float64") -> float:
     """Seconds a greenelm fit would take at the measured GEMM peak: features and Gram at the
