@@ -280,10 +280,6 @@ def sgd_runs(split, name: str, seeds=range(5), config: SGDConfig | None = None,
 # The book's SGD baselines, each computed once: cached runs (metrics, learning curve and weights)
 # --------------------------------------------------------------------------------------------------
 
-#: the modules whose source a cached SGD run depends on
-RUN_MODULES = ("baselines", "greenelm.data", "greenelm._validation")
-
-
 @functools.lru_cache(maxsize=3)
 def _data(dataset: str, subset: int | None):
     """(X_train (N, D) float32 in [0, 1], y_train (N,), X_test, y_test) of ``dataset``."""
@@ -326,8 +322,7 @@ def sgd_run(dataset: str, model: str, seed: int = 0, config: SGDConfig | None = 
               "n_hidden": None if n_hidden is None else int(n_hidden), "subset": subset,
               "device": device.type, "threads": threads}
     result, info = memoize("sgd-run", params, lambda: _train_run(dataset, model, seed, config, n_hidden,
-                                                                  subset, device),
-                           modules=RUN_MODULES, refresh=refresh)
+                                                                  subset, device), refresh=refresh)
     return {**result, "model": model, "n_hidden": params["n_hidden"], "seed": seed,
             "device": device.type, "threads": threads, "cached": info["cached"]}
 

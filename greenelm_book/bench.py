@@ -91,11 +91,6 @@ def gelsd_flops(n_samples: int, n_inputs: int | None, n_hidden: int, n_outputs: 
     return features + 2.0 * N * d * d + 11.0 * d**3 + 4.0 * N * d * k
 
 
-def greenelm_flops(n_samples: int, n_inputs: int, n_hidden: int, n_outputs: int = 10) -> float:
-    """Total FLOPs of a greenelm Cholesky fit (see :func:`greenelm.solvers.fit_flops`)."""
-    return fit_flops(n_samples, n_inputs, n_hidden, n_outputs).total
-
-
 def flop_floor_seconds(n_samples: int, n_inputs: int, n_hidden: int, n_outputs: int,
                        peak_gflops: Mapping[str, float], dtype: str = "float64") -> float:
     """Seconds a greenelm fit would take at the measured GEMM peak: features and Gram at the
@@ -163,6 +158,17 @@ def machine_info() -> dict:
             "python": platform.python_version(), "numpy": np.__version__,
             "platform": platform.platform(),
             "openblas_env": {k: v for k, v in os.environ.items() if k.startswith("OPENBLAS_")}}
+
+
+def chapter_machine() -> dict[str, Any]:
+    """The machine a chapter runs on, as its provenance records it: CPU model, usable cores,
+    memory (GiB), OS, Python (from :func:`machine_info`)."""
+    info = machine_info()
+    memory = info["memory_bytes"]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else info["cores"]
+    return {"cpu": info["cpu"], "cores": cores,
+            "memory_gib": None if memory is None else round(memory / 2**30, 1),
+            "os": info["platform"], "python": info["python"]}
 
 
 def peak_rss_bytes() -> int:

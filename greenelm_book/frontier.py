@@ -378,7 +378,7 @@ def kernel_limit(dataset: str, subset: int | None, jitter: float, attempts: int 
                 return {"failed": str(error)}
             return {"accuracy": 100 * float(np.mean(scores.argmax(1) == split.y_test)), **info}
         result, _ = memoize("arccos-kernel", {"dataset": dataset, "subset": subset, "n_train": n_train,
-                                              "jitter": jitter}, compute, modules=("kernels", "features"))
+                                              "jitter": jitter}, compute)
         if "failed" not in result:
             return {"accuracy": result["accuracy"], "mu": float(result["mu"]), "jitter": jitter, "n_train": n_train}
         jitter *= 10

@@ -10,16 +10,10 @@ evaluated on every angle.
 
 from __future__ import annotations
 
-import time
 from typing import Callable, Mapping
 
 import numpy as np
 import pandas as pd
-from tqdm import tqdm
-
-#: a learner maps (seed, X_train (N, D), y_train (N,)) to a predict function rows (n, D) → labels (n,)
-Learner = Callable[[int, np.ndarray, np.ndarray], Callable[[np.ndarray], np.ndarray]]
-
 
 def _check_angle(angle) -> float:
     if isinstance(angle, bool) or not isinstance(angle, (int, float, np.integer, np.floating)) \
@@ -80,51 +74,6 @@ def accuracy_under_rotation(predict_fn: Callable[[np.ndarray], np.ndarray], data
             raise ValueError(f"predict_fn returned shape {predicted.shape}, expected {dataset.y_test.shape}")
         rows.append({"angle": angle, "accuracy": 100 * float(np.mean(predicted == dataset.y_test))})
     return pd.DataFrame(rows)
-
-
-def rotation_sweep(dataset, learners: Mapping[str, Learner], angles, seeds=range(5),
-                   dtype=np.float64, progress: bool = True) -> pd.DataFrame:
-    """Train every learner on the unrotated training images once per seed and evaluate it on
-    the test images rotated by each angle (each rotation computed once).
-
-    Returns a tidy frame (model, seed, angle, accuracy, train_seconds).
-    """
-    if not learners:
-        raise ValueError("learners is empty")
-    rotated = rotated_test_sets(dataset, angles, dtype)
-    X = dataset.flat("train", dtype)
-    grid = [(name, seed) for name in learners for seed in seeds]
-    frames = []
-    for name, seed in tqdm(grid, desc=f"{dataset.name} rotations", disable=not progress):
-        start = time.perf_counter()
-        predict_fn = learners[name](seed, X, dataset.y_train)
-        seconds = time.perf_counter() - start
-        frames.append(accuracy_under_rotation(predict_fn, dataset, list(rotated), dtype, rotated)
-                      .assign(model=name, seed=seed, train_seconds=seconds))
-    return pd.concat(frames, ignore_index=True)[["model", "seed", "angle", "accuracy", "train_seconds"]]
-
-
-def elm_learner(n_hidden: int, weight_scale: str = "unit", solver: str = "cholesky",
-                alpha: float = 1e-3) -> Learner:
-    """A Green-ELM learner (``ELMClassifier`` with the seed as ``random_state``)."""
-    from greenelm.estimator import ELMClassifier
-
-    def fit(seed, X, y):
-        return ELMClassifier(n_hidden=n_hidden, weight_scale=weight_scale, solver=solver, alpha=alpha,
-                             random_state=seed).fit(X, y).predict
-    return fit
-
-
-def sgd_learner(name: str, config=None, n_hidden: int | None = None, device=None) -> Learner:
-    """An SGD baseline learner (:func:`greenelm.baselines.train`)."""
-    from .baselines import MODELS, train
-    from greenelm._validation import check_choice
-
-    check_choice("model", name, MODELS)
-
-    def fit(seed, X, y):
-        return train(name, X, y, seed, config, n_hidden, device).predict
-    return fit
 
 
 def paired_difference(a, b, level: float = 0.95) -> tuple[float, float, float]:

@@ -130,11 +130,11 @@ class ChapterResults:
     """The results and claim answers one chapter writes, and a reader of every chapter's."""
 
     def __init__(self, chapter: str, profile: str, directory: str | Path | None = None):
-        from .runner import machine
+        from .bench import chapter_machine
 
         self.chapter, self.profile = chapter, profile
         self.directory = Path(directory) if directory is not None else results_dir(profile)
-        info = machine()
+        info = chapter_machine()
         self.machine = f"{info['cpu']}, {info['cores']} cores"
         self.date = _dt.date.today().isoformat()
         self.results: dict[str, Result] = {}

@@ -1,11 +1,15 @@
 """The chapters' results cache: ``memoize(name, params, compute)`` computes once and stores the result as data.
 
 An entry is two files in :func:`cache_dir` (``greenelm.data.cache_dir() / "results"``), named after
-``name`` and the first 16 hex digits of its key (SHA-256 of the name, the params and the source of
-the code the computation runs, ``modules``):
+``name`` and the first 16 hex digits of its key: SHA-256 of the name, the params and the code the
+computation runs (:func:`greenelm_book.codekey.code_fingerprint`: ``compute`` and every function,
+class and constant of ``greenelm``/``greenelm_book`` it reaches, as syntax trees without comments,
+docstrings or formatting, plus the versions of the other libraries it calls). Editing a docstring
+or moving a helper keeps every entry; changing any code the computation runs recomputes it.
 
 * ``{name}-{key}.npz`` — the payload: every numpy array of the result (``allow_pickle=False``);
-* ``{name}-{key}.json`` — the manifest: format, name, full key, params, module digests, compute
+* ``{name}-{key}.json`` — the manifest: format, name, full key, params, code digest (with the
+  functions, classes and constants it covers and the library versions, for the reader), compute
   seconds, the SHA-256 of the payload file, the result's structure (arrays referred to by their
   name in the payload), and the SHA-256 of the manifest itself.
 
@@ -33,7 +37,6 @@ raises TypeError at store time, naming the type and its place in the result
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import io
 import json
 import math
@@ -52,10 +55,11 @@ from greenelm._cachefiles import (
 )
 from greenelm.data import cache_dir as data_cache_dir
 
-__all__ = ["CacheWarning", "cache_dir", "memoize", "module_digests", "resolve_module"]
+from .codekey import code_fingerprint
 
-FORMAT = "greenelm-results/1"
-PACKAGES = ("greenelm_book", "greenelm")
+__all__ = ["CacheWarning", "cache_dir", "memoize"]
+
+FORMAT = "greenelm-results/2"
 _MASKED_DTYPES = {"Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64",
                   "Float32", "Float64", "boolean"}
 
@@ -70,43 +74,6 @@ def cache_dir() -> Path:
 
 
 # ------------------------------------------------------------------ the key
-
-def resolve_module(name: str) -> tuple[str, Path]:
-    """``(full module name, source file)`` of a ``modules=`` entry.
-
-    A bare name is looked up as ``greenelm_book.<name>``, then ``greenelm.<name>`` (the library's
-    real modules; its transitional alias packages never shadow the book); a dotted name is taken as
-    it is. Resolution uses ``importlib.util.find_spec`` (a package's own source is its
-    ``__init__.py``). An unknown module, or one without a source file, raises ValueError.
-    """
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"modules must hold module names (non-empty str), got {name!r}")
-    candidates = [name] if "." in name else [f"{package}.{name}" for package in PACKAGES]
-    for full in candidates:
-        try:
-            spec = importlib.util.find_spec(full)
-        except (ImportError, ValueError):
-            spec = None
-        if spec is None:
-            continue
-        origin = Path(spec.origin) if spec.origin else None
-        if origin is None or origin.suffix != ".py" or not origin.is_file():
-            raise ValueError(f"modules: {full} has no Python source file to hash (origin {spec.origin!r})")
-        return full, origin
-    raise ValueError(f"modules: unknown module {name!r} (looked for {' and '.join(candidates)})")
-
-
-def module_digests(modules) -> dict[str, str]:
-    """SHA-256 of the source of each of ``modules`` (see :func:`resolve_module`), by full name."""
-    if isinstance(modules, (str, bytes)) or not hasattr(modules, "__iter__"):
-        raise TypeError(f"modules must be a sequence of module names such as ('experiments',), "
-                        f"got {modules!r}")
-    digests = {}
-    for name in modules:
-        full, origin = resolve_module(name)
-        digests[full] = hashlib.sha256(origin.read_bytes()).hexdigest()
-    return dict(sorted(digests.items()))
-
 
 def _canonical_params(value, where: str = "params"):
     """``params`` as plain JSON values (tuples become lists, numpy scalars Python numbers); else TypeError."""
@@ -135,9 +102,9 @@ def _canonical_params(value, where: str = "params"):
                     f"int, float, str, or lists/tuples/dicts of these")
 
 
-def _key(name: str, params: dict, digests: dict) -> str:
+def _key(name: str, params: dict, code: str) -> str:
     return hashlib.sha256(_dumps({"format": FORMAT, "name": name, "params": params,
-                                  "modules": digests}).encode()).hexdigest()
+                                  "code": code}).encode()).hexdigest()
 
 
 def _dumps(obj) -> str:
@@ -403,14 +370,15 @@ def _read_entry(stem: Path, expected: dict):
     return result, seconds
 
 
-def memoize(name: str, params: dict, compute, modules=("experiments",), refresh: bool = False):
-    """``compute()`` once per (name, params, source of ``modules``); later calls load the stored result.
+def memoize(name: str, params: dict, compute, modules=None, refresh: bool = False):
+    """``compute()`` once per (name, params, code it runs); later calls load the stored result.
 
     ``name`` labels the entry (letters, digits, ``-``, ``_``, ``.``); ``params`` is a dict of JSON
     values (None, bool, int, float, str and lists/tuples/dicts of them; numpy scalars are taken as
-    Python numbers) describing the computation; ``modules`` names the modules whose source it runs
-    (bare names in ``greenelm_book`` or ``greenelm``, or dotted names), so changing that code
-    recomputes. ``refresh=True`` recomputes and overwrites. The result must be made of the types
+    Python numbers) describing the computation; the code ``compute`` runs is found by walking it
+    (see the module docstring), so changing that code recomputes. ``modules`` is ignored: the
+    hand-kept module lists it used to take are no longer needed, and the keyword goes when the
+    chapters that still pass it are next re-executed. ``refresh=True`` recomputes and overwrites. The result must be made of the types
     the module docstring lists (else TypeError naming the offending part, before anything is
     written). Returns ``(result, info)`` with ``info = {"cached": bool, "seconds": compute time of
     the stored result, "path": the manifest}``; an entry that cannot be trusted is reported with a
@@ -424,8 +392,8 @@ def memoize(name: str, params: dict, compute, modules=("experiments",), refresh:
     if type(refresh) is not bool:
         raise TypeError(f"refresh must be True or False, got {refresh!r}")
     canonical = _canonical_params(params)
-    digests = module_digests(modules)
-    key = _key(name, canonical, digests)
+    code = code_fingerprint(compute)
+    key = _key(name, canonical, code["digest"])
     folder = cache_dir()
     stem = entry_path(folder, f"{name}-{key[:16]}.json").with_suffix("")
     remove_stale_temporaries(folder)
@@ -434,7 +402,7 @@ def memoize(name: str, params: dict, compute, modules=("experiments",), refresh:
         warnings.warn(f"results cache: ignoring {len(legacy)} legacy pickled result(s), never unpickled: "
                       f"{', '.join(map(str, legacy))} (delete them)", CacheWarning, stacklevel=2)
     manifest_path = stem.with_name(stem.name + ".json")
-    expected = {"format": FORMAT, "name": name, "key": key, "params": canonical, "modules": digests}
+    expected = {"format": FORMAT, "name": name, "key": key, "params": canonical, "code": code["digest"]}
     if manifest_path.exists() and not refresh:
         try:
             result, seconds = _read_entry(stem, expected)
@@ -447,5 +415,6 @@ def memoize(name: str, params: dict, compute, modules=("experiments",), refresh:
     seconds = time.perf_counter() - start
     encoder = _Encoder()
     structure = encoder.node(result)
-    _write_entry(stem, dict(expected, seconds=seconds, result=structure), encoder.arrays)
+    _write_entry(stem, dict(expected, code_units=code["units"], libraries=code["libraries"], seconds=seconds,
+                            result=structure), encoder.arrays)
     return result, {"cached": False, "seconds": seconds, "path": str(manifest_path)}

@@ -151,45 +151,6 @@ def fit_hypothesis(widths, accuracies: dict, entropies: dict) -> Hypothesis:
                       {n: float(entropies[n]) for n in names})
 
 
-def bootstrap_calibration(widths, correct: dict, anchor: str = "mnist", n_boot: int = 1000,
-                          seed: int = 0, entropies: dict | None = None) -> pd.DataFrame:
-    """Bootstrap Algorithm 2 (and the hypothesis when ``entropies`` is given).
-
-    ``correct[dataset]`` is a boolean array (n_seeds, n_widths, n_test): whether each test sample
-    was classified correctly by the model of each seed and width.  Each replicate resamples the
-    seeds and the test samples (the same test indices for every width of a dataset, so the curve
-    stays paired) and refits.  Returns one row per replicate: α, β, each C (and Ψ, γ).
-    """
-    widths = np.asarray(widths, dtype=float)
-    rng = np.random.default_rng(seed)
-    rows = []
-    for _ in range(int(n_boot)):
-        curves = {}
-        for name, hits in correct.items():
-            hits = np.asarray(hits, dtype=bool)
-            if hits.ndim != 3 or hits.shape[1] != len(widths):
-                raise ValueError(f"{name}: correct must be (n_seeds, {len(widths)} widths, n_test), "
-                                 f"got {hits.shape}")
-            seeds = rng.integers(0, hits.shape[0], hits.shape[0])
-            samples = rng.integers(0, hits.shape[2], hits.shape[2])
-            curves[name] = hits[seeds][:, :, samples].mean(axis=(0, 2))
-        row = calibrate_complexity(widths, curves, anchor).as_series().to_dict()
-        if entropies is not None:
-            try:
-                hyp = fit_hypothesis(widths, curves, entropies)
-                row.update({"psi": hyp.psi, "gamma": hyp.gamma})
-            except ValueError:          # a resampled slope ≤ 0 has no logarithm: no hypothesis fit
-                row.update({"psi": np.nan, "gamma": np.nan})
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def confidence_intervals(replicates: pd.DataFrame, level: float = 0.95) -> pd.DataFrame:
-    """Percentile intervals (low, high) of every column of bootstrap ``replicates``."""
-    tail = (1 - level) / 2
-    return replicates.quantile([tail, 1 - tail]).T.set_axis(["low", "high"], axis=1)
-
-
 def spectral_entropy(X: np.ndarray) -> float:
     """Shannon entropy (bits) of the normalised eigenvalue spectrum of the centred data's covariance.
 

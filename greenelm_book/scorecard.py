@@ -8,7 +8,6 @@ fits the book's column; :func:`summary_markdown` is the short summary the intro 
 from __future__ import annotations
 
 import html
-from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -129,8 +128,3 @@ def summary_markdown(directory: str | Path) -> str:
     lines += [f"| {verdict} | {int(n)} |" for verdict, n in table.loc["all"].items()]
     lines.append(f"| **all** | **{len(frame)}** |")
     return "\n".join(lines) + "\n"
-
-
-def claims_by_verdict(frame: pd.DataFrame) -> Counter:
-    """``Counter`` of verdict labels over the scorecard rows."""
-    return Counter(frame["verdict"])

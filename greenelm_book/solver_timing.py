@@ -17,9 +17,6 @@ from greenelm.solvers import SOLVERS
 from .experiments import load_split
 from .results_cache import memoize
 
-MODULES = ("solver_timing", "greenelm.estimator", "greenelm.features", "greenelm.solvers", "greenelm.data")
-
-
 def _measure(dataset: str, subset, weight_scale: str, n_hidden: int, solver: str, seeds, alpha: float) -> dict:
     split = load_split(dataset, subset=subset)
     ELMClassifier(n_hidden=min(n_hidden, 64), solver=solver, alpha=alpha, weight_scale=weight_scale,
@@ -52,5 +49,5 @@ def quiet_fit_times(dataset: str, weight_scale: str, n_hidden: int, solver: str,
               "solver": solver, "seeds": seeds, "alpha": float(alpha)}
     result, info = memoize("quiet-fit-times", params,
                            lambda: _measure(dataset, subset, weight_scale, n_hidden, solver, seeds,
-                                            float(alpha)), modules=MODULES)
+                                            float(alpha)))
     return {**result, "cached": info["cached"]}

@@ -20,11 +20,6 @@ from greenelm.estimator import ELMClassifier
 
 from .results_cache import memoize
 
-#: the modules whose source a cached fit depends on
-MODULES = ("sweeps", "greenelm.estimator", "greenelm.features", "greenelm.solvers", "greenelm.data",
-           "greenelm._validation")
-
-
 @functools.lru_cache(maxsize=4)
 def _split(dataset: str, subset: int | None):
     ds = load_dataset(dataset, subset=subset)
@@ -48,7 +43,7 @@ def fit_once(dataset: str, weight_scale: str, n_hidden: int, seed: int, solver: 
     params = {"dataset": dataset, "subset": subset, "weight_scale": weight_scale, "n_hidden": int(n_hidden),
               "seed": int(seed), "solver": solver, "alpha": float(alpha)}
     result, info = memoize("elm-fit", params, lambda: _fit(dataset, subset, weight_scale, int(n_hidden),
-                                                            int(seed), solver, float(alpha)), modules=MODULES)
+                                                            int(seed), solver, float(alpha)))
     return {**result, "cached": info["cached"]}
 
 

@@ -26,9 +26,6 @@ from .results_cache import memoize
 
 #: the rotation angles (degrees) every model is evaluated at; 0 is the unrotated test set
 ANGLES = tuple(range(0, 46, 5))
-#: the modules whose source a cached run depends on
-MODULES = ("trained", "perturb", "baselines", "greenelm.estimator", "greenelm.features",
-           "greenelm.solvers", "greenelm.data", "greenelm._validation")
 SOLVERS = ("pinv", "cholesky", "lu")
 
 
@@ -86,7 +83,7 @@ def elm_run(dataset: str, n_hidden: int, seed: int, solver: str = "cholesky", al
 
     params = {"dataset": dataset, "subset": subset, "n_hidden": n_hidden, "seed": int(seed), "solver": solver,
               "alpha": alpha, "weight_scale": weight_scale, "angles": list(ANGLES)}
-    return memoize("trained-elm", params, compute, modules=MODULES)[0]
+    return memoize("trained-elm", params, compute, )[0]
 
 
 def sgd_run(dataset: str, model: str, seed: int, epochs: int = 10, subset: int | None = None) -> dict:
@@ -114,7 +111,7 @@ def sgd_run(dataset: str, model: str, seed: int, epochs: int = 10, subset: int |
 
     params = {"dataset": dataset, "subset": subset, "model": model, "seed": int(seed), "epochs": epochs,
               "angles": list(ANGLES)}
-    return memoize("trained-sgd", params, compute, modules=MODULES)[0]
+    return memoize("trained-sgd", params, compute, )[0]
 
 
 def at_angle(run: dict, angle: float) -> float:

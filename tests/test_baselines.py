@@ -12,8 +12,7 @@ import torch
 from greenelm_book.baselines import (MLP_HIDDEN, SGDConfig, SmallCNN, build_model, predict, sgd_runs,
                                 train)
 from greenelm_book.experiments import Split
-from greenelm_book.perturb import (accuracy_under_rotation, elm_learner, rotate, rotated_test_sets,
-                              rotation_sweep, sgd_learner)
+from greenelm_book.perturb import accuracy_under_rotation, rotate, rotated_test_sets
 
 FAST = SGDConfig(epochs=3, batch_size=32, lr=0.05)
 
@@ -219,21 +218,3 @@ def test_accuracy_under_rotation_counts_correct_predictions(images):
         accuracy_under_rotation(lambda rows: np.zeros(3), data, [0])
 
 
-def test_rotation_sweep_trains_each_learner_per_seed():
-    rng = np.random.default_rng(1)
-    y = np.arange(40) % 2
-    x = np.zeros((40, 28, 28), dtype=np.uint8)
-    x[y == 0, 10:18, 4:8] = 255                      # class 0: a bar on the left
-    x[y == 1, 10:18, 20:24] = 255                    # class 1: a bar on the right
-    x = np.clip(x + rng.integers(0, 30, x.shape), 0, 255).astype(np.uint8)
-    from greenelm.data import Dataset
-    data = Dataset("bars", x, y, x, y, ("left", "right"), "memory")
-    learners = {"elm": elm_learner(50), "perceptron": sgd_learner("perceptron", FAST)}
-    frame = rotation_sweep(data, learners, angles=[0, 180], seeds=[0, 1], progress=False)
-    assert list(frame.columns) == ["model", "seed", "angle", "accuracy", "train_seconds"]
-    assert len(frame) == 2 * 2 * 2
-    upright, flipped = frame[frame.angle == 0], frame[frame.angle == 180]
-    assert (upright.accuracy == 100).all()            # trained on these images
-    assert (flipped.accuracy <= 25).all()             # 180° swaps the left and right bars
-    with pytest.raises(ValueError, match="unknown model 'cnnn'"):
-        sgd_learner("cnnn")

@@ -1,7 +1,7 @@
 """The rendered book in a real browser (headless Chromium driven by selenium).
 
 ``test_reference_book_in_browser`` builds the book from the smoke reference notebooks in
-``tests/notebooks/`` with ``greenelm_book.runner.build_html`` (jupyter-book, warnings are errors),
+``tests/notebooks/`` with ``greenelm_book.build.build_html`` (jupyter-book, warnings are errors),
 serves it from a local http.server and opens the intro and every chapter page at 1280 × 800: the
 title loads, each chapter shows at least one figure that decoded (natural width > 0), no page
 shows an error output, raw TeX or a literal MyST role, no table is wider than the text column,
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from greenelm_book import runner
+from greenelm_book import build, execute, toc
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -181,7 +181,7 @@ def check_book(html: Path, names: list[str], driver=None) -> None:
         assert not any("?" == c.strip() for c in citations)
         problems += [f"intro: {p}" for p in _error_outputs(driver) + _rendering_problems(driver)]
 
-        for page in [p for p in runner.pages() if (html / p).with_suffix(".html").is_file()]:
+        for page in [p for p in toc.pages() if (html / p).with_suffix(".html").is_file()]:
             name = Path(page).stem
             _open(driver, f"{base}/{Path(page).with_suffix('.html')}")
             if not driver.find_elements("css selector", "article h1, main h1"):
@@ -217,13 +217,13 @@ def check_book(html: Path, names: list[str], driver=None) -> None:
 
 
 def test_reference_book_in_browser():
-    source = runner.ROOT / "tests" / "notebooks"
-    names = runner.chapters()
+    source = toc.ROOT / "tests" / "notebooks"
+    names = toc.chapters()
     if not any((source / f"{n}.ipynb").is_file() for n in names):
         pytest.skip("no smoke reference notebooks in tests/notebooks/ yet (make them with: "
                     "python -m greenelm_book.runner run --profile smoke --out tests/notebooks)")
     _require_browser()
-    html = runner.build_html(source, quiet=True)
+    html = build.build_html(source, quiet=True)
     check_book(html, names)
 
 
@@ -241,7 +241,7 @@ def _broken_chapter():
     wide = "<table>" + "<tr>" + "".join(f"<td>a-long-unbreakable-cell-{i}</td>" for i in range(30)) + "</tr></table>"
     table = new_code_cell("wide", outputs=[new_output("display_data", data={"text/html": wide})])
     nb = new_notebook(cells=[new_markdown_cell("# Broken"), stray, cell, table])
-    nb.metadata["kernelspec"] = dict(runner.KERNELSPEC)
+    nb.metadata["kernelspec"] = dict(execute.KERNELSPEC)
     return nbformat.writes(nb)
 
 
@@ -253,7 +253,7 @@ def test_tiny_book_in_browser(tiny_executed, tmp_path):
     (source / "broken.ipynb").write_text(_broken_chapter())
     toc = tmp_path / "_toc.yml"
     toc.write_text(tiny_executed.project.toc_tiny.read_text() + "  - file: book/broken\n")
-    html = runner.build_html(source, toc=toc, build_root=tmp_path / "_build", quiet=True)
+    html = build.build_html(source, toc=toc, build_root=tmp_path / "_build", quiet=True)
     assert html == tmp_path / "_build" / "tiny-book" / "html"
     page = (html / "book" / "tiny.html").read_text()
     assert '<span class="output text_plain">5</span>' in page, "the {glue:} role did not render"

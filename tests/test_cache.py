@@ -1,7 +1,7 @@
 """The caches cannot be turned against the user: the results cache stores data (never pickles) and
 round-trips every supported type exactly; damaged, mismatching or planted entries are reported and
 recomputed, never loaded; a killed writer's temporaries are removed on the next run (a live one's
-never); no cache key reaches outside its folder; ``modules=`` resolves in both packages."""
+never); no cache key reaches outside its folder. (The key's code part: tests/test_codekey.py.)"""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from greenelm._cachefiles import (
     temp_prefix,
 )
 from greenelm_book import results_cache
-from greenelm_book.results_cache import CacheWarning, memoize, resolve_module
+from greenelm_book.results_cache import CacheWarning, memoize
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -69,14 +69,16 @@ def assert_identical(a, b):
 
 def stored_and_loaded(name, value, params=None):
     """Store ``value`` under ``name``, then load it back from disk (compute must not run again)."""
-    first, info = memoize(name, params or {}, lambda: value)
-    assert not info["cached"] and first is value
+    calls = []
 
-    def fail():
-        raise AssertionError("recomputed instead of loaded")
+    def compute():                 # one callable for both calls: the key follows its code
+        calls.append(1)
+        return value
 
-    loaded, info = memoize(name, params or {}, fail)
-    assert info["cached"]
+    first, info = memoize(name, params or {}, compute)
+    assert not info["cached"] and first is value and calls == [1]
+    loaded, info = memoize(name, params or {}, compute)
+    assert info["cached"] and calls == [1], "recomputed instead of loaded"
     return loaded
 
 
@@ -146,24 +148,6 @@ def test_round_trip_is_exact(case):
     assert_identical(value, stored_and_loaded(case, value))
 
 
-def test_the_scaling_chapters_results_round_trip():
-    from greenelm_book.experiments import (
-        Split,
-        accumulate_wide,
-        nested_widths,
-        ridge_path_table,
-    )
-    rng = np.random.default_rng(0)
-    X, y = rng.uniform(0, 1, (120, 6)), rng.integers(0, 3, 120)
-    split = Split("toy", X[:90], y[:90], X[90:], y[90:])
-    wide = accumulate_wide(split, 20, seed=0, progress=False)
-    table, hits = nested_widths(wide, [5, 20])
-    curve = {"table": table.assign(gram_seconds=wide.seconds), "correct": hits}
-    assert_identical(curve, stored_and_loaded("scaling-curve", curve, {"widths": [5, 20]}))
-    path = ridge_path_table(wide, split, 10, [1e-3, 1.0])
-    assert_identical(path, stored_and_loaded("ridge-path", path, {"n_hidden": 10}))
-
-
 def test_entry_is_data_a_manifest_and_an_npz():
     result, info = memoize("layout", {"alpha": np.float64(1e-3), "widths": (10, 20)},
                            lambda: {"a": np.arange(3), "note": "x"})
@@ -172,8 +156,8 @@ def test_entry_is_data_a_manifest_and_an_npz():
         manifest_path.name, manifest_path.with_suffix(".npz").name]
     manifest = json.loads(manifest_path.read_text())
     assert manifest["params"] == {"alpha": 0.001, "widths": [10, 20]}
-    assert manifest["modules"] == {"greenelm_book.experiments": results_cache.module_digests(
-        ["experiments"])["greenelm_book.experiments"]}
+    assert "modules" not in manifest and len(manifest["code"]) == 64
+    assert manifest["code_units"] == ["test_cache.test_entry_is_data_a_manifest_and_an_npz.<locals>.<lambda>"] and manifest["libraries"] == ["numpy " + np.__version__]
     assert manifest["result"]["type"] == "dict" and manifest["payload"] == manifest_path.with_suffix(".npz").name
     with np.load(manifest_path.with_suffix(".npz"), allow_pickle=False) as payload:
         assert payload.files == ["a0"]
@@ -231,15 +215,16 @@ DAMAGE = {
 def test_damaged_entry_is_reported_with_its_path_and_recomputed(damage):
     harm, reason = DAMAGE[damage]
     value = {"x": np.arange(5.0), "s": "text"}
-    _, info = memoize("damaged", {"a": 1}, lambda: value)
-    manifest = pathlib.Path(info["path"])
-    harm(manifest, manifest.with_suffix(".npz"))
     calls = []
 
     def compute():
         calls.append(1)
         return value
 
+    _, info = memoize("damaged", {"a": 1}, compute)
+    manifest = pathlib.Path(info["path"])
+    harm(manifest, manifest.with_suffix(".npz"))
+    calls.clear()
     with pytest.warns(CacheWarning, match=reason) as record:
         again, info = memoize("damaged", {"a": 1}, compute)
     assert str(manifest) in str(record[0].message) and "recomputing" in str(record[0].message)
@@ -268,17 +253,23 @@ def _armed_pickle(marker) -> bytes:
 
 def test_planted_legacy_pickle_never_executes(tmp_path):
     marker = tmp_path / "pwned"
-    _, info = memoize("planted", {"a": 1}, lambda: 1)
+    calls = []
+
+    def count():
+        calls.append(1)
+        return len(calls)
+
+    _, info = memoize("planted", {"a": 1}, count)
     stem = pathlib.Path(info["path"]).with_suffix("")
     legacy = stem.with_suffix(".pkl")
     legacy.write_bytes(_armed_pickle(marker))
     pathlib.Path(info["path"]).unlink()                    # only the pickle is left for this key
     with pytest.warns(CacheWarning, match="never unpickled") as record:
-        result, info = memoize("planted", {"a": 1}, lambda: 2)
+        result, info = memoize("planted", {"a": 1}, count)
     assert str(legacy) in str(record[0].message)
     assert result == 2 and not info["cached"] and not marker.exists()
     with pytest.warns(CacheWarning, match="legacy"):
-        assert memoize("planted", {"a": 1}, lambda: 3) == (2, {**info, "cached": True})
+        assert memoize("planted", {"a": 1}, count) == (2, {**info, "cached": True})
     assert not marker.exists()
 
 
@@ -354,10 +345,13 @@ def test_memoize_killed_mid_write_leaves_nothing_after_the_next_run():
     finally:
         _kill(proc)
     assert not list(folder.glob("*.json"))                                     # no entry was published
-    result, info = memoize("interrupted", {"n": 1000}, lambda: {"x": np.arange(1000.0)})
+    def compute():
+        return {"x": np.arange(1000.0)}
+
+    result, info = memoize("interrupted", {"n": 1000}, compute)
     assert not info["cached"] and temporaries(folder) == []
     np.testing.assert_array_equal(result["x"], np.arange(1000.0))
-    assert memoize("interrupted", {"n": 1000}, lambda: None)[1]["cached"]
+    assert memoize("interrupted", {"n": 1000}, compute)[1]["cached"]
 
 
 def test_killed_writer_of_the_embedding_cache_is_cleaned_by_the_next_extract():
@@ -462,40 +456,6 @@ def test_backbone_cache_names_stay_inside_the_folder():
         cache_path(bb, images, "toy")
 
 
-# ------------------------------------------------------------------ modules=
-
-def test_modules_resolve_in_both_packages():
-    assert resolve_module("experiments") == ("greenelm_book.experiments", ROOT / "greenelm_book" / "experiments.py")
-    assert resolve_module("features") == ("greenelm.features", ROOT / "greenelm" / "features.py")
-    assert resolve_module("greenelm.solvers") == ("greenelm.solvers", ROOT / "greenelm" / "solvers.py")
-    assert resolve_module("scaling")[0] == "greenelm_book.scaling"       # not the library's alias package
-    # the scaling chapter's two calls
-    assert list(results_cache.module_digests(("experiments", "features", "solvers", "model_selection"))) == [
-        "greenelm.features", "greenelm.model_selection", "greenelm.solvers", "greenelm_book.experiments"]
-    assert list(results_cache.module_digests(("kernels", "features"))) == ["greenelm.features", "greenelm.kernels"]
-
-
-def test_changing_a_modules_source_changes_the_key(tmp_path, monkeypatch):
-    package = tmp_path / "pkgs" / "cachetest_pkg"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("")
-    (package / "code.py").write_text("VALUE = 1\n")
-    monkeypatch.syspath_prepend(str(tmp_path / "pkgs"))
-    importlib.invalidate_caches()
-    calls = []
-
-    def compute():
-        calls.append(1)
-        return len(calls)
-
-    first, info = memoize("code", {}, compute, modules=("cachetest_pkg.code",))
-    assert memoize("code", {}, compute, modules=("cachetest_pkg.code",))[1]["cached"]
-    (package / "code.py").write_text("VALUE = 2\n")
-    second, info_changed = memoize("code", {}, compute, modules=("cachetest_pkg.code",))
-    assert (first, second) == (1, 2) and not info_changed["cached"] and info_changed["path"] != info["path"]
-    assert memoize("code", {}, compute, modules=("cachetest_pkg.code", "features"))[0] == 3
-
-
 # ------------------------------------------------------------------ bad input
 
 Point = collections.namedtuple("Point", "x y")
@@ -525,11 +485,6 @@ BAD = [
                                           reason="long double is double here")),
     (dict(compute=42), TypeError, "compute must be a callable"),
     (dict(refresh="yes"), TypeError, "refresh must be True or False"),
-    (dict(modules="experiments"), TypeError, "modules must be a sequence of module names"),
-    (dict(modules=("no_such_module",)), ValueError, "unknown module 'no_such_module'"),
-    (dict(modules=("greenelm.no_such_module",)), ValueError, "unknown module 'greenelm.no_such_module'"),
-    (dict(modules=("nopkg_xyz.mod",)), ValueError, "unknown module 'nopkg_xyz.mod'"),
-    (dict(modules=(3,)), TypeError, "modules must hold module names"),
     (dict(result=object()), TypeError, "cannot store result: unsupported type object"),
     (dict(result={"a": [1, {2}]}), TypeError, r"cannot store result\['a'\]\[1\]: unsupported type set"),
     (dict(result={"w": np.array([1, "x"], dtype=object)}), TypeError, r"result\['w'\].*dtype object"),

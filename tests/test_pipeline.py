@@ -18,10 +18,10 @@ import sys
 import nbformat
 import pytest
 
-from greenelm_book import runner
+from greenelm_book import environment, execute, freshness, runner, toc
 
-ROOT = runner.ROOT
-CHAPTERS = runner.chapters()
+ROOT = toc.ROOT
+CHAPTERS = toc.chapters()
 
 
 # ----------------------------------------------------------------------------- (1) sources
@@ -38,8 +38,8 @@ def _parameter_defaults(source: str) -> dict:
 
 
 def test_toc_lists_chapters_in_book_folder():
-    toc = runner.TOC.read_text()
-    assert "root: book/intro" in toc
+    text = toc.TOC.read_text()
+    assert "root: book/intro" in text
     assert CHAPTERS, "_toc.yml lists no chapter"
     assert (ROOT / "book" / "intro.md").is_file()
 
@@ -48,7 +48,7 @@ def test_toc_lists_chapters_in_book_folder():
 def test_chapter_source_has_one_parameters_cell(name):
     import jupytext
 
-    src = runner.source_path(name)
+    src = toc.source_path(name)
     assert src.is_file(), f"_toc.yml lists book/{name} but {src.relative_to(ROOT)} does not exist"
     nb = jupytext.read(src, fmt="py:percent")
     cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
@@ -58,17 +58,17 @@ def test_chapter_source_has_one_parameters_cell(name):
     assert isinstance(defaults.get("seed"), int), f"{name}: parameters cell must set seed = <int>"
 
 
-@pytest.mark.parametrize("profile", runner.PROFILES)
+@pytest.mark.parametrize("profile", toc.PROFILES)
 def test_profiles_cover_the_toc(profile):
-    table = runner.load_profile(profile)
+    table = toc.load_profile(profile)
     missing = [n for n in CHAPTERS if n not in table]
     assert not missing, f"params/{profile}.yml has no entry for {missing} (use `name: {{}}`)"
     extra = [n for n in table if n not in CHAPTERS]
     assert not extra, f"params/{profile}.yml has entries for chapters not in _toc.yml: {extra}"
     for name in CHAPTERS:
-        if not runner.source_path(name).is_file():
+        if not toc.source_path(name).is_file():
             continue  # reported by test_chapter_source_has_one_parameters_cell
-        declared = runner.declared_parameters(runner.read_chapter(name))
+        declared = toc.declared_parameters(toc.read_chapter(name))
         unknown = sorted(set(table[name]) - set(declared))
         assert not unknown, f"params/{profile}.yml: {name} has no parameter(s) {unknown}"
 
@@ -81,11 +81,11 @@ def test_executed_notebooks_are_fresh(folder, profile):
     if not present:
         pytest.skip(f"no executed chapters in {folder}/ yet "
                     f"(python -m greenelm_book.runner run --profile {profile} --out {folder})")
-    stale = runner.staleness(source_dir)
+    stale = freshness.staleness(source_dir)
     assert not stale, (f"stale notebooks in {folder}/ (re-run: python -m greenelm_book.runner run "
                        f"--profile {profile} --out {folder} --chapter NAME): {stale}")
     for name in present:
-        meta = runner.provenance(source_dir / f"{name}.ipynb")
+        meta = freshness.provenance(source_dir / f"{name}.ipynb")
         assert meta["profile"] == profile, f"{folder}/{name}.ipynb was run at {meta['profile']}"
         assert not meta.get("overrides"), \
             f"{folder}/{name}.ipynb was run with -p overrides {meta['overrides']}"
@@ -112,7 +112,7 @@ def test_runner_executes_with_overrides_and_provenance(tiny_executed):
     assert any(o.get("output_type") == "display_data" and "image/png" in o.get("data", {})
                for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     kw = dict(toc=project.toc_tiny, notebooks_dir=project.notebooks, params_dir=project.params)
-    assert runner.stale_chapters(tiny_executed.out, **kw) == []
+    assert freshness.stale_chapters(tiny_executed.out, **kw) == []
     # code folded for readers: every code cell but the parameters cells hides its source
     for cell in nb.cells:
         if cell.cell_type == "code":
@@ -128,7 +128,7 @@ def test_fold_code_keeps_the_chapters_own_tags_and_removes_test_printouts():
                              new_code_cell("glue('x', x)", metadata={"tags": ["remove-cell"]}),
                              new_code_cell("p = 1", metadata={"tags": ["parameters"]}),
                              new_markdown_cell("text")])
-    runner.fold_code(nb)
+    execute.fold_code(nb)
     assert [c.metadata.get("tags") for c in nb.cells] == [
         ["hide-input"], ["remove-cell"], ["remove-cell"], ["parameters"], None]
 
@@ -139,14 +139,14 @@ def test_freshness_notices_source_and_profile_changes(tiny_executed, tmp_path):
     changed.mkdir()
     (changed / "tiny.py").write_text((project.notebooks / "tiny.py").read_text() + "\n# %%\n1\n")
     kw = dict(toc=project.toc_tiny, params_dir=project.params)
-    assert runner.stale_chapters(tiny_executed.out, notebooks_dir=changed, **kw) == ["tiny"]
+    assert freshness.stale_chapters(tiny_executed.out, notebooks_dir=changed, **kw) == ["tiny"]
     params = tmp_path / "params"
     params.mkdir()
     (params / "smoke.yml").write_text("tiny: {width: 6}\n")
-    why = runner.staleness(tiny_executed.out, toc=project.toc_tiny,
+    why = freshness.staleness(tiny_executed.out, toc=project.toc_tiny,
                            notebooks_dir=project.notebooks, params_dir=params)
     assert list(why) == ["tiny"] and "smoke.yml changed" in why["tiny"]
-    assert runner.stale_chapters(tmp_path, **kw, notebooks_dir=project.notebooks) == ["tiny"]
+    assert freshness.stale_chapters(tmp_path, **kw, notebooks_dir=project.notebooks) == ["tiny"]
 
 
 def _cli(*args, cwd=ROOT):
@@ -176,8 +176,8 @@ def test_failing_chapter_exits_nonzero_naming_chapter_cell_error(tiny_project, t
 def test_failure_raises_chapter_error_and_keeps_previous_good_notebook(tiny_project, tmp_path):
     good = tmp_path / "bad.ipynb"
     good.write_text("previous good run")
-    with pytest.raises(runner.ChapterError, match=r"chapter bad failed at cell 4: ValueError") as e:
-        runner.execute_chapter("bad", "smoke", tmp_path, notebooks_dir=tiny_project.notebooks,
+    with pytest.raises(execute.ChapterError, match=r"chapter bad failed at cell 4: ValueError") as e:
+        execute.execute_chapter("bad", "smoke", tmp_path, notebooks_dir=tiny_project.notebooks,
                                params_dir=tiny_project.params, progress=False)
     assert e.value.cell == 4 and e.value.failed_notebook == tmp_path / "bad.failed.ipynb"
     assert good.read_text() == "previous good run", "a failed run must never replace <name>.ipynb"
@@ -185,7 +185,7 @@ def test_failure_raises_chapter_error_and_keeps_previous_good_notebook(tiny_proj
 
 def test_unknown_parameters_are_refused_before_running(tiny_project, tmp_path, capsys):
     with pytest.raises(ValueError, match="unknown parameter"):
-        runner.execute_chapter("tiny", "smoke", tmp_path, {"widht": 4},
+        execute.execute_chapter("tiny", "smoke", tmp_path, {"widht": 4},
                                notebooks_dir=tiny_project.notebooks, params_dir=tiny_project.params)
     with pytest.raises(SystemExit, match="widht"):
         runner.main(["run", "--profile", "smoke", "--out", str(tmp_path), "-p", "widht", "4",
@@ -195,14 +195,14 @@ def test_unknown_parameters_are_refused_before_running(tiny_project, tmp_path, c
 
 
 def test_parse_value_and_chapters(tiny_project):
-    assert runner.parse_value("3") == 3
-    assert runner.parse_value("0.5") == 0.5
-    assert runner.parse_value("1e-3") == 1e-3
-    assert runner.parse_value("[500, 1000]") == [500, 1000]
-    assert runner.parse_value("pinv") == "pinv"
-    assert runner.parse_value("true") is True
-    assert runner.chapters(tiny_project.toc) == ["tiny", "bad"]
-    assert runner.load_profile("smoke", tiny_project.params)["tiny"] == {"width": 5}
+    assert toc.parse_value("3") == 3
+    assert toc.parse_value("0.5") == 0.5
+    assert toc.parse_value("1e-3") == 1e-3
+    assert toc.parse_value("[500, 1000]") == [500, 1000]
+    assert toc.parse_value("pinv") == "pinv"
+    assert toc.parse_value("true") is True
+    assert toc.chapters(tiny_project.toc) == ["tiny", "bad"]
+    assert toc.load_profile("smoke", tiny_project.params)["tiny"] == {"width": 5}
 
 
 def test_check_fresh_cli(tiny_executed, capsys):
@@ -240,10 +240,10 @@ def test_sanitize_cfg_masks_timings_addresses_and_progress_bars():
 
 
 def test_executed_chapter_records_its_machine_and_the_environment_page_lists_it(tiny_executed):
-    meta = runner.provenance(tiny_executed.path)
+    meta = freshness.provenance(tiny_executed.path)
     assert set(meta["machine"]) == {"cpu", "cores", "memory_gib", "os", "python"}
     assert meta["machine"]["cores"] >= 1
-    page = runner.environment_page(tiny_executed.out, tiny_executed.project.toc_tiny)
+    page = environment.environment_page(tiny_executed.out, tiny_executed.project.toc_tiny)
     row = next(line for line in page.splitlines() if line.startswith("| {doc}`tiny <tiny>`"))
     assert "| smoke |" in row and f"{meta['machine']['cores']} cores" in row
     assert "numpy " + __import__("numpy").__version__ in page  # the pinned version is the running one
@@ -266,12 +266,27 @@ def test_the_in_place_book_build_reads_no_other_folder():
     assert folders - {"book"} <= excluded, f"not excluded from the book build: {sorted(folders - {'book'} - excluded)}"
 
 
+def test_the_committed_generated_pages_are_what_the_runner_writes():
+    """book/environment.md and book/scorecard_summary.md are committed, so that `jupyter-book build .`
+    of a clean checkout renders the whole book; they must be what `runner html --source book` (or a
+    run into book/) would write from the committed chapters and results."""
+    from greenelm_book.build import generated_pages
+
+    tracked = subprocess.run(["git", "ls-files", "book"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    expected = generated_pages(ROOT / "book")
+    assert sorted(expected) == ["book/environment.md", "book/scorecard_summary.md"]
+    for page, text in expected.items():
+        assert page in tracked, f"{page} is not committed"
+        assert (ROOT / page).read_text(encoding="utf-8") == text, (
+            f"{page} is stale: run python -m greenelm_book.runner html --source book and commit it")
+
+
 def test_book_config_links_the_repository_only_when_told(monkeypatch):
     """The Pages workflow passes the repository's URL; a local build leaves _config.yml as it is;
     a malformed URL is refused with the variable's name."""
     import yaml
 
-    from greenelm_book.runner import REPOSITORY_ENV, book_config
+    from greenelm_book.build import REPOSITORY_ENV, book_config
 
     monkeypatch.delenv(REPOSITORY_ENV, raising=False)
     assert book_config() == (ROOT / "_config.yml").read_text()

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from greenelm_book import paper
-from greenelm_book.scaling import (bootstrap_calibration, calibrate_complexity, confidence_intervals,
-                              fit_hypothesis, model_residuals, spectral_entropy)
+from greenelm_book.scaling import calibrate_complexity, fit_hypothesis, model_residuals, spectral_entropy
 
 WIDTHS = [500, 1000, 2000, 4000]
 
@@ -58,19 +56,6 @@ def test_hypothesis_recovers_synthetic_parameters():
     assert fit.gamma == pytest.approx(gamma, rel=1e-10)
     for k in entropies:
         np.testing.assert_allclose(fit.predict(WIDTHS, k), curves[k], rtol=1e-10)
-
-
-def test_bootstrap_is_seeded_and_brackets_the_point_estimate():
-    rng = np.random.default_rng(0)
-    probabilities = {"mnist": [0.90, 0.94, 0.96, 0.97], "fashion-mnist": [0.83, 0.85, 0.86, 0.87]}
-    correct = {k: rng.random((3, 4, 2000)) < np.asarray(p)[None, :, None] for k, p in probabilities.items()}
-    first = bootstrap_calibration(WIDTHS, correct, n_boot=200, seed=1)
-    again = bootstrap_calibration(WIDTHS, correct, n_boot=200, seed=1)
-    pd.testing.assert_frame_equal(first, again)
-    point = calibrate_complexity(WIDTHS, {k: v.mean(axis=(0, 2)) for k, v in correct.items()})
-    ci = confidence_intervals(first)
-    assert ci.loc["alpha", "low"] < point.alpha < ci.loc["alpha", "high"]
-    assert ci.loc["C_fashion-mnist", "low"] < point.complexity["fashion-mnist"] < ci.loc["C_fashion-mnist", "high"]
 
 
 def test_bad_inputs_are_named():

@@ -1,0 +1,170 @@
+"""A results-cache key follows the code the computation runs (greenelm_book.codekey): comments,
+docstrings, formatting and moving a helper keep it; a change in any function it reaches, however
+deep, changes it; a change in code it never reaches does not."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+
+import pytest
+
+from greenelm_book import results_cache
+from greenelm_book.codekey import code_fingerprint
+from greenelm_book.results_cache import memoize
+
+PACKAGE = "codekey_pkg"
+
+MAIN = '''
+"""The computation."""
+from .helpers import helper
+
+SCALE = 3
+
+
+def compute():
+    """Doubles the helper's value."""
+    return 2 * helper(SCALE)
+
+
+def unrelated():
+    return "never called"
+'''
+
+HELPERS = '''
+import numpy as np
+
+
+def helper(x):
+    """A helper."""
+    return inner(x) + 1   # plus one
+
+
+def inner(x):
+    return int(np.sum(np.arange(x)))
+
+
+def other():
+    return 0
+'''
+
+
+@pytest.fixture(autouse=True)
+def _cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("GREENELM_CACHE", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def package(tmp_path, monkeypatch):
+    """``write(main=..., helpers=..., extra=...)`` writes the package afresh and returns its compute()."""
+    root = tmp_path / "pkgs"
+    (root / PACKAGE).mkdir(parents=True)
+    monkeypatch.syspath_prepend(str(root))
+
+    def write(main=MAIN, helpers=HELPERS, extra="", attribute="compute"):
+        for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
+            del sys.modules[name]
+        for name, text in (("__init__", ""), ("main", main), ("helpers", helpers), ("extra", extra)):
+            (root / PACKAGE / f"{name}.py").write_text(textwrap.dedent(text))
+        importlib.invalidate_caches()
+        return getattr(importlib.import_module(f"{PACKAGE}.main"), attribute)
+
+    yield write
+    for name in [m for m in sys.modules if m == PACKAGE or m.startswith(PACKAGE + ".")]:
+        del sys.modules[name]
+
+
+def key(compute) -> str:
+    return code_fingerprint(compute)["digest"]
+
+
+def test_the_walk_reaches_the_helpers_transitively_and_records_the_libraries(package):
+    found = code_fingerprint(package())
+    assert found["units"] == [f"{PACKAGE}.helpers.helper", f"{PACKAGE}.helpers.inner", f"{PACKAGE}.main.SCALE",
+                              f"{PACKAGE}.main.compute"]
+    assert [library.split()[0] for library in found["libraries"]] == ["numpy"]
+    assert package()() == 2 * (0 + 1 + 2 + 1)
+
+
+def test_docstring_comment_and_formatting_edits_in_a_called_helper_keep_the_key(package):
+    before = key(package())
+    edited = HELPERS.replace('"""A helper."""', '"""A helper, now documented at length.\n\n    More.\n    """')
+    edited = edited.replace("return inner(x) + 1   # plus one", "# a comment\n    return (inner(x)\n            + 1)")
+    edited = edited.replace("def inner(x):", "def inner(x: int) -> int:")
+    assert edited != HELPERS
+    assert key(package(helpers=edited)) == before
+    assert key(package(main=MAIN.replace('"""Doubles the helper\'s value."""', "# no docstring"))) == before
+
+
+def test_a_code_change_in_a_transitively_called_helper_changes_the_key(package):
+    before = key(package())
+    assert key(package(helpers=HELPERS.replace("np.arange(x)", "np.arange(x + 1)"))) != before
+    assert key(package(main=MAIN.replace("SCALE = 3", "SCALE = 4"))) != before         # a constant it reads
+
+
+def test_a_change_in_code_the_computation_never_reaches_keeps_the_key(package):
+    before = key(package())
+    assert key(package(helpers=HELPERS.replace("return 0", "return 1"))) == before
+    assert key(package(main=MAIN.replace('"never called"', '"changed"'))) == before
+    assert key(package(extra="def anything():\n    return 42\n")) == before
+
+
+def test_moving_a_helper_to_another_module_keeps_the_key(package):
+    before = key(package())
+    helper_only = HELPERS.split("def inner")[0] + "from .extra import inner\n\n\ndef other():\n    return 0\n"
+    moved = "import numpy as np\n\n\ndef inner(x):\n    return int(np.sum(np.arange(x)))\n"
+    assert key(package(helpers=helper_only, extra=moved)) == before
+
+
+def test_a_module_used_as_a_value_brings_in_everything_it_defines(package):
+    main = MAIN.replace("from .helpers import helper", "from . import helpers").replace(
+        "2 * helper(SCALE)", "2 * getattr(helpers, 'helper')(SCALE)")
+    before = key(package(main=main))
+    assert key(package(main=main, helpers=HELPERS.replace("return 0", "return 1"))) != before
+
+
+def test_memoize_keys_on_the_code_and_ignores_modules(package):
+    compute = package()
+    first, info = memoize("walked", {}, compute)
+    assert not info["cached"]
+    assert memoize("walked", {}, compute, modules=("anything", "at all"))[1]["cached"]   # ignored
+    assert memoize("walked", {}, package(helpers=HELPERS.replace('"""A helper."""', "")))[1]["cached"]
+    changed, info_changed = memoize("walked", {}, package(helpers=HELPERS.replace("+ 1", "+ 2")))
+    assert not info_changed["cached"] and changed == first + 2 and info_changed["path"] != info["path"]
+    manifest = results_cache.json.loads(open(info_changed["path"]).read())
+    assert f"{PACKAGE}.helpers.inner" in manifest["code_units"] and manifest["code"] == key(
+        package(helpers=HELPERS.replace("+ 1", "+ 2")))
+
+
+def test_a_closure_and_a_lambda_are_walked(package):
+    main = MAIN + '''
+
+def make(n):
+    def compute():
+        return helper(n)
+    return compute
+
+
+LAMBDA = lambda: inner_call()  # noqa: E731
+
+
+def inner_call():
+    return helper(1)
+'''
+    closure = package(main=main, attribute="make")(2)
+    before = key(closure)
+    assert f"{PACKAGE}.helpers.inner" in code_fingerprint(closure)["units"]
+    assert key(package(main=main, helpers=HELPERS.replace("+ 1", "+ 2"), attribute="make")(2)) != before
+    lam = package(main=main, attribute="LAMBDA")
+    assert f"{PACKAGE}.helpers.inner" in code_fingerprint(lam)["units"]
+
+
+def test_the_books_computations_reach_the_code_their_old_module_lists_missed():
+    """The scaling chapter's cached function runs greenelm_book.experiments, which its hand-kept
+    list omitted; the walk finds it."""
+    from greenelm_book.scaling import wide_ridge_paths
+
+    units = code_fingerprint(lambda: wide_ridge_paths())["units"]
+    assert "greenelm_book.experiments.accumulate_wide" in units
+    assert any(unit.startswith("greenelm.solvers.") for unit in units)
