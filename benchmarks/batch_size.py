@@ -136,11 +136,13 @@ def readout_floors(n_patches: int, n_images: int, chunk_images: int = 8) -> dict
             "syrk_gflops": syrk_rate / 1e9, "eigh_seconds": eigh, "n_features": d}
 
 
-def image_readout(n_patches: int, subset, loo_rows: int, device) -> dict:
-    """``patch_readout`` on CIFAR-10 (one seed), its stages' seconds and peak memory."""
+def image_readout(n_patches: int, subset, loo_rows: int, device, alphas=None) -> dict:
+    """``patch_readout`` on CIFAR-10 (one seed), its stages' seconds and peak memory; ``alphas``:
+    the first λ grid (None: patch_readout's)."""
     from greenelm_book.frontier import patch_readout
 
-    run = patch_readout("cifar10", n_patches, 0, subset=subset, loo_rows=loo_rows, device=device)
+    grid = {} if alphas is None else {"alphas": tuple(alphas)}
+    run = patch_readout("cifar10", n_patches, 0, subset=subset, loo_rows=loo_rows, device=device, **grid)
     run.pop("loo")
     return run
 
@@ -190,8 +192,9 @@ def sums_rows(n_hidden: int, n_rows: int, blocks) -> list[dict]:
     return rows
 
 
-def readout_rows(n_patches: int, subset, loo_rows: int, device) -> tuple[list[dict], dict]:
-    run = _isolated("image_readout", n_patches=n_patches, subset=subset, loo_rows=loo_rows, device=device)
+def readout_rows(n_patches: int, subset, loo_rows: int, device, alphas=None) -> tuple[list[dict], dict]:
+    run = _isolated("image_readout", n_patches=n_patches, subset=subset, loo_rows=loo_rows, device=device,
+                    alphas=alphas)
     floors = _isolated("readout_floors", n_patches=n_patches, n_images=run["n_train"])
     peaks = run["stage_peak_gb"]
     plan, base = run["memory_plan_gb"], run["baseline_memory_gb"]
@@ -217,7 +220,7 @@ def readout_rows(n_patches: int, subset, loo_rows: int, device) -> tuple[list[di
         row["peak / budget"] = row["peak (GB)"] / row["budget (GB)"]
     summary = {"accuracy": run["accuracy"], "alpha": run["alpha"], "n_features": run["n_features"],
                "n_train": run["n_train"], "fit_seconds": run["fit_seconds"], "floor_seconds": floor,
-               "ratio": run["fit_seconds"] / floor, "peak_memory_gb": run["peak_memory_gb"], "device": run["device"],
+               "ratio": run["fit_seconds"] / floor, "solver": run["solver"], "peak_memory_gb": run["peak_memory_gb"], "device": run["device"],
                "budget_gb": rows[-1]["budget (GB)"]}
     return rows, summary
 
@@ -229,6 +232,8 @@ def main(argv=None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--readout-patches", type=int, default=1024, help="K of the image readout")
     parser.add_argument("--readout-only", action="store_true", help="only the image readout table")
+    parser.add_argument("--alphas", type=float, nargs="+", help="the readout's first λ grid (extended "
+                        "x10 past an end until LOO's choice is interior); default patch_readout's 1e-4..1e4")
     args = parser.parse_args(argv)
     from greenelm_book.bench import machine_info, write_report
 
@@ -242,7 +247,7 @@ def main(argv=None) -> None:
     started = time.time()
     partial = [] if args.readout_only else partial_fit_rows(widths, n_rows, repeats)
     gathered = [] if args.readout_only else sums_rows(sums[-1] * 2 if args.quick else 8192, sums[-1], sums)
-    readout, summary = readout_rows(patches, subset, loo_rows, device)
+    readout, summary = readout_rows(patches, subset, loo_rows, device, args.alphas)
     command = "python -m benchmarks.batch_size " + " ".join(argv if argv is not None else [])
     report = {"machine": machine_info(), "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
               "command": command.strip(), "minutes": (time.time() - started) / 60,
@@ -260,7 +265,7 @@ def main(argv=None) -> None:
          "all rows in the same process.", gathered, None),
         (f"Image readout end to end (CIFAR-10, K = {patches}, {summary['n_features']} features)",
          f"Test accuracy {summary['accuracy']:.2f} % at λ = {summary['alpha']:g} (one seed, features on "
-         f"{summary['device']}). Peaks are the process's resident high-water mark per stage (data, "
+         f"{summary['device']}, solved by {summary['solver']}). Peaks are the process's resident high-water mark per stage (data, "
          "interpreter and libraries included); the budget is the process before the data (interpreter and "
          "libraries) plus `readout_memory`'s plan of the data and the stage's arrays.",
          readout, None)]
