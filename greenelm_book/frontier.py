@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -56,25 +55,14 @@ def _shifted(images: np.ndarray) -> Iterator[np.ndarray]:
 GB = 1e9
 
 
-def available_memory_bytes() -> int:
-    """Memory this process can still take without swapping (Linux ``MemAvailable``; else total RAM)."""
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    import os
-
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-
-
 def check_memory(plan: dict, what: str, available: int | None = None) -> None:
     """Raise ``MemoryError`` before a fit whose stages (``plan`` in bytes, from :func:`readout_memory`
     or :func:`ultra_wide_memory`, whose ``data`` is already loaded) need more than the memory
     available now, naming every stage's size."""
-    available = available_memory_bytes() if available is None else int(available)
-    if plan["peak"] - plan.get("data", 0) <= available:
+    from greenelm._validation import available_memory
+
+    available = available_memory() if available is None else int(available)
+    if available is None or plan["peak"] - plan.get("data", 0) <= available:   # None: not known here
         return
     stages = ", ".join(f"{name} {size / GB:.2f} GB" for name, size in plan.items() if name != "peak")
     raise MemoryError(f"{what} needs about {plan['peak'] / GB:.1f} GB at its peak ({stages}) but "
@@ -123,7 +111,10 @@ def choose_readout_solver(n_features: int, plan_of) -> str:
     from greenelm.solvers import LARGE_ORDER
 
     plan = plan_of("eigh")
-    fits = plan["peak"] - plan["data"] <= available_memory_bytes()
+    from greenelm._validation import available_memory
+
+    available = available_memory()
+    fits = available is None or plan["peak"] - plan["data"] <= available
     return "eigh" if n_features < LARGE_ORDER and fits else "cholesky"
 
 
