@@ -14,6 +14,15 @@ export GREENELM_DATA := $(SHARED_DATA)
 endif
 endif
 
+# OpenBLAS's SkylakeX kernels (picked on AVX-512 machines) crashed in a 16,000-wide syrk on this
+# project's machines; the Haswell kernels are stable (and ~1.5x slower in GEMM). Every run the
+# Makefile starts (tests, chapters, benchmarks) uses them unless the caller chose a core type.
+ifeq ($(shell uname -m),x86_64)
+export OPENBLAS_CORETYPE ?= Haswell
+endif
+# torch's idle OpenMP threads sleep instead of spinning beside other work (10-40x slower otherwise)
+export OMP_WAIT_POLICY ?= PASSIVE
+
 .PHONY: venv system-deps data test test-oldest smoke references book book-full html bench clean help
 
 help:
