@@ -24,11 +24,18 @@ import pandas as pd
 MIN_RUNS = 5
 RULE = ("a paper value is reproduced when it lies inside our 95 % prediction interval for a single "
         "run (the paper reports single runs), computed over at least 5 seeds; otherwise we give the "
-        "signed difference (ours − paper's) with that interval. Different settings are not "
-        "comparable (the difference is shown for information), timings across machines are never "
-        "judged, and qualitative claims are judged by a stated test")
-VERDICT_LABELS = ("reproduced", "differs", "inconclusive", "not comparable", "holds", "partly holds",
+        "signed difference (ours − paper's) with that interval, and whether it lies within or "
+        "beyond a practical margin chosen in advance (accuracy: ±0.5 points, by an equivalence test). "
+        "Different settings are not comparable (the difference is shown for information), timings "
+        "across machines are never judged (their ratios only on direction and order of magnitude), and "
+        "qualitative claims are judged by a stated test")
+VERDICT_LABELS = ("reproduced", "differs, within margin", "differs, margin undecided", "differs",
+                  "differs, beyond margin", "inconclusive", "not comparable", "holds", "partly holds",
                   "does not hold", "not measurable here")
+#: the labels of a value judged against the paper's that is not reproduced, by the practical margin
+#: (:data:`greenelm_book.verdicts.PRACTICAL_MARGINS`); "differs" alone where a kind has no margin
+#: (a ratio across machines, judged on direction and order of magnitude)
+DIFFERS_LABELS = ("differs, within margin", "differs, margin undecided", "differs", "differs, beyond margin")
 
 
 @dataclass(frozen=True)
