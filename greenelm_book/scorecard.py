@@ -126,7 +126,8 @@ def verdict_totals(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 _BADGE = {"reproduced": "#1b7837", "holds": "#1b7837", "differs, within margin": "#d6604d",
-          "differs, margin undecided": "#b2182b", "differs": "#b2182b", "differs, beyond margin": "#67001f", "does not hold": "#b2182b",
+          "differs, margin undecided": "#b2182b", "differs": "#b2182b", "differs, beyond margin": "#67001f",
+          "does not hold": "#b2182b",
           "partly holds": "#e08214", "inconclusive": "#e08214", "not comparable": "#5e6b7a",
           "not measurable here": "#5e6b7a", UNANSWERED: "#9e9e9e"}
 

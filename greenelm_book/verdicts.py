@@ -34,7 +34,8 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDE
            "TESTS", "practical_margin", "tost_p", "beyond_margin_p", "margin_outcome", "value_vs_paper",
            "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
            "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
-           "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference", "flatter_than_anchor", "margin_label"]
+           "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
+           "flatter_than_anchor", "margin_label"]
 
 #: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
 TEST_LEVEL = 0.05
