@@ -4,12 +4,16 @@
 the ``judge_*`` functions): the paper reports single runs, so a paper value is **reproduced** when
 it lies inside our 95 % *prediction interval for a single run*, mean ± t(0.975, n−1) · sd · √(1 + 1/n)
 over n ≥ 5 seeds (widened by half the last printed digit of the paper's value); otherwise the verdict
-is **differs**, with the signed difference (ours − paper's) and the interval. Fewer than five runs
+is **differs**, with the signed difference (ours − paper's) and the interval, split by a practical
+margin chosen in advance per unit (accuracy ±0.5 points): *within* (an equivalence test, TOST, puts
+our mean inside it), *beyond* (a one-sided test puts it outside) or *undecided*. Fewer than five runs
 are **inconclusive**. A setting that differs (backbone, features, data) is **not comparable**, with
 the reason and the difference shown as information only; the paper's timings come from another
-machine and are never judged (only ratios measured on one machine are). A qualitative claim
-**holds**, **partly holds** or **does not hold** by a test the chapter states; **not measurable
-here** says why (no GPU, no energy counters).
+machine and are never judged (a paper's ratio only on direction and order of magnitude). A
+qualitative claim **holds**, **partly holds** or **does not hold** by a stated test; **not
+measurable here** says why (no GPU, no energy counters). The tests themselves, one named function
+per kind, live in :mod:`greenelm_book.verdicts`; comparability per result key in
+:mod:`greenelm_book.comparability`.
 """
 
 from __future__ import annotations

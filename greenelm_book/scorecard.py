@@ -102,13 +102,15 @@ def scorecard(directory: str | Path) -> pd.DataFrame:
     return frame
 
 
-def counts(frame: pd.DataFrame, unique: bool = False) -> pd.DataFrame:
+def counts(frame: pd.DataFrame, unique: bool = False, split_differs: bool = True) -> pd.DataFrame:
     """Claims (``unique=False``) or unique judgements (``unique=True``: repeats of a judgement,
     ``same_as`` set, left out) per section (rows, the paper's order, then "all") and verdict
-    (columns, :data:`STATUSES` order, those that occur)."""
+    (columns, :data:`STATUSES` order, those that occur); ``split_differs=False`` counts every
+    "differs, …" label as "differs"."""
     if unique:
         frame = frame[frame["same_as"] == ""]
-    table = pd.crosstab(frame["section"].astype(str), frame["verdict"])
+    verdicts = frame["verdict"] if split_differs else frame["verdict"].map(_base)
+    table = pd.crosstab(frame["section"].astype(str), verdicts)
     table = table.reindex([s for s in SECTIONS if s in table.index])
     table = table[[s for s in STATUSES if s in table.columns]]
     table.loc["all"] = table.sum(axis=0)

@@ -67,10 +67,10 @@ display(HTML(totals.rename(columns={"unique": "unique judgements"}).reset_index(
              .to_html(index=False, classes="greenelm-table greenelm-compact", border=0)))
 
 # %% [markdown]
-# Unique judgements by the paper's section and verdict:
+# Unique judgements by the paper's section and verdict (the three kinds of *differs* together):
 
 # %% tags=["remove-input"]
-table = counts(card, unique=True).rename_axis(index=None, columns=None)
+table = counts(card, unique=True, split_differs=False).rename_axis(index=None, columns=None)
 short = {"Hardware and Complexity Analysis": "Hardware and Complexity"}
 display(HTML(table.rename(index=short).to_html(classes="greenelm-table greenelm-compact", border=0)))
 
