@@ -154,11 +154,9 @@ def _test_text(test: str) -> str:
     return f" · test: {html.escape(test)}" if test else ""
 
 
-def rules_markdown(frame: pd.DataFrame) -> str:
-    """The tests the scorecard applied (a Markdown table: test, rule, claims judged by it), then the
-    comparability rules (:mod:`greenelm_book.comparability`) with the number of stored keys each
-    makes not comparable."""
-    from .comparability import EXCEPTIONS, RULES as NOT_COMPARABLE, comparability
+def tests_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The tests the scorecard applied: one row per test (most used first) with its rule and the
+    number of claims it judged."""
     from .verdicts import RULES
 
     described = dict(RULES, not_comparable="a setting that differs from the paper's (the rules below): "
@@ -167,13 +165,19 @@ def rules_markdown(frame: pd.DataFrame) -> str:
                      chapter_test="the chapter's own stated test, shown under the verdict, as recorded "
                                   "when the chapter ran")
     used = frame.loc[frame.test != "", "test"].value_counts()
-    lines = ["| test | rule | claims |", "| --- | --- | ---: |"]
-    lines += [f"| `{test}` | {described[test]} | {int(n)} |" for test, n in used.items()]
+    return pd.DataFrame({"test": used.index, "rule": [described[t] for t in used.index],
+                         "claims": used.to_numpy()})
+
+
+def comparability_markdown(frame: pd.DataFrame) -> str:
+    """The comparability rules (:mod:`greenelm_book.comparability`) as Markdown bullets, each with
+    the number of the store's result keys it makes not comparable."""
+    from .comparability import EXCEPTIONS, RULES as NOT_COMPARABLE, comparability
+
     keys = frame.attrs.get("keys", ())
     reasons = pd.Series([comparability(k).reason for k in keys if not comparability(k).comparable],
                         dtype=object).value_counts()
-    lines += ["", "Not comparable, by rule (the result keys of the store each rule covers):", ""]
-    lines += [f"- {reason} ({int(reasons.get(reason, 0))} of the keys)" for _, reason in NOT_COMPARABLE]
+    lines = [f"- {reason} ({int(reasons.get(reason, 0))} of the keys)" for _, reason in NOT_COMPARABLE]
     lines += [f"- comparable although a rule above matches: {reason}" for _, reason in EXCEPTIONS]
     return "\n".join(lines) + "\n"
 
@@ -186,13 +190,16 @@ def section_html(rows: pd.DataFrame) -> str:
            '<th>verdict</th></tr></thead><tbody>']
     for row in rows.itertuples():
         colour = _BADGE[row.verdict]
+        detail = html.escape(row.detail)
+        if row.same_as:                          # the repeated judgement links to the row it repeats
+            detail = detail.replace(row.same_as, f'<a href="#claim-{row.same_as}">{row.same_as}</a>', 1)
         note = f'<br><span class="sc-note">{html.escape(row.note)}</span>' if row.note else ""
         out.append(
             f'<tr id="claim-{row.claim}"><td>{html.escape(row.statement)}'
             f'<br><span class="sc-where">{html.escape(row.where)} · {_link(row.chapter)}</span>{note}</td>'
             f'<td>{html.escape(row.paper)}</td><td>{html.escape(row.ours) or "—"}</td>'
             f'<td><span class="sc-badge" style="background:{colour}">{html.escape(row.verdict)}</span>'
-            f'<br><span class="sc-detail">{html.escape(row.detail)}{_test_text(row.test)}</span></td></tr>')
+            f'<br><span class="sc-detail">{detail}{_test_text(row.test)}</span></td></tr>')
     out.append("</tbody></table>")
     return "".join(out)
 

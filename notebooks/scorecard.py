@@ -42,8 +42,8 @@ from IPython.display import HTML, Markdown, display
 
 from greenelm_book.report import RULE, glue, set_style
 from greenelm_book.results import results_dir
-from greenelm_book.scorecard import (STATUSES, counts, rules_markdown, scorecard, section_html, table_label,
-                                     verdict_totals)
+from greenelm_book.scorecard import (comparability_markdown, counts, scorecard, section_html, table_label,
+                                     tests_table, verdict_totals)
 
 set_style()
 display(Markdown(f"**The verdict rule**, the same everywhere in the book: {RULE}."))
@@ -97,7 +97,14 @@ plt.show()
 # the chapter's page, judged when the chapter ran, said something else.
 
 # %% tags=["remove-input"]
-display(Markdown(rules_markdown(card)))
+display(HTML(tests_table(card).to_html(index=False, classes="greenelm-table greenelm-compact", border=0)))
+
+# %% [markdown]
+# A result is *not comparable* when it is measured in a setting that differs from the paper's; the
+# rules, one per kind of difference, and how many of the store's result keys each covers:
+
+# %% tags=["remove-input"]
+display(Markdown(comparability_markdown(card)))
 
 # %% [markdown]
 # ## Claim by claim
