@@ -169,7 +169,11 @@ def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
         return Judgement(recorded, "not_measurable", tuple(keys))
     if claim.id in CLAIM_TESTS and len(keys) == len(answer.keys) and keys:
         if claim.id not in SUBSETTING and not all(comparability(k).comparable for k in keys):
-            return _not_comparable(claim, answer, results, keys)
+            judged = _not_comparable(claim, answer, results, keys)
+            info, _, test = CLAIM_TESTS[claim.id](claim, answer, results)
+            verdict = Verdict("not comparable", info.ours, f"{judged.verdict.detail}; for information, "
+                              f"{test}: {info.label} ({info.detail})")
+            return Judgement(verdict, judged.test, judged.keys, judged.values)
         verdict, used, test = CLAIM_TESTS[claim.id](claim, answer, results)
         if verdict is None or not used:
             return _not_comparable(claim, answer, results, keys, "nothing comparable left to judge")
