@@ -11,8 +11,9 @@ claims or unique judgements.
 
 :func:`scorecard` builds the rows; :func:`counts` tabulates them; :func:`section_html` renders one
 group of them as a table that fits the book's column; :func:`summary_markdown` is the short summary
-the intro includes. The public API for counts elsewhere (the conclusion): ``counts(scorecard(dir),
-unique=True)`` and :func:`verdict_totals`.
+the intro includes. For counts elsewhere (the conclusion): :func:`verdict_totals` (claims and
+unique judgements per verdict), ``counts(card, unique=True, split_differs=False)``,
+:func:`unique_judgements` and :func:`base_verdict` (every "differs, …" label as "differs").
 """
 
 from __future__ import annotations
@@ -50,9 +51,17 @@ def _paper_text(claim) -> str:
     return value + unit
 
 
-def _base(label: str) -> str:
+def base_verdict(label: str) -> str:
     """"differs" for every label of :data:`greenelm_book.report.DIFFERS_LABELS`, else the label."""
     return "differs" if label in DIFFERS_LABELS else label
+
+
+_base = base_verdict
+
+
+def unique_judgements(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`scorecard` that are judgements of their own (``same_as`` empty)."""
+    return frame[frame["same_as"] == ""]
 
 
 def scorecard(directory: str | Path) -> pd.DataFrame:

@@ -271,3 +271,15 @@ def test_the_mnist_d2000_accuracy_is_one_judgement():
         assert card.loc[claim, "same_as"] == "table1_mnist_pinv_d2000_accuracy"
     # against another paper value (Table IV's 96.92 %) the same runs are another judgement
     assert card.loc["table4_pinv_d2000_accuracy", "same_as"] == ""
+
+
+def test_the_summary_api_counts_unique_judgements_and_merges_differs():
+    from greenelm_book.scorecard import base_verdict, unique_judgements
+
+    card = scorecard(ROOT / "book" / "results")
+    merged = counts(card, unique=True, split_differs=False).loc["all"]
+    unique = unique_judgements(card)
+    assert merged["differs"] == unique.verdict.map(base_verdict).eq("differs").sum()
+    assert merged["differs"] == sum(verdict_totals(card).loc[v, "unique"] for v in verdict_totals(card).index
+                                    if v.startswith("differs"))
+    assert len(unique) < len(card)
