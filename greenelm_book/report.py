@@ -4,12 +4,16 @@
 the ``judge_*`` functions): the paper reports single runs, so a paper value is **reproduced** when
 it lies inside our 95 % *prediction interval for a single run*, mean ± t(0.975, n−1) · sd · √(1 + 1/n)
 over n ≥ 5 seeds (widened by half the last printed digit of the paper's value); otherwise the verdict
-is **differs**, with the signed difference (ours − paper's) and the interval. Fewer than five runs
+is **differs**, with the signed difference (ours − paper's) and the interval, split by a practical
+margin chosen in advance per unit (accuracy ±0.5 points): *within* (an equivalence test, TOST, puts
+our mean inside it), *beyond* (a one-sided test puts it outside) or *undecided*. Fewer than five runs
 are **inconclusive**. A setting that differs (backbone, features, data) is **not comparable**, with
 the reason and the difference shown as information only; the paper's timings come from another
-machine and are never judged (only ratios measured on one machine are). A qualitative claim
-**holds**, **partly holds** or **does not hold** by a test the chapter states; **not measurable
-here** says why (no GPU, no energy counters).
+machine and are never judged (a paper's ratio only on direction and order of magnitude). A
+qualitative claim **holds**, **partly holds** or **does not hold** by a stated test; **not
+measurable here** says why (no GPU, no energy counters). The tests themselves, one named function
+per kind, live in :mod:`greenelm_book.verdicts`; comparability per result key in
+:mod:`greenelm_book.comparability`.
 """
 
 from __future__ import annotations
@@ -24,11 +28,18 @@ import pandas as pd
 MIN_RUNS = 5
 RULE = ("a paper value is reproduced when it lies inside our 95 % prediction interval for a single "
         "run (the paper reports single runs), computed over at least 5 seeds; otherwise we give the "
-        "signed difference (ours − paper's) with that interval. Different settings are not "
-        "comparable (the difference is shown for information), timings across machines are never "
-        "judged, and qualitative claims are judged by a stated test")
-VERDICT_LABELS = ("reproduced", "differs", "inconclusive", "not comparable", "holds", "partly holds",
+        "signed difference (ours − paper's) with that interval, and whether it lies within or "
+        "beyond a practical margin chosen in advance (accuracy: ±0.5 points, by an equivalence test). "
+        "Different settings are not comparable (the difference is shown for information), timings "
+        "across machines are never judged (their ratios only on direction and order of magnitude), and "
+        "qualitative claims are judged by a stated test")
+VERDICT_LABELS = ("reproduced", "differs, within margin", "differs, margin undecided", "differs",
+                  "differs, beyond margin", "inconclusive", "not comparable", "holds", "partly holds",
                   "does not hold", "not measurable here")
+#: the labels of a value judged against the paper's that is not reproduced, by the practical margin
+#: (:data:`greenelm_book.verdicts.PRACTICAL_MARGINS`); "differs" alone where a kind has no margin
+#: (a ratio across machines, judged on direction and order of magnitude)
+DIFFERS_LABELS = ("differs, within margin", "differs, margin undecided", "differs", "differs, beyond margin")
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,19 @@
-"""The scorecard: every claim of the paper (:data:`greenelm_book.paper.CLAIMS`), one row each, with
-the answer a chapter recorded in the results store (:mod:`greenelm_book.results`).
+"""The scorecard: every claim of the paper (:data:`greenelm_book.paper.CLAIMS`), one row each, judged
+uniformly from the results store (:mod:`greenelm_book.results`).
 
-:func:`scorecard` builds the rows; :func:`section_html` renders one group of them as a table that
-fits the book's column; :func:`summary_markdown` is the short summary the intro includes.
+Each chapter stored its answer at execution (its verdict and the result keys it rests on); the
+scorecard judges every claim again by one named test of :mod:`greenelm_book.verdicts` applied to
+those stored runs (:func:`greenelm_book.rejudge.judge_claim`), so parallel claims get one test and
+not-comparable evidence gives "not comparable". Where the book's judgement differs from the
+chapter's page, the row says so. A measurement judged against the same paper value by several
+claims is one judgement: the repeats point to the first (``same_as``), and :func:`counts` counts
+claims or unique judgements.
+
+:func:`scorecard` builds the rows; :func:`counts` tabulates them; :func:`section_html` renders one
+group of them as a table that fits the book's column; :func:`summary_markdown` is the short summary
+the intro includes. For counts elsewhere (the conclusion): :func:`verdict_totals` (claims and
+unique judgements per verdict), ``counts(card, unique=True, split_differs=False)``,
+:func:`unique_judgements` and :func:`base_verdict` (every "differs, …" label as "differs").
 """
 
 from __future__ import annotations
@@ -13,7 +24,8 @@ from pathlib import Path
 import pandas as pd
 
 from .paper import CLAIMS, COMPILED_TABLE_NUMBER, SECTIONS
-from .report import VERDICT_LABELS
+from .rejudge import judge_claim
+from .report import DIFFERS_LABELS, VERDICT_LABELS
 from .results import load_all
 
 #: what the scorecard shows for a claim no chapter has answered yet
@@ -39,46 +51,94 @@ def _paper_text(claim) -> str:
     return value + unit
 
 
+def base_verdict(label: str) -> str:
+    """"differs" for every label of :data:`greenelm_book.report.DIFFERS_LABELS`, else the label."""
+    return "differs" if label in DIFFERS_LABELS else label
+
+
+_base = base_verdict
+
+
+def unique_judgements(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`scorecard` that are judgements of their own (``same_as`` empty)."""
+    return frame[frame["same_as"] == ""]
+
+
 def scorecard(directory: str | Path) -> pd.DataFrame:
     """One row per claim, in the paper's order: section, group, claim, statement, where, paper,
-    ours, verdict, detail, chapter (the chapter that answered it, or the one meant to)."""
+    ours, verdict, detail, note, chapter (the chapter that answered it, or the one meant to), test
+    (the :mod:`greenelm_book.verdicts` test that gave the verdict), recorded (the verdict on the
+    chapter's page at execution) and same_as (the claim whose judgement this row repeats, or "")."""
+    stored = load_all(directory)
     answers = {}
-    for chapter, stored in load_all(directory).items():
-        for claim_id, answer in stored["answers"].items():
+    for chapter, content in stored.items():
+        for claim_id, answer in content["answers"].items():
             if claim_id in answers:
                 raise ValueError(f"claim {claim_id} answered twice: by {answers[claim_id].chapter} "
                                  f"and by {chapter}")
             answers[claim_id] = answer
-    rows = []
-    for claim in CLAIMS:
-        answer = answers.get(claim.id)
-        rows.append({"section": claim.section, "group": _group(claim.where), "claim": claim.id,
-                     "statement": claim.statement, "where": claim.where, "paper": _paper_text(claim),
-                     "ours": answer.verdict.ours if answer else "",
-                     "verdict": answer.verdict.label if answer else UNANSWERED,
-                     "detail": (answer.verdict.detail if answer else
-                                "no chapter has recorded an answer yet"),
-                     "note": answer.note if answer else "",
-                     "chapter": answer.chapter if answer else claim.chapter})
     unknown = sorted(set(answers) - {c.id for c in CLAIMS})
     if unknown:
         raise ValueError(f"answers to claims that are not in paper.CLAIMS: {unknown}")
+    results = {key: result for content in stored.values() for key, result in content["results"].items()}
+    rows, first_of = [], {}
+    for claim in CLAIMS:
+        answer = answers.get(claim.id)
+        row = {"section": claim.section, "group": _group(claim.where), "claim": claim.id,
+               "statement": claim.statement, "where": claim.where, "paper": _paper_text(claim),
+               "ours": "", "verdict": UNANSWERED, "detail": "no chapter has recorded an answer yet",
+               "note": "", "chapter": claim.chapter, "test": "", "recorded": "", "same_as": ""}
+        if answer is not None:
+            judged = judge_claim(claim, answer, results, answers)
+            notes = [answer.note] if answer.note else []
+            if _base(judged.verdict.label) != _base(answer.verdict.label):
+                notes.append(f"re-judged by the book's rule ({judged.test}): the chapter's page said "
+                             f"{answer.verdict}")
+            row.update(ours=judged.verdict.ours, verdict=judged.verdict.label, detail=judged.verdict.detail,
+                       note="; ".join(notes), chapter=answer.chapter, test=judged.test,
+                       recorded=answer.verdict.label)
+            if claim.value is not None and judged.values:
+                fingerprint = (judged.test, claim.value, judged.values)
+                if fingerprint in first_of:
+                    row["same_as"] = first_of[fingerprint]
+                    row["detail"] = f"same judgement as {first_of[fingerprint]}: {row['detail']}"
+                else:
+                    first_of[fingerprint] = claim.id
+        rows.append(row)
     frame = pd.DataFrame(rows)
     frame["section"] = pd.Categorical(frame["section"], categories=SECTIONS, ordered=True)
+    frame.attrs["keys"] = tuple(sorted(results))
     return frame
 
 
-def counts(frame: pd.DataFrame) -> pd.DataFrame:
-    """Claims per section (rows, the paper's order, then "all") and verdict (columns, :data:`STATUSES`
-    order, those that occur)."""
-    table = pd.crosstab(frame["section"].astype(str), frame["verdict"])
+def counts(frame: pd.DataFrame, unique: bool = False, split_differs: bool = True) -> pd.DataFrame:
+    """Claims (``unique=False``) or unique judgements (``unique=True``: repeats of a judgement,
+    ``same_as`` set, left out) per section (rows, the paper's order, then "all") and verdict
+    (columns, :data:`STATUSES` order, those that occur); ``split_differs=False`` counts every
+    "differs, …" label as "differs"."""
+    if unique:
+        frame = frame[frame["same_as"] == ""]
+    verdicts = frame["verdict"] if split_differs else frame["verdict"].map(_base)
+    table = pd.crosstab(frame["section"].astype(str), verdicts)
     table = table.reindex([s for s in SECTIONS if s in table.index])
     table = table[[s for s in STATUSES if s in table.columns]]
     table.loc["all"] = table.sum(axis=0)
     return table
 
 
-_BADGE = {"reproduced": "#1b7837", "holds": "#1b7837", "differs": "#b2182b", "does not hold": "#b2182b",
+def verdict_totals(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per verdict (rows, :data:`STATUSES` order, those that occur): ``claims`` and ``unique``
+    judgements — the numbers a summary quotes."""
+    table = pd.DataFrame({"claims": frame["verdict"].value_counts(),
+                          "unique": frame.loc[frame["same_as"] == "", "verdict"].value_counts()})
+    table = table.reindex([s for s in STATUSES if s in table.index]).fillna(0).astype(int)
+    table.index.name = "verdict"
+    return table
+
+
+_BADGE = {"reproduced": "#1b7837", "holds": "#1b7837", "differs, within margin": "#d6604d",
+          "differs, margin undecided": "#b2182b", "differs": "#b2182b", "differs, beyond margin": "#67001f",
+          "does not hold": "#b2182b",
           "partly holds": "#e08214", "inconclusive": "#e08214", "not comparable": "#5e6b7a",
           "not measurable here": "#5e6b7a", UNANSWERED: "#9e9e9e"}
 
@@ -99,6 +159,38 @@ def table_label(group: str) -> str:
     return group
 
 
+def _test_text(test: str) -> str:
+    return f" · test: {html.escape(test)}" if test else ""
+
+
+def tests_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """The tests the scorecard applied: one row per test (most used first) with its rule and the
+    number of claims it judged."""
+    from .verdicts import RULES
+
+    described = dict(RULES, not_comparable="a setting that differs from the paper's (the rules below): "
+                     "the difference is shown for information only",
+                     not_measurable="this machine cannot measure it (no GPU, no energy counters)",
+                     chapter_test="the chapter's own stated test, shown under the verdict, as recorded "
+                                  "when the chapter ran")
+    used = frame.loc[frame.test != "", "test"].value_counts()
+    return pd.DataFrame({"test": used.index, "rule": [described[t] for t in used.index],
+                         "claims": used.to_numpy()})
+
+
+def comparability_markdown(frame: pd.DataFrame) -> str:
+    """The comparability rules (:mod:`greenelm_book.comparability`) as Markdown bullets, each with
+    the number of the store's result keys it makes not comparable."""
+    from .comparability import EXCEPTIONS, RULES as NOT_COMPARABLE, comparability
+
+    keys = frame.attrs.get("keys", ())
+    reasons = pd.Series([comparability(k).reason for k in keys if not comparability(k).comparable],
+                        dtype=object).value_counts()
+    lines = [f"- {reason} ({int(reasons.get(reason, 0))} of the keys)" for _, reason in NOT_COMPARABLE]
+    lines += [f"- comparable although a rule above matches: {reason}" for _, reason in EXCEPTIONS]
+    return "\n".join(lines) + "\n"
+
+
 def section_html(rows: pd.DataFrame) -> str:
     """A group of scorecard rows as an HTML table of four columns that fits the book's column:
     the claim (with where it is printed and the chapter that answers it), the paper's value, ours,
@@ -107,24 +199,29 @@ def section_html(rows: pd.DataFrame) -> str:
            '<th>verdict</th></tr></thead><tbody>']
     for row in rows.itertuples():
         colour = _BADGE[row.verdict]
+        detail = html.escape(row.detail)
+        if row.same_as:                          # the repeated judgement links to the row it repeats
+            detail = detail.replace(row.same_as, f'<a href="#claim-{row.same_as}">{row.same_as}</a>', 1)
         note = f'<br><span class="sc-note">{html.escape(row.note)}</span>' if row.note else ""
         out.append(
             f'<tr id="claim-{row.claim}"><td>{html.escape(row.statement)}'
             f'<br><span class="sc-where">{html.escape(row.where)} · {_link(row.chapter)}</span>{note}</td>'
             f'<td>{html.escape(row.paper)}</td><td>{html.escape(row.ours) or "—"}</td>'
             f'<td><span class="sc-badge" style="background:{colour}">{html.escape(row.verdict)}</span>'
-            f'<br><span class="sc-detail">{html.escape(row.detail)}</span></td></tr>')
+            f'<br><span class="sc-detail">{detail}{_test_text(row.test)}</span></td></tr>')
     out.append("</tbody></table>")
     return "".join(out)
 
 
 def summary_markdown(directory: str | Path) -> str:
-    """The intro's summary: how many of the paper's claims got each verdict (a Markdown table)."""
+    """The intro's summary: how many of the paper's claims got each verdict, and how many unique
+    judgements (a Markdown table)."""
     from .report import RULE
 
     frame = scorecard(directory)
-    table = counts(frame)
-    lines = [f"**The verdict rule:** {RULE}.", "", "| verdict | claims |", "| --- | ---: |"]
-    lines += [f"| {verdict} | {int(n)} |" for verdict, n in table.loc["all"].items()]
-    lines.append(f"| **all** | **{len(frame)}** |")
+    table = verdict_totals(frame)
+    lines = [f"**The verdict rule:** {RULE}.", "", "| verdict | claims | unique judgements |",
+             "| --- | ---: | ---: |"]
+    lines += [f"| {verdict} | {int(row['claims'])} | {int(row['unique'])} |" for verdict, row in table.iterrows()]
+    lines.append(f"| **all** | **{len(frame)}** | **{int((frame.same_as == '').sum())}** |")
     return "\n".join(lines) + "\n"

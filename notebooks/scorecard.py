@@ -20,10 +20,18 @@
 # measured and its answer to the claims it tests, and this page only reads them, so a number here
 # is the number in the chapter it links to.
 #
-# Verdicts: *reproduced* / *differs* (the rule above); *inconclusive* (fewer than five runs);
-# *not comparable* (our setting differs — another backbone, other features, another machine — the
-# reason is given and the difference is information only); *holds*, *partly holds*, *does not
-# hold* (a qualitative claim, by the test stated under it); *not measurable here* (and why).
+# Every verdict on this page is the book's uniform judgement: each chapter stored its answer and
+# the runs it rests on, and this page judges every claim again from those stored runs by one named
+# test (`greenelm_book.verdicts`), the same test for parallel claims. Verdicts: *reproduced* /
+# *differs* (the rule above), a *differs* split by the practical margin chosen in advance
+# (*within margin*: an equivalence test, TOST, puts our mean within it; *beyond margin*: a
+# one-sided test puts it outside; *margin undecided*: neither; a ratio measured on another machine
+# *differs* in direction or order of magnitude); *inconclusive* (fewer than five
+# runs, or timings not recorded as quiet); *not comparable* (our setting differs — another
+# backbone, other features, an architecture the paper does not state — the reason is given and
+# the difference is information only); *holds*, *partly holds*, *does not hold* (a qualitative
+# claim, by the test stated under it); *not measurable here* (and why). Where this judgement
+# differs from the chapter's page, the row says what the page said.
 
 # %% tags=["parameters"]
 profile = "smoke"
@@ -34,39 +42,69 @@ from IPython.display import HTML, Markdown, display
 
 from greenelm_book.report import RULE, glue, set_style
 from greenelm_book.results import results_dir
-from greenelm_book.scorecard import STATUSES, counts, scorecard, section_html, table_label
+from greenelm_book.scorecard import (comparability_markdown, counts, scorecard, section_html, table_label,
+                                     tests_table, verdict_totals)
 
 set_style()
 display(Markdown(f"**The verdict rule**, the same everywhere in the book: {RULE}."))
 card = scorecard(results_dir(profile))
+totals = verdict_totals(card)
 glue("scorecard_claims", len(card))
 glue("scorecard_answered", int((card.verdict != "not yet answered").sum()))
+glue("scorecard_unique", int((card.same_as == "").sum()))
+glue("scorecard_rejudged", int((card.note.str.contains("re-judged")).sum()))
 
 # %% [markdown]
 # ## The counts
 #
 # Of the paper's {glue:text}`scorecard_claims` claims, {glue:text}`scorecard_answered` have an
-# answer from a chapter. By the paper's section and verdict:
+# answer from a chapter. Some claims repeat one measurement against the same paper value (the
+# abstract quoting a Table I cell, the figure plotting it again): they are one judgement, so the
+# claims make {glue:text}`scorecard_unique` unique judgements. By verdict:
 
-# %%
-table = counts(card).rename_axis(index=None, columns=None)
-short = {"Hardware and Complexity Analysis": "Hardware and Complexity", "Experimental Results": "Experimental Results"}
+# %% tags=["remove-input"]
+display(HTML(totals.rename(columns={"unique": "unique judgements"}).reset_index()
+             .to_html(index=False, classes="greenelm-table greenelm-compact", border=0)))
+
+# %% [markdown]
+# Unique judgements by the paper's section and verdict (the three kinds of *differs* together):
+
+# %% tags=["remove-input"]
+table = counts(card, unique=True, split_differs=False).rename_axis(index=None, columns=None)
+short = {"Hardware and Complexity Analysis": "Hardware and Complexity"}
 display(HTML(table.rename(index=short).to_html(classes="greenelm-table greenelm-compact", border=0)))
 
-# %%
+# %% tags=["remove-input"]
 import matplotlib.pyplot as plt
 
 from greenelm_book.scorecard import _BADGE
 
-totals = card["verdict"].value_counts().reindex([s for s in STATUSES if s in set(card.verdict)])
-fig, ax = plt.subplots(figsize=(7, 0.42 * len(totals) + 0.8))
-ax.barh(totals.index[::-1], totals.values[::-1], color=[_BADGE[s] for s in totals.index[::-1]])
-for y, n in enumerate(totals.values[::-1]):
+unique = totals["unique"]
+fig, ax = plt.subplots(figsize=(7, 0.42 * len(unique) + 0.8))
+ax.barh(unique.index[::-1], unique.values[::-1], color=[_BADGE[s] for s in unique.index[::-1]])
+for y, n in enumerate(unique.values[::-1]):
     ax.text(n + 0.5, y, str(int(n)), va="center")
-ax.set_xlabel("claims")
-ax.set_xlim(0, totals.max() * 1.15)
+ax.set_xlabel("unique judgements")
+ax.set_xlim(0, unique.max() * 1.15)
 ax.grid(axis="y", visible=False)
 plt.show()
+
+# %% [markdown]
+# ## The tests
+#
+# Each verdict names the test that gave it; each test is a function of `greenelm_book.verdicts`
+# with a unit test, its rule stated once. {glue:text}`scorecard_rejudged` rows carry a note where
+# the chapter's page, judged when the chapter ran, said something else.
+
+# %% tags=["remove-input"]
+display(HTML(tests_table(card).to_html(index=False, classes="greenelm-table greenelm-compact", border=0)))
+
+# %% [markdown]
+# A result is *not comparable* when it is measured in a setting that differs from the paper's; the
+# rules, one per kind of difference, and how many of the store's result keys each covers:
+
+# %% tags=["remove-input"]
+display(Markdown(comparability_markdown(card)))
 
 # %% [markdown]
 # ## Claim by claim

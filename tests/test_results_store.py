@@ -177,8 +177,10 @@ def test_a_file_that_is_not_json_is_an_error_not_a_crash(tmp_path):
 # ---------------------------------------------------------------- the scorecard
 def test_scorecard_has_one_row_per_claim_and_counts_every_verdict(tmp_path):
     store = ChapterResults("random_features", "smoke", directory=tmp_path)
-    store.record("mnist/x/accuracy", [97.0] * 5, "%")
-    store.answer(A_CLAIM, judge_value(97.0, [97.0] * 5), keys="mnist/x/accuracy", note="the setting")
+    paper_value = CLAIMS[0].value                       # the scorecard re-judges against the claim's value
+    runs = [paper_value + d for d in (-0.1, 0.0, 0.1, 0.05, -0.05)]
+    store.record("mnist/x/accuracy", runs, "%")
+    store.answer(A_CLAIM, judge_value(paper_value, runs), keys="mnist/x/accuracy", note="the setting")
     card = scorecard(tmp_path)
     assert list(card.claim) == [c.id for c in CLAIMS]
     assert card.set_index("claim").loc[A_CLAIM, "verdict"] == "reproduced"

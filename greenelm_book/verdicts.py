@@ -1,0 +1,425 @@
+"""The book's tests, one named function per kind of test, each rule stated once (:data:`RULES`).
+
+Every verdict the scorecard shows comes from one of these functions applied to the runs stored in
+the results store (:mod:`greenelm_book.results`); chapters call the same functions when they judge.
+
+- :func:`value_vs_paper` — a number the paper prints once against our runs: the prediction-interval
+  rule of :data:`greenelm_book.report.RULE` (n ≥ 5), and beside it a **practical margin** chosen in
+  advance per unit (:data:`PRACTICAL_MARGINS`; accuracy ±0.5 points): a "differs" is *within the
+  margin* when the two one-sided tests (TOST) put the mean within it, *beyond the margin* when a
+  one-sided test puts it outside, else the margin is undecided.
+- :func:`difference_vs_paper` — the same for a paper's difference of two single runs (Welch).
+- :func:`same_machine_ratio` — two timings measured in one run here: the 95 % confidence interval
+  of their ratio (log scale) must exclude 1 on the claimed side.
+- :func:`ratio_across_machines` — a paper's ratio from another machine: judged only on direction
+  (our 95 % CI excludes 1 on the paper's side) and order of magnitude (our ratio within a factor √10
+  of the paper's), from ≥ 5 runs recorded as quiet timings; never by a prediction interval.
+- :func:`timing_across_machines` — a paper's seconds: never judged (information only).
+- :func:`equivalent_accuracy` — "comparable to", "parity": one equivalence test (TOST, Welch) on
+  the accuracy difference at ±:data:`PARITY_MARGIN` points, shared by every such claim.
+- qualitative tests shared by the chapters: :func:`above_threshold`, :func:`rises_at_every_step`,
+  :func:`rises_throughout`, :func:`gains_shrink`,
+  :func:`reaches_reference`, :func:`flatter_than_anchor`, and :func:`all_some_none` (the one
+  "holds / partly / does not hold" rule for a test applied to several datasets or regimes).
+"""
+
+from __future__ import annotations
+
+import math
+import numpy as np
+
+from .report import MIN_RUNS, Verdict, _decimals, _signed, _unit_text, ours_text, prediction_interval
+
+__all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDER_OF_MAGNITUDE", "RULES",
+           "TESTS", "practical_margin", "tost_p", "beyond_margin_p", "margin_outcome", "value_vs_paper",
+           "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
+           "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
+           "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
+           "flatter_than_anchor", "margin_label"]
+
+#: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
+TEST_LEVEL = 0.05
+#: the practical margin per unit, chosen before looking at the results: (size, "absolute" or
+#: "relative" to the paper's value). Accuracy: half a point — the rounding of a percentage to one
+#: decimal plus the seed-to-seed spread the paper does not report; a difference of accuracies in
+#: points: the same; an entropy in bits: a quarter bit (a 19 % change of a histogram's width); a
+#: dimensionless fitted parameter (Table III's α, β, C; a symmetry score): 10 % of the paper's value.
+PRACTICAL_MARGINS = {"%": (0.5, "absolute"), "points": (0.5, "absolute"), "bits": (0.25, "absolute"),
+                     "": (0.10, "relative"), "fraction": (0.10, "relative"),
+                     "fraction per ln d": (0.10, "relative")}
+#: "comparable", "parity": the widest accuracy gap the paper itself calls parity (CIFAR-10 raw
+#: pixels, 51 % against 52 %), in points
+PARITY_MARGIN = 1.0
+#: a cross-machine ratio agrees in order of magnitude when ours is within this factor of the paper's
+ORDER_OF_MAGNITUDE = math.sqrt(10)
+
+RULES = {
+    "value_vs_paper": "reproduced when the paper's value lies inside our 95 % prediction interval for "
+                      "one run (n ≥ 5 runs); else differs, within the practical margin when TOST puts "
+                      "our mean within it (p < 0.05), beyond it when a one-sided t-test puts it outside",
+    "difference_vs_paper": "as value_vs_paper, for a difference of two independently measured "
+                           "quantities (Welch's prediction interval, TOST and margin test)",
+    "same_machine_ratio": "two timings from one run here: holds when the 95 % CI of their ratio "
+                          "(Welch, log scale, n ≥ 5 each) lies on the claimed side of 1, does not hold "
+                          "when it lies on the other side, else inconclusive",
+    "ratio_across_machines": "a paper's ratio from another machine: reproduced when our 95 % CI lies on "
+                             "the paper's side of 1 and our ratio is within a factor √10 of the paper's; "
+                             "differs when the CI lies on the other side or ours is beyond that factor; "
+                             "inconclusive with fewer than 5 runs per side, timings not recorded as quiet, "
+                             "or a CI that contains 1; never a prediction interval",
+    "timing_across_machines": "a paper's seconds are never judged: ours and the ratio, information only",
+    "equivalent_accuracy": "comparable / parity: holds when TOST (Welch) puts the mean accuracy "
+                           "difference within ±1 point (p < 0.05), does not hold when a one-sided test "
+                           "puts it beyond, else inconclusive",
+    "above_threshold": "holds when the lower end of our 95 % prediction interval is above the threshold",
+    "rises_at_every_step": "holds when the mean rises by more than 2 sd at every step, on every curve "
+                           "(partly: on some curves)",
+    "rises_throughout": "holds when the mean rises with every widening, on every curve (partly: on some)",
+    "gains_shrink": "holds when each widening's mean gain is smaller than the previous one, on every "
+                    "curve (partly: on some)",
+    "reaches_reference": "holds when our value reaches the reference on every dataset (partly: on some)",
+    "flatter_than_anchor": "holds when every other dataset's mean slope is positive and below the "
+                           "anchor's (partly: for some)",
+}
+#: every test name the scorecard may cite (the functions above, and the two that only record)
+TESTS = tuple(RULES) + ("not_comparable", "not_measurable", "chapter_test")
+
+
+def _runs(values) -> np.ndarray:
+    values = np.asarray(values, dtype=float).ravel()
+    if values.size == 0 or not np.isfinite(values).all():
+        raise ValueError(f"runs must be a non-empty list of finite numbers, got {values!r}")
+    return values
+
+
+def practical_margin(unit: str, paper: float) -> tuple[float, str]:
+    """``(margin, text)`` for a value in ``unit``: ``(0.5, "±0.5-pt")``, ``(0.0043, "±10% (relative)")``
+    for a paper's 0.0431; ``(nan, "")`` for a unit with no margin (seconds, ratios)."""
+    if unit not in PRACTICAL_MARGINS:
+        return float("nan"), ""
+    size, kind = PRACTICAL_MARGINS[unit]
+    if kind == "relative":
+        return abs(paper) * size, f"±{size:.0%} (relative)"
+    name = {"%": "pt", "points": "pt", "bits": "bit"}.get(unit, unit)
+    return size, f"±{size:g}-{name}"
+
+
+def _welch(a: np.ndarray, b: np.ndarray | None) -> tuple[float, float, float]:
+    """``(estimate, standard error, degrees of freedom)`` of mean(a) (``b`` None, one sample) or of
+    mean(a) − mean(b) (Welch)."""
+    if b is None:
+        if a.size < 2:
+            raise ValueError("a t-test needs at least 2 runs")
+        return float(a.mean()), float(a.std(ddof=1) / math.sqrt(a.size)), float(a.size - 1)
+    if a.size < 2 or b.size < 2:
+        raise ValueError("a Welch test needs at least 2 runs on each side")
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    se = math.sqrt(va + vb)
+    dof = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1)) if se > 0 else float("inf")
+    return float(a.mean() - b.mean()), se, float(dof)
+
+
+def _p_greater(estimate: float, se: float, dof: float, bound: float) -> float:
+    """p of the one-sided t-test H0: true value ≤ bound against > bound."""
+    from scipy.stats import t
+
+    if se == 0:
+        return 0.0 if estimate > bound else 1.0
+    return float(t.sf((estimate - bound) / se, dof))
+
+
+def tost_p(a, target: float, margin: float, b=None) -> float:
+    """TOST p-value that mean(a) (or mean(a) − mean(b), Welch) lies within target ± margin: the
+    larger of the two one-sided t-tests' p (small: equivalent). Needs ≥ 2 runs per side."""
+    estimate, se, dof = _welch(_runs(a), None if b is None else _runs(b))
+    lower = _p_greater(estimate, se, dof, target - margin)
+    upper = _p_greater(-estimate, se, dof, -(target + margin))
+    return max(lower, upper)
+
+
+def beyond_margin_p(a, target: float, margin: float, b=None) -> float:
+    """p of the one-sided t-test that mean(a) (or mean(a) − mean(b)) lies beyond target ± margin on
+    the side of the estimate (small: the difference exceeds the margin)."""
+    estimate, se, dof = _welch(_runs(a), None if b is None else _runs(b))
+    if estimate >= target:
+        return _p_greater(estimate, se, dof, target + margin)
+    return _p_greater(-estimate, se, dof, -(target - margin))
+
+
+def margin_outcome(a, target: float, margin: float, b=None) -> tuple[str, float]:
+    """``("within", TOST p)``, ``("beyond", p)`` or ``("undecided", TOST p)`` at :data:`TEST_LEVEL`."""
+    p_within = tost_p(a, target, margin, b)
+    if p_within < TEST_LEVEL:
+        return "within", p_within
+    p_beyond = beyond_margin_p(a, target, margin, b)
+    if p_beyond < TEST_LEVEL:
+        return "beyond", p_beyond
+    return "undecided", p_within
+
+
+def margin_label(outcome: str) -> str:
+    """The scorecard label of a "differs" by its margin outcome."""
+    return {"within": "differs, within margin", "beyond": "differs, beyond margin",
+            "undecided": "differs, margin undecided"}[outcome]
+
+
+def _margin_text(outcome: str, p: float, margin_text: str, diff_text: str) -> str:
+    if outcome == "within":
+        return f"within the {margin_text} margin (TOST p = {p:.2g})"
+    if outcome == "beyond":
+        return f"{diff_text}, beyond the {margin_text} margin (p = {p:.2g})"
+    return f"the {margin_text} margin undecided (TOST p = {p:.2g})"
+
+
+def value_vs_paper(paper: float, values, unit: str = "%", digits: int = 2,
+                   min_runs: int = MIN_RUNS) -> Verdict:
+    """A number the paper prints once against our runs (:data:`RULES` ``["value_vs_paper"]``).
+
+    ``values``: one value per run (n,). Labels: reproduced, "differs, within margin", "differs,
+    beyond margin", "differs, margin undecided", inconclusive (n < ``min_runs``).
+    """
+    values = _runs(values)
+    ours = ours_text(values, unit, digits)
+    diff = float(values.mean()) - paper
+    signed = _signed(diff, unit, digits)
+    if values.size < min_runs:
+        return Verdict("inconclusive", ours, f"{signed}; {values.size} run(s), the rule needs {min_runs}")
+    lo, hi = prediction_interval(values)
+    tolerance = 0.5 * 10 ** -_decimals(paper)
+    interval = f"95 % PI {lo:.{digits}f}–{hi:.{digits}f}"
+    margin, margin_text = practical_margin(unit, paper)
+    if lo - tolerance <= paper <= hi + tolerance:
+        if math.isnan(margin):
+            return Verdict("reproduced", ours, interval)
+        p = tost_p(values, paper, margin)
+        shown = ("within" if p < TEST_LEVEL else "not shown within")
+        return Verdict("reproduced", ours, f"{interval}; {shown} the {margin_text} margin (TOST p = {p:.2g})")
+    if math.isnan(margin):
+        return Verdict("differs", ours, f"{signed}; {interval}")
+    outcome, p = margin_outcome(values, paper, margin)
+    diff_text = f"differs by {abs(diff):.{digits}f}{_unit_text('points' if unit == '%' else unit)}"
+    return Verdict(margin_label(outcome), ours,
+                   f"{signed}; {interval}; {_margin_text(outcome, p, margin_text, diff_text)}")
+
+
+def difference_vs_paper(paper: float, a, b, unit: str = "points", digits: int = 2,
+                        min_runs: int = MIN_RUNS) -> Verdict:
+    """A paper's difference of two single runs against mean(a) − mean(b) (independent runs, Welch):
+    :func:`greenelm_book.comparisons.judge_between`'s prediction interval, then the margin."""
+    from .comparisons import judge_between
+
+    verdict = judge_between(paper, a, b, "difference", unit, digits, (min_runs, min_runs))
+    margin, margin_text = practical_margin(unit, paper)
+    if verdict.label == "inconclusive" or math.isnan(margin):
+        return verdict
+    a, b = _runs(a), _runs(b)
+    if verdict.label == "reproduced":
+        p = tost_p(a, paper, margin, b)
+        shown = ("within" if p < TEST_LEVEL else "not shown within")
+        return Verdict("reproduced", verdict.ours,
+                       f"{verdict.detail}; {shown} the {margin_text} margin (TOST p = {p:.2g})")
+    outcome, p = margin_outcome(a, paper, margin, b)
+    diff = float(a.mean() - b.mean()) - paper
+    diff_text = f"differs by {abs(diff):.{digits}f} pts"
+    return Verdict(margin_label(outcome), verdict.ours,
+                   f"{verdict.detail}; {_margin_text(outcome, p, margin_text, diff_text)}")
+
+
+def ratio_interval(a, b=None, level: float = 0.95) -> tuple[float, float, float]:
+    """``(ratio, low, high)``: the ratio of geometric means of ``a`` over ``b`` (independent runs,
+    Welch on the logs), or, with ``b`` None, the geometric mean of paired per-run ratios ``a``
+    (one-sample t on the logs), with its ``level`` confidence interval. Needs ≥ 2 runs per side."""
+    from scipy.stats import t
+
+    a = _runs(a)
+    if (a <= 0).any() or (b is not None and (_runs(b) <= 0).any()):
+        raise ValueError("a ratio needs positive values")
+    estimate, se, dof = _welch(np.log(a), None if b is None else np.log(_runs(b)))
+    half = float(t.ppf(0.5 + level / 2, dof)) * se if se > 0 else 0.0
+    return math.exp(estimate), math.exp(estimate - half), math.exp(estimate + half)
+
+
+def _ratio_runs(a, b) -> tuple[np.ndarray, np.ndarray | None, str]:
+    a = _runs(a)
+    if b is None:
+        return a, None, f"n = {a.size} paired runs"
+    b = _runs(b)
+    return a, b, f"n = {a.size} and {b.size}"
+
+
+def same_machine_ratio(a, b=None, *, claimed: str = "above", min_runs: int = MIN_RUNS,
+                       what: str = "ratio") -> Verdict:
+    """Two timings measured in one run here (:data:`RULES` ``["same_machine_ratio"]``).
+
+    ``a``, ``b``: runs of each (n_a,), (n_b,), or ``a`` alone: paired per-run ratios. ``claimed``:
+    "above" (the claim: a / b > 1) or "below".
+    """
+    if claimed not in ("above", "below"):
+        raise ValueError(f"claimed must be 'above' or 'below', got {claimed!r}")
+    a, b, runs = _ratio_runs(a, b)
+    sizes = [a.size] + ([] if b is None else [b.size])
+    if min(sizes) < max(min_runs, 2):
+        estimate = float(np.exp(np.log(a).mean() - (0 if b is None else np.log(b).mean())))
+        return Verdict("inconclusive", f"{what} {estimate:.2f}× ({runs})",
+                       f"the test needs {min_runs} runs per side")
+    ratio, low, high = ratio_interval(a, b)
+    ours = f"{what} {ratio:.2f}× (95 % CI {low:.2f}–{high:.2f}, {runs})"
+    side = "above" if low > 1 else ("below" if high < 1 else None)
+    if side is None:
+        return Verdict("inconclusive", ours, "the 95 % CI of the ratio contains 1")
+    return Verdict("holds" if side == claimed else "does not hold", ours,
+                   f"the 95 % CI of the ratio lies {side} 1 (claimed: {claimed})")
+
+
+def ratio_across_machines(paper_ratio: float, a, b=None, *, quiet: bool, min_runs: int = MIN_RUNS) -> Verdict:
+    """A paper's ratio measured on another machine (:data:`RULES` ``["ratio_across_machines"]``).
+
+    ``a``, ``b``: runs of numerator and denominator here (or ``a`` alone: paired per-run ratios);
+    ``quiet``: whether the store records these timings as quiet (a step of their own or the
+    benchmark's fresh processes).
+    """
+    if not paper_ratio > 0:
+        raise ValueError(f"paper_ratio must be positive, got {paper_ratio!r}")
+    a, b, runs = _ratio_runs(a, b)
+    sizes = [a.size] + ([] if b is None else [b.size])
+    estimate = float(np.exp(np.log(a).mean() - (0 if b is None else np.log(b).mean())))
+    factor = estimate / paper_ratio
+    info = f"ours / paper's = {factor:.2g}"
+    if min(sizes) < max(min_runs, 2) or not quiet:
+        why = [] if quiet else ["the timings are not recorded as quiet"]
+        if min(sizes) < min_runs:
+            why.append(f"{runs}, the test needs {min_runs} per side")
+        return Verdict("inconclusive", f"{estimate:.2f}× ({runs})",
+                       f"{info}; {'; '.join(why)} (another machine: direction and order of magnitude only)")
+    ratio, low, high = ratio_interval(a, b)
+    ours = f"{ratio:.2f}× (95 % CI {low:.2f}–{high:.2f}, {runs})"
+    paper_side = "above" if paper_ratio > 1 else "below"
+    side = "above" if low > 1 else ("below" if high < 1 else None)
+    if side is None:
+        return Verdict("inconclusive", ours, f"{info}; our 95 % CI contains 1")
+    if side != paper_side:
+        return Verdict("differs", ours, f"{info}; opposite direction: our 95 % CI lies {side} 1, the "
+                                        f"paper's ratio {paper_side}")
+    if 1 / ORDER_OF_MAGNITUDE <= factor <= ORDER_OF_MAGNITUDE:
+        return Verdict("reproduced", ours, f"{info}; same direction and within a factor √10")
+    return Verdict("differs", ours, f"{info}; same direction, beyond a factor √10 of the paper's")
+
+
+def timing_across_machines(paper_seconds: float, values, digits: int = 2) -> Verdict:
+    """A paper's seconds: never judged across machines (:data:`RULES` ``["timing_across_machines"]``)."""
+    from .report import judge_time
+
+    return judge_time(paper_seconds, _runs(values), digits)
+
+
+def equivalent_accuracy(a, b, margin: float = PARITY_MARGIN, min_runs: int = MIN_RUNS,
+                        names: tuple[str, str] = ("ours", "baseline")) -> Verdict:
+    """"Comparable to", "parity" (:data:`RULES` ``["equivalent_accuracy"]``): the one equivalence test
+    on the accuracy difference mean(a) − mean(b) (runs (n_a,), (n_b,), in %)."""
+    a, b = _runs(a), _runs(b)
+    diff = float(a.mean() - b.mean())
+    ours = f"{names[0]} − {names[1]} = {diff:+.2f} pts (n = {a.size} and {b.size})"
+    if min(a.size, b.size) < max(min_runs, 2):
+        return Verdict("inconclusive", ours, f"the test needs {min_runs} runs per side")
+    outcome, p = margin_outcome(a, 0.0, margin, b)
+    if outcome == "within":
+        return Verdict("holds", ours, f"equivalent within ±{margin:g} pt (TOST p = {p:.2g})")
+    if outcome == "beyond":
+        return Verdict("does not hold", ours, f"the gap exceeds ±{margin:g} pt (one-sided p = {p:.2g})")
+    return Verdict("inconclusive", ours, f"neither within nor beyond ±{margin:g} pt (TOST p = {p:.2g})")
+
+
+def all_some_none(flags) -> bool | str:
+    """The one rule for a test applied to several datasets or regimes: True when every flag is
+    true, "partly" when some are, False when none is (or there are none)."""
+    flags = [bool(f) for f in flags]
+    if flags and all(flags):
+        return True
+    return "partly" if any(flags) else False
+
+
+def _qualitative(outcome, ours: str, test: str) -> Verdict:
+    from .report import judge_qualitative
+
+    return judge_qualitative(outcome, test, ours)
+
+
+def above_threshold(values, threshold: float, min_runs: int = MIN_RUNS, unit: str = "%") -> Verdict:
+    """Holds when the lower end of our 95 % prediction interval (runs (n,)) is above ``threshold``."""
+    values = _runs(values)
+    if values.size < min_runs:
+        return Verdict("inconclusive", ours_text(values, unit), f"the test needs {min_runs} runs")
+    low = prediction_interval(values)[0]
+    return _qualitative(bool(low > threshold), f"{ours_text(values, unit)}; PI from {low:.2f}",
+                        f"the lower end of the 95 % prediction interval above {threshold:g}")
+
+
+def rises_at_every_step(curves: dict, min_runs: int = MIN_RUNS) -> Verdict:
+    """``curves``: ``{name: [runs at width 1, runs at width 2, ...]}`` in width order. A curve rises
+    when each step's mean gain exceeds twice the larger sd of its two ends; all / some / none."""
+    if not curves:
+        raise ValueError("rises_at_every_step needs at least one curve")
+    rising = {}
+    for name, points in curves.items():
+        points = [_runs(p) for p in points]
+        if min(p.size for p in points) < min_runs:
+            return Verdict("inconclusive", "", f"{name}: the test needs {min_runs} runs per width")
+        rising[name] = all(b.mean() - a.mean() > 2 * max(a.std(ddof=1), b.std(ddof=1))
+                           for a, b in zip(points, points[1:]))
+    return _qualitative(all_some_none(rising.values()),
+                        ", ".join(f"{n}: {'rises' if r else 'not at every step'}" for n, r in rising.items()),
+                        "the mean rises by more than 2 sd at every step, on every curve")
+
+
+def _means_by_curve(curves: dict) -> dict:
+    if not curves or any(len(points) < 2 for points in curves.values()):
+        raise ValueError("every curve needs at least two widths")
+    return {name: np.array([_runs(p).mean() for p in points]) for name, points in curves.items()}
+
+
+def rises_throughout(curves: dict) -> Verdict:
+    """``curves``: ``{name: [runs at each width]}`` in width order; a curve rises throughout when its
+    mean rises with every widening; all / some / none."""
+    means = _means_by_curve(curves)
+    rising = {n: bool(np.all(np.diff(m) > 0)) for n, m in means.items()}
+    return _qualitative(all_some_none(rising.values()),
+                        f"rises throughout on {sum(rising.values())} of {len(rising)}: "
+                        + ", ".join(n for n, r in rising.items() if r),
+                        "the mean accuracy rises with every widening, on every curve")
+
+
+def gains_shrink(curves: dict) -> Verdict:
+    """``curves``: ``{name: [runs at each width]}`` in width order; diminishing returns when each
+    widening's mean gain is smaller than the one before; all / some / none."""
+    means = _means_by_curve(curves)
+    shrinking = {n: bool(np.all(np.diff(np.diff(m)) < 0)) for n, m in means.items()}
+    return _qualitative(all_some_none(shrinking.values()),
+                        f"gains shrink throughout on {sum(shrinking.values())} of {len(shrinking)}: "
+                        + ", ".join(n for n, r in shrinking.items() if r),
+                        "each widening's mean gain is smaller than the one before, on every curve")
+
+
+def reaches_reference(values: dict, references: dict, what: str = "reference") -> Verdict:
+    """``values``: ``{dataset: our value or runs}``, ``references``: ``{dataset: the value to reach}``;
+    holds when the mean reaches the reference on every dataset, partly on some."""
+    if not values or set(values) - set(references):
+        raise ValueError(f"every dataset of {sorted(values)} needs a reference, have {sorted(references)}")
+    means = {n: float(_runs(v).mean()) for n, v in values.items()}
+    reached = {n: means[n] >= references[n] for n in means}
+    return _qualitative(all_some_none(reached.values()),
+                        ", ".join(f"{n}: {means[n]:.2f} vs {references[n]:.2f}" for n in means),
+                        f"our value reaches the {what} on every dataset")
+
+
+def flatter_than_anchor(slopes: dict, anchor: str) -> Verdict:
+    """``slopes``: ``{dataset: per-seed slopes}``; holds when every other dataset's mean slope is
+    positive and below the anchor's (the anchor's positive too), partly for some."""
+    if anchor not in slopes or len(slopes) < 2:
+        raise ValueError(f"flatter_than_anchor needs {anchor!r} and at least one other dataset")
+    means = {n: float(_runs(v).mean()) for n, v in slopes.items()}
+    others = [n for n in means if n != anchor]
+    flatter = [means[anchor] > 0 and 0 < means[n] < means[anchor] for n in others]
+    return _qualitative(all_some_none(flatter),
+                        ", ".join(f"{n} {means[n]:.2f}" for n in means) + " (mean slopes)",
+                        f"every dataset's mean slope positive and below {anchor}'s")
+

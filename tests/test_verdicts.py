@@ -1,0 +1,285 @@
+"""The book's tests (greenelm_book.verdicts) on real numbers, comparability as data, and the
+scorecard's uniform judgement over the committed stores: every verdict from a named test, not
+comparable evidence gives "not comparable", each measurement judged once per paper value."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from greenelm_book import verdicts as V
+from greenelm_book.comparability import comparability, is_quiet_timing
+from greenelm_book.paper import CLAIMS
+from greenelm_book.rejudge import CLAIM_TESTS
+from greenelm_book.report import prediction_interval
+from greenelm_book.results import load_all
+from greenelm_book.scorecard import counts, scorecard, verdict_totals
+
+ROOT = Path(__file__).resolve().parent.parent
+STORES = [p for p in (ROOT / "book" / "results", ROOT / "tests" / "notebooks" / "results") if p.is_dir()]
+MNIST_D2000 = [95.8, 96.0, 95.9, 96.1, 95.95]          # mean 95.95, sd 0.1118
+
+
+# ---------------------------------------------------------------- the statistics, against scipy
+def test_prediction_interval_is_mean_plus_t_sd_sqrt_one_plus_one_over_n():
+    low, high = prediction_interval(MNIST_D2000)
+    half = stats.t.ppf(0.975, 4) * np.std(MNIST_D2000, ddof=1) * math.sqrt(1 + 1 / 5)
+    assert (low, high) == pytest.approx((95.95 - half, 95.95 + half))
+    assert round(low, 2) == 95.61 and round(high, 2) == 96.29          # ≈ ±3 sd at n = 5, not ±2 sd
+
+
+@pytest.mark.parametrize("target, margin", [(97.15, 0.5), (96.0, 0.5), (95.95, 0.05), (84.52, 1.0)])
+def test_tost_one_sample_matches_two_scipy_one_sided_t_tests(target, margin):
+    x = np.array(MNIST_D2000)
+    lower = stats.ttest_1samp(x, target - margin, alternative="greater").pvalue
+    upper = stats.ttest_1samp(x, target + margin, alternative="less").pvalue
+    assert V.tost_p(x, target, margin) == pytest.approx(max(lower, upper), rel=1e-9)
+
+
+def test_tost_two_sample_matches_scipy_welch():
+    rng = np.random.default_rng(0)
+    a, b = 95.95 + rng.normal(0, 0.15, 5), 97.27 + rng.normal(0, 0.1, 5)
+    lower = stats.ttest_ind(a + 1.0, b, equal_var=False, alternative="greater").pvalue
+    upper = stats.ttest_ind(a - 1.0, b, equal_var=False, alternative="less").pvalue
+    assert V.tost_p(a, 0.0, 1.0, b) == pytest.approx(max(lower, upper), rel=1e-9)
+    beyond = stats.ttest_ind(a + 1.0, b, equal_var=False, alternative="less").pvalue   # a − b < −1
+    assert V.beyond_margin_p(a, 0.0, 1.0, b) == pytest.approx(beyond, rel=1e-9)
+
+
+def test_beyond_margin_is_one_sided_on_the_side_of_the_difference():
+    x = np.array(MNIST_D2000)
+    expected = stats.ttest_1samp(x, 97.15 - 0.5, alternative="less").pvalue
+    assert V.beyond_margin_p(x, 97.15, 0.5) == pytest.approx(expected, rel=1e-9)
+    assert V.beyond_margin_p(x, 94.0, 0.5) == pytest.approx(
+        stats.ttest_1samp(x, 94.5, alternative="greater").pvalue, rel=1e-9)
+
+
+# ---------------------------------------------------------------- value vs paper, with its margin
+def test_value_vs_paper_labels_by_interval_and_margin():
+    assert V.value_vs_paper(96.0, MNIST_D2000).label == "reproduced"            # inside the PI
+    beyond = V.value_vs_paper(97.15, MNIST_D2000)                                 # −1.20 points
+    assert beyond.label == "differs, beyond margin" and "differs by 1.20 pts" in beyond.detail
+    within = V.value_vs_paper(95.5, [95.9, 95.92, 95.88, 95.91, 95.89])          # +0.40, sd 0.016
+    assert within.label == "differs, within margin" and "TOST p" in within.detail
+    undecided = V.value_vs_paper(96.84, [97.09, 97.36, 97.32, 97.33, 97.25])    # MNIST SGD: +0.43
+    assert undecided.label == "differs, margin undecided"
+    assert V.value_vs_paper(97.15, MNIST_D2000[:3]).label == "inconclusive"      # fewer than 5 runs
+
+
+def test_value_vs_paper_margins_by_unit():
+    assert V.practical_margin("%", 97.15) == (0.5, "±0.5-pt")
+    assert V.practical_margin("", 0.0431)[0] == pytest.approx(0.00431)          # 10 % relative
+    assert math.isnan(V.practical_margin("s", 74.1)[0])                         # seconds: never judged
+    alpha = V.value_vs_paper(0.0431, [0.0237, 0.0240, 0.0230, 0.0245, 0.0235], "", 4)
+    assert alpha.label == "differs, beyond margin"
+
+
+def test_difference_vs_paper_reads_the_margin_on_the_difference():
+    elm, sgd = [96.9, 96.95, 96.85, 96.92, 96.88], [97.27, 97.2, 97.35, 97.3, 97.23]
+    verdict = V.difference_vs_paper(1.26, elm, sgd)                               # ours ≈ −0.37
+    assert verdict.label == "differs, beyond margin"
+    assert V.difference_vs_paper(-0.37, elm, sgd).label == "reproduced"
+
+
+# ---------------------------------------------------------------- ratios
+def test_ratio_interval_is_welch_on_the_logs():
+    a, b = [23.5, 24.1, 22.9, 23.8, 23.2], [1.72, 1.75, 1.70, 1.74, 1.71]
+    ratio, low, high = V.ratio_interval(a, b)
+    assert ratio == pytest.approx(math.exp(np.mean(np.log(a)) - np.mean(np.log(b))))
+    assert low < ratio < high and high / low < 1.1
+
+
+def test_ratio_across_machines_direction_and_order_of_magnitude_only():
+    pinv, lu = [23.5, 24.1, 22.9, 23.8, 23.2], [1.72, 1.75, 1.70, 1.74, 1.71]   # ≈ 13.7×
+    assert V.ratio_across_machines(12.8, pinv, lu, quiet=True).label == "reproduced"
+    assert V.ratio_across_machines(40.0, pinv, lu, quiet=True).label == "reproduced"   # within √10
+    far = V.ratio_across_machines(119.04, pinv, lu, quiet=True)                         # factor 8.7
+    assert far.label == "differs" and "beyond a factor √10" in far.detail
+    assert V.ratio_across_machines(0.5, pinv, lu, quiet=True).label == "differs"       # other side of 1
+    assert V.ratio_across_machines(12.8, pinv, lu, quiet=False).label == "inconclusive"
+    assert V.ratio_across_machines(12.8, pinv[:1], lu[:1], quiet=True).label == "inconclusive"
+    straddles = V.ratio_across_machines(11.6, [1.0, 0.8, 1.2, 0.9, 1.1], [1.0, 1.1, 0.9, 1.05, 0.95], quiet=True)
+    assert straddles.label == "inconclusive" and "contains 1" in straddles.detail
+
+
+def test_same_machine_ratio_needs_the_ci_on_the_claimed_side():
+    slow, fast = [110, 106, 112, 108, 117], [17.0, 18.0, 17.5, 16.0, 17.8]
+    assert V.same_machine_ratio(slow, fast, claimed="above").label == "holds"
+    assert V.same_machine_ratio(slow, fast, claimed="below").label == "does not hold"
+    assert V.same_machine_ratio([1.0, 1.2, 0.8, 1.1, 0.9], claimed="above").label == "inconclusive"
+    assert V.same_machine_ratio(slow[:3], fast[:3]).label == "inconclusive"
+
+
+# ---------------------------------------------------------------- one equivalence test for parity
+def test_equivalent_accuracy_is_tost_at_one_point():
+    elm, sgd = [95.9, 96.0, 95.95, 96.1, 95.8], [97.2, 97.3, 97.25, 97.4, 97.1]   # −1.30 points
+    assert V.equivalent_accuracy(elm, sgd).label == "does not hold"
+    assert V.equivalent_accuracy([46.5, 46.2, 46.8, 46.4, 46.6], [46.7, 46.5, 46.9, 46.6, 46.6]).label == "holds"
+    assert V.equivalent_accuracy([46.5, 44.0, 49.0, 45.0, 48.0], [46.7, 46.5, 46.9, 46.6, 46.6]).label \
+        == "inconclusive"
+
+
+def test_parallel_claims_share_one_test():
+    assert CLAIM_TESTS["abstract_comparable_to_sgd"] is CLAIM_TESTS["cifar10_raw_parity_with_sgd"]
+    assert CLAIM_TESTS["slope_inverse_to_complexity"] is CLAIM_TESTS["mnist_alpha_high_others_dampened"]
+    assert CLAIM_TESTS["above_95_single_step"] is CLAIM_TESTS["feature_learning_not_needed_mnist"]
+
+
+# ---------------------------------------------------------------- the shared qualitative tests
+def test_all_some_none():
+    assert V.all_some_none([True, True]) is True
+    assert V.all_some_none([True, False]) == "partly"
+    assert V.all_some_none([False]) is False and V.all_some_none([]) is False
+
+
+def test_qualitative_tests_on_curves():
+    up = [[91.9, 92.0, 92.1, 91.8, 92.0], [94.3, 94.4, 94.5, 94.2, 94.4], [95.9, 96.0, 95.95, 96.1, 95.8]]
+    flat = [[46.0, 46.2, 45.9, 46.1, 46.0], [46.1, 46.0, 46.2, 45.9, 46.1], [45.7, 45.8, 45.9, 45.6, 45.7]]
+    assert V.above_threshold(up[2], 95.0).label == "holds"
+    assert V.above_threshold(up[2], 96.0).label == "does not hold"
+    assert V.rises_at_every_step({"mnist": up}).label == "holds"
+    assert V.rises_at_every_step({"mnist": up, "cifar10": flat}).label == "partly holds"
+    assert V.rises_throughout({"cifar10": flat}).label == "does not hold"
+    assert V.gains_shrink({"mnist": up}).label == "holds"                      # gains 2.40 then 1.55
+    assert V.reaches_reference({"mnist": up[2]}, {"mnist": 95.1}).label == "holds"
+    assert V.flatter_than_anchor({"mnist": [2.4, 2.3], "fashion": [2.1, 2.2]}, "mnist").label == "holds"
+    assert V.flatter_than_anchor({"mnist": [2.4, 2.3], "cifar10": [2.9, 2.8]}, "mnist").label == "does not hold"
+
+
+# ---------------------------------------------------------------- comparability as data
+@pytest.mark.parametrize("key, comparable", [
+    ("mnist/green-elm/unit/pinv/d=2000/accuracy", True),
+    ("mnist/sgd-mlp/accuracy", True),                               # unstated optimiser alone: comparable
+    ("cifar10/green-elm/unit/cholesky/d=2000/accuracy", True),      # Table VI is raw pixels
+    ("cifar10/sgd-mlp/accuracy", False),                            # width and schedule unstated
+    ("cifar10/green-elm/unit/cholesky/d=2000/sgd-mlp-over-fit-time-ratio", False),
+    ("cifar10/green-elm/unit/cholesky/nested-in-d=4000/d=2000/accuracy", False),   # the figure's curve
+    ("cifar10/arccos-kernel/accuracy", False),
+    ("cifar10/green-elm/efficientnet-lite0/cholesky/d=4000/accuracy", False),
+    ("cifar10-efficientnet-lite0/green-elm/oracle/d=4000/accuracy", False),
+    ("cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d=4000/solve-time-ratio", True),
+    ("cifar10/green-elm/efficientnet-lite0/pinv-minus-cholesky/d=4000/accuracy-difference", True),
+    ("cifar10/green-elm/random-conv/cholesky/d=2000/accuracy", False),
+    ("cifar10/sgd-cnn/accuracy", False),
+])
+def test_comparability_rules(key, comparable):
+    result = comparability(key)
+    assert result.comparable is comparable
+    assert bool(result.reason) is not comparable
+
+
+def test_an_unstated_optimiser_makes_nothing_not_comparable():
+    """MNIST's and CIFAR-10's MLPs get the same treatment of the optimiser the paper never states."""
+    from greenelm_book.comparability import RULES
+
+    assert not any("optimi" in reason or "learning rate" in reason for _, reason in RULES)
+
+
+def test_quiet_timings_are_read_from_the_setting():
+    assert is_quiet_timing({"timing": "quiet, whole fit, after a warm-up fit"})
+    assert is_quiet_timing({"source": "benchmarks/report.json"})
+    assert not is_quiet_timing({"timed": "training loop, data in memory"})
+
+
+# ---------------------------------------------------------------- over the committed stores
+def _results(folder):
+    return {k: r for content in load_all(folder).values() for k, r in content["results"].items()}
+
+
+def _answers(folder):
+    return {c: a for content in load_all(folder).values() for c, a in content["answers"].items()}
+
+
+@pytest.mark.parametrize("folder", STORES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_scorecard_verdict_comes_from_a_named_test(folder):
+    card, results, claims = scorecard(folder), _results(folder), {c.id: c for c in CLAIMS}
+    answered = card[card.verdict != "not yet answered"]
+    assert set(answered.test) <= set(V.TESTS), set(answered.test) - set(V.TESTS)
+    for row in answered.itertuples():
+        claim = claims[row.claim]
+        if row.test == "value_vs_paper":             # the function, called again on the stored runs
+            key = _answers(folder)[row.claim].keys[0]
+            unit = "" if claim.unit.startswith("fraction") else claim.unit
+            again = V.value_vs_paper(claim.value, results[key].values, unit)
+            assert again.label == row.verdict, row.claim
+        elif row.test == "chapter_test":            # the chapter's own stated test, as recorded
+            assert row.verdict == row.recorded, row.claim
+
+
+@pytest.mark.parametrize("folder", STORES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_a_claim_on_not_comparable_evidence_is_not_comparable(folder):
+    card, answers = scorecard(folder).set_index("claim"), _answers(folder)
+    results = _results(folder)
+    for claim, answer in answers.items():
+        keys = [k for k in answer.keys if k in results]
+        row = card.loc[claim]
+        if keys and not any(comparability(k).comparable for k in keys):
+            assert row.verdict in ("not comparable", "not measurable here"), (claim, row.verdict)
+        if row.test in ("value_vs_paper", "difference_vs_paper", "ratio_across_machines", "equivalent_accuracy",
+                        "same_machine_ratio"):
+            assert all(comparability(k).comparable for k in keys[:2]), (claim, row.test)
+
+
+def test_the_issues_cases_are_judged_on_comparable_evidence_only():
+    folder = ROOT / "book" / "results"
+    card = scorecard(folder).set_index("claim")
+    for claim in ("cifar10_raw_speedup_vs_sgd", "elm_conv_total_time_parity", "elm_conv_viable_readout",
+                  "cifar10_raw_parity_with_sgd"):
+        assert card.loc[claim, "verdict"] == "not comparable", claim
+    for claim in ("predictable_path_to_parity", "slope_inverse_to_complexity", "mnist_alpha_high_others_dampened"):
+        assert "cifar10 not comparable" in card.loc[claim, "detail"], claim
+    # the same-H solver comparisons: both judged, or neither
+    assert card.loc["cholesky_accuracy_cost_0_01", "test"] == "value_vs_paper"
+    assert card.loc["pinv_over_cholesky_speedup_d4000", "test"] == "ratio_across_machines"
+    assert card.loc["table4_pinv_d2000_seconds", "test"] == "ratio_across_machines"
+    assert card.loc["speedup_vs_sgd_mnist_d2000", "verdict"] == "inconclusive"     # 3 runs of the fit
+    assert card.loc["abstract_comparable_to_sgd", "test"] == "equivalent_accuracy"
+
+
+@pytest.mark.parametrize("folder", STORES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_each_measurement_is_judged_once_per_paper_value(folder):
+    card = scorecard(folder)
+    answers, results = _answers(folder), _results(folder)
+    claims = {c.id: c for c in CLAIMS}
+    seen = {}
+    for row in card[card.same_as == ""].itertuples():
+        claim = claims[row.claim]
+        if claim.value is None or row.claim not in answers or not answers[row.claim].keys:
+            continue
+        first = answers[row.claim].keys[0]
+        if row.test in ("value_vs_paper", "timing_across_machines") and first in results:
+            fingerprint = (row.test, claim.value, results[first].values)
+            assert fingerprint not in seen, f"{row.claim} repeats {seen[fingerprint]}"
+            seen[fingerprint] = row.claim
+    order = list(card.claim)
+    for row in card[card.same_as != ""].itertuples():
+        original = card.set_index("claim").loc[row.same_as]
+        assert order.index(row.same_as) < order.index(row.claim)
+        assert (original.verdict, original.ours) == (row.verdict, row.ours)
+    assert counts(card, unique=True).loc["all"].sum() == (card.same_as == "").sum()
+    assert verdict_totals(card)["claims"].sum() == len(card)
+
+
+def test_the_mnist_d2000_accuracy_is_one_judgement():
+    card = scorecard(ROOT / "book" / "results").set_index("claim")
+    assert card.loc["table1_mnist_pinv_d2000_accuracy", "same_as"] == ""
+    for claim in ("abstract_mnist_d2000_accuracy", "fig_scaling_mnist_d2000_accuracy"):
+        assert card.loc[claim, "same_as"] == "table1_mnist_pinv_d2000_accuracy"
+    # against another paper value (Table IV's 96.92 %) the same runs are another judgement
+    assert card.loc["table4_pinv_d2000_accuracy", "same_as"] == ""
+
+
+def test_the_summary_api_counts_unique_judgements_and_merges_differs():
+    from greenelm_book.scorecard import base_verdict, unique_judgements
+
+    card = scorecard(ROOT / "book" / "results")
+    merged = counts(card, unique=True, split_differs=False).loc["all"]
+    unique = unique_judgements(card)
+    assert merged["differs"] == unique.verdict.map(base_verdict).eq("differs").sum()
+    assert merged["differs"] == sum(verdict_totals(card).loc[v, "unique"] for v in verdict_totals(card).index
+                                    if v.startswith("differs"))
+    assert len(unique) < len(card)
