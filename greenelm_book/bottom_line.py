@@ -345,8 +345,12 @@ def glue_findings(values: dict) -> None:
 
 def headline_markdown(directory: str | Path) -> str:
     """The intro's headline findings (a Markdown list), every number from ``directory``'s results
-    and the paper's constants."""
-    f = findings(directory)
+    and the paper's constants. A results dir that lacks a result they need (no chapter executed
+    yet, or not all of them) gives one line that says so instead, so that a book still builds."""
+    try:
+        f = findings(directory)
+    except (FileNotFoundError, LookupError) as exc:     # LookupError: KeyError included
+        return f"*The headline findings appear once every chapter has been executed ({str(exc).strip(chr(39))}).*\n"
     wide = (f"; d = {f['acc_mnist_wide_d']}: {f['acc_mnist_wide']:.2f} % against {f['acc_mnist_wide_paper']:.2f} %"
             if f["acc_mnist_wide_d"] != f["acc_mnist_d"] else "")
     lines = [

@@ -59,7 +59,7 @@ display(Markdown(verdict_markdown(results_dir(profile))))
 # ({doc}`scale-out <scale_out>`).
 
 # %% [markdown]
-# ## Accuracy: where it differs, and by how much
+# ## Accuracy: by how much it differs
 #
 # **MNIST lands about {glue:text}`acc_mnist_gap:.1f` points {glue:text}`acc_mnist_words` the
 # paper**: {glue:text}`acc_mnist:.2f` % against {glue:text}`acc_mnist_paper:.2f` % at

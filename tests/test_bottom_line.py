@@ -193,6 +193,13 @@ def test_the_write_function_writes_the_include(tmp_path):
     assert path.read_text(encoding="utf-8") == bl.headline_markdown(STORE_DIR)
 
 
+def test_a_store_without_the_results_gives_a_line_that_says_so(tmp_path):
+    assert "once every chapter has been executed" in bl.headline_markdown(tmp_path)              # nothing executed
+    (tmp_path / "baselines.json").write_bytes((STORE_DIR / "baselines.json").read_bytes())
+    text = bl.headline_markdown(tmp_path)                               # one chapter only
+    assert "once every chapter has been executed" in text and "no result" in text and text.count("\n") == 1
+
+
 def test_the_intro_opens_with_the_headline_findings():
     text = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
     include = text.index("```{include} headline_findings.md")
