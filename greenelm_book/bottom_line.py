@@ -28,7 +28,7 @@ from .results import Result, load_all
 
 __all__ = ["HEADLINE_PAGE", "Store", "accuracy_findings", "speed_findings", "inconsistency_findings",
            "scaling_findings", "frontier_findings", "streaming_findings", "scale_out_findings",
-           "verdict_findings", "verdict_markdown", "findings", "glue_findings", "headline_markdown", "write_headline_page",
+           "verdict_markdown", "findings", "glue_findings", "headline_markdown", "write_headline_page",
            "rendered_text", "word_count"]
 
 #: the intro's headline findings, generated from ``book/results`` (committed, like the scorecard summary)
@@ -301,16 +301,6 @@ def scale_out_findings(store: Store) -> dict:
             "dask_peak_high": max(r.mean for r in peaks.values())}
 
 
-def verdict_findings(directory: str | Path) -> dict:
-    """The scorecard's counts: the number of claims and one "label: n" item per verdict that occurs."""
-    from .scorecard import counts, scorecard
-
-    frame = scorecard(directory)
-    totals = counts(frame).loc["all"]
-    items = [f"{label}: {int(n)}" for label, n in totals.items() if int(n) > 0]
-    return {"n_claims": int(len(frame)), "verdict_counts": "; ".join(items)}
-
-
 def verdict_markdown(directory: str | Path) -> str:
     """One line of Markdown: the scorecard's count of claims per verdict (every label that occurs)."""
     from .scorecard import counts, scorecard
@@ -327,7 +317,7 @@ def findings(directory: str | Path) -> dict:
     out = {}
     for part in (accuracy_findings(store), speed_findings(store), inconsistency_findings(),
                  scaling_findings(store), frontier_findings(store), streaming_findings(store),
-                 scale_out_findings(store), verdict_findings(directory)):
+                 scale_out_findings(store)):
         clash = set(out) & set(part)
         if clash:
             raise ValueError(f"findings named twice: {sorted(clash)}")
