@@ -124,10 +124,10 @@ def _paper_point(dataset: str, width: int) -> float:
     return float(_row(FIG_SCALING, dataset=dataset, n_hidden=width).accuracy)
 
 
-def _gap(prefix: str, ours: float, paper: float, digits_words=("above", "below")) -> dict:
+def _gap(prefix: str, ours: float, paper: float, words=("above", "below")) -> dict:
     """``{prefix}``, ``{prefix}_paper``, ``{prefix}_gap`` (|ours − paper|), ``{prefix}_words``."""
     return {prefix: ours, f"{prefix}_paper": paper, f"{prefix}_gap": abs(ours - paper),
-            f"{prefix}_words": by_sign(ours - paper, *digits_words)}
+            f"{prefix}_words": by_sign(ours - paper, *words)}
 
 
 def accuracy_findings(store: Store) -> dict:
