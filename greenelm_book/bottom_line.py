@@ -1,0 +1,421 @@
+"""The book's bottom line: the few numbers the conclusion and the intro's headline findings quote.
+
+Every number is read from the results store (:mod:`greenelm_book.results`) or from the paper's
+constants (:mod:`greenelm_book.paper`); nothing is typed in. Each ``*_findings`` function returns a
+flat ``{name: value}`` dict whose names are the glue names of ``notebooks/conclusion.py``: floats
+and ints for numbers, strings for words chosen by the sign of a number (:func:`report.by_sign`) and
+for lists. :func:`findings` merges them; :func:`glue_findings` glues them; :func:`headline_markdown`
+writes the intro's headline findings from the same numbers (the page :data:`HEADLINE_PAGE`).
+
+A configuration is found by its key in the store. The smoke profile measures narrower models than
+the paper's, so a key with a width (``.../d={d}/...``) is taken at the paper's width when it was
+measured, else at the widest measured width below it (:meth:`Store.at_width`); the findings name the
+width they used, and the paper's value they compare with is the one printed for that width.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import statistics
+from pathlib import Path
+
+from .paper import (CLAIMS, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
+                    TABLE_IV, TABLE_VI)
+from .report import by_sign
+from .results import Result, load_all
+
+__all__ = ["HEADLINE_PAGE", "Store", "accuracy_findings", "speed_findings", "inconsistency_findings",
+           "scaling_findings", "frontier_findings", "streaming_findings", "scale_out_findings",
+           "verdict_markdown", "findings", "glue_findings", "headline_markdown", "write_headline_page",
+           "rendered_text", "word_count"]
+
+#: the intro's headline findings, generated from ``book/results`` (committed, like the scorecard summary)
+HEADLINE_PAGE = "book/headline_findings.md"
+
+
+def _row(table, **where):
+    """The one row of a paper table whose columns equal ``where``."""
+    rows = table
+    for column, value in where.items():
+        rows = rows[rows[column] == value]
+    if len(rows) != 1:
+        raise LookupError(f"{len(rows)} rows of the paper's table match {where}, expected one")
+    return rows.iloc[0]
+
+
+def _claim_value(claim_id: str) -> float:
+    """The number the paper prints for claim ``claim_id`` (:data:`paper.CLAIMS`)."""
+    for claim in CLAIMS:
+        if claim.id == claim_id:
+            if claim.value is None:
+                raise ValueError(f"claim {claim_id} has no printed number")
+            return float(claim.value)
+    raise KeyError(f"no claim {claim_id!r} in greenelm_book.paper.CLAIMS")
+
+
+#: the paper's headline width (Table I's MNIST PInv row; also Table VI's raw-pixel d)
+HEADLINE_WIDTH = int(_row(TABLE_I, dataset="mnist", solver="pinv").n_hidden)
+#: the widest width of the paper's scaling figure and Table I
+WIDEST_WIDTH = int(FIG_SCALING.n_hidden.max())
+#: the width of the paper's backbone head (Table II)
+HEAD_WIDTH = int(TABLE_II.n_hidden.max())
+
+
+class Store:
+    """The results of one results directory, searched by key across chapters."""
+
+    def __init__(self, directory: str | Path):
+        self.directory = Path(directory)
+        self.results: dict[str, Result] = {}
+        for stored in load_all(self.directory).values():
+            self.results.update(stored["results"])
+        self.chapter = {key: result.chapter for key, result in self.results.items()}
+        if not self.results:
+            raise FileNotFoundError(f"no results in {self.directory}: execute the chapters first "
+                                    f"(python -m greenelm_book.runner run --profile ... --out ...)")
+
+    @classmethod
+    def from_results(cls, results, directory: str = "<given results>") -> "Store":
+        """A store over ``results`` (an iterable of :class:`Result`), for tests and what-ifs."""
+        store = cls.__new__(cls)
+        store.directory = Path(directory)
+        store.results = {r.key: r for r in results}
+        store.chapter = {r.key: r.chapter for r in store.results.values()}
+        return store
+
+    def get(self, key: str) -> Result:
+        """Result ``key`` (whichever chapter recorded it)."""
+        try:
+            return self.results[key]
+        except KeyError:
+            raise KeyError(f"no result {key!r} in {self.directory}") from None
+
+    def matching(self, pattern: str, chapter: str | None = None) -> dict[str, Result]:
+        """``{key: Result}`` of every key that matches the regular expression ``pattern`` in full
+        (recorded by ``chapter``, when given)."""
+        compiled = re.compile(pattern)
+        return {k: r for k, r in sorted(self.results.items())
+                if compiled.fullmatch(k) and chapter in (None, self.chapter[k])}
+
+    def at_width(self, template: str, width: int, among=None, chapter: str | None = None) -> tuple[Result, int]:
+        """The result of ``template`` (a key with ``{d}`` for the width) at ``width`` when measured,
+        else at the widest measured width below it, else at the narrowest measured; and that width.
+        ``among``: consider only these widths (e.g. those the paper prints a value for); ``chapter``:
+        only that chapter's results."""
+        pattern = re.escape(template).replace(re.escape("{d}"), r"(\d+)")
+        widths = sorted(int(re.fullmatch(pattern, k).group(1)) for k in self.matching(pattern, chapter))
+        if among is not None:
+            widths = [w for w in widths if w in set(among)]
+        if not widths:
+            raise KeyError(f"no result {template.format(d='<d>')!r} at any width in {self.directory}")
+        below = [w for w in widths if w <= width]
+        chosen = below[-1] if below else widths[0]
+        return self.get(template.format(d=chosen)), chosen
+
+
+#: the widths the paper's scaling figure prints a value for
+PAPER_WIDTHS = tuple(int(d) for d in sorted(set(FIG_SCALING.n_hidden)))
+
+
+def _paper_point(dataset: str, width: int) -> float:
+    """The paper's scaling-figure accuracy for ``dataset`` at ``width`` (Table I where it prints it)."""
+    return float(_row(FIG_SCALING, dataset=dataset, n_hidden=width).accuracy)
+
+
+def _gap(prefix: str, ours: float, paper: float, words=("above", "below")) -> dict:
+    """``{prefix}``, ``{prefix}_paper``, ``{prefix}_gap`` (|ours − paper|), ``{prefix}_words``."""
+    return {prefix: ours, f"{prefix}_paper": paper, f"{prefix}_gap": abs(ours - paper),
+            f"{prefix}_words": by_sign(ours - paper, *words)}
+
+
+def accuracy_findings(store: Store) -> dict:
+    """Green-ELM and the SGD MLP on MNIST and Fashion-MNIST against the paper's printed accuracies,
+    the text's weight scale against the code's, and Green-ELM on CIFAR-10 raw pixels (Table VI)."""
+    out = {}
+    mnist, d = store.at_width("mnist/green-elm/unit/pinv/d={d}/accuracy", HEADLINE_WIDTH, PAPER_WIDTHS)
+    out.update(_gap("acc_mnist", mnist.mean, _paper_point("mnist", d)), acc_mnist_d=d)
+    wide, d_wide = store.at_width("mnist/green-elm/unit/cholesky/d={d}/accuracy", WIDEST_WIDTH, PAPER_WIDTHS)
+    out.update(_gap("acc_mnist_wide", wide.mean, _paper_point("mnist", d_wide)), acc_mnist_wide_d=d_wide)
+    fashion, d_f = store.at_width("fashion-mnist/green-elm/unit/pinv/d={d}/accuracy", WIDEST_WIDTH, PAPER_WIDTHS)
+    out.update(_gap("acc_fashion", fashion.mean, _paper_point("fashion-mnist", d_f)), acc_fashion_d=d_f,
+               acc_fashion_n=fashion.n)
+    he = store.get(f"mnist/green-elm/he/pinv/d={d}/accuracy")
+    out.update(acc_mnist_he=he.mean, acc_mnist_he_words=by_sign(abs(he.mean - out["acc_mnist_paper"])
+                                                                 - abs(mnist.mean - out["acc_mnist_paper"]),
+                                                                 "further from", "closer to", "as far from"))
+    for name, dataset in (("mnist", "mnist"), ("fashion", "fashion-mnist")):
+        sgd = store.get(f"{dataset}/sgd-mlp/accuracy")
+        paper = float(_row(TABLE_I, dataset=dataset, solver="sgd").accuracy)
+        out.update(_gap(f"sgd_{name}", sgd.mean, paper))
+    out.update(elm_vs_mlp_gap=abs(mnist.mean - store.get("mnist/sgd-mlp/accuracy").mean),
+               elm_vs_mlp_words=by_sign(mnist.mean - store.get("mnist/sgd-mlp/accuracy").mean,
+                                        "above", "below"))
+    raw, d_raw = store.at_width("cifar10/green-elm/unit/cholesky/d={d}/accuracy", HEADLINE_WIDTH,
+                                chapter="cifar10")
+    paper_raw = float(_row(TABLE_VI, family="elm", model="raw").accuracy)
+    out.update(_gap("acc_cifar_raw", raw.mean, paper_raw), acc_cifar_raw_d=d_raw)
+    angle = int(ROTATION_CLAIM["angle"])
+    advantage = store.matching(rf"mnist/green-elm/unit/pinv/d=\d+/vs-sgd-perceptron/angle={angle}/advantage")
+    if not advantage:
+        raise KeyError(f"no rotation advantage at {angle}° in {store.directory}")
+    key = max(advantage, key=lambda k: int(re.search(r"/d=(\d+)/", k).group(1)))
+    out.update(_gap("rotation_advantage", advantage[key].mean, _claim_value("rotation_advantage_15deg")))
+    mlp = store.get(key.replace("/vs-sgd-perceptron/", "/vs-sgd-mlp/"))
+    out.update(rotation_mlp_gap=abs(mlp.mean),
+               rotation_mlp_words=by_sign(mlp.mean, "ahead of it", "behind it", "level with it"))
+    return out
+
+
+def speed_findings(store: Store) -> dict:
+    """Same-machine ratios against the paper's: SGD's training over Green-ELM's fit (the 11.6×),
+    on CIFAR-10 raw pixels (the 5.1×), pinv over LU on one H (Table IV) and pinv over Cholesky on
+    backbone features (the 119×)."""
+    from .comparisons import between_interval
+
+    sgd = store.get("mnist/sgd-mlp/train-seconds")
+    elm, d = store.at_width("mnist/green-elm/unit/pinv/d={d}/fit-seconds", HEADLINE_WIDTH)
+    ratio, low, high = between_interval(sgd.values, elm.values, "ratio")
+    out = {"speedup": ratio, "speedup_low": low, "speedup_high": high, "speedup_d": d,
+           "speedup_paper": _claim_value("speedup_vs_sgd_mnist_d2000"),
+           "speedup_sgd_s": sgd.mean, "speedup_elm_s": elm.mean,
+           "speedup_words": by_sign(ratio - 1, "longer than", "shorter than", "as long as")}
+    raw, _ = store.at_width("cifar10/green-elm/unit/cholesky/d={d}/sgd-mlp-over-fit-time-ratio", HEADLINE_WIDTH)
+    out.update(speedup_raw=raw.mean, speedup_raw_paper=_claim_value("cifar10_raw_speedup_vs_sgd"))
+    (key, pinv_lu), = store.matching(r"mnist/paper-listing2/pinv-over-lu/same-h/.*/solve-time-ratio").items()
+    paper_pinv_lu = float(_row(TABLE_IV, solver="pinv").seconds / _row(TABLE_IV, solver="lu").seconds)
+    out.update(pinv_lu=pinv_lu.mean, pinv_lu_paper=paper_pinv_lu)
+    chol, d_head = store.at_width("cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d={d}/solve-time-ratio",
+                                  HEAD_WIDTH)
+    out.update(pinv_chol=chol.mean, pinv_chol_d=d_head,
+               pinv_chol_paper=float(HARDWARE_CLAIMS["pinv_over_cholesky_speedup_d4000"]))
+    return out
+
+
+def inconsistency_findings() -> dict:
+    """Where the paper disagrees with itself, from its constants alone: one fit timed in Table I and
+    in Table IV, its accuracy in both, the MNIST SGD and CIFAR-10 CNN baselines in a table and in the
+    figure, and the figure's CIFAR-10 curve against Table VI's raw-pixel row."""
+    t1 = _row(TABLE_I, dataset="mnist", solver="pinv")
+    t4 = _row(TABLE_IV, solver="pinv")
+    sgd = _row(TABLE_I, dataset="mnist", solver="sgd")
+    cifar_curve = FIG_SCALING[FIG_SCALING.dataset == "cifar10"].accuracy
+    return {"t1_pinv_s": float(t1.train_seconds), "t4_pinv_s": float(t4.seconds),
+            "t4_over_t1": float(t4.seconds / t1.train_seconds), "t1_pinv_acc": float(t1.accuracy),
+            "t4_pinv_acc": float(t4.accuracy), "pinv_d": int(t1.n_hidden),
+            "sgd_s_paper": float(sgd.train_seconds),
+            "speedup_if_t4": float(sgd.train_seconds / t4.seconds),
+            "sgd_table": float(sgd.accuracy), "sgd_figure": float(FIG_SCALING_BASELINES["mnist"]),
+            "cnn_table": float(_row(TABLE_VI, family="sgd", model="cnn").accuracy),
+            "cnn_figure": float(FIG_SCALING_BASELINES["cifar10"]),
+            "cifar_curve_low": float(cifar_curve.min()), "cifar_curve_high": float(cifar_curve.max()),
+            "cifar_head_table": float(_row(TABLE_II, solver="cholesky").accuracy),
+            "cifar_raw_table": float(_row(TABLE_VI, family="elm", model="raw").accuracy)}
+
+
+_DATASETS = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "cifar10": "CIFAR-10"}
+
+
+def scaling_findings(store: Store) -> dict:
+    """The ln d law against a saturating law on held-out widths, the widest Green-ELM (λ by LOO) and
+    the d → ∞ limit (arc-cosine kernel) against the paper's trained baselines."""
+    worse = []
+    for dataset in _DATASETS:
+        ln = store.get(f"{dataset}/green-elm/unit/cholesky/ln-d-fit/held-out-error").mean
+        sat = store.get(f"{dataset}/green-elm/unit/cholesky/saturating-fit/held-out-error").mean
+        if ln > sat:
+            worse.append(_DATASETS[dataset])
+    mnist_ln = store.get("mnist/green-elm/unit/cholesky/ln-d-fit/held-out-error").mean
+    mnist_sat = store.get("mnist/green-elm/unit/cholesky/saturating-fit/held-out-error").mean
+    loo = store.matching(r"mnist/green-elm/unit/ridge-loo/d=\d+/accuracy")
+    width = {k: int(re.search(r"/d=(\d+)/", k).group(1)) for k in loo}
+    widest = max(loo, key=width.get)
+    limit = store.get("mnist/arccos-kernel/accuracy").mean
+    cifar_limit = store.get("cifar10/arccos-kernel/accuracy").mean
+    return {"ln_worse_n": len(worse), "ln_n": len(_DATASETS),
+            "ln_worse_text": ", ".join(worse) if worse else "none",
+            "ln_mnist_error": mnist_ln, "sat_mnist_error": mnist_sat,
+            "ultra_d": f"{width[widest]:,}",
+            "ultra_acc": loo[widest].mean, "limit_mnist": limit,
+            "limit_mnist_gap": abs(limit - loo[widest].mean),
+            "limit_mnist_words": by_sign(limit - loo[widest].mean, "above", "below"),
+            "limit_cifar": cifar_limit, "cnn_figure_gap": abs(FIG_SCALING_BASELINES["cifar10"] - cifar_limit),
+            "limit_cifar_words": by_sign(cifar_limit - FIG_SCALING_BASELINES["cifar10"], "above", "below")}
+
+
+def _best_patch(store: Store, dataset: str) -> tuple[Result, int, Result]:
+    """The most accurate patch readout of ``dataset`` (no augmentation): accuracy, K, fit seconds."""
+    found = store.matching(rf"{re.escape(dataset)}/patch-readout/p=\d+/pool=\d+/k=\d+/accuracy")
+    if not found:
+        raise KeyError(f"no patch readout of {dataset} in {store.directory}")
+    key = max(found, key=lambda k: found[k].mean)
+    seconds = store.get(key.replace("/accuracy", "/fit-seconds"))
+    return found[key], int(re.search(r"/k=(\d+)/", key).group(1)), seconds
+
+
+def frontier_findings(store: Store) -> dict:
+    """The frozen patch readout (``greenelm.RandomPatchFeatures`` + one ridge solve) against
+    Green-ELM on raw pixels and the book's SGD CNN; the ridge baseline without a random layer."""
+    out = {}
+    for name, dataset in (("mnist", "mnist"), ("fashion", "fashion-mnist"), ("cifar", "cifar10")):
+        acc, k, seconds = _best_patch(store, dataset)
+        out.update({f"patch_{name}": acc.mean, f"patch_{name}_k": f"{k:,}", f"patch_{name}_s": seconds.mean})
+    cnn = store.get("cifar10/sgd-cnn/accuracy")
+    out.update(cnn_acc=cnn.mean, cnn_s=store.get("cifar10/sgd-cnn/train-seconds").mean,
+               patch_vs_cnn=abs(out["patch_cifar"] - cnn.mean),
+               patch_vs_cnn_words=by_sign(out["patch_cifar"] - cnn.mean, "above", "below"))
+    head, _ = store.at_width("cifar10/green-elm/efficientnet-lite0/cholesky/d={d}/accuracy", HEAD_WIDTH)
+    ridge = store.get("cifar10/ridge/efficientnet-lite0/accuracy").mean
+    out.update(head_acc=head.mean, ridge_backbone=ridge, head_vs_ridge=abs(head.mean - ridge),
+               head_vs_ridge_words=by_sign(head.mean - ridge, "above", "below"))
+    return out
+
+
+def streaming_findings(store: Store) -> dict:
+    """Exactness of the streamed readout, forgetting against SGD, and listing 3's update against ours."""
+    distances = [v for r in store.matching(r".*/green-elm/stream/d=\d+/b=\d+/distance-to-oracle").values()
+                 for v in r.values]
+    rls = store.matching(r".*/green-elm-rls/class-incremental/.*/accuracy-earlier")
+    sgd = store.matching(r".*/sgd-softmax/no-replay/class-incremental/.*/accuracy-earlier")
+    if len(rls) != 1 or len(sgd) != 1:
+        raise LookupError(f"expected one class-incremental RLS and one SGD result, got {list(rls) + list(sgd)}")
+    (rls,), (sgd,) = rls.values(), sgd.values()
+    ratio = store.matching(r"cifar10-efficientnet-lite0/green-elm/stream/listing3-over-cholesky/numpy/.*/ratio")
+    (ratio,) = ratio.values()
+    return {"stream_distance": max(distances), "forget_rls": rls.mean, "forget_sgd": sgd.mean,
+            "forget_gap": abs(rls.mean - sgd.mean),
+            "forget_words": by_sign(rls.mean - sgd.mean, "above", "below"),
+            "listing3_ratio": statistics.median(ratio.values),
+            "listing3_words": by_sign(statistics.median(ratio.values) - 1, "faster than", "slower than",
+                                      "as fast as")}
+
+
+def scale_out_findings(store: Store) -> dict:
+    """The Dask fit: the largest N, its CPU-time exponent in N and each worker's peak memory."""
+    peaks = store.matching(r"mnist-shifted/green-elm/dask/d=\d+/n=\d+/worker-peak-mb")
+    sizes = [int(re.search(r"/n=(\d+)/", k).group(1)) for k in peaks]
+    (exponent,) = store.matching(r"mnist-shifted/green-elm/dask/d=\d+/cpu-time-exponent").values()
+    return {"dask_n": f"{max(sizes):,}", "dask_exponent": exponent.mean,
+            "dask_peak_low": min(r.mean for r in peaks.values()),
+            "dask_peak_high": max(r.mean for r in peaks.values())}
+
+
+def verdict_markdown(directory: str | Path) -> str:
+    """One line of Markdown: the scorecard's count of claims per verdict (every label that occurs)."""
+    from .scorecard import counts, scorecard
+
+    frame = scorecard(directory)
+    totals = counts(frame).loc["all"]
+    items = " · ".join(f"*{label}* {int(n)}" for label, n in totals.items() if int(n) > 0)
+    return f"**Verdicts** on the paper's {len(frame)} claims ([scorecard](scorecard.ipynb)): {items}."
+
+
+def findings(directory: str | Path) -> dict:
+    """Every number and word the conclusion quotes, read from the results in ``directory``."""
+    store = Store(directory)
+    out = {}
+    for part in (accuracy_findings(store), speed_findings(store), inconsistency_findings(),
+                 scaling_findings(store), frontier_findings(store), streaming_findings(store),
+                 scale_out_findings(store)):
+        clash = set(out) & set(part)
+        if clash:
+            raise ValueError(f"findings named twice: {sorted(clash)}")
+        out.update(part)
+    return out
+
+
+def glue_findings(values: dict) -> None:
+    """Glue every finding under its name (for ``{glue:text}`` roles)."""
+    from .report import glue
+
+    for name, value in values.items():
+        glue(name, value)
+
+
+def headline_markdown(directory: str | Path) -> str:
+    """The intro's headline findings (a Markdown list), every number from ``directory``'s results
+    and the paper's constants. A results dir that lacks a result they need (no chapter executed
+    yet, or not all of them) gives one line that says so instead, so that a book still builds."""
+    try:
+        f = findings(directory)
+    except (FileNotFoundError, LookupError) as exc:     # LookupError: KeyError included
+        return f"*The headline findings appear once every chapter has been executed ({str(exc).strip(chr(39))}).*\n"
+    wide = (f"; d = {f['acc_mnist_wide_d']}: {f['acc_mnist_wide']:.2f} % against {f['acc_mnist_wide_paper']:.2f} %"
+            if f["acc_mnist_wide_d"] != f["acc_mnist_d"] else "")
+    lines = [
+        f"- **Accuracy.** On MNIST, Green-ELM lands {f['acc_mnist_gap']:.2f} points {f['acc_mnist_words']} "
+        f"the paper (d = {f['acc_mnist_d']}: {f['acc_mnist']:.2f} % against {f['acc_mnist_paper']:.2f} %{wide}); "
+        f"on Fashion-MNIST {f['acc_fashion_gap']:.2f} points {f['acc_fashion_words']} it "
+        f"({f['acc_fashion']:.2f} % against {f['acc_fashion_paper']:.2f} % at d = {f['acc_fashion_d']}).",
+        f"- **Speed.** The paper's headline, training {f['speedup_paper']:g}× faster than SGD, is a ratio of "
+        f"two single timings; on one machine our SGD MLP's training takes {f['speedup']:.2f}× Green-ELM's "
+        f"pinv fit. The pseudoinverse takes {f['pinv_chol']:.1f}× a Cholesky solve on CIFAR-10 backbone "
+        f"features, where the paper reports {f['pinv_chol_paper']:g}×.",
+        f"- **The paper disagrees with itself.** The same MNIST pinv fit at d = {f['pinv_d']} takes "
+        f"{f['t1_pinv_s']:.2f} s in Table I and {f['t4_pinv_s']:g} s in Table IV; with Table IV's time its "
+        f"own speed-up over SGD would be {f['speedup_if_t4']:.2f}×. Its text draws $W$ from "
+        f"$\\mathcal N(0, 2/D)$, its code from $\\mathcal N(0, 1)$.",
+        f"- **Width.** Fitted on the paper's widths, ln d predicts wider models worse than a saturating "
+        f"law on {f['ln_worse_n']} of {f['ln_n']} datasets, and the exact d → ∞ limit of the paper's map "
+        f"is {f['limit_mnist']:.2f} % on MNIST and {f['limit_cifar']:.2f} % on CIFAR-10 raw pixels.",
+        f"- **Beyond the paper.** A frozen map of whitened random patches with the same one-shot readout "
+        f"reaches {f['patch_cifar']:.2f} % on CIFAR-10 in one {f['patch_cifar_s']:.0f} s fit on the book's CPU "
+        f"(Green-ELM on raw pixels: {f['acc_cifar_raw']:.2f} %; the book's SGD-trained CNN: {f['cnn_acc']:.2f} %).",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_headline_page(out_dir: str | Path, results: str | Path | None = None) -> Path:
+    """Write :func:`headline_markdown` of ``results`` (default ``<out_dir>/results``) to
+    ``<out_dir>/headline_findings.md``, the page the intro includes; return its path. Unchanged
+    text is not rewritten."""
+    out_dir = Path(out_dir)
+    text = headline_markdown(results if results is not None else out_dir / "results")
+    path = out_dir / Path(HEADLINE_PAGE).name
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+_GLUE = re.compile(r"\{glue:text\}`([A-Za-z0-9_]+)(?::([^`]*))?`")
+
+
+def rendered_text(notebook: str | Path) -> str:
+    """The prose of an executed notebook as a reader sees it: markdown cells with each
+    ``{glue:text}`` role replaced by its glued value (formatted as the role asks), roles reduced to
+    their text, and the Markdown that code cells display."""
+    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    glued = {}
+    for cell in nb["cells"]:
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            plain = output.get("data", {}).get("application/papermill.record/text/plain")
+            if name and plain is not None:
+                try:
+                    glued[name] = ast.literal_eval(plain)
+                except (ValueError, SyntaxError):
+                    glued[name] = plain
+
+    def value(match):
+        name, spec = match.group(1), match.group(2) or ""
+        if name not in glued:
+            raise KeyError(f"{notebook}: {{glue:text}}`{name}` was never glued")
+        return format(glued[name], spec)
+
+    parts = []
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            text = _GLUE.sub(value, "".join(cell["source"]))
+            text = re.sub(r"\{(?:doc|ref)\}`([^`<]*?)\s*(?:<[^>]*>)?`", r"\1", text)
+            text = re.sub(r"\{cite\}`[^`]*`", "[1]", text)
+            parts.append(text)
+        for output in cell.get("outputs", []):
+            if "text/markdown" in output.get("data", {}):
+                parts.append("".join(output["data"]["text/markdown"]))
+    return "\n\n".join(parts)
+
+
+def word_count(text: str) -> int:
+    """Words in ``text``: runs of characters with a letter or digit (Markdown marks not counted)."""
+    return sum(1 for token in text.split() if re.search(r"\w", token))

@@ -1,0 +1,254 @@
+"""greenelm_book.bottom_line: the conclusion's and the intro's numbers, against the committed store.
+
+(1) each finding is the store's value of the configuration it names, and the paper's value beside
+it is the paper's constant; (2) widths fall back to the widest measured one below the paper's, and
+the words follow the sign of their number; (3) the committed headline page is current and the
+intro opens with it; (4) the conclusion's prose: every number glued, at most 1,500 words rendered.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import statistics
+
+import numpy as np
+import pytest
+
+from greenelm_book import bottom_line as bl
+from greenelm_book.paper import FIG_SCALING, FIG_SCALING_BASELINES, TABLE_I, TABLE_IV, TABLE_VI
+from greenelm_book.results import Result
+from greenelm_book.toc import ROOT
+
+STORE_DIR = ROOT / "book" / "results"
+CONCLUSION_SOURCE = ROOT / "notebooks" / "conclusion.py"
+CONCLUSION_PAGE = ROOT / "book" / "conclusion.ipynb"
+
+
+@pytest.fixture(scope="module")
+def store():
+    return bl.Store(STORE_DIR)
+
+
+@pytest.fixture(scope="module")
+def found():
+    return bl.findings(STORE_DIR)
+
+
+def _result(key, values, chapter="test", unit="%", **setting):
+    return Result(key, tuple(float(v) for v in values), unit, setting, chapter, "test machine",
+                  "2026-01-01", "python -m greenelm_book.runner ...")
+
+
+# ----------------------------------------------------------------------------- (1) the store
+def test_accuracy_findings_are_the_store_configurations(store, found):
+    mnist = store.get(f"mnist/green-elm/unit/pinv/d={found['acc_mnist_d']}/accuracy")
+    assert mnist.setting["dataset"] == "mnist" and mnist.setting["n_hidden"] == found["acc_mnist_d"]
+    assert mnist.setting["weight_scale"] == "unit" and mnist.setting["solver"] == "pinv"
+    assert found["acc_mnist"] == mnist.mean
+    paper = TABLE_I[(TABLE_I.dataset == "mnist") & (TABLE_I.solver == "pinv")].iloc[0]
+    assert found["acc_mnist_d"] == paper.n_hidden and found["acc_mnist_paper"] == paper.accuracy
+    assert found["acc_mnist_gap"] == pytest.approx(abs(mnist.mean - paper.accuracy))
+    fashion = store.get(f"fashion-mnist/green-elm/unit/pinv/d={found['acc_fashion_d']}/accuracy")
+    assert (found["acc_fashion"], found["acc_fashion_n"]) == (fashion.mean, fashion.n)
+    assert found["acc_fashion_paper"] == FIG_SCALING[(FIG_SCALING.dataset == "fashion-mnist")
+                                                     & (FIG_SCALING.n_hidden == found["acc_fashion_d"])].accuracy.item()
+    assert found["acc_mnist_he"] == store.get(f"mnist/green-elm/he/pinv/d={found['acc_mnist_d']}/accuracy").mean
+    assert found["sgd_mnist"] == store.get("mnist/sgd-mlp/accuracy").mean
+    raw = store.get(f"cifar10/green-elm/unit/cholesky/d={found['acc_cifar_raw_d']}/accuracy")
+    assert raw.chapter == "cifar10" and found["acc_cifar_raw"] == raw.mean
+    assert found["acc_cifar_raw_paper"] == TABLE_VI[TABLE_VI.model == "raw"].accuracy.item()
+
+
+def test_the_speed_up_is_the_ratio_of_geometric_means(store, found):
+    sgd = store.get("mnist/sgd-mlp/train-seconds")
+    elm = store.get(f"mnist/green-elm/unit/pinv/d={found['speedup_d']}/fit-seconds")
+    expected = math.exp(np.mean(np.log(sgd.values)) - np.mean(np.log(elm.values)))
+    assert found["speedup"] == pytest.approx(expected, rel=1e-12)
+    assert found["speedup_low"] < found["speedup"] < found["speedup_high"]
+    assert found["speedup_paper"] == 11.6
+    t4 = TABLE_IV.set_index("solver").seconds
+    assert found["pinv_lu_paper"] == pytest.approx(t4["pinv"] / t4["lu"])
+    ratio = store.matching(r"mnist/paper-listing2/pinv-over-lu/.*/solve-time-ratio")
+    assert [found["pinv_lu"]] == [r.mean for r in ratio.values()]
+    chol = store.get(f"cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d={found['pinv_chol_d']}"
+                     "/solve-time-ratio")
+    assert found["pinv_chol"] == chol.mean
+
+
+def test_inconsistencies_come_from_the_paper_constants():
+    f = bl.inconsistency_findings()
+    row = TABLE_I[(TABLE_I.dataset == "mnist") & (TABLE_I.solver == "pinv")].iloc[0]
+    pinv = TABLE_IV[TABLE_IV.solver == "pinv"].iloc[0]
+    assert (f["t1_pinv_s"], f["t4_pinv_s"]) == (row.train_seconds, pinv.seconds)
+    assert f["t4_over_t1"] == pytest.approx(pinv.seconds / row.train_seconds)
+    sgd_s = TABLE_I[(TABLE_I.dataset == "mnist") & (TABLE_I.solver == "sgd")].train_seconds.item()
+    assert f["speedup_if_t4"] == pytest.approx(sgd_s / pinv.seconds)
+    assert (f["sgd_figure"], f["cnn_figure"]) == (FIG_SCALING_BASELINES["mnist"], FIG_SCALING_BASELINES["cifar10"])
+    curve = FIG_SCALING[FIG_SCALING.dataset == "cifar10"].accuracy
+    assert (f["cifar_curve_low"], f["cifar_curve_high"]) == (curve.min(), curve.max())
+
+
+def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
+    patches = store.matching(r"cifar10/patch-readout/p=\d+/pool=\d+/k=\d+/accuracy")
+    best = max(patches, key=lambda k: patches[k].mean)
+    assert found["patch_cifar"] == patches[best].mean == max(r.mean for r in patches.values())
+    assert f"/k={found['patch_cifar_k'].replace(',', '')}/" in best
+    assert found["patch_cifar_s"] == store.get(best.replace("/accuracy", "/fit-seconds")).mean
+    assert found["limit_mnist"] == store.get("mnist/arccos-kernel/accuracy").mean
+    assert found["ultra_acc"] == store.get(f"mnist/green-elm/unit/ridge-loo/d={found['ultra_d'].replace(',', '')}"
+                                           "/accuracy").mean
+    widths = [int(re.search(r"/d=(\d+)/", k).group(1))
+              for k in store.matching(r"mnist/green-elm/unit/ridge-loo/d=\d+/accuracy")]
+    assert int(found["ultra_d"].replace(",", "")) == max(widths)
+    assert 0 <= found["ln_worse_n"] <= found["ln_n"] == 3
+    distances = [v for r in store.matching(r".*/stream/d=\d+/b=\d+/distance-to-oracle").values() for v in r.values]
+    assert found["stream_distance"] == max(distances)
+    ratio = store.matching(r"cifar10-efficientnet-lite0/green-elm/stream/listing3-over-cholesky/numpy/.*/ratio")
+    assert found["listing3_ratio"] == statistics.median(next(iter(ratio.values())).values)
+    peaks = [r.mean for r in store.matching(r"mnist-shifted/green-elm/dask/d=\d+/n=\d+/worker-peak-mb").values()]
+    assert (found["dask_peak_low"], found["dask_peak_high"]) == (min(peaks), max(peaks))
+
+
+def test_the_verdict_line_names_every_label_that_occurs():
+    from greenelm_book.scorecard import scorecard
+
+    frame = scorecard(STORE_DIR)
+    line = bl.verdict_markdown(STORE_DIR)
+    assert f"{len(frame)} claims" in line
+    counted = re.findall(r"\*([^*]+)\* (\d+)", line)
+    assert dict(counted) == {label: str(n) for label, n in frame.verdict.value_counts().items()}
+    assert sum(int(n) for _, n in counted) == len(frame)
+
+
+def test_the_smoke_store_gives_every_finding_too(found):
+    smoke = bl.findings(ROOT / "tests" / "notebooks" / "results")
+    assert set(smoke) == set(found)
+
+
+# ----------------------------------------------------------------------------- (2) widths and words
+def test_at_width_takes_the_paper_width_or_the_widest_below():
+    store = bl.Store.from_results([_result(f"mnist/x/d={d}/accuracy", [d / 100]) for d in (500, 1000, 1500)]
+                                  + [_result("mnist/x/d=700/accuracy", [7], chapter="other")])
+    assert store.at_width("mnist/x/d={d}/accuracy", 1000)[1] == 1000
+    assert store.at_width("mnist/x/d={d}/accuracy", 4000)[1] == 1500
+    assert store.at_width("mnist/x/d={d}/accuracy", 4000, among=(500, 1000, 2000, 4000))[1] == 1000
+    assert store.at_width("mnist/x/d={d}/accuracy", 800)[1] == 700
+    assert store.at_width("mnist/x/d={d}/accuracy", 800, chapter="test")[1] == 500
+    assert store.at_width("mnist/x/d={d}/accuracy", 100)[1] == 500        # nothing below: the narrowest
+    with pytest.raises(KeyError, match="at any width"):
+        store.at_width("mnist/y/d={d}/accuracy", 1000)
+
+
+def test_words_follow_the_sign_of_their_number():
+    assert bl._gap("x", 98.0, 97.0) == {"x": 98.0, "x_paper": 97.0, "x_gap": 1.0, "x_words": "above"}
+    assert bl._gap("x", 96.5, 97.0)["x_words"] == "below"
+
+    def speed(sgd_seconds, elm_seconds):
+        results = [_result("mnist/sgd-mlp/train-seconds", sgd_seconds, unit="s"),
+                   _result("mnist/green-elm/unit/pinv/d=2000/fit-seconds", elm_seconds, unit="s"),
+                   _result("cifar10/green-elm/unit/cholesky/d=2000/sgd-mlp-over-fit-time-ratio", [2.0], unit="×"),
+                   _result("mnist/paper-listing2/pinv-over-lu/same-h/n=60000/d=2000/solve-time-ratio", [13.0]),
+                   _result("cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d=4000/solve-time-ratio", [10.0])]
+        return bl.speed_findings(bl.Store.from_results(results))
+
+    slower = speed([14.0, 15.0, 14.5], [15.0, 16.0, 15.5])
+    assert slower["speedup"] < 1 and slower["speedup_words"] == "shorter than"
+    faster = speed([140.0, 150.0, 145.0], [15.0, 16.0, 15.5])
+    assert faster["speedup"] == pytest.approx(math.exp(np.mean(np.log([140, 150, 145]))
+                                                       - np.mean(np.log([15, 16, 15.5]))))
+    assert faster["speedup_words"] == "longer than"
+
+
+def test_an_empty_results_dir_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no results"):
+        bl.Store(tmp_path)
+
+
+# ----------------------------------------------------------------------------- (3) the headline page
+def test_the_committed_headline_page_is_current():
+    page = ROOT / bl.HEADLINE_PAGE
+    assert page.read_text(encoding="utf-8") == bl.headline_markdown(STORE_DIR), (
+        f"{bl.HEADLINE_PAGE} is stale: python -c 'from greenelm_book.bottom_line import write_headline_page; "
+        "write_headline_page(\"book\")'")
+
+
+def test_the_headline_page_quotes_the_findings(found):
+    text = bl.headline_markdown(STORE_DIR)
+    bullets = [line for line in text.splitlines() if line.startswith("- ")]
+    assert 3 <= len(bullets) <= 5
+    for snippet in (f"{found['acc_mnist_gap']:.2f} points {found['acc_mnist_words']}", f"{found['speedup']:.2f}×",
+                    f"{found['t4_pinv_s']:g} s in Table IV", f"{found['patch_cifar']:.2f} %"):
+        assert snippet in text
+
+
+def test_the_write_function_writes_the_include(tmp_path):
+    (tmp_path / "results").symlink_to(STORE_DIR)
+    path = bl.write_headline_page(tmp_path)
+    assert path == tmp_path / "headline_findings.md"
+    assert path.read_text(encoding="utf-8") == bl.headline_markdown(STORE_DIR)
+
+
+def test_a_store_without_the_results_gives_a_line_that_says_so(tmp_path):
+    assert "once every chapter has been executed" in bl.headline_markdown(tmp_path)              # nothing executed
+    (tmp_path / "baselines.json").write_bytes((STORE_DIR / "baselines.json").read_bytes())
+    text = bl.headline_markdown(tmp_path)                               # one chapter only
+    assert "once every chapter has been executed" in text and "no result" in text and text.count("\n") == 1
+
+
+def test_the_intro_opens_with_the_headline_findings():
+    text = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+    include = text.index("```{include} headline_findings.md")
+    assert include < text.index("\n## "), "the headline findings must come before the intro's first section"
+
+
+# ----------------------------------------------------------------------------- (4) the conclusion's prose
+def _markdown_cells():
+    import jupytext
+
+    nb = jupytext.read(CONCLUSION_SOURCE, fmt="py:percent")
+    return [cell.source for cell in nb.cells if cell.cell_type == "markdown"]
+
+
+def test_no_number_in_the_conclusion_prose_is_typed_in():
+    """Every number of the conclusion's markdown is a {glue:text} role (read from the store or the
+    paper's constants): once roles, math, code and names like CIFAR-10 are removed, no digit is left."""
+    for source in _markdown_cells():
+        text = re.sub(r"\{(?:glue:text|doc|cite|ref)\}`[^`]*`", "", source)
+        text = re.sub(r"\$[^$]*\$", "", text)
+        text = re.sub(r"`[^`]*`", "", text)
+        text = re.sub(r"CIFAR-10|ResNet-18|EfficientNet-Lite0|\(\)", "", text)
+        digits = re.findall(r"\S*\d\S*", text)
+        assert not digits, f"typed-in numbers in the conclusion: {digits}"
+
+
+def test_every_glued_name_is_a_finding(found):
+    names = {m.group(1) for source in _markdown_cells() for m in bl._GLUE.finditer(source)}
+    assert names, "the conclusion quotes no finding"
+    assert names <= set(found), f"glued names with no finding: {sorted(names - set(found))}"
+
+
+def test_the_rendered_conclusion_fits_in_1500_words(found):
+    text = bl.rendered_text(CONCLUSION_PAGE)
+    assert "{glue:text}" not in text
+    assert 500 <= bl.word_count(text) <= 1500, bl.word_count(text)
+    for snippet in (f"{found['acc_mnist_gap']:.1f} points {found['acc_mnist_words']}",
+                    f"{found['speedup']:.2f}× Green-ELM's pinv fit", f"{found['t1_pinv_s']:.2f} s in Table I"):
+        assert snippet in text
+
+
+def test_rendered_text_formats_glued_values(tmp_path):
+    import json
+
+    nb = {"cells": [{"cell_type": "code", "source": "", "outputs": [
+        {"output_type": "display_data", "metadata": {"scrapbook": {"name": "x"}},
+         "data": {"application/papermill.record/text/plain": "1.23456"}}]},
+        {"cell_type": "markdown", "source": "x is {glue:text}`x:.2f` ({doc}`scaling`), y {glue:text}`y`"}]}
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(nb))
+    with pytest.raises(KeyError, match="never glued"):
+        bl.rendered_text(path)
+    nb["cells"][1]["source"] = "x is {glue:text}`x:.2f` ({doc}`the scaling chapter <scaling>`)"
+    path.write_text(json.dumps(nb))
+    assert bl.rendered_text(path) == "x is 1.23 (the scaling chapter)"
+    assert bl.word_count("**x** is 1.23 — (the scaling chapter)") == 6
