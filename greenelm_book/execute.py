@@ -37,6 +37,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import math
 import os
 import shlex
 import tempfile
@@ -90,10 +91,27 @@ def _literal(value: Any) -> str:
     return repr(value)
 
 
+def _yaml_flow(value: Any) -> str:
+    """``value`` (JSON-like) as YAML flow text that PyYAML reads back as ``value``: JSON, with
+    every float written with a decimal point (PyYAML reads ``1e-05`` as a string)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))}: {_yaml_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_yaml_flow(v) for v in value) + "]"
+    if isinstance(value, float) and math.isfinite(value):
+        text = repr(value)
+        mantissa, e, exponent = text.partition("e")
+        return (mantissa if "." in mantissa else mantissa + ".0") + e + exponent
+    return json.dumps(value)
+
+
 def _papermill_args(params: Mapping[str, Any]) -> list[str]:
     """papermill's ``-p NAME VALUE`` for each scalar that its ``-p`` parses back to itself, else
-    ``-y '{"NAME": VALUE}'`` (lists, mappings, strings that look like numbers)."""
+    ``-y '{"NAME": VALUE}'`` (lists, mappings, strings that look like numbers); each checked to
+    read back as the value with papermill's own parsers."""
+    import yaml
     from papermill.cli import _resolve_type
+    from papermill.iorw import NoDatesSafeLoader
 
     args = []
     for name, value in params.items():
@@ -103,7 +121,10 @@ def _papermill_args(params: Mapping[str, Any]) -> list[str]:
             if back == value and type(back) is type(value):
                 args.append(f"-p {name} {shlex.quote(text)}")
                 continue
-        args.append(f"-y {shlex.quote(json.dumps({name: value}))}")
+        text = "{" + f"{json.dumps(name)}: {_yaml_flow(value)}" + "}"
+        if yaml.load(text, Loader=NoDatesSafeLoader) != {name: value}:
+            raise ValueError(f"parameter {name} = {value!r} cannot be passed to papermill as {text}")
+        args.append(f"-y {shlex.quote(text)}")
     return args
 
 
@@ -129,6 +150,18 @@ def _defaults(nb, injected: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _wrap(words: list[str], width: int = 64) -> str:
+    """Shell words packed into lines of at most ``width`` characters (a longer word gets its own
+    line), continued with `` \\`` and indented by 4: a command that fits the page's code column."""
+    lines: list[str] = []
+    for word in words:
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return " \\\n    ".join(lines)
+
+
 def rerun_box(name: str, meta: Mapping[str, Any], nb=None) -> str:
     """The MyST text of the folded *Re-run this chapter* box for chapter ``name`` from its
     provenance ``meta`` (the notebook's ``greenelm`` metadata): the runner's command, the papermill
@@ -138,12 +171,12 @@ def rerun_box(name: str, meta: Mapping[str, Any], nb=None) -> str:
     params = dict(meta.get("parameters") or {})
     overrides = dict(meta.get("overrides") or {})
     out = PROFILE_OUT.get(profile, "DIR")
-    runner = f"python -m greenelm_book.runner run --profile {profile} --out {out} --chapter {name}"
-    runner += "".join(f" -p {k} {shlex.quote(json.dumps(v) if not isinstance(v, str) else v)}"
-                      for k, v in overrides.items())
-    pm = _papermill_args(params)
-    lines = [" \\\n    ".join([f"papermill /tmp/{name}.ipynb {out}/{name}.ipynb --cwd . -k {KERNEL}",
-                                *(" ".join(pm[i:i + 3]) for i in range(0, len(pm), 3))])]
+    runner = _wrap(["python -m greenelm_book.runner run", f"--profile {profile}", f"--out {out}",
+                    f"--chapter {name}",
+                    *(f"-p {k} {shlex.quote(v if isinstance(v, str) else _yaml_flow(v))}"
+                      for k, v in overrides.items())])
+    lines = [_wrap([f"papermill /tmp/{name}.ipynb {out}/{name}.ipynb", "--cwd .", f"-k {KERNEL}",
+                    *_papermill_args(params)])]
     injected = "\n".join(f"{k} = {_literal(v)}" for k, v in params.items())
     defaults = _defaults(nb, params) if nb is not None else []
     source = meta.get("source", f"notebooks/{name}.py")
@@ -164,7 +197,7 @@ def rerun_box(name: str, meta: Mapping[str, Any], nb=None) -> str:
         "(the runner also records the provenance and folds the code; the outputs are the same):",
         "",
         "```bash",
-        f"jupytext --to ipynb --output /tmp/{name}.ipynb {source}",
+        _wrap([f"jupytext --to ipynb {source}", f"--output /tmp/{name}.ipynb"]),
         f"export GREENELM_RESULTS_DIR={out}/results",
         *lines,
         "```",

@@ -124,7 +124,7 @@ def test_runner_executes_with_overrides_and_provenance(tiny_executed):
     boxes = [i for i, c in enumerate(nb.cells) if execute.RERUN_TAG in c.metadata.get("tags", [])]
     first = min(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
     assert boxes == [first - 1], boxes
-    box = nb.cells[boxes[0]].source
+    box = nb.cells[boxes[0]].source.replace(" \\\n    ", " ")   # the commands' lines joined
     assert "runner run --profile smoke --out tests/notebooks --chapter tiny -p seed 3" in box
     assert "-p width 5 -p seed 3 -p profile smoke" in box, box
     assert "width = 5\nseed = 3\nprofile = 'smoke'" in box
@@ -158,7 +158,8 @@ def test_present_hides_parameters_adds_the_box_and_changes_nothing_else():
         new_code_cell("print(widths)", metadata={"tags": ["hide-input"]},
                       outputs=[new_output("stream", name="stdout", text="[5]\n")])])
     nb.metadata["greenelm"] = {"source": "notebooks/t.py", "profile": "full",
-                               "parameters": {"widths": [5], "label": "1e3", "profile": "full"},
+                               "parameters": {"widths": [5], "label": "1e3", "jitter": {"a": 1e-05},
+                                              "profile": "full"},
                                "overrides": {}}
     before = copy.deepcopy(nb)
     assert execute.present(nb, "t") is True
@@ -168,11 +169,15 @@ def test_present_hides_parameters_adds_the_box_and_changes_nothing_else():
     assert [c.metadata.get("tags") for c in nb.cells] == [
         None, [execute.RERUN_TAG], ["parameters", "remove-cell"], ["injected-parameters", "remove-cell"],
         ["hide-input"]]
-    box = nb.cells[1].source
+    box = nb.cells[1].source.replace(" \\\n    ", " ")
     assert box.startswith("````{admonition} Re-run this chapter\n:class: dropdown")
     assert "python -m greenelm_book.runner run --profile full --out book --chapter t\n" in box
-    # a list and a string papermill's -p would read as a number go through -y
-    assert """-y '{"widths": [5]}' -y '{"label": "1e3"}' -p profile full""" in box, box
+    # a list, a string papermill's -p would read as a number and a mapping go through -y, a float
+    # with a decimal point (PyYAML reads 1e-05 as a string)
+    assert """-y '{"widths": [5]}' -y '{"label": "1e3"}' -y '{"jitter": {"a": 1.0e-05}}' -p profile full""" \
+        in box, box
+    assert all(len(line) <= 80 for line in nb.cells[1].source.splitlines() if not line.startswith(
+        ("This page", "(add"))), "a command line too long for the page's code column"
     assert "# the chapter's defaults\nseed = 0\n" in box and "widths = [1, 2]" not in box
     assert execute.present(nb, "t") is False
     unstamped = new_notebook(cells=[new_code_cell("p = 1", metadata={"tags": ["parameters"]})])
