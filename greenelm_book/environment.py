@@ -43,7 +43,7 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
     import nbformat
 
     source_dir = Path(source_dir)
-    rows = []
+    rows, machines = [], []
     for name in chapters(toc):
         path = source_dir / f"{name}.ipynb"
         meta = nbformat.read(path, as_version=4).metadata if path.is_file() else {}
@@ -55,8 +55,16 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         recorded = _results_dates(source_dir, name)
         if recorded == "–" and name in SUMMARY_CHAPTERS:
             recorded = "reads the others'"
-        rows.append(f"| {{doc}}`{name} <{name}>` | {ours.get('profile', '–')} | {recorded} | {took} "
-                    f"| {str(pm.get('start_time', '–'))[:10]} | {where} |")
+        machines.append(where)
+        rows.append([f"{{doc}}`{name} <{name}>`", ours.get("profile", "–"), recorded, took,
+                     str(pm.get("start_time", "–"))[:10], where])
+    one = len(set(machines)) == 1 and machines[0] != "–"
+    header = ["chapter", "profile", "results recorded", "compute time", "page executed"] + \
+        ([] if one else ["machine"])
+    table = ["| " + " | ".join(header) + " |", "| --- | --- | --- | ---: | --- |" + ("" if one else " --- |"),
+             *("| " + " | ".join(row[:len(header)]) + " |" for row in rows)]
+    where = (f"Every chapter was executed on the same machine: {machines[0]}." if one else
+             "A machine shown as – was not recorded.")
     pins = {}
     for line in (ROOT / "constraints.txt").read_text().splitlines():
         package, _, version = line.partition("==")
@@ -70,9 +78,7 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         "by the runner (after a run into `book/` and at each build) from the chapters' provenance "
         "(their notebook metadata), their results store (`book/results/<chapter>.json`) and "
         "`constraints.txt`, the book's exact environment.", "",
-        "| chapter | profile | results recorded | compute time | page executed | machine |",
-        "| --- | --- | --- | ---: | --- | --- |",
-        *rows, "",
+        *table, "",
         "*Results recorded* is the first and last `date` of the chapter's results in the store: the "
         "day of the execution that wrote them (a result read from the results cache was computed "
         "earlier, by the same code and parameters: the cache is keyed by both, see "
@@ -82,7 +88,7 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         "entry; a chapter executed before shows *not recorded*. The run time of the execution that "
         "wrote a page is not a compute time (a run that reads its heavy results from the cache "
         "takes minutes for hours of computation), so it is not shown. *Page executed* is the day of "
-        "that execution; a machine shown as – was not recorded.", "",
+        f"that execution. {where}", "",
         f"Exact versions of the main packages ({len(pins)} pinned in all, in `constraints.txt`): "
         f"{versions}.", "",
         "Re-execute one chapter with `python -m greenelm_book.runner run --profile full "
