@@ -19,7 +19,7 @@ appears *and* when a listed one is gone, so the list stays true. Every other pag
 The deviations page (``book/deviations.md``) is static text; its stated settings are checked against
 the recorded ones: the verdict rule, each chapter's seed and epoch counts and widths (the settings
 stored with its results in ``book/results`` and its entry in ``params/full.yml``), scaling's
-nested draws and the CNN's measured epoch time.
+nested draws, the CNN's measured epoch time and the machine the chapters ran on.
 """
 
 from __future__ import annotations
@@ -426,3 +426,18 @@ def test_deviations_page_states_scalings_draws_and_the_cnns_epoch_time():
         value = next(v for v in pair if v)
         assert float(value) == round(per_epoch, 1), (
             f"book/deviations.md says {value} s per epoch; book/results records {per_epoch:.1f}")
+
+
+def test_deviations_page_states_the_machine_the_chapters_ran_on():
+    import nbformat
+
+    text = (BOOK / "deviations.md").read_text(encoding="utf-8")
+    machines = set()
+    for path in sorted(BOOK.glob("*.ipynb")):
+        host = nbformat.read(path, as_version=4).metadata.get("greenelm", {}).get("machine")
+        if host:
+            machines.add(f"{host['cpu']}, {host['cores']} cores, {host['memory_gib']:g} GiB")
+    assert machines, "no executed chapter records its machine"
+    for machine in machines:
+        assert machine in text, f"book/deviations.md does not state the machine {machine!r}"
+
