@@ -6,6 +6,11 @@ chapters is staged beside a copy of the book's other files. The two generated pa
 results store, included by the intro), are written at each build; the repository commits them for
 ``book/`` so that a plain ``jupyter-book build .`` of a clean checkout renders the same book
 (``tests/test_pipeline.py`` checks that the committed ones are what a build would write).
+
+Each chapter's page is made by :func:`greenelm_book.execute.present` before the build (its
+parameters cells hidden, the *Re-run this chapter* box from its provenance): the runner does it at
+execution, and the build again for notebooks executed before (``book/<name>.ipynb`` rewritten in
+place when it changes, a staged copy otherwise); no output and no provenance changes.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from pathlib import Path
 import yaml
 
 from .environment import ENVIRONMENT_PAGE, environment_page
+from .execute import present_file
 from .toc import BOOK, BUILD, CONFIG, ROOT, TOC, chapters, pages, relative
 
 #: files of the book besides the chapters, copied when a book is staged
@@ -118,6 +124,8 @@ def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
     build_root = Path(build_root).resolve() if build_root is not None else BUILD
     opts = ["--warningiserror", "--keep-going", "--all"]
     if source_dir == BOOK.resolve() and build_root == BUILD:
+        for n in names:
+            present_file(source_dir / f"{n}.ipynb")
         write_generated_pages(source_dir, ROOT, toc_path)
         extra = [] if toc is None else ["--toc", str(toc_path)]
         if os.environ.get(REPOSITORY_ENV):
@@ -140,6 +148,7 @@ def build_html(source_dir: str | Path, *, toc: str | Path | None = None,
     write_generated_pages(source_dir, stage, toc_path, generated)
     for n in names:
         _sync(source_dir / f"{n}.ipynb", stage / "book" / f"{n}.ipynb")
+        present_file(stage / "book" / f"{n}.ipynb")
     _jupyter_book([str(stage), *opts], stage, quiet)
     html = build_root / source_dir.name / "html"
     if html.exists():

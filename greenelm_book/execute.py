@@ -17,17 +17,36 @@ they read): a changed result makes them stale.
 Code folding: after execution every code cell gets the tag ``hide-input`` (the reader sees its
 output and a toggle), except the parameters cells and cells tagged otherwise by the chapter; a
 cell beginning ``# NBVAL_CHECK_OUTPUT`` (a regression-test printout) gets ``remove-cell``.
+
+The page (:func:`present`): the ``parameters`` cell (the smoke defaults) and papermill's
+``injected-parameters`` cell get ``remove-cell``, and a folded *Re-run this chapter* box (a
+markdown cell tagged :data:`RERUN_TAG`) takes their place: the runner's command, the papermill
+equivalent with its ``-p`` values, and the profile and parameters that produced the page, all read
+from the ``greenelm`` provenance. The runner applies it at execution; the build applies it to
+already-executed notebooks (it changes no output and no provenance, and is idempotent).
+
+Compute time: the kernel runs with ``GREENELM_COMPUTE_LOG`` naming a file where every
+:func:`greenelm_book.results_cache.memoize` call appends its name, whether it was read from the
+cache and the compute seconds of its stored result; the provenance's ``compute`` sums them
+(:func:`compute_time`), so a run that reads hours of results from the cache still records how
+long they took to compute.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
+import json
+import math
 import os
+import shlex
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Mapping
 
 from .freshness import results_sha256
+from .results_cache import COMPUTE_LOG_ENV
 from .toc import (
     ROOT,
     SUMMARY_CHAPTERS,
@@ -59,6 +78,199 @@ def fold_code(nb) -> None:
         elif not _DISPLAY_TAGS & set(tags):
             tags.append("hide-input")
         cell.metadata["tags"] = tags
+
+
+#: tag of the markdown cell :func:`present` inserts (the folded "Re-run this chapter" box)
+RERUN_TAG = "greenelm-rerun"
+#: where each profile's executed chapters live in the repository (the runner's ``--out``)
+PROFILE_OUT = {"full": "book", "smoke": "tests/notebooks"}
+
+
+def _literal(value: Any) -> str:
+    """``value`` as Python source (what papermill injects)."""
+    return repr(value)
+
+
+def _yaml_flow(value: Any) -> str:
+    """``value`` (JSON-like) as YAML flow text that PyYAML reads back as ``value``: JSON, with
+    every float written with a decimal point (PyYAML reads ``1e-05`` as a string)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))}: {_yaml_flow(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_yaml_flow(v) for v in value) + "]"
+    if isinstance(value, float) and math.isfinite(value):
+        text = repr(value)
+        mantissa, e, exponent = text.partition("e")
+        return (mantissa if "." in mantissa else mantissa + ".0") + e + exponent
+    return json.dumps(value)
+
+
+def _papermill_args(params: Mapping[str, Any]) -> list[str]:
+    """papermill's ``-p NAME VALUE`` for each scalar that its ``-p`` parses back to itself, else
+    ``-y '{"NAME": VALUE}'`` (lists, mappings, strings that look like numbers); each checked to
+    read back as the value with papermill's own parsers."""
+    import yaml
+    from papermill.cli import _resolve_type
+    from papermill.iorw import NoDatesSafeLoader
+
+    args = []
+    for name, value in params.items():
+        if value is None or isinstance(value, (bool, int, float, str)):
+            text = str(value)    # None -> "None", True -> "True", as papermill's -p reads them
+            back = _resolve_type(text)
+            if back == value and type(back) is type(value):
+                args.append(f"-p {name} {shlex.quote(text)}")
+                continue
+        text = "{" + f"{json.dumps(name)}: {_yaml_flow(value)}" + "}"
+        if yaml.load(text, Loader=NoDatesSafeLoader) != {name: value}:
+            raise ValueError(f"parameter {name} = {value!r} cannot be passed to papermill as {text}")
+        args.append(f"-y {shlex.quote(text)}")
+    return args
+
+
+def _defaults(nb, injected: Mapping[str, Any]) -> list[str]:
+    """Source lines of the parameters cell's assignments that were not injected (they ran as written)."""
+    from .toc import parameters_cells
+
+    idx = parameters_cells(nb)
+    if not idx:
+        return []
+    src = nb.cells[idx[0]].source
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return []
+    out = []
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+            if names and not set(names) & set(injected):
+                out.append(ast.get_source_segment(src, node))
+    return out
+
+
+def _wrap(words: list[str], width: int = 64) -> str:
+    """Shell words packed into lines of at most ``width`` characters (a longer word gets its own
+    line), continued with `` \\`` and indented by 4: a command that fits the page's code column."""
+    lines: list[str] = []
+    for word in words:
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return " \\\n    ".join(lines)
+
+
+def rerun_box(name: str, meta: Mapping[str, Any], nb=None) -> str:
+    """The MyST text of the folded *Re-run this chapter* box for chapter ``name`` from its
+    provenance ``meta`` (the notebook's ``greenelm`` metadata): the runner's command, the papermill
+    equivalent and the parameters that produced the page (``nb``'s parameters cell gives the
+    defaults that were not injected)."""
+    profile = meta["profile"]
+    params = dict(meta.get("parameters") or {})
+    overrides = dict(meta.get("overrides") or {})
+    out = PROFILE_OUT.get(profile, "DIR")
+    runner = _wrap(["python -m greenelm_book.runner run", f"--profile {profile}", f"--out {out}",
+                    f"--chapter {name}",
+                    *(f"-p {k} {shlex.quote(v if isinstance(v, str) else _yaml_flow(v))}"
+                      for k, v in overrides.items())])
+    lines = [_wrap([f"papermill /tmp/{name}.ipynb {out}/{name}.ipynb", "--cwd .", f"-k {KERNEL}",
+                    *_papermill_args(params)])]
+    injected = "\n".join(f"{k} = {_literal(v)}" for k, v in params.items())
+    defaults = _defaults(nb, params) if nb is not None else []
+    source = meta.get("source", f"notebooks/{name}.py")
+    how = (f"the **{profile}** profile (`params/{profile}.yml`)"
+           + (f" with the overrides {', '.join(f'`{k} = {_literal(v)}`' for k, v in overrides.items())}"
+              if overrides else ""))
+    return "\n".join([
+        "````{admonition} Re-run this chapter",
+        ":class: dropdown tip",
+        "",
+        f"This page is `{source}` executed at {how}. Re-run it with",
+        "",
+        "```bash",
+        runner,
+        "```",
+        "",
+        "(add `-p NAME VALUE` to change a parameter). Without the runner, with papermill itself "
+        "(the runner also records the provenance and folds the code; the outputs are the same):",
+        "",
+        "```bash",
+        _wrap([f"jupytext --to ipynb {source}", f"--output /tmp/{name}.ipynb"]),
+        f"export GREENELM_RESULTS_DIR={out}/results",
+        *lines,
+        "```",
+        "",
+        "The parameters that produced this page:",
+        "",
+        "```python",
+        f"# from params/{profile}.yml" + (" and the overrides" if overrides else ""),
+        injected,
+        *(["# the chapter's defaults", *defaults] if defaults else []),
+        "```",
+        "````",
+    ])
+
+
+def present(nb, name: str | None = None) -> bool:
+    """Make an executed chapter's page: hide its ``parameters`` and ``injected-parameters`` cells
+    (``remove-cell``) and put the *Re-run this chapter* box (:func:`rerun_box`, from the notebook's
+    ``greenelm`` provenance) where they were. Changes no output and no metadata but cell tags;
+    idempotent (an existing box is rewritten). ``name`` defaults to the provenance's source stem.
+    Returns whether ``nb`` changed."""
+    import nbformat
+
+    before = nbformat.writes(nb)
+    nb.cells = [c for c in nb.cells if RERUN_TAG not in c.metadata.get("tags", [])]
+    first = None
+    for i, cell in enumerate(nb.cells):
+        tags = list(cell.metadata.get("tags", []))
+        if {"parameters", "injected-parameters"} & set(tags):
+            first = i if first is None else first
+            if "remove-cell" not in tags:
+                tags.append("remove-cell")
+            tags = [t for t in tags if t not in ("hide-input", "hide-cell")]
+            cell.metadata["tags"] = tags
+    meta = nb.metadata.get("greenelm")
+    if meta and "profile" in meta:
+        name = name or Path(meta.get("source", "chapter.py")).stem
+        box = nbformat.v4.new_markdown_cell(rerun_box(name, meta, nb), metadata={"tags": [RERUN_TAG]})
+        box.pop("id", None)
+        if nb.nbformat_minor >= 5:
+            box["id"] = RERUN_TAG
+        nb.cells.insert(first if first is not None else min(1, len(nb.cells)), box)
+    return nbformat.writes(nb) != before
+
+
+def present_file(path: str | Path) -> bool:
+    """:func:`present` applied to the executed notebook at ``path``, rewritten (atomically) only
+    when it changed; returns whether it did."""
+    import nbformat
+
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    if not present(nb, path.stem):
+        return False
+    _atomic_write_nb(nb, path)
+    return True
+
+
+def compute_time(log: str | Path, wall_seconds: float) -> dict[str, Any]:
+    """The ``compute`` provenance of one execution from its compute log (JSON lines written by
+    ``memoize``: name, cached, seconds): ``{"seconds": wall_seconds + the compute seconds of every
+    result read from the cache, "wall_seconds", "memoized": calls, "cached": calls read from the
+    cache, "cached_seconds"}``. ``seconds`` is how long the page's results took to compute, whether
+    or not this run computed them."""
+    calls = []
+    path = Path(log)
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                calls.append(json.loads(line))
+    cached = [float(c["seconds"]) for c in calls if c.get("cached")]
+    return {"seconds": round(wall_seconds + sum(cached), 3), "wall_seconds": round(wall_seconds, 3),
+            "memoized": len(calls), "cached": len(cached), "cached_seconds": round(sum(cached), 3)}
 
 
 class ChapterError(RuntimeError):
@@ -150,7 +362,11 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
         os.close(fd)
         tmp = Path(tmp)
         results_env = os.environ.get("GREENELM_RESULTS_DIR")
+        log_env = os.environ.get(COMPUTE_LOG_ENV)
         os.environ["GREENELM_RESULTS_DIR"] = str((out_dir / "results").resolve())
+        log = Path(tmpdir) / "compute.jsonl"
+        os.environ[COMPUTE_LOG_ENV] = str(log)
+        start = time.perf_counter()
         try:
             try:
                 papermill.execute_notebook(
@@ -175,6 +391,7 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
                 raise ChapterError(f"chapter {name} failed: {type(exc).__name__}: {exc}", name,
                                    failed_notebook=failed if failed.exists() else None) from exc
 
+            wall = time.perf_counter() - start
             out = nbformat.read(tmp, as_version=4)
             _stamp_papermill(out, src, final)
             fold_code(out)
@@ -191,16 +408,19 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
                 "overrides": dict(overrides or {}),
                 "greenelm_version": _version(),
                 "machine": chapter_machine(),
+                "compute": compute_time(log, wall),
                 **summary,
             }
+            present(out, name)
             _atomic_write_nb(out, final)
             failed.unlink(missing_ok=True)
         finally:
             tmp.unlink(missing_ok=True)
-            if results_env is None:
-                os.environ.pop("GREENELM_RESULTS_DIR", None)
-            else:
-                os.environ["GREENELM_RESULTS_DIR"] = results_env
+            for var, old in (("GREENELM_RESULTS_DIR", results_env), (COMPUTE_LOG_ENV, log_env)):
+                if old is None:
+                    os.environ.pop(var, None)
+                else:
+                    os.environ[var] = old
     return final
 
 

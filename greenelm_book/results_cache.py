@@ -21,6 +21,11 @@ opened) is reported with a :class:`CacheWarning` naming the file, and the result
 Temporaries left by a killed write are removed on the next call (the rule, which never removes a
 live writer's file, is in :mod:`greenelm._cachefiles`).
 
+When ``$GREENELM_COMPUTE_LOG`` names a file (the runner sets it for each chapter it executes),
+every call appends one JSON line to it: ``{"name", "cached", "seconds"}`` (the compute seconds of
+the stored result, also when it was read from the cache), so a chapter's provenance records how
+long its results took to compute (:func:`greenelm_book.execute.compute_time`).
+
 Results may be built from: ``None``, ``bool``, ``int``, ``float``, ``str``, numpy arrays (not of
 object dtype) and numpy scalars, ``list``, ``tuple``, ``dict`` (keys: the hashable ones among
 these, tuples included) and pandas DataFrames. A DataFrame is stored column by column, in order,
@@ -40,6 +45,7 @@ import hashlib
 import io
 import json
 import math
+import os
 import time
 import warnings
 import zipfile
@@ -58,6 +64,9 @@ from greenelm.data import cache_dir as data_cache_dir
 from .codekey import code_fingerprint
 
 __all__ = ["CacheWarning", "cache_dir", "memoize"]
+
+#: environment variable naming the file each :func:`memoize` call appends its compute time to
+COMPUTE_LOG_ENV = "GREENELM_COMPUTE_LOG"
 
 FORMAT = "greenelm-results/2"
 _MASKED_DTYPES = {"Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64",
@@ -370,6 +379,14 @@ def _read_entry(stem: Path, expected: dict):
     return result, seconds
 
 
+def _log_compute(name: str, cached: bool, seconds: float) -> None:
+    """Append ``{"name", "cached", "seconds"}`` to ``$GREENELM_COMPUTE_LOG`` when it is set."""
+    log = os.environ.get(COMPUTE_LOG_ENV)
+    if log:
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"name": name, "cached": cached, "seconds": seconds}) + "\n")
+
+
 def memoize(name: str, params: dict, compute, modules=None, refresh: bool = False):
     """``compute()`` once per (name, params, code it runs); later calls load the stored result.
 
@@ -406,6 +423,7 @@ def memoize(name: str, params: dict, compute, modules=None, refresh: bool = Fals
     if manifest_path.exists() and not refresh:
         try:
             result, seconds = _read_entry(stem, expected)
+            _log_compute(name, True, seconds)
             return result, {"cached": True, "seconds": seconds, "path": str(manifest_path)}
         except _Untrusted as why:
             warnings.warn(f"results cache: ignoring {manifest_path}: {why}; recomputing", CacheWarning,
@@ -417,4 +435,5 @@ def memoize(name: str, params: dict, compute, modules=None, refresh: bool = Fals
     structure = encoder.node(result)
     _write_entry(stem, dict(expected, code_units=code["units"], libraries=code["libraries"], seconds=seconds,
                             result=structure), encoder.arrays)
+    _log_compute(name, False, seconds)
     return result, {"cached": False, "seconds": seconds, "path": str(manifest_path)}

@@ -5,7 +5,9 @@
 serves it from a local http.server and opens the intro and every chapter page at 1280 × 800: the
 title loads, each chapter shows at least one figure that decoded (natural width > 0), no page
 shows an error output, raw TeX or a literal MyST role, no table is wider than the text column,
-the scorecard has a row for every claim of the paper, and the intro's bibliography renders. ``test_tiny_book_in_browser`` does the same on a
+the scorecard has a row for every claim of the paper, and the intro's bibliography renders; no
+chapter shows its parameters cells, and each has a folded *Re-run this chapter* box that opens
+on the runner's command. ``test_tiny_book_in_browser`` does the same on a
 tiny temporary chapter, so the build configuration and these checks are exercised even before
 the references exist.
 
@@ -161,6 +163,30 @@ def _figures(driver) -> list[dict]:
     return driver.execute_script(script)
 
 
+def _rerun_box(driver) -> list[str]:
+    """No parameters cell on the page; one folded *Re-run this chapter* box that opens on a click
+    and shows the runner's command."""
+    out = []
+    if driver.find_elements("css selector", ".tag_parameters, .tag_injected-parameters"):
+        out.append("a parameters cell is shown")
+    boxes = [b for b in driver.find_elements("css selector", "div.admonition.dropdown")
+             if "Re-run this chapter" in b.text]
+    if len(boxes) != 1:
+        return out + [f"{len(boxes)} 'Re-run this chapter' boxes (want one)"]
+    box = boxes[0]
+    if "greenelm_book.runner run" in box.text:
+        out.append("the re-run box is not folded")
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", box)
+    box.find_element("css selector", "button, .admonition-title").click()
+    try:
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        WebDriverWait(driver, 5).until(lambda d: "greenelm_book.runner run" in box.text)
+    except Exception:
+        out.append("the re-run box does not open on the runner's command")
+    return out
+
+
 def check_book(html: Path, names: list[str], driver=None) -> None:
     """Open the intro and every chapter page of the built book at ``html`` and check them
     (in ``driver`` when given, else in a fresh headless Chromium)."""
@@ -206,6 +232,7 @@ def check_book(html: Path, names: list[str], driver=None) -> None:
                 problems.append(f"{name}: images that did not decode: {broken}")
             problems += [f"{name}: {p}" for p in _error_outputs(driver) + _rendering_problems(driver)
                          + _wide_tables(driver)]
+            problems += [f"{name}: {p}" for p in _rerun_box(driver)]
             if name == "scorecard":
                 shown = set(driver.execute_script(
                     "return Array.from(document.querySelectorAll('tr[id^=\"claim-\"]')).map(r => r.id.slice(6));"))
@@ -229,7 +256,8 @@ def test_reference_book_in_browser():
 
 def _broken_chapter():
     """A hand-made "executed" notebook with a traceback, an Error on stderr, a literal glue role
-    (a stray backtick) and no figure."""
+    (a stray backtick), no figure, a parameters cell (the build hides it) and no provenance (so
+    no re-run box)."""
     import nbformat
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
@@ -240,7 +268,8 @@ def _broken_chapter():
     stray = new_markdown_cell("A stray backtick prints the role: ``{glue:text}`value:.2f``.")
     wide = "<table>" + "<tr>" + "".join(f"<td>a-long-unbreakable-cell-{i}</td>" for i in range(30)) + "</tr></table>"
     table = new_code_cell("wide", outputs=[new_output("display_data", data={"text/html": wide})])
-    nb = new_notebook(cells=[new_markdown_cell("# Broken"), stray, cell, table])
+    params = new_code_cell('profile = "smoke"', metadata={"tags": ["parameters"]})
+    nb = new_notebook(cells=[new_markdown_cell("# Broken"), params, stray, cell, table])
     nb.metadata["kernelspec"] = dict(execute.KERNELSPEC)
     return nbformat.writes(nb)
 
@@ -257,15 +286,23 @@ def test_tiny_book_in_browser(tiny_executed, tmp_path):
     assert html == tmp_path / "_build" / "tiny-book" / "html"
     page = (html / "book" / "tiny.html").read_text()
     assert '<span class="output text_plain">5</span>' in page, "the {glue:} role did not render"
+    assert "tag_parameters" not in (html / "book" / "broken.html").read_text(), \
+        "the build did not hide the parameters cell of a notebook executed without the runner"
+    shown = html / "book" / "shown.html"
+    shown.write_text('<html><body><h1>x</h1><div class="cell tag_parameters">profile = 1</div></body></html>')
     with _chromium() as driver:
         check_book(html, ["tiny"], driver)
+        with _serve(html) as base:
+            _open(driver, f"{base}/book/shown.html")
+            assert _rerun_box(driver) == ["a parameters cell is shown",
+                                          "0 'Re-run this chapter' boxes (want one)"]
         # the checks do catch a broken page
         with pytest.raises(AssertionError) as caught:
             check_book(html, ["broken"], driver)
     message = str(caught.value)
     for expected in ("broken: no figure rendered", "broken: error output",
                      "broken: a traceback in the page text", "broken: a literal MyST role on the page: {glue",
-                     "broken: table 1 is"):
+                     "broken: table 1 is", "broken: 0 'Re-run this chapter' boxes"):
         assert expected in message, message
     # stderr (progress bars) stays in the notebook but is not rendered (_config.yml nb_output_stderr)
     assert "something broke" not in (html / "book" / "broken.html").read_text()

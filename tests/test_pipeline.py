@@ -113,12 +113,22 @@ def test_runner_executes_with_overrides_and_provenance(tiny_executed):
                for c in nb.cells if c.cell_type == "code" for o in c.outputs)
     kw = dict(toc=project.toc_tiny, notebooks_dir=project.notebooks, params_dir=project.params)
     assert freshness.stale_chapters(tiny_executed.out, **kw) == []
-    # code folded for readers: every code cell but the parameters cells hides its source
+    # code folded for readers: every code cell hides its source, the parameters cells are removed
     for cell in nb.cells:
         if cell.cell_type == "code":
             tags = set(cell.metadata.get("tags", []))
-            shown = {"parameters", "injected-parameters"} & tags
-            assert ("hide-input" in tags) != bool(shown), (cell.source[:40], tags)
+            params = {"parameters", "injected-parameters"} & tags
+            assert ("hide-input" in tags) != bool(params), (cell.source[:40], tags)
+            assert ("remove-cell" in tags) == bool(params), (cell.source[:40], tags)
+    # the re-run box stands where the parameters cells were, from the provenance
+    boxes = [i for i, c in enumerate(nb.cells) if execute.RERUN_TAG in c.metadata.get("tags", [])]
+    first = min(i for i, c in enumerate(nb.cells) if "parameters" in c.metadata.get("tags", []))
+    assert boxes == [first - 1], boxes
+    box = nb.cells[boxes[0]].source.replace(" \\\n    ", " ")   # the commands' lines joined
+    assert "runner run --profile smoke --out tests/notebooks --chapter tiny -p seed 3" in box
+    assert "-p width 5 -p seed 3 -p profile smoke" in box, box
+    assert "width = 5\nseed = 3\nprofile = 'smoke'" in box
+    assert meta["compute"]["memoized"] == 0 and meta["compute"]["seconds"] > 0
 
 
 def test_fold_code_keeps_the_chapters_own_tags_and_removes_test_printouts():
@@ -131,6 +141,86 @@ def test_fold_code_keeps_the_chapters_own_tags_and_removes_test_printouts():
     execute.fold_code(nb)
     assert [c.metadata.get("tags") for c in nb.cells] == [
         ["hide-input"], ["remove-cell"], ["remove-cell"], ["parameters"], None]
+
+
+def test_present_hides_parameters_adds_the_box_and_changes_nothing_else():
+    """The build's pass over already-executed notebooks: only tags and the box change, never an
+    output or the provenance, and a second pass changes nothing."""
+    import copy
+
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    nb = new_notebook(cells=[
+        new_markdown_cell("# T"),
+        new_code_cell('profile = "smoke"\nseed = 0\nwidths = [1, 2]  # d', metadata={"tags": ["parameters"]}),
+        new_code_cell('# Parameters\nwidths = [5]\nprofile = "full"\n',
+                      metadata={"tags": ["injected-parameters"]}),
+        new_code_cell("print(widths)", metadata={"tags": ["hide-input"]},
+                      outputs=[new_output("stream", name="stdout", text="[5]\n")])])
+    nb.metadata["greenelm"] = {"source": "notebooks/t.py", "profile": "full",
+                               "parameters": {"widths": [5], "label": "1e3", "jitter": {"a": 1e-05},
+                                              "profile": "full"},
+                               "overrides": {}}
+    before = copy.deepcopy(nb)
+    assert execute.present(nb, "t") is True
+    assert nb.metadata == before.metadata
+    assert [c.get("outputs") for c in nb.cells if c.cell_type == "code"] == \
+        [c.get("outputs") for c in before.cells if c.cell_type == "code"]
+    assert [c.metadata.get("tags") for c in nb.cells] == [
+        None, [execute.RERUN_TAG], ["parameters", "remove-cell"], ["injected-parameters", "remove-cell"],
+        ["hide-input"]]
+    box = nb.cells[1].source.replace(" \\\n    ", " ")
+    assert box.startswith("````{admonition} Re-run this chapter\n:class: dropdown")
+    assert "python -m greenelm_book.runner run --profile full --out book --chapter t\n" in box
+    # a list, a string papermill's -p would read as a number and a mapping go through -y, a float
+    # with a decimal point (PyYAML reads 1e-05 as a string)
+    assert """-y '{"widths": [5]}' -y '{"label": "1e3"}' -y '{"jitter": {"a": 1.0e-05}}' -p profile full""" \
+        in box, box
+    assert all(len(line) <= 80 for line in nb.cells[1].source.splitlines() if not line.startswith(
+        ("This page", "(add"))), "a command line too long for the page's code column"
+    assert "# the chapter's defaults\nseed = 0\n" in box and "widths = [1, 2]" not in box
+    assert execute.present(nb, "t") is False
+    unstamped = new_notebook(cells=[new_code_cell("p = 1", metadata={"tags": ["parameters"]})])
+    execute.present(unstamped)
+    assert len(unstamped.cells) == 1 and "remove-cell" in unstamped.cells[0].metadata["tags"]
+
+
+@pytest.mark.parametrize("folder", ["book", "tests/notebooks"])
+def test_committed_chapters_are_presented(folder):
+    """Every committed executed chapter already has its page made (parameters hidden, re-run box
+    current), so a plain `jupyter-book build .` of a clean checkout shows no parameters cell."""
+    for name in CHAPTERS:
+        path = ROOT / folder / f"{name}.ipynb"
+        if path.is_file():
+            nb = nbformat.read(path, as_version=4)
+            assert execute.present(nb, name) is False, (
+                f"{folder}/{name}.ipynb: parameters shown or re-run box stale (the build fixes it: "
+                f"python -m greenelm_book.runner html --source {folder})")
+
+
+def test_compute_time_sums_what_the_cache_recorded(tmp_path, monkeypatch):
+    """memoize logs each call when the runner asks; a cached read counts its stored compute time."""
+    from greenelm_book import results_cache
+
+    monkeypatch.setenv("GREENELM_CACHE", str(tmp_path / "cache"))
+    log = tmp_path / "compute.jsonl"
+    monkeypatch.setenv(results_cache.COMPUTE_LOG_ENV, str(log))
+
+    def slow():
+        import time
+        time.sleep(0.05)
+        return {"x": 1}
+
+    _, first = results_cache.memoize("t-slow", {"a": 1}, slow)
+    _, again = results_cache.memoize("t-slow", {"a": 1}, slow)
+    assert not first["cached"] and again["cached"] and again["seconds"] == first["seconds"] >= 0.05
+    lines = log.read_text().splitlines()
+    assert len(lines) == 2
+    got = execute.compute_time(log, wall_seconds=2.0)
+    assert got["memoized"] == 2 and got["cached"] == 1
+    assert got["seconds"] == pytest.approx(2.0 + first["seconds"], abs=1e-3)
+    assert execute.compute_time(tmp_path / "none.jsonl", 1.5) == {
+        "seconds": 1.5, "wall_seconds": 1.5, "memoized": 0, "cached": 0, "cached_seconds": 0}
 
 
 def test_freshness_notices_source_and_profile_changes(tiny_executed, tmp_path):
@@ -245,7 +335,34 @@ def test_executed_chapter_records_its_machine_and_the_environment_page_lists_it(
     assert meta["machine"]["cores"] >= 1
     page = environment.environment_page(tiny_executed.out, tiny_executed.project.toc_tiny)
     row = next(line for line in page.splitlines() if line.startswith("| {doc}`tiny <tiny>`"))
-    assert "| smoke |" in row and f"{meta['machine']['cores']} cores" in row
+    assert "| smoke |" in row
+    assert f"Every chapter was executed on the same machine: {meta['machine']['cpu']}, " \
+        f"{meta['machine']['cores']} cores" in page
+    assert f"| {meta['compute']['seconds']:.0f} s |" in row   # recorded compute time, not "not recorded"
+
+
+def test_environment_page_shows_results_dates_and_unrecorded_compute(tiny_executed, tmp_path):
+    """When the results were recorded comes from the store's dates (first to last); a chapter
+    executed before compute time was recorded says so."""
+    import json
+    import shutil
+
+    out = tmp_path / "out"
+    (out / "results").mkdir(parents=True)
+    nb = nbformat.read(tiny_executed.path, as_version=4)
+    del nb.metadata["greenelm"]["compute"]
+    nbformat.write(nb, out / "tiny.ipynb")
+    entry = {"values": [1.0], "unit": "%", "setting": {}, "chapter": "tiny", "machine": "m",
+             "command": "c"}
+    (out / "results" / "tiny.json").write_text(json.dumps({"results": {
+        "a": {**entry, "date": "2026-11-24"}, "b": {**entry, "date": "2026-11-20"}}}))
+    page = environment.environment_page(out, tiny_executed.project.toc_tiny)
+    row = next(line for line in page.splitlines() if line.startswith("| {doc}`tiny <tiny>`"))
+    assert "| 2026-11-20 to 2026-11-24 | not recorded |" in row, row
+    shutil.rmtree(out / "results")
+    row = next(line for line in environment.environment_page(out, tiny_executed.project.toc_tiny)
+               .splitlines() if line.startswith("| {doc}`tiny <tiny>`"))
+    assert "| – | not recorded |" in row, row
     assert "numpy " + __import__("numpy").__version__ in page  # the pinned version is the running one
 
 
