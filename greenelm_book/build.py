@@ -74,12 +74,15 @@ def _sync(src: Path, dst: Path) -> None:
 
 def generated_pages(source_dir: str | Path, toc: str | Path | None = None) -> dict[str, str]:
     """{page (relative to the book's root): text} of the pages written from ``source_dir``'s executed
-    chapters: the scorecard summary (from ``source_dir/results``) and, when the toc lists it, the
-    environment page. For ``book/`` they are committed (a clean checkout builds as it is)."""
+    chapters: the scorecard summary and the intro's headline findings (both from
+    ``source_dir/results``) and, when the toc lists it, the environment page. For ``book/`` they are
+    committed (a clean checkout builds as it is)."""
+    from .bottom_line import HEADLINE_PAGE, headline_markdown
     from .scorecard import summary_markdown
 
     source_dir = Path(source_dir)
-    out = {SCORECARD_SUMMARY: summary_markdown(source_dir / "results")}
+    out = {SCORECARD_SUMMARY: summary_markdown(source_dir / "results"),
+           HEADLINE_PAGE: headline_markdown(source_dir / "results")}
     if ENVIRONMENT_PAGE in pages(toc):
         out[ENVIRONMENT_PAGE] = environment_page(source_dir, toc)
     return out

@@ -69,9 +69,6 @@ KNOWN: dict[str, list[tuple[str, str]]] = {
         ("dangling reference", "oth run they agree, see the table above) | 98.1 % | 96.91 ± 0.1"),
         ("dangling reference", "han every SGD matrix's (as above); both → holds, one → p"),
     ],
-    "conclusion.ipynb": [
-        ("dangling reference", "han every SGD matrix's (as above); both → holds, one → p"),
-    ],
 }
 
 
