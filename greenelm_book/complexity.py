@@ -234,6 +234,15 @@ def exponent_verdict(claimed: float, count: float, time: float, low: float, high
     return judge_qualitative(True if consistent else "partly", test, ours)
 
 
+def count_sentence(exponents: pd.DataFrame, tolerance: float = COUNT_TOLERANCE) -> str:
+    """One sentence: does the FLOP model have the paper's exponent on every row of :func:`exponent_table`?"""
+    off = exponents[(exponents["count"] - exponents.paper).abs() > tolerance]
+    if off.empty:
+        return "The FLOP model has the paper's exponent on every row (within {:g}).".format(tolerance)
+    names = ", ".join(f"{LABELS[r.phase]} against {r.against} ({r['count']:.2f})" for _, r in off.iterrows())
+    return f"The FLOP model departs from the paper's exponent for {names}."
+
+
 def exponent_display(exponents: pd.DataFrame, verdicts: Sequence[Verdict]) -> pd.DataFrame:
     """:func:`exponent_table` as the chapter shows it, one verdict per row."""
     return pd.DataFrame({

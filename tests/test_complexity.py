@@ -222,3 +222,11 @@ def test_record_peers_keeps_every_run(tmp_path):
     assert store.results["mnist/peers/greenelm-float64/n=60000/d=4000/fit-seconds"].values == (14.0, 16.0, 13.0)
     assert "mnist/peers-streaming/pyoselm/d=2000/b=250/update-seconds" in store.results
     assert not any("broken" in key for key in store.results)            # a failed row records nothing
+
+
+def test_count_sentence_names_the_rows_whose_count_departs():
+    timings = _synthetic([1000, 2000, 4000], [250, 500, 1000], 250, 2000)
+    table = complexity.exponent_table(timings, _factorization([200, 400, 800]), CLAIMS, 50.0)
+    assert complexity.count_sentence(table).startswith("The FLOP model has the paper's exponent on every row")
+    table.loc[table.phase == "gram", "count"] = 1.5
+    assert "Gram HᵀH against N (1.50)" in complexity.count_sentence(table)
