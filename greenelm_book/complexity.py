@@ -300,6 +300,11 @@ def _values(row: Mapping, *names: str) -> list[float]:
     return []
 
 
+def _median(row: Mapping, *names: str) -> float:
+    values = _values(row, *names)
+    return statistics.median(values) if values else float("nan")
+
+
 def peer_tables(report: Mapping, gemm_gflops: float, n_inputs: int = 784, n_outputs: int = 10) -> tuple:
     """The fits and the streaming rows of ``benchmarks/peers.json`` as two DataFrames.
 
@@ -321,7 +326,7 @@ def peer_tables(report: Mapping, gemm_gflops: float, n_inputs: int = 784, n_outp
         floor = fit_flops(n, n_inputs, d, n_outputs).total / rate
         fits.append({"library": row["library"], "N": n, "d": d, "runs": len(times),
                      "fit (s)": statistics.median(times) if times else float("nan"),
-                     "accuracy (%)": statistics.median(_values(row, "accuracy (%)")) if _values(row, "accuracy (%)") else float("nan"),
+                     "accuracy (%)": _median(row, "accuracy (%)"),
                      "peak (GB)": max(_values(row, "peak (GB)"), default=float("nan")),
                      "floor (s)": floor if float64 else float("nan")})
     fits = pd.DataFrame(fits)
@@ -334,9 +339,9 @@ def peer_tables(report: Mapping, gemm_gflops: float, n_inputs: int = 784, n_outp
         d, b = int(row["d"]), int(row.get("B", 250))
         streaming.append({"library": row["library"], "d": d, "B": b, "runs": len(times),
                           "update (s)": statistics.median(times) if times else float("nan"),
-                          "accuracy (%)": statistics.median(_values(row, "accuracy (%)")) if _values(row, "accuracy (%)") else float("nan"),
+                          "accuracy (%)": _median(row, "accuracy (%)"),
                           "peak (GB)": max(_values(row, "peak (GB)"), default=float("nan")),
-                          "× floor": (statistics.median(times) / (3.0 * d * d * b / rate)) if times else float("nan")})
+                          "× floor": statistics.median(times) / (3.0 * d * d * b / rate) if times else float("nan")})
     streaming = pd.DataFrame(streaming)
     if len(streaming):
         own = streaming[streaming.library == "greenelm"].set_index("d")["update (s)"]
