@@ -32,8 +32,9 @@ from . import bench
 from .report import Verdict, judge_qualitative
 
 __all__ = ["EXPONENT_MARGIN", "COUNT_TOLERANCE", "measure_gemm", "phase_sweep", "factorization_sweep",
-           "loglog_fit", "exponent_table", "exponent_verdict", "gram_share", "dominance_verdict",
-           "peer_tables", "load_range"]
+           "loglog_fit", "exponent_table", "exponent_verdict", "count_sentence", "exponent_display",
+           "gram_share", "dominance_verdict", "no_gpu_verdict", "peer_tables", "load_range",
+           "record_timings", "record_exponents", "record_table_iv", "record_fit_ratios", "record_peers"]
 
 #: practical margin on a wall-time exponent, fixed in advance: BLAS runs small matrices at a lower
 #: rate than large ones, which bends time against size without changing the operation count
