@@ -10,7 +10,10 @@ Used by the hardware chapter to answer the paper's storage, energy and memory re
 * :func:`training_footprint`: one training run (Green-ELM or the SGD MLP) measured for
   :func:`greenelm_book.bench.run_isolated` — its CPU seconds, wall seconds and the memory it adds.
 
-Nothing here reads energy: no FLOP count or CPU time is a joule, and the chapter says so.
+The chapter's sections call the rest: :func:`memory_sweep` / :func:`record_memory`,
+:func:`training_runs` / :func:`record_training` (with RAPL joules where readable), :func:`storage_table`,
+and the verdicts :func:`activation_verdict`, :func:`storage_verdict`, :func:`energy_answers`,
+:func:`edge_verdict`. No FLOP count or CPU time is a joule, and the chapter says so.
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ import numpy as np
 from greenelm._validation import check_choice, check_positive_int
 
 __all__ = ["sgd_mlp_flops", "storage_footprint", "training_footprint", "cpu_seconds", "package_counters",
-           "counter_ranges", "counter_joules"]
+           "counter_ranges", "counter_joules", "memory_sweep", "record_memory", "training_runs", "record_training",
+           "training_table", "activation_verdict", "edge_verdict", "energy_answers", "energy_text",
+           "storage_table", "storage_verdict"]
 
 #: the models :func:`training_footprint` trains
 MODELS = ("green-elm", "sgd-mlp")
