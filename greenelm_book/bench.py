@@ -330,17 +330,21 @@ def _jsonable(value):
     return value
 
 
-# -- phase timing and scaling (the hardware chapter) --------------------------------------------
+# -- phase timing (the hardware chapter, through greenelm_book.complexity) ------------------------
 PHASES = ("features", "gram", "solve")
 
 
 def phase_times(X: np.ndarray, Y: np.ndarray, n_hidden: int, *, dtype: str = "float64",
                 alpha: float = 1e-3, seed: int = 0, chunk_rows: int = 4096, repeats: int = 3,
                 all_times: bool = False) -> dict:
-    """Median seconds of each phase of a greenelm fit on X (N, D), Y (N, k) over ``repeats`` runs:
-    ``features`` (all row blocks of relu(XW + b)), ``gram`` (syrk of HᵀH and HᵀY over the blocks,
-    on features computed beforehand) and ``solve`` (the float64 Cholesky of order d).
-    ``all_times=True``: each phase's list of ``repeats`` times instead of their median."""
+    """Median seconds of each phase of a greenelm fit on X (N, D), Y (N, k) over ``repeats`` runs.
+
+    The fit is streamed as ``ELMClassifier.fit`` streams it, one block of ``chunk_rows`` rows at a
+    time, and each block's two steps are timed apart: ``features`` (relu(XW + b) of the block) and
+    ``gram`` (adding the block into HᵀH by ``syrk`` and into HᵀY, the last gathered rows included);
+    ``solve`` is the float64 Cholesky solve of order d.  ``all_times=True``: each phase's list of
+    ``repeats`` times instead of their median.
+    """
     from greenelm.features import RandomReLUFeatures
     from greenelm.solvers import NormalEquations, solve
 
@@ -349,18 +353,23 @@ def phase_times(X: np.ndarray, Y: np.ndarray, n_hidden: int, *, dtype: str = "fl
     Y = np.asarray(Y, dtype=dtype)
     out = {phase: [] for phase in PHASES}
     for _ in range(repeats):
-        start = time.perf_counter()
-        blocks = [features.transform(X[rows]) for rows, in _row_slices(len(X), chunk_rows)]
-        out["features"].append(time.perf_counter() - start)
         equations = NormalEquations(n_hidden, Y.shape[1], dtype)
-        start = time.perf_counter()
-        for (rows,), H in zip(_row_slices(len(X), chunk_rows), blocks):
+        spent = {"features": 0.0, "gram": 0.0}
+        for (rows,) in _row_slices(len(X), chunk_rows):
+            start = time.perf_counter()
+            H = features.transform(X[rows])
+            middle = time.perf_counter()
             equations.update(H, Y[rows])
-        out["gram"].append(time.perf_counter() - start)
-        del blocks
+            spent["features"] += middle - start
+            spent["gram"] += time.perf_counter() - middle
+        start = time.perf_counter()
+        equations.flush()
+        spent["gram"] += time.perf_counter() - start
         start = time.perf_counter()
         solve(equations, "cholesky", alpha)
         out["solve"].append(time.perf_counter() - start)
+        out["features"].append(spent["features"])
+        out["gram"].append(spent["gram"])
     if all_times:
         return out
     return {phase: statistics.median(times) for phase, times in out.items()}
@@ -369,40 +378,6 @@ def phase_times(X: np.ndarray, Y: np.ndarray, n_hidden: int, *, dtype: str = "fl
 def _row_slices(n_rows: int, chunk_rows: int):
     for start in range(0, n_rows, chunk_rows):
         yield (slice(start, min(start + chunk_rows, n_rows)),)
-
-
-def scaling_sweep(X: np.ndarray, Y: np.ndarray, sizes: Sequence[int], widths: Sequence[int], *,
-                  fixed_width: int, fixed_size: int, dtype: str = "float64", repeats: int = 3,
-                  seed: int = 0, progress: bool = True):
-    """Phase times against N (at ``fixed_width``) and against d (at ``fixed_size``): a tidy DataFrame
-    with columns ``axis`` ('N' or 'd'), ``n_samples``, ``n_hidden``, ``phase``, ``seconds`` (the
-    median), ``times`` (every repeat) and ``gflop``. A point on both axes is timed once."""
-    import pandas as pd
-    from tqdm import tqdm
-
-    grid = [("N", n, fixed_width) for n in sizes] + [("d", fixed_size, d) for d in widths]
-    points = list(dict.fromkeys((n, d) for _, n, d in grid))
-    measured = {}
-    for n, d in tqdm(points, desc="phase timings", disable=not progress):
-        measured[n, d] = phase_times(X[:n], Y[:n], d, dtype=dtype, seed=seed, repeats=repeats,
-                                     all_times=True)
-    rows = []
-    for axis, n, d in grid:
-        flops = fit_flops(n, X.shape[1], d, Y.shape[1])
-        for phase in PHASES:
-            times = measured[n, d][phase]
-            rows.append({"axis": axis, "n_samples": n, "n_hidden": d, "phase": phase,
-                         "seconds": statistics.median(times), "times": list(times),
-                         "gflop": getattr(flops, phase) / 1e9})
-    return pd.DataFrame(rows)
-
-
-def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float:
-    """Least-squares slope of log y against log x (the empirical exponent of y ∝ x^p)."""
-    x, y = np.log(np.asarray(x, float)), np.log(np.asarray(y, float))
-    if len(x) < 2 or np.ptp(x) == 0:
-        raise ValueError("need at least two distinct x values to fit an exponent")
-    return float(np.polyfit(x, y, 1)[0])
 
 
 def fit_memory(n_hidden: int, n_train: int | None = None, method: str = "greenelm",

@@ -181,3 +181,17 @@ def test_reset_peak_rss_forgets_an_earlier_peak():
         assert run["peak_rss_bytes"] < r["high"] - 250 * 2**20
     else:
         assert run["peak_rss_bytes"] >= r["high"] - 2**20
+
+
+def test_phase_times_streams_blocks_and_times_each_phase():
+    import time
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.random((700, 30)), np.eye(3)[rng.integers(0, 3, 700)]
+    start = time.perf_counter()
+    times = bench.phase_times(X, Y, 40, chunk_rows=256, repeats=3, all_times=True)
+    wall = time.perf_counter() - start
+    assert set(times) == set(bench.PHASES) and all(len(v) == 3 and min(v) > 0 for v in times.values())
+    assert sum(sum(v) for v in times.values()) <= wall
+    medians = bench.phase_times(X, Y, 40, chunk_rows=256, repeats=1)
+    assert set(medians) == set(bench.PHASES) and all(isinstance(v, float) for v in medians.values())

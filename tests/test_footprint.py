@@ -1,11 +1,12 @@
-"""greenelm_book.footprint (model files, SGD FLOP counts, training footprints, RAPL arithmetic) and
-the phase sweep of greenelm_book.bench that the hardware chapter records."""
+"""greenelm_book.footprint: model files, SGD FLOP counts, training footprints, RAPL arithmetic, and
+the hardware chapter's record and verdict functions built on them."""
 
 import numpy as np
 import pytest
 
 from greenelm.solvers import fit_flops
-from greenelm_book import bench, footprint
+from greenelm_book import footprint
+from greenelm_book.results import ChapterResults
 
 
 def test_sgd_mlp_flops_by_hand():
@@ -80,15 +81,52 @@ def test_training_footprint_measures_both_models():
         footprint.training_footprint("svm", n_train=10, n_hidden=5)
 
 
-def test_scaling_sweep_times_a_shared_point_once():
-    rng = np.random.default_rng(1)
-    X, Y = rng.random((200, 8)), np.eye(3)[rng.integers(0, 3, 200)]
-    table = bench.scaling_sweep(X, Y, [100, 200], [10, 20], fixed_width=20, fixed_size=200, repeats=2,
-                                progress=False)
-    assert len(table) == 4 * 3 and set(table.phase) == set(bench.PHASES)
-    assert all(len(t) == 2 and t[0] > 0 for t in table.times)
-    shared = table[(table.n_samples == 200) & (table.n_hidden == 20)]
-    assert set(shared.axis) == {"N", "d"}
-    for phase, group in shared.groupby("phase"):
-        assert group.times.iloc[0] == group.times.iloc[1]     # one measurement on both axes
-        assert group.seconds.iloc[0] == np.median(group.times.iloc[0])
+class _Result:
+    def __init__(self, mean, key):
+        self.mean, self.key = mean, key
+
+
+def _records(elm_joules=None, sgd_joules=None):
+    r = {name: _Result(value, name) for name, value in (("elm_flops", 4e11), ("sgd_flops", 1e11),
+                                                         ("elm_cpu", 12.0), ("sgd_cpu", 10.0),
+                                                         ("elm_mem", 200.0), ("sgd_mem", 150.0))}
+    r["elm_joules"] = None if elm_joules is None else _Result(elm_joules, "elm_joules")
+    r["sgd_joules"] = None if sgd_joules is None else _Result(sgd_joules, "sgd_joules")
+    return r
+
+
+def test_energy_answers_need_counters_and_say_so_without():
+    without = dict((c, v) for c, v, _ in footprint.energy_answers(_records(), "N = 10"))
+    assert without["energy_per_prediction_reduced"].label == "not measurable here"
+    assert "4.0× the FLOPs" in without["energy_per_prediction_reduced"].detail
+    assert "1.20× the CPU seconds" in without["energy_per_prediction_reduced"].detail
+    measured = dict((c, (v, k)) for c, v, k in footprint.energy_answers(_records(50.0, 80.0), "N = 10"))
+    verdict, keys = measured["energy_per_prediction_reduced"]
+    assert verdict.label == "holds" and verdict.ours == "50 J vs 80 J" and keys == ["elm_joules", "sgd_joules"]
+    assert footprint.energy_answers(_records(90.0, 80.0), "")[0][1].label == "does not hold"
+    assert "no readable RAPL" in footprint.energy_text(_records())
+    assert "50 J" in footprint.energy_text(_records(50.0, 80.0))
+
+
+def test_activation_and_edge_verdicts():
+    assert footprint.activation_verdict(230.0, 200.0, 150.0).label == "does not hold"
+    assert footprint.activation_verdict(300 * 1024, 200.0, 150.0).label == "holds"
+    edge = footprint.edge_verdict(_records(), 2, 60000, 2000)
+    assert edge.label == "not measurable here" and "12.0 CPU s" in edge.detail and "200 MiB" in edge.detail
+    table = footprint.training_table(_records(), 2000, 64, 10)
+    assert list(table["FLOPs (G)"]) == [400.0, 100.0] and table["model"][1] == "SGD MLP, hidden 64, 10 epochs"
+
+
+def test_storage_table_records_each_width_and_the_verdict_reads_it(tmp_path):
+    from types import SimpleNamespace
+
+    rng = np.random.default_rng(0)
+    split = SimpleNamespace(X_train=rng.random((80, 200)), y_train=rng.integers(0, 3, 80), X_test=rng.random((10, 200)),
+                            y_test=rng.integers(0, 3, 10))
+    store = ChapterResults("hardware", "smoke", tmp_path)
+    table, keys = footprint.storage_table(store, split, [20, 40], {"dataset": "toy", "alpha": 1e-3}, seed=0)
+    assert list(table["width d"]) == [20, 40] and len(keys) == 8 and all(k in store.results for k in keys)
+    assert (table["smaller (×)"] > 1).all() and (table["same predictions"] == "yes").all()
+    assert footprint.storage_verdict(table).label == "holds"
+    table.loc[1, "same predictions"] = "no"
+    assert footprint.storage_verdict(table).label == "does not hold"
