@@ -42,6 +42,35 @@ from .features import DTYPES, row_chunks
 
 #: images per block of :meth:`RandomPatchFeatures.chunks` by default
 DEFAULT_CHUNK_IMAGES = 32
+#: bytes of responses z per GEMM of the NumPy path: a strip small enough to stay in cache while
+#: the ReLU split and pooling read it (measured in ``benchmarks/patches``)
+STRIP_BYTES = 1 << 20
+
+_BLAS = {}
+
+
+def _blas_controller():
+    """One :class:`threadpoolctl.ThreadpoolController` (a dependency of scikit-learn) per process."""
+    if "controller" not in _BLAS:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS["controller"] = ThreadpoolController()
+    return _BLAS["controller"]
+
+
+def _blas_threads() -> int:
+    """The threads BLAS would use now (1 under an enclosing ``threadpool_limits(1)``)."""
+    return max([lib.num_threads for lib in _blas_controller().select(user_api="blas").lib_controllers] or [1])
+
+
+def _executor(workers: int):
+    """A process-wide thread pool of at least ``workers`` threads (starting threads costs ~ms)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = _BLAS.get("executor")
+    if pool is None or pool._max_workers < workers:
+        pool = _BLAS["executor"] = ThreadPoolExecutor(workers, thread_name_prefix="greenelm-patches")
+    return pool
 
 
 def _positive_number(name: str, value, allow_zero: bool = False) -> float:
@@ -252,29 +281,86 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             yield rows, (self._transform_numpy(block) if self.device is None else self._transform_torch(block))
 
     def _transform_numpy(self, images: np.ndarray) -> np.ndarray:
+        """Features (n, 2·K·pool²) of images (n, H, W, C): the images split between as many threads
+        as BLAS has (each thread's GEMMs on one BLAS thread, as scikit-learn's KMeans does), each
+        running :meth:`_numpy_block`."""
+        n, K, pool = len(images), self._projection.shape[1], int(self.pool)
+        out = np.empty((n, 2, pool, pool, K), dtype=self._projection.dtype)
+        projection = np.vstack([self._projection, self._offset[None, :]])     # (p²C + 1, K)
+        workers = min(_blas_threads(), n)
+        if workers <= 1:
+            self._numpy_block(images, projection, out)
+        else:
+            parts = pool_bounds(n, workers)
+            with _blas_controller().limit(limits=1, user_api="blas"):
+                done = [_executor(workers).submit(self._numpy_block, images[a:b], projection, out[a:b])
+                        for a, b in parts]
+                for future in done:
+                    future.result()
+        return out.reshape(n, -1)
+
+    def _numpy_block(self, images: np.ndarray, projection: np.ndarray, out: np.ndarray) -> None:
+        """Features of images (n, H, W, C) into ``out`` (n, 2, pool, pool, K), with the folded
+        ``projection`` (p²C + 1, K) whose last row is the offset.
+
+        The patches are laid out (rows, images, columns, p²C + 1), a last value 1 carrying the
+        offset, so a strip of position rows of several images is one contiguous GEMM whose
+        responses z (about :data:`STRIP_BYTES`) stay in cache while they are reduced. Over a
+        pooling cell of c positions,
+
+            Σ relu(z − t) = (Σ z − c·t + Σ |z − t|) / 2,   Σ relu(−z − t) = (−Σ z − c·t + Σ |z + t|) / 2,
+
+        where Σ z is linear (the cell's summed patches times the projection): the split costs
+        subtractions, absolute values and sums, which vectorise (``np.maximum`` against a scalar
+        runs ~5× slower than ``np.add`` here).
+        """
         p, pool, t = int(self.patch_size), int(self.pool), float(self.threshold)
         n, height, width, channels = images.shape
         n_rows, n_cols = height - p + 1, width - p + 1
+        D1, K = projection.shape
+        D, dtype = D1 - 1, projection.dtype
         windows = np.lib.stride_tricks.sliding_window_view(images, (p, p), axis=(1, 2))  # (n, r, c, C, p, p)
-        patches = windows.reshape(n * n_rows * n_cols, channels * p * p).astype(self.dtype)
+        buffer = np.empty((n_rows, n, n_cols, D1), dtype=dtype)
+        buffer[..., D] = 1
+        np.copyto(buffer[..., :D].reshape(n_rows, n, n_cols, channels, p, p),
+                  windows.transpose(1, 0, 2, 3, 4, 5), casting="same_kind")
+        patches = buffer.reshape(-1, D1)[:, :D]
         patches -= patches.mean(axis=1, keepdims=True)
-        scale = np.sqrt(np.einsum("ij,ij->i", patches, patches) / patches.shape[1] + float(self.contrast_eps))
+        scale = np.einsum("ij,ij->i", patches, patches)
+        scale *= 1.0 / D
+        scale += float(self.contrast_eps)
+        np.sqrt(scale, out=scale)
         patches /= scale[:, None]
-        z = patches @ self._projection
-        del patches
-        z += self._offset
-        z = z.reshape(n, n_rows, n_cols, z.shape[1])
-        # sum over a cell of relu(z − t) = Σ max(z, t) − t·count, of relu(−z − t) = −Σ min(z, −t) − t·count;
-        # sums over slices (contiguous inner axes) rather than np.add.reduceat, which is ~10x slower here
-        out = np.empty((n, 2, pool, pool, z.shape[-1]), dtype=self.dtype)
-        halves = ((np.maximum(z, t), 1.0), (np.minimum(z, -t, out=z), -1.0))
-        for half, (clipped, sign) in enumerate(halves):
-            for i, (r0, r1) in enumerate(pool_bounds(n_rows, pool)):
-                strip = clipped[:, r0:r1].sum(axis=1)                                # (n, n_cols, K)
-                for j, (c0, c1) in enumerate(pool_bounds(n_cols, pool)):
-                    count = (r1 - r0) * (c1 - c0)
-                    out[:, half, i, j] = (sign * strip[:, c0:c1].sum(axis=1) - t * count) / count
-        return out.reshape(n, -1)
+
+        rows = buffer.reshape(n_rows, n * n_cols, D1)              # a position row of every image
+        row_bounds, col_bounds = pool_bounds(n_rows, pool), pool_bounds(n_cols, pool)
+        row_bytes = n_cols * K * dtype.itemsize                      # one position row of one image
+        group = max(1, min(n, STRIP_BYTES // row_bytes))             # images per strip
+        strip_rows = max(1, STRIP_BYTES // (group * row_bytes)) if group == n else 1
+        z = np.empty((strip_rows * group * n_cols, K), dtype=dtype)
+        shifted = np.empty_like(z)
+        sums = np.zeros((2, pool, pool, n, K), dtype=dtype)          # Σ |z − t|, Σ |z + t| per cell
+        for i, (r0, r1) in enumerate(row_bounds):
+            for a in range(r0, r1, strip_rows):
+                b = min(a + strip_rows, r1)
+                for g0 in range(0, n, group):
+                    g1 = min(g0 + group, n)
+                    m = (b - a) * (g1 - g0) * n_cols
+                    zs = np.matmul(rows[a:b, g0 * n_cols:g1 * n_cols].reshape(m, D1), projection, out=z[:m])
+                    below = np.abs(np.subtract(zs, t, out=shifted[:m]), out=shifted[:m])
+                    above = np.abs(np.add(zs, t, out=zs), out=zs)
+                    for half, values in enumerate((below, above)):
+                        values = values.reshape(b - a, g1 - g0, n_cols, K)
+                        strip = values.sum(axis=0) if b > a + 1 else values[0]      # (g, n_cols, K)
+                        for j, (c0, c1) in enumerate(col_bounds):
+                            sums[half, i, j, g0:g1] += strip[:, c0:c1].sum(axis=1)
+        for i, (r0, r1) in enumerate(row_bounds):
+            for j, (c0, c1) in enumerate(col_bounds):
+                count = (r1 - r0) * (c1 - c0)
+                linear = buffer[r0:r1, :, c0:c1].sum(axis=(0, 2)) @ projection     # Σ z, (n, K)
+                out[:, 0, i, j] = (linear + sums[0, i, j]) * (0.5 / count) - 0.5 * t
+                out[:, 1, i, j] = (sums[1, i, j] - linear) * (0.5 / count) - 0.5 * t
+        np.maximum(out, 0, out=out)                 # rounding must not make an empty cell negative
 
     def _transform_torch(self, images: np.ndarray):
         import torch
