@@ -244,6 +244,11 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         offset = -(self.mean_ @ projection)
         if self.device is None:
             self._projection, self._offset = projection.astype(self.dtype), offset.astype(self.dtype)
+            # the NumPy path's GEMM: rows in (p, p, C) order, each patch's run of p·C values is
+            # contiguous in an (H, W, C) image, and a last row, the offset (its patches end in a 1)
+            p = int(self.patch_size)
+            hwc = projection.reshape(-1, p, p, projection.shape[1]).transpose(1, 2, 0, 3).reshape(projection.shape)
+            self._folded = np.vstack([hwc, offset[None, :]]).astype(self.dtype)
         else:
             import torch
 
@@ -255,6 +260,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         state = dict(self.__dict__)
         state.pop("_projection", None)
         state.pop("_offset", None)
+        state.pop("_folded", None)
         return state
 
     def __setstate__(self, state):
@@ -286,7 +292,8 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         running :meth:`_numpy_block`."""
         n, K, pool = len(images), self._projection.shape[1], int(self.pool)
         out = np.empty((n, 2, pool, pool, K), dtype=self._projection.dtype)
-        projection = np.vstack([self._projection, self._offset[None, :]])     # (p²C + 1, K)
+        projection = self._folded.copy()                                     # (p²C + 1, K)
+        projection[-1] -= float(self.threshold)                 # its GEMM gives z − t directly
         workers = min(_blas_threads(), n)
         if workers <= 1:
             self._numpy_block(images, projection, out)
@@ -300,19 +307,19 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         return out.reshape(n, -1)
 
     def _numpy_block(self, images: np.ndarray, projection: np.ndarray, out: np.ndarray) -> None:
-        """Features of images (n, H, W, C) into ``out`` (n, 2, pool, pool, K), with the folded
-        ``projection`` (p²C + 1, K) whose last row is the offset.
+        """Features of images (n, H, W, C) into ``out`` (n, 2, pool, pool, K), with ``projection``
+        (p²C + 1, K): rows in (p, p, C) order and a last row, the offset minus t.
 
-        The patches are laid out (rows, images, columns, p²C + 1), a last value 1 carrying the
-        offset, so a strip of position rows of several images is one contiguous GEMM whose
-        responses z (about :data:`STRIP_BYTES`) stay in cache while they are reduced. Over a
-        pooling cell of c positions,
+        The patches are laid out (rows, images, columns, p²C + 1), each ending in a 1 that carries
+        the offset, so a strip of position rows of several images is one contiguous GEMM giving
+        y = z − t for about :data:`STRIP_BYTES` of responses, reduced while they are in cache.
+        Over a pooling cell of c positions,
 
-            Σ relu(z − t) = (Σ z − c·t + Σ |z − t|) / 2,   Σ relu(−z − t) = (−Σ z − c·t + Σ |z + t|) / 2,
+            Σ relu(z − t) = (Σ y + Σ |y|) / 2,   Σ relu(−z − t) = (Σ |y + 2t| − Σ y) / 2 − c·t,
 
-        where Σ z is linear (the cell's summed patches times the projection): the split costs
-        subtractions, absolute values and sums, which vectorise (``np.maximum`` against a scalar
-        runs ~5× slower than ``np.add`` here).
+        where Σ y is linear (the cell's summed patches times the projection, a small GEMM): the
+        split costs two absolute values, one addition and the sums, all of which vectorise
+        (``np.maximum`` against a scalar ran ~5× slower than ``np.add`` here).
         """
         p, pool, t = int(self.patch_size), int(self.pool), float(self.threshold)
         n, height, width, channels = images.shape
@@ -322,8 +329,8 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         windows = np.lib.stride_tricks.sliding_window_view(images, (p, p), axis=(1, 2))  # (n, r, c, C, p, p)
         buffer = np.empty((n_rows, n, n_cols, D1), dtype=dtype)
         buffer[..., D] = 1
-        np.copyto(buffer[..., :D].reshape(n_rows, n, n_cols, channels, p, p),
-                  windows.transpose(1, 0, 2, 3, 4, 5), casting="same_kind")
+        np.copyto(buffer[..., :D].reshape(n_rows, n, n_cols, p, p, channels),
+                  windows.transpose(1, 0, 2, 4, 5, 3), casting="same_kind")          # (p, p, C) order
         patches = buffer.reshape(-1, D1)[:, :D]
         patches -= patches.mean(axis=1, keepdims=True)
         scale = np.einsum("ij,ij->i", patches, patches)
@@ -339,7 +346,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         strip_rows = max(1, STRIP_BYTES // (group * row_bytes)) if group == n else 1
         z = np.empty((strip_rows * group * n_cols, K), dtype=dtype)
         shifted = np.empty_like(z)
-        sums = np.zeros((2, pool, pool, n, K), dtype=dtype)          # Σ |z − t|, Σ |z + t| per cell
+        sums = np.zeros((2, pool, pool, n, K), dtype=dtype)          # Σ |y|, Σ |y + 2t| per cell
         for i, (r0, r1) in enumerate(row_bounds):
             for a in range(r0, r1, strip_rows):
                 b = min(a + strip_rows, r1)
@@ -347,19 +354,18 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                     g1 = min(g0 + group, n)
                     m = (b - a) * (g1 - g0) * n_cols
                     zs = np.matmul(rows[a:b, g0 * n_cols:g1 * n_cols].reshape(m, D1), projection, out=z[:m])
-                    below = np.abs(np.subtract(zs, t, out=shifted[:m]), out=shifted[:m])
-                    above = np.abs(np.add(zs, t, out=zs), out=zs)
+                    below = np.abs(zs, out=shifted[:m])                 # |z − t|, zs is z − t
+                    above = np.abs(np.add(zs, 2 * t, out=zs), out=zs)   # |z + t|
                     for half, values in enumerate((below, above)):
                         values = values.reshape(b - a, g1 - g0, n_cols, K)
-                        strip = values.sum(axis=0) if b > a + 1 else values[0]      # (g, n_cols, K)
                         for j, (c0, c1) in enumerate(col_bounds):
-                            sums[half, i, j, g0:g1] += strip[:, c0:c1].sum(axis=1)
+                            sums[half, i, j, g0:g1] += values[:, :, c0:c1].sum(axis=(0, 2))
         for i, (r0, r1) in enumerate(row_bounds):
             for j, (c0, c1) in enumerate(col_bounds):
                 count = (r1 - r0) * (c1 - c0)
-                linear = buffer[r0:r1, :, c0:c1].sum(axis=(0, 2)) @ projection     # Σ z, (n, K)
-                out[:, 0, i, j] = (linear + sums[0, i, j]) * (0.5 / count) - 0.5 * t
-                out[:, 1, i, j] = (sums[1, i, j] - linear) * (0.5 / count) - 0.5 * t
+                linear = buffer[r0:r1, :, c0:c1].sum(axis=(0, 2)) @ projection     # Σ y = Σ (z − t), (n, K)
+                out[:, 0, i, j] = (sums[0, i, j] + linear) * (0.5 / count)
+                out[:, 1, i, j] = (sums[1, i, j] - linear) * (0.5 / count) - t
         np.maximum(out, 0, out=out)                 # rounding must not make an empty cell negative
 
     def _transform_torch(self, images: np.ndarray):
