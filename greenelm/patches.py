@@ -14,10 +14,14 @@ images, with the seed,
 
 1. every p × p patch at stride 1 (``(H−p+1)(W−p+1)`` of them), each contrast-normalised
    (minus its mean, over √(variance + contrast_eps));
-2. its responses ``z = whiten(patch) · Fᵀ`` (K per position): one GEMM for a block of images, with
-   whitening and filters folded into one (p²C, K) matrix;
+2. its responses ``z = whiten(patch) · Fᵀ`` (K per position): GEMMs with whitening and filters
+   folded into one (p²C, K) matrix;
 3. the ReLU split ``max(0, z − t)`` and ``max(0, −z − t)`` (threshold t, Coates' soft threshold);
 4. mean pooling over a ``pool × pool`` grid of the positions (``numpy.array_split`` boundaries),
+
+the NumPy path in strips of positions whose responses stay in cache while 3 and 4 reduce them
+(the split from absolute values, see :meth:`RandomPatchFeatures._numpy_block`), the images of a
+block split between BLAS's threads; the torch path with torch's kernels,
 
 so ``n_features_out = 2 · K · pool²``, in blocks of rows ready for :class:`~greenelm.NormalEquations`,
 :class:`~greenelm.RidgePath` and :class:`~greenelm.StreamingRidge`, exactly as Green-ELM's
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Iterator
 
 import numpy as np
@@ -47,6 +52,8 @@ DEFAULT_CHUNK_IMAGES = 32
 STRIP_BYTES = 1 << 20
 
 _BLAS = {}
+if hasattr(os, "register_at_fork"):          # a forked child has none of the parent's threads
+    os.register_at_fork(after_in_child=_BLAS.clear)
 
 
 def _blas_controller():

@@ -244,3 +244,26 @@ def test_the_benchmark_reports_ratios_and_the_memory_floor(images):
     assert row["z_gb"] == pytest.approx(12 * 7 * 6 * 6 * 4 / 1e9)
     assert row["memory_floor_seconds"] == pytest.approx(2 * row["z_gb"] / 10.0)
     assert markdown_rows(rows).startswith("| toy | 6 | 48 | numpy |")
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_maps_with_threads_of_its_own(images, monkeypatch):
+    """The thread pool is per process: a child forked after the parent used it does not wait on
+    the parent's threads (it would hang; the alarm turns a hang into a failure)."""
+    import os
+    import signal
+
+    import greenelm.patches as patches
+
+    monkeypatch.setattr(patches, "_blas_threads", lambda: 2)
+    features = fitted(images, dtype="float64")
+    expected = features.transform(images)                          # the parent's pool now exists
+    pid = os.fork()
+    if pid == 0:                                                     # the child
+        signal.alarm(30)
+        try:
+            ok = np.allclose(features.transform(images), expected, rtol=1e-12, atol=1e-14)
+        finally:
+            os._exit(0 if ok else 3)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
