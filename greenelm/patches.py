@@ -293,27 +293,30 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             block = images[rows]
             yield rows, (self._transform_numpy(block) if self.device is None else self._transform_torch(block))
 
-    def _transform_numpy(self, images: np.ndarray) -> np.ndarray:
+    def _transform_numpy(self, images: np.ndarray, gemm_only: bool = False) -> np.ndarray:
         """Features (n, 2·K·pool²) of images (n, H, W, C): the images split between as many threads
         as BLAS has (each thread's GEMMs on one BLAS thread, as scikit-learn's KMeans does), each
-        running :meth:`_numpy_block`."""
+        running :meth:`_numpy_block`. ``gemm_only`` runs its GEMMs alone (for ``benchmarks/patches``;
+        the output is then meaningless)."""
         n, K, pool = len(images), self._projection.shape[1], int(self.pool)
         out = np.empty((n, 2, pool, pool, K), dtype=self._projection.dtype)
         projection = self._folded.copy()                                     # (p²C + 1, K)
         projection[-1] -= float(self.threshold)                 # its GEMM gives z − t directly
         workers = min(_blas_threads(), n)
         if workers <= 1:
-            self._numpy_block(images, projection, out)
+            self._numpy_block(images, projection, out, gemm_only)
         else:
             parts = pool_bounds(n, workers)
             with _blas_controller().limit(limits=1, user_api="blas"):
-                done = [_executor(workers).submit(self._numpy_block, images[a:b], projection, out[a:b])
+                done = [_executor(workers).submit(self._numpy_block, images[a:b], projection, out[a:b],
+                                                   gemm_only)
                         for a, b in parts]
                 for future in done:
                     future.result()
         return out.reshape(n, -1)
 
-    def _numpy_block(self, images: np.ndarray, projection: np.ndarray, out: np.ndarray) -> None:
+    def _numpy_block(self, images: np.ndarray, projection: np.ndarray, out: np.ndarray,
+                     gemm_only: bool = False) -> None:
         """Features of images (n, H, W, C) into ``out`` (n, 2, pool, pool, K), with ``projection``
         (p²C + 1, K): rows in (p, p, C) order and a last row, the offset minus t.
 
@@ -334,17 +337,12 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         D1, K = projection.shape
         D, dtype = D1 - 1, projection.dtype
         windows = np.lib.stride_tricks.sliding_window_view(images, (p, p), axis=(1, 2))  # (n, r, c, C, p, p)
-        buffer = np.empty((n_rows, n, n_cols, D1), dtype=dtype)
+        buffer = np.zeros((n_rows, n, n_cols, D1), dtype=dtype)
         buffer[..., D] = 1
-        np.copyto(buffer[..., :D].reshape(n_rows, n, n_cols, p, p, channels),
-                  windows.transpose(1, 0, 2, 4, 5, 3), casting="same_kind")          # (p, p, C) order
-        patches = buffer.reshape(-1, D1)[:, :D]
-        patches -= patches.mean(axis=1, keepdims=True)
-        scale = np.einsum("ij,ij->i", patches, patches)
-        scale *= 1.0 / D
-        scale += float(self.contrast_eps)
-        np.sqrt(scale, out=scale)
-        patches /= scale[:, None]
+        if not gemm_only:
+            np.copyto(buffer[..., :D].reshape(n_rows, n, n_cols, p, p, channels),
+                      windows.transpose(1, 0, 2, 4, 5, 3), casting="same_kind")      # (p, p, C) order
+            self._normalise_rows(buffer.reshape(-1, D1)[:, :D])
 
         rows = buffer.reshape(n_rows, n * n_cols, D1)              # a position row of every image
         row_bounds, col_bounds = pool_bounds(n_rows, pool), pool_bounds(n_cols, pool)
@@ -361,12 +359,16 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                     g1 = min(g0 + group, n)
                     m = (b - a) * (g1 - g0) * n_cols
                     zs = np.matmul(rows[a:b, g0 * n_cols:g1 * n_cols].reshape(m, D1), projection, out=z[:m])
+                    if gemm_only:
+                        continue
                     below = np.abs(zs, out=shifted[:m])                 # |z − t|, zs is z − t
                     above = np.abs(np.add(zs, 2 * t, out=zs), out=zs)   # |z + t|
                     for half, values in enumerate((below, above)):
                         values = values.reshape(b - a, g1 - g0, n_cols, K)
                         for j, (c0, c1) in enumerate(col_bounds):
                             sums[half, i, j, g0:g1] += values[:, :, c0:c1].sum(axis=(0, 2))
+        if gemm_only:
+            return
         for i, (r0, r1) in enumerate(row_bounds):
             for j, (c0, c1) in enumerate(col_bounds):
                 count = (r1 - r0) * (c1 - c0)
@@ -374,6 +376,15 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                 out[:, 0, i, j] = (sums[0, i, j] + linear) * (0.5 / count)
                 out[:, 1, i, j] = (sums[1, i, j] - linear) * (0.5 / count) - t
         np.maximum(out, 0, out=out)                 # rounding must not make an empty cell negative
+
+    def _normalise_rows(self, patches: np.ndarray) -> None:
+        """Contrast normalisation of patch rows (m, p²C) in their dtype, in place."""
+        patches -= patches.mean(axis=1, keepdims=True)
+        scale = np.einsum("ij,ij->i", patches, patches)
+        scale *= 1.0 / patches.shape[1]
+        scale += float(self.contrast_eps)
+        np.sqrt(scale, out=scale)
+        patches /= scale[:, None]
 
     def _transform_torch(self, images: np.ndarray):
         import torch

@@ -243,6 +243,7 @@ def test_the_benchmark_reports_ratios_and_the_memory_floor(images):
     assert row["elementwise_ratio"] == pytest.approx(row["ratio"] - 1)
     assert row["z_gb"] == pytest.approx(12 * 7 * 6 * 6 * 4 / 1e9)
     assert row["memory_floor_seconds"] == pytest.approx(2 * row["z_gb"] / 10.0)
+    assert row["gemm_seconds"] == min(row["gemm_block_seconds"], row["gemm_strip_seconds"]) > 0
     assert markdown_rows(rows).startswith("| toy | 6 | 48 | numpy |")
 
 
