@@ -378,8 +378,9 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         np.maximum(out, 0, out=out)                 # rounding must not make an empty cell negative
 
     def _normalise_rows(self, patches: np.ndarray) -> None:
-        """Contrast normalisation of patch rows (m, p²C) in their dtype, in place."""
-        patches -= patches.mean(axis=1, keepdims=True)
+        """Contrast normalisation of patch rows (m, p²C) in their dtype, in place (the means by a
+        GEMV: ~2× faster than ``mean(axis=1)`` over rows this short)."""
+        patches -= (patches @ np.full(patches.shape[1], 1.0 / patches.shape[1], dtype=patches.dtype))[:, None]
         scale = np.einsum("ij,ij->i", patches, patches)
         scale *= 1.0 / patches.shape[1]
         scale += float(self.contrast_eps)
