@@ -1,16 +1,29 @@
-"""The image feature map against its own GEMM: how close to GEMM speed ``RandomPatchFeatures`` runs.
+"""The image feature map against its own GEMM and the memory floor: how close to its limits
+``RandomPatchFeatures`` runs.
 
-Run from the repository root (alone on the machine: the ratios are measured in one run)::
+Run from the repository root, alone on the machine (the ratios are measured in one run)::
 
-    python -m benchmarks.patches                      # writes benchmarks/patches.json and .md
-    python -m benchmarks.patches --images 256 --widths 256 --out /tmp/quick
+    OMP_WAIT_POLICY=PASSIVE python -m benchmarks.patches          # writes benchmarks/patches.json and .md
+    python -m benchmarks.patches --images 16 --widths 64 --mnist-widths 64 --repeats 1 --out /tmp/quick
 
-For CIFAR-10 images (32 × 32 × 3, 6 × 6 patches, pool 2) and each width K, the features of
-``--images`` images are computed by the NumPy path and the torch CPU path (when torch is
-installed) in blocks of ``--chunk`` images, interleaved ``--repeats`` times, against the one GEMM the
-map cannot avoid: for each block, the (chunk × 729 positions) × 108 patch matrix times the 108 × K
-filters, in float32, timed the same way. The report gives the median of each and the ratio map / GEMM
-(1.0 would be the GEMM alone: whitening, the ReLU split and pooling for free).
+For CIFAR-10 (32 × 32 × 3 images, 6 × 6 patches, pool 2) at each width K of ``--widths``, and for
+MNIST (28 × 28, 5 × 5 patches, pool 2) at each K of ``--mnist-widths``, the features of ``--images``
+images are computed in blocks of ``--chunk`` images by the NumPy path (and the torch CPU path with
+``--torch``), interleaved ``--repeats`` times with
+
+* **GEMM**: the one product the map cannot avoid, (chunk × positions) × p²C patches times the
+  p²C × K filters in float32, timed the same way, done two ways: one call per block, and the
+  NumPy map's own GEMMs alone (its strips on its threads, ``_transform_numpy(gemm_only=True)``);
+  the faster of the two is the GEMM the ratios divide by;
+* **memory**: a STREAM-like add ``a = b + c`` over arrays of 256 MiB, split between the BLAS
+  threads' count of threads, giving the machine's bandwidth (3 × 256 MiB moved per pass).
+
+Each row gives the medians, map / GEMM, the elementwise work (im2col, normalisation, split,
+pooling: map − GEMM) over the GEMM, and the memory floor: the bytes of the responses z
+(n · positions · K · 4) written once and read once, the least a map that holds z in memory
+moves, at the measured bandwidth. A map that keeps z in cache (the NumPy path's strips) can run
+below it; for MNIST's 25-value patches the GEMM is cheap and that floor is the limit the issue
+names.
 """
 
 from __future__ import annotations
@@ -19,77 +32,152 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
 from greenelm import RandomPatchFeatures
-from greenelm.data import load_dataset
+
+#: dataset → (image shape, patch size)
+CASES = {"cifar10": ((32, 32, 3), 6), "mnist": ((28, 28, 1), 5)}
 
 
-def _median_seconds(run, repeats: int) -> float:
+def bandwidth_gbs(mib: int = 256, repeats: int = 3, threads: int | None = None) -> float:
+    """Memory bandwidth (GB/s): the median of ``repeats`` passes of ``a = b + c`` over float32
+    arrays of ``mib`` MiB each (3 × mib MiB moved a pass), split between ``threads`` threads
+    (NumPy releases the GIL in the loop); default: the BLAS threads' count."""
+    from greenelm.patches import _blas_threads
+
+    threads = threads or _blas_threads()
+    n = mib * 2**20 // 4
+    a, b, c = np.empty(n, np.float32), np.ones(n, np.float32), np.ones(n, np.float32)
+    a[:] = 0                                                      # touch every page first
+    bounds = np.linspace(0, n, threads + 1).astype(int)
+
+    def part(k):
+        s = slice(bounds[k], bounds[k + 1])
+        np.add(b[s], c[s], out=a[s])
+
     times = []
+    with ThreadPoolExecutor(threads) as pool:
+        for _ in range(repeats):
+            start = time.perf_counter()
+            list(pool.map(part, range(threads)))
+            times.append(time.perf_counter() - start)
+    return 3 * a.nbytes / float(np.median(times)) / 1e9
+
+
+def measure_case(images: np.ndarray, shape, patch_size: int, K: int, chunk: int, repeats: int,
+                 bandwidth: float, torch_too: bool = False, name: str = "") -> list[dict]:
+    """Rows (one per path) for ``images`` (n, H, W, C) at width K: medians of the map and of its
+    GEMM over ``repeats`` interleaved runs, their ratios and the memory floor at ``bandwidth`` GB/s."""
+    n = len(images)
+    paths = {"numpy": None} | ({"torch cpu": "cpu"} if torch_too else {})
+    maps = {path: RandomPatchFeatures(shape, n_patches=K, patch_size=patch_size, pool=2, device=device).fit(images)
+            for path, device in paths.items()}
+    positions = (shape[0] - patch_size + 1) * (shape[1] - patch_size + 1)
+    D = patch_size * patch_size * shape[2]
+    block = np.random.default_rng(0).random((min(chunk, n) * positions, D), dtype=np.float32)
+    projection = np.asarray(maps["numpy"]._projection, dtype=np.float32)
+    n_blocks = -(-n // chunk)
+    last = n - (n_blocks - 1) * chunk
+
+    def gemm():
+        for k in range(n_blocks):
+            (block if k < n_blocks - 1 else block[:last * positions]) @ projection
+
+    def gemm_strips():
+        for start in range(0, n, chunk):
+            maps["numpy"]._transform_numpy(images[start:start + chunk], gemm_only=True)
+
+    runs = {"gemm": gemm, "gemm_strips": gemm_strips} | {path: (lambda m=m: [h for _, h in m.chunks(images, chunk)]) for path, m in maps.items()}
+    for m in maps.values():                                          # warm-up
+        m.transform(images[:chunk])
+    times = {key: [] for key in runs}
     for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
-
-
-def measure(n_images: int, widths, chunk: int, repeats: int) -> list[dict]:
-    images = load_dataset("cifar10", subset=max(n_images, 1000)).flat("train", np.float32)
-    X = images[:n_images]
+        for key, run in runs.items():
+            start = time.perf_counter()
+            run()
+            times[key].append(time.perf_counter() - start)
+    gemm_blocks, gemm_strips_seconds = float(np.median(times["gemm"])), float(np.median(times["gemm_strips"]))
+    gemm_seconds = min(gemm_blocks, gemm_strips_seconds)
+    z_bytes = n * positions * K * 4
+    floor = 2 * z_bytes / (bandwidth * 1e9)
     rows = []
-    try:
-        import torch  # noqa: F401
-        devices = [None, "cpu"]
-    except ImportError:
-        devices = [None]
-    for K in widths:
-        maps = {device: RandomPatchFeatures((32, 32, 3), n_patches=K, patch_size=6, device=device).fit(images)
-                for device in devices}
-        block_patches = np.random.default_rng(0).random((chunk * 27 * 27, 108), dtype=np.float32)
-        projection = maps[None]._projection
-        n_blocks = -(-n_images // chunk)
-        for block in (X[:chunk],):                  # warm-up
-            [m.transform(block) for m in maps.values()]
-        gemm = _median_seconds(lambda: [block_patches @ projection for _ in range(n_blocks)], repeats)
-        for device, features in maps.items():
-            seconds = _median_seconds(lambda: [h for _, h in features.chunks(X, chunk)], repeats)
-            rows.append({"K": K, "features": features.n_features_out, "path": "numpy" if device is None else "torch cpu",
-                         "images": n_images, "chunk": chunk, "map_seconds": seconds, "gemm_seconds": gemm,
-                         "ratio": seconds / gemm, "gemm_gflops": 2 * n_blocks * block_patches.shape[0] * 108 * K / gemm / 1e9})
+    for path, m in maps.items():
+        seconds = float(np.median(times[path]))
+        rows.append({"dataset": name, "K": K, "features": m.n_features_out, "path": path, "images": n,
+                     "chunk": chunk, "map_seconds": seconds, "gemm_seconds": gemm_seconds,
+                     "gemm_block_seconds": gemm_blocks, "gemm_strip_seconds": gemm_strips_seconds,
+                     "ratio": seconds / gemm_seconds, "elementwise_ratio": (seconds - gemm_seconds) / gemm_seconds,
+                     "gemm_gflops": 2 * n * positions * D * K / gemm_seconds / 1e9,
+                     "z_gb": z_bytes / 1e9, "bandwidth_gbs": bandwidth, "memory_floor_seconds": floor,
+                     "map_over_floor": seconds / floor})
     return rows
 
 
+def measure(n_images: int, widths, mnist_widths, chunk: int, repeats: int, torch_too: bool) -> dict:
+    from greenelm.data import load_dataset
+
+    bandwidth = bandwidth_gbs()
+    rows = []
+    for name, ks in (("cifar10", widths), ("mnist", mnist_widths)):
+        if not ks:
+            continue
+        shape, p = CASES[name]
+        images = load_dataset(name, subset=max(n_images, 1000)).flat("train", np.float32)
+        images = images[:n_images].reshape((-1,) + shape)
+        for K in ks:
+            case = measure_case(images, shape, p, K, chunk, repeats, bandwidth, torch_too, name)
+            print(markdown_rows(case), flush=True)
+            rows += case
+    return {"bandwidth_gbs": bandwidth, "rows": rows}
+
+
+HEADER = ["| data | K | features | path | map (s) | GEMM per block (s) | GEMM in strips (s) | map / GEMM "
+          "| elementwise / GEMM | GEMM GFLOP/s | z (GB) | memory floor (s) | map / floor |",
+          "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+
+
+def markdown_rows(rows) -> str:
+    return "\n".join(f"| {r['dataset']} | {r['K']} | {r['features']} | {r['path']} | {r['map_seconds']:.2f} | "
+                     f"{r['gemm_block_seconds']:.2f} | {r['gemm_strip_seconds']:.2f} | {r['ratio']:.2f} | {r['elementwise_ratio']:.2f} | "
+                     f"{r['gemm_gflops']:.0f} | {r['z_gb']:.1f} | {r['memory_floor_seconds']:.2f} | "
+                     f"{r['map_over_floor']:.2f} |" for r in rows)
+
+
 def markdown(report: dict) -> str:
-    lines = ["# Image feature map against its GEMM", "",
-             f"{report['machine']}, {report['date']}; `{report['command']}`.", "",
-             "| K | features | path | map (s) | GEMM (s) | map / GEMM | GEMM GFLOP/s |",
-             "| ---: | ---: | --- | ---: | ---: | ---: | ---: |"]
-    for r in report["rows"]:
-        lines.append(f"| {r['K']} | {r['features']} | {r['path']} | {r['map_seconds']:.2f} | "
-                     f"{r['gemm_seconds']:.2f} | {r['ratio']:.2f} | {r['gemm_gflops']:.0f} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(["# Image feature map against its GEMM and the memory floor", "",
+                      f"{report['machine']}, {report['date']}; `{report['command']}`; "
+                      f"{report['images']} images in blocks of {report['chunk']}, medians of {report['repeats']} "
+                      f"interleaved runs; memory bandwidth {report['bandwidth_gbs']:.1f} GB/s (a = b + c, "
+                      "256 MiB arrays). GEMM = the faster of one call per block and the NumPy map's "
+                      "strips; elementwise = map − GEMM; memory floor = the responses z written and "
+                      "read once at that bandwidth.", ""] + HEADER + [markdown_rows(report["rows"])]) + "\n"
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--images", type=int, default=1024)
-    parser.add_argument("--widths", type=int, nargs="+", default=[256, 1024])
+    parser.add_argument("--images", type=int, default=512)
+    parser.add_argument("--widths", type=int, nargs="*", default=[1024, 2048, 4096], help="CIFAR-10 K")
+    parser.add_argument("--mnist-widths", type=int, nargs="*", default=[1024, 4096], help="MNIST K")
     parser.add_argument("--chunk", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--torch", action="store_true", help="also the torch CPU path")
     parser.add_argument("--out", default="benchmarks/patches")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from greenelm_book.bench import cpu_model
 
+    result = measure(args.images, args.widths, args.mnist_widths, args.chunk, args.repeats, args.torch)
     report = {"machine": f"{cpu_model() or platform.machine()}, {os.cpu_count()} cores",
               "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-              "command": "python -m benchmarks.patches " + " ".join(argv or []),
-              "rows": measure(args.images, args.widths, args.chunk, args.repeats)}
+              "command": " ".join(["python -m benchmarks.patches"] + list(sys.argv[1:] if argv is None else argv)),
+              "images": args.images, "chunk": args.chunk, "repeats": args.repeats} | result
     out = Path(args.out)
     out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
     out.with_suffix(".md").write_text(markdown(report))

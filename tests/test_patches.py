@@ -186,3 +186,85 @@ def test_sparse_input_is_refused_by_name(images, container):
         RandomPatchFeatures(SHAPE, n_patches=5, patch_size=3, n_whitening=300).fit(rows)
     with pytest.raises(TypeError, match="sparse"):
         fitted(images).transform(rows)
+
+
+# -- the NumPy path's strips and threads ------------------------------------------------------------
+@pytest.mark.parametrize("strip_bytes", [1, 700, 3000, 1 << 20])
+@pytest.mark.parametrize("threads", [1, 2, 5])
+def test_strips_and_threads_equal_the_reference(images, monkeypatch, strip_bytes, threads):
+    """Every strip shape (one image and one position row per GEMM, several images of one row,
+    several rows of every image, the whole block) and every split between threads gives the
+    patch-by-patch reference; BLAS's thread count is restored afterwards."""
+    import greenelm.patches as patches
+    from threadpoolctl import threadpool_info
+
+    features = fitted(images, dtype="float64", pool=3)
+    # a position row of one image is 6 positions × 5 filters × 8 bytes = 240 bytes: 1 → one image
+    # and one row per GEMM, 700 → two images, 3000 → every image of the worker, 1 MiB → whole bands
+    monkeypatch.setattr(patches, "STRIP_BYTES", strip_bytes)
+    monkeypatch.setattr(patches, "_blas_threads", lambda: threads)
+    before = [lib["num_threads"] for lib in threadpool_info()]
+    H = features.transform(images)
+    assert [lib["num_threads"] for lib in threadpool_info()] == before
+    for k in (0, 4, 11):
+        np.testing.assert_allclose(H[k], reference(features, images[k]), rtol=1e-10, atol=1e-12)
+
+
+def test_float32_is_within_its_tolerance_of_the_float64_reference(images):
+    features = fitted(images, pool=3)
+    H = features.transform(images)
+    assert H.dtype == np.float32
+    for k in (0, 7):
+        np.testing.assert_allclose(H[k], reference(features, images[k]), rtol=1e-5, atol=1e-6)
+
+
+def test_a_threshold_above_every_response_gives_zeros_not_rounding_below_them(images):
+    """Σ relu(z − t) is computed as (Σ z − c·t + Σ |z − t|) / 2: it cancels to 0 when no response
+    passes t, and must not come out negative."""
+    for dtype, tol in (("float64", 1e-12), ("float32", 1e-5)):
+        H = fitted(images, dtype=dtype, threshold=40.0).transform(images)
+        assert (H >= 0).all() and np.abs(H).max() <= tol * 40
+
+
+def test_integer_images_equal_their_float_copies(images):
+    pixels = (images * 255).astype(np.uint8)
+    features = fitted(pixels.astype(np.float64), dtype="float64")
+    np.testing.assert_allclose(features.transform(pixels), features.transform(pixels.astype(np.float64)),
+                               rtol=1e-12, atol=1e-14)
+
+
+def test_the_benchmark_reports_ratios_and_the_memory_floor(images):
+    from benchmarks.patches import markdown_rows, measure_case
+
+    rows = measure_case(images.astype(np.float32), SHAPE, 3, 6, chunk=5, repeats=1, bandwidth=10.0, name="toy")
+    (row,) = rows
+    assert row["K"] == 6 and row["features"] == 2 * 6 * 4 and row["images"] == 12 and row["path"] == "numpy"
+    assert row["ratio"] == pytest.approx(row["map_seconds"] / row["gemm_seconds"])
+    assert row["elementwise_ratio"] == pytest.approx(row["ratio"] - 1)
+    assert row["z_gb"] == pytest.approx(12 * 7 * 6 * 6 * 4 / 1e9)
+    assert row["memory_floor_seconds"] == pytest.approx(2 * row["z_gb"] / 10.0)
+    assert row["gemm_seconds"] == min(row["gemm_block_seconds"], row["gemm_strip_seconds"]) > 0
+    assert markdown_rows(rows).startswith("| toy | 6 | 48 | numpy |")
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_a_forked_child_maps_with_threads_of_its_own(images, monkeypatch):
+    """The thread pool is per process: a child forked after the parent used it does not wait on
+    the parent's threads (it would hang; the alarm turns a hang into a failure)."""
+    import os
+    import signal
+
+    import greenelm.patches as patches
+
+    monkeypatch.setattr(patches, "_blas_threads", lambda: 2)
+    features = fitted(images, dtype="float64")
+    expected = features.transform(images)                          # the parent's pool now exists
+    pid = os.fork()
+    if pid == 0:                                                     # the child
+        signal.alarm(30)
+        try:
+            ok = np.allclose(features.transform(images), expected, rtol=1e-12, atol=1e-14)
+        finally:
+            os._exit(0 if ok else 3)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
