@@ -262,8 +262,10 @@ def _chunk_parts(features, X_block, dtype: str) -> dict:
     G = np.zeros((d, d), dtype=dtype, order="F")
     syrk = blas.dsyrk if dtype == "float64" else blas.ssyrk
     out = {}
+    from greenelm.features import _product
+
     start = time.perf_counter()
-    np.matmul(X_block, features.W, out=H)
+    _product(X_block, features.W, H)                 # the fit's own feature GEMM
     out["feature_gemm"] = time.perf_counter() - start
     start = time.perf_counter()
     H += features.b
@@ -316,7 +318,7 @@ def streaming_floor(n_hidden: int = 4000, batch: int = 250, n_updates: int = 24,
                     seed: int = 0, alpha: float = 1e-3) -> dict:
     """``StreamingRidge.update`` (per-call mode, float64) against its floor 3·d²·B FLOPs, in one process:
     after an initial fit on ``n_initial`` MNIST rows, ``n_updates`` batches of ``batch`` rows, a
-    float64 GEMM rate (4096², one product) measured after every fourth update."""
+    float64 GEMM rate (4096², one product, SciPy's BLAS) measured after every fourth update."""
     from greenelm import RandomReLUFeatures, StreamingRidge
     from greenelm_book.bench import gemm_flops
 
@@ -326,9 +328,13 @@ def streaming_floor(n_hidden: int = 4000, batch: int = 250, n_updates: int = 24,
     X = flat_rows(ds, "train", rows)
     Y = np.eye(10)[ds.y_train[:rows]]
     state = StreamingRidge(alpha=alpha).fit(features.transform(X[:n_initial]), Y[:n_initial])
-    a = np.random.default_rng(seed).standard_normal((4096, 4096))
-    product = np.empty_like(a)
-    np.matmul(a, a, out=product)                                     # warm-up
+    from scipy.linalg import blas
+
+    # the rate through SciPy's BLAS, the library the update runs in (NumPy's would leave its own
+    # threads spinning beside the next update)
+    a = np.asfortranarray(np.random.default_rng(seed).standard_normal((4096, 4096)))
+    product = np.empty_like(a, order="F")
+    blas.dgemm(1.0, a, a, beta=0.0, c=product, overwrite_c=1)        # warm-up
     updates, rates = [], []
     for i in range(n_updates):
         block = slice(n_initial + i * batch, n_initial + (i + 1) * batch)
@@ -338,7 +344,7 @@ def streaming_floor(n_hidden: int = 4000, batch: int = 250, n_updates: int = 24,
         updates.append(time.perf_counter() - start)
         if i % 4 == 3:
             start = time.perf_counter()
-            np.matmul(a, a, out=product)
+            blas.dgemm(1.0, a, a, beta=0.0, c=product, overwrite_c=1)
             rates.append(gemm_flops(4096, 4096, 4096) / (time.perf_counter() - start) / 1e9)
     floors = [3.0 * n_hidden**2 * batch / (rate * 1e9) for rate in rates]
     ratios = [t / floors[min(i // 4, len(floors) - 1)] for i, t in enumerate(updates)]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
+from scipy.linalg import blas
 from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
@@ -52,6 +53,25 @@ def draw_projection(n_inputs: int, n_hidden: int, seed: int, weight_scale: str =
         W *= np.sqrt(2.0 / n_inputs)
     b = rng.standard_normal(n_hidden) if bias == "normal" else rng.uniform(-1.0, 1.0, n_hidden)
     return W, b
+
+
+def _product(X: np.ndarray, W: np.ndarray, out=None) -> np.ndarray:
+    """``X @ W`` (n, d), C-ordered, into ``out`` when given, by SciPy's BLAS ``gemm``.
+
+    The same product as NumPy's ``matmul`` (``Hᵀ = Wᵀ Xᵀ`` in column-major order, no copies for
+    C-ordered X and W), through the BLAS that :class:`greenelm.solvers.NormalEquations`'s
+    ``syrk`` uses: a fit then alternates one BLAS thread pool, not NumPy's and SciPy's, whose idle
+    threads otherwise spin beside the other's work (8 % per 4,096-row block at d = 4,000, timed
+    pairwise in one process)."""
+    n, d = X.shape[0], W.shape[1]
+    H = np.empty((n, d), dtype=W.dtype) if out is None else out
+    if n == 0 or X.shape[1] == 0 or d == 0:
+        return np.matmul(X, W, out=H)
+    gemm = blas.dgemm if W.dtype == np.float64 else blas.sgemm
+    result = gemm(1.0, W.T, X.T, beta=0.0, c=H.T, overwrite_c=1)
+    if result.ctypes.data != H.ctypes.data:      # the BLAS wrapper wrote a copy: keep its values
+        H[...] = result.T
+    return H
 
 
 @dataclass
@@ -103,7 +123,7 @@ class RandomReLUFeatures:
         ``out`` (NumPy path only): a C-ordered (n, d) array of ``dtype`` to write H into, so that
         blocks computed one after another reuse one buffer.  A fresh (n, d) array is first touched
         inside the multithreaded GEMM, whose page faults made a 4,096 × 4,000 block 1.5-1.8× slower
-        than the same GEMM into a reused buffer (``benchmarks/fit_floor.py``)."""
+        than the same GEMM into a reused buffer (``benchmarks/report.md``, fits against their floor)."""
         if out is not None and (self.device is not None or not isinstance(out, np.ndarray)
                                 or out.dtype != np.dtype(self.dtype) or not out.flags.c_contiguous
                                 or out.shape != (X.shape[0], self.n_hidden)):
@@ -121,7 +141,7 @@ class RandomReLUFeatures:
                 return np.maximum(H, 0, out=H)
             X = X.toarray()
         if self.device is None:
-            H = np.matmul(np.asarray(X, dtype=self.dtype), self.W, out=out)
+            H = _product(np.asarray(X, dtype=self.dtype), self.W, out)
             H += self.b
             return np.maximum(H, 0, out=H)
         import torch

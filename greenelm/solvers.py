@@ -234,7 +234,8 @@ class NormalEquations:
             H = np.asarray(H, dtype=np.float64)
             # H.T of a C-ordered block is Fortran-ordered: syrk computes (Hᵀ)(Hᵀ)ᵀ = HᵀH with no copy.
             self._gram = blas.dsyrk(1.0, H.T, beta=1.0, c=self._gram, trans=0, lower=0, overwrite_c=1)
-            self._hty += H.T @ np.asarray(Y, dtype=np.float64)
+            # SciPy's gemm, as the syrk and the features: one BLAS thread pool for the whole fit
+            self._hty += blas.dgemm(1.0, H.T, np.asarray(Y, dtype=np.float64))
 
     def _add_float32_block(self, H, Y) -> None:
         """The float32 remedy for one block of ≤ FLOAT32_BLOCK_ROWS rows: H (n, d), Y (n, k).
@@ -274,7 +275,7 @@ class NormalEquations:
         self._gram += self._scratch
         self._gram = blas.dsyr2k(1.0, shift[:, None], v[:, None], beta=1.0, c=self._gram, trans=0,
                                  lower=0, overwrite_c=1)
-        self._hty += centred.T @ Y
+        self._hty += blas.sgemm(1.0, centred.T, Y)
         self._hty += np.outer(shift, Y.sum(axis=0, dtype=np.float64))
 
     def release_scratch(self) -> None:

@@ -437,7 +437,8 @@ class StreamingRidge:
         P, W = self._P, self._W
         gemm, symm = blas.get_blas_funcs(("gemm", "symm"), dtype=P.dtype)
         # The row form Uᵀ = H P (B, d) reads P's upper triangle (symm) and ran at 0.75× the time of
-        # the column form P Hᵀ (d, B) at d = 4,000, B = 250 on OpenBLAS (benchmarks/fit_floor.py).
+        # the column form P Hᵀ (d, B) at d = 4,000, B = 250 on OpenBLAS (timed in one process, pairwise).
+        # Every product goes through SciPy's BLAS: one thread pool (see greenelm.features._product).
         Hf = np.asfortranarray(H)                            # (B, d), Fortran (a B·d copy)
         Ut = symm(1.0, P, Hf, side=1, lower=0)               # Uᵀ = H P (B, d), Fortran
         S = gemm(1.0, Ut, Hf, trans_b=1)                     # H P Hᵀ (B, B)
@@ -447,12 +448,12 @@ class StreamingRidge:
         L, info = potrf(S, lower=1, clean=1, overwrite_a=1)
         if info != 0:
             raise _not_pd("I + H P Hᵀ", info)
-        E = Y - H @ W                                        # residual (B, k)
+        E = Y - gemm(1.0, Hf, W)                             # residual (B, k); SciPy's BLAS throughout
         Z = trsm(1.0, L, E, lower=1)                         # L⁻¹ E
         Vt = trsm(1.0, L, Ut, lower=1, overwrite_b=1)        # Vᵀ = L⁻¹ Uᵀ (B, d)
         _check_update_finite(Vt, Z)
         # -- nothing below can fail: commit the new state
-        W += Vt.T @ Z
+        W += gemm(1.0, Vt, Z, trans_a=1)
         syrk = blas.get_blas_funcs("syrk", dtype=P.dtype)
         self._P = syrk(-1.0, Vt, beta=1.0, c=P, trans=1, lower=0, overwrite_c=1)   # P − V Vᵀ
         # the lower triangle is now stale: the next update reads only the upper one (symm), and

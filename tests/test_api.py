@@ -347,6 +347,8 @@ def test_feature_chunks_reusing_one_buffer_equal_fresh_blocks():
     for (rows, H), (_, reference) in zip(features.chunks(X, 33, reuse=True), fresh):
         np.testing.assert_array_equal(H, reference)                          # bit for bit
         np.testing.assert_array_equal(H, features.transform(X[rows]))
+        # SciPy's gemm gives NumPy's matmul bit for bit (one BLAS pool for the features and syrk)
+        np.testing.assert_array_equal(H, np.maximum(X[rows] @ features.W + features.b, 0))
     with pytest.raises(ValueError, match="out must be a C-ordered NumPy array of shape"):
         features.transform(X[:5], out=np.empty((5, 40), order="F"))
 
