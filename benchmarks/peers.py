@@ -85,7 +85,7 @@ def fit_one(library: str, n_hidden: int, n_train=None) -> dict:
 
 def stream_one(library: str, n_hidden: int, batch: int, n_batches: int, n_initial: int) -> dict:
     """An initial block of ``n_initial`` rows, then ``n_batches`` updates of ``batch`` rows: the
-    median seconds per update and the test accuracy after the stream."""
+    median seconds per update (the first, a warm-up, left out) and the test accuracy after the stream."""
     X, y, X_test, y_test = _mnist()
     stream = [slice(n_initial + i * batch, n_initial + (i + 1) * batch) for i in range(n_batches)]
     times = []
@@ -111,7 +111,8 @@ def stream_one(library: str, n_hidden: int, batch: int, n_batches: int, n_initia
             state.update(H, Y[y[rows]])
             times.append(time.perf_counter() - start)
         accuracy = np.mean((features.transform(X_test) @ state.coef_).argmax(axis=1) == y_test)
-    return {"update_seconds": float(np.median(times)), "accuracy": 100 * float(accuracy)}
+    timed = times[1:] if len(times) > 1 else times       # the first update warms up (first calls)
+    return {"update_seconds": float(np.median(timed)), "accuracy": 100 * float(accuracy)}
 
 
 def gemm_rate() -> dict:
@@ -222,7 +223,7 @@ def main(argv=None) -> None:
     rates64 = [r["rates"]["float64"] for r in records if "float64" in r["rates"]]
     rate = _median(rates64) or float("nan")
     small = bool(args.rows)
-    batches = {"greenelm": 4 if small else 20, "pyoselm": 2 if small else 4}
+    batches = {"greenelm": 4 if small else 20, "pyoselm": 3 if small else 4}
     streaming = stream_rows(args.stream_widths, batches, 1000 if small else 5000, rate, log=log)
     command = ("python -m benchmarks.peers " + " ".join(argv if argv is not None else __import__("sys").argv[1:])).strip()
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
