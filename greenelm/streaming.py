@@ -14,10 +14,11 @@ Update methods (one API, :class:`StreamingRidge`; NumPy arrays, or torch tensors
 * ``"listing3"`` — the paper's appendix listing 3 as published: ``S`` inverted explicitly,
   ``P Hᵀ`` formed twice and ``H P`` once, so ≈ 8·d²·B FLOPs; P is not kept symmetric.
 * ``"cholesky"`` — ours, the same algebra with the symmetry used: ``U = P Hᵀ`` once (as
-  ``Uᵀ = H P`` by BLAS ``symm`` on P's upper triangle), the B × B system by Cholesky ``S = L Lᵀ`` (no inverse),
-  ``V = U L⁻ᵀ`` and the symmetric rank-B update ``P ← P − V Vᵀ`` (BLAS ``syrk``, one triangle,
-  mirrored only when P is read; in torch blocked GEMMs on the upper block rows) — ≈ 3·d²·B
-  FLOPs; ``W2 ← W2 + V L⁻¹(Y − H W2)``.  P stays exactly symmetric.
+  ``Uᵀ = H P`` by BLAS ``symm`` on P's upper triangle), the B × B system by Cholesky
+  ``S = L Lᵀ`` (no inverse), ``V = U L⁻ᵀ`` and the symmetric rank-B update ``P ← P − V Vᵀ``
+  (BLAS ``syrk``, one triangle, mirrored only when P is read; in torch blocked GEMMs on the
+  upper block rows) — ≈ 3·d²·B FLOPs; ``W2 ← W2 + V L⁻¹(Y − H W2)``.  P stays exactly
+  symmetric.
 * ``"information"`` — the information form: accumulate ``G = HᵀH`` (``syrk``, d²·B) and ``HᵀY``
   and refactorise on demand: the cheapest update, but reading the weights costs a d³/3
   Cholesky solve (cached until the next update).
