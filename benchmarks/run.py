@@ -1,7 +1,7 @@
 """Measure greenelm against the paper's appendix code and scikit-learn, in one run, on full MNIST.
 
     python -m benchmarks.run                 # everything (≈ 25 min on 2 cores), writes benchmarks/report.*
-    python -m benchmarks.run --quick         # small widths, one repeat (≈ 3 min: a check of the machinery, not a measurement), writes /tmp/greenelm-bench-quick/
+    python -m benchmarks.run --quick         # small widths, one repeat (≈ 5 min: a check of the machinery, not a measurement), writes /tmp/greenelm-bench-quick/
     python -m benchmarks.run --only fit,memory --out /tmp/bench
     python -m benchmarks.run --only fit-floor,streaming-floor   # the fit (d = 4000, 8000) and the RLS update
                                              # against their FLOP floors, rates measured in the same
