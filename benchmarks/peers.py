@@ -1,13 +1,20 @@
 """greenelm against the ELM libraries users compare it with, on full MNIST, side by side.
 
-The peers are benchmark-only dependencies (``pip install scikit-elm hpelm pyoselm`` beside the
-library; never the library's own).  Run from the repository root, alone on the machine::
+The peers are benchmark-only dependencies (the ``peers`` extra: ``pip install scikit-elm hpelm
+pyoselm "dask[distributed]" pandas pyarrow`` in a venv of their own beside numpy, scipy and
+scikit-learn; never the library's own).  Run from the repository root, alone on the machine::
 
-    python -m benchmarks.peers                      # writes benchmarks/peers.{json,md}
-    python -m benchmarks.peers --quick --out /tmp/peers
+    python -m benchmarks.peers         # 5 rounds (≈ 12 min on 2 cores): benchmarks/peers.{json,md},
+                                       # merged into benchmarks/report.{json,md}
+    python -m benchmarks.peers --rows 5000 --d 500 --repeats 1 --stream-widths 300 --out /tmp/peers
 
-Every fit runs in a fresh process (time, peak RSS of that process); the FLOP floor of a fit is
-``greenelm.solvers.fit_flops`` at the float64 GEMM rate measured in the same run.  Rows:
+Every fit runs in a fresh process (time, peak RSS of that process).  The fits go in rounds: each
+round measures the GEMM rates (float64, float32) in a process of its own, then fits every library
+once, in an order rotated from round to round, so load that drifts during the run touches every
+library alike.  A row gives the median over the rounds and its range; the ratios (to greenelm
+float64, to the FLOP floor) are medians of each round's own ratios.  The floor of a fit is its
+FLOPs (``greenelm.solvers.fit_flops``) at the rates of its round: features and Gram at the rate
+of greenelm's dtype (float64 for the peers), the solve at the float64 rate.  Rows:
 
 * greenelm ``ELMClassifier`` float64 and float32 (ReLU, λ = 1e-3);
 * scikit-elm ``skelm.ELMClassifier`` (``ufunc="relu"``, ``alpha=1e-3``);
@@ -17,7 +24,8 @@ Every fit runs in a fresh process (time, peak RSS of that process); the FLOP flo
 
 Streaming: pyoselm's ``OSELMClassifier`` (sigmoid: it has no ReLU) against greenelm's
 ``StreamingRidge`` (ReLU features, per-call Cholesky update), an initial block then batches of B
-rows; time per update against its floor 3·d²·B FLOPs at the measured GEMM rate.
+rows; one process per library and width, the median time per update against its floor 3·d²·B
+FLOPs at the float64 GEMM rate of the run.
 """
 
 from __future__ import annotations
@@ -77,7 +85,7 @@ def fit_one(library: str, n_hidden: int, n_train=None) -> dict:
 
 def stream_one(library: str, n_hidden: int, batch: int, n_batches: int, n_initial: int) -> dict:
     """An initial block of ``n_initial`` rows, then ``n_batches`` updates of ``batch`` rows: the
-    median seconds per update and the test accuracy after the stream."""
+    median seconds per update (the first, a warm-up, left out) and the test accuracy after the stream."""
     X, y, X_test, y_test = _mnist()
     stream = [slice(n_initial + i * batch, n_initial + (i + 1) * batch) for i in range(n_batches)]
     times = []
@@ -103,13 +111,15 @@ def stream_one(library: str, n_hidden: int, batch: int, n_batches: int, n_initia
             state.update(H, Y[y[rows]])
             times.append(time.perf_counter() - start)
         accuracy = np.mean((features.transform(X_test) @ state.coef_).argmax(axis=1) == y_test)
-    return {"update_seconds": float(np.median(times)), "accuracy": 100 * float(accuracy)}
+    timed = times[1:] if len(times) > 1 else times       # the first update warms up (first calls)
+    return {"update_seconds": float(np.median(timed)), "accuracy": 100 * float(accuracy)}
 
 
 def gemm_rate() -> dict:
+    """The float64 and float32 GEMM rates (GFLOP/s, 4096², best of 3 after a warm-up)."""
     from greenelm_book.bench import gemm_peak
 
-    return gemm_peak("float64")
+    return {dtype: gemm_peak(dtype, repeats=3)["best"] for dtype in ("float64", "float32")}
 
 
 def _isolated(target: str, **kwargs) -> dict:
@@ -124,59 +134,125 @@ def _isolated(target: str, **kwargs) -> dict:
 LIBRARIES = ("greenelm-float64", "greenelm-float32", "scikit-elm", "hpelm", "scikit-learn")
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--out", default="benchmarks/peers")
-    args = parser.parse_args(argv)
-    from greenelm.solvers import fit_flops
-    from greenelm_book.bench import machine_info, write_report
+def _spread(values) -> str:
+    return f"{min(values):.3g}–{max(values):.3g}" if values else "—"
 
-    d, n_train, widths, batches, initial = (4000, None, (2000, 4000), 20, 5000)
-    if args.quick:
-        d, n_train, widths, batches, initial = 300, 3000, (200,), 3, 1000
-    peak = _isolated("gemm_rate")
-    rate = peak.get("best", float("nan")) * 1e9            # GFLOP/s, best of its repeats
+
+def _median(values):
+    import statistics
+
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def fit_rounds(d: int, n_train, repeats: int, libraries=LIBRARIES, log=print) -> tuple[list, list]:
+    """``repeats`` rounds of (GEMM rates, one fit per library in a rotated order): the raw records
+    and one row per library (medians over the rounds, ranges, per-round ratios)."""
+    from greenelm_book.bench import flop_floor_seconds
+
     N = n_train or 60000
-    floor = fit_flops(N, 784, d, 10).total / rate
-    rows, reference = [], None
-    for library in LIBRARIES:
-        result = _isolated("fit_one", library=library, n_hidden=d, n_train=n_train)
-        if "error" in result:
-            rows.append({"library": library, "d": d, "fit (s)": None, "accuracy (%)": None,
-                         "peak (GB)": result["peak_gb"], "note": result["error"][:80]})
+    records = []
+    for round_ in range(repeats):
+        rates = _isolated("gemm_rate")
+        order = libraries[round_ % len(libraries):] + libraries[:round_ % len(libraries)]
+        results = {}
+        for library in order:
+            results[library] = _isolated("fit_one", library=library, n_hidden=d, n_train=n_train)
+            log(f"round {round_ + 1}/{repeats} {library}: "
+                + (f"{results[library]['seconds']:.2f} s" if "seconds" in results[library]
+                   else results[library]["error"][:80]))
+        records.append({"rates": rates, "fits": results})
+    rows = []
+    for library in libraries:
+        done = [r for r in records if "seconds" in r["fits"][library] and "float64" in r["rates"]]
+        if not done:
+            error = next((r["fits"][library].get("error") for r in records), "no run")
+            rows.append({"library": library, "d": d, "fit (s)": None, "note": str(error)[:80]})
             continue
-        reference = reference or result["seconds"]
-        rows.append({"library": library, "d": d, "fit (s)": result["seconds"],
-                     "ratio to greenelm float64": result["seconds"] / reference,
-                     "ratio to floor": result["seconds"] / floor, "accuracy (%)": result["accuracy"],
-                     "peak (GB)": result["peak_gb"]})
-    streaming = []
+        dtype = "float32" if library == "greenelm-float32" else "float64"
+        seconds = [r["fits"][library]["seconds"] for r in done]
+        to_reference = [r["fits"][library]["seconds"] / r["fits"]["greenelm-float64"]["seconds"] for r in done
+                        if "seconds" in r["fits"].get("greenelm-float64", {})]
+        to_floor = [r["fits"][library]["seconds"]
+                    / flop_floor_seconds(N, 784, d, 10, r["rates"], dtype) for r in done]
+        rows.append({"library": library, "d": d, "repeats": len(done), "fit (s)": _median(seconds),
+                     "range (s)": _spread(seconds), "ratio to greenelm float64": _median(to_reference),
+                     "ratio to floor": _median(to_floor), "floor ratio range": _spread(to_floor),
+                     "accuracy (%)": _median([r["fits"][library]["accuracy"] for r in done]),
+                     "peak (GB)": _median([r["fits"][library]["peak_gb"] for r in done])})
+    return records, rows
+
+
+def stream_rows(widths, batches: dict, initial: int, rate: float, log=print) -> list:
+    """One process per library and width: the median update time and its ratio to 3·d²·B FLOPs at
+    ``rate`` (float64 GFLOP/s)."""
+    rows = []
     for width in widths:
-        update_floor = 3.0 * width * width * 250 / rate
+        update_floor = 3.0 * width * width * 250 / (rate * 1e9)
         for library in ("greenelm", "pyoselm"):
             result = _isolated("stream_one", library=library, n_hidden=width, batch=250,
-                               n_batches=batches, n_initial=initial)
-            streaming.append({"library": library, "d": width, "B": 250,
-                              "update (s)": result.get("update_seconds"),
-                              "ratio to floor": (result["update_seconds"] / update_floor
-                                                 if "update_seconds" in result else None),
-                              "accuracy (%)": result.get("accuracy"), "peak (GB)": result["peak_gb"]})
-    command = ("python -m benchmarks.peers " + " ".join(argv or [])).strip()
-    report = {"machine": machine_info(), "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-              "command": command, "gemm_gflops": rate / 1e9, "fit_floor_seconds": floor,
-              "fits": rows, "streaming": streaming}
+                               n_batches=batches[library], n_initial=initial)
+            log(f"streaming {library} d={width}: {result.get('update_seconds', result.get('error'))}")
+            rows.append({"library": library, "d": width, "B": 250, "updates": batches[library],
+                         "update (s)": result.get("update_seconds"),
+                         "ratio to floor": (result["update_seconds"] / update_floor
+                                            if "update_seconds" in result else None),
+                         "accuracy (%)": result.get("accuracy"), "peak (GB)": result["peak_gb"],
+                         **({"note": result["error"][:80]} if "error" in result else {})})
+    return rows
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=5, help="rounds of fits (default 5)")
+    parser.add_argument("--d", type=int, default=4000, help="hidden width of the fits")
+    parser.add_argument("--rows", type=int, default=None, help="training rows (default: all 60,000)")
+    parser.add_argument("--stream-widths", type=int, nargs="*", default=[2000, 4000])
+    parser.add_argument("--out", default="benchmarks/peers")
+    parser.add_argument("--report", default=None,
+                        help="report.json to merge the tables into (default: benchmarks/report.json when "
+                             "--out is the default, else none)")
+    args = parser.parse_args(argv)
+    from pathlib import Path
+
+    from greenelm_book.bench import machine_info, write_report
+
+    started = time.perf_counter()
+    log = lambda message: print(f"[{time.perf_counter() - started:6.0f} s] {message}", flush=True)  # noqa: E731
+    records, rows = fit_rounds(args.d, args.rows, args.repeats, log=log)
+    rates64 = [r["rates"]["float64"] for r in records if "float64" in r["rates"]]
+    rate = _median(rates64) or float("nan")
+    small = bool(args.rows)
+    batches = {"greenelm": 4 if small else 20, "pyoselm": 3 if small else 4}
+    streaming = stream_rows(args.stream_widths, batches, 1000 if small else 5000, rate, log=log)
+    command = ("python -m benchmarks.peers " + " ".join(argv if argv is not None else __import__("sys").argv[1:])).strip()
+    date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    N = args.rows or 60000
+    report = {"machine": machine_info(), "date": date, "command": command,
+              "duration_seconds": time.perf_counter() - started, "gemm_gflops": rate,
+              "gemm_gflops_per_round": [r["rates"] for r in records], "fits": rows, "streaming": streaming,
+              "raw": records}
     machine = report["machine"]
-    preamble = (f"# greenelm against its peers\n\n{machine.get('cpu')} ({machine.get('cores')} cores), "
-                f"{report['date']}; `{command}`; float64 GEMM {rate / 1e9:.0f} GFLOP/s in this run. "
-                "One fit per library, each in a fresh process.\n")
-    sections = [(f"Fits on MNIST ({N:,} rows), d = {d:,}",
-                 f"Floor: the fit's FLOPs (features, Gram, solve) at the measured GEMM rate, {floor:.1f} s. "
-                 "hpelm uses its own sigmoid neurons (it has no ReLU); the others ReLU.", rows, None),
-                ("Streaming updates, B = 250", "Median seconds per update after an initial block; floor "
-                 "3·d²·B FLOPs at the measured GEMM rate. pyoselm uses sigmoid neurons (it has no ReLU).",
-                 streaming, None)]
+    preamble = (f"# greenelm against its peers\n\n{machine.get('cpu')} ({machine.get('cores')} cores), {date}; "
+                f"`{command}` ({report['duration_seconds'] / 60:.1f} min); float64 GEMM {rate:.0f} GFLOP/s "
+                f"(median of the rounds, range {_spread(rates64)}). {args.repeats} rounds; in each, the GEMM "
+                "rates and then one fit per library, each in a fresh process, the order rotated per round.\n")
+    fit_text = (f"MNIST, {N:,} training rows, d = {args.d:,}, λ = 1e-3; test accuracy on the 10,000 test "
+                "images. Medians over the rounds; the ratios are medians of each round's own ratios. Floor: "
+                "the fit's FLOPs (features, Gram, solve) at the GEMM rates of the same round. hpelm uses its "
+                "own sigmoid neurons (it has no ReLU); the others ReLU.")
+    stream_text = ("Median seconds per update (batches of B rows after an initial block), one process per "
+                   "library and width; floor 3·d²·B FLOPs at the run's float64 GEMM rate. pyoselm uses "
+                   "sigmoid neurons (it has no ReLU) and is timed on fewer updates (each takes seconds).")
+    sections = [(f"Fits on MNIST ({N:,} rows), d = {args.d:,}", fit_text, rows, None),
+                ("Streaming updates, B = 250", stream_text, streaming, None)]
     write_report(report, f"{args.out}.json", f"{args.out}.md", sections, preamble)
+    target = args.report or ("benchmarks/report.json" if args.out == "benchmarks/peers" else None)
+    if target:
+        from benchmarks.run import merge_into
+
+        merge_into(Path(target), {"peers_fits": rows, "peers_streaming": streaming}, [],
+                   {"command": command, "date": date})
     print(open(f"{args.out}.md").read())
 
 

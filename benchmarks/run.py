@@ -1,8 +1,14 @@
 """Measure greenelm against the paper's appendix code and scikit-learn, in one run, on full MNIST.
 
     python -m benchmarks.run                 # everything (≈ 25 min on 2 cores), writes benchmarks/report.*
-    python -m benchmarks.run --quick         # small widths, one repeat (≈ 3 min: a check of the machinery, not a measurement), writes /tmp/greenelm-bench-quick/
+    python -m benchmarks.run --quick         # small widths, one repeat (≈ 5 min: a check of the machinery, not a measurement), writes /tmp/greenelm-bench-quick/
     python -m benchmarks.run --only fit,memory --out /tmp/bench
+    python -m benchmarks.run --only fit-floor,streaming-floor   # the fit (d = 4000, 8000) and the RLS update
+                                             # against their FLOP floors, rates measured in the same
+                                             # processes (≈ 7 min), merged into benchmarks/report.*
+
+Writing into a folder that holds a report already keeps the tables this run did not measure (other
+entries, ``benchmarks.peers``'s tables); each table says which command measured it.
 
 Every measured fit runs in a fresh process (``greenelm_book.bench.run_isolated``) so its peak resident
 memory is its own and a crash is a recorded failure.  By default those processes run with
@@ -26,10 +32,12 @@ from pathlib import Path
 from greenelm_book import bench
 from greenelm.solvers import LARGE_ORDER, fit_flops
 
-ENTRIES = ("peak", "fit", "profile", "large-order", "streaming", "memory", "foundation", "same-h")
+ENTRIES = ("peak", "fit", "profile", "large-order", "streaming", "memory", "foundation", "same-h", "fit-floor",
+           "streaming-floor")
 HERE = Path(__file__).resolve().parent
 N_MNIST, D_MNIST, K = 60000, 784, 10
-TARGETS = {"floor": 1.3, "listing_normal": 3.0, "listing_pinv": 30.0, "pinv_accuracy_points": 0.05}
+TARGETS = {"floor": 1.3, "listing_normal": 3.0, "listing_pinv": 30.0, "pinv_accuracy_points": 0.05,
+           "floor_float64": 1.2, "floor_float32": 1.25, "streaming_floor": 2.0}
 
 
 @dataclass
@@ -47,11 +55,17 @@ class Config:
     streaming: dict = field(default_factory=lambda: {"n_hidden": 4000, "batch": 250, "n_updates": 8})
     repeats: int = 3
     expensive_seconds: float = 40.0              # one run (flagged) for fits predicted slower than this
+    # fit-floor: fits interleaved with GEMM-rate measurements in one process, (d, repeats)
+    floor_widths: tuple = ((4000, 5), (8000, 3))
+    floor_n_train: int | None = None             # full MNIST
+    streaming_floor: dict = field(default_factory=lambda: {"n_hidden": 4000, "batch": 250, "n_updates": 24})
 
 
 QUICK = Config(widths=(300, 600), target_width=600, foundation_widths=(300,), pinv_widths=(300,),
                memory_sizes=(15000, 30000), pinv_quality_width=300, same_h_widths=(300, 600), large_order=3000,
-               streaming={"n_hidden": 600, "batch": 250, "n_updates": 4}, repeats=1)
+               streaming={"n_hidden": 600, "batch": 250, "n_updates": 4}, repeats=1,
+               floor_widths=((600, 1),), floor_n_train=5000,
+               streaming_floor={"n_hidden": 600, "batch": 250, "n_updates": 4, "n_initial": 1000})
 
 
 class Runner:
@@ -123,6 +137,47 @@ def fit_row(entry: dict, method: str, dtype: str, n_hidden: int, flops: float, p
             "status": "ok" if entry["ok"] else f"failed: {entry['error']}",
             "flag": ("single run (expensive)" if entry["repeats"] < Config.repeats
                      else "single run" if entry["repeats"] == 1 else "")}
+
+
+def _spread(values) -> str:
+    values = [v for v in values if v == v]
+    return f"{min(values):.3g}–{max(values):.3g}" if values else "—"
+
+
+def floor_row(entry: dict, d: int, dtype: str, judged: bool = True) -> dict:
+    """One row of the fit-floor table: medians (and ranges) over the repeats of one process; ``judged``:
+    the row carries the goal (the target width)."""
+    goal = TARGETS["floor_float64" if dtype == "float64" else "floor_float32"]
+    if not entry["ok"]:
+        return {"n_hidden": d, "dtype": dtype, "status": f"failed: {entry['error']}"}
+    result = entry["runs"][0]["result"]
+    runs = result["runs"]
+    ratios = [r["ratio"] for r in runs]
+    ratio = bench.median(ratios)
+    return {"n_hidden": d, "dtype": dtype, "n_train": result["n_train"], "repeats": len(runs),
+            "fit_seconds": bench.median(r["seconds"] for r in runs),
+            "floor_seconds": bench.median(r["floor_seconds"] for r in runs),
+            "ratio_to_floor": ratio, "ratio_range": _spread(ratios),
+            "gemm_gflops": bench.median(r["gemm_gflops"][dtype] for r in runs),
+            "gemm_gflops_range": _spread([r["gemm_gflops"][dtype] for r in runs]),
+            "syrk_vs_gemm": bench.median(r["syrk_vs_gemm"] for r in runs),
+            "feature_gemm_vs_gemm": bench.median(r["feature_gemm_vs_gemm"] for r in runs),
+            "bias_relu_share": bench.median(r["bias_relu_share"] for r in runs),
+            "goal": f"<= {goal:g}" if judged else "—", "met": (ratio <= goal) if judged else None,
+            "peak_rss_mib": entry["runs"][0]["peak_rss_bytes"] / 2**20, "status": "ok"}
+
+
+def streaming_floor_row(entry: dict) -> dict:
+    """The streaming-floor row: the median update against 3·d²·B FLOPs at the rates measured beside it."""
+    if not entry["ok"]:
+        return {"status": f"failed: {entry['error']}"}
+    r = entry["runs"][0]["result"]
+    ratio = bench.median(r["ratios"])
+    return {"n_hidden": r["n_hidden"], "batch": r["batch"], "updates": len(r["update_seconds"]),
+            "update_seconds": bench.median(r["update_seconds"]), "ratio_to_floor": ratio,
+            "ratio_range": _spread(r["ratios"]), "gemm_gflops": bench.median(r["gemm_gflops"]),
+            "gemm_gflops_range": _spread(r["gemm_gflops"]), "goal": f"<= {TARGETS['streaming_floor']:g}",
+            "met": ratio <= TARGETS["streaming_floor"], "status": "ok"}
 
 
 def same_h_flops(variant: str, d: int) -> float:
@@ -342,6 +397,19 @@ def run_benchmarks(cfg: Config, selected: set, runner: Runner) -> dict:
                     **result["pinv_vs_gelsd"], "flag": "single run, on the listing's H"}]
         tables["same_h"] = rows
 
+    # -- the fit and the streaming update against their FLOP floors, rates measured alongside ----
+    if "fit-floor" in selected:
+        tables["fit_floor"] = rows = []
+        for d, repeats in cfg.floor_widths:
+            for dtype in ("float64", "float32"):
+                e = runner.run(f"fit floor {dtype} d={d} ({repeats} repeats in one process)", "fit_floor",
+                               {"n_hidden": d, "dtype": dtype, "repeats": repeats, "n_train": cfg.floor_n_train},
+                               timeout=3600)
+                rows.append(floor_row(e, d, dtype, judged=d == cfg.floor_widths[0][0]))
+    if "streaming-floor" in selected:
+        e = runner.run("streaming update floor", "streaming_floor", cfg.streaming_floor)
+        tables["streaming_floor"] = [streaming_floor_row(e)]
+
     end = runner.run("GEMM peak (end)", "peak", {"repeats": 5})
     if end["ok"]:
         report["peak"]["end"] = end["runs"][0]["result"]
@@ -404,7 +472,67 @@ def _targets(fits: dict, cfg: Config, peak: dict, tables: dict) -> list[dict]:
         add(f"{method}: growth of the fit's own peak memory from N={rows[0]['n_train']} to {rows[-1]['n_train']} (MiB)",
             growth, 0.25 * rows[-1]["h_mib"], "<=",
             f"H at N={rows[-1]['n_train']} would be {rows[-1]['h_mib']:.0f} MiB; goal: grow by < 1/4 of it")
+    out.extend(floor_targets(tables, cfg.floor_widths[0][0] if cfg.floor_widths else None))
     return out
+
+
+def floor_targets(tables: dict, width) -> list[dict]:
+    """The fit-floor (float64 ≤ 1.2×, float32 ≤ 1.25× at ``width``) and streaming-floor (≤ 2×) targets,
+    each tagged with the table it comes from (so a later partial run can replace it)."""
+    out = []
+    for row in tables.get("fit_floor", []):
+        if row.get("n_hidden") == width and row.get("status") == "ok":
+            goal = TARGETS["floor_float64" if row["dtype"] == "float64" else "floor_float32"]
+            out.append({"target": f"greenelm {row['dtype']} fit / FLOP floor, rates in the same process (d={width})",
+                        "measured": row["ratio_to_floor"], "goal": f"<= {goal:g}",
+                        "met": row["ratio_to_floor"] <= goal, "table": "fit_floor",
+                        "detail": f"median of {row['repeats']} (range {row['ratio_range']}); "
+                                  f"{row['fit_seconds']:.2f} s vs {row['floor_seconds']:.2f} s"})
+    for row in tables.get("streaming_floor", []):
+        if row.get("status") == "ok":
+            out.append({"target": f"StreamingRidge update / 3·d²·B floor (d={row['n_hidden']}, B={row['batch']})",
+                        "measured": row["ratio_to_floor"], "goal": f"<= {TARGETS['streaming_floor']:g}",
+                        "met": row["met"], "table": "streaming_floor",
+                        "detail": f"median of {row['updates']} updates (range {row['ratio_range']}); "
+                                  f"{row['update_seconds'] * 1e3:.0f} ms"})
+    return out
+
+
+def merge_reports(old: dict, new: dict) -> dict:
+    """``new`` with the tables (and their targets) of ``old`` that ``new`` did not measure.
+
+    Each table's origin is kept in ``provenance`` (command, date), so a report assembled from
+    several runs (``--only`` entries, ``benchmarks.peers``) says which run measured what."""
+    merged = dict(new)
+    provenance = dict(old.get("provenance", {}))
+    old_meta = old.get("meta", {})
+    for name in old.get("tables", {}):
+        provenance.setdefault(name, {"command": old_meta.get("command"), "date": old_meta.get("date")})
+    new_meta = new.get("meta", {})
+    for name in new.get("tables", {}):
+        provenance[name] = {"command": new_meta.get("command"), "date": new_meta.get("date")}
+    tables = {**{k: v for k, v in old.get("tables", {}).items() if k not in new.get("tables", {})},
+              **new.get("tables", {})}
+    kept = [t for t in old.get("targets", []) if t.get("table", "fit") not in new.get("tables", {})]
+    merged["tables"], merged["provenance"], merged["targets"] = tables, provenance, kept + new.get("targets", [])
+    for key in ("streaming", "memory_slopes", "peak", "blas"):
+        if key not in merged and key in old:
+            merged[key] = old[key]
+    return merged
+
+
+def merge_into(path: Path, tables: dict, targets: list, meta: dict) -> dict:
+    """Merge ``tables`` and ``targets`` measured by another command (``meta``: command, date, …) into
+    the report at ``path`` (JSON; the Markdown beside it is rewritten); returns the merged report."""
+    import json
+
+    old = json.loads(path.read_text()) if path.exists() else {}
+    new = {"tables": tables, "targets": targets, "meta": meta}
+    merged = merge_reports(old, new)
+    merged["meta"] = old.get("meta", meta)                 # the main run's description stays
+    preamble, sections = render_markdown(merged)
+    bench.write_report(merged, path, path.with_suffix(".md"), sections, preamble)
+    return merged
 
 
 FIT_COLUMNS = ["method", "dtype", "n_hidden", "seconds", "runs", "ratio_to_greenelm", "gflop", "gflops_per_s",
@@ -413,6 +541,8 @@ FIT_COLUMNS = ["method", "dtype", "n_hidden", "seconds", "runs", "ratio_to_green
 
 def render_markdown(report: dict) -> tuple[str, list]:
     """The Markdown preamble and sections of the report."""
+    if "peak" not in report or "machine" not in report.get("meta", {}):   # tables merged into no main run
+        return "# greenelm benchmarks\n", _sections(report)
     meta, peak = report["meta"], report["peak"]
     kernels = sorted({f"{b['library']} → {b['architecture']} ({b['num_threads']} threads)" for b in report["blas"]})
     pre = [f"# greenelm benchmarks\n",
@@ -435,24 +565,29 @@ def render_markdown(report: dict) -> tuple[str, list]:
            "loaded data, the libraries, the fit and the prediction are included); `input_mib` is the training matrix "
            "X itself; `fit_added_mib` is the peak during the fit above the RSS just before it.\n",
            "FLOP models: " + "; ".join(f"**{k}**: {v}" for k, v in bench.FLOP_MODELS.items()) + ".\n"]
+    return "\n".join(pre), _sections(report)
+
+
+def _sections(report: dict) -> list:
+    """The report's Markdown sections ``(title, text, rows, columns)``, for the tables it holds."""
     sections = [("Targets", "", report.get("targets", []), ["target", "measured", "goal", "met", "detail"])]
-    t = report["tables"]
+    t = report.get("tables", {})
     if "fit" in t:
-        sections.append(("Full-MNIST fits", "", t["fit"], FIT_COLUMNS))
+        sections.append(("Full-MNIST fits", _origin(report, "fit"), t["fit"], FIT_COLUMNS))
     if "same_h" in t:
         sections.append(("Solvers on the listing's own H",
-                         "Listing 2's `solve_green_elm` variants, scikit-learn `Ridge(alpha=1e-3, solver='cholesky', "
+                         _origin(report, "same_h") + "Listing 2's `solve_green_elm` variants, scikit-learn `Ridge(alpha=1e-3, solver='cholesky', "
                          "fit_intercept=False)` and greenelm's streamed NormalEquations + Cholesky on one H "
                          "(listing 1's features, seed 42). Times exclude the features.", t["same_h"],
                          ["n_hidden", "variant", "solve_seconds", "ratio_to_greenelm", "gflop", "gflops_per_s",
                           "fraction_of_peak", "accuracy", "disagreement_vs_greenelm", "h_mib", "peak_rss_mib", "flag"]))
     if "foundation" in t:
-        sections.append(("Foundation figures", "Full MNIST, λ = 1e-3, both W scales; the paper's listing 1 "
+        sections.append(("Foundation figures", _origin(report, "foundation") + "Full MNIST, λ = 1e-3, both W scales; the paper's listing 1 "
                          "beside it, same machine, same run. A failure is recorded with its message.",
                          t["foundation"], None))
     if "memory" in t:
         slopes = ", ".join(f"{k}: {v:.0f} MiB per 10,000 samples" for k, v in report.get("memory_slopes", {}).items())
-        sections.append(("Peak memory against N", f"Slope of peak RSS against N: {slopes}.", t["memory"], None))
+        sections.append(("Peak memory against N", _origin(report, "memory") + f"Slope of peak RSS against N: {slopes}.", t["memory"], None))
     if "pinv_quality" in t:
         sections.append(("Exact minimum-norm solution: gelsd against np.linalg.pinv",
                          "greenelm's `solve_min_norm` (LAPACK gelsd) and `np.linalg.pinv(H) @ Y` on the same H.",
@@ -470,11 +605,40 @@ def render_markdown(report: dict) -> tuple[str, list]:
                          "`solve_normal_equations`, in its own process (a crash would be recorded).",
                          t["large_order"], None))
     if "profile" in t:
-        sections.append(("Where greenelm's time goes", "The estimator's steps timed one by one at the target width.",
+        sections.append(("Where greenelm's time goes", _origin(report, "profile") + "The estimator's steps timed one by one at the target width.",
                          t["profile"], None))
-    if report["skipped"]:
+    if "fit_floor" in t:
+        sections.append(("Fits against their FLOP floor", _origin(report, "fit_floor") +
+                         "MNIST (`n_train` rows). Each configuration runs in one fresh process that alternates a GEMM-rate "
+                         "measurement (4096², best of 2) with a fit; the floor of each repeat is the fit's FLOPs "
+                         "(features and Gram at the rate of the fit's dtype, the float64 solve at the float64 "
+                         "rate) at the rates just measured. `syrk_vs_gemm` and `feature_gemm_vs_gemm`: one "
+                         "4,096-row block's syrk and feature GEMM, timed alone, as a fraction of the GEMM rate; "
+                         "`bias_relu_share`: the elementwise pass's share of that block's time.",
+                         t["fit_floor"], None))
+    if "streaming_floor" in t:
+        sections.append(("Streaming update against its FLOP floor", _origin(report, "streaming_floor") +
+                         "`StreamingRidge.update` (float64, per-call mode) on MNIST features after an initial "
+                         "fit; the floor is 3·d²·B FLOPs at the float64 GEMM rate measured after every fourth "
+                         "update in the same process.", t["streaming_floor"], None))
+    if "peers_fits" in t:
+        sections.append(("greenelm against its peers: fits", _origin(report, "peers_fits") +
+                         "MNIST; medians over the rounds, each fit in a fresh process, the libraries "
+                         "interleaved (see `benchmarks/peers.md`).", t["peers_fits"], None))
+    if "peers_streaming" in t:
+        sections.append(("greenelm against its peers: streaming", _origin(report, "peers_streaming"),
+                         t["peers_streaming"], None))
+    if report.get("skipped"):
         sections.append(("Skipped", "", report["skipped"], ["entry", "reason", "estimated_seconds"]))
-    return "\n".join(pre), sections
+    return sections
+
+
+def _origin(report: dict, table: str) -> str:
+    """'Measured by `command` on date. ' for a table merged from another run, else ''."""
+    origin = report.get("provenance", {}).get(table)
+    if not origin or origin.get("command") == report.get("meta", {}).get("command"):
+        return ""
+    return f"Measured by `{origin.get('command')}` on {origin.get('date')}. "
 
 
 #: how each reported row's FLOPs are modelled: fit-table method → (listing variant, features included)
@@ -559,6 +723,10 @@ def main(argv=None) -> int:
     out = args.out or (Path("/tmp/greenelm-bench-quick") if args.quick else HERE)
     out.mkdir(parents=True, exist_ok=True)
     stem = "report"
+    if (out / f"{stem}.json").exists():      # keep what this run did not measure (other entries, peers)
+        import json
+
+        report = merge_reports(json.loads((out / f"{stem}.json").read_text()), report)
     preamble, sections = render_markdown(report)
     bench.write_report(report, out / f"{stem}.json", out / f"{stem}.md", sections, preamble)
     print(f"wrote {out / stem}.json and {out / stem}.md ({runner.elapsed() / 60:.1f} min)", file=sys.stderr)

@@ -244,3 +244,112 @@ def streaming_latency(n_hidden: int = 4000, batch: int = 250, n_updates: int = 8
     H = RandomReLUFeatures(784, n_hidden, seed).transform(flat_rows(ds, "train", rows))
     Y = np.eye(10)[ds.y_train[:rows]]
     return streaming_adapters.measure(streaming, torch, H, Y, n_initial, batch, n_updates, alpha)
+
+
+def _gemm_rates(dtypes) -> dict:
+    """Square 4096² GEMM rates (GFLOP/s, best of 2 after a warm-up) for each dtype, measured now."""
+    return {dtype: gemm_peak(dtype, repeats=2)["best"] for dtype in dtypes}
+
+
+def _chunk_parts(features, X_block, dtype: str) -> dict:
+    """One 4,096-row block of the fit, its steps timed alone (seconds): the feature GEMM into a reused
+    buffer, bias + ReLU, and the Gram's syrk on the same block (``dsyrk``/``ssyrk``, trans as in
+    the fit)."""
+    from scipy.linalg import blas
+
+    n, d = X_block.shape[0], features.n_hidden
+    H = np.empty((n, d), dtype=dtype)
+    G = np.zeros((d, d), dtype=dtype, order="F")
+    syrk = blas.dsyrk if dtype == "float64" else blas.ssyrk
+    out = {}
+    from greenelm.features import _product
+
+    start = time.perf_counter()
+    _product(X_block, features.W, H)                 # the fit's own feature GEMM
+    out["feature_gemm"] = time.perf_counter() - start
+    start = time.perf_counter()
+    H += features.b
+    np.maximum(H, 0, out=H)
+    out["bias_relu"] = time.perf_counter() - start
+    start = time.perf_counter()
+    syrk(1.0, H.T, beta=0.0, c=G, trans=0, lower=0, overwrite_c=1)
+    out["syrk"] = time.perf_counter() - start
+    return out
+
+
+def fit_floor(n_hidden: int, dtype: str = "float64", repeats: int = 5, n_train=None, seed: int = 0) -> dict:
+    """A greenelm fit against its FLOP floor, both measured in this one process, interleaved.
+
+    Each repeat measures the GEMM rate (4096², best of 2; float64, and float32 for a float32 fit),
+    then one ``ELMClassifier.fit`` on MNIST (N, 784), then one 4,096-row block's steps alone
+    (:func:`_chunk_parts`).  The floor of a repeat is :func:`greenelm_book.bench.flop_floor_seconds`
+    at that repeat's rates, so machine load that changes between repeats moves both alike."""
+    from greenelm import ELMClassifier
+    from greenelm.solvers import fit_flops
+    from greenelm_book.bench import flop_floor_seconds
+
+    ds, n = _mnist(n_train)
+    X, y = flat_rows(ds, "train", n, dtype), ds.y_train[:n]
+    dtypes = ("float64",) if dtype == "float64" else ("float64", "float32")
+    runs = []
+    for _ in range(int(repeats)):
+        rates = _gemm_rates(dtypes)
+        model = ELMClassifier(n_hidden=n_hidden, alpha=1e-3, dtype=dtype, random_state=seed)
+        start = time.perf_counter()
+        model.fit(X, y)
+        seconds = time.perf_counter() - start
+        floor = flop_floor_seconds(n, X.shape[1], n_hidden, 10, rates, dtype)
+        parts = _chunk_parts(model.features_, X[:4096], dtype)
+        block = min(4096, n)
+        rate = rates[dtype] * 1e9
+        runs.append({"seconds": seconds, "floor_seconds": floor, "ratio": seconds / floor,
+                     "gemm_gflops": rates, "load_average_1min": __import__("os").getloadavg()[0],
+                     "feature_gemm_vs_gemm": 2.0 * block * X.shape[1] * n_hidden / parts["feature_gemm"] / rate,
+                     "syrk_vs_gemm": block * n_hidden**2 / parts["syrk"] / rate,
+                     "bias_relu_share": parts["bias_relu"] / (parts["feature_gemm"] + parts["syrk"]
+                                                              + parts["bias_relu"])})
+        del model
+    flops = fit_flops(n, X.shape[1], n_hidden, 10)
+    return {"n_hidden": n_hidden, "dtype": dtype, "n_train": n, "gflop": flops.total / 1e9, "runs": runs,
+            "kernels": _kernels()}
+
+
+def streaming_floor(n_hidden: int = 4000, batch: int = 250, n_updates: int = 24, n_initial: int = 5000,
+                    seed: int = 0, alpha: float = 1e-3) -> dict:
+    """``StreamingRidge.update`` (per-call mode, float64) against its floor 3·d²·B FLOPs, in one process:
+    after an initial fit on ``n_initial`` MNIST rows and one untimed update, ``n_updates`` batches of
+    ``batch`` rows, a float64 GEMM rate (4096², one product, SciPy's BLAS) measured after every fourth update."""
+    from greenelm import RandomReLUFeatures, StreamingRidge
+    from greenelm_book.bench import gemm_flops
+
+    ds, _ = _mnist()
+    rows = n_initial + batch * (n_updates + 1)
+    features = RandomReLUFeatures(784, n_hidden, seed)
+    X = flat_rows(ds, "train", rows)
+    Y = np.eye(10)[ds.y_train[:rows]]
+    state = StreamingRidge(alpha=alpha).fit(features.transform(X[:n_initial]), Y[:n_initial])
+    warm_up = slice(n_initial, n_initial + batch)       # one untimed update: first calls, first touches
+    state.update(features.transform(X[warm_up]), Y[warm_up])
+    n_initial += batch
+    from scipy.linalg import blas
+
+    # the rate through SciPy's BLAS, the library the update runs in (NumPy's would leave its own
+    # threads spinning beside the next update)
+    a = np.asfortranarray(np.random.default_rng(seed).standard_normal((4096, 4096)))
+    product = np.empty_like(a, order="F")
+    blas.dgemm(1.0, a, a, beta=0.0, c=product, overwrite_c=1)        # warm-up
+    updates, rates = [], []
+    for i in range(n_updates):
+        block = slice(n_initial + i * batch, n_initial + (i + 1) * batch)
+        H = features.transform(X[block])
+        start = time.perf_counter()
+        state.update(H, Y[block])
+        updates.append(time.perf_counter() - start)
+        if i % 4 == 3:
+            start = time.perf_counter()
+            blas.dgemm(1.0, a, a, beta=0.0, c=product, overwrite_c=1)
+            rates.append(gemm_flops(4096, 4096, 4096) / (time.perf_counter() - start) / 1e9)
+    floors = [3.0 * n_hidden**2 * batch / (rate * 1e9) for rate in rates]
+    ratios = [t / floors[min(i // 4, len(floors) - 1)] for i, t in enumerate(updates)]
+    return {"n_hidden": n_hidden, "batch": batch, "update_seconds": updates, "gemm_gflops": rates,
+            "ratios": ratios, "kernels": _kernels()}

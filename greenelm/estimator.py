@@ -397,7 +397,8 @@ class _ELMBase(BaseEstimator):
     def _accumulate(self, X, Y, sample_weight=None, check_blocks: bool = False) -> None:
         """Add X's feature blocks to the sums (``check_blocks``: refuse features that overflow,
         as partial_fit must, since its solve, which would see them, waits)."""
-        for rows, H in self._features.chunks(X, self.chunk_size):
+        # one reused feature buffer: update() either adds a block at once or copies its rows
+        for rows, H in self._features.chunks(X, self.chunk_size, reuse=True):
             H, Y_block = self._weighted_block(H, Y[rows], sample_weight, rows)
             if check_blocks:
                 self._check_block(H)
@@ -547,7 +548,7 @@ class _ELMBase(BaseEstimator):
         out = np.empty((X.shape[0], self.coef_.shape[1]), dtype=np.float64)
         if self._fitted("device") is None:
             W2 = self.coef_.astype(self._fitted("dtype"), copy=False)
-            for rows, H in features.chunks(X, self.chunk_size):
+            for rows, H in features.chunks(X, self.chunk_size, reuse=True):
                 out[rows] = H @ W2
         else:
             import torch
@@ -956,7 +957,7 @@ class _CrossValidatedRidge:
         for train, test in splitter.split(np.zeros((X.shape[0], 1)), y):
             equations = NormalEquations(self.n_hidden, self.n_outputs_, self._fitted("dtype"), self.device)
             X_train, Y_train, w_train = X[train], Y[train], weights[train]
-            for rows, H in self._features.chunks(X_train, self.chunk_size):
+            for rows, H in self._features.chunks(X_train, self.chunk_size, reuse=True):
                 equations.update(*self._weighted_block(H, Y_train[rows], w_train, rows))
             gram, hty = equations.as_float64()
             if is_torch(gram):

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
+from scipy.linalg import blas
 from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
@@ -52,6 +53,25 @@ def draw_projection(n_inputs: int, n_hidden: int, seed: int, weight_scale: str =
         W *= np.sqrt(2.0 / n_inputs)
     b = rng.standard_normal(n_hidden) if bias == "normal" else rng.uniform(-1.0, 1.0, n_hidden)
     return W, b
+
+
+def _product(X: np.ndarray, W: np.ndarray, out=None) -> np.ndarray:
+    """``X @ W`` (n, d), C-ordered, into ``out`` when given, by SciPy's BLAS ``gemm``.
+
+    The same product as NumPy's ``matmul`` (``Hᵀ = Wᵀ Xᵀ`` in column-major order, no copies for
+    C-ordered X and W), through the BLAS that :class:`greenelm.solvers.NormalEquations`'s
+    ``syrk`` uses: a fit then alternates one BLAS thread pool, not NumPy's and SciPy's, whose idle
+    threads otherwise spin beside the other's work (8 % per 4,096-row block at d = 4,000, timed
+    pairwise in one process)."""
+    n, d = X.shape[0], W.shape[1]
+    H = np.empty((n, d), dtype=W.dtype) if out is None else out
+    if n == 0 or X.shape[1] == 0 or d == 0:
+        return np.matmul(X, W, out=H)
+    gemm = blas.dgemm if W.dtype == np.float64 else blas.sgemm
+    result = gemm(1.0, W.T, X.T, beta=0.0, c=H.T, overwrite_c=1)
+    if result.ctypes.data != H.ctypes.data:      # the BLAS wrapper wrote a copy: keep its values
+        H[...] = result.T
+    return H
 
 
 @dataclass
@@ -96,17 +116,32 @@ class RandomReLUFeatures:
             self.W = torch.as_tensor(W, dtype=torch_dtype, device=self.device)
             self.b = torch.as_tensor(b, dtype=torch_dtype, device=self.device)
 
-    def transform(self, X) -> np.ndarray:
+    def transform(self, X, out=None) -> np.ndarray:
         """Features of one block of rows: X (n, D) dense or SciPy sparse → H (n, d), dense, in
-        ``dtype`` (and on ``device``)."""
+        ``dtype`` (and on ``device``).
+
+        ``out`` (NumPy path only): a C-ordered (n, d) array of ``dtype`` to write H into, so that
+        blocks computed one after another reuse one buffer.  A fresh (n, d) array is first touched
+        inside the multithreaded GEMM, whose page faults made a 4,096 × 4,000 block 1.5-1.8× slower
+        than the same GEMM into a reused buffer (``benchmarks/report.md``, fits against their floor)."""
+        if out is not None and (self.device is not None or not isinstance(out, np.ndarray)
+                                or out.dtype != np.dtype(self.dtype) or not out.flags.c_contiguous
+                                or out.shape != (X.shape[0], self.n_hidden)):
+            raise ValueError(f"out must be a C-ordered NumPy array of shape ({X.shape[0]}, "
+                             f"{self.n_hidden}) and dtype {self.dtype} (NumPy path only)")
         if issparse(X):                # sparse @ dense: a dense block; on torch, the block densified
             if self.device is None:
-                H = np.asarray(X.astype(self.dtype) @ self.W)
+                product = X.astype(self.dtype) @ self.W
+                if out is None:
+                    H = np.asarray(product)
+                else:
+                    H = out
+                    H[...] = product
                 H += self.b
                 return np.maximum(H, 0, out=H)
             X = X.toarray()
         if self.device is None:
-            H = np.asarray(X, dtype=self.dtype) @ self.W
+            H = _product(np.asarray(X, dtype=self.dtype), self.W, out)
             H += self.b
             return np.maximum(H, 0, out=H)
         import torch
@@ -116,15 +151,28 @@ class RandomReLUFeatures:
         X = torch.as_tensor(X, dtype=self.W.dtype, device=self.W.device)
         return torch.addmm(self.b, X, self.W).clamp_(min=0)
 
-    def chunks(self, X, chunk_rows: int = DEFAULT_CHUNK_ROWS) -> Iterator[tuple[slice, object]]:
-        """Yield ``(rows, H[rows])`` for consecutive row blocks of X (N, D)."""
+    def chunks(self, X, chunk_rows: int = DEFAULT_CHUNK_ROWS,
+               reuse: bool = False) -> Iterator[tuple[slice, object]]:
+        """Yield ``(rows, H[rows])`` for consecutive row blocks of X (N, D).
+
+        ``reuse=True`` (NumPy path): every block is written into one buffer of
+        ``chunk_rows`` × d, so each block is overwritten by the next: use it (or copy it) before
+        asking for the next one.  It saves a fresh d-wide allocation per block (see
+        :meth:`transform`)."""
         chunk_rows = check_positive_int("chunk_rows", chunk_rows)
-        for rows in row_chunks(X.shape[0] if issparse(X) else len(X), chunk_rows):
-            yield rows, self.transform(X[rows])
+        n_rows = X.shape[0] if issparse(X) else len(X)
+        buffer = None
+        if reuse and self.device is None and n_rows:
+            buffer = np.empty((min(chunk_rows, n_rows), self.n_hidden), dtype=self.dtype)
+        for rows in row_chunks(n_rows, chunk_rows):
+            out = None if buffer is None else buffer[: rows.stop - rows.start]
+            yield rows, self.transform(X[rows], out=out)
 
 
 class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """The random ReLU layer as a scikit-learn transformer: X (N, D) → relu(X W + b) (N, d).
+
+    X may be dense or SciPy sparse (any format; converted to CSR): the features are dense.
 
     ``fit`` only draws ``W`` (D, d) and ``b`` (d,) from the seed (the data give D); the features
     equal :meth:`RandomReLUFeatures.transform` with the same seed exactly, and those of
@@ -187,13 +235,14 @@ class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
             tags.transformer_tags.preserves_dtype = [check_dtype(self.dtype, DTYPES)]
         except ValueError:
             tags.transformer_tags.preserves_dtype = []
+        tags.input_tags.sparse = True
         return tags
 
     def fit(self, X, y=None):
-        """Draw the projection for X (N, D) (only D is used); returns self."""
+        """Draw the projection for X (N, D), dense or SciPy sparse (only D is used); returns self."""
         from sklearn.utils.validation import validate_data
 
-        X = validate_data(self, X, dtype=(np.float64, np.float32))
+        X = validate_data(self, X, accept_sparse="csr", dtype=(np.float64, np.float32))
         check_positive_int("n_hidden", self.n_hidden)
         check_choice("weight_scale", self.weight_scale, WEIGHT_SCALES)
         check_choice("bias", self.bias, BIAS_DISTRIBUTIONS)
@@ -206,14 +255,16 @@ class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         return self
 
     def transform(self, X) -> np.ndarray:
-        """Features relu(X W + b): X (N, D) → (N, d) NumPy array of ``dtype``."""
+        """Features relu(X W + b): X (N, D), dense or SciPy sparse (sparse @ dense: X is never
+        densified on the NumPy path; on a torch device one row block at a time) → (N, d) dense
+        NumPy array of ``dtype``."""
         from sklearn.utils.validation import check_is_fitted, validate_data
 
         check_is_fitted(self, "features_")
-        X = validate_data(self, X, reset=False, dtype=(np.float64, np.float32))
+        X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=(np.float64, np.float32))
         if self.device is None:
             return self.features_.transform(X)
-        out = np.empty((len(X), self.n_hidden), dtype=self.features_.dtype)
+        out = np.empty((X.shape[0], self.n_hidden), dtype=self.features_.dtype)
         for rows, H in self.features_.chunks(X):
             out[rows] = H.cpu().numpy()
         return out

@@ -102,8 +102,9 @@ class NormalEquations:
     rounding, which scales with the features' common offset (``G + λI`` is then not positive
     definite on the paper's MNIST settings with ``weight_scale="he"``); centring removes the
     offset and the per-block float64 summation the growth with N, for O(nd + d²) per block next
-    to the O(nd²) float32 product.  Memory: a float64 and a float32 d × d matrix, and the buffer
-    (``block_rows`` × (d + k) in ``dtype``).  ``benchmarks/float32_remedies.md`` measures this
+    to the O(nd²) float32 product.  Memory: a float64 and a float32 d × d matrix, the buffer
+    (``block_rows`` × (d + k) in ``dtype``) and, for float32, the centred block (at most
+    :data:`FLOAT32_BLOCK_ROWS` × d).  ``benchmarks/float32_remedies.md`` measures this
     against the alternatives.
 
     Examples
@@ -132,6 +133,7 @@ class NormalEquations:
             raise ValueError(f"block_rows must be an integer >= 1, got {block_rows!r}")
         self.block_rows = int(block_rows)
         self._scratch = None  # float32 d × d partial Gram of one block (float32 blocks only)
+        self._centred = None  # float32 block rows minus their means (float32 blocks only)
         self._buffer_H = self._buffer_Y = None  # rows gathered, not yet in the sums
         self._pending = 0
         if device is None:
@@ -232,7 +234,8 @@ class NormalEquations:
             H = np.asarray(H, dtype=np.float64)
             # H.T of a C-ordered block is Fortran-ordered: syrk computes (Hᵀ)(Hᵀ)ᵀ = HᵀH with no copy.
             self._gram = blas.dsyrk(1.0, H.T, beta=1.0, c=self._gram, trans=0, lower=0, overwrite_c=1)
-            self._hty += H.T @ np.asarray(Y, dtype=np.float64)
+            # SciPy's gemm, as the syrk and the features: one BLAS thread pool for the whole fit
+            self._hty += blas.dgemm(1.0, H.T, np.asarray(Y, dtype=np.float64))
 
     def _add_float32_block(self, H, Y) -> None:
         """The float32 remedy for one block of ≤ FLOAT32_BLOCK_ROWS rows: H (n, d), Y (n, k).
@@ -257,7 +260,11 @@ class NormalEquations:
             return
         H, Y = np.asarray(H, dtype=np.float32), np.asarray(Y, dtype=np.float32)
         shift = H.mean(axis=0)
-        centred = H - shift
+        if self._centred is None or self._centred.shape[0] < n:
+            # kept for the next block: a fresh n × d array per block costs its page faults again
+            self._centred = np.empty((min(max(n, self.block_rows), FLOAT32_BLOCK_ROWS), self.n_hidden),
+                                     dtype=np.float32)
+        centred = np.subtract(H, shift, out=self._centred[:n])
         shift = shift.astype(np.float64)
         v = centred.sum(axis=0, dtype=np.float64) + 0.5 * n * shift
         if self._scratch is None:
@@ -268,14 +275,14 @@ class NormalEquations:
         self._gram += self._scratch
         self._gram = blas.dsyr2k(1.0, shift[:, None], v[:, None], beta=1.0, c=self._gram, trans=0,
                                  lower=0, overwrite_c=1)
-        self._hty += centred.T @ Y
+        self._hty += blas.sgemm(1.0, centred.T, Y)
         self._hty += np.outer(shift, Y.sum(axis=0, dtype=np.float64))
 
     def release_scratch(self) -> None:
         """Add the gathered rows, then free the buffer and the float32 scratch Gram (kept otherwise
         for the next block): call when no more rows will come, to hold only the sums."""
         self.flush()
-        self._scratch = self._buffer_H = self._buffer_Y = None
+        self._scratch = self._centred = self._buffer_H = self._buffer_Y = None
 
     @classmethod
     def from_sums(cls, gram, hty, n_samples: int, dtype="float64", device=None,
@@ -306,7 +313,7 @@ class NormalEquations:
         self.flush()
         state = self.__dict__.copy()
         # scratch space and the empty buffer, not state: keeps pickles (dask) small
-        state["_scratch"] = state["_buffer_H"] = state["_buffer_Y"] = None
+        state["_scratch"] = state["_centred"] = state["_buffer_H"] = state["_buffer_Y"] = None
         return state
 
     def __setstate__(self, state):
@@ -314,6 +321,7 @@ class NormalEquations:
             if old in state:
                 state[new] = state.pop(old)
         state.setdefault("_scratch", None)
+        state.setdefault("_centred", None)
         state.setdefault("_buffer_H", None)
         state.setdefault("_buffer_Y", None)
         state.setdefault("_pending", 0)

@@ -316,6 +316,43 @@ def test_transformer_features_equal_random_relu_features_exactly(options):
     np.testing.assert_array_equal(features, expected)
 
 
+@pytest.mark.parametrize("container", ["csr_matrix", "csc_matrix", "csr_array", "coo_matrix"])
+@pytest.mark.parametrize("options", [{}, {"dtype": "float32"}] + ([{"device": "cpu"}] if HAS_TORCH else []))
+def test_transformer_takes_sparse_input_and_gives_the_dense_features(container, options):
+    import scipy.sparse
+
+    X, _ = regression()
+    X[np.abs(X) < 1.0] = 0                                   # mostly zeros
+    sparse = getattr(scipy.sparse, container)(X)
+    transformer = RandomReLUTransformer(n_hidden=70, random_state=5, **options)
+    from_sparse = transformer.fit(sparse).transform(sparse)
+    dense = RandomReLUTransformer(n_hidden=70, random_state=5, **options).fit(X).transform(X)
+    assert type(from_sparse) is np.ndarray and from_sparse.dtype == dense.dtype
+    assert transformer.n_features_in_ == X.shape[1]
+    tolerance = 1e-10 if options.get("dtype", "float64") == "float64" else 1e-6
+    assert np.abs(from_sparse - dense).max() <= tolerance * np.abs(dense).max()
+    assert transformer.__sklearn_tags__().input_tags.sparse
+    with pytest.raises(ValueError, match=f"X has {X.shape[1] + 1} features, but RandomReLUTransformer is "
+                                         f"expecting {X.shape[1]} features"):
+        transformer.transform(scipy.sparse.csr_matrix(np.ones((2, X.shape[1] + 1))))
+
+
+def test_feature_chunks_reusing_one_buffer_equal_fresh_blocks():
+    X, _ = regression()
+    features = RandomReLUFeatures(X.shape[1], 40, seed=2)
+    fresh = [(rows, H.copy()) for rows, H in features.chunks(X, 33)]
+    reused = list(features.chunks(X, 33, reuse=True))
+    assert [rows for rows, _ in reused] == [rows for rows, _ in fresh]
+    assert len({H.__array_interface__["data"][0] for _, H in reused}) == 1     # one buffer
+    for (rows, H), (_, reference) in zip(features.chunks(X, 33, reuse=True), fresh):
+        np.testing.assert_array_equal(H, reference)                          # bit for bit
+        np.testing.assert_array_equal(H, features.transform(X[rows]))
+        # SciPy's gemm gives NumPy's matmul bit for bit (one BLAS pool for the features and syrk)
+        np.testing.assert_array_equal(H, np.maximum(X[rows] @ features.W + features.b, 0))
+    with pytest.raises(ValueError, match="out must be a C-ordered NumPy array of shape"):
+        features.transform(X[:5], out=np.empty((5, 40), order="F"))
+
+
 def test_pipeline_of_transformer_and_ridge_is_the_elm_regressor():
     X, Y = regression()
     pipeline = make_pipeline(RandomReLUTransformer(200, random_state=0),

@@ -90,6 +90,22 @@ def test_P_is_the_symmetric_positive_definite_inverse(method, backend):
     assert np.linalg.eigvalsh((P + P.T) / 2).min() > 0
 
 
+def test_numpy_P_is_mirrored_when_read_not_after_every_update():
+    H, Y = problem()
+    state = stream(H[:100], Y[:100], 100, 50)
+    for rows in (slice(100, 150), slice(150, 200)):
+        state.update(H[rows], Y[rows])
+    assert state._lower_stale                     # the updates kept only the upper triangle
+    exact = np.linalg.inv(H[:200].T @ H[:200] + ALPHA * np.eye(H.shape[1]))
+    P = state.P                                   # reading mirrors it
+    assert not state._lower_stale
+    np.testing.assert_array_equal(P, P.T)
+    assert relative_error(P, exact) <= 1e-9
+    scalars, arrays = state.update(H[200:250], Y[200:250]).export_state()
+    np.testing.assert_array_equal(arrays["P"], arrays["P"].T)
+    assert relative_error(state.coef_, ridge(H[:250], Y[:250])) <= 1e-9
+
+
 def test_numpy_and_torch_cpu_agree():
     H, Y = problem()
     a = stream(H, Y, 50, 20, "cholesky", "numpy")
