@@ -96,15 +96,16 @@ class NormalEquations:
 
     ``dtype`` is the blocks' precision.  The sums are float64 in both cases.  Float32 blocks are
     split into blocks of at most :data:`FLOAT32_BLOCK_ROWS` rows; each is centred on its own
-    column means, its Gram is formed by float32 ``syrk`` into a float32 d × d scratch matrix,
+    column means, its Gram (with H̃ᵀY beside it) is formed by one float32 ``syrk`` of the centred
+    block and Y side by side into a float32 (d + k) × (d + k) scratch matrix,
     and that partial Gram plus a float64 rank-2 correction for the means is added into
     the float64 sums.  A plain float32 sum over all N rows loses the Gram's small eigenvalues to
     rounding, which scales with the features' common offset (``G + λI`` is then not positive
     definite on the paper's MNIST settings with ``weight_scale="he"``); centring removes the
     offset and the per-block float64 summation the growth with N, for O(nd + d²) per block next
-    to the O(nd²) float32 product.  Memory: a float64 and a float32 d × d matrix, the buffer
-    (``block_rows`` × (d + k) in ``dtype``) and, for float32, the centred block (at most
-    :data:`FLOAT32_BLOCK_ROWS` × d).  ``benchmarks/float32_remedies.md`` measures this
+    to the O(nd²) float32 product.  Memory: a float64 d × d and a float32 (d + k) × (d + k)
+    matrix, the buffer (``block_rows`` × (d + k) in ``dtype``) and, for float32, the centred
+    block beside Y (at most :data:`FLOAT32_BLOCK_ROWS` × (d + k)).  ``benchmarks/float32_remedies.md`` measures this
     against the alternatives.
 
     Examples
@@ -132,8 +133,8 @@ class NormalEquations:
         if isinstance(block_rows, bool) or not isinstance(block_rows, (int, np.integer)) or block_rows < 1:
             raise ValueError(f"block_rows must be an integer >= 1, got {block_rows!r}")
         self.block_rows = int(block_rows)
-        self._scratch = None  # float32 d × d partial Gram of one block (float32 blocks only)
-        self._centred = None  # float32 block rows minus their means (float32 blocks only)
+        self._scratch = None  # float32 (d + k)² partial [H̃ Y]ᵀ[H̃ Y] of one block (float32 blocks only)
+        self._centred = None  # float32 block rows minus their means, Y beside them (float32 blocks only)
         self._buffer_H = self._buffer_Y = None  # rows gathered, not yet in the sums
         self._pending = 0
         if device is None:
@@ -241,8 +242,9 @@ class NormalEquations:
         """The float32 remedy for one block of ≤ FLOAT32_BLOCK_ROWS rows: H (n, d), Y (n, k).
 
         With s the block's column means (float32) and H̃ = H - s: HᵀH = H̃ᵀH̃ + s vᵀ + v sᵀ with
-        v = H̃ᵀ1 + (n/2) s, and HᵀY = H̃ᵀY + s (1ᵀY).  H̃ᵀH̃ and H̃ᵀY are float32 products;
-        the column sums H̃ᵀ1 and the rank-2 correction are float64.
+        v = H̃ᵀ1 + (n/2) s, and HᵀY = H̃ᵀY + s (1ᵀY).  H̃ᵀH̃ and H̃ᵀY are float32 products (one
+        ``ssyrk`` of [H̃ Y], n × (d + k), on the NumPy path); the column sums H̃ᵀ1 and the rank-2
+        correction are float64.
         """
         n = H.shape[0]
         if is_torch(self._gram):
@@ -259,23 +261,28 @@ class NormalEquations:
             self._hty += torch.outer(shift, Y.sum(dim=0, dtype=torch.float64))
             return
         H, Y = np.asarray(H, dtype=np.float32), np.asarray(Y, dtype=np.float32)
+        d = self.n_hidden
         shift = H.mean(axis=0)
         if self._centred is None or self._centred.shape[0] < n:
-            # kept for the next block: a fresh n × d array per block costs its page faults again
-            self._centred = np.empty((min(max(n, self.block_rows), FLOAT32_BLOCK_ROWS), self.n_hidden),
-                                     dtype=np.float32)
-        centred = np.subtract(H, shift, out=self._centred[:n])
+            # kept for the next block: a fresh n × (d + k) array per block costs its page faults again
+            self._centred = np.empty((min(max(n, self.block_rows), FLOAT32_BLOCK_ROWS),
+                                      d + self.n_outputs), dtype=np.float32)
+        # [H̃ Y] side by side: one syrk gives H̃ᵀH̃ and H̃ᵀY (and YᵀY, unused) in one pass over the
+        # block, where a separate H̃ᵀY product read all n × d values again (~10 % of a d = 4,000 fit)
+        block = self._centred[:n]
+        centred = np.subtract(H, shift, out=block[:, :d])
+        block[:, d:] = Y
         shift = shift.astype(np.float64)
         v = centred.sum(axis=0, dtype=np.float64) + 0.5 * n * shift
         if self._scratch is None:
-            self._scratch = np.zeros((self.n_hidden, self.n_hidden), dtype=np.float32, order="F")
+            self._scratch = np.zeros((d + self.n_outputs,) * 2, dtype=np.float32, order="F")
         # beta=0 overwrites the upper triangle; the lower one stays zero, as in the float64 sums.
-        self._scratch = blas.ssyrk(1.0, centred.T, beta=0.0, c=self._scratch, trans=0, lower=0,
+        self._scratch = blas.ssyrk(1.0, block.T, beta=0.0, c=self._scratch, trans=0, lower=0,
                                    overwrite_c=1)
-        self._gram += self._scratch
+        self._gram += self._scratch[:d, :d]
         self._gram = blas.dsyr2k(1.0, shift[:, None], v[:, None], beta=1.0, c=self._gram, trans=0,
                                  lower=0, overwrite_c=1)
-        self._hty += blas.sgemm(1.0, centred.T, Y)
+        self._hty += self._scratch[:d, d:]
         self._hty += np.outer(shift, Y.sum(axis=0, dtype=np.float64))
 
     def release_scratch(self) -> None:

@@ -235,7 +235,8 @@ def test_float32_remedy_gram_is_the_gram_of_the_float32_rows():
 
 def test_the_remedy_is_what_an_estimator_float32_fit_runs(monkeypatch):
     """Spy on the float32 syrk during ELMRegressor(dtype='float32').fit: every product is of a
-    centred block of at most FLOAT32_BLOCK_ROWS rows, and the sums it feeds are float64."""
+    centred block of at most FLOAT32_BLOCK_ROWS rows with the targets beside it (H̃ᵀY from the
+    same syrk), and the sums it feeds are float64."""
     rng = np.random.default_rng(5)
     X = 50.0 + rng.random((9000, 6))                # the inputs' offset makes the features' offset
     y = X[:, 0] - 2 * X[:, 1] + 0.1 * rng.standard_normal(len(X))
@@ -243,8 +244,10 @@ def test_the_remedy_is_what_an_estimator_float32_fit_runs(monkeypatch):
     real_ssyrk = blas.ssyrk
 
     def spy(alpha, a, **kwargs):
-        block = np.asarray(a).T                       # syrk gets Hᵀ
-        calls.append((block.shape[0], np.abs(block.mean(axis=0)).max() / np.abs(block).max()))
+        block = np.asarray(a).T                       # syrk gets [H̃ Y]ᵀ
+        assert block.shape[1] == 20 + 1               # d features, then the k = 1 target
+        features = block[:, :20]
+        calls.append((block.shape[0], np.abs(features.mean(axis=0)).max() / np.abs(features).max()))
         return real_ssyrk(alpha, a, **kwargs)
 
     monkeypatch.setattr(solvers.blas, "ssyrk", spy)
