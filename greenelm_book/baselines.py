@@ -352,3 +352,409 @@ def sgd_seeds(dataset: str, model: str, seeds=range(5), config: SGDConfig | None
     final = pd.DataFrame([{c: run[c] for c in columns} for run in runs], columns=columns)
     curves = pd.concat([run["history"].assign(seed=run["seed"])[columns] for run in runs], ignore_index=True)
     return final, curves, runs
+
+
+# --------------------------------------------------------------------------------------------------
+# The baselines chapter: its records, answers, tables and figures (the store is passed in)
+# --------------------------------------------------------------------------------------------------
+
+#: how the chapter names the datasets
+DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "cifar10": "CIFAR-10"}
+_TIMED = "training loop, data in memory"
+_CLAIM_UNITS = {"%": " %", "s": " s", "×": "×", "points": " pts"}
+
+
+def _claims() -> dict:
+    from .paper import CLAIMS
+
+    return {c.id: c for c in CLAIMS}
+
+
+def record_runs(store, prefix: str, final: pd.DataFrame, curves: pd.DataFrame, runs: list[dict],
+                config: SGDConfig, shown_curve: bool = False, **setting):
+    """Record the final accuracy (%) and training time (s) of a set of seeded runs under
+    ``{prefix}/accuracy`` and ``{prefix}/train-seconds`` (``final``, ``curves``, ``runs`` as
+    :func:`sgd_seeds` returns them); with ``shown_curve`` the same after each earlier epoch k under
+    ``{prefix}/e={k}/...`` (the first k epochs of a run are the run trained for k epochs, the learning
+    rate being constant). Returns the two stored results ``(accuracy, seconds)``."""
+    first = runs[0]
+    common = dict(n_train=first["n_train"], n_test=first["n_test"], batch_size=config.batch_size,
+                  lr=config.lr, momentum=config.momentum, weight_decay=config.weight_decay,
+                  seeds=[int(s) for s in final.seed],
+                  device=first["device"], threads=first["threads"], **setting)
+    total = int(round(final.epochs.iloc[0]))
+    accuracy = store.record(f"{prefix}/accuracy", final.accuracy, "%", epochs=total, **common)
+    seconds = store.record(f"{prefix}/train-seconds", final.train_seconds, "s", epochs=total,
+                           timed=_TIMED, **common)
+    if shown_curve:
+        for k, at in curves[curves.epochs < total].groupby("epochs"):
+            store.record(f"{prefix}/e={int(k)}/accuracy", at.accuracy, "%", epochs=int(k), **common)
+            store.record(f"{prefix}/e={int(k)}/train-seconds", at.train_seconds, "s", epochs=int(k),
+                         timed=_TIMED, **common)
+    return accuracy, seconds
+
+
+def seed_curves(store, prefix: str, total: int) -> pd.DataFrame:
+    """Per seed, the test accuracy (%) and cumulative training time (s) after each epoch 1..total,
+    read from the chapter's own results: rows (seed, epochs, train_seconds, accuracy)."""
+    rows = []
+    for k in range(1, total + 1):
+        part = f"{prefix}/e={k}" if k < total else prefix
+        acc, sec = store.get("baselines", f"{part}/accuracy"), store.get("baselines", f"{part}/train-seconds")
+        rows += [{"seed": s, "epochs": k, "train_seconds": t, "accuracy": a}
+                 for s, t, a in zip(acc.setting["seeds"], sec.values, acc.values)]
+    return pd.DataFrame(rows)
+
+
+def curve_of(store, prefix: str, total: int) -> pd.DataFrame:
+    """One row per epoch: epochs, accuracy (mean over seeds, %), sd (0 for one seed) and seconds
+    (mean cumulative training time)."""
+    grouped = seed_curves(store, prefix, total).groupby("epochs")
+    return pd.DataFrame({"epochs": list(grouped.groups), "accuracy": grouped.accuracy.mean().to_numpy(),
+                         "sd": grouped.accuracy.std().fillna(0).to_numpy(),
+                         "seconds": grouped.train_seconds.mean().to_numpy()})
+
+
+def verdict_rows(store, rows) -> pd.DataFrame:
+    """A table of claims: ``rows`` of (what, claim id) → columns what, paper, ours, verdict (from the
+    store's answers)."""
+    claims, out = _claims(), []
+    for what, claim in rows:
+        answer, spec = store.answers[claim], claims[claim]
+        unit = _CLAIM_UNITS.get(spec.unit, "")
+        out.append({"what": what, "paper": f"{spec.value:g}{unit}", "ours": answer.verdict.ours,
+                    "verdict": answer.verdict.label})
+    return pd.DataFrame(out)
+
+
+def table1_runs(store, seeds, config: SGDConfig, subset: int | None) -> dict:
+    """Table I's MLP (784-64-10) and the perceptron on MNIST and Fashion-MNIST, one cached run per
+    seed, recorded (the MLP with its learning curve). Returns {(dataset, model): (accuracy, seconds)}."""
+    table1 = {}
+    for name in ("mnist", "fashion-mnist"):
+        for model, arch in (("mlp", f"784-{MLP_HIDDEN}-10"), ("perceptron", "784-10")):
+            final, curves, runs = sgd_seeds(name, model, seeds, config, subset=subset, progress=False)
+            table1[name, model] = record_runs(store, f"{name}/sgd-{model}", final, curves, runs, config,
+                                              shown_curve=model == "mlp",
+                                              dataset=name, model=f"SGD {model}", architecture=arch)
+    return table1
+
+
+def answer_table1(store, table1: dict) -> None:
+    """Answer Table I's and the scaling figure's SGD claims (accuracy by the verdict rule, seconds
+    never judged across machines) from the MLP's results."""
+    from .report import judge_time, judge_value
+
+    claims = _claims()
+    for claim, name in (("table1_mnist_sgd_accuracy", "mnist"), ("table1_fashion_sgd_accuracy", "fashion-mnist"),
+                        ("fig_scaling_mnist_sgd_baseline_accuracy", "mnist"),
+                        ("fig_scaling_fashion_sgd_baseline_accuracy", "fashion-mnist")):
+        acc = table1[name, "mlp"][0]
+        store.answer(claim, judge_value(claims[claim].value, acc.values, "%"), keys=[acc.key],
+                     note=f"784-64-10 MLP, 10 epochs of SGD (our optimiser settings), {acc.n} seeds")
+    for claim, name in (("table1_mnist_sgd_seconds", "mnist"), ("table1_fashion_sgd_seconds", "fashion-mnist")):
+        sec = table1[name, "mlp"][1]
+        store.answer(claim, judge_time(claims[claim].value, sec.values), keys=[sec.key],
+                     note="the training loop on data in memory, this machine")
+
+
+def table1_frame(table1: dict) -> pd.DataFrame:
+    """Our Table I runs: data, network, accuracy (%) and train (s) as mean ± sd, seeds."""
+    from .report import spread_text
+
+    return pd.DataFrame([
+        {"data": DATASET_NAMES[name], "network": label, "accuracy (%)": spread_text(table1[name, model][0]),
+         "train (s)": spread_text(table1[name, model][1]), "seeds": table1[name, model][0].n}
+        for name in ("mnist", "fashion-mnist")
+        for model, label in (("mlp", "784-64-10 MLP"), ("perceptron", "perceptron"))])
+
+
+def table1_words(store, table1: dict) -> dict:
+    """The numbers and words the Table I prose quotes: {glue name: value}."""
+    from .report import by_sign
+
+    claims, words = _claims(), {}
+    for tag, name, claim in (("mnist", "mnist", "table1_mnist_sgd_accuracy"),
+                             ("fashion", "fashion-mnist", "table1_fashion_sgd_accuracy")):
+        diff = table1[name, "mlp"][0].mean - claims[claim].value
+        words[f"bl_{tag}_mlp_acc"] = table1[name, "mlp"][0].mean
+        words[f"bl_{tag}_mlp_vs_paper"] = abs(diff)
+        words[f"bl_{tag}_mlp_above_below"] = by_sign(diff, "above", "below")
+        words[f"bl_{tag}_mlp_s"] = table1[name, "mlp"][1].mean
+        words[f"bl_{tag}_perc_acc"] = table1[name, "perceptron"][0].mean
+    words["bl_mnist_verdict"] = store.answers["table1_mnist_sgd_accuracy"].verdict.label
+    words["bl_fashion_verdict"] = store.answers["table1_fashion_sgd_accuracy"].verdict.label
+    return words
+
+
+def owned(store, dataset: str, solver: str, width: int, quantity: str, n_train: int, subset: int | None):
+    """random_features' result ``{dataset}/green-elm/unit/{solver}/d={width}/{quantity}``, or None when
+    it is absent, measured on other data (``n_train`` training rows, first ``subset`` images) or, for a
+    timing, on another machine than the store's."""
+    key = f"{dataset}/green-elm/unit/{solver}/d={width}/{quantity}"
+    try:
+        result = store.get("random_features", key)
+    except KeyError:
+        return None
+    if result.setting.get("n_train", n_train) != n_train or result.setting.get("subset", subset) != subset:
+        return None
+    if quantity == "fit-seconds" and result.machine != store.machine:
+        return None
+    return result
+
+
+def elm_accuracy(store, dataset: str, width: int, n_train: int, subset: int | None, solver: str = "pinv"):
+    """Green-ELM (unit, ``solver``) accuracy (%) at ``width``: random_features' result, else the same
+    cached fits (seeds 0-4, :func:`greenelm_book.sweeps.fit_once`), recorded here under a key of its own."""
+    from .sweeps import fit_once
+
+    result = owned(store, dataset, solver, width, "accuracy", n_train, subset)
+    if result is not None:
+        return result
+    values = [fit_once(dataset, "unit", width, s, solver, subset=subset)["accuracy"] for s in range(5)]
+    return store.record(f"{dataset}/green-elm/unit/{solver}/d={width}/read-by-baselines/accuracy", values, "%",
+                        dataset=dataset, n_train=n_train, model="Green-ELM", weight_scale="unit",
+                        solver=solver, n_hidden=width, alpha=None if solver == "pinv" else 1e-3,
+                        seeds=list(range(5)),
+                        measured_by="baselines, random_features' result being absent")
+
+
+def elm_fit_seconds(store, dataset: str, width: int, n_train: int, subset: int | None, repeats: int):
+    """Green-ELM (unit, pinv) fit time (s) at ``width``: random_features' quiet timing, else ``repeats``
+    timings here, in a fresh process (BLAS beside the threads of torch runs is several times slower)."""
+    from .bench import run_isolated
+
+    result = owned(store, dataset, "pinv", width, "fit-seconds", n_train, subset)
+    if result is not None:
+        return result
+    timed = run_isolated("greenelm_book.comparisons:elm_fit_times",
+                         {"dataset": dataset, "n_hidden": width, "subset": subset, "repeats": repeats})
+    if not timed["ok"]:
+        raise RuntimeError(f"timing Green-ELM failed: {timed['error']}")
+    return store.record(f"{dataset}/green-elm/unit/pinv/d={width}/timed-by-baselines/fit-seconds",
+                        timed["result"]["seconds"], "s",
+                        dataset=dataset, n_train=n_train, model="Green-ELM", weight_scale="unit",
+                        solver="pinv", n_hidden=width, seed=0, repeats=repeats,
+                        timed="ELMClassifier.fit, data in memory, a fresh process, after one untimed fit",
+                        measured_by="baselines, random_features' timing being absent")
+
+
+def answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_wide, elm_sec, speedup_width: int,
+                        wide_width: int, margin: float) -> dict:
+    """Answer the three claims that set Green-ELM beside the MNIST MLP: the 11.6× speed-up (a ratio of
+    single runs, by the verdict rule), the +1.26-point gap at ``wide_width`` (a difference) and
+    "comparable performance" (equivalence of the means within ± ``margin`` points). Returns
+    {"speedup": Verdict, "wide_gap": Verdict, "outcome": True/False/None, "low", "high" (95 % CI of
+    the mean difference, points), "gap": mean Green-ELM − mean MLP (points)}."""
+    from .comparisons import equivalence, judge_between
+    from .report import Verdict, judge_qualitative
+
+    claims = _claims()
+    speedup = judge_between(claims["speedup_vs_sgd_mnist_d2000"].value, mnist_sec.values, elm_sec.values,
+                            "ratio", unit="×", min_runs=(5, 3))
+    store.answer("speedup_vs_sgd_mnist_d2000", speedup, keys=[mnist_sec.key, elm_sec.key],
+                 note=f"our 784-64-10 MLP's 10-epoch training time over Green-ELM's fit time (pinv, d = "
+                      f"{speedup_width}, W ~ N(0, 1)), both on this machine and on data in memory")
+    wide_gap = judge_between(claims["mnist_d4000_beats_sgd_by_1_26"].value, elm_wide.values, mnist_acc.values,
+                             "difference", unit="points")
+    store.answer("mnist_d4000_beats_sgd_by_1_26", wide_gap, keys=[elm_wide.key, mnist_acc.key],
+                 note=f"Green-ELM (ridge λ = 1e-3 by Cholesky, d = {wide_width}; the paper's d = 4000 figure "
+                      f"names no solver) minus our 784-64-10 MLP (10 epochs), MNIST, independent seeds")
+    outcome, low, high = equivalence(elm_acc.values, mnist_acc.values, margin)
+    gap = elm_acc.mean - mnist_acc.mean
+    test = (f"equivalence within ± {margin:g} point: the 95 % CI (Welch) of mean Green-ELM (pinv, "
+            f"d = {speedup_width}) − mean SGD MLP must lie inside ± {margin:g}; wholly outside: not "
+            f"comparable")
+    ours = f"{gap:+.2f} pts, 95 % CI {low:+.2f} to {high:+.2f}"
+    store.answer("abstract_comparable_to_sgd",
+                 Verdict("inconclusive", ours, test) if outcome is None else judge_qualitative(outcome, test, ours),
+                 keys=[elm_acc.key, mnist_acc.key], note="MNIST, all training images")
+    return {"speedup": speedup, "wide_gap": wide_gap, "outcome": outcome, "low": low, "high": high, "gap": gap}
+
+
+def comparison_frame(mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, epochs: int, speedup_width: int,
+                     wide_width: int) -> pd.DataFrame:
+    """The numbers behind the ratio and the differences: model, accuracy (%), runs, time (s), timings."""
+    from .report import spread_text
+
+    return pd.DataFrame([
+        {"model": f"784-64-10 MLP, {epochs} epochs", "accuracy (%)": spread_text(mnist_acc), "runs": mnist_acc.n,
+         "time (s)": spread_text(mnist_sec), "timings": mnist_sec.n},
+        {"model": f"Green-ELM, pinv, d = {speedup_width}", "accuracy (%)": spread_text(elm_acc),
+         "runs": elm_acc.n, "time (s)": spread_text(elm_sec), "timings": elm_sec.n},
+        {"model": f"Green-ELM, ridge, d = {wide_width}", "accuracy (%)": spread_text(elm_wide),
+         "runs": elm_wide.n, "time (s)": "—", "timings": None}])
+
+
+def comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, answers: dict, epochs: int) -> dict:
+    """The numbers and words the Green-ELM-beside-the-MLP prose quotes: {glue name: value}
+    (``answers`` from :func:`answer_vs_green_elm`; the MLP's curve within Green-ELM's fit time)."""
+    from .comparisons import accuracy_within, between_interval
+    from .report import by_sign
+
+    ratio, ratio_low, ratio_high = between_interval(mnist_sec.values, elm_sec.values, "ratio")
+    gap, low, high = answers["gap"], answers["low"], answers["high"]
+    read_here = [r.key for r in (elm_acc, elm_wide, elm_sec) if r.chapter == "baselines"]
+    wide_diff = elm_wide.mean - mnist_acc.mean
+    within = accuracy_within(seed_curves(store, "mnist/sgd-mlp", epochs), elm_sec.mean)
+    budget_gap = elm_acc.mean - within.accuracy.mean()
+    return {
+        "bl_ratio": ratio, "bl_ratio_low": ratio_low, "bl_ratio_high": ratio_high,
+        "bl_ratio_words": by_sign(ratio - 1, "longer than", "shorter than", "as long as"),
+        "bl_speedup_verdict": answers["speedup"].label, "bl_elm_s": elm_sec.mean, "bl_elm_acc": elm_acc.mean,
+        "bl_gap": abs(gap), "bl_gap_words": by_sign(gap, "above", "below", "level with"),
+        "bl_ci": f"{low:+.2f} to {high:+.2f}",
+        "bl_comparable": {True: "comparable", False: "not comparable", None: "undecided"}[answers["outcome"]],
+        "bl_comparable_verdict": store.answers["abstract_comparable_to_sgd"].verdict.label,
+        "bl_wide_acc": elm_wide.mean, "bl_wide_diff": abs(wide_diff),
+        "bl_wide_words": by_sign(wide_diff, "above", "below", "level with"),
+        "bl_wide_verdict": answers["wide_gap"].label,
+        "bl_source": ("measured here, the random_features chapter's results being absent ("
+                      + ", ".join(read_here) + ")" if read_here else "read from the random_features chapter"),
+        "bl_budget_epochs": f"{within.epochs.mean():.1f}".removesuffix(".0"),
+        "bl_budget_all": "all of its" if (within.epochs == epochs).all() else "on average",
+        "bl_budget_acc": within.accuracy.mean(), "bl_budget_gap": abs(budget_gap),
+        "bl_budget_words": by_sign(budget_gap, "ahead of", "behind", "level with"),
+    }
+
+
+def green_elm_points(store, dataset: str, speedup_width: int, elm_acc, elm_sec, n_train: int,
+                     subset: int | None) -> list:
+    """The Green-ELM (pinv) fits of Table I's configurations of ``dataset`` that random_features timed,
+    as (width, accuracy result, seconds result); on MNIST the chapter's own d = ``speedup_width`` pair
+    (``elm_acc``, ``elm_sec``) stands for that width. Configurations without both are left out."""
+    from .paper import TABLE_I
+
+    widths = sorted(set(TABLE_I.query("dataset == @dataset and solver == 'pinv'").n_hidden)
+                    - {speedup_width if dataset == "mnist" else None})
+    points = [(width, owned(store, dataset, "pinv", width, "accuracy", n_train, subset),
+               owned(store, dataset, "pinv", width, "fit-seconds", n_train, subset)) for width in widths]
+    points += [(speedup_width, elm_acc, elm_sec)] if dataset == "mnist" else []
+    return [(width, acc, sec) for width, acc, sec in points if acc is not None and sec is not None]
+
+
+def learning_curves_figure(curves: dict, points: dict):
+    """Figure: per dataset (MNIST, Fashion-MNIST), the MLP's test accuracy after each epoch against its
+    cumulative training time (mean ± sd, ``curves[name]`` from :func:`curve_of`), the Green-ELM fits
+    ``points[name]`` (from :func:`green_elm_points`) and Table I's SGD accuracy. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    from .paper import TABLE_I
+    from .report import colour
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharey=False)
+    for ax, name in zip(axes, ("mnist", "fashion-mnist")):
+        c = curves[name]
+        ax.plot(c.seconds, c.accuracy, "o-", color=colour("SGD MLP"), label="SGD MLP 784-64-10, epochs 1–10")
+        ax.fill_between(c.seconds, c.accuracy - c.sd, c.accuracy + c.sd, color=colour("SGD MLP"), alpha=0.25)
+        for width, acc, sec in points[name]:
+            ax.errorbar([sec.mean], [acc.mean], xerr=[sec.sd if sec.n > 1 else 0],
+                        yerr=[acc.sd if acc.n > 1 else 0],
+                        fmt="s", ms=8, mec="k", color=colour("Green-ELM (pinv)"), ecolor="k", capsize=3)
+            ax.annotate(f"d = {width}", (sec.mean, acc.mean), textcoords="offset points", xytext=(8, -14),
+                        fontsize=9)
+        paper_sgd = TABLE_I.query("dataset == @name and solver == 'sgd'").accuracy.iloc[0]
+        ax.axhline(paper_sgd, color="k", ls="--", lw=1)
+        ax.set(xlabel="training time on this machine (s)", ylabel="test accuracy (%)", title=DATASET_NAMES[name])
+    handles = [plt.Line2D([], [], color=colour("SGD MLP"), marker="o", label="SGD MLP 784-64-10, after each epoch"),
+               plt.Line2D([], [], color=colour("Green-ELM (pinv)"), marker="s", ms=8, mec="k", ls="",
+                          label="Green-ELM, pinv (its fit time)"),
+               plt.Line2D([], [], color="k", ls="--", lw=1, label="paper, SGD (Table I)")]
+    fig.legend(handles=handles, loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.04), frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    return fig
+
+
+def cifar_architecture(model: str, hidden: int | None = None) -> str:
+    """The architecture text of the CIFAR-10 ``"mlp"`` (of width ``hidden``) or ``"cnn"``."""
+    if model == "mlp":
+        return f"3072-{hidden}-10"
+    return f"conv3x3-{CNN_CHANNELS[0]}, pool, conv3x3-{CNN_CHANNELS[1]}, pool, dense {CNN_HIDDEN}, 10"
+
+
+def cifar_runs(store, config: SGDConfig, seed: int, subset: int | None, mlp_seeds: int, mlp_epochs: int,
+               mlp_hidden: int, cnn_seeds: int, cnn_epochs: int) -> dict:
+    """Table VI's SGD networks on CIFAR-10's raw pixels (the MLP 3072-``mlp_hidden``-10 and the small
+    CNN, each over seeds ``seed``, ``seed`` + 1, ... with ``config``'s SGD settings and its own epochs),
+    recorded with their learning curves. Returns {"mlp" | "cnn": (accuracy, seconds)}."""
+    cifar = {}
+    for model, n_seeds, n_epochs, hidden in (("mlp", mlp_seeds, mlp_epochs, mlp_hidden),
+                                             ("cnn", cnn_seeds, cnn_epochs, None)):
+        run_config = dataclasses.replace(config, epochs=n_epochs)
+        final, curves, runs = sgd_seeds("cifar10", model, range(seed, seed + n_seeds), run_config,
+                                        n_hidden=hidden, subset=subset, progress=False)
+        cifar[model] = record_runs(store, f"cifar10/sgd-{model}", final, curves, runs, run_config,
+                                   shown_curve=True, dataset="cifar10", model=f"SGD {model}",
+                                   architecture=cifar_architecture(model, hidden), inputs="raw pixels")
+    return cifar
+
+
+def answer_cifar(store, cifar: dict, mlp_hidden: int, mlp_epochs: int, cnn_epochs: int) -> None:
+    """Answer Table VI's SGD rows and the scaling figure's CNN line: accuracies not comparable (the
+    paper describes neither network), seconds never judged across machines."""
+    from .report import judge_time, not_comparable
+
+    claims = _claims()
+    why = {"mlp": f"the paper gives neither the MLP's width nor its schedule; ours: 3072-{mlp_hidden}-10, "
+                  f"{mlp_epochs} epochs",
+           "cnn": f"the paper describes neither its CNN nor its schedule; ours: two conv blocks ({CNN_CHANNELS[0]}, "
+                  f"{CNN_CHANNELS[1]} channels), dense {CNN_HIDDEN}, {cnn_epochs} epochs"}
+    for claim, model in (("table6_sgd_mlp_accuracy", "mlp"), ("table6_sgd_conv_accuracy", "cnn"),
+                         ("fig_scaling_cifar10_cnn_baseline_accuracy", "cnn")):
+        acc = cifar[model][0]
+        store.answer(claim, not_comparable(why[model], claims[claim].value, acc.values), keys=[acc.key],
+                     note=f"raw pixels, {acc.n} seeds")
+    for claim, model in (("table6_sgd_mlp_train_seconds", "mlp"), ("table6_sgd_mlp_total_seconds", "mlp"),
+                         ("table6_sgd_conv_train_seconds", "cnn"), ("table6_sgd_conv_total_seconds", "cnn")):
+        sec = cifar[model][1]
+        store.answer(claim, judge_time(claims[claim].value, sec.values), keys=[sec.key],
+                     note="training loop on data in memory (an SGD row has no feature extraction: total = train)")
+
+
+def cifar_words(store, cifar: dict, cnn_epochs: int) -> dict:
+    """The numbers and words the CIFAR-10 prose quotes: {glue name: value} (accuracies, seconds, their
+    distance to Table VI's, the CNN's gain in its last epoch)."""
+    from .report import by_sign
+
+    claims, words = _claims(), {}
+    for model, claim in (("mlp", "table6_sgd_mlp_accuracy"), ("cnn", "table6_sgd_conv_accuracy")):
+        acc, sec = cifar[model]
+        diff = acc.mean - claims[claim].value
+        words[f"bl_c10_{model}_acc"] = acc.mean
+        words[f"bl_c10_{model}_vs_paper"] = abs(diff)
+        words[f"bl_c10_{model}_words"] = by_sign(diff, "above", "below", "level with")
+        words[f"bl_c10_{model}_s"] = sec.mean
+    cnn_curve = curve_of(store, "cifar10/sgd-cnn", cnn_epochs)
+    last_gain = (float(cnn_curve.accuracy.iloc[-1] - cnn_curve.accuracy.iloc[-2]) if len(cnn_curve) > 1
+                 else float("nan"))
+    words["bl_c10_cnn_last_gain"] = abs(last_gain)
+    words["bl_c10_cnn_last_words"] = by_sign(last_gain, "gained", "lost", "changed by")
+    words["bl_c10_cnn_time_words"] = by_sign(cifar["cnn"][1].mean - 181.0, "longer than", "shorter than",
+                                             "as long as")
+    return words
+
+
+def cifar_curves_figure(curves: dict, mlp_hidden: int):
+    """Figure: CIFAR-10 test accuracy after each epoch of SGD (mean ± sd), ``curves["mlp" | "cnn"]``
+    from :func:`curve_of`, beside Table VI's rows and the scaling figure's CNN line. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    from .paper import FIG_SCALING_BASELINES
+    from .report import colour
+
+    claims = _claims()
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    for model, label, claim in (("mlp", f"SGD MLP 3072-{mlp_hidden}-10", "table6_sgd_mlp_accuracy"),
+                                ("cnn", "SGD CNN", "table6_sgd_conv_accuracy")):
+        series = "SGD MLP" if model == "mlp" else "SGD CNN"
+        c = curves[model]
+        ax.plot(c.epochs, c.accuracy, "o-" if model == "mlp" else "s-", color=colour(series), label=f"{label} (ours)")
+        ax.fill_between(c.epochs, c.accuracy - c.sd, c.accuracy + c.sd, color=colour(series), alpha=0.25)
+        ax.axhline(claims[claim].value, color=colour(series), ls="--", lw=1,
+                   label=f"paper, {'SGD (MLP)' if model == 'mlp' else 'SGD + Conv'} (Table VI)")
+    ax.axhline(FIG_SCALING_BASELINES["cifar10"], color=colour("SGD CNN"), ls=":", lw=1,
+               label="paper, CNN line of the scaling figure")
+    ax.set(xlabel="epochs of SGD", ylabel="test accuracy (%)", title="CIFAR-10, raw pixels")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False, fontsize=9)
+    fig.tight_layout()
+    return fig

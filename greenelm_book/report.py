@@ -219,3 +219,8 @@ def glue(name: str, value, display: bool = False):
     from myst_nb import glue as myst_glue
 
     return myst_glue(name, value.item() if isinstance(value, np.generic) else value, display=display)
+
+
+def spread_text(result, digits: int = 2) -> str:
+    """A stored result as ``"97.15 ± 0.08"``: its mean ± sd over runs (the mean alone for one run), no unit."""
+    return f"{result.mean:.{digits}f}" + (f" ± {result.sd:.{digits}f}" if result.n > 1 else "")

@@ -1,18 +1,23 @@
-"""SGD baselines (greenelm_book.baselines) and rotations (greenelm_book.perturb): shapes, determinism,
-learning, exact rotations, and clear errors. Small synthetic problems only (fast)."""
+"""SGD baselines (greenelm_book.baselines: training, and the chapter's records, answers, prose numbers
+and figures) and rotations (greenelm_book.perturb): shapes, determinism, learning, exact rotations, keys
+written, and clear errors. Small synthetic problems only (fast)."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
+from greenelm_book import baselines as bl
 from greenelm_book.baselines import (MLP_HIDDEN, SGDConfig, SmallCNN, build_model, predict, sgd_runs,
                                 train)
 from greenelm_book.experiments import Split
 from greenelm_book.perturb import accuracy_under_rotation, rotate, rotated_test_sets
+from greenelm_book.report import spread_text
+from greenelm_book.results import ChapterResults
 
 FAST = SGDConfig(epochs=3, batch_size=32, lr=0.05)
 
@@ -218,3 +223,170 @@ def test_accuracy_under_rotation_counts_correct_predictions(images):
         accuracy_under_rotation(lambda rows: np.zeros(3), data, [0])
 
 
+
+
+# --------------------------------------------------------------------------- the chapter's records and answers
+def fake_seeds(accuracies, seconds, epochs=3):
+    """(final, curves, runs) as sgd_seeds returns them: per seed, accuracy rising by 1 point and time by
+    ``seconds`` per epoch, ending at ``accuracies[i]`` after ``epochs`` epochs."""
+    rows = [{"seed": s, "epochs": float(k), "train_seconds": seconds * k, "accuracy": acc - (epochs - k)}
+            for s, acc in enumerate(accuracies) for k in range(1, epochs + 1)]
+    curves = pd.DataFrame(rows)
+    final = curves[curves.epochs == epochs].reset_index(drop=True)
+    runs = [{"n_train": 100, "n_test": 50, "device": "cpu", "threads": 1} for _ in accuracies]
+    return final, curves, runs
+
+
+@pytest.fixture()
+def store(tmp_path):
+    return ChapterResults("baselines", "smoke", tmp_path)
+
+
+def test_record_runs_writes_final_and_curve_keys(store):
+    final, curves, runs = fake_seeds([90.0, 92.0], 0.5)
+    acc, sec = bl.record_runs(store, "mnist/sgd-mlp", final, curves, runs, FAST, shown_curve=True, dataset="mnist")
+    assert acc.values == (90.0, 92.0) and sec.values == (1.5, 1.5)
+    assert acc.setting["epochs"] == 3 and acc.setting["seeds"] == [0, 1] and acc.setting["lr"] == FAST.lr
+    assert sec.setting["timed"] == "training loop, data in memory"
+    assert set(store.results) == {"mnist/sgd-mlp/accuracy", "mnist/sgd-mlp/train-seconds",
+                                  "mnist/sgd-mlp/e=1/accuracy", "mnist/sgd-mlp/e=1/train-seconds",
+                                  "mnist/sgd-mlp/e=2/accuracy", "mnist/sgd-mlp/e=2/train-seconds"}
+    assert store.results["mnist/sgd-mlp/e=1/accuracy"].values == (88.0, 90.0)
+
+
+def test_record_runs_without_curve_writes_two_keys(store):
+    final, curves, runs = fake_seeds([80.0], 1.0)
+    bl.record_runs(store, "mnist/sgd-perceptron", final, curves, runs, FAST)
+    assert set(store.results) == {"mnist/sgd-perceptron/accuracy", "mnist/sgd-perceptron/train-seconds"}
+
+
+def test_curves_read_back_what_was_recorded(store):
+    final, curves, runs = fake_seeds([90.0, 92.0], 0.5)
+    bl.record_runs(store, "p", final, curves, runs, FAST, shown_curve=True)
+    per_seed = bl.seed_curves(store, "p", 3)
+    pd.testing.assert_frame_equal(per_seed.sort_values(["seed", "epochs"]).reset_index(drop=True)[
+        ["seed", "epochs", "train_seconds", "accuracy"]], curves.astype({"epochs": int}))
+    c = bl.curve_of(store, "p", 3)
+    assert list(c.epochs) == [1, 2, 3]
+    assert list(c.accuracy) == [89.0, 90.0, 91.0] and list(c.seconds) == [0.5, 1.0, 1.5]
+    assert c.sd.iloc[0] == pytest.approx(np.std([88, 90], ddof=1))
+
+
+def test_spread_text_and_verdict_rows(store):
+    final, curves, runs = fake_seeds([96.0, 97.0, 96.5, 96.8, 96.9], 1.0)
+    acc, sec = bl.record_runs(store, "mnist/sgd-mlp", final, curves, runs, FAST)
+    assert spread_text(acc) == f"{np.mean(acc.values):.2f} ± {np.std(acc.values, ddof=1):.2f}"
+    one = bl.record_runs(store, "x", *fake_seeds([50.0], 1.0), FAST)[0]
+    assert spread_text(one, 1) == "50.0"
+    bl.answer_table1(store, {("mnist", "mlp"): (acc, sec), ("fashion-mnist", "mlp"): (acc, sec)})
+    rows = bl.verdict_rows(store, [("a", "table1_mnist_sgd_accuracy"), ("b", "table1_mnist_sgd_seconds")])
+    assert list(rows.columns) == ["what", "paper", "ours", "verdict"]
+    assert list(rows.paper) == ["96.84 %", "17.45 s"]
+    assert rows.verdict.iloc[1] == "not comparable"
+    assert rows.verdict.iloc[0] == store.answers["table1_mnist_sgd_accuracy"].verdict.label == "reproduced"
+
+
+def test_answer_table1_answers_six_claims_and_words(store):
+    mlp = bl.record_runs(store, "mnist/sgd-mlp", *fake_seeds([90.0, 91.0], 1.0), FAST)
+    perc = bl.record_runs(store, "mnist/sgd-perceptron", *fake_seeds([85.0, 86.0], 1.0), FAST)
+    table1 = {(n, m): run for n in ("mnist", "fashion-mnist") for m, run in (("mlp", mlp), ("perceptron", perc))}
+    bl.answer_table1(store, table1)
+    assert set(store.answers) == {"table1_mnist_sgd_accuracy", "table1_fashion_sgd_accuracy",
+                                  "fig_scaling_mnist_sgd_baseline_accuracy",
+                                  "fig_scaling_fashion_sgd_baseline_accuracy",
+                                  "table1_mnist_sgd_seconds", "table1_fashion_sgd_seconds"}
+    assert store.answers["table1_mnist_sgd_accuracy"].verdict.label == "inconclusive"   # 2 seeds
+    words = bl.table1_words(store, table1)
+    assert words["bl_mnist_mlp_vs_paper"] == pytest.approx(96.84 - 90.5)
+    assert words["bl_mnist_mlp_above_below"] == "below" and words["bl_fashion_mlp_above_below"] == "above"
+    assert words["bl_mnist_perc_acc"] == 85.5 and words["bl_mnist_verdict"] == "inconclusive"
+    frame = bl.table1_frame(table1)
+    assert list(frame.data) == ["MNIST", "MNIST", "Fashion-MNIST", "Fashion-MNIST"] and list(frame.seeds) == [2] * 4
+
+
+def elm_store(tmp_path, subset=None, n_train=100, machine=None):
+    """A random_features store holding Green-ELM (unit, pinv, d = 10) accuracy and fit time."""
+    other = ChapterResults("random_features", "smoke", tmp_path)
+    if machine is not None:
+        other.machine = machine
+    other.record("mnist/green-elm/unit/pinv/d=10/accuracy", [95.0, 95.2, 95.1], "%", n_train=n_train, subset=subset)
+    other.record("mnist/green-elm/unit/pinv/d=10/fit-seconds", [0.1, 0.12, 0.11], "s", n_train=n_train)
+    return other
+
+
+def test_owned_reads_random_features_only_for_the_same_data_and_machine(tmp_path, store):
+    elm_store(tmp_path)
+    got = bl.owned(store, "mnist", "pinv", 10, "accuracy", 100, None)
+    assert got.values == (95.0, 95.2, 95.1) and got.chapter == "random_features"
+    assert "random_features:mnist/green-elm/unit/pinv/d=10/accuracy" in store.reads
+    assert bl.owned(store, "mnist", "pinv", 10, "accuracy", 200, None) is None     # other training rows
+    assert bl.owned(store, "mnist", "pinv", 10, "accuracy", 100, 50) is None       # other subset
+    assert bl.owned(store, "mnist", "pinv", 20, "accuracy", 100, None) is None     # absent
+    assert bl.elm_accuracy(store, "mnist", 10, 100, None).chapter == "random_features"
+    assert bl.elm_fit_seconds(store, "mnist", 10, 100, None, repeats=1).values == (0.1, 0.12, 0.11)
+
+
+def test_owned_refuses_a_timing_from_another_machine(tmp_path, store):
+    elm_store(tmp_path, machine="another CPU, 64 cores")
+    assert bl.owned(store, "mnist", "pinv", 10, "fit-seconds", 100, None) is None
+    assert bl.owned(store, "mnist", "pinv", 10, "accuracy", 100, None) is not None
+
+
+def test_answer_vs_green_elm_and_its_words(tmp_path, store):
+    other = elm_store(tmp_path)
+    elm_acc = other.results["mnist/green-elm/unit/pinv/d=10/accuracy"]
+    elm_sec = other.results["mnist/green-elm/unit/pinv/d=10/fit-seconds"]
+    mnist_acc, mnist_sec = bl.record_runs(store, "mnist/sgd-mlp", *fake_seeds([94.9, 95.1, 95.0], 0.5), FAST,
+                                          shown_curve=True)
+    answers = bl.answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_acc, elm_sec, 10, 10, 1.0)
+    assert set(store.answers) == {"speedup_vs_sgd_mnist_d2000", "mnist_d4000_beats_sgd_by_1_26",
+                                  "abstract_comparable_to_sgd"}
+    assert answers["gap"] == pytest.approx(0.1) and answers["outcome"] is None       # 3 runs: undecided
+    assert store.answers["abstract_comparable_to_sgd"].verdict.label == "inconclusive"
+    assert answers["speedup"].label == "inconclusive"                                 # the rule needs 5 MLP runs
+    assert store.answers["speedup_vs_sgd_mnist_d2000"].keys == (mnist_sec.key, elm_sec.key)
+    words = bl.comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_acc, answers, 3)
+    assert words["bl_ratio"] == pytest.approx(1.5 / np.exp(np.mean(np.log([0.1, 0.12, 0.11]))))
+    assert words["bl_ratio_words"] == "longer than" and words["bl_comparable"] == "undecided"
+    assert words["bl_budget_epochs"] == "0" and words["bl_budget_all"] == "on average"   # no epoch within 0.11 s
+    assert words["bl_source"] == "read from the random_features chapter"
+    frame = bl.comparison_frame(mnist_acc, mnist_sec, elm_acc, elm_sec, elm_acc, 3, 10, 10)
+    assert list(frame.runs) == [3, 3, 3] and frame["time (s)"].iloc[2] == "—"
+
+
+def test_green_elm_points_keep_only_configurations_with_both_results(tmp_path, store):
+    elm_store(tmp_path)
+    assert bl.green_elm_points(store, "fashion-mnist", 10, None, None, 100, None) == []
+    acc = store.get("random_features", "mnist/green-elm/unit/pinv/d=10/accuracy")
+    points = bl.green_elm_points(store, "mnist", 10, acc, acc, 100, None)
+    assert [(w, a.key) for w, a, _ in points] == [(10, acc.key)]
+
+
+def test_cifar_answers_are_not_comparable_and_words(store):
+    mlp = bl.record_runs(store, "cifar10/sgd-mlp", *fake_seeds([45.0, 46.0], 2.0, epochs=2), FAST, shown_curve=True)
+    cnn = bl.record_runs(store, "cifar10/sgd-cnn", *fake_seeds([60.0, 62.0], 100.0, epochs=2), FAST, shown_curve=True)
+    bl.answer_cifar(store, {"mlp": mlp, "cnn": cnn}, 256, 2, 2)
+    assert len(store.answers) == 7
+    assert all(a.verdict.label == "not comparable" for a in store.answers.values())
+    assert "3072-256-10, 2 epochs" in store.answers["table6_sgd_mlp_accuracy"].verdict.detail
+    words = bl.cifar_words(store, {"mlp": mlp, "cnn": cnn}, 2)
+    assert words["bl_c10_cnn_last_gain"] == pytest.approx(1.0) and words["bl_c10_cnn_last_words"] == "gained"
+    assert words["bl_c10_mlp_words"] == "below" and words["bl_c10_cnn_time_words"] == "longer than"
+    assert bl.cifar_architecture("mlp", 256) == "3072-256-10"
+    assert bl.cifar_architecture("cnn").startswith("conv3x3-32, pool, conv3x3-64")
+
+
+def test_the_figures_draw_one_panel_per_dataset(store):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bl.record_runs(store, "p", *fake_seeds([90.0, 92.0], 0.5), FAST, shown_curve=True)
+    curve = bl.curve_of(store, "p", 3)
+    fig = bl.learning_curves_figure({"mnist": curve, "fashion-mnist": curve}, {"mnist": [], "fashion-mnist": []})
+    assert [ax.get_title() for ax in fig.axes] == ["MNIST", "Fashion-MNIST"]
+    fig2 = bl.cifar_curves_figure({"mlp": curve, "cnn": curve}, 256)
+    assert len(fig2.axes[0].get_lines()) == 2 + 3          # two curves, three paper lines
+    plt.close(fig)
+    plt.close(fig2)
