@@ -219,3 +219,11 @@ def glue(name: str, value, display: bool = False):
     from myst_nb import glue as myst_glue
 
     return myst_glue(name, value.item() if isinstance(value, np.generic) else value, display=display)
+
+
+def mean_sd(result, digits: int = 2) -> str:
+    """``"89.82 ± 0.05"``: mean ± sd over runs, no unit (the mean alone for one run). ``result``: a
+    :class:`~greenelm_book.results.Result` or the runs' values (n,)."""
+    values = [float(v) for v in np.ravel(getattr(result, "values", result))]
+    spread = f" ± {statistics.stdev(values):.{digits}f}" if len(values) > 1 else ""
+    return f"{statistics.fmean(values):.{digits}f}{spread}"
