@@ -222,5 +222,8 @@ def glue(name: str, value, display: bool = False):
 
 
 def spread_text(result, digits: int = 2) -> str:
-    """A stored result as ``"97.15 ± 0.08"``: its mean ± sd over runs (the mean alone for one run), no unit."""
-    return f"{result.mean:.{digits}f}" + (f" ± {result.sd:.{digits}f}" if result.n > 1 else "")
+    """``"97.15 ± 0.08"``: mean ± sd over runs, no unit (the mean alone for one run). ``result``: a
+    :class:`~greenelm_book.results.Result` or the runs' values (n,)."""
+    values = [float(v) for v in np.ravel(getattr(result, "values", result))]
+    spread = f" ± {statistics.stdev(values):.{digits}f}" if len(values) > 1 else ""
+    return f"{statistics.fmean(values):.{digits}f}{spread}"

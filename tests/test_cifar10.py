@@ -1,0 +1,171 @@
+"""greenelm_book.cifar10: the CIFAR-10 chapter's records, answers, tables and cached runs, on tiny inputs."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+torch = pytest.importorskip("torch")  # the SGD head and the random frontend; imported once, at collection
+
+from greenelm_book import cifar10  # noqa: E402
+from greenelm_book.report import spread_text  # noqa: E402
+from greenelm_book.results import ChapterResults  # noqa: E402
+
+DATA = {"dataset": "cifar10", "n_train": 100, "n_test": 50}
+SEEDS = [0, 1, 2, 3, 4]
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("GREENELM_CACHE", str(tmp_path / "cache"))
+    return ChapterResults("cifar10", "smoke", tmp_path)
+
+
+def _baselines(directory, n_train=100, mlp_seconds=(10.0,) * 5, cnn_seconds=(20.0,) * 5,
+               mlp_acc=(40.0, 41.0, 42.0, 41.0, 40.0), cnn_acc=(60.0,) * 5):
+    """The baselines chapter's four CIFAR-10 results, written to ``directory``."""
+    base = ChapterResults("baselines", "smoke", directory)
+    for name, acc, seconds in (("mlp", mlp_acc, mlp_seconds), ("cnn", cnn_acc, cnn_seconds)):
+        setting = {"dataset": "cifar10", "n_train": n_train, "hidden": 512, "epochs": 3, "lr": 0.01}
+        base.record(f"cifar10/sgd-{name}/accuracy", acc, "%", **setting)
+        base.record(f"cifar10/sgd-{name}/train-seconds", seconds, "s", **setting)
+
+
+def _head():
+    """listing 2's runs: pinv 4 s, lud 1 s, cholesky 0.5 s per seed; accuracies 80 / 79.9 / 79.9."""
+    return pd.DataFrame([{"solver": s, "seed": seed, "accuracy": acc + seed * 0.1, "solve_seconds": t}
+                         for seed in SEEDS for s, acc, t in (("pinv", 80.0, 4.0), ("lud", 79.9, 1.0),
+                                                             ("cholesky", 79.9, 0.5))])
+
+
+def _table_ii(store):
+    features = {**DATA, "features": "x ImageNet embeddings", "n_inputs": 8}
+    sgd_head = pd.DataFrame({"accuracy": [70.0] * 5, "train_seconds": [2.0] * 5})
+    ii, ridge = cifar10.record_table_ii(store, "bb", features, _head(), sgd_head, {"accuracy": 75.0}, 40,
+                                       ["pinv", "lud", "cholesky"], 1e-3, 2, SEEDS)
+    speedup, cost = cifar10.record_head_ratios(store, "bb", _head(), cifar10.head_setting(features, 40, SEEDS),
+                                               40, 1e-3)
+    return ii, ridge, speedup, cost
+
+
+def test_spread_text_formats_mean_and_spread():
+    assert spread_text([1.0, 2.0]) == "1.50 ± 0.71"
+    assert spread_text([3.0]) == "3.00"
+    assert spread_text(SimpleNamespace(values=(1.0, 2.0, 3.0)), 1) == "2.0 ± 1.0"
+
+
+def test_listing2_flops_counts():
+    flops = cifar10.listing2_flops(100, 10, 10)
+    assert flops["pinv"] == 8 * 100 * 100 + 20 * 1000 + 2 * 100 * 10 * 10
+    assert flops["cholesky"] == pytest.approx(100 * 100 + 2 * 100 * 10 * 10 + 1000 / 3 + 2 * (2000 / 3 + 2000))
+    assert flops["pinv"] / flops["cholesky"] > 3                   # N >> d: the SVD costs ~8x the syrk
+
+
+def test_record_extraction_and_table(store):
+    runs = {"train": SimpleNamespace(features=np.zeros((100, 8)), seconds=2.0),
+            "test": SimpleNamespace(features=np.zeros((50, 8)), seconds=1.0)}
+    got = cifar10.record_extraction(store, "bb", runs, DATA, 64, "cpu")
+    assert set(store.results) == {"cifar10/bb/train/extract-seconds", "cifar10/bb/test/extract-seconds"}
+    assert got["test"].values == (1.0,) and got["train"].setting["images"] == 100
+    table = cifar10.extraction_table(runs, 8, 32)
+    assert table["images / s"].tolist() == [50.0, 50.0] and table.features.tolist() == [8, 8]
+
+
+def test_record_table_ii_keys_and_ratios(store):
+    ii, ridge, speedup, cost = _table_ii(store)
+    assert ii["pinv"]["accuracy"].key == "cifar10/green-elm/bb/pinv/d=40/accuracy"
+    assert ii["pinv"]["accuracy"].setting["alpha"] == 0.0 and ii["lud"]["accuracy"].setting["alpha"] == 1e-3
+    assert ii["sgd"]["seconds"].key == "cifar10/sgd-mlp/bb/h=64/train-seconds"
+    assert ridge.values == (75.0,)
+    assert speedup.values == (8.0,) * 5 and speedup.unit == "×"
+    assert cost.values == pytest.approx([0.1] * 5)
+
+
+def test_answer_table_ii_and_solver_claims(store):
+    ii, ridge, speedup, cost = _table_ii(store)
+    answers = cifar10.answer_table_ii(store, ii, ["pinv", "lud", "cholesky"], "another backbone", 100, 5)
+    assert len(answers) == 8 and set(answers) <= set(store.answers)
+    assert all(v.label == "not comparable" for v in answers.values())
+    claims = cifar10.answer_solver_claims(store, ii, speedup, cost, "why", 100, 40)
+    assert claims["verdict"].label == "not comparable"             # not the paper's N and d
+    assert claims["behind"] == 2.0                                  # pinv 4 s over SGD's 2 s
+    assert store.answers["pinv_d4000_behind_sgd"].verdict.label == "holds"
+    glued = cifar10.table_ii_glue(ii, speedup, cost, ridge, {"train": SimpleNamespace(mean=3.0),
+                                                             "test": SimpleNamespace(mean=1.0)},
+                                  claims, ["pinv", "lud", "cholesky"])
+    assert glued["c10_extract_vs_solve"] == 8.0 and glued["c10_chol_faster"] == "faster than"
+    assert glued["c10_gain_words"] == "above" and glued["c10_sgd_vs_elm"] == "below"
+    table = cifar10.table_ii(ii, ridge, answers, ["pinv", "lud", "cholesky"])
+    assert table["ours (%)"].iloc[0] == "70.00 ± 0.00" and table.verdict.iloc[-1] == "not in the paper"
+    assert cifar10.table_ii_time(ii, ["pinv"])["ours (s)"].tolist() == ["2.00 ± 0.00", "4.00 ± 0.00"]
+
+
+def _table_vi(store, tmp_path, **baselines):
+    _baselines(tmp_path, **baselines)
+    raw = pd.DataFrame({"accuracy": [41.0, 41.5, 40.5, 41.0, 41.0], "fit_seconds": [1.0] * 5})
+    conv = {"dim": 512, "extract_train_seconds": 16.0, "extract_test_seconds": 8.0,
+            "fits": pd.DataFrame({"accuracy": [55.0] * 5, "fit_seconds": [4.0] * 5}), "ridge": {"accuracy": 50.0}}
+    raw_set = cifar10.raw_setting(DATA, 3072, 20, 1e-3, SEEDS)
+    conv_set = cifar10.conv_setting(DATA, 4, 0, 512, 20, 1e-3, SEEDS)
+    vi = cifar10.record_table_vi(store, DATA, raw, {"accuracy": 39.0}, conv, raw_set, conv_set)
+    vi.update(cifar10.read_sgd_baselines(store))
+    return vi, raw_set, conv_set
+
+
+def test_record_table_vi_and_read_baselines(store, tmp_path):
+    vi, _, conv_set = _table_vi(store, tmp_path)
+    assert vi["rc_total"].values == (20.0,) * 5                     # 16 s extraction + 4 s fit
+    assert vi["rc_extract"].setting["frontend"] == conv_set["frontend"]
+    assert vi["mlp_s"].values == (10.0,) * 5 and "baselines:cifar10/sgd-cnn/accuracy" in store.reads
+    assert cifar10.describe_sgd(vi["mlp_acc"], "mlp") == "SGD MLP (hidden 512, epochs 3, lr 0.01), 5 seeds"
+
+
+def test_answer_table_vi_parity_and_speedup(store, tmp_path):
+    vi, raw_set, conv_set = _table_vi(store, tmp_path)
+    out = cifar10.answer_table_vi(store, vi, raw_set, conv_set, 100)
+    assert out["raw_ratio"].values == (10.0,) * 5                   # SGD 10 s / fit 1 s, run by run
+    assert out["v_speed"].label == "not comparable" and out["v_raw"].label == "not comparable"
+    assert store.answers["cifar10_raw_parity_with_sgd"].verdict.label == "holds"      # 41.0 vs 40.8
+    assert out["conv_ratio"].values == (1.0,) * 5 and out["parity"]
+    assert out["v_parity"].label == "holds"                         # 1.0x, extraction 80 %
+    assert store.answers["elm_conv_viable_readout"].verdict.label == "holds"          # fit 20 %, 5 pts
+    glued = cifar10.table_vi_glue(vi, out, 30.0)
+    assert glued["c10_extract_share"] == pytest.approx(80.0) and glued["c10_parity_words"] == "within"
+    assert glued["c10_rc_lift"] == 5.0 and glued["c10_cnn_vs_rc"] == "above"
+
+
+def test_answer_table_vi_conv_outside_parity(store, tmp_path):
+    vi, raw_set, conv_set = _table_vi(store, tmp_path, cnn_seconds=(5.0,) * 5, cnn_acc=(90.0,) * 5)
+    out = cifar10.answer_table_vi(store, vi, raw_set, conv_set, 100)
+    assert out["conv_ratio"].mean == 4.0 and not out["parity"]
+    assert out["v_parity"].label == "partly holds"                  # extraction most of it, not parity
+    assert store.answers["elm_conv_viable_readout"].verdict.label == "partly holds"   # 35 points behind
+
+
+def test_backbone_effective_and_tables(store, tmp_path):
+    ii, ridge, speedup, cost = _table_ii(store)
+    vi, raw_set, conv_set = _table_vi(store, tmp_path)
+    lift = cifar10.answer_backbone_effective(store, ii, vi, "bb")
+    assert lift == pytest.approx(80.1 - 41.0)
+    assert store.answers["abstract_frozen_backbone_effective"].verdict.label == "holds"
+    time = cifar10.table_vi_time(vi, 20)
+    assert np.isnan(time["ours features (s)"].iloc[0]) and time["ours total (s)"].iloc[-1] == 20.0
+    out = cifar10.answer_table_vi(store, vi, raw_set, conv_set, 100)
+    table = cifar10.table_vi(vi, out["v_raw"], 20)
+    assert table["Table VI row"].iloc[1] == "Green-ELM, d = 20" and table.verdict.iloc[1] == "not comparable"
+    claims = cifar10.answer_solver_claims(store, ii, speedup, cost, "why", 100, 40)
+    ratios = cifar10.ratio_table(out, speedup, claims, 40)
+    assert ratios["ours (×)"].tolist() == ["10.00 ± 0.00", "1.00 ± 0.00", "8.0 ± 0.0"]
+    expansion = cifar10.expansion_table([("pixels", 3072, vi["ridge_raw"], vi["raw_acc"], 20)])
+    assert expansion["gain (pts)"].iloc[0] == pytest.approx(2.0)
+
+
+def test_random_conv_pipeline_on_tiny_images():
+    rng = np.random.default_rng(0)
+    cifar = SimpleNamespace(x_train=rng.integers(0, 256, (60, 16, 16, 3), dtype=np.uint8),
+                            y_train=np.arange(60) % 3,
+                            x_test=rng.integers(0, 256, (30, 16, 16, 3), dtype=np.uint8), y_test=np.arange(30) % 3)
+    out = cifar10.random_conv_pipeline(cifar, "-tiny", 0, 4, 10, 1e-3, [0, 1])
+    assert out["dim"] == 4 * 16 and len(out["fits"]) == 2 and out["extract_train_seconds"] > 0
+    assert 0 <= out["ridge"]["accuracy"] <= 100 and set(out["fits"].seed) == {0, 1}
