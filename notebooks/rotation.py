@@ -50,17 +50,16 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle torch threads sleep instead of spinning
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 
 from greenelm.data import load_dataset
 from greenelm_book import paper
-from greenelm_book.baselines import MLP_HIDDEN
-from greenelm_book.perturb import paired_difference, rotate
-from greenelm_book.report import (Verdict, by_sign, colour, glue, judge_qualitative, judge_value, set_style,
-                                  show_table)
+from greenelm_book import rotation as rot
+from greenelm_book.perturb import rotate
+from greenelm_book.report import glue, set_style, show_table
 from greenelm_book.results import ChapterResults
-from greenelm_book.trained import ANGLES, at_angle, elm_run, fallback_note, owned_result, sgd_run
+from greenelm_book.trained import ANGLES, fallback_note
 
+# %%
 store = ChapterResults("rotation", profile)
 set_style()
 claim = paper.ROTATION_CLAIM
@@ -91,74 +90,12 @@ plt.show()
 # configuration its owning chapter records, shown from there.
 
 # %%
-H = headline_width
-MODELS = {  # name -> (series, spec)
-    f"Green-ELM pinv, d = {H}": ("Green-ELM (pinv)", dict(kind="elm", n_hidden=H, solver="pinv", weight_scale="unit")),
-    **{f"Green-ELM ridge, d = {d}": ("Green-ELM (ridge)", dict(kind="elm", n_hidden=d, solver="cholesky",
-                                                                 weight_scale="unit")) for d in widths},
-    f"Green-ELM ridge, d = {H}, W ~ N(0, 2/D)": ("Green-ELM (ridge, He)",
-                                                 dict(kind="elm", n_hidden=H, solver="cholesky", weight_scale="he")),
-    "SGD perceptron": ("SGD perceptron", dict(kind="sgd", model="perceptron")),
-    f"SGD MLP 784-{MLP_HIDDEN}-10": ("SGD MLP", dict(kind="sgd", model="mlp")),
-}
-ELM, SLP, MLP = f"Green-ELM pinv, d = {H}", "SGD perceptron", f"SGD MLP 784-{MLP_HIDDEN}-10"
-alpha = paper.HEADLINE["ridge_lambda"]
-runs = {}
-for name, (_, spec) in MODELS.items():
-    if spec["kind"] == "elm":
-        runs[name] = [elm_run(dataset, spec["n_hidden"], s, spec["solver"], alpha, spec["weight_scale"], subset)
-                      for s in seed_list]
-    else:
-        runs[name] = [sgd_run(dataset, spec["model"], s, epochs, subset) for s in seed_list]
-n_train, n_test = runs[ELM][0]["n_train"], runs[ELM][0]["n_test"]
-
-
-def acc(name, angle):
-    """Per-seed accuracy (%) of model `name` at `angle`: (seeds,)."""
-    return np.array([at_angle(r, angle) for r in runs[name]])
-
-
-def setting(name, **more):
-    spec = dict(MODELS[name][1])
-    kind = spec.pop("kind")
-    base = dict(dataset=dataset, n_train=n_train, n_test=n_test, seeds=seed_list, **spec)
-    if kind == "elm":
-        base.update(model="Green-ELM", alpha=0.0 if spec["solver"] == "pinv" else alpha)
-    else:
-        base.update(model=f"SGD {spec['model']}", epochs=epochs, hidden=MLP_HIDDEN if spec["model"] == "mlp" else 0)
-    return {**base, **more}
-
-
-def model_key(name):
-    spec = MODELS[name][1]
-    if spec["kind"] == "elm":
-        return f"{dataset}/green-elm/{spec['weight_scale']}/{spec['solver']}/d={spec['n_hidden']}"
-    return f"{dataset}/sgd-{spec['model']}"
-
-
-def clean(name):
-    """(values, source): accuracy at 0° from the owning chapter, else this chapter's own run (unrecorded)."""
-    kind = MODELS[name][1]["kind"]
-    owner = "random_features" if kind == "elm" else "baselines"
-    expected = dict(n_train=n_train, seeds=seed_list) | ({"epochs": epochs} if kind == "sgd" else {})
-    result, why = owned_result(store, owner, f"{model_key(name)}/accuracy", ours=acc(name, 0), **expected)
-    if result is not None:
-        return result, owner.replace("_", " "), ""
-    return None, "this chapter", why
-
-
-cleans = {name: clean(name) for name in MODELS}
-rotated = {name: {a: store.record(f"{model_key(name)}/rotated/angle={a}/accuracy", acc(name, a), "%",
-                                  **setting(name, rotation_degrees=a))
-                  for a in angles if a > 0} for name in MODELS}
-models_table = pd.DataFrame([{
-    "model": name,
-    "accuracy at 0° (%)": (res.mean if res is not None else acc(name, 0).mean()),
-    "sd (points)": (res.sd if res is not None else acc(name, 0).std(ddof=1)),
-    f"accuracy at {claim['angle']}° (%)": rotated[name][claim["angle"]].mean,
-    "0° from chapter": source} for name, (res, source, _) in cleans.items()])
-glue("fallback_note", fallback_note({f"{model_key(n)}/accuracy": why for n, (_, _, why) in cleans.items()}))
-show_table(models_table, 2)
+setup = rot.prepare(dataset, seed_list, widths, headline_width, paper.HEADLINE["ridge_lambda"], epochs, subset)
+ELM, SLP, MLP, H = setup.elm, setup.slp, setup.mlp, headline_width
+cleans = {name: rot.clean(store, setup, name) for name in setup.models}
+rotated = rot.record_rotated(store, setup, angles)
+glue("fallback_note", fallback_note({f"{setup.key(n)}/accuracy": why for n, (_, _, why) in cleans.items()}))
+show_table(rot.models_table(setup, cleans, rotated, claim["angle"]), 2)
 
 # %% [markdown]
 # {glue:text}`fallback_note`
@@ -171,23 +108,8 @@ show_table(models_table, 2)
 # Mean over seeds with a ± 2 sd band; the vertical line marks the paper's 15°.
 
 # %%
-retention = {name: {a: 100 * acc(name, a) / acc(name, 0) for a in angles} for name in MODELS}
 shown = [ELM, f"Green-ELM ridge, d = {H}", f"Green-ELM ridge, d = {H}, W ~ N(0, 2/D)", SLP, MLP]
-fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
-for ax, series, label in ((axes[0], lambda n, a: acc(n, a), "test accuracy (%)"),
-                          (axes[1], lambda n, a: retention[n][a], "retention acc(θ) / acc(0°) (%)")):
-    for name in shown:
-        values = np.array([series(name, a) for a in angles])        # (angles, seeds)
-        mean, sd = values.mean(1), values.std(1, ddof=1)
-        dashed = MODELS[name][1]["kind"] == "sgd" or MODELS[name][1]["solver"] == "cholesky"
-        ax.plot(angles, mean, ls="--" if dashed else "-", marker="o", ms=4, color=colour(MODELS[name][0]),
-                label=name)
-        ax.fill_between(angles, mean - 2 * sd, mean + 2 * sd, color=colour(MODELS[name][0]), alpha=0.15)
-    ax.axvline(claim["angle"], color="k", lw=0.8)
-    ax.set(xlabel="rotation of the test images (degrees)", ylabel=label, xticks=angles)
-fig.legend(*axes[0].get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=2,
-           fontsize=10, frameon=False)
-fig.tight_layout()
+rot.plot_accuracy_and_retention(setup, shown, angles, claim["angle"])
 plt.show()
 
 # %% [markdown]
@@ -201,21 +123,7 @@ plt.show()
 
 # %%
 theta = claim["angle"]
-advantage_rows, advantages = [], {}
-for against in (SLP, MLP):
-    for name in [n for n in MODELS if MODELS[n][1]["kind"] == "elm"]:
-        adv0, adv = acc(name, 0) - acc(against, 0), acc(name, theta) - acc(against, theta)
-        vs = model_key(against).split("/")[-1]
-        store.record(f"{model_key(name)}/vs-{vs}/angle=0/advantage", adv0, "points",
-                     **setting(name, rotation_degrees=0, versus=against, versus_epochs=epochs))
-        rec = store.record(f"{model_key(name)}/vs-{vs}/angle={theta}/advantage", adv, "points",
-                           **setting(name, rotation_degrees=theta, versus=against, versus_epochs=epochs))
-        beyond = paired_difference(acc(against, 0) - acc(against, theta), acc(name, 0) - acc(name, theta))
-        advantages[name, against] = (adv0, rec, beyond)
-        advantage_rows.append({"versus": against, "Green-ELM": name.replace("Green-ELM ", ""),
-                               "at 0° (points)": adv0.mean(), f"at {theta}° (points)": rec.mean,
-                               "beyond clean gap (points)": beyond[0], "seeds": len(adv)})
-adv_table = pd.DataFrame(advantage_rows)
+adv_table, advantages = rot.record_advantages(store, setup, theta)
 show_table(adv_table[adv_table.versus == SLP].drop(columns="versus"), 2,
            caption=f"Green-ELM's advantage over the {SLP}")
 
@@ -231,106 +139,19 @@ show_table(adv_table[adv_table.versus == MLP].drop(columns="versus"), 2,
 # mean over paired seeds with its 95 % confidence interval: positive means SGD decays faster.
 
 # %%
-decay_rows, decay_ci = [], {}
-for against in (SLP, MLP):
-    for a in [a for a in angles if a > 0]:
-        mean, lo, hi = paired_difference(acc(against, 0) - acc(against, a), acc(ELM, 0) - acc(ELM, a))
-        decay_ci[against, a] = (mean, lo, hi)
-        decay_rows.append({"angle (°)": a, "versus": against, "extra loss of SGD (points)": mean,
-                           "95 % CI low": lo, "95 % CI high": hi})
-decay = pd.DataFrame(decay_rows)
+decay, decay_ci = rot.decay(setup, angles)
 show_table(decay, 2, integers=["angle (°)"])
 
 # %% tags=["remove-cell"]
-max_angle = angles[-1]
-adv0_slp, adv_slp, beyond_slp = advantages[ELM, SLP]
-adv0_mlp, adv_mlp, beyond_mlp = advantages[ELM, MLP]
-test_angles = [a for a in angles if a > 0]
-clean_res = {n: cleans[n][0] for n in (ELM, SLP, MLP)}
-clean_keys = [f"{model_key(n)}/accuracy" for n in (ELM, SLP, MLP) if cleans[n][0] is not None]
-rot_keys = [rotated[n][a].key for n in (ELM, SLP, MLP) for a in test_angles]
-gap0 = paired_difference(acc(ELM, 0), acc(SLP, 0))
-COMPARABLE = 1.0   # points: "comparable performance" when the clean gap's 95 % CI lies within ± 1 point
-comparable = -COMPARABLE <= gap0[1] and gap0[2] <= COMPARABLE
-apart = gap0[1] > COMPARABLE or gap0[2] < -COMPARABLE
-comparable_test = (f"comparable when the 95 % CI of the paired clean-accuracy difference (pinv Green-ELM d = {H} "
-                   f"minus SGD perceptron) lies within ± {COMPARABLE:g} point, not comparable when it lies outside, "
-                   f"inconclusive otherwise")
-comparable_ours = f"{gap0[0]:+.2f} points (95 % CI {gap0[1]:+.2f} to {gap0[2]:+.2f}, n = {seeds})"
-store.answer("rotation_clean_comparable",
-             judge_qualitative(bool(comparable), comparable_test, comparable_ours) if comparable or apart
-             else Verdict("inconclusive", comparable_ours, comparable_test),
-             keys=clean_keys + [f"{model_key(ELM)}/vs-sgd-perceptron/angle=0/advantage"], note=f"MNIST, {n_train} training images, Green-ELM W ~ N(0, 1), SGD {epochs} epochs")
-faster = {(m, a): decay_ci[m, a][1] > 0 for m in (SLP, MLP) for a in test_angles}
-n_fast = sum(faster[SLP, a] for a in test_angles)
-store.answer("rotation_sgd_rapid_decay", judge_qualitative(
-    True if n_fast == len(test_angles) else ("partly" if n_fast else False),
-    test="at every tested angle the SGD perceptron loses more accuracy from 0° than the pinv Green-ELM "
-         "(95 % CI of the paired difference above 0)",
-    ours=f"faster at {n_fast} of {len(test_angles)} angles; {decay_ci[SLP, theta][0]:+.2f} points more at "
-         f"{theta}°, {decay_ci[SLP, max_angle][0]:+.2f} at {max_angle}°"),
-    keys=rot_keys + clean_keys, note=f"Green-ELM pinv d = {H}, W ~ N(0, 1); angles {test_angles}")
-store.answer("rotation_benchmark_angle", judge_qualitative(
-    True, test="a setting rather than a result: the chapter evaluates every model at the paper's 15°",
-    ours=f"15° is among our angles {angles[0]}–{angles[-1]}°"), keys=[rotated[ELM][theta].key])
-store.answer("rotation_advantage_15deg", judge_value(claim["advantage_vs_sgd_perceptron"], adv_slp.values,
-                                                     "points"),
-             keys=[adv_slp.key], note=f"pinv Green-ELM d = {H}, W ~ N(0, 1), against the SGD perceptron "
-                                     f"({epochs} epochs), paired by seed")
-ahead = {(m, a): paired_difference(acc(ELM, a), acc(m, a))[1] > 0 for m in (SLP, MLP) for a in angles}
-n_ahead = sum(ahead[SLP, a] for a in angles)
-store.answer("rotation_higher_across_range", judge_qualitative(
-    True if n_ahead == len(angles) else ("partly" if n_ahead else False),
-    test=f"at every tested angle ({angles[0]}–{angles[-1]}°) the pinv Green-ELM is more accurate than the SGD "
-         f"perceptron (95 % CI of the paired difference above 0)",
-    ours=f"ahead at {n_ahead} of {len(angles)} angles; against the MLP at "
-         f"{sum(ahead[MLP, a] for a in angles)} of {len(angles)}"),
-    keys=rot_keys + clean_keys, note=f"Green-ELM pinv d = {H}")
-robust = {m: all(faster[m, a] for a in test_angles) for m in (SLP, MLP)}
-store.answer("more_robust_to_rotation", judge_qualitative(
-    True if all(robust.values()) else ("partly" if any(robust.values()) else False),
-    test="more robust = loses fewer points from 0° at every tested angle than each SGD model "
-         "(perceptron and Table I's MLP; 95 % CI of the paired difference)",
-    ours=f"than the perceptron: {'yes' if robust[SLP] else 'no'} ({n_fast}/{len(test_angles)} angles); than "
-         f"the MLP: {'yes' if robust[MLP] else 'no'} ({sum(faster[MLP, a] for a in test_angles)}/"
-         f"{len(test_angles)} angles)"),
-    keys=rot_keys + clean_keys, note=f"Green-ELM pinv d = {H}")
-
-glue("headline_width", H)
-glue("theta", theta)
-glue("adv_slp_15", adv_slp.mean)
-glue("adv_slp_0", float(adv0_slp.mean()))
-glue("beyond_slp", abs(beyond_slp[0]))
-glue("adv_mlp_15", abs(adv_mlp.mean))
-glue("adv_mlp_0", abs(float(adv0_mlp.mean())))
-glue("beyond_mlp", abs(beyond_mlp[0]))
-glue("adv_verdict", store.answers["rotation_advantage_15deg"].verdict.label)
-glue("adv_detail", store.answers["rotation_advantage_15deg"].verdict.detail)
-glue("clean_elm", float(acc(ELM, 0).mean()))
-glue("clean_slp", float(acc(SLP, 0).mean()))
-glue("clean_mlp", float(acc(MLP, 0).mean()))
-glue("gap0", gap0[0])
-glue("start_level", "start level, as the paper says" if comparable else
-     "do not start level, contrary to the paper's \"comparable performance on the canonical test set\"" if apart
-     else "may or may not start level (our seeds cannot tell within ± 1 point)")
-glue("ahead_slp", f"{n_ahead} of {len(angles)}")
-glue("fast_slp", f"{n_fast} of {len(test_angles)}")
-glue("fast_mlp", f"{sum(faster[MLP, a] for a in test_angles)} of {len(test_angles)}")
-glue("beyond_slp_words", by_sign(beyond_slp[0], "more", "less"))
-glue("beyond_mlp_words", by_sign(beyond_mlp[0], "more", "less"))
-glue("mlp_lead_words", by_sign(float(adv0_mlp.mean()), "ahead of", "behind"))
-glue("mlp_lead_15_words", by_sign(adv_mlp.mean, "ahead of", "behind"))
-pinv_ridge_gap = float(np.abs(acc(ELM, theta) - acc(f"Green-ELM ridge, d = {H}", theta)).max())
-glue("pinv_ridge", (f"Ridge and the pseudoinverse give practically the same models here (their 15° accuracies differ "
-                    f"by at most {pinv_ridge_gap:.2f} points per seed): with W ~ N(0, 1) the hidden activations are "
-                    f"large and λ = 1e-3 barely regularises.") if pinv_ridge_gap <= 0.5 else
-     (f"Ridge and the pseudoinverse differ here by up to {pinv_ridge_gap:.2f} points per seed at 15° (see the "
-      f"tables below)."))
+facts = rot.answer_claims(store, setup, claim=claim, angles=angles, cleans=cleans, rotated=rotated,
+                          advantages=advantages, decay_ci=decay_ci)
+for name, value in rot.prose_numbers(store, setup, facts, theta=theta, angles=angles, advantages=advantages).items():
+    glue(name, value)
 
 # %%
 # NBVAL_CHECK_OUTPUT
 for name in (ELM, SLP, MLP):
-    print(f"{name:28s} " + "  ".join(f"{a:2d}° {acc(name, a).mean():5.1f}" for a in angles))
+    print(f"{name:28s} " + "  ".join(f"{a:2d}° {setup.acc(name, a).mean():5.1f}" for a in angles))
 
 # %% [markdown]
 # **The 15° claim.** For the pinv Green-ELM (d = {glue:text}`headline_width`, W ~ N(0, 1)) the
