@@ -51,6 +51,9 @@ LARGE_ORDER = 16000
 FLOAT32_BLOCK_ROWS = 4096
 #: rows gathered before the sums are updated (see :func:`sum_block_rows`), per block dtype
 SUM_BLOCK_ROWS = {"float64": 1024, "float32": FLOAT32_BLOCK_ROWS}
+#: columns per band when a float32 block's upper triangle is added into the float64 sums (the lower
+#: one holds zeros: adding it too moved d²/2 more values per block)
+TRIANGLE_BAND = 512
 #: the most memory the gathering buffer of :class:`NormalEquations` may hold
 SUM_BUFFER_BYTES = 256 * 2**20
 
@@ -279,7 +282,9 @@ class NormalEquations:
         # beta=0 overwrites the upper triangle; the lower one stays zero, as in the float64 sums.
         self._scratch = blas.ssyrk(1.0, block.T, beta=0.0, c=self._scratch, trans=0, lower=0,
                                    overwrite_c=1)
-        self._gram += self._scratch[:d, :d]
+        for start in range(0, d, TRIANGLE_BAND):   # the upper triangle only, in column bands
+            stop = min(start + TRIANGLE_BAND, d)
+            self._gram[:stop, start:stop] += self._scratch[:stop, start:stop]
         self._gram = blas.dsyr2k(1.0, shift[:, None], v[:, None], beta=1.0, c=self._gram, trans=0,
                                  lower=0, overwrite_c=1)
         self._hty += self._scratch[:d, d:]

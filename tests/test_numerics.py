@@ -297,3 +297,21 @@ def test_normal_equations_take_float32_or_float64_by_any_name_and_refuse_others(
     assert NormalEquations(3, 1, np.dtype("float64")).dtype == "float64"
     with pytest.raises(ValueError, match="dtype must be 'float32' or 'float64', got 'float16'"):
         NormalEquations(3, 1, "float16")
+
+
+def test_float32_blocks_add_the_whole_upper_triangle_across_column_bands():
+    """d = 1,100 spans three bands of TRIANGLE_BAND columns (the last one partial): every upper entry
+    is HᵀH to float32 accuracy, HᵀY too, and the lower triangle stays zero."""
+    assert solvers.TRIANGLE_BAND == 512
+    rng = np.random.default_rng(11)
+    H = (3.0 + rng.random((700, 1100))).astype(np.float32)
+    Y = rng.random((700, 3)).astype(np.float32)
+    equations = NormalEquations(1100, 3, "float32", block_rows=256)
+    equations.update(H[:450], Y[:450])
+    equations.update(H[450:], Y[450:])
+    H64 = H.astype(np.float64)
+    expected = H64.T @ H64
+    gram = equations.gram
+    np.testing.assert_allclose(np.triu(gram), np.triu(expected), rtol=2e-6)
+    assert (np.tril(gram, -1) == 0).all()
+    np.testing.assert_allclose(equations.hty, H64.T @ Y.astype(np.float64), rtol=2e-6)
