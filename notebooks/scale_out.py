@@ -40,21 +40,13 @@ n_workers = 2
 benchmark_report = "benchmarks/scaleout.json"
 
 # %%
-import json
-import time
 import warnings
-from pathlib import Path
 
 import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-from dask.distributed import Client, LocalCluster
 
-from greenelm import ELMClassifier
-from greenelm.distributed import fit_dask
-from greenelm.solvers import fit_flops
+from greenelm_book import scaleout
 from greenelm_book.experiments import load_split
-from greenelm_book.report import colour, glue, judge_qualitative, set_style, show_table
+from greenelm_book.report import glue, set_style, show_table
 from greenelm_book.results import ROOT, ChapterResults
 from greenelm_book.scaleout import shifted_mnist
 
@@ -70,10 +62,7 @@ store = ChapterResults("scale_out", profile)
 # The last column is the part that stays on the client.
 
 # %%
-work = pd.DataFrame([{"N": n, **vars(fit_flops(n, 784, 2000, 10))}
-                     for n in (60_000, 500_000, 2_000_000, 20_000_000)])
-work["client share (%)"] = 100 * work["solve"] / (work["features"] + work["gram"] + work["solve"])
-work[["features", "gram", "solve"]] = work[["features", "gram", "solve"]] / 1e12
+work = scaleout.flop_split((60_000, 500_000, 2_000_000, 20_000_000), 784, 2000, 10)
 show_table(work.rename(columns={"features": "features (TFLOP)", "gram": "Gram (TFLOP)",
                                 "solve": "solve (TFLOP)"}), digits=4, integers=["N"])
 
@@ -103,58 +92,11 @@ n_train = subset or 60_000
 X_dask, y_dask = shifted_mnist(n_train, block_rows, max_shift=0)
 X_train, y_train = X_dask.compute(), y_dask.compute()   # the same rows, in this process
 test = load_split("mnist", subset=subset)
-
-
-def model():
-    return ELMClassifier(n_hidden=n_hidden, random_state=seed)
-
-
-def timed(fit):
-    """``(fitted model, wall seconds)`` of ``fit()``."""
-    start = time.perf_counter()
-    fitted = fit()
-    return fitted, time.perf_counter() - start
-
-
-fits = {"single": timed(lambda: model().fit(X_train, y_train)),
-        "threads": timed(lambda: fit_dask(model(), X_dask, y_dask, scheduler="threads"))}
-with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                  dashboard_address=None) as cluster, Client(cluster) as client:
-    fits["localcluster"] = timed(lambda: fit_dask(model(), X_dask, y_dask, client=client))
-LABELS = {"single": "single machine (ELMClassifier.fit)", "threads": "Dask, threaded scheduler",
-          "localcluster": f"Dask, LocalCluster ({n_workers} processes × 1 thread)"}
-
-reference = fits["single"][0]
-scale = np.abs(reference.coef_).max()
-reference_predictions = reference.predict(test.X_test)
-setting = {"dataset": "mnist", "n_train": n_train, "n_test": len(test.y_test), "model": "Green-ELM",
-           "n_hidden": n_hidden, "alpha": reference.alpha, "solver": reference.solver,
-           "weight_scale": reference.weight_scale, "bias": reference.bias, "seed": seed,
-           "block_rows": block_rows}
-equality_keys = {}
-for name, (fitted, seconds) in fits.items():
-    fit_setting = {**setting, "fit": LABELS[name]}
-    equality_keys[name, "accuracy"] = store.record(
-        f"mnist/green-elm/fit-{name}/d={n_hidden}/n={n_train}/accuracy",
-        [100 * fitted.score(test.X_test, test.y_test)], "%", **fit_setting)
-    equality_keys[name, "seconds"] = store.record(
-        f"mnist/green-elm/fit-{name}/d={n_hidden}/n={n_train}/fit-seconds", [seconds], "s",
-        **fit_setting, timing="one run, not on a quiet machine")
-    if name != "single":
-        equality_keys[name, "difference"] = store.record(
-            f"mnist/green-elm/fit-{name}/d={n_hidden}/n={n_train}/coef-difference",
-            [np.abs(fitted.coef_ - reference.coef_).max() / scale], "", **fit_setting,
-            quantity="max |coef − coef_single| / max |coef_single|")
-        equality_keys[name, "agreement"] = store.record(
-            f"mnist/green-elm/fit-{name}/d={n_hidden}/n={n_train}/same-predictions",
-            [100 * np.mean(fitted.predict(test.X_test) == reference_predictions)], "%", **fit_setting,
-            quantity="test predictions equal to the single-machine fit's")
-show_table(pd.DataFrame([{
-    "fit": LABELS[name], "seconds": equality_keys[name, "seconds"].mean,
-    "max |Δ coef| / max |coef|": (f"{equality_keys[name, 'difference'].mean:.1e}" if name != "single" else "0"),
-    "test accuracy (%)": equality_keys[name, "accuracy"].mean,
-    "same predictions (%)": (equality_keys[name, "agreement"].mean if name != "single" else 100.0)}
-    for name in fits]), digits=2)
+fits = scaleout.equality_fits(X_dask, y_dask, X_train, y_train, n_hidden=n_hidden, seed=seed, n_workers=n_workers)
+LABELS = scaleout.fit_labels(n_workers)
+equality_keys = scaleout.record_equality(store, fits, test.X_test, test.y_test, n_train=n_train,
+                                         n_hidden=n_hidden, seed=seed, block_rows=block_rows, labels=LABELS)
+show_table(scaleout.equality_table(equality_keys, LABELS), digits=2)
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -190,103 +132,18 @@ glue("equality_agreement", f"{min(equality_keys[n, 'agreement'].mean for n in ('
 # the shared heavy-run lock), not made by this chapter, which records its numbers.
 
 # %%
-report_path = Path(benchmark_report)
-if not report_path.is_absolute():  # relative to the repository, wherever the kernel runs
-    report_path = ROOT / report_path
-report = json.loads(report_path.read_text())
-bench = pd.DataFrame(report["rows"])
-bench["worker peak MB (max)"] = bench["worker_peak_mb"].map(max)
-config = report["config"]
-bench_setting = {"dataset": "mnist, repeated with random shifts of up to 2 pixels", "model": "Green-ELM",
-                 "n_hidden": config["n_hidden"], "block_rows": config["block_rows"],
-                 "fit": f"Dask LocalCluster, {config['n_workers']} workers × 1 thread",
-                 "source": f"{report_path.relative_to(ROOT) if report_path.is_relative_to(ROOT) else report_path} "
-                           f"({report['command']}, {report['date']})"}
-bench_keys = {}
-for row in bench.itertuples():
-    for quantity, value, unit in (("wall-seconds", row.dask_seconds, "s"),
-                                  ("cpu-seconds-per-million", row.dask_cpu_seconds_per_million, "s"),
-                                  ("worker-peak-mb", max(row.worker_peak_mb), "MB")):
-        bench_keys[row.n_rows, quantity] = store.record(
-            f"mnist-shifted/green-elm/dask/d={config['n_hidden']}/n={row.n_rows}/{quantity}", [value], unit,
-            **bench_setting, n_train=int(row.n_rows))
-show_table(pd.DataFrame([{
-    "rows N": int(row.n_rows), "blocks": int(row.blocks), "wall (s)": bench_keys[row.n_rows, "wall-seconds"].mean,
-    "wall s / million": row.dask_seconds_per_million,
-    "CPU s / million": bench_keys[row.n_rows, "cpu-seconds-per-million"].mean,
-    "worker peak (MB)": bench_keys[row.n_rows, "worker-peak-mb"].mean} for row in bench.itertuples()]),
-    digits=1, integers=["rows N", "blocks"])
+report, bench, bench_setting = scaleout.load_benchmark(benchmark_report, ROOT)
+bench_keys = scaleout.record_benchmark(store, bench, bench_setting)
+show_table(scaleout.benchmark_table(bench, bench_keys), digits=1, integers=["rows N", "blocks"])
 
 # %%
-single = bench.dropna(subset=["single_seconds"]) if "single_seconds" in bench else bench.iloc[:0]
-dask_colour, single_colour = colour("Dask workers"), colour("one process")
-fig, (ax_time, ax_memory) = plt.subplots(1, 2, figsize=(11, 4))
-ax_time.plot(bench.n_rows, bench.dask_seconds_per_million, "o-", color=dask_colour,
-             label="Dask, 2 workers × 1 thread: wall s")
-ax_time.plot(bench.n_rows, bench.dask_cpu_seconds_per_million, "o:", color=dask_colour,
-             label="Dask: CPU s (all processes)")
-ax_time.plot(single.n_rows, (single.single_seconds + single.single_generate_seconds)
-             / single.n_rows * 1e6, "s-", color=single_colour, label="one process, 2 threads: wall s")
-ax_time.plot(single.n_rows, single.single_cpu_seconds_per_million, "s:", color=single_colour,
-             label="one process: CPU s")
-ax_time.set(xscale="log", xlabel="rows N", ylabel="seconds per million rows", ylim=(0, None),
-            title="time per million rows (generate + fit)")
-for worker in range(len(bench.worker_peak_mb.iloc[0])):
-    ax_memory.plot(bench.n_rows, bench.worker_peak_mb.map(lambda m: m[worker]), "o-", color=dask_colour,
-                   alpha=1 - 0.4 * worker, label=f"Dask worker {worker + 1}")
-ax_memory.plot(single.n_rows, single.single_peak_mb, "s-", color=single_colour, label="one process (holds X)")
-ax_memory.set(xscale="log", xlabel="rows N", ylabel="peak resident memory (MB)", ylim=(0, None),
-              title="peak memory per process")
-handles = ax_time.get_legend_handles_labels()[0] + ax_memory.get_legend_handles_labels()[0][:-1]
-labels = ax_time.get_legend_handles_labels()[1] + ax_memory.get_legend_handles_labels()[1][:-1]
-fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.0), ncol=3, frameon=False)
-fig.tight_layout()
+fig = scaleout.plot_benchmark(bench)
 plt.show()
 
 # %% tags=["remove-cell"]
-n_rows = bench.n_rows.to_numpy(dtype=float)
-wall = np.array([bench_keys[n, "wall-seconds"].mean for n in bench.n_rows])
-cpu = np.array([bench_keys[n, "cpu-seconds-per-million"].mean for n in bench.n_rows]) * n_rows / 1e6
-peaks = np.array([bench_keys[n, "worker-peak-mb"].mean for n in bench.n_rows])
-wall_exponent = np.polyfit(np.log(n_rows), np.log(wall), 1)[0]
-cpu_exponent = np.polyfit(np.log(n_rows), np.log(cpu), 1)[0]
-exponent_keys = {name: store.record(f"mnist-shifted/green-elm/dask/d={config['n_hidden']}/{name}-time-exponent",
-                                    [value], "", **bench_setting, sizes=[int(n) for n in n_rows],
-                                    quantity=f"p of {name} time ∝ N^p (least squares on log-log)")
-                 for name, value in (("wall", wall_exponent), ("cpu", cpu_exponent))}
-LINEAR = (0.9, 1.1)
-linear = LINEAR[0] <= cpu_exponent <= LINEAR[1]
-store.answer("total_cost_linear_in_n", judge_qualitative(
-    bool(linear), test=f"least-squares exponent p of CPU time ∝ N^p for the Dask fit at d = {config['n_hidden']}, "
-    f"N from {int(n_rows[0]):,} to {int(n_rows[-1]):,} (the committed benchmark): linear when "
-    f"{LINEAR[0]} ≤ p ≤ {LINEAR[1]}",
-    ours=f"p = {cpu_exponent:.2f} (CPU), {wall_exponent:.2f} (wall); worker memory "
-         f"{peaks.min():.0f}–{peaks.max():.0f} MB"),
-    keys=[k.key for k in exponent_keys.values()] + [bench_keys[n, "cpu-seconds-per-million"].key
-                                                      for n in bench.n_rows])
-largest = bench.iloc[-1]
-glue("bench_largest_n", f"{int(largest.n_rows):,}", display=False)
-glue("bench_largest_seconds", f"{wall[-1]:.0f} s", display=False)
-glue("bench_per_million", f"{largest.dask_seconds_per_million:.0f} s", display=False)
-glue("bench_cpu_per_million", f"{largest.dask_cpu_seconds_per_million:.0f} CPU s", display=False)
-glue("bench_load", f"{largest.dask_load_average:.1f}", display=False)
-glue("bench_gflops", f"{largest.dask_gflops:.0f} GFLOP/s", display=False)
-glue("bench_exponents", f"{wall_exponent:.2f} for wall time and {cpu_exponent:.2f} for CPU time", display=False)
-glue("bench_linear", "linear" if linear else "not linear", display=False)
-glue("bench_peak_range", f"{peaks.min():.0f}–{peaks.max():.0f} MB", display=False)
-glue("bench_peak_change", f"{100 * (peaks[-1] / peaks[0] - 1):+.0f} %", display=False)
-glue("bench_n_range", f"{int(n_rows[0]):,} to {int(n_rows[-1]):,}", display=False)
-glue("bench_n_factor", f"{n_rows[-1] / n_rows[0]:.0f}-fold", display=False)
-if len(single):
-    compared = single.iloc[-1]
-    cpu_ratio = compared.dask_cpu_seconds_per_million / compared.single_cpu_seconds_per_million
-    glue("bench_ratio", f"{compared.dask_over_single:.2f} times the wall time and {cpu_ratio:.2f} times "
-         f"the CPU time of the single process at N = {int(compared.n_rows):,}", display=False)
-    glue("bench_coef_difference", f"{compared.max_coef_difference_relative:.0e}", display=False)
-    glue("bench_single_peak", f"{compared.single_peak_mb:,.0f} MB", display=False)
-else:
-    for key in ("bench_ratio", "bench_coef_difference", "bench_single_peak"):
-        glue(key, "not measured in this report", display=False)
+exponents = scaleout.answer_linear_in_n(store, bench, bench_keys, bench_setting)
+for name, value in scaleout.benchmark_glues(bench, exponents).items():
+    glue(name, value, display=False)
 
 # %% [markdown]
 # The largest fit, {glue:text}`bench_largest_n` rows, took {glue:text}`bench_largest_seconds` of

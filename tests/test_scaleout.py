@@ -47,3 +47,91 @@ def test_no_shift_gives_the_training_images(mnist):
 def test_bad_arguments_are_named(kwargs, message):
     with pytest.raises(ValueError, match=message):
         shifted_mnist(**kwargs)
+
+
+# ------------------------------------------------------------------ the chapter's steps
+import json  # noqa: E402
+
+from greenelm_book import scaleout  # noqa: E402
+from greenelm_book.results import ChapterResults  # noqa: E402
+
+
+def test_flop_split_client_share():
+    from greenelm.solvers import fit_flops
+
+    work = scaleout.flop_split([1_000, 1_000_000], 784, 200, 10)
+    flops = fit_flops(1_000, 784, 200, 10)
+    assert work.loc[0, "gram"] == pytest.approx(flops.gram / 1e12)
+    total = flops.features + flops.gram + flops.solve
+    assert work.loc[0, "client share (%)"] == pytest.approx(100 * flops.solve / total)
+    assert work.loc[1, "client share (%)"] < work.loc[0, "client share (%)"]   # the solve does not grow with N
+
+
+def test_record_equality_measures_the_difference(tmp_path):
+    from greenelm import ELMClassifier
+
+    rng = np.random.default_rng(0)
+    X, y = rng.random((60, 5)), rng.integers(0, 3, 60)
+    single = ELMClassifier(n_hidden=8, random_state=0).fit(X, y)
+    other = ELMClassifier(n_hidden=8, random_state=0).fit(X, y)
+    other.coef_ = other.coef_ * (1 + 1e-6)
+    store = ChapterResults("scale_out", "smoke", tmp_path)
+    labels = scaleout.fit_labels(2)
+    fits = {"single": (single, 0.5), "threads": (other, 0.25)}
+    keys = scaleout.record_equality(store, fits, X, y, n_train=60, n_hidden=8, seed=0, block_rows=20,
+                                    labels=labels)
+    assert keys["threads", "difference"].mean == pytest.approx(1e-6, rel=1e-3)
+    assert keys["threads", "agreement"].mean == 100.0
+    assert keys["single", "seconds"].key == "mnist/green-elm/fit-single/d=8/n=60/fit-seconds"
+    assert ("single", "difference") not in keys and keys["threads", "accuracy"].setting["fit"] == labels["threads"]
+    table = scaleout.equality_table(keys, {k: labels[k] for k in fits})
+    assert list(table["max |Δ coef| / max |coef|"]) == ["0", "1.0e-06"]
+
+
+def _report(tmp_path, exponent=1.0, single=True):
+    rows = []
+    for n in (10_000, 100_000, 1_000_000):
+        row = {"n_rows": n, "blocks": n // 5_000, "dask_seconds": 2e-5 * n ** exponent,
+               "dask_seconds_per_million": 20.0, "dask_cpu_seconds_per_million": 1e6 * 3e-5 * n ** (exponent - 1),
+               "dask_gflops": 50.0, "dask_load_average": 2.0, "worker_peak_mb": [300.0, 310.0 + n / 1e5]}
+        if single and n < 1_000_000:
+            row.update(single_seconds=1.0, single_generate_seconds=0.1, single_cpu_seconds_per_million=25.0,
+                       single_peak_mb=900.0, dask_over_single=1.5, max_coef_difference_relative=3e-13)
+        rows.append(row)
+    path = tmp_path / "bench.json"
+    path.write_text(json.dumps({"command": "python -m benchmarks.scaleout", "date": "2026-01-01", "rows": rows,
+                                "config": {"n_hidden": 100, "block_rows": 5_000, "n_workers": 2}}))
+    return path
+
+
+@pytest.mark.parametrize("exponent, linear", [(1.0, True), (1.3, False)])
+def test_benchmark_records_and_verdict(tmp_path, exponent, linear):
+    store = ChapterResults("scale_out", "smoke", tmp_path)
+    report, bench, setting = scaleout.load_benchmark(_report(tmp_path, exponent).name, tmp_path)
+    assert setting["source"] == "bench.json (python -m benchmarks.scaleout, 2026-01-01)"
+    assert list(bench["worker peak MB (max)"]) == [310.1, 311.0, 320.0]
+    keys = scaleout.record_benchmark(store, bench, setting)
+    assert keys[100_000, "worker-peak-mb"].key == "mnist-shifted/green-elm/dask/d=100/n=100000/worker-peak-mb"
+    assert list(scaleout.benchmark_table(bench, keys)["blocks"]) == [2, 20, 200]
+    fit = scaleout.answer_linear_in_n(store, bench, keys, setting)
+    assert fit["cpu"] == pytest.approx(exponent) and bool(fit["linear"]) is linear
+    answer = store.answers["total_cost_linear_in_n"]
+    assert answer.verdict.label == ("holds" if linear else "does not hold") and len(answer.keys) == 5
+    assert store.results["mnist-shifted/green-elm/dask/d=100/cpu-time-exponent"].setting["sizes"][-1] == 1_000_000
+    glues = scaleout.benchmark_glues(bench, fit)
+    assert glues["bench_n_factor"] == "100-fold" and glues["bench_peak_range"] == "310–320 MB"
+    cpu_ratio = 30 * 100_000 ** (exponent - 1) / 25        # Dask's CPU s per million ÷ the single process's
+    assert glues["bench_ratio"].startswith(f"1.50 times the wall time and {cpu_ratio:.2f} times the CPU time")
+    assert glues["bench_ratio"].endswith("N = 100,000")
+
+
+def test_benchmark_without_single_process_rows(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    store = ChapterResults("scale_out", "smoke", tmp_path)
+    _, bench, setting = scaleout.load_benchmark(_report(tmp_path, single=False), tmp_path)
+    assert len(scaleout.single_rows(bench)) == 0
+    fit = scaleout.answer_linear_in_n(store, bench, scaleout.record_benchmark(store, bench, setting), setting)
+    assert scaleout.benchmark_glues(bench, fit)["bench_single_peak"] == "not measured in this report"
+    assert len(scaleout.plot_benchmark(bench).axes) == 2

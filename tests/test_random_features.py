@@ -1,0 +1,175 @@
+"""greenelm_book.random_features: the random-features chapter's records, tables and answers, on tiny
+hand-made inputs (no fit runs here)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from greenelm_book import random_features as rf
+from greenelm_book.results import ChapterResults
+
+SIZES = {"mnist": (100, 50), "fashion-mnist": (100, 50)}
+
+
+@pytest.fixture
+def store(tmp_path):
+    return ChapterResults("random_features", "smoke", tmp_path)
+
+
+def _sweep(values: dict) -> pd.DataFrame:
+    """Sweep rows from ``{(dataset, scale, solver, width): [accuracy per seed]}``."""
+    return pd.DataFrame([{"dataset": d, "weight_scale": s, "solver": v, "n_hidden": w, "seed": seed,
+                          "accuracy": a}
+                         for (d, s, v, w), accs in values.items() for seed, a in enumerate(accs)])
+
+
+def test_setting_and_key():
+    assert rf.accuracy_key("mnist", "unit", "pinv", 500) == "mnist/green-elm/unit/pinv/d=500/accuracy"
+    s = rf.setting("mnist", "he", "pinv", np.int64(500), np.array([0, 1]), SIZES, 1e-3)
+    assert s["alpha"] == 0.0 and s["n_hidden"] == 500 and s["seeds"] == [0, 1] and s["n_test"] == 50
+    assert rf.setting("mnist", "unit", "cholesky", 500, [0], SIZES, 1e-3)["alpha"] == 1e-3
+    assert rf.not_run("why").label == "inconclusive"
+
+
+def test_record_accuracies_sorts_seeds_and_keys(store):
+    sweep = _sweep({("mnist", "unit", "pinv", 500): [90.0, 91.0]}).iloc[::-1]
+    acc = rf.record_accuracies(store, sweep, SIZES, 1e-3)
+    result = acc["mnist", "unit", "pinv", 500]
+    assert result.values == (90.0, 91.0) and result.setting["seeds"] == [0, 1]
+    assert result.key in store.results and result.setting["alpha"] == 0.0
+
+
+def test_accuracy_table_shows_missing_as_dash(store):
+    acc = rf.record_accuracies(store, _sweep({("mnist", "unit", "cholesky", 500): [90.0, 92.0]}), SIZES, 1e-3)
+    table = rf.accuracy_table(acc, "mnist", [500, 1000])
+    assert list(table["d"]) == [500, 1000]
+    assert table.loc[0, "unit, cholesky (%)"] == "91.00 ± 1.41"
+    assert table.loc[0, "he, pinv (%)"] == "—" and table.loc[1, "unit, cholesky (%)"] == "—"
+
+
+def test_scale_gaps_picks_the_closer_scale(store):
+    # Table I: mnist pinv d=2000 at 97.15; fashion LUD d=4000 at 86.39 (judged on Cholesky)
+    acc = rf.record_accuracies(store, _sweep({
+        ("mnist", "unit", "pinv", 2000): [97.0, 97.2], ("mnist", "he", "pinv", 2000): [95.0, 95.2],
+        ("fashion-mnist", "unit", "cholesky", 4000): [86.0, 86.2],
+        ("fashion-mnist", "he", "cholesky", 4000): [85.0, 85.2]}), SIZES, 1e-3)
+    gaps, mean_abs, closer = rf.scale_gaps(acc, rf.green_elm_rows())
+    assert len(gaps["unit"]) == 2 and closer == "unit"
+    assert mean_abs["unit"] == pytest.approx((abs(97.1 - 97.15) + abs(86.1 - 86.39)) / 2)
+    assert rf.scale_gaps({}, rf.green_elm_rows())[2] == "neither (not run)"
+    verdicts = rf.table_i_verdicts(acc, rf.green_elm_rows())
+    assert len(verdicts) == 5 and (verdicts["ours, unit (%)"] == "not run").sum() == 3
+    assert verdicts.loc[0, "verdict (unit)"] == "inconclusive (-0.05)"
+
+
+def test_timing_configs_and_table_iv():
+    configs = rf.timing_configs(rf.green_elm_rows(), ["mnist"], [500, 2000], 500)
+    assert configs == [("mnist", "pinv", 2000), ("mnist", "pinv", 500), ("mnist", "lu", 500),
+                       ("mnist", "cholesky", 500)]
+    assert rf.timing_configs(rf.green_elm_rows(), ["fashion-mnist"], [500], 500) == [("fashion-mnist", "pinv", 500)]
+
+
+def test_table_iv_ratios_and_glues(store):
+    times = {("mnist", s, 500): store.record(f"mnist/green-elm/unit/{s}/d=500/fit-seconds", v, "s")
+             for s, v in (("pinv", [4.0, 4.0]), ("lu", [1.0, 1.0]), ("cholesky", [2.0, 2.0]))}
+    lu = store.record("mnist/green-elm/unit/lu/d=500/accuracy", [90.0, 91.0], "%")
+    acc = {("mnist", "unit", "cholesky", 500): store.record("mnist/green-elm/unit/cholesky/d=500/accuracy",
+                                                           [90.0, 91.0], "%")}
+    iv = rf.table_iv(acc, lu, times, 500)
+    assert iv["ratios"] == {"lu": 4.0, "cholesky": 2.0} and iv["accuracy"]["pinv"] is None
+    frame = rf.table_iv_frame(iv)
+    assert list(frame["ours (%)"]) == ["not run", "90.50 ± 0.71", "90.50 ± 0.71"]
+    assert frame.loc[0, "pinv ÷ this, ours"] == 1.0
+    glues = rf.table_iv_glues(iv)
+    assert glues["ratio_lu"] == 4.0 and glues["lu_vs_cholesky"] == "identical to"
+    assert glues["paper_ratio_cholesky"] == pytest.approx(74.1 / 6.4)
+    assert math.isnan(rf.table_iv_glues(rf.table_iv({}, None, {}, 500))["ratio_cholesky"])
+
+
+def _rank_frame() -> pd.DataFrame:
+    """A rank study's rows: two regimes, two seeds; pinv 10x more sensitive in the deficient one,
+    Cholesky at 1e-10 refused there."""
+    rows = []
+    for regime in ("full-rank", "duplicated-units"):
+        for seed in (0, 1):
+            for solver, alpha, amp, acc_ in (("pinv", 0.0, 100.0, 90.0), ("lu", 1e-3, 10.0, 89.0),
+                                             ("cholesky", 1e-3, 10.0, 89.0 + seed),
+                                             ("cholesky", 1e-10, 50.0, 90.0)):
+                refused = regime != "full-rank" and alpha == 1e-10
+                rows.append({"regime": regime, "seed": seed, "solver": solver, "alpha": alpha,
+                             "n_rows": 400, "rank": 100 if regime == "full-rank" else 50, "refused": refused,
+                             "accuracy": np.nan if refused else acc_, "backward_error": 1e-16,
+                             "amplification": np.nan if refused else amp, "flipped": 0.5,
+                             "disagreement": 1.0})
+    rank = pd.DataFrame(rows)
+    rank["label"] = [s if s == "pinv" else f"{s}, λ={a:g}" for s, a in zip(rank.solver, rank.alpha)]
+    return rank
+
+
+def test_rank_records_tables_and_summary(store):
+    rank = _rank_frame()
+    results = rf.record_rank_study(store, rank, n_hidden=100, n_test=50)
+    refused = results["duplicated-units", "cholesky, λ=1e-10", "refused"]
+    assert refused.key == "mnist/green-elm/unit/cholesky/rank-deficient=duplicated-units/lambda=1e-10/refused"
+    assert refused.values == (1.0, 1.0)
+    assert ("duplicated-units", "cholesky, λ=1e-10", "accuracy") not in results
+    assert results["full-rank", "pinv", "amplification"].setting["perturbation"] == 1e-8
+    tables = rf.rank_tables(rank, results, 100, 2)
+    assert [c for _, c in tables][1] == "duplicated-units: rank H = 50 of d = 100 (means over 2 seeds)"
+    assert tables[1][0].loc[3, "accuracy (%)"] == "refused" and tables[1][0].loc[3, "refused"] == "2 of 2"
+    summary = rf.rank_summary(rank, results, 1e-3)
+    assert summary["deficient"] == ["duplicated-units"] and summary["pinv_less_stable"] == ["duplicated-units"]
+    assert summary["lu_vs_chol"] == [1.0] and summary["lu_more_stable"] == []
+    assert summary["tiny_refused"] == {"duplicated-units": 1.0}
+    mean, half, n = summary["degradation"]["duplicated-units"]
+    assert (mean, n) == (-0.5, 2) and half == pytest.approx(2 * np.std([-1, 0], ddof=1) / np.sqrt(2))
+    assert summary["degraded"] == []
+    glues = rf.rank_glues(rank, results, summary)
+    assert glues["pinv_amp_dup"] == "1e+02" and glues["dup_word"] == "so pinv is the more sensitive"
+    assert glues["largest_accuracy_change"] == "-0.50 points (duplicated-units)"
+
+
+def test_answers_when_not_run(store):
+    rf.answer_value_claims(store, {}, {}, None, profile="smoke", solver_table_width=500)
+    rf.answer_scale_claims(store, {}, {"unit": [], "he": []}, {}, "neither", seeds=2, profile="smoke")
+    rf.answer_headline_claims(store, {}, ["mnist"], [500], seeds=2, profile="smoke")
+    answers = store.answers
+    assert answers["table1_mnist_pinv_d2000_accuracy"].verdict.label == "inconclusive"
+    assert "not run at the smoke profile" in answers["table4_lu_d2000_accuracy"].verdict.detail
+    assert answers["table1_mnist_pinv_d2000_seconds"].verdict.label == "not comparable"
+    assert answers["weight_scale_unit"].verdict.label == "inconclusive"
+    assert answers["bias_uniform"].verdict.label == "does not hold"
+    assert answers["above_95_single_step"].verdict.label == "inconclusive"
+
+
+def test_answers_over_five_seeds(store):
+    values = {("mnist", "unit", "cholesky", 500): [94.0, 94.1, 94.2, 94.1, 94.0],
+              ("mnist", "unit", "cholesky", 1000): [96.0, 96.1, 96.2, 96.1, 96.0],
+              ("mnist", "unit", "pinv", 2000): [97.1, 97.2, 97.15, 97.1, 97.2]}
+    acc = rf.record_accuracies(store, _sweep(values), SIZES, 1e-3)
+    assert rf.readout(acc, "mnist", 500).key.endswith("cholesky/d=500/accuracy")
+    rf.answer_value_claims(store, acc, {}, None, profile="smoke", solver_table_width=500)
+    mnist = store.answers["table1_mnist_pinv_d2000_accuracy"]
+    assert mnist.verdict.label == "reproduced" and mnist.keys == (rf.accuracy_key("mnist", "unit", "pinv", 2000),)
+    rf.answer_headline_claims(store, acc, ["mnist"], [500, 1000], seeds=5, profile="smoke")
+    assert store.answers["above_95_single_step"].verdict.label == "holds"
+    assert store.answers["abstract_untangle_without_backprop"].verdict.label == "holds"
+    assert store.answers["ultra_wide_relu_sufficient"].verdict.label == "does not hold"  # 96.08 < 96.84
+
+
+def test_solver_answers(store):
+    rank = _rank_frame()
+    results = rf.record_rank_study(store, rank, n_hidden=100, n_test=50)
+    summary = rf.rank_summary(rank, results, 1e-3)
+    iv_time = {s: store.record(f"mnist/green-elm/unit/{s}/d=500/fit-seconds", [t], "s")
+               for s, t in (("pinv", 3.0), ("lu", 1.0), ("cholesky", 1.0))}
+    rf.answer_solver_claims(store, rank, results, summary, iv_time)
+    answers = store.answers
+    assert answers["pinv_global_least_squares_optimum"].verdict.label == "holds"
+    assert answers["ridge_enables_factorization"].verdict.label == "holds"
+    assert answers["table4_stability_ranking"].verdict.label == "does not hold"
+    assert answers["decomposition_slight_accuracy_degradation"].verdict.label == "partly holds"
