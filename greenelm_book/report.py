@@ -227,3 +227,22 @@ def spread_text(result, digits: int = 2) -> str:
     values = [float(v) for v in np.ravel(getattr(result, "values", result))]
     spread = f" ± {statistics.stdev(values):.{digits}f}" if len(values) > 1 else ""
     return f"{statistics.fmean(values):.{digits}f}{spread}"
+
+
+def median_text(values, unit: str = "s", digits: int = 3) -> str:
+    """A latency as every page shows it: ``"median 0.639 s (IQR 0.473–0.702, n = 40)"``, the median
+    and interquartile range over runs (batches); one run alone as ``"9.630 s (n = 1)"``."""
+    values = np.ravel(np.asarray(values, dtype=float))
+    if len(values) == 1:
+        return f"{values[0]:.{digits}f}{_unit_text(unit)} (n = 1)"
+    q1, median, q3 = np.percentile(values, [25, 50, 75])
+    return (f"median {median:.{digits}f}{_unit_text(unit)} (IQR {q1:.{digits}f}–{q3:.{digits}f}, "
+            f"n = {len(values)})")
+
+
+def judge_latency(paper_seconds: float, values, digits: int = 3) -> Verdict:
+    """:func:`judge_time` for a latency (seconds per batch, update or request): never judged across
+    machines; ours is the median with its IQR (:func:`median_text`), the ratio is of the median."""
+    ratio = float(np.median(values)) / paper_seconds
+    return Verdict("not comparable", median_text(values, "s", digits),
+                   f"timed on another machine; ours / paper's = {ratio:.2g}, information only")
