@@ -8,7 +8,8 @@ images, with the seed,
 
 * ``n_whitening`` patches (p × p × C) that estimate the patch covariance, hence a ZCA whitening
   ``Z = V diag(1/√(s + whiten_eps)) Vᵀ`` of the contrast-normalised patches, and
-* ``n_patches`` further patches that, whitened and scaled to unit norm, become the filters F (K, p²C).
+* ``n_patches`` further patches that, whitened and scaled to unit norm, become the filters F (K, p²C)
+  (or, with ``dictionary="kmeans"``, the K centroids of spherical k-means over whitened patches).
 
 :meth:`~RandomPatchFeatures.transform` then maps each image (H, W, C) to
 
@@ -45,6 +46,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._validation import check_choice, check_device, check_positive_int, seed_from_random_state
 from .features import DTYPES, row_chunks
 
+#: how :class:`RandomPatchFeatures` chooses its filters (see its ``dictionary`` parameter)
+DICTIONARIES = ("sampled", "kmeans")
 #: images per block of :meth:`RandomPatchFeatures.chunks` by default
 DEFAULT_CHUNK_IMAGES = 32
 #: bytes of responses z per GEMM of the NumPy path: a strip small enough to stay in cache while
@@ -91,6 +94,13 @@ def _positive_number(name: str, value, allow_zero: bool = False) -> float:
     return number
 
 
+def _unit_rows(rows: np.ndarray) -> np.ndarray:
+    """``rows`` (m, n) scaled to unit Euclidean norm, in place (rows of zeros stay zeros)."""
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    rows /= np.where(norms > 0, norms, 1.0)
+    return rows
+
+
 def pool_bounds(n_positions: int, pool: int) -> list[tuple[int, int]]:
     """The ``pool`` (start, stop) ranges that split ``n_positions`` as ``numpy.array_split`` does."""
     edges = np.cumsum([0] + [len(part) for part in np.array_split(np.arange(n_positions), pool)])
@@ -110,6 +120,11 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     whiten_eps : added to the patch covariance's eigenvalues before the inverse square root
     contrast_eps : added to each patch's variance before dividing by its square root
     n_whitening : patches that estimate the covariance
+    dictionary : how the K filters are chosen: ``"sampled"`` (default) whitened patches drawn from
+        the training images, or ``"kmeans"`` the centroids of spherical k-means (scikit-learn's
+        ``MiniBatchKMeans`` on unit-norm whitened patches, Coates & Ng 2012) over ``kmeans_sample``
+        drawn patches, each scaled to unit norm
+    kmeans_sample : patches the k-means sees (``dictionary="kmeans"`` only; at least ``n_patches``)
     dtype : "float32" (default) or "float64", the features' precision
     device : None (NumPy) or a torch device
     random_state : int seed (or a Generator / RandomState, from which one seed is drawn)
@@ -127,7 +142,8 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     def __init__(self, image_shape, n_patches: int = 1024, patch_size: int = 6, pool: int = 2,
                  threshold: float = 0.25, whiten_eps: float = 0.1, contrast_eps: float = 0.01,
-                 n_whitening: int = 100_000, dtype: str = "float32", device=None, random_state=0):
+                 n_whitening: int = 100_000, dictionary: str = "sampled", kmeans_sample: int = 100_000,
+                 dtype: str = "float32", device=None, random_state=0):
         self.image_shape = image_shape
         self.n_patches = n_patches
         self.patch_size = patch_size
@@ -136,6 +152,8 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         self.whiten_eps = whiten_eps
         self.contrast_eps = contrast_eps
         self.n_whitening = n_whitening
+        self.dictionary = dictionary
+        self.kmeans_sample = kmeans_sample
         self.dtype = dtype
         self.device = device
         self.random_state = random_state
@@ -170,6 +188,10 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         _positive_number("whiten_eps", self.whiten_eps)
         _positive_number("contrast_eps", self.contrast_eps)
         check_positive_int("n_whitening", self.n_whitening)
+        check_choice("dictionary", self.dictionary, DICTIONARIES)
+        if self.dictionary == "kmeans" and check_positive_int("kmeans_sample", self.kmeans_sample) < self.n_patches:
+            raise ValueError(f"kmeans_sample ({self.kmeans_sample}) must be at least n_patches "
+                             f"({self.n_patches}): k-means needs a patch per centroid")
         check_choice("dtype", self.dtype, DTYPES)
         check_device(self.device)
 
@@ -238,12 +260,23 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         covariance = np.cov(sample, rowvar=False).reshape(sample.shape[1], sample.shape[1])
         s, V = np.linalg.eigh(covariance)
         self.whitening_ = (V / np.sqrt(np.clip(s, 0, None) + float(self.whiten_eps))) @ V.T   # (p²C, p²C)
-        filters = (draw(int(self.n_patches)) - self.mean_) @ self.whitening_
-        norms = np.linalg.norm(filters, axis=1, keepdims=True)
-        self.filters_ = filters / np.where(norms > 0, norms, 1.0)                            # (K, p²C)
+        if self.dictionary == "kmeans":
+            filters = self._kmeans_centroids(_unit_rows((draw(int(self.kmeans_sample)) - self.mean_)
+                                                        @ self.whitening_))
+        else:
+            filters = (draw(int(self.n_patches)) - self.mean_) @ self.whitening_
+        self.filters_ = _unit_rows(filters)                                                   # (K, p²C)
         self._n_features_out = self.n_features_out
         self._prepare()
         return self
+
+    def _kmeans_centroids(self, whitened: np.ndarray) -> np.ndarray:
+        """Spherical k-means of unit-norm whitened patches (m, p²C): K centroids (K, p²C), seeded."""
+        from sklearn.cluster import MiniBatchKMeans
+
+        kmeans = MiniBatchKMeans(n_clusters=int(self.n_patches), random_state=self.seed_, n_init=1,
+                                 batch_size=max(4096, 3 * int(self.n_patches)), max_iter=20)
+        return kmeans.fit(whitened).cluster_centers_
 
     def _prepare(self) -> None:
         """Fold whitening and filters into one (p²C, K) matrix and a (K,) offset, on ``device``."""

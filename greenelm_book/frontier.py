@@ -168,9 +168,10 @@ def ultra_wide_memory(n_hidden: int, n_classes: int, n_train: int, n_test: int, 
 def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = None, pool: int = 2,
                   threshold: float = 0.25, whiten_eps: float = 0.1, augment: tuple = (),
                   alphas=tuple(10.0 ** np.arange(-4, 5)), loo_rows: int = 3000, chunk_images: int = 8,
-                  alpha: float | None = None, device=None, solver: str = "auto") -> dict:
+                  alpha: float | None = None, device=None, solver: str = "auto",
+                  dictionary: str = "sampled") -> dict:
     """Whitened-patch features of ``dataset`` (``n_patches`` filters, ``pool`` × ``pool`` pooling,
-    seed ``seed``) with a ridge readout whose λ minimises the exact LOO error on ``loo_rows`` random
+    seed ``seed``; ``dictionary`` ``"sampled"`` patches or ``"kmeans"`` centroids) with a ridge readout whose λ minimises the exact LOO error on ``loo_rows`` random
     training rows (the grid ``alphas`` is extended ×10 past an end until the choice is interior), or
     the given ``alpha``: with augmented copies in the sums a left-out row's copies stay in, so LOO
     would favour too little regularisation; the chapter passes the λ LOO chose without augmentation.
@@ -205,7 +206,8 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     targets = np.eye(n_classes, dtype=np.float32)
     n_train, loo_rows = len(data.y_train), min(int(loo_rows), len(data.y_train))
     features = RandomPatchFeatures(shape, n_patches=n_patches, patch_size=p, pool=pool, threshold=threshold,
-                                   whiten_eps=whiten_eps, random_state=seed, device=device)
+                                   whiten_eps=whiten_eps, dictionary=dictionary, random_state=seed,
+                                   device=device)
     side = shape[0] - p + 1
 
     def plan_of(how: str) -> dict:

@@ -123,6 +123,8 @@ def test_torch_equals_numpy(images):
     ({"whiten_eps": 0}, None, "whiten_eps must be a finite number > 0"),
     ({"threshold": -1}, None, "threshold must be a finite number >= 0"),
     ({"dtype": "float16"}, None, "dtype"),
+    ({"dictionary": "pca"}, None, "dictionary"),
+    ({"dictionary": "kmeans", "kmeans_sample": 4}, None, r"kmeans_sample \(4\) must be at least n_patches \(5\)"),
     ({}, (12, 9 * 8 * 3 + 1), "has shape"),
     ({}, (12, 8, 9, 3), "has shape"),
 ])
@@ -268,3 +270,37 @@ def test_a_forked_child_maps_with_threads_of_its_own(images, monkeypatch):
             os._exit(0 if ok else 3)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+
+
+def _motif_images(seed: int, n: int = 40) -> np.ndarray:
+    """Grey 12 × 12 images made of three 3 × 3 motifs at random places on faint noise: patches
+    from a few directions, which centroids cover and a few sampled patches may miss."""
+    rng = np.random.default_rng(seed)
+    motifs = rng.standard_normal((3, 3, 3))
+    out = 0.05 * rng.standard_normal((n, 12, 12))
+    for image in out:
+        for _ in range(6):
+            r, c = rng.integers(0, 10, 2)
+            image[r:r + 3, c:c + 3] += motifs[rng.integers(3)]
+    return out
+
+
+def test_kmeans_dictionary_gives_seeded_unit_centroids_that_cover_the_patches_better():
+    X = _motif_images(0)
+    common = dict(n_patches=4, patch_size=3, pool=1, n_whitening=2000, random_state=3)
+    kmeans = RandomPatchFeatures((12, 12), dictionary="kmeans", kmeans_sample=3000, **common).fit(X)
+    again = RandomPatchFeatures((12, 12), dictionary="kmeans", kmeans_sample=3000, **common).fit(X)
+    sampled = RandomPatchFeatures((12, 12), **common).fit(X)
+    assert kmeans.filters_.shape == sampled.filters_.shape == (4, 9)
+    np.testing.assert_allclose(np.linalg.norm(kmeans.filters_, axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_array_equal(kmeans.filters_, again.filters_)        # same seed, same centroids
+    np.testing.assert_array_equal(kmeans.transform(X), again.transform(X))
+    # every patch of fresh images, whitened as both models whiten (same seed, same draw): its best
+    # cosine to a filter is higher, on average, for the centroids than for sampled patches
+    np.testing.assert_array_equal(kmeans.whitening_, sampled.whitening_)
+    fresh = np.lib.stride_tricks.sliding_window_view(_motif_images(1), (3, 3), axis=(1, 2)).reshape(-1, 9)
+    probe = (kmeans._normalise(fresh.astype(np.float64)) - kmeans.mean_) @ kmeans.whitening_
+    probe /= np.linalg.norm(probe, axis=1, keepdims=True)
+    coverage = {name: (probe @ model.filters_.T).max(axis=1).mean()
+                for name, model in (("kmeans", kmeans), ("sampled", sampled))}
+    assert coverage["kmeans"] > coverage["sampled"] + 0.02, coverage
