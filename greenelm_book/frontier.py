@@ -433,3 +433,85 @@ def ultra_wide(dataset: str, subset: int | None, n_hidden: int, seed: int, lambd
     return {"paths": path, "alpha": best["alpha"], "test_accuracy": best["test_accuracy"], "interior": bool(interior),
             "gram_seconds": gram_seconds, "solve_seconds": time.perf_counter() - start, "loo_rows": int(len(rows))}
 
+
+
+# -- the paper's map stacked on the image features, and its d → ∞ limit -----------------------------
+def standardised_patch_features(dataset: str, n_patches: int, seed: int, subset: int | None = None,
+                                pool: int = 2, dictionary: str = "sampled", chunk_images: int = 8) -> dict:
+    """Whitened-patch features of every training and test image of ``dataset``, each feature
+    standardised by the training set's mean and standard deviation (a constant feature keeps scale 1):
+    the input of the paper's random ReLU layer stacked on the image map.
+
+    Returns {"X_train" (N, F) float32, "y_train" (N,), "X_test" (M, F) float32, "y_test" (M,),
+    "seconds" (the map and the standardisation), "n_features" F = 2·K·pool²}.
+    """
+    from greenelm import RandomPatchFeatures, load_dataset
+
+    shape, p = IMAGE_SHAPES[dataset]
+    data = load_dataset(dataset, subset=subset)
+    start = time.perf_counter()
+    features = RandomPatchFeatures(shape, n_patches=check_positive_int("n_patches", n_patches), patch_size=p,
+                                   pool=pool, dictionary=dictionary, random_state=seed)
+    X_train = data.flat("train", np.float32).reshape((-1,) + shape)
+    features.fit(X_train)
+    mapped = {}
+    for part, images in (("train", X_train), ("test", data.flat("test", np.float32).reshape((-1,) + shape))):
+        out = np.empty((len(images), features.n_features_out), dtype=np.float32)
+        for rows, block in features.chunks(images, chunk_images):
+            out[rows] = block
+        mapped[part] = out
+    mean = mapped["train"].mean(axis=0, dtype=np.float64)
+    scale = mapped["train"].std(axis=0, dtype=np.float64)
+    scale = np.where(scale > 0, scale, 1.0)
+    for part in mapped:
+        mapped[part] -= mean.astype(np.float32)
+        mapped[part] /= scale.astype(np.float32)
+    return {"X_train": mapped["train"], "y_train": data.y_train, "X_test": mapped["test"], "y_test": data.y_test,
+            "seconds": time.perf_counter() - start, "n_features": features.n_features_out}
+
+
+def stacked_readout(features: dict, n_hidden: int, seed: int, alphas=tuple(10.0 ** np.arange(-2, 5)),
+                    weight_scale: str = "he", cv: str = "gcv") -> dict:
+    """The paper's map on the image features: relu(F W + b) of width ``n_hidden`` (W ~ N(0, 2/F) for
+    ``"he"``, b ~ N(0, 1), seed ``seed``) on :func:`standardised_patch_features`' output, then its
+    ridge readout with λ from ``alphas`` by ``cv`` (``greenelm.ELMClassifierCV``: one
+    eigendecomposition of the float64 Gram, exact GCV or LOO).
+
+    Returns {"accuracy" (%), "alpha", "fit_seconds", "n_hidden"}.
+    """
+    from greenelm import ELMClassifierCV
+
+    model = ELMClassifierCV(n_hidden=check_positive_int("n_hidden", n_hidden), alphas=list(alphas), cv=cv,
+                            weight_scale=weight_scale, random_state=seed)
+    start = time.perf_counter()
+    model.fit(features["X_train"], features["y_train"])
+    seconds = time.perf_counter() - start
+    accuracy = 100 * float(np.mean(model.predict(features["X_test"]) == features["y_test"]))
+    return {"accuracy": accuracy, "alpha": float(model.alpha_), "fit_seconds": seconds, "n_hidden": int(n_hidden)}
+
+
+def stacked_kernel_limit(features: dict, jitter: float, weight_scale: str = "he", attempts: int = 3) -> dict:
+    """The d → ∞ limit of :func:`stacked_readout`: arc-cosine kernel ridge (the kernel of the same
+    W, b distribution) on all the training rows of ``features``, float32 in place (N² · 4 bytes),
+    μ = jitter · mean diag K, the jitter ×10 after a failed factorisation (at most ``attempts``).
+
+    Returns {"accuracy" (%), "predicted" (M,) test labels, "mu", "jitter", "n_train", "seconds"};
+    raises ``LinAlgError`` after ``attempts`` failures.
+    """
+    from greenelm.kernels import kernel_ridge_predict
+
+    X_train, y_train = features["X_train"], features["y_train"]
+    targets = np.eye(int(y_train.max()) + 1)[y_train]
+    for _ in range(int(attempts)):
+        start = time.perf_counter()
+        try:
+            scores, info = kernel_ridge_predict(X_train, targets, features["X_test"], jitter=jitter,
+                                                weight_scale=weight_scale)
+        except np.linalg.LinAlgError:
+            jitter *= 10
+            continue
+        predicted = scores.argmax(1)
+        return {"accuracy": 100 * float(np.mean(predicted == features["y_test"])), "predicted": predicted,
+                "mu": float(info["mu"]),
+                "jitter": float(jitter), "n_train": len(y_train), "seconds": time.perf_counter() - start}
+    raise np.linalg.LinAlgError(f"the stacked arc-cosine kernel did not factorise up to jitter {jitter / 10:g}")

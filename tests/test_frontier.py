@@ -108,3 +108,47 @@ def test_the_cholesky_readout_equals_the_eigendecomposition_readout():
     assert "spectrum" not in wide and wide["peak"] < 16e9      # K = 4,096 (32,768 features) fits 24 GB
     with pytest.raises(ValueError, match="unknown solver 'lu'"):
         readout_memory(100, 10, 10, 10, 10, 10, solver="lu")
+
+
+def _blobs(seed=0, n_train=160, n_test=120, n_features=6):
+    """Three Gaussian classes in ``n_features`` dimensions, standardised like the patch features."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((3, n_features)) * 1.2
+    y_train, y_test = rng.integers(0, 3, n_train), rng.integers(0, 3, n_test)
+    X_train = (centres[y_train] + rng.standard_normal((n_train, n_features))).astype(np.float32)
+    X_test = (centres[y_test] + rng.standard_normal((n_test, n_features))).astype(np.float32)
+    return {"X_train": X_train, "y_train": y_train, "X_test": X_test, "y_test": y_test}
+
+
+def test_the_stacked_readout_tends_to_its_kernel_limit():
+    """A wide stacked map with λ = μ·d predicts as the arc-cosine kernel ridge with μ (the kernel is
+    the feature products' expectation over W, b: K ≈ HHᵀ/d; the finite ridge is solved in its dual
+    form, N × N), and the readout's λ comes from the grid, the same for the same seed."""
+    from greenelm import RandomReLUFeatures
+    from greenelm_book.frontier import stacked_kernel_limit, stacked_readout
+
+    features = _blobs()
+    limit = stacked_kernel_limit(features, jitter=1e-2)
+    d = 40_000
+    relu = RandomReLUFeatures(n_inputs=6, n_hidden=d, seed=3, weight_scale="he")
+    H, H_test = relu.transform(features["X_train"].astype(np.float64)), relu.transform(features["X_test"].astype(np.float64))
+    Y = np.eye(3)[features["y_train"]]
+    dual = np.linalg.solve(H @ H.T + limit["mu"] * d * np.eye(len(H)), Y)     # (HᵀH + λI)⁻¹Hᵀ = Hᵀ(HHᵀ + λI)⁻¹
+    predicted = (H_test @ (H.T @ dual)).argmax(1)
+    assert np.mean(predicted == limit["predicted"]) >= 0.97
+    assert limit["n_train"] == 160 and limit["jitter"] == 1e-2
+    run = stacked_readout(features, n_hidden=300, seed=1, alphas=(1e-2, 1e0, 1e2, 1e4, 1e6))
+    again = stacked_readout(features, n_hidden=300, seed=1, alphas=(1e-2, 1e0, 1e2, 1e4, 1e6))
+    assert run["alpha"] in (1e0, 1e2, 1e4) and run == {**again, "fit_seconds": run["fit_seconds"]}
+    assert 50 < run["accuracy"] <= 100 and run["n_hidden"] == 300
+
+
+def test_stacked_patch_features_are_standardised_on_the_training_images():
+    from greenelm_book.frontier import standardised_patch_features
+
+    features = standardised_patch_features("mnist", 4, seed=0, subset=120, pool=2)
+    assert features["X_train"].shape == (120, 32) and features["X_test"].shape[1] == 32
+    assert features["X_train"].dtype == np.float32 and features["n_features"] == 32
+    np.testing.assert_allclose(features["X_train"].mean(axis=0), 0, atol=1e-5)
+    spread = features["X_train"].std(axis=0)
+    assert np.all((np.abs(spread - 1) < 1e-4) | (spread == 0))
