@@ -168,8 +168,10 @@ def rerun_box(name: str, meta: Mapping[str, Any], nb=None) -> str:
     equivalent and the parameters that produced the page (``nb``'s parameters cell gives the
     defaults that were not injected)."""
     profile = meta["profile"]
-    params = dict(meta.get("parameters") or {})
-    overrides = dict(meta.get("overrides") or {})
+    # sorted: the provenance is read back from JSON in another order than the run wrote it, and
+    # the box must be the same whether the runner or the build made it
+    params = dict(sorted((meta.get("parameters") or {}).items()))
+    overrides = dict(sorted((meta.get("overrides") or {}).items()))
     out = PROFILE_OUT.get(profile, "DIR")
     runner = _wrap(["python -m greenelm_book.runner run", f"--profile {profile}", f"--out {out}",
                     f"--chapter {name}",
