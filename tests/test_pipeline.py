@@ -126,7 +126,7 @@ def test_runner_executes_with_overrides_and_provenance(tiny_executed):
     assert boxes == [first - 1], boxes
     box = nb.cells[boxes[0]].source.replace(" \\\n    ", " ")   # the commands' lines joined
     assert "runner run --profile smoke --out tests/notebooks --chapter tiny -p seed 3" in box
-    assert "-p width 5 -p seed 3 -p profile smoke" in box, box
+    assert "-p profile smoke -p seed 3 -p width 5" in box, box
     assert "width = 5\nseed = 3\nprofile = 'smoke'" in box
     assert meta["compute"]["memoized"] == 0 and meta["compute"]["seconds"] > 0
 
