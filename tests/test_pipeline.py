@@ -127,7 +127,7 @@ def test_runner_executes_with_overrides_and_provenance(tiny_executed):
     box = nb.cells[boxes[0]].source.replace(" \\\n    ", " ")   # the commands' lines joined
     assert "runner run --profile smoke --out tests/notebooks --chapter tiny -p seed 3" in box
     assert "-p profile smoke -p seed 3 -p width 5" in box, box
-    assert "width = 5\nseed = 3\nprofile = 'smoke'" in box
+    assert "profile = 'smoke'\nseed = 3\nwidth = 5" in box           # sorted: the same from JSON
     assert meta["compute"]["memoized"] == 0 and meta["compute"]["seconds"] > 0
 
 
@@ -174,7 +174,7 @@ def test_present_hides_parameters_adds_the_box_and_changes_nothing_else():
     assert "python -m greenelm_book.runner run --profile full --out book --chapter t\n" in box
     # a list, a string papermill's -p would read as a number and a mapping go through -y, a float
     # with a decimal point (PyYAML reads 1e-05 as a string)
-    assert """-y '{"widths": [5]}' -y '{"label": "1e3"}' -y '{"jitter": {"a": 1.0e-05}}' -p profile full""" \
+    assert """-y '{"jitter": {"a": 1.0e-05}}' -y '{"label": "1e3"}' -p profile full -y '{"widths": [5]}'""" \
         in box, box
     assert all(len(line) <= 80 for line in nb.cells[1].source.splitlines() if not line.startswith(
         ("This page", "(add"))), "a command line too long for the page's code column"
