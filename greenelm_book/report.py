@@ -89,10 +89,8 @@ def _signed(diff: float, unit: str, digits: int) -> str:
 
 def ours_text(values, unit: str = "%", digits: int = 2) -> str:
     """Our value as shown in every table: ``"97.02 ± 0.11 % (n = 5)"`` (mean ± sd over runs)."""
-    values = [float(v) for v in np.ravel(values)]
-    mean = statistics.fmean(values)
-    spread = f" ± {statistics.stdev(values):.{digits}f}" if len(values) > 1 else ""
-    return f"{mean:.{digits}f}{spread}{_unit_text(unit)} (n = {len(values)})"
+    values = np.ravel(values)
+    return f"{spread_text(values, digits)}{_unit_text(unit)} (n = {len(values)})"
 
 
 def judge_value(paper: float, values, unit: str = "%", digits: int = 2,
@@ -125,10 +123,12 @@ def not_comparable(reason: str, paper: float | None = None, values=None, unit: s
                    f"{reason}; {_signed(diff, unit, digits)} for information only")
 
 
-def judge_time(paper_seconds: float, values, digits: int = 2) -> Verdict:
-    """A paper timing: never judged across machines; ours and the ratio are shown as information."""
-    ours = ours_text(values, "s", digits)
-    ratio = float(np.mean(values)) / paper_seconds
+def judge_time(paper_seconds: float, values, digits: int = 2, median: bool = False) -> Verdict:
+    """A paper timing: never judged across machines; ours and the ratio are shown as information.
+    ``median=True`` for a latency: ours as its median and IQR (:func:`median_text`), the ratio of
+    the median; otherwise mean ± sd and the ratio of the mean."""
+    ours = median_text(values, "s", digits) if median else ours_text(values, "s", digits)
+    ratio = float(np.median(values) if median else np.mean(values)) / paper_seconds
     return Verdict("not comparable", ours,
                    f"timed on another machine; ours / paper's = {ratio:.2g}, information only")
 
@@ -241,8 +241,6 @@ def median_text(values, unit: str = "s", digits: int = 3) -> str:
 
 
 def judge_latency(paper_seconds: float, values, digits: int = 3) -> Verdict:
-    """:func:`judge_time` for a latency (seconds per batch, update or request): never judged across
-    machines; ours is the median with its IQR (:func:`median_text`), the ratio is of the median."""
-    ratio = float(np.median(values)) / paper_seconds
-    return Verdict("not comparable", median_text(values, "s", digits),
-                   f"timed on another machine; ours / paper's = {ratio:.2g}, information only")
+    """:func:`judge_time` for a latency (seconds per batch, update or request): ours is the median
+    with its IQR, the ratio is of the median."""
+    return judge_time(paper_seconds, values, digits, median=True)

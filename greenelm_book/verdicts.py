@@ -307,10 +307,10 @@ def ratio_across_machines(paper_ratio: float, a, b=None, *, quiet: bool, min_run
 
 def timing_across_machines(paper_seconds: float, values, digits: int = 2, median: bool = False) -> Verdict:
     """A paper's seconds: never judged across machines (:data:`RULES` ``["timing_across_machines"]``);
-    ``median=True`` for a latency (ours shown as its median and IQR, :func:`~greenelm_book.report.judge_latency`)."""
-    from .report import judge_latency, judge_time
+    ``median=True`` for a latency (ours shown as its median and IQR, :func:`~greenelm_book.report.judge_time`)."""
+    from .report import judge_time
 
-    return (judge_latency if median else judge_time)(paper_seconds, _runs(values), digits)
+    return judge_time(paper_seconds, _runs(values), digits, median=median)
 
 
 def equivalent_accuracy(a, b, margin: float = PARITY_MARGIN, min_runs: int = MIN_RUNS,
