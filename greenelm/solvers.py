@@ -305,7 +305,6 @@ class NormalEquations:
             return
         H, Y = np.asarray(H, dtype=np.float32), np.asarray(Y, dtype=np.float32)
         d, width = self.n_hidden, self.n_hidden + self.n_outputs
-        shift = H.mean(axis=0)
         if self._centred is None or self._centred.size < n * width:
             # kept for the next block: a fresh n × (d + k) array per block costs its page faults again
             # (flat, so that the first n rows of any block are one contiguous Fortran array)
@@ -313,10 +312,16 @@ class NormalEquations:
                                      dtype=np.float32)
         # [H̃ Y] side by side, Fortran-ordered: every panel of columns is a contiguous n × p array and
         # H̃ᵀY comes out of the same sgemm as H̃ᵀH̃, where a separate H̃ᵀY product read all n × d
-        # values again (~10 % of a d = 4,000 fit).  Copying a Fortran-ordered H (block_order) is a
-        # contiguous pass; a C-ordered one is transposed on the way.
+        # values again (~10 % of a d = 4,000 fit).
         block = self._centred[: n * width].reshape((n, width), order="F")
-        centred = np.subtract(H, shift, out=block[:, :d])
+        centred = block[:, :d]
+        if H.strides[0] == H.itemsize or n == 1:    # columns contiguous (block_order): one pass
+            shift = H.mean(axis=0)
+            np.subtract(H, shift, out=centred)
+        else:   # transposed into the copy first: the means are summed down contiguous columns either way
+            centred[...] = H
+            shift = centred.mean(axis=0)
+            centred -= shift
         block[:, d:] = Y
         shift = shift.astype(np.float64)
         v = centred.sum(axis=0, dtype=np.float64) + 0.5 * n * shift
