@@ -193,7 +193,8 @@ def float32_gram_rows(entry: dict) -> list[dict]:
         label = labels.get(name) or (f"panels of {name.split('_')[1]}: sgemm + ssyrk + float64 adds"
                                      + (" (default)" if name == f"panels_{result['default_panel']}" else ""))
         rows.append({"step": label, "block": shape, "best_seconds": seconds, "vs_gemm": result["vs_gemm"][name],
-                     "speedup_vs_previous": result["speedup_vs_previous"].get(name, 1.0 if name == "previous" else None),
+                     "speedup_vs_previous": result["speedup_vs_previous"].get(
+                         name, 1.0 if name == "previous" else None),
                      "status": "ok"})
     fits = result.get("fit_floor")
     if fits:
@@ -656,9 +657,10 @@ def _sections(report: dict) -> list:
                          "MNIST (`n_train` rows). Each configuration runs in one fresh process that alternates a GEMM-rate "
                          "measurement (4096², best of 2) with a fit; the floor of each repeat is the fit's FLOPs "
                          "(features and Gram at the rate of the fit's dtype, the float64 solve at the float64 "
-                         "rate) at the rates just measured. `syrk_vs_gemm`, `gram_vs_gemm` and `feature_gemm_vs_gemm`: "
-                         "one 4,096-row block's single syrk, the fit's Gram step (float32: panels of sgemm and "
-                         "ssyrk with their float64 adds) and feature GEMM, timed alone, as a fraction of the GEMM rate; "
+                         "rate) at the rates just measured. `syrk_vs_gemm`, `gram_vs_gemm` and "
+                         "`feature_gemm_vs_gemm`: one 4,096-row block's single syrk, the fit's Gram step "
+                         "(float32: panels of sgemm and ssyrk with their float64 adds) and feature GEMM, timed "
+                         "alone, as a fraction of the GEMM rate; "
                          "`bias_relu_share`: the elementwise pass's share of that block's time.",
                          t["fit_floor"], None))
     if "float32_gram" in t:

@@ -389,12 +389,15 @@ def float32_gram(n_rows: int = 4096, n_hidden: int = 4000, n_outputs: int = 10, 
     gemm_rate = 2.0 * n * d * d / best["gemm"]
     result = {"n_rows": n, "n_hidden": d, "n_outputs": k, "repeats": int(repeats), "default_panel": GRAM_PANEL,
               "seconds": times, "best_seconds": best, "gemm_gflops_on_block": gemm_rate / 1e9,
-              "vs_gemm": {name: n * d * d / seconds / gemm_rate for name, seconds in best.items() if name != "gemm"},
-              "speedup_vs_previous": {name: best["previous"] / best[name] for name in best if name.startswith("panels_")},
+              "vs_gemm": {name: n * d * d / seconds / gemm_rate
+                          for name, seconds in best.items() if name != "gemm"},
+              "speedup_vs_previous": {name: best["previous"] / best[name]
+                                      for name in best if name.startswith("panels_")},
               "kernels": _kernels()}
     del block, previous_block, scratch, full, sums, hty, work
     if fit_repeats:
-        result["fit_floor"] = fit_floor(d, "float32", repeats=fit_repeats, n_train=n_train, seed=seed, gemm_n=gemm_n)
+        result["fit_floor"] = fit_floor(d, "float32", repeats=fit_repeats, n_train=n_train, seed=seed,
+                                        gemm_n=gemm_n)
     return result
 
 

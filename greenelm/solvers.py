@@ -139,16 +139,17 @@ class NormalEquations:
     split into blocks of at most :data:`FLOAT32_BLOCK_ROWS` rows; each is centred on its own
     column means into a Fortran-ordered copy with Y beside it, its Gram (with H̃ᵀY) is formed in
     float32 panel by panel (:func:`add_float32_gram`: ``sgemm`` off the diagonal, ``ssyrk`` on it)
-    and added into the float64 sums with a float64 rank-2 correction for the means.  A plain float32 sum over all N rows loses the Gram's small eigenvalues to
-    rounding, which scales with the features' common offset (``G + λI`` is then not positive
-    definite on the paper's MNIST settings with ``weight_scale="he"``); centring removes the
-    offset and the per-block float64 summation the growth with N, for O(nd + d²) per block next
-    to the O(nd²) float32 product.  Memory: a float64 d × d matrix, the buffer (``block_rows`` ×
-    (d + k) in ``dtype``) and, for float32, the centred block beside Y (at most
-    :data:`FLOAT32_BLOCK_ROWS` × (d + k)) and one float32 strip of :data:`GRAM_PANEL` × (d + k).
-    Float32 blocks are read without a copy in Fortran order (:func:`block_order`; the estimators'
-    feature blocks come so), C-ordered ones are transposed into the centred copy.  ``benchmarks/float32_remedies.md`` measures this
-    against the alternatives.
+    and added into the float64 sums with a float64 rank-2 correction for the means.  A plain
+    float32 sum over all N rows loses the Gram's small eigenvalues to rounding, which scales with
+    the features' common offset (``G + λI`` is then not positive definite on the paper's MNIST
+    settings with ``weight_scale="he"``); centring removes the offset and the per-block float64
+    summation the growth with N, for O(nd + d²) per block next to the O(nd²) float32 product.
+    Memory: a float64 d × d matrix, the buffer (``block_rows`` × (d + k) in ``dtype``) and, for
+    float32, the centred block beside Y (at most :data:`FLOAT32_BLOCK_ROWS` × (d + k)) and one
+    float32 strip of :data:`GRAM_PANEL` × (d + k).  Float32 blocks are copied into the centred
+    block in one contiguous pass when Fortran-ordered (:func:`block_order`; the estimators'
+    feature blocks come so), transposed on the way when C-ordered; the sums are the same bit for
+    bit.  ``benchmarks/float32_remedies.md`` measures this remedy against the alternatives.
 
     Examples
     --------

@@ -56,7 +56,8 @@ def test_merge_keeps_what_the_new_run_did_not_measure_and_says_who_measured_what
 
 def test_float32_gram_rows_compare_each_step_with_the_previous_one_and_judge_the_fits():
     fits = {"n_hidden": 4000, "n_train": 60000,
-            "runs": [{"seconds": s, "ratio": r, "gram_vs_gemm": 0.95} for s, r in ((30.0, 1.2), (31.0, 1.3), (29.0, 1.22))]}
+            "runs": [{"seconds": s, "ratio": r, "gram_vs_gemm": 0.95}
+                     for s, r in ((30.0, 1.2), (31.0, 1.3), (29.0, 1.22))]}
     result = {"n_rows": 4096, "n_hidden": 4000, "n_outputs": 10, "default_panel": 512,
               "best_seconds": {"gemm": 2.0, "ssyrk": 1.2, "previous": 1.3, "panels_512": 1.05},
               "vs_gemm": {"ssyrk": 0.83, "previous": 0.77, "panels_512": 0.95},
