@@ -325,9 +325,12 @@ def record_held_out_tests(store, plan: ScalingPlan, acc: dict) -> dict:
     return tests
 
 
-def held_out_table(tests: dict) -> pd.DataFrame:
-    """Per dataset and held-out width: measured accuracy and what each law predicts (%)."""
-    return pd.DataFrame([{"dataset": SHORT[name], "d": d, "measured (%)": measured, "ln d predicts (%)": lp,
+def held_out_table(tests: dict, plan: ScalingPlan) -> pd.DataFrame:
+    """Per dataset and held-out width: measured accuracy (the held-out seeds' nested draws, so
+    labelled) and what each law predicts (%)."""
+    n = len(plan.held_seeds)
+    measured_label = f"measured (%), {ONE_DRAW if n == 1 else f'mean of {n} nested draws'}"
+    return pd.DataFrame([{"dataset": SHORT[name], "d": d, measured_label: measured, "ln d predicts (%)": lp,
                           "saturating predicts (%)": sp}
                          for name, t in tests.items()
                          for d, measured, lp, sp in zip(t.held_widths, t.measured, t.log_prediction,

@@ -184,7 +184,7 @@ glue("held_verdict_text", held["verdict_text"])
 sc.answer_log_law(store, plan, held)
 
 # %%
-show_table(sc.held_out_table(held_tests), digits=2, integers=["d"])
+show_table(sc.held_out_table(held_tests, plan), digits=2, integers=["d"])
 
 # %% [markdown]
 # Mean absolute held-out error (points), ln d against the saturating law:

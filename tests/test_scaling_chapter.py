@@ -183,11 +183,13 @@ def test_held_out_test_records_and_answers(store, laws, label):
     answer = store.answers["accuracy_near_logarithmic_in_d"]
     assert answer.verdict.label == label and f"ln d no worse on {laws.count('log')} of 3" in answer.verdict.ours
     assert len(answer.keys) == 6
-    table = sc.held_out_table(tests)
-    assert list(table.columns) == ["dataset", "d", "measured (%)", "ln d predicts (%)", "saturating predicts (%)"]
+    table = sc.held_out_table(tests, plan)
+    assert list(table.columns) == ["dataset", "d", "measured (%), one nested draw", "ln d predicts (%)",
+                                   "saturating predicts (%)"]
     assert len(table) == 6
     if laws[0] == "log":
-        assert table.loc[0, "ln d predicts (%)"] == pytest.approx(table.loc[0, "measured (%)"])
+        assert table.loc[0, "ln d predicts (%)"] == pytest.approx(table.iloc[0, 2])
+    assert "mean of 2 nested draws" in sc.held_out_table(tests, _plan(held_seeds=(0, 1))).columns[2]
 
 
 @pytest.mark.parametrize("shapes, label", [(("sat", "sat", "sat"), "holds"), (("lin", "lin", "lin"), "does not hold"),
