@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from pathlib import Path
 
 import numpy as np
@@ -412,29 +411,7 @@ def test_parity_names_the_extrapolation_and_judges_the_ceilings(store):
     assert store.answers["predictable_path_to_parity"].verdict.label == "holds"
 
 
-# ------------------------------------------------------------------ the notebook
-def _code_cells(source: str) -> list[tuple[str, list[str]]]:
-    cells = re.split(r"^# %%", source, flags=re.M)[1:]
-    out = []
-    for cell in cells:
-        header, _, body = cell.partition("\n")
-        if "[markdown]" not in header:
-            out.append((header, [line for line in body.splitlines() if line.strip()]))
-    return out
-
-
-def test_the_notebook_is_prose_over_calls():
-    source = (ROOT / "notebooks" / "scaling.py").read_text()
-    cells = _code_cells(source)
-    assert cells and sum("parameters" in h for h, _ in cells) == 1
-    for header, lines in cells:
-        text = "\n".join(lines)
-        assert not re.search(r"^\s*(def|class) |\blambda\b", text, flags=re.M), f"a definition in cell:\n{text}"
-        assert "MODULES" not in text and "modules=" not in text
-        assert "parameters" in header or len(lines) <= 15, f"a cell of {len(lines)} lines:\n{text}"
-    assert "one nested draw" in source and "{doc}`the frontier chapter <frontier>`" in source
-
-
+# ------------------------------------------------------------------ the figures
 def test_the_figures_draw_every_dataset(store):
     import matplotlib
 
