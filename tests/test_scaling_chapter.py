@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,7 +15,6 @@ from greenelm_book import scaling_chapter as sc
 from greenelm_book.results import ChapterResults
 from greenelm_book.scaling import calibrate_complexity, wide_ridge_paths
 
-ROOT = Path(__file__).resolve().parents[1]
 DATASETS = ["mnist", "fashion-mnist", "cifar10"]
 
 
