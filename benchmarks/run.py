@@ -6,9 +6,6 @@
     python -m benchmarks.run --only fit-floor,streaming-floor   # the fit (d = 4000, 8000) and the RLS update
                                              # against their FLOP floors, rates measured in the same
                                              # processes (≈ 7 min), merged into benchmarks/report.*
-    python -m benchmarks.run --only float32-gram   # one 4096 × 4000 float32 block's Gram: one ssyrk
-                                             # against panels of sgemm + ssyrk, then float32 fits
-                                             # (d = 4000) against their floor, in one process (≈ 3 min)
 
 Writing into a folder that holds a report already keeps the tables this run did not measure (other
 entries, ``benchmarks.peers``'s tables); each table says which command measured it.
@@ -36,7 +33,7 @@ from greenelm_book import bench
 from greenelm.solvers import LARGE_ORDER, fit_flops
 
 ENTRIES = ("peak", "fit", "profile", "large-order", "streaming", "memory", "foundation", "same-h", "fit-floor",
-           "streaming-floor", "float32-gram")
+           "streaming-floor")
 HERE = Path(__file__).resolve().parent
 N_MNIST, D_MNIST, K = 60000, 784, 10
 TARGETS = {"floor": 1.3, "listing_normal": 3.0, "listing_pinv": 30.0, "pinv_accuracy_points": 0.05,
@@ -62,18 +59,13 @@ class Config:
     floor_widths: tuple = ((4000, 5), (8000, 3))
     floor_n_train: int | None = None             # full MNIST
     streaming_floor: dict = field(default_factory=lambda: {"n_hidden": 4000, "batch": 250, "n_updates": 24})
-    # float32-gram: one block's Gram, ssyrk against panels (benchmarks.workloads.float32_gram), then fits
-    float32_gram: dict = field(default_factory=lambda: {"n_rows": 4096, "n_hidden": 4000, "repeats": 5,
-                                                        "fit_repeats": 3})
 
 
 QUICK = Config(widths=(300, 600), target_width=600, foundation_widths=(300,), pinv_widths=(300,),
                memory_sizes=(15000, 30000), pinv_quality_width=300, same_h_widths=(300, 600), large_order=3000,
                streaming={"n_hidden": 600, "batch": 250, "n_updates": 4}, repeats=1,
                floor_widths=((600, 1),), floor_n_train=5000,
-               streaming_floor={"n_hidden": 600, "batch": 250, "n_updates": 4, "n_initial": 1000},
-               float32_gram={"n_rows": 256, "n_hidden": 200, "panels": (64, 128), "repeats": 2,
-                             "fit_repeats": 1, "n_train": 2000, "gemm_n": 256})
+               streaming_floor={"n_hidden": 600, "batch": 250, "n_updates": 4, "n_initial": 1000})
 
 
 class Runner:
@@ -169,43 +161,10 @@ def floor_row(entry: dict, d: int, dtype: str, judged: bool = True) -> dict:
             "gemm_gflops": bench.median(r["gemm_gflops"][dtype] for r in runs),
             "gemm_gflops_range": _spread([r["gemm_gflops"][dtype] for r in runs]),
             "syrk_vs_gemm": bench.median(r["syrk_vs_gemm"] for r in runs),
-            "gram_vs_gemm": bench.median(r.get("gram_vs_gemm", r["syrk_vs_gemm"]) for r in runs),
             "feature_gemm_vs_gemm": bench.median(r["feature_gemm_vs_gemm"] for r in runs),
             "bias_relu_share": bench.median(r["bias_relu_share"] for r in runs),
             "goal": f"<= {goal:g}" if judged else "—", "met": (ratio <= goal) if judged else None,
             "peak_rss_mib": entry["runs"][0]["peak_rss_bytes"] / 2**20, "status": "ok"}
-
-
-def float32_gram_rows(entry: dict) -> list[dict]:
-    """The float32-gram table: per step on the block, its best time, its rate as a fraction of
-    ``sgemm``'s on the same block (n·d² FLOPs), and the speed-up over the previous step (one ssyrk and
-    its float64 adds); then the float32 fits' ratio to their floor, measured in the same process."""
-    if not entry["ok"]:
-        return [{"step": "all", "status": f"failed: {entry['error']}"}]
-    result = entry["runs"][0]["result"]
-    shape = f"{result['n_rows']} × {result['n_hidden']} (+{result['n_outputs']})"
-    labels = {"ssyrk": "one ssyrk of [H̃ Y] (previous kernel)",
-              "previous": "previous step: one ssyrk + float64 band adds"}
-    rows = []
-    for name, seconds in result["best_seconds"].items():
-        if name == "gemm":
-            continue
-        label = labels.get(name) or (f"panels of {name.split('_')[1]}: sgemm + ssyrk + float64 adds"
-                                     + (" (default)" if name == f"panels_{result['default_panel']}" else ""))
-        rows.append({"step": label, "block": shape, "best_seconds": seconds, "vs_gemm": result["vs_gemm"][name],
-                     "speedup_vs_previous": result["speedup_vs_previous"].get(
-                         name, 1.0 if name == "previous" else None),
-                     "status": "ok"})
-    fits = result.get("fit_floor")
-    if fits:
-        ratios = [r["ratio"] for r in fits["runs"]]
-        goal = TARGETS["floor_float32"]
-        rows.append({"step": f"float32 fit / FLOP floor (n_train={fits['n_train']}, {len(ratios)} fits)",
-                     "block": f"d = {fits['n_hidden']}", "best_seconds": min(r["seconds"] for r in fits["runs"]),
-                     "vs_gemm": bench.median(r["gram_vs_gemm"] for r in fits["runs"]),
-                     "ratio_to_floor": bench.median(ratios), "ratio_range": _spread(ratios),
-                     "goal": f"<= {goal:g}", "met": bench.median(ratios) <= goal, "status": "ok"})
-    return rows
 
 
 def streaming_floor_row(entry: dict) -> dict:
@@ -450,10 +409,6 @@ def run_benchmarks(cfg: Config, selected: set, runner: Runner) -> dict:
     if "streaming-floor" in selected:
         e = runner.run("streaming update floor", "streaming_floor", cfg.streaming_floor)
         tables["streaming_floor"] = [streaming_floor_row(e)]
-    if "float32-gram" in selected:
-        e = runner.run("float32 Gram: one ssyrk against panels of sgemm + ssyrk, then float32 fits",
-                       "float32_gram", cfg.float32_gram, timeout=3600)
-        tables["float32_gram"] = float32_gram_rows(e)
 
     end = runner.run("GEMM peak (end)", "peak", {"repeats": 5})
     if end["ok"]:
@@ -657,21 +612,10 @@ def _sections(report: dict) -> list:
                          "MNIST (`n_train` rows). Each configuration runs in one fresh process that alternates a GEMM-rate "
                          "measurement (4096², best of 2) with a fit; the floor of each repeat is the fit's FLOPs "
                          "(features and Gram at the rate of the fit's dtype, the float64 solve at the float64 "
-                         "rate) at the rates just measured. `syrk_vs_gemm`, `gram_vs_gemm` and "
-                         "`feature_gemm_vs_gemm`: one 4,096-row block's single syrk, the fit's Gram step "
-                         "(float32: panels of sgemm and ssyrk with their float64 adds) and feature GEMM, timed "
-                         "alone, as a fraction of the GEMM rate; "
+                         "rate) at the rates just measured. `syrk_vs_gemm` and `feature_gemm_vs_gemm`: one "
+                         "4,096-row block's syrk and feature GEMM, timed alone, as a fraction of the GEMM rate; "
                          "`bias_relu_share`: the elementwise pass's share of that block's time.",
                          t["fit_floor"], None))
-    if "float32_gram" in t:
-        sections.append(("The float32 Gram by panels", _origin(report, "float32_gram") +
-                         "One block of MNIST float32 features, centred, one-hot targets beside them, in one "
-                         "process (`benchmarks.workloads.float32_gram`): best of the interleaved repeats. "
-                         "`vs_gemm`: the step's rate on the Gram's n·d² FLOPs as a fraction of `sgemm`'s "
-                         "on the whole HᵀH of the same block; `speedup_vs_previous`: against one `ssyrk` "
-                         "plus its float64 adds, the previous float32 step. The last row: float32 fits "
-                         "against their FLOP floor (as the fit-floor table, its `vs_gemm` the fit's "
-                         "Gram step on one block).", t["float32_gram"], None))
     if "streaming_floor" in t:
         sections.append(("Streaming update against its FLOP floor", _origin(report, "streaming_floor") +
                          "`StreamingRidge.update` (float64, per-call mode) on MNIST features after an initial "

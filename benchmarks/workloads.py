@@ -246,55 +246,41 @@ def streaming_latency(n_hidden: int = 4000, batch: int = 250, n_updates: int = 8
     return streaming_adapters.measure(streaming, torch, H, Y, n_initial, batch, n_updates, alpha)
 
 
-def _gemm_rates(dtypes, n: int = 4096) -> dict:
-    """Square n² GEMM rates (GFLOP/s, best of 2 after a warm-up) for each dtype, measured now."""
-    return {dtype: gemm_peak(dtype, n=n, repeats=2)["best"] for dtype in dtypes}
+def _gemm_rates(dtypes) -> dict:
+    """Square 4096² GEMM rates (GFLOP/s, best of 2 after a warm-up) for each dtype, measured now."""
+    return {dtype: gemm_peak(dtype, repeats=2)["best"] for dtype in dtypes}
 
 
 def _chunk_parts(features, X_block, dtype: str) -> dict:
     """One 4,096-row block of the fit, its steps timed alone (seconds): the feature GEMM into a reused
-    buffer in the layout the fit asks for (:func:`greenelm.solvers.block_order`: Fortran for
-    float32), bias + ReLU, one ``syrk`` of the whole block (``dsyrk``/``ssyrk``) and the fit's own
-    Gram step (float64: that ``dsyrk``; float32: :func:`greenelm.solvers.add_float32_gram`, panels
-    of ``sgemm`` and ``ssyrk`` added into float64 sums)."""
+    buffer, bias + ReLU, and the Gram's syrk on the same block (``dsyrk``/``ssyrk``, trans as in
+    the fit)."""
     from scipy.linalg import blas
 
-    from greenelm.features import _product
-    from greenelm.solvers import add_float32_gram, block_order
-
     n, d = X_block.shape[0], features.n_hidden
-    H = np.empty((n, d), dtype=dtype, order=block_order(dtype))
+    H = np.empty((n, d), dtype=dtype)
     G = np.zeros((d, d), dtype=dtype, order="F")
     syrk = blas.dsyrk if dtype == "float64" else blas.ssyrk
     out = {}
+    from greenelm.features import _product
+
     start = time.perf_counter()
-    _product(np.asarray(X_block, dtype=dtype), features.W, H)        # the fit's own feature GEMM
+    _product(X_block, features.W, H)                 # the fit's own feature GEMM
     out["feature_gemm"] = time.perf_counter() - start
     start = time.perf_counter()
     H += features.b
     np.maximum(H, 0, out=H)
     out["bias_relu"] = time.perf_counter() - start
-    # the Fortran-ordered block's HᵀH with trans=1, the C-ordered one's (Hᵀ)(Hᵀ)ᵀ: no copy either way
-    operand, trans = (H, 1) if H.flags.f_contiguous and not H.flags.c_contiguous else (H.T, 0)
     start = time.perf_counter()
-    syrk(1.0, operand, beta=0.0, c=G, trans=trans, lower=0, overwrite_c=1)
+    syrk(1.0, H.T, beta=0.0, c=G, trans=0, lower=0, overwrite_c=1)
     out["syrk"] = time.perf_counter() - start
-    if dtype == "float32":
-        del G
-        sums, beside = np.zeros((d, d), order="F"), np.zeros((d, 0))
-        start = time.perf_counter()
-        add_float32_gram(H, d, sums, beside)
-        out["gram"] = time.perf_counter() - start
-    else:
-        out["gram"] = out["syrk"]
     return out
 
 
-def fit_floor(n_hidden: int, dtype: str = "float64", repeats: int = 5, n_train=None, seed: int = 0,
-              gemm_n: int = 4096) -> dict:
+def fit_floor(n_hidden: int, dtype: str = "float64", repeats: int = 5, n_train=None, seed: int = 0) -> dict:
     """A greenelm fit against its FLOP floor, both measured in this one process, interleaved.
 
-    Each repeat measures the GEMM rate (``gemm_n``² = 4096², best of 2; float64, and float32 for a float32 fit),
+    Each repeat measures the GEMM rate (4096², best of 2; float64, and float32 for a float32 fit),
     then one ``ELMClassifier.fit`` on MNIST (N, 784), then one 4,096-row block's steps alone
     (:func:`_chunk_parts`).  The floor of a repeat is :func:`greenelm_book.bench.flop_floor_seconds`
     at that repeat's rates, so machine load that changes between repeats moves both alike."""
@@ -307,7 +293,7 @@ def fit_floor(n_hidden: int, dtype: str = "float64", repeats: int = 5, n_train=N
     dtypes = ("float64",) if dtype == "float64" else ("float64", "float32")
     runs = []
     for _ in range(int(repeats)):
-        rates = _gemm_rates(dtypes, gemm_n)
+        rates = _gemm_rates(dtypes)
         model = ELMClassifier(n_hidden=n_hidden, alpha=1e-3, dtype=dtype, random_state=seed)
         start = time.perf_counter()
         model.fit(X, y)
@@ -320,85 +306,12 @@ def fit_floor(n_hidden: int, dtype: str = "float64", repeats: int = 5, n_train=N
                      "gemm_gflops": rates, "load_average_1min": __import__("os").getloadavg()[0],
                      "feature_gemm_vs_gemm": 2.0 * block * X.shape[1] * n_hidden / parts["feature_gemm"] / rate,
                      "syrk_vs_gemm": block * n_hidden**2 / parts["syrk"] / rate,
-                     "gram_vs_gemm": block * n_hidden**2 / parts["gram"] / rate,
-                     "bias_relu_share": parts["bias_relu"] / (parts["feature_gemm"] + parts["gram"]
+                     "bias_relu_share": parts["bias_relu"] / (parts["feature_gemm"] + parts["syrk"]
                                                               + parts["bias_relu"])})
         del model
     flops = fit_flops(n, X.shape[1], n_hidden, 10)
     return {"n_hidden": n_hidden, "dtype": dtype, "n_train": n, "gflop": flops.total / 1e9, "runs": runs,
             "kernels": _kernels()}
-
-
-def float32_gram(n_rows: int = 4096, n_hidden: int = 4000, n_outputs: int = 10, panels=(256, 512, 1024),
-                 repeats: int = 5, fit_repeats: int = 3, n_train=None, gemm_n: int = 4096, seed: int = 0) -> dict:
-    """The float32 Gram of one block, one ``ssyrk`` against panels of ``sgemm`` + ``ssyrk`` (issue 22),
-    then whole float32 fits against their floor, all in this one process.
-
-    The block is what :class:`greenelm.NormalEquations` multiplies: the first ``n_rows`` MNIST
-    rows' float32 features (d = ``n_hidden``), centred, with ``n_outputs`` one-hot targets beside
-    them.  Each repeat times, interleaved: ``sgemm`` of the whole HᵀH (2·n·d² FLOPs: the GEMM rate
-    on this very shape); the previous step, one ``ssyrk`` of [H̃ Y] (C-ordered block, the call the
-    previous ``NormalEquations`` made) plus its upper triangle added into float64 sums in bands of
-    512 columns; the ``ssyrk`` alone; and :func:`greenelm.solvers.add_float32_gram` (adds
-    included) at each panel width.  Rates count n·d² FLOPs for the Gram (its floor at the GEMM
-    rate).  Then :func:`fit_floor` (float32, ``fit_repeats`` fits of ``n_train`` MNIST rows at
-    this width; 0 skips them)."""
-    from scipy.linalg import blas
-
-    from greenelm.features import RandomReLUFeatures
-    from greenelm.solvers import GRAM_PANEL, add_float32_gram
-
-    ds, _ = _mnist()
-    X = flat_rows(ds, "train", n_rows, "float32")
-    n, d, k = X.shape[0], n_hidden, n_outputs
-    features = RandomReLUFeatures(X.shape[1], d, seed, dtype="float32")
-    block = np.empty((n, d + k), dtype=np.float32, order="F")     # [H̃ Y], as the sums form it
-    H = features._transform(X, order="F")
-    np.subtract(H, H.mean(axis=0), out=block[:, :d])
-    block[:, d:] = np.eye(k, dtype=np.float32)[ds.y_train[:n] % k]
-    del H
-    previous_block = np.ascontiguousarray(block)                   # the previous layout
-    scratch = np.zeros((d + k, d + k), dtype=np.float32, order="F")
-    full = np.empty((d, d), dtype=np.float32, order="F")
-    sums, hty = np.zeros((d, d), order="F"), np.zeros((d, k))
-    work = np.empty(max(panels) * (d + k), dtype=np.float32)
-
-    def previous_step():
-        blas.ssyrk(1.0, previous_block.T, beta=0.0, c=scratch, trans=0, lower=0, overwrite_c=1)
-        for start in range(0, d, 512):
-            stop = min(start + 512, d)
-            sums[:stop, start:stop] += scratch[:stop, start:stop]
-        hty[...] += scratch[:d, d:]
-
-    steps = {"gemm": lambda: blas.sgemm(1.0, block[:, :d], block[:, :d], beta=0.0, c=full, trans_a=1,
-                                        overwrite_c=1),
-             "ssyrk": lambda: blas.ssyrk(1.0, previous_block.T, beta=0.0, c=scratch, trans=0, lower=0,
-                                         overwrite_c=1),
-             "previous": previous_step}
-    for panel in panels:
-        steps[f"panels_{panel}"] = (lambda p: lambda: add_float32_gram(block, d, sums, hty, work, panel=p))(panel)
-    for step in steps.values():                                    # warm-up: first touches, first calls
-        step()
-    times = {name: [] for name in steps}
-    for _ in range(int(repeats)):
-        for name, step in steps.items():
-            start = time.perf_counter()
-            step()
-            times[name].append(time.perf_counter() - start)
-    best = {name: min(values) for name, values in times.items()}
-    gemm_rate = 2.0 * n * d * d / best["gemm"]
-    result = {"n_rows": n, "n_hidden": d, "n_outputs": k, "repeats": int(repeats), "default_panel": GRAM_PANEL,
-              "seconds": times, "best_seconds": best, "gemm_gflops_on_block": gemm_rate / 1e9,
-              "vs_gemm": {name: n * d * d / seconds / gemm_rate
-                          for name, seconds in best.items() if name != "gemm"},
-              "speedup_vs_previous": {name: best["previous"] / best[name]
-                                      for name in best if name.startswith("panels_")},
-              "kernels": _kernels()}
-    del block, previous_block, scratch, full, sums, hty, work
-    if fit_repeats:
-        result["fit_floor"] = fit_floor(d, "float32", repeats=fit_repeats, n_train=n_train, seed=seed,
-                                        gemm_n=gemm_n)
-    return result
 
 
 def streaming_floor(n_hidden: int = 4000, batch: int = 250, n_updates: int = 24, n_initial: int = 5000,

@@ -48,7 +48,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from ._validation import check_dtype, check_positive_int
 from .features import RandomReLUFeatures
-from .solvers import NormalEquations, block_order, solve
+from .solvers import NormalEquations, solve
 
 __all__ = ["FeatureSpec", "fit_dask", "sufficient_statistics", "as_dask_array"]
 
@@ -151,7 +151,7 @@ def _block_statistics(X, Y, *, spec: FeatureSpec, chunk_size: int, classes, bloc
             raise ValueError(f"{where}: y holds NaN or inf values (first in row {start + bad})")
     features = cached_features(spec)
     equations = NormalEquations(spec.n_hidden, Y.shape[1], spec.dtype, spec.device)
-    for rows, H in features.chunks(X, chunk_size, order=block_order(spec.dtype)):
+    for rows, H in features.chunks(X, chunk_size):
         block = Y[rows].astype(spec.dtype)
         if spec.device is not None:
             import torch

@@ -59,7 +59,7 @@ from ._validation import (available_memory, check_alpha, check_alphas, check_cho
                           seed_from_random_state)
 from .features import BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SCALES, RandomReLUFeatures
 from .model_selection import RidgePath
-from .solvers import (SOLVERS, NormalEquations, NumericalOverflowError, block_order, check_finite_readout,
+from .solvers import (SOLVERS, NormalEquations, NumericalOverflowError, check_finite_readout,
                       check_finite_sums, is_torch, solve, solve_min_norm)
 
 PARTIAL_FIT_METHODS = ("normal", "rls")
@@ -397,10 +397,8 @@ class _ELMBase(BaseEstimator):
     def _accumulate(self, X, Y, sample_weight=None, check_blocks: bool = False) -> None:
         """Add X's feature blocks to the sums (``check_blocks``: refuse features that overflow,
         as partial_fit must, since its solve, which would see them, waits)."""
-        # one reused feature buffer: update() either adds a block at once or copies its rows; the
-        # blocks in the order the sums read without a copy (float32: Fortran, block_order)
-        order = block_order(self._fitted("dtype"))
-        for rows, H in self._features.chunks(X, self.chunk_size, reuse=True, order=order):
+        # one reused feature buffer: update() either adds a block at once or copies its rows
+        for rows, H in self._features.chunks(X, self.chunk_size, reuse=True):
             H, Y_block = self._weighted_block(H, Y[rows], sample_weight, rows)
             if check_blocks:
                 self._check_block(H)
@@ -959,8 +957,7 @@ class _CrossValidatedRidge:
         for train, test in splitter.split(np.zeros((X.shape[0], 1)), y):
             equations = NormalEquations(self.n_hidden, self.n_outputs_, self._fitted("dtype"), self.device)
             X_train, Y_train, w_train = X[train], Y[train], weights[train]
-            for rows, H in self._features.chunks(X_train, self.chunk_size, reuse=True,
-                                                 order=block_order(self._fitted("dtype"))):
+            for rows, H in self._features.chunks(X_train, self.chunk_size, reuse=True):
                 equations.update(*self._weighted_block(H, Y_train[rows], w_train, rows))
             gram, hty = equations.as_float64()
             if is_torch(gram):

@@ -55,31 +55,22 @@ def draw_projection(n_inputs: int, n_hidden: int, seed: int, weight_scale: str =
     return W, b
 
 
-def _product(X: np.ndarray, W: np.ndarray, out=None, order: str = "C") -> np.ndarray:
-    """``X @ W`` (n, d) into ``out`` when given (C- or Fortran-ordered), else into a new array of
-    ``order``, by SciPy's BLAS ``gemm``.
+def _product(X: np.ndarray, W: np.ndarray, out=None) -> np.ndarray:
+    """``X @ W`` (n, d), C-ordered, into ``out`` when given, by SciPy's BLAS ``gemm``.
 
-    C order: the same product as NumPy's ``matmul`` (``Hᵀ = Wᵀ Xᵀ`` in column-major order, no copies
-    for C-ordered X and W), bit for bit.  Fortran order (the feature-major ``Hᵀ``, d × n C-ordered,
-    that the float32 Gram of :class:`greenelm.solvers.NormalEquations` reads panel by panel without a
-    copy): ``X W`` in column-major order, ``gemm`` with both operands transposed, again no copies;
-    equal to the C-ordered product up to float rounding (the kernel blocks the sums differently).
-    SciPy's BLAS is the one that :class:`greenelm.solvers.NormalEquations`'s
+    The same product as NumPy's ``matmul`` (``Hᵀ = Wᵀ Xᵀ`` in column-major order, no copies for
+    C-ordered X and W), through the BLAS that :class:`greenelm.solvers.NormalEquations`'s
     ``syrk`` uses: a fit then alternates one BLAS thread pool, not NumPy's and SciPy's, whose idle
     threads otherwise spin beside the other's work (8 % per 4,096-row block at d = 4,000, timed
     pairwise in one process)."""
     n, d = X.shape[0], W.shape[1]
-    H = np.empty((n, d), dtype=W.dtype, order=order) if out is None else out
+    H = np.empty((n, d), dtype=W.dtype) if out is None else out
     if n == 0 or X.shape[1] == 0 or d == 0:
         return np.matmul(X, W, out=H)
     gemm = blas.dgemm if W.dtype == np.float64 else blas.sgemm
-    if H.flags.c_contiguous:       # (a single row or column is both: the C path, as before)
-        result = gemm(1.0, W.T, X.T, beta=0.0, c=H.T, overwrite_c=1)
-        written = result.T
-    else:
-        result = written = gemm(1.0, X.T, W.T, beta=0.0, c=H, trans_a=1, trans_b=1, overwrite_c=1)
+    result = gemm(1.0, W.T, X.T, beta=0.0, c=H.T, overwrite_c=1)
     if result.ctypes.data != H.ctypes.data:      # the BLAS wrapper wrote a copy: keep its values
-        H[...] = written
+        H[...] = result.T
     return H
 
 
@@ -138,11 +129,6 @@ class RandomReLUFeatures:
                                 or out.shape != (X.shape[0], self.n_hidden)):
             raise ValueError(f"out must be a C-ordered NumPy array of shape ({X.shape[0]}, "
                              f"{self.n_hidden}) and dtype {self.dtype} (NumPy path only)")
-        return self._transform(X, out)
-
-    def _transform(self, X, out=None, order: str = "C"):
-        """:meth:`transform` without checking ``out``, which may also be Fortran-ordered; a new
-        dense NumPy block is made in ``order`` (``"C"`` or ``"F"``; sparse X: C order)."""
         if issparse(X):                # sparse @ dense: a dense block; on torch, the block densified
             if self.device is None:
                 product = X.astype(self.dtype) @ self.W
@@ -155,7 +141,7 @@ class RandomReLUFeatures:
                 return np.maximum(H, 0, out=H)
             X = X.toarray()
         if self.device is None:
-            H = _product(np.asarray(X, dtype=self.dtype), self.W, out, order)
+            H = _product(np.asarray(X, dtype=self.dtype), self.W, out)
             H += self.b
             return np.maximum(H, 0, out=H)
         import torch
@@ -165,33 +151,22 @@ class RandomReLUFeatures:
         X = torch.as_tensor(X, dtype=self.W.dtype, device=self.W.device)
         return torch.addmm(self.b, X, self.W).clamp_(min=0)
 
-    def chunks(self, X, chunk_rows: int = DEFAULT_CHUNK_ROWS, reuse: bool = False,
-               order: str = "C") -> Iterator[tuple[slice, object]]:
+    def chunks(self, X, chunk_rows: int = DEFAULT_CHUNK_ROWS,
+               reuse: bool = False) -> Iterator[tuple[slice, object]]:
         """Yield ``(rows, H[rows])`` for consecutive row blocks of X (N, D).
 
         ``reuse=True`` (NumPy path): every block is written into one buffer of
         ``chunk_rows`` × d, so each block is overwritten by the next: use it (or copy it) before
         asking for the next one.  It saves a fresh d-wide allocation per block (see
-        :meth:`transform`).
-
-        ``order`` (NumPy path, dense X): the blocks' memory order, ``"C"`` (rows contiguous, as
-        :meth:`transform` returns them) or ``"F"`` (columns contiguous: the feature-major Hᵀ that the
-        float32 :class:`greenelm.solvers.NormalEquations` reads without a copy, see
-        :func:`greenelm.solvers.block_order`); the values are the same up to float rounding."""
+        :meth:`transform`)."""
         chunk_rows = check_positive_int("chunk_rows", chunk_rows)
-        if order not in ("C", "F"):
-            raise ValueError(f"order must be 'C' or 'F', got {order!r}")
         n_rows = X.shape[0] if issparse(X) else len(X)
         buffer = None
         if reuse and self.device is None and n_rows:
-            # flat, so that a shorter last block is a contiguous array in either order
-            buffer = np.empty(min(chunk_rows, n_rows) * self.n_hidden, dtype=self.dtype)
+            buffer = np.empty((min(chunk_rows, n_rows), self.n_hidden), dtype=self.dtype)
         for rows in row_chunks(n_rows, chunk_rows):
-            out = None
-            if buffer is not None:
-                out = buffer[: (rows.stop - rows.start) * self.n_hidden].reshape(
-                    (rows.stop - rows.start, self.n_hidden), order=order)
-            yield rows, self._transform(X[rows], out=out, order=order)
+            out = None if buffer is None else buffer[: rows.stop - rows.start]
+            yield rows, self.transform(X[rows], out=out)
 
 
 class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):

@@ -51,9 +51,9 @@ LARGE_ORDER = 16000
 FLOAT32_BLOCK_ROWS = 4096
 #: rows gathered before the sums are updated (see :func:`sum_block_rows`), per block dtype
 SUM_BLOCK_ROWS = {"float64": 1024, "float32": FLOAT32_BLOCK_ROWS}
-#: columns per panel of the float32 Gram (:func:`add_float32_gram`): each panel's diagonal square is
-#: an ``ssyrk``, the rest of its rows one ``sgemm``, so about 1 - GRAM_PANEL/d of the FLOPs run at GEMM's rate
-GRAM_PANEL = 512
+#: columns per band when a float32 block's upper triangle is added into the float64 sums (the lower
+#: one holds zeros: adding it too moved d²/2 more values per block)
+TRIANGLE_BAND = 512
 #: the most memory the gathering buffer of :class:`NormalEquations` may hold
 SUM_BUFFER_BYTES = 256 * 2**20
 
@@ -84,44 +84,6 @@ def sum_block_rows(n_hidden: int, dtype: str = "float64") -> int:
     return int(max(256, min(SUM_BLOCK_ROWS[dtype], fit_in_buffer)))
 
 
-def block_order(dtype) -> str:
-    """The memory order in which :class:`NormalEquations` of ``dtype`` reads a NumPy block H (n, d)
-    without copying it: ``"F"`` for float32 (its centred copy is Fortran-ordered, so that every
-    panel of columns of :func:`add_float32_gram` is one contiguous array: from a C-ordered block that
-    copy is a transpose), ``"C"`` for float64 (``dsyrk`` of the Fortran-ordered Hᵀ)."""
-    return "F" if str(dtype).replace("torch.", "") == "float32" else "C"
-
-
-def add_float32_gram(block, n_hidden: int, gram, hty, work=None, panel: int = GRAM_PANEL) -> None:
-    """Add the float32 products of ``block = [H̃ Y]`` (n, d + k; float32, Fortran-ordered) into
-    float64 sums: the upper triangle of H̃ᵀH̃ into ``gram`` (d, d) and H̃ᵀY into ``hty`` (d, k).
-
-    A blocked ``syrk``: for each panel of at most ``panel`` columns, P = ``block[:, i0:i1]`` (n × p,
-    contiguous in Fortran order), ``ssyrk`` gives the diagonal square PᵀP (p × p, upper triangle)
-    and one ``sgemm`` the rest of its rows, Pᵀ ``block[:, i1:]`` (p × (d + k - i1), H̃ᵀY's rows
-    included), so all but about p/d of the FLOPs run at GEMM's rate (OpenBLAS's ``ssyrk`` ran at
-    0.81× ``sgemm``'s on a 4,096 × 4,000 block).  Both are written into ``work`` (float32, at
-    least min(panel, d)·(d + k) values; allocated when None), then added into the float64 sums.
-    The lower triangle of ``gram`` is left as it is.
-    """
-    n, width = block.shape
-    d = int(n_hidden)
-    if work is None:
-        work = np.empty(min(panel, d) * width, dtype=np.float32)
-    for i0 in range(0, d, panel):
-        i1 = min(i0 + panel, d)
-        p = i1 - i0
-        columns = block[:, i0:i1]
-        strip = work[: p * (width - i0)].reshape((p, width - i0), order="F")   # rows i0:i1, columns i0:
-        square = blas.ssyrk(1.0, columns, beta=0.0, c=strip[:, :p], trans=1, lower=0, overwrite_c=1)
-        gram[i0:i1, i0:i1] += np.triu(square)        # its lower triangle holds the previous strip's values
-        if i1 < width:
-            rest = blas.sgemm(1.0, columns, block[:, i1:], beta=0.0, c=strip[:, p:], trans_a=1,
-                              overwrite_c=1)
-            gram[i0:i1, i1:] += rest[:, : d - i1]
-            hty[i0:i1] += rest[:, d - i1:]
-
-
 class NormalEquations:
     """Running sums ``G = HᵀH`` (upper triangle valid) and ``HᵀY`` over row blocks.
 
@@ -137,19 +99,17 @@ class NormalEquations:
 
     ``dtype`` is the blocks' precision.  The sums are float64 in both cases.  Float32 blocks are
     split into blocks of at most :data:`FLOAT32_BLOCK_ROWS` rows; each is centred on its own
-    column means into a Fortran-ordered copy with Y beside it, its Gram (with H̃ᵀY) is formed in
-    float32 panel by panel (:func:`add_float32_gram`: ``sgemm`` off the diagonal, ``ssyrk`` on it)
-    and added into the float64 sums with a float64 rank-2 correction for the means.  A plain
-    float32 sum over all N rows loses the Gram's small eigenvalues to rounding, which scales with
-    the features' common offset (``G + λI`` is then not positive definite on the paper's MNIST
-    settings with ``weight_scale="he"``); centring removes the offset and the per-block float64
-    summation the growth with N, for O(nd + d²) per block next to the O(nd²) float32 product.
-    Memory: a float64 d × d matrix, the buffer (``block_rows`` × (d + k) in ``dtype``) and, for
-    float32, the centred block beside Y (at most :data:`FLOAT32_BLOCK_ROWS` × (d + k)) and one
-    float32 strip of :data:`GRAM_PANEL` × (d + k).  Float32 blocks are copied into the centred
-    block in one contiguous pass when Fortran-ordered (:func:`block_order`; the estimators'
-    feature blocks come so), transposed on the way when C-ordered; the sums are the same bit for
-    bit.  ``benchmarks/float32_remedies.md`` measures this remedy against the alternatives.
+    column means, its Gram (with H̃ᵀY beside it) is formed by one float32 ``syrk`` of the centred
+    block and Y side by side into a float32 (d + k) × (d + k) scratch matrix,
+    and that partial Gram plus a float64 rank-2 correction for the means is added into
+    the float64 sums.  A plain float32 sum over all N rows loses the Gram's small eigenvalues to
+    rounding, which scales with the features' common offset (``G + λI`` is then not positive
+    definite on the paper's MNIST settings with ``weight_scale="he"``); centring removes the
+    offset and the per-block float64 summation the growth with N, for O(nd + d²) per block next
+    to the O(nd²) float32 product.  Memory: a float64 d × d and a float32 (d + k) × (d + k)
+    matrix, the buffer (``block_rows`` × (d + k) in ``dtype``) and, for float32, the centred
+    block beside Y (at most :data:`FLOAT32_BLOCK_ROWS` × (d + k)).  ``benchmarks/float32_remedies.md`` measures this
+    against the alternatives.
 
     Examples
     --------
@@ -176,8 +136,8 @@ class NormalEquations:
         if isinstance(block_rows, bool) or not isinstance(block_rows, (int, np.integer)) or block_rows < 1:
             raise ValueError(f"block_rows must be an integer >= 1, got {block_rows!r}")
         self.block_rows = int(block_rows)
-        self._scratch = None  # float32 panel strip of [H̃ Y]ᵀ[H̃ Y], flat (float32 blocks only)
-        self._centred = None  # float32 block rows minus their means, Y beside them, flat (Fortran views)
+        self._scratch = None  # float32 (d + k)² partial [H̃ Y]ᵀ[H̃ Y] of one block (float32 blocks only)
+        self._centred = None  # float32 block rows minus their means, Y beside them (float32 blocks only)
         self._buffer_H = self._buffer_Y = None  # rows gathered, not yet in the sums
         self._pending = 0
         if device is None:
@@ -244,9 +204,8 @@ class NormalEquations:
                                              device=self._gram.device)
                 self._buffer_Y = torch.empty((self.block_rows, self.n_outputs), dtype=dtype,
                                              device=self._gram.device)
-            else:   # in block_order: float32 blocks are centred into a Fortran-ordered copy
-                self._buffer_H = np.empty((self.block_rows, self.n_hidden), dtype=self.dtype,
-                                          order=block_order(self.dtype))
+            else:
+                self._buffer_H = np.empty((self.block_rows, self.n_hidden), dtype=self.dtype)
                 self._buffer_Y = np.empty((self.block_rows, self.n_outputs), dtype=self.dtype)
         rows = slice(self._pending, self._pending + H.shape[0])
         if is_torch(self._buffer_H):
@@ -286,9 +245,9 @@ class NormalEquations:
         """The float32 remedy for one block of ≤ FLOAT32_BLOCK_ROWS rows: H (n, d), Y (n, k).
 
         With s the block's column means (float32) and H̃ = H - s: HᵀH = H̃ᵀH̃ + s vᵀ + v sᵀ with
-        v = H̃ᵀ1 + (n/2) s, and HᵀY = H̃ᵀY + s (1ᵀY).  H̃ᵀH̃ and H̃ᵀY are float32 products (on the
-        NumPy path the blocked ``ssyrk``/``sgemm`` of :func:`add_float32_gram` over [H̃ Y], n × (d + k),
-        Fortran-ordered); the column sums H̃ᵀ1 and the rank-2 correction are float64.
+        v = H̃ᵀ1 + (n/2) s, and HᵀY = H̃ᵀY + s (1ᵀY).  H̃ᵀH̃ and H̃ᵀY are float32 products (one
+        ``ssyrk`` of [H̃ Y], n × (d + k), on the NumPy path); the column sums H̃ᵀ1 and the rank-2
+        correction are float64.
         """
         n = H.shape[0]
         if is_torch(self._gram):
@@ -305,32 +264,30 @@ class NormalEquations:
             self._hty += torch.outer(shift, Y.sum(dim=0, dtype=torch.float64))
             return
         H, Y = np.asarray(H, dtype=np.float32), np.asarray(Y, dtype=np.float32)
-        d, width = self.n_hidden, self.n_hidden + self.n_outputs
-        if self._centred is None or self._centred.size < n * width:
+        d = self.n_hidden
+        shift = H.mean(axis=0)
+        if self._centred is None or self._centred.shape[0] < n:
             # kept for the next block: a fresh n × (d + k) array per block costs its page faults again
-            # (flat, so that the first n rows of any block are one contiguous Fortran array)
-            self._centred = np.empty(min(max(n, self.block_rows), FLOAT32_BLOCK_ROWS) * width,
-                                     dtype=np.float32)
-        # [H̃ Y] side by side, Fortran-ordered: every panel of columns is a contiguous n × p array and
-        # H̃ᵀY comes out of the same sgemm as H̃ᵀH̃, where a separate H̃ᵀY product read all n × d
-        # values again (~10 % of a d = 4,000 fit).
-        block = self._centred[: n * width].reshape((n, width), order="F")
-        centred = block[:, :d]
-        if H.strides[0] == H.itemsize or n == 1:    # columns contiguous (block_order): one pass
-            shift = H.mean(axis=0)
-            np.subtract(H, shift, out=centred)
-        else:   # transposed into the copy first: the means are summed down contiguous columns either way
-            centred[...] = H
-            shift = centred.mean(axis=0)
-            centred -= shift
+            self._centred = np.empty((min(max(n, self.block_rows), FLOAT32_BLOCK_ROWS),
+                                      d + self.n_outputs), dtype=np.float32)
+        # [H̃ Y] side by side: one syrk gives H̃ᵀH̃ and H̃ᵀY (and YᵀY, unused) in one pass over the
+        # block, where a separate H̃ᵀY product read all n × d values again (~10 % of a d = 4,000 fit)
+        block = self._centred[:n]
+        centred = np.subtract(H, shift, out=block[:, :d])
         block[:, d:] = Y
         shift = shift.astype(np.float64)
         v = centred.sum(axis=0, dtype=np.float64) + 0.5 * n * shift
         if self._scratch is None:
-            self._scratch = np.empty(min(GRAM_PANEL, d) * width, dtype=np.float32)
-        add_float32_gram(block, d, self._gram, self._hty, self._scratch)
+            self._scratch = np.zeros((d + self.n_outputs,) * 2, dtype=np.float32, order="F")
+        # beta=0 overwrites the upper triangle; the lower one stays zero, as in the float64 sums.
+        self._scratch = blas.ssyrk(1.0, block.T, beta=0.0, c=self._scratch, trans=0, lower=0,
+                                   overwrite_c=1)
+        for start in range(0, d, TRIANGLE_BAND):   # the upper triangle only, in column bands
+            stop = min(start + TRIANGLE_BAND, d)
+            self._gram[:stop, start:stop] += self._scratch[:stop, start:stop]
         self._gram = blas.dsyr2k(1.0, shift[:, None], v[:, None], beta=1.0, c=self._gram, trans=0,
                                  lower=0, overwrite_c=1)
+        self._hty += self._scratch[:d, d:]
         self._hty += np.outer(shift, Y.sum(axis=0, dtype=np.float64))
 
     def release_scratch(self) -> None:

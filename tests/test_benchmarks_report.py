@@ -52,22 +52,3 @@ def test_merge_keeps_what_the_new_run_did_not_measure_and_says_who_measured_what
     text = path.with_suffix(".md").read_text()
     assert "## greenelm against its peers: fits" in text
     assert "Measured by `python -m benchmarks.peers` on d2." in text
-
-
-def test_float32_gram_rows_compare_each_step_with_the_previous_one_and_judge_the_fits():
-    fits = {"n_hidden": 4000, "n_train": 60000,
-            "runs": [{"seconds": s, "ratio": r, "gram_vs_gemm": 0.95}
-                     for s, r in ((30.0, 1.2), (31.0, 1.3), (29.0, 1.22))]}
-    result = {"n_rows": 4096, "n_hidden": 4000, "n_outputs": 10, "default_panel": 512,
-              "best_seconds": {"gemm": 2.0, "ssyrk": 1.2, "previous": 1.3, "panels_512": 1.05},
-              "vs_gemm": {"ssyrk": 0.83, "previous": 0.77, "panels_512": 0.95},
-              "speedup_vs_previous": {"panels_512": 1.3 / 1.05}, "fit_floor": fits}
-    rows = run.float32_gram_rows(_entry(result))
-    assert [row["step"] for row in rows] == [
-        "one ssyrk of [H̃ Y] (previous kernel)", "previous step: one ssyrk + float64 band adds",
-        "panels of 512: sgemm + ssyrk + float64 adds (default)",
-        "float32 fit / FLOP floor (n_train=60000, 3 fits)"]
-    assert rows[1]["speedup_vs_previous"] == 1.0 and rows[2]["speedup_vs_previous"] == 1.3 / 1.05
-    assert rows[3]["ratio_to_floor"] == 1.22 and rows[3]["met"] is True and rows[3]["goal"] == "<= 1.25"
-    assert run.float32_gram_rows(_entry(None, ok=False)) == [{"step": "all", "status": "failed: boom"}]
-    assert "float32-gram" in run.ENTRIES and run.QUICK.float32_gram["n_hidden"] < 1000

@@ -234,38 +234,28 @@ def test_float32_remedy_gram_is_the_gram_of_the_float32_rows():
 
 
 def test_the_remedy_is_what_an_estimator_float32_fit_runs(monkeypatch):
-    """Spy on the float32 Gram during ELMRegressor(dtype='float32').fit: every product is of a
-    centred, Fortran-ordered block of at most FLOAT32_BLOCK_ROWS rows with the targets beside it
-    (H̃ᵀY from the same panel products), its panels reach ssyrk and sgemm without a copy, and the
-    sums it feeds are float64."""
+    """Spy on the float32 syrk during ELMRegressor(dtype='float32').fit: every product is of a
+    centred block of at most FLOAT32_BLOCK_ROWS rows with the targets beside it (H̃ᵀY from the
+    same syrk), and the sums it feeds are float64."""
     rng = np.random.default_rng(5)
     X = 50.0 + rng.random((9000, 6))                # the inputs' offset makes the features' offset
     y = X[:, 0] - 2 * X[:, 1] + 0.1 * rng.standard_normal(len(X))
-    calls, operands = [], []
-    real_gram, real_ssyrk, real_sgemm = solvers.add_float32_gram, blas.ssyrk, blas.sgemm
+    calls = []
+    real_ssyrk = blas.ssyrk
 
-    def spy(block, n_hidden, gram, hty, *args, **kwargs):
-        assert block.shape[1] == 20 + 1 and n_hidden == 20   # d features, then the k = 1 target
-        assert block.flags.f_contiguous and gram.dtype == hty.dtype == np.float64
+    def spy(alpha, a, **kwargs):
+        block = np.asarray(a).T                       # syrk gets [H̃ Y]ᵀ
+        assert block.shape[1] == 20 + 1               # d features, then the k = 1 target
         features = block[:, :20]
         calls.append((block.shape[0], np.abs(features.mean(axis=0)).max() / np.abs(features).max()))
-        return real_gram(block, n_hidden, gram, hty, *args, **kwargs)
+        return real_ssyrk(alpha, a, **kwargs)
 
-    def spy_blas(real):
-        def call(alpha, a, *args, **kwargs):
-            operands.extend(x for x in (a, *args[:1]) if isinstance(x, np.ndarray))
-            return real(alpha, a, *args, **kwargs)
-        return call
-
-    monkeypatch.setattr(solvers, "add_float32_gram", spy)
-    monkeypatch.setattr(solvers.blas, "ssyrk", spy_blas(real_ssyrk))
-    monkeypatch.setattr(solvers.blas, "sgemm", spy_blas(real_sgemm))
+    monkeypatch.setattr(solvers.blas, "ssyrk", spy)
     f32 = ELMRegressor(n_hidden=20, dtype="float32", chunk_size=5000).fit(X, y)
     monkeypatch.undo()
     f64 = ELMRegressor(n_hidden=20, dtype="float64", chunk_size=5000).fit(X, y)
     assert [rows for rows, _ in calls] == [4096, 904, 4000]
     assert max(mean for _, mean in calls) < 1e-3     # centred on the block's column means
-    assert operands and all(a.dtype == np.float32 and a.flags.f_contiguous for a in operands)
     assert f32.equations_.gram.dtype == np.float64
     np.testing.assert_allclose(f32.predict(X), f64.predict(X), rtol=1e-4)
     assert FLOAT32_BLOCK_ROWS == 4096
@@ -309,10 +299,10 @@ def test_normal_equations_take_float32_or_float64_by_any_name_and_refuse_others(
         NormalEquations(3, 1, "float16")
 
 
-def test_float32_blocks_add_the_whole_upper_triangle_across_column_panels():
-    """d = 1,100 spans three panels of GRAM_PANEL columns (the last one partial): every upper entry
+def test_float32_blocks_add_the_whole_upper_triangle_across_column_bands():
+    """d = 1,100 spans three bands of TRIANGLE_BAND columns (the last one partial): every upper entry
     is HᵀH to float32 accuracy, HᵀY too, and the lower triangle stays zero."""
-    assert solvers.GRAM_PANEL == 512
+    assert solvers.TRIANGLE_BAND == 512
     rng = np.random.default_rng(11)
     H = (3.0 + rng.random((700, 1100))).astype(np.float32)
     Y = rng.random((700, 3)).astype(np.float32)
