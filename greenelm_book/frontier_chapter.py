@@ -41,6 +41,8 @@ SGD_LABELS = {"sgd-mlp": "SGD MLP", "sgd-cnn": "SGD CNN"}
 SOURCES = {"mcdonnell2015fast": "McDonnell et al. 2015", "mcdonnell2015enhanced": "McDonnell & Vladusich 2015",
            "coates2011analysis": "Coates, Lee & Ng 2011", "thiry2021unreasonable": "Thiry et al. 2021",
            "recht2018cifar": "Recht et al. 2018"}
+#: the dictionaries in words
+WORDS = {"kmeans": "k-means", "sampled": "sampled"}
 #: the patch dictionary of the chapter's main sweep (its keys do not name it)
 DEFAULT_DICTIONARY = "sampled"
 #: what a section whose parameter is empty says instead of its results
@@ -343,7 +345,7 @@ def plot_patches(records: dict, datasets, widths_of: dict, judged: int, augment:
     fig, axes = plt.subplots(1, len(datasets), figsize=(7.5, 3.0), sharex=True, squeeze=False)
     series = [(pools[0], DEFAULT_DICTIONARY, "o-", "patch readout")]
     series += [(p, DEFAULT_DICTIONARY, "s--", f"pool {p} × {p}") for p in pools[1:]]
-    series += [(pools[0], d, "D:", f"{d} dictionary") for d in dictionaries]
+    series += [(pools[0], d, "D:", f"{WORDS.get(d, d)} dictionary") for d in dictionaries]
     plotted = []
     for ax, name in zip(axes[0], datasets):
         for pool, dictionary, style, label in series:
@@ -393,7 +395,7 @@ def comparison_table(records: dict, datasets, widths, pools, dictionaries) -> pd
     same seeds) and its fit seconds and peak memory. None when neither is fitted."""
     variants = [(pools[0], DEFAULT_DICTIONARY, f"sampled, pool {pools[0]}")]
     variants += [(p, DEFAULT_DICTIONARY, f"sampled, pool {p}") for p in pools[1:]]
-    variants += [(pools[0], d, f"{d}, pool {pools[0]}") for d in dictionaries]
+    variants += [(pools[0], d, f"{WORDS.get(d, d)}, pool {pools[0]}") for d in dictionaries]
     if len(variants) == 1:
         return None
     rows = []
@@ -416,20 +418,22 @@ def comparison_view(records: dict, datasets, widths, pools, dictionaries):
 
 
 def comparison_sentence(records: dict, datasets, widths, pools, dictionaries) -> str:
-    """Each further dictionary's and pool's mean accuracy difference from the main sweep at equal K,
-    per dataset at the widest K of ``widths``; :data:`NOT_RUN` (capitalised) when neither is fitted."""
+    """Each further dictionary's and pool's mean accuracy difference from the main sweep (sampled
+    patches, the main pool) at the widest K of ``widths``, per dataset; :data:`NOT_RUN`
+    (capitalised) when neither is fitted."""
     K = max(widths)
     parts = []
-    for label, pool, dictionary in ([(f"{d} centroids", pools[0], d) for d in dictionaries]
-                                    + [(f"pool {p} × {p}", p, DEFAULT_DICTIONARY) for p in pools[1:]]):
+    for label, pool, dictionary in ([(f"the {WORDS.get(d, d)} centroids score", pools[0], d) for d in dictionaries]
+                                    + [(f"pooling {p} × {p} scores", p, DEFAULT_DICTIONARY) for p in pools[1:]]):
         diffs = []
         for name in datasets:
             base = records[name, K, pools[0], DEFAULT_DICTIONARY, ()]["accuracy"].mean
             other = records[name, K, pool, dictionary, ()]["accuracy"].mean
             diffs.append(f"{NAMES[name]} {abs(other - base):.2f} points "
                          f"{by_sign(other - base, 'above', 'below', 'level with')}")
-        parts.append(f"At K = {thousands(K)}, {label} are " + ", ".join(diffs)
-                     + f" the sampled patches at pool {pools[0]}.")
+        listed = ", ".join(diffs[:-1]) + " and " + diffs[-1] if len(diffs) > 1 else diffs[0]
+        parts.append(f"At K = {thousands(K)}, {label} {listed} the sampled patches pooled "
+                     f"{pools[0]} × {pools[0]}.")
     return " ".join(parts) if parts else NOT_RUN.capitalize() + "."
 
 

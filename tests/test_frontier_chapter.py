@@ -172,16 +172,22 @@ def test_record_patches_writes_keys_with_the_dictionary_only_when_not_the_defaul
 
 
 def test_comparison_table_and_sentence_and_the_gating(store):
+    (store.directory / "two").mkdir()
     configs = fc.patch_configs(["mnist"], [8, 32], 32, {}, [0, 1], 0, [2, 3], {}, ["kmeans"])
     records = fc.record_patches(store, _runs(configs), 100)
     table = fc.comparison_table(records, ["mnist"], [8, 32], [2, 3], ["kmeans"])
     assert list(table.columns[:5]) == ["dataset", "K", "sampled, pool 2 (%)", "sampled, pool 2: fit (s)",
                                        "sampled, pool 2: memory (GB)"]
-    assert "sampled, pool 3 (%)" in table.columns and "kmeans, pool 2 (%)" in table.columns
-    assert list(table["K"]) == [8, 32] and table.loc[1, "kmeans, pool 2 (%)"] == "60.70 ± 0.71 % (n = 2)"
+    assert "sampled, pool 3 (%)" in table.columns and "k-means, pool 2 (%)" in table.columns
+    assert list(table["K"]) == [8, 32] and table.loc[1, "k-means, pool 2 (%)"] == "60.70 ± 0.71 % (n = 2)"
     sentence = fc.comparison_sentence(records, ["mnist"], [8, 32], [2, 3], ["kmeans"])
-    assert sentence == ("At K = 32, kmeans centroids are MNIST 5.00 points above the sampled patches at pool 2. "
-                        "At K = 32, pool 3 × 3 are MNIST 1.00 points above the sampled patches at pool 2.")
+    assert sentence == ("At K = 32, the k-means centroids score MNIST 5.00 points above the sampled patches pooled "
+                        "2 × 2. At K = 32, pooling 3 × 3 scores MNIST 1.00 points above the sampled patches pooled 2 × 2.")
+    two = fc.record_patches(ChapterResults("frontier", "smoke", store.directory / "two"), _runs(
+        fc.patch_configs(["mnist", "cifar10"], [8], 8, {}, [0], 0, [2], {}, ["kmeans"])), 100)
+    assert fc.comparison_sentence(two, ["mnist", "cifar10"], [8], [2], ["kmeans"]) == (
+        "At K = 8, the k-means centroids score MNIST 5.00 points above and CIFAR-10 5.00 points above the sampled "
+        "patches pooled 2 × 2.")
     assert fc.comparison_table(records, ["mnist"], [8, 32], [2], []) is None
     assert fc.comparison_view(records, ["mnist"], [8, 32], [2], []) is None
     assert fc.comparison_sentence(records, ["mnist"], [8, 32], [2], []) == "Not run in this profile."
