@@ -183,7 +183,7 @@ SERIES = ("Green-ELM", "SGD MLP", "Green-ELM (ridge)", "SGD CNN", "SGD perceptro
           "kernel limit", "random conv", "backbone", "Green-ELM (pinv)", "exact RLS", "SGD, no replay",
           "SGD with replay", "features relu(XW + b)", "Gram HᵀH", "Cholesky solve", "paper listing 1",
           "Green-ELM (W he)", "Green-ELM (ridge, He)", "RLS, listing 3", "RLS, information form",
-          "Dask workers", "one process", "patch readout", "published anchor")
+          "Dask workers", "one process", "patch readout", "published anchor", "stacked map")
 DATASET_SERIES = ("mnist", "fashion-mnist", "cifar10", "cifar10 (backbone)")
 
 
@@ -227,6 +227,16 @@ def spread_text(result, digits: int = 2) -> str:
     values = [float(v) for v in np.ravel(getattr(result, "values", result))]
     spread = f" ± {statistics.stdev(values):.{digits}f}" if len(values) > 1 else ""
     return f"{statistics.fmean(values):.{digits}f}{spread}"
+
+
+def thousands(value, separator: str = "\u202f") -> str:
+    """A whole number with its thousands grouped by ``separator``, by default a narrow no-break
+    space (U+202F), so ``"1 024"`` never wraps at the group, in prose or on an axis:
+    ``thousands(32000) == "32\u202f000"``. Other numbers as ``:g`` prints them (``0.5``)."""
+    number = float(value)
+    if number.is_integer():
+        return f"{int(number):,}".replace(",", separator)
+    return f"{number:g}"
 
 
 def median_text(values, unit: str = "s", digits: int = 3) -> str:

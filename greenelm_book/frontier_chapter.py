@@ -1,0 +1,751 @@
+"""The frontier chapter's page: its loops over the parameters, records, answer, tables, figures and
+sentences. The computations themselves (the patch readout, the ultra-wide Green-ELM, the kernel
+limits, the stacked map, the cost curve) live in :mod:`greenelm_book.frontier`; this module runs
+them for the chapter's parameters through the results cache and writes what the page shows.
+
+Result keys (one configuration, one key):
+
+* ``<dataset>/green-elm/unit/ridge-loo/d=<d>/{accuracy,lambda}`` and ``<dataset>/arccos-kernel/accuracy``
+  (part 1; the scaling chapter's key prefix, continued to wider d);
+* ``<dataset>/patch-readout/p=<p>/pool=<pool>/k=<K>[/dictionary=<name>][/augment=<a+b>]/<stat>``
+  for stat in accuracy, fit-seconds, peak-memory, lambda; ``/dictionary=...`` only for a dictionary
+  other than :data:`DEFAULT_DICTIONARY`, so the sampled patches keep their keys;
+* ``<dataset>/stacked-patches/p=<p>/pool=<pool>/k=<K>/{d=<d>,arccos-kernel}/<stat>``: the paper's
+  map stacked on the standardised patch features (:func:`~greenelm_book.frontier.stacked_readout`)
+  and its d → ∞ limit (:func:`~greenelm_book.frontier.stacked_kernel_limit`).
+
+A section whose parameter is empty (no second dictionary, one pool, no stacked widths and no limit)
+records nothing and says :data:`NOT_RUN`.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+
+import numpy as np
+import pandas as pd
+
+from .frontier import (IMAGE_SHAPES, cost_curve, kernel_limit, patch_readout, stacked_kernel_limit,
+                       stacked_readout, standardised_patch_features, ultra_wide)
+from .report import by_sign, colour, judge_qualitative, ours_text, show_table, thousands
+
+#: the datasets' names as the page prints them
+NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "cifar10": "CIFAR-10"}
+#: the augmentations in words
+AUGMENT_WORDS = {"flip": "the mirror image", "shift": "the four one-pixel shifts"}
+#: the SGD-trained networks of the baselines chapter each dataset is compared with
+SGD_MODELS = {"mnist": ["sgd-mlp"], "fashion-mnist": ["sgd-mlp"], "cifar10": ["sgd-mlp", "sgd-cnn"]}
+SGD_LABELS = {"sgd-mlp": "SGD MLP", "sgd-cnn": "SGD CNN"}
+#: the published anchors' sources, as the anchor table names them
+SOURCES = {"mcdonnell2015fast": "McDonnell et al. 2015", "mcdonnell2015enhanced": "McDonnell & Vladusich 2015",
+           "coates2011analysis": "Coates, Lee & Ng 2011", "thiry2021unreasonable": "Thiry et al. 2021",
+           "recht2018cifar": "Recht et al. 2018"}
+#: the dictionaries in words
+WORDS = {"kmeans": "k-means", "sampled": "sampled"}
+#: the patch dictionary of the chapter's main sweep (its keys do not name it)
+DEFAULT_DICTIONARY = "sampled"
+#: what a section whose parameter is empty says instead of its results
+NOT_RUN = "not run in this profile"
+GB = 1e9
+
+
+# ----------------------------------------------------------------------------- parameters
+def as_list(value) -> list:
+    """A parameter that may be one value, a list of them, or None/empty (nothing): as a list."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def pool_list(pool) -> list[int]:
+    """``pool`` (an int or a list of them) as a list, the main pool first; ValueError if empty."""
+    pools = [int(p) for p in as_list(pool)]
+    if not pools or any(p < 1 for p in pools) or len(set(pools)) != len(pools):
+        raise ValueError(f"pool must be a positive int or a list of distinct ones, got {pool!r}")
+    return pools
+
+
+def dictionary_list(dictionary) -> list[str]:
+    """The dictionaries compared with the default one (``dictionary``: a name, a list, or None);
+    the default is always fitted (the chapter is built on it) and not listed here."""
+    from greenelm.patches import DICTIONARIES
+
+    names = as_list(dictionary)
+    unknown = [n for n in names if n not in DICTIONARIES]
+    if unknown:
+        raise ValueError(f"unknown dictionary {unknown}: expected names of {DICTIONARIES}")
+    return [n for n in dict.fromkeys(names) if n != DEFAULT_DICTIONARY]
+
+
+def feature_device() -> str | None:
+    """Where the patch features are computed: ``"cpu"`` through torch when it is installed (its
+    elementwise steps run on every core), else None (NumPy)."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return None
+    return "cpu"
+
+
+# ----------------------------------------------------------------------------- part 1: ultra wide
+def ultra_wide_part(store, dataset: str, widths, *, subset, seed: int, loo_rows: int,
+                    kernel_jitter: float) -> dict:
+    """Part 1: one Green-ELM per width of ``widths`` with λ by exact LOO (cached as
+    ``frontier-ultra-wide``), searched from the scaling chapter's choice at its widest width, each
+    recorded next to the scaling chapter's curve, and the map's d → ∞ limit (read from the scaling
+    chapter when it measured it, else recorded here). The ln d law and the saturating law are
+    fitted at the paper's widths (else the two narrowest) and tested on the wider ones.
+
+    Returns {dataset, prefix, widths, d_ultra, loo_curve {d: accuracy}, lambda {d: λ},
+    interior, kernel_key, kernel_accuracy, fit_widths, held_widths, test (HeldOutTest)}."""
+    from . import paper
+    from .results import load_all
+    from .results_cache import memoize
+    from .scaling import held_out_test
+
+    scaling = load_all(store.directory)["scaling"]["results"]
+    prefix = f"{dataset}/green-elm/unit/ridge-loo/d="
+    scaling_widths = sorted(int(k[len(prefix):].split("/")[0]) for k in scaling if k.startswith(prefix)
+                            and k.endswith("/accuracy"))
+    loo_curve = {d: store.get("scaling", f"{prefix}{d}/accuracy").mean for d in scaling_widths}
+    previous_lambda = store.get("scaling", f"{prefix}{scaling_widths[-1]}/lambda").mean
+    ultra, chosen = {}, {}
+    for d in widths:
+        lambdas = [previous_lambda / 10, previous_lambda, previous_lambda * 10]
+        ultra[d], _ = memoize("frontier-ultra-wide", {"dataset": dataset, "subset": subset, "n_hidden": d,
+                                                      "seed": seed, "lambdas": lambdas, "loo_rows": loo_rows},
+                              partial(ultra_wide, dataset, subset, d, seed, lambdas, loo_rows=loo_rows))
+        previous_lambda = ultra[d]["alpha"]
+        setting = dict(dataset=dataset, model="Green-ELM", weight_scale="unit", seeds=[seed], n_hidden=d,
+                       criterion="exact LOO MSE", loo_rows=int(ultra[d]["loo_rows"]), subset=subset,
+                       gram="float32 features and Gram (the library's float32 remedy)", solver="float64 Cholesky")
+        chosen[d] = store.record(f"{prefix}{d}/lambda", [ultra[d]["alpha"]], "", quantity="λ", **setting).mean
+        loo_curve[d] = store.record(f"{prefix}{d}/accuracy", [ultra[d]["test_accuracy"]], "%",
+                                    quantity="test accuracy at LOO's λ", **setting).mean
+    limit = kernel_limit(dataset, subset, kernel_jitter)
+    kernel_key = f"{dataset}/arccos-kernel/accuracy"
+    if kernel_key in scaling:                      # the scaling chapter measured this limit: read it
+        kernel_accuracy = store.get("scaling", kernel_key).mean
+    else:
+        kernel_accuracy = store.record(kernel_key, [limit["accuracy"]], "%", dataset=dataset,
+                                       n_train=limit["n_train"], model="arc-cosine kernel ridge (d = ∞)",
+                                       jitter=limit["jitter"], mu=limit["mu"], dtype="float32", subset=subset).mean
+    paper_widths = [d for d in paper.SCALING["widths"] if d in loo_curve]
+    fit_widths = paper_widths if len(paper_widths) >= 2 else scaling_widths[:2]
+    held_widths = [d for d in sorted(loo_curve) if d > max(fit_widths)]
+    test = held_out_test(fit_widths, [loo_curve[d] for d in fit_widths], held_widths,
+                         [loo_curve[d] for d in held_widths])
+    return {"dataset": dataset, "prefix": prefix, "widths": list(widths), "d_ultra": max(widths),
+            "loo_curve": loo_curve, "lambda": chosen, "interior": all(r["interior"] for r in ultra.values()),
+            "kernel_key": kernel_key, "kernel_accuracy": kernel_accuracy, "fit_widths": fit_widths,
+            "held_widths": held_widths, "test": test}
+
+
+def ultra_intro_glues(part: dict) -> dict:
+    """The values part 1's introduction quotes: the dataset and the widths."""
+    return {"ultra_name": NAMES[part["dataset"]],
+            "ultra_text": " and ".join(thousands(d) for d in part["widths"])}
+
+
+def ultra_glues(part: dict, goal: float) -> dict:
+    """The values the paragraph after part 1's figure quotes (``goal``: the dataset's target, %)."""
+    test, d_ultra, kernel = part["test"], part["d_ultra"], part["kernel_accuracy"]
+    accuracy = part["loo_curve"][d_ultra]
+    ln_error = test.log_prediction[-1] - accuracy
+    sat_error = test.saturating_prediction[-1] - accuracy
+    gap = kernel - accuracy
+    return {
+        "d_ultra": thousands(d_ultra), "acc_ultra": accuracy, "lam_ultra": f"{part['lambda'][d_ultra]:.0e}",
+        "ultra_interior": "yes" if part["interior"] else "no",
+        "ln_words": by_sign(ln_error, "overshoots", "undershoots", "matches"), "ln_error_abs": abs(ln_error),
+        "sat_words": by_sign(sat_error, "overshoots", "undershoots", "matches"), "sat_error_abs": abs(sat_error),
+        "ln_mae": test.log_error, "sat_mae": test.saturating_error, "kernel_acc": kernel, "gap": abs(gap),
+        "gap_words": by_sign(gap, "above", "below", "level with"),
+        "limit_sentence": by_sign(kernel - goal,
+                                  f"even a million-dimensional, or infinite, hidden space of this map would clear "
+                                  f"the {goal:.1f} % mark.",
+                                  f"no width of this map, a million or infinitely many, can reach {goal:.1f} %, "
+                                  f"let alone the state of the art.",
+                                  f"the limit sits exactly at {goal:.1f} %.")}
+
+
+def plot_ultra_wide(part: dict):
+    """Part 1's figure: the measured LOO curve, the ln d line and the saturating law fitted at the
+    fit widths (held-out widths shaded), and the kernel limit; x on a log scale labelled at the
+    measured widths only."""
+    import matplotlib.pyplot as plt
+
+    test, fit_widths, curve = part["test"], part["fit_widths"], part["loo_curve"]
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    widths_all = sorted(curve)
+    ax.plot(widths_all, [curve[d] for d in widths_all], "o-", color=colour("Green-ELM"),
+            label="Green-ELM, λ by exact LOO (measured)")
+    grid = np.geomspace(min(fit_widths), part["d_ultra"] * 4, 200)
+    ax.plot(grid, test.log_params[0] * np.log(grid) + test.log_params[1], "--", color=colour("Green-ELM (ridge)"),
+            label=f"ln d line fitted at d ≤ {thousands(max(fit_widths))}")
+    a, b, c = test.saturating_params
+    ax.plot(grid, a - b * grid ** -c, ":", color=colour("ridge on pixels"), label="saturating law, same points")
+    ax.axhline(part["kernel_accuracy"], color=colour("kernel limit"), lw=1.5, label="d → ∞: arc-cosine kernel")
+    ax.axvspan(max(fit_widths), grid[-1], color="0.93", zorder=0)
+    ax.set_ylim(top=min(100.0, ax.get_ylim()[1]))          # the ln d line would climb past 100 %
+    ax.set(xscale="log", xlabel="hidden width d (log scale)", ylabel="test accuracy (%)",
+           title=f"{NAMES[part['dataset']]}: the paper's map, widened (shaded: held out)")
+    log_ticks(ax, widths_all)
+    ax.legend(loc="lower right", fontsize=9)
+    return fig
+
+
+def answer_ultra_wide(store, part: dict, goal: float):
+    """The answer to ``ultra_wide_million_dimensions``: holds if the ln d line predicts the
+    held-out widths better than the saturating law and the map's limit reaches ``goal``."""
+    test, d_ultra, kernel = part["test"], part["d_ultra"], part["kernel_accuracy"]
+    fit_widths, held_widths = part["fit_widths"], part["held_widths"]
+    ln_continues = test.log_error < test.saturating_error
+    limit_reaches = kernel >= goal
+    return store.answer("ultra_wide_million_dimensions", judge_qualitative(
+        ln_continues and limit_reaches,
+        f"holds if the ln d line fitted at d ≤ {max(fit_widths)} predicts the held-out widths "
+        f"{', '.join(str(d) for d in held_widths)} better than a saturating law fitted to the same points, and the "
+        f"map's d → ∞ limit (arc-cosine kernel ridge) reaches {goal:.1f} % on {NAMES[part['dataset']]}",
+        f"d = {d_ultra}: {part['loo_curve'][d_ultra]:.2f} % (ln d error {test.log_error:.2f}, saturating "
+        f"{test.saturating_error:.2f} points); limit {kernel:.2f} %"),
+        keys=[f"{part['prefix']}{d_ultra}/accuracy", part["kernel_key"]],
+        note="the paper's map, λ by LOO at every width")
+
+
+# ----------------------------------------------------------------------------- part 2: patches
+def patch_key(name: str, K: int, pool: int, extra=(), dictionary: str = DEFAULT_DICTIONARY) -> str:
+    """The key prefix of one patch-readout configuration (the statistic is appended)."""
+    kind = f"/dictionary={dictionary}" if dictionary != DEFAULT_DICTIONARY else ""
+    aug = f"/augment={'+'.join(extra)}" if extra else ""
+    return f"{name}/patch-readout/p={IMAGE_SHAPES[name][1]}/pool={pool}/k={K}{kind}{aug}"
+
+
+def patch_run(name: str, K: int, seed: int, *, subset, pool: int, loo_rows: int, device, extra=(),
+              alpha=None, dictionary: str = DEFAULT_DICTIONARY) -> dict:
+    """One cached :func:`~greenelm_book.frontier.patch_readout` (entry ``frontier-patches``; the
+    params name the dictionary only when it is not the default, so the sampled entries keep theirs)."""
+    from .results_cache import memoize
+
+    params = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool, "augment": list(extra),
+              "loo_rows": loo_rows, "alpha": alpha, "device": device}
+    options = dict(subset=subset, pool=pool, augment=tuple(extra), loo_rows=loo_rows, alpha=alpha, device=device)
+    if dictionary != DEFAULT_DICTIONARY:
+        params["dictionary"] = options["dictionary"] = dictionary
+    result, _ = memoize("frontier-patches", params, partial(patch_readout, name, K, seed, **options))
+    return result
+
+
+def widths_of(datasets, widths, wide: dict) -> dict:
+    """{dataset: the K fitted at the main pool}: ``widths`` and the dataset's ``wide`` ones."""
+    return {name: list(widths) + list(wide.get(name, [])) for name in datasets}
+
+
+def patch_configs(datasets, widths, judged: int, wide: dict, seeds, seed: int, pools, augment: dict,
+                  dictionaries) -> list[tuple]:
+    """Every patch readout the chapter fits, in order, as (dataset, K, pool, dictionary, seed, augment):
+    at the main pool ``pools[0]`` the default dictionary at ``widths`` and the dataset's ``wide``
+    widths, the ``judged`` K over ``seeds`` (the others at ``seed``), and the judged K once more with
+    the dataset's augmentations; then each further pool at ``widths``, then each further dictionary
+    (``dictionaries``, as :func:`dictionary_list` gives them) at ``widths`` and the main pool."""
+    if judged not in widths:
+        raise ValueError(f"judged_patches ({judged}) must be one of patch_widths {list(widths)}")
+    configs = []
+
+    def sweep(name, Ks, pool, dictionary):
+        for K in Ks:
+            configs.extend((name, K, pool, dictionary, s, ()) for s in (seeds if K == judged else [seed]))
+
+    for name in datasets:
+        sweep(name, list(widths) + list(wide.get(name, [])), pools[0], DEFAULT_DICTIONARY)
+        if augment.get(name):
+            configs.append((name, judged, pools[0], DEFAULT_DICTIONARY, seed, tuple(augment[name])))
+    for pool in pools[1:]:
+        for name in datasets:
+            sweep(name, widths, pool, DEFAULT_DICTIONARY)
+    for dictionary in dictionaries:
+        for name in datasets:
+            sweep(name, widths, pools[0], dictionary)
+    return configs
+
+
+def fit_patches(configs, *, subset, loo_rows: int, device) -> dict:
+    """The runs of ``configs`` (:func:`patch_configs`), {config: run}. An augmented run takes the λ
+    that LOO chose for the same configuration without augmentation (fitted before it)."""
+    runs = {}
+    for config in configs:
+        name, K, pool, dictionary, s, extra = config
+        alpha = runs[name, K, pool, dictionary, s, ()]["alpha"] if extra else None
+        runs[config] = patch_run(name, K, s, subset=subset, pool=pool, loo_rows=loo_rows, device=device,
+                                 extra=extra, alpha=alpha, dictionary=dictionary)
+    return runs
+
+
+def record_patches(store, runs: dict, subset) -> dict:
+    """Record each patch configuration's accuracy, fit seconds, peak memory and λ over its seeds.
+    Returns {(dataset, K, pool, dictionary, augment): {"accuracy", "fit", "memory", "alpha": Result}}
+    in the order of ``runs``."""
+    groups = {}
+    for (name, K, pool, dictionary, s, extra), run in runs.items():
+        groups.setdefault((name, K, pool, dictionary, extra), []).append(run)
+    records = {}
+    for (name, K, pool, dictionary, extra), group in groups.items():
+        base = patch_key(name, K, pool, extra, dictionary)
+        setting = dict(dataset=name, n_patches=K, n_features=group[0]["n_features"], pool=pool,
+                       patch_size=IMAGE_SHAPES[name][1], threshold=0.25, whiten_eps=0.1, n_whitening=100_000,
+                       augment=list(extra), n_train=group[0]["n_train"], subset=subset,
+                       seeds=[r["seed"] for r in group], readout="ridge, λ by exact LOO" if not extra
+                       else "ridge at the unaugmented fit's LOO λ", dtype="float32 features, float64 sums")
+        if dictionary != DEFAULT_DICTIONARY:
+            setting.update(dictionary=dictionary, kmeans_sample=100_000)
+        records[name, K, pool, dictionary, extra] = {
+            "accuracy": store.record(f"{base}/accuracy", [r["accuracy"] for r in group], "%", **setting),
+            "fit": store.record(f"{base}/fit-seconds", [r["fit_seconds"] for r in group], "s", **setting),
+            "memory": store.record(f"{base}/peak-memory", [r["peak_memory_gb"] for r in group], "GB", **setting),
+            "alpha": store.record(f"{base}/lambda", [r["alpha"] for r in group], "", **setting)}
+    return records
+
+
+def main_records(records: dict, pool: int) -> dict:
+    """The records of the main sweep: pool ``pool``, the default dictionary; {(dataset, K, augment): …}."""
+    return {(name, K, extra): rec for (name, K, p, dictionary, extra), rec in records.items()
+            if p == pool and dictionary == DEFAULT_DICTIONARY}
+
+
+def patch_intro_glues(pool: int, loo_rows: int, augment: dict, datasets) -> dict:
+    """The values part 2's introduction quotes: the main pooling grid, the LOO rows, the augmentations."""
+    return {"pool_text": f"{pool} × {pool}", "pool_cells": f"{pool * pool}", "loo_text": thousands(loo_rows),
+            "augment_text": "; ".join(f"{NAMES[n]}: " + " and ".join(AUGMENT_WORDS[a] for a in augment[n])
+                                      for n in datasets if augment.get(n)) or "none in this run"}
+
+
+def patch_row(name: str, K: int, extra, rec: dict) -> dict:
+    """One row of a patch-readout table."""
+    return {"dataset": NAMES[name], "K": K, "features": rec["accuracy"].setting["n_features"],
+            "augmented": "+".join(extra) or "—", "runs": len(rec["accuracy"].values),
+            "accuracy (%)": ours_text(rec["accuracy"].values),
+            "fit (s)": rec["fit"].mean, "peak memory (GB)": rec["memory"].mean,
+            "LOO's λ": f"{np.median(rec['alpha'].values):.0e}"}
+
+
+def patch_table(main: dict) -> pd.DataFrame:
+    """The main sweep's table: one row per (dataset, K, augmentation)."""
+    return pd.DataFrame([patch_row(name, K, extra, rec) for (name, K, extra), rec in main.items()])
+
+
+def plot_patches(records: dict, datasets, widths_of: dict, judged: int, augment: dict, goals: dict, pools,
+                 dictionaries):
+    """Part 2's figure: accuracy against features per dataset at the main pool (and, when fitted,
+    each further pool and dictionary, and the judged K with augmentation), the goal dashed."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(datasets), figsize=(7.5, 3.0), sharex=True, squeeze=False)
+    series = [(pools[0], DEFAULT_DICTIONARY, "o-", "patch readout")]
+    series += [(p, DEFAULT_DICTIONARY, "s--", f"pool {p} × {p}") for p in pools[1:]]
+    series += [(pools[0], d, "D:", f"{WORDS.get(d, d)} dictionary") for d in dictionaries]
+    plotted = []
+    for ax, name in zip(axes[0], datasets):
+        for pool, dictionary, style, label in series:
+            Ks = widths_of[name] if (pool, dictionary) == (pools[0], DEFAULT_DICTIONARY) else \
+                [K for K in widths_of[name] if (name, K, pool, dictionary, ()) in records]
+            points = [(records[name, K, pool, dictionary, ()]["accuracy"].setting["n_features"],
+                       records[name, K, pool, dictionary, ()]["accuracy"].mean) for K in Ks]
+            ax.plot(*zip(*points), style, color=colour("patch readout"), mfc="white" if label != "patch readout"
+                    else None, label=label)
+            plotted += [x for x, _ in points]
+        extra = tuple(augment.get(name, ()))
+        if extra and (name, judged, pools[0], DEFAULT_DICTIONARY, extra) in records:
+            rec = records[name, judged, pools[0], DEFAULT_DICTIONARY, extra]["accuracy"]
+            ax.plot(rec.setting["n_features"], rec.mean, "^", color=colour("patch readout"), mfc="white",
+                    label="+ augmentation")
+        ax.axhline(goals[name], color="0.5", lw=1, ls="--")
+        ax.set(xscale="log", title=NAMES[name], xlabel="features 2·K·pool²")
+    for ax in axes[0]:
+        log_ticks(ax, plotted)
+    axes[0][0].set_ylabel("test accuracy (%)")
+    axes[0][0].legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def best_patch(records: dict, datasets) -> dict:
+    """Each dataset's most accurate patch configuration (any K, pool, dictionary or augmentation):
+    {dataset: ((dataset, K, pool, dictionary, augment), record)}; the first recorded wins a tie."""
+    return {name: max(((key, rec) for key, rec in records.items() if key[0] == name),
+                      key=lambda item: item[1]["accuracy"].mean) for name in datasets}
+
+
+def goal_sentence(best: dict, goals: dict) -> str:
+    """Which goals the best readouts reach and which they miss, and by how much."""
+    datasets = list(best)
+    reached = [NAMES[n] for n in datasets if best[n][1]["accuracy"].mean >= goals[n]]
+    missed = [f"{NAMES[n]} ({best[n][1]['accuracy'].mean:.2f} % against {goals[n]:.1f} %)" for n in datasets
+              if best[n][1]["accuracy"].mean < goals[n]]
+    return (("Reached: " + ", ".join(reached) + ". " if reached else "No goal is reached at these widths. ")
+            + ("Missed: " + "; ".join(missed) + "." if missed else ""))
+
+
+# ----------------------------------------------------------------------------- dictionary and pooling
+def comparison_table(records: dict, datasets, widths, pools, dictionaries) -> pd.DataFrame | None:
+    """Sampled against each further dictionary, and the main pool against each further pool, at
+    ``widths``: one row per (dataset, K) with each variant's accuracy (mean ± sd over its runs, the
+    same seeds) and its fit seconds and peak memory. None when neither is fitted."""
+    variants = [(pools[0], DEFAULT_DICTIONARY, f"sampled, pool {pools[0]}")]
+    variants += [(p, DEFAULT_DICTIONARY, f"sampled, pool {p}") for p in pools[1:]]
+    variants += [(pools[0], d, f"{WORDS.get(d, d)}, pool {pools[0]}") for d in dictionaries]
+    if len(variants) == 1:
+        return None
+    rows = []
+    for name in datasets:
+        for K in widths:
+            row = {"dataset": NAMES[name], "K": K}
+            for pool, dictionary, label in variants:
+                rec = records[name, K, pool, dictionary, ()]
+                row[f"{label} (%)"] = ours_text(rec["accuracy"].values)
+                row[f"{label}: fit (s)"] = rec["fit"].mean
+                row[f"{label}: memory (GB)"] = rec["memory"].mean
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def comparison_view(records: dict, datasets, widths, pools, dictionaries):
+    """:func:`comparison_table` for display (one decimal), or None (nothing shown) when not fitted."""
+    frame = comparison_table(records, datasets, widths, pools, dictionaries)
+    return None if frame is None else show_table(frame, digits=1, integers=["K"])
+
+
+def comparison_sentence(records: dict, datasets, widths, pools, dictionaries) -> str:
+    """Each further dictionary's and pool's mean accuracy difference from the main sweep (sampled
+    patches, the main pool) at the widest K of ``widths``, per dataset; :data:`NOT_RUN`
+    (capitalised) when neither is fitted."""
+    K = max(widths)
+    parts = []
+    for label, pool, dictionary in ([(f"the {WORDS.get(d, d)} centroids score", pools[0], d) for d in dictionaries]
+                                    + [(f"pooling {p} × {p} scores", p, DEFAULT_DICTIONARY) for p in pools[1:]]):
+        diffs = []
+        for name in datasets:
+            base = records[name, K, pools[0], DEFAULT_DICTIONARY, ()]["accuracy"].mean
+            other = records[name, K, pool, dictionary, ()]["accuracy"].mean
+            diffs.append(f"{NAMES[name]} {abs(other - base):.2f} points "
+                         f"{by_sign(other - base, 'above', 'below', 'level with')}")
+        listed = ", ".join(diffs[:-1]) + " and " + diffs[-1] if len(diffs) > 1 else diffs[0]
+        parts.append(f"At K = {thousands(K)}, {label} {listed} the sampled patches pooled "
+                     f"{pools[0]} × {pools[0]}.")
+    return " ".join(parts) if parts else NOT_RUN.capitalize() + "."
+
+
+# ----------------------------------------------------------------------------- the stacked map
+#: the standardised patch features of the last configuration asked for, kept for the next stacked
+#: fit of the same configuration in this process (its widths and its limit share one map)
+_FEATURES: dict = {}
+
+
+def stacked_point(dataset: str, n_patches: int, seed: int, subset, pool: int, n_hidden: int | None = None,
+                  jitter: float | None = None) -> dict:
+    """The stacked map of width ``n_hidden`` (:func:`~greenelm_book.frontier.stacked_readout`), or
+    with ``n_hidden=None`` its kernel limit at ``jitter`` (:func:`~greenelm_book.frontier.stacked_kernel_limit`),
+    on the standardised patch features of (``dataset``, ``n_patches``, ``seed``, ``subset``, ``pool``).
+
+    Returns the fit's result with ``fit_seconds`` (the patch map and standardisation, then the fit),
+    ``peak_memory_gb`` (the process's resident high-water mark over the fit, features included),
+    ``n_features`` and ``n_train``."""
+    from .bench import peak_rss_bytes, reset_peak_rss
+
+    config = (dataset, int(n_patches), int(seed), subset, int(pool))
+    reset_peak_rss()
+    if config not in _FEATURES:
+        _FEATURES.clear()
+        _FEATURES[config] = standardised_patch_features(dataset, n_patches, seed, subset=subset, pool=pool)
+    features = _FEATURES[config]
+    start = time.perf_counter()
+    if n_hidden is None:
+        run = stacked_kernel_limit(features, jitter)
+        run = {key: value for key, value in run.items() if key != "predicted"}
+    else:
+        run = stacked_readout(features, n_hidden, seed)
+    seconds = time.perf_counter() - start
+    return {**run, "fit_seconds": features["seconds"] + seconds, "peak_memory_gb": peak_rss_bytes() / GB,
+            "n_features": int(features["n_features"]), "n_train": len(features["y_train"])}
+
+
+def stacked_key(name: str, K: int, pool: int, n_hidden: int | None) -> str:
+    """The key prefix of the stacked map of width ``n_hidden`` (None: its kernel limit)."""
+    return (f"{name}/stacked-patches/p={IMAGE_SHAPES[name][1]}/pool={pool}/k={K}/"
+            + ("arccos-kernel" if n_hidden is None else f"d={n_hidden}"))
+
+
+def fit_stacked(store, datasets, n_patches: int, widths, limit: bool, *, seed: int, subset, pool: int,
+                jitter: float) -> dict:
+    """The stacked map at each width of ``widths`` and, when ``limit``, its kernel limit, on each
+    dataset's judged patch features (``n_patches`` sampled filters, pool ``pool``, seed ``seed``):
+    cached (``frontier-stacked``), recorded (accuracy, fit-seconds, peak-memory and, for a width,
+    the λ GCV chose; the limit's ridge μ is in its setting).
+    Returns {(dataset, width or None): {"accuracy", "fit", "memory"[, "alpha"]: Result}}; empty when
+    there is nothing to fit."""
+    from .results_cache import memoize
+
+    records = {}
+    for name in datasets:
+        for width in [int(w) for w in widths] + ([None] if limit else []):
+            params = {"dataset": name, "n_patches": n_patches, "seed": seed, "subset": subset, "pool": pool,
+                      "n_hidden": width, "jitter": jitter if width is None else None}
+            run, _ = memoize("frontier-stacked", params, partial(stacked_point, name, n_patches, seed, subset, pool,
+                                                                 n_hidden=width, jitter=params["jitter"]))
+            setting = dict(dataset=name, n_patches=n_patches, n_features=run["n_features"], pool=pool,
+                           patch_size=IMAGE_SHAPES[name][1], seeds=[seed], n_train=run["n_train"], subset=subset,
+                           inputs="patch features standardised on the training images")
+            if width is None:
+                setting.update(model="arc-cosine kernel ridge (d = ∞)", weight_scale="he", jitter=run["jitter"],
+                               mu=run["mu"], dtype="float32")
+            else:
+                setting.update(model="relu(F W + b), W ~ N(0, 2/F), b ~ N(0, 1)", n_hidden=width,
+                               readout="ridge, λ by exact GCV", dtype="float64")
+            base = stacked_key(name, n_patches, pool, width)
+            records[name, width] = {
+                "accuracy": store.record(f"{base}/accuracy", [run["accuracy"]], "%", **setting),
+                "fit": store.record(f"{base}/fit-seconds", [run["fit_seconds"]], "s", **setting),
+                "memory": store.record(f"{base}/peak-memory", [run["peak_memory_gb"]], "GB", **setting)}
+            if width is not None:
+                records[name, width]["alpha"] = store.record(f"{base}/lambda", [run["alpha"]], "", **setting)
+    return records
+
+
+def stacked_table(stacked: dict, main: dict, judged: int) -> pd.DataFrame | None:
+    """"The stacked map against its kernel limit": per dataset the patch readout alone at the
+    judged K, the stacked map at each width and its d → ∞ limit. None when nothing was fitted."""
+    if not stacked:
+        return None
+    rows = []
+    for name in dict.fromkeys(name for name, _ in stacked):
+        alone = main[name, judged, ()]
+        rows.append({"dataset": NAMES[name], "model": "patch readout alone", "d": "—",
+                     "accuracy (%)": alone["accuracy"].mean, "λ": f"{np.median(alone['alpha'].values):.0e}",
+                     "fit (s)": alone["fit"].mean, "peak memory (GB)": alone["memory"].mean})
+        for (other, width), rec in stacked.items():
+            if other == name:
+                rows.append({"dataset": NAMES[name],
+                             "model": "stacked map" if width is not None else "kernel limit (d → ∞)",
+                             "d": thousands(width) if width is not None else "∞",
+                             "accuracy (%)": rec["accuracy"].mean,
+                             "λ": f"{rec['alpha'].mean:.0e}" if width is not None
+                             else f"μ = {rec['accuracy'].setting['mu']:.1e}",
+                             "fit (s)": rec["fit"].mean, "peak memory (GB)": rec["memory"].mean})
+    return pd.DataFrame(rows)
+
+
+def stacked_view(stacked: dict, main: dict, judged: int):
+    """:func:`stacked_table` for display, or None (nothing shown) when nothing was fitted."""
+    frame = stacked_table(stacked, main, judged)
+    return None if frame is None else show_table(frame, digits=2)
+
+
+def plot_stacked(stacked: dict, main: dict, judged: int):
+    """"The stacked map against its kernel limit": accuracy against d per dataset (log scale), the
+    limit and the patch readout alone as horizontal lines. None when nothing was fitted."""
+    import matplotlib.pyplot as plt
+
+    if not stacked:
+        return None
+    names = list(dict.fromkeys(name for name, _ in stacked))
+    fig, axes = plt.subplots(1, len(names), figsize=(7.5, 3.0), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        widths = sorted(w for n, w in stacked if n == name and w is not None)
+        if widths:
+            ax.plot(widths, [stacked[name, w]["accuracy"].mean for w in widths], "o-", color=colour("stacked map"),
+                    label="stacked map")
+            ax.set_xscale("log")
+            log_ticks(ax, widths)
+        if (name, None) in stacked:
+            ax.axhline(stacked[name, None]["accuracy"].mean, color=colour("kernel limit"), lw=1.5,
+                       label="d → ∞: arc-cosine kernel")
+        ax.axhline(main[name, judged, ()]["accuracy"].mean, color=colour("patch readout"), lw=1, ls="--",
+                   label="patch readout alone")
+        ax.set(title=NAMES[name], xlabel="stacked width d")
+    axes[0][0].set_ylabel("test accuracy (%)")
+    axes[0][0].legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def stacked_sentence(stacked: dict, main: dict, judged: int) -> str:
+    """The widest stacked map and the limit against the patch readout alone, per dataset."""
+    if not stacked:
+        return NOT_RUN.capitalize() + "."
+    parts = []
+    for name in dict.fromkeys(name for name, _ in stacked):
+        alone = main[name, judged, ()]["accuracy"].mean
+        widths = [w for n, w in stacked if n == name and w is not None]
+        said = []
+        if widths:
+            acc = stacked[name, max(widths)]["accuracy"].mean
+            said.append(f"at d = {thousands(max(widths))} the stacked map is {abs(acc - alone):.2f} points "
+                        f"{by_sign(acc - alone, 'above', 'below', 'level with')} the readout alone")
+        if (name, None) in stacked:
+            limit = stacked[name, None]["accuracy"].mean
+            said.append(f"its limit is {abs(limit - alone):.2f} points "
+                        f"{by_sign(limit - alone, 'above', 'below', 'level with')} it ({limit:.2f} %)")
+        parts.append(f"{NAMES[name]}: " + "; ".join(said) + ".")
+    return " ".join(parts)
+
+
+# ----------------------------------------------------------------------------- part 3: parity
+def parity_rows(store, best: dict) -> list[dict]:
+    """Each dataset's best one-shot readout against the baselines chapter's SGD networks: SGD's
+    accuracy after the last epoch that finished within the readout's fit seconds, and after its
+    full run, with both runs' seconds."""
+    from .results import load_all
+
+    baselines = load_all(store.directory)["baselines"]["results"]
+    rows = []
+    for name, (_, rec) in best.items():
+        ours_seconds = rec["fit"].mean
+        for model in SGD_MODELS[name]:
+            epochs = sorted(int(k.split("/e=")[1].split("/")[0]) for k in baselines
+                            if k.startswith(f"{name}/{model}/e=") and k.endswith("/train-seconds"))
+            within = [e for e in epochs
+                      if store.get("baselines", f"{name}/{model}/e={e}/train-seconds").mean <= ours_seconds]
+            full_acc = store.get("baselines", f"{name}/{model}/accuracy")
+            full_s = store.get("baselines", f"{name}/{model}/train-seconds")
+            at = store.get("baselines", f"{name}/{model}/e={within[-1]}/accuracy").mean if within else np.nan
+            if full_s.mean <= ours_seconds:        # the whole run finished within the readout's fit time
+                within, at = within + [int(full_acc.setting.get("epochs", max(epochs, default=0) + 1))], full_acc.mean
+            rows.append({"dataset": NAMES[name], "one-shot readout (%)": rec["accuracy"].mean,
+                         "its fit (s)": ours_seconds, "SGD model": SGD_LABELS[model],
+                         "SGD epochs in that time": within[-1] if within else 0,
+                         "SGD then (%)": at, "SGD full run (%)": full_acc.mean,
+                         "SGD full run (s)": full_s.mean})
+    return rows
+
+
+def parity_table(rows: list[dict]) -> pd.DataFrame:
+    """:func:`parity_rows` as a table."""
+    return pd.DataFrame(rows)
+
+
+def parity_sentence(rows: list[dict]) -> str:
+    """Where the one-shot readout beats the SGD network's full run and where it does not, with the
+    ratio of their training seconds."""
+    def versus(r):
+        return (f"{r['dataset']} (against the {r['SGD model']}: {r['one-shot readout (%)']:.2f} % against "
+                f"{r['SGD full run (%)']:.2f} %, its fit taking {r['its fit (s)'] / r['SGD full run (s)']:.1f}× "
+                f"the SGD run's time)")
+
+    wins = [versus(r) for r in rows if r["one-shot readout (%)"] > r["SGD full run (%)"]]
+    losses = [versus(r) for r in rows if r["one-shot readout (%)"] <= r["SGD full run (%)"]]
+    return (("The one-shot readout beats the SGD network's full run on " + "; ".join(wins) + ". "
+             if wins else "The one-shot readout beats no SGD network's full run. ")
+            + ("It does not on " + "; ".join(losses) + "." if losses else ""))
+
+
+def anchor_table(best: dict) -> pd.DataFrame:
+    """The published anchors of the datasets fitted, beside our best one-shot readout."""
+    from . import paper
+
+    return pd.DataFrame([{"dataset": NAMES[row.dataset], "published method": row.method,
+                          "source": SOURCES[row.source], "published (%)": row.accuracy,
+                          "ours, best one-shot (%)": best[row.dataset][1]["accuracy"].mean}
+                         for row in paper.ANCHORS.itertuples() if row.dataset in best])
+
+
+# ----------------------------------------------------------------------------- part 4: cost curve
+def family(key: str) -> str:
+    """The method (a :func:`~greenelm_book.report.colour` series) of a cost-curve key."""
+    if "/stacked-patches/" in key:
+        return "stacked map"
+    if "/patch-readout/" in key:
+        return "patch readout"
+    if "efficientnet" in key:
+        return "backbone"
+    if "/sgd-cnn" in key:
+        return "SGD CNN"
+    if "/sgd-mlp" in key:
+        return "SGD MLP"
+    if "/sgd-perceptron" in key:
+        return "SGD perceptron"
+    if "random-conv" in key:
+        return "random conv"
+    return "Green-ELM"
+
+
+def chapter_cost_curve(store, datasets) -> pd.DataFrame:
+    """Every (accuracy, seconds) pair of the results store with this chapter's own results, for
+    ``datasets``, with its method (:func:`family`)."""
+    from .results import load_all
+
+    stored = load_all(store.directory)
+    stored["frontier"] = {"results": store.results}
+    curve = cost_curve(stored)
+    curve = curve[curve.dataset.isin(datasets) & (curve.seconds > 0)]
+    return curve.assign(method=curve.key.map(family))
+
+
+def plot_cost_curve(curve: pd.DataFrame, datasets):
+    """Part 4's figure: accuracy against training seconds (log), one panel per dataset, the SGD
+    networks' epochs joined by lines."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(datasets), figsize=(7.5, 3.2), sharey=False, squeeze=False)
+    for ax, name in zip(axes[0], datasets):
+        part = curve[curve.dataset == name]
+        for method, group in part.groupby("method", sort=False):
+            group = group.sort_values("seconds")
+            style = "o-" if method in ("SGD MLP", "SGD CNN") else "o"
+            ax.plot(group.seconds, group.accuracy, style, ms=4, color=colour(method), label=method)
+        ax.set(xscale="log", title=NAMES[name], xlabel="training seconds (log)")
+        log_ticks(ax)
+    axes[0][0].set_ylabel("test accuracy (%)")
+    handles = {h.get_label(): h for ax in axes[0] for h in ax.get_lines()}
+    fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=4, fontsize=8, bbox_to_anchor=(0.5, -0.12))
+    fig.tight_layout()
+    return fig
+
+
+# ----------------------------------------------------------------------------- what limited us
+def limits_glues(kernel_accuracy: float, goal: float, runs: dict, datasets, widths_of: dict, seed: int,
+                 pool: int) -> dict:
+    """The values "What limited us" quotes: what the kernel limit says of a million-wide map, and
+    one pass's feature, eigendecomposition and memory cost at each dataset's widest K."""
+    million = by_sign(kernel_accuracy - goal,
+                      "the kernel limit above says such a width of this map could clear "
+                      f"{goal:.1f} %.",
+                      f"the kernel limit above says even that would not bring this map to {goal:.1f} %.",
+                      f"the kernel limit above sits exactly at {goal:.1f} %.")
+    parts = []
+    for name in datasets:
+        widest = max(widths_of[name])
+        run = runs[name, widest, pool, DEFAULT_DICTIONARY, seed, ()]
+        parts.append(f"{NAMES[name]} at K = {thousands(widest)}: {run['feature_seconds']:.0f} s for "
+                     f"{thousands(run['n_train'])} images, then {run['spectrum_seconds']:.0f} s for the "
+                     f"eigendecomposition, peak memory {run['peak_memory_gb']:.1f} GB")
+    return {"million_words": million,
+            "feature_seconds_text": "the features and sums of one pass took " + "; ".join(parts) + "."}
+
+
+# ----------------------------------------------------------------------------- figures
+def spaced(values, ratio: float = 1.6) -> list:
+    """The values of ``values`` (positive) kept for tick labels on a log axis: the smallest, then
+    each at least ``ratio`` × the last kept one (so labels of close values do not overlap)."""
+    kept = []
+    for value in sorted(set(values)):
+        if not kept or value >= ratio * kept[-1]:
+            kept.append(value)
+    return kept
+
+
+def log_ticks(ax, values=None) -> None:
+    """A log-scaled x axis labelled without overlap: at the :func:`spaced` ones of ``values`` when
+    given (each printed with :func:`~greenelm_book.report.thousands`, whose separator does not
+    break), else at the powers of ten; minor ticks are kept but never labelled."""
+    import matplotlib.ticker as ticker
+
+    if values is not None:
+        values = spaced(values)
+        ax.xaxis.set_major_locator(ticker.FixedLocator(values))
+        ax.xaxis.set_major_formatter(ticker.FixedFormatter([thousands(v) for v in values]))
+    else:
+        ax.xaxis.set_major_locator(ticker.LogLocator(base=10))
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: thousands(v) if v >= 1 else f"{v:g}"))
+    ax.xaxis.set_minor_formatter(ticker.NullFormatter())

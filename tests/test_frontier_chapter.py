@@ -1,0 +1,363 @@
+"""greenelm_book.frontier_chapter: the frontier chapter's loops, records, answer, tables, figures and
+sentences, on tiny hand-made inputs (the fits replaced by stand-ins, except one tiny stacked map),
+and the chapter's source as prose over those calls."""
+
+from __future__ import annotations
+
+import math
+import re
+from functools import partial
+from pathlib import Path
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+from greenelm_book import frontier_chapter as fc
+from greenelm_book.report import thousands
+from greenelm_book.results import ChapterResults, load_all
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def store(tmp_path):
+    return ChapterResults("frontier", "smoke", tmp_path)
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """The results cache in a throwaway folder."""
+    monkeypatch.setenv("GREENELM_CACHE", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def _put(directory: Path, chapter: str, values: dict, settings: dict | None = None) -> None:
+    """Write ``chapter``'s results ``{key: [values]}`` into ``directory`` as that chapter would."""
+    other = ChapterResults(chapter, "smoke", directory)
+    for key, runs in values.items():
+        other.record(key, runs, "%" if key.endswith("accuracy") else "s", **(settings or {}).get(key, {}))
+
+
+# ----------------------------------------------------------------------------- parameters and formatting
+def test_parameters_may_be_one_value_a_list_or_nothing():
+    assert fc.as_list(None) == [] and fc.as_list([]) == [] and fc.as_list(3) == [3] and fc.as_list((2, 3)) == [2, 3]
+    assert fc.pool_list(2) == [2] and fc.pool_list([2, 3]) == [2, 3]
+    for bad in ([], [2, 2], 0):
+        with pytest.raises(ValueError, match="pool"):
+            fc.pool_list(bad)
+    assert fc.dictionary_list("sampled") == [] and fc.dictionary_list(None) == []
+    assert fc.dictionary_list("kmeans") == ["kmeans"] == fc.dictionary_list(["sampled", "kmeans", "kmeans"])
+    with pytest.raises(ValueError, match="unknown dictionary"):
+        fc.dictionary_list(["sampled", "random"])
+
+
+def test_thousands_groups_with_a_no_break_space():
+    assert thousands(1024) == "1\u202f024" and thousands(32000.0) == "32\u202f000"
+    assert thousands(999) == "999" and thousands(0.5) == "0.5" and thousands(1234567) == "1\u202f234\u202f567"
+    assert thousands(4096, separator="") == "4096"
+
+
+def test_log_axes_label_spaced_values_without_breaking_and_no_minor_labels():
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker as ticker
+
+    assert fc.spaced([1500, 500, 1000, 1200, 3000, 3000]) == [500, 1000, 3000]
+    fig, (left, right) = plt.subplots(1, 2)
+    left.plot([500, 1200, 3000], [1, 2, 3])
+    left.set_xscale("log")
+    fc.log_ticks(left, [500, 1000, 1200, 1500, 3000])
+    fig.canvas.draw()
+    labels = [t.get_text() for t in left.get_xticklabels() if t.get_text()]
+    assert labels == ["500", "1\u202f000", "3\u202f000"]
+    assert isinstance(left.xaxis.get_minor_formatter(), ticker.NullFormatter)
+    right.plot([0.05, 2000], [1, 2])
+    right.set_xscale("log")
+    fc.log_ticks(right)
+    fig.canvas.draw()
+    labels = [t.get_text() for t in right.get_xticklabels() if t.get_text()]
+    assert "1\u202f000" in labels and "0.1" in labels and isinstance(right.xaxis.get_minor_formatter(),
+                                                                       ticker.NullFormatter)
+    plt.close(fig)
+
+
+# ----------------------------------------------------------------------------- part 2: which fits, which keys
+def test_patch_configs_gate_the_pools_and_dictionaries():
+    kwargs = dict(judged=32, wide={"cifar10": [64]}, seeds=[0, 1], seed=0, augment={"cifar10": ["flip"]})
+    plain = fc.patch_configs(["mnist", "cifar10"], [8, 32], pools=[2], dictionaries=[], **kwargs)
+    assert plain == [("mnist", 8, 2, "sampled", 0, ()), ("mnist", 32, 2, "sampled", 0, ()),
+                     ("mnist", 32, 2, "sampled", 1, ()),
+                     ("cifar10", 8, 2, "sampled", 0, ()), ("cifar10", 32, 2, "sampled", 0, ()),
+                     ("cifar10", 32, 2, "sampled", 1, ()), ("cifar10", 64, 2, "sampled", 0, ()),
+                     ("cifar10", 32, 2, "sampled", 0, ("flip",))]
+    more = fc.patch_configs(["mnist", "cifar10"], [8, 32], pools=[2, 3], dictionaries=["kmeans"], **kwargs)
+    assert more[:len(plain)] == plain                           # the main sweep first, unchanged
+    extra = more[len(plain):]
+    assert {c[:4] for c in extra} == {(n, K, p, d) for n in ("mnist", "cifar10") for K in (8, 32)
+                                      for p, d in ((3, "sampled"), (2, "kmeans"))}
+    assert sorted(c[4] for c in extra if c[1] == 32) == [0, 0, 0, 0, 1, 1, 1, 1]     # judged K: every seed
+    assert all(c[5] == () for c in extra) and all(c[1] != 64 for c in extra)          # no wide K, no augmentation
+    with pytest.raises(ValueError, match="judged_patches"):
+        fc.patch_configs(["mnist"], [8, 16], pools=[2], dictionaries=[], **kwargs)
+    assert fc.widths_of(["mnist", "cifar10"], [8, 32], {"cifar10": [64]}) == {"mnist": [8, 32], "cifar10": [8, 32, 64]}
+
+
+def _fake_readout(dataset, n_patches, seed, subset=None, pool=2, augment=(), loo_rows=3000, alpha=None,
+                  device=None, dictionary="sampled"):
+    """A stand-in for patch_readout: numbers that say what it was asked."""
+    return {"accuracy": 50.0 + n_patches / 10 + seed + (5.0 if dictionary == "kmeans" else 0.0) + pool,
+            "alpha": 0.1 if alpha is None else alpha, "n_features": 2 * n_patches * pool * pool,
+            "n_train": (subset or 60_000) * (1 + len(augment)), "fit_seconds": 1.0 + seed, "feature_seconds": 0.5,
+            "spectrum_seconds": 0.25, "peak_memory_gb": 0.9, "seed": seed, "interior": True}
+
+
+def test_fit_patches_keeps_the_cache_entries_and_passes_the_lambda_and_dictionary(monkeypatch):
+    calls = []
+
+    def memoize(name, params, compute):
+        calls.append((name, params, compute))
+        return compute(), {"cached": False}
+
+    monkeypatch.setattr("greenelm_book.results_cache.memoize", memoize)
+    monkeypatch.setattr(fc, "patch_readout", _fake_readout)
+    configs = [("mnist", 8, 2, "sampled", 0, ()), ("mnist", 8, 2, "sampled", 0, ("shift",)),
+               ("mnist", 8, 2, "kmeans", 0, ())]
+    runs = fc.fit_patches(configs, subset=100, loo_rows=50, device="cpu")
+    assert list(runs) == configs and runs[configs[1]]["alpha"] == runs[configs[0]]["alpha"] == 0.1
+    (name, sampled, compute), (_, augmented, _), (_, kmeans, kcompute) = calls
+    assert name == "frontier-patches"
+    assert sampled == {"dataset": "mnist", "n_patches": 8, "seed": 0, "subset": 100, "pool": 2, "augment": [],
+                       "loo_rows": 50, "alpha": None, "device": "cpu"}       # the params the chapter always used
+    assert augmented["augment"] == ["shift"] and augmented["alpha"] == 0.1
+    assert kmeans == {**sampled, "dictionary": "kmeans"}
+    assert isinstance(compute, partial) and "dictionary" not in compute.keywords
+    assert kcompute.keywords["dictionary"] == "kmeans"
+
+
+def _runs(configs):
+    return {c: _fake_readout(c[0], c[1], c[4], subset=100, pool=c[2], augment=c[5], dictionary=c[3])
+            for c in configs}
+
+
+def test_record_patches_writes_keys_with_the_dictionary_only_when_not_the_default(store):
+    configs = fc.patch_configs(["mnist"], [8, 32], 32, {}, [0, 1], 0, [2, 3], {"mnist": ["shift"]}, ["kmeans"])
+    records = fc.record_patches(store, _runs(configs), 100)
+    keys = sorted(store.results)
+    bases = sorted({k.rsplit("/", 1)[0] for k in keys})
+    assert bases == sorted(["mnist/patch-readout/p=5/pool=2/k=8", "mnist/patch-readout/p=5/pool=2/k=32",
+                            "mnist/patch-readout/p=5/pool=2/k=32/augment=shift",
+                            "mnist/patch-readout/p=5/pool=3/k=8", "mnist/patch-readout/p=5/pool=3/k=32",
+                            "mnist/patch-readout/p=5/pool=2/k=8/dictionary=kmeans",
+                            "mnist/patch-readout/p=5/pool=2/k=32/dictionary=kmeans"])
+    assert {k.rsplit("/", 1)[1] for k in keys} == {"accuracy", "fit-seconds", "peak-memory", "lambda"}
+    back = load_all(store.directory)["frontier"]["results"]                   # read back from the file
+    judged = back["mnist/patch-readout/p=5/pool=2/k=32/accuracy"]
+    assert judged.values == (55.2, 56.2) and judged.setting["seeds"] == [0, 1]
+    assert "dictionary" not in judged.setting and judged.setting["n_features"] == 256
+    kmeans = back["mnist/patch-readout/p=5/pool=2/k=32/dictionary=kmeans/accuracy"]
+    assert kmeans.values == (60.2, 61.2) and kmeans.setting["dictionary"] == "kmeans"
+    assert back["mnist/patch-readout/p=5/pool=3/k=8/accuracy"].setting["n_features"] == 144
+    aug = back["mnist/patch-readout/p=5/pool=2/k=32/augment=shift/fit-seconds"]
+    assert aug.values == (1.0,) and aug.setting["readout"] == "ridge at the unaugmented fit's LOO λ"
+    assert back["mnist/patch-readout/p=5/pool=2/k=8/peak-memory"].unit == "GB"
+    main = fc.main_records(records, 2)
+    assert list(main) == [("mnist", 8, ()), ("mnist", 32, ()), ("mnist", 32, ("shift",))]
+    table = fc.patch_table(main)
+    assert list(table.columns) == ["dataset", "K", "features", "augmented", "runs", "accuracy (%)", "fit (s)",
+                                   "peak memory (GB)", "LOO's λ"]
+    assert table.loc[1, "accuracy (%)"] == "55.70 ± 0.71 % (n = 2)" and table.loc[2, "augmented"] == "shift"
+    best = fc.best_patch(records, ["mnist"])
+    assert best["mnist"][0] == ("mnist", 32, 2, "kmeans", ())         # 60.7: the k-means centroids win here
+
+
+def test_comparison_table_and_sentence_and_the_gating(store):
+    (store.directory / "two").mkdir()
+    configs = fc.patch_configs(["mnist"], [8, 32], 32, {}, [0, 1], 0, [2, 3], {}, ["kmeans"])
+    records = fc.record_patches(store, _runs(configs), 100)
+    table = fc.comparison_table(records, ["mnist"], [8, 32], [2, 3], ["kmeans"])
+    assert list(table.columns[:5]) == ["dataset", "K", "sampled, pool 2 (%)", "sampled, pool 2: fit (s)",
+                                       "sampled, pool 2: memory (GB)"]
+    assert "sampled, pool 3 (%)" in table.columns and "k-means, pool 2 (%)" in table.columns
+    assert list(table["K"]) == [8, 32] and table.loc[1, "k-means, pool 2 (%)"] == "60.70 ± 0.71 % (n = 2)"
+    sentence = fc.comparison_sentence(records, ["mnist"], [8, 32], [2, 3], ["kmeans"])
+    assert sentence == ("At K = 32, the k-means centroids score MNIST 5.00 points above the sampled patches pooled "
+                        "2 × 2. At K = 32, pooling 3 × 3 scores MNIST 1.00 points above the sampled patches pooled 2 × 2.")
+    two = fc.record_patches(ChapterResults("frontier", "smoke", store.directory / "two"), _runs(
+        fc.patch_configs(["mnist", "cifar10"], [8], 8, {}, [0], 0, [2], {}, ["kmeans"])), 100)
+    assert fc.comparison_sentence(two, ["mnist", "cifar10"], [8], [2], ["kmeans"]) == (
+        "At K = 8, the k-means centroids score MNIST 5.00 points above and CIFAR-10 5.00 points above the sampled "
+        "patches pooled 2 × 2.")
+    assert fc.comparison_table(records, ["mnist"], [8, 32], [2], []) is None
+    assert fc.comparison_view(records, ["mnist"], [8, 32], [2], []) is None
+    assert fc.comparison_sentence(records, ["mnist"], [8, 32], [2], []) == "Not run in this profile."
+
+
+def test_goal_sentence_names_reached_and_missed(store):
+    configs = fc.patch_configs(["mnist", "cifar10"], [8], 8, {}, [0], 0, [2], {}, [])
+    best = fc.best_patch(fc.record_patches(store, _runs(configs), 100), ["mnist", "cifar10"])
+    assert fc.goal_sentence(best, {"mnist": 52.0, "cifar10": 60.0}) == \
+        "Reached: MNIST. Missed: CIFAR-10 (52.80 % against 60.0 %)."
+    assert fc.goal_sentence(best, {"mnist": 99.0, "cifar10": 99.0}).startswith("No goal is reached")
+
+
+# ----------------------------------------------------------------------------- the stacked map
+def test_the_stacked_section_records_nothing_when_not_asked(store):
+    assert fc.fit_stacked(store, ["mnist"], 4, [], False, seed=0, subset=100, pool=2, jitter=1e-2) == {}
+    assert store.results == {}
+    assert fc.stacked_table({}, {}, 4) is None and fc.stacked_view({}, {}, 4) is None
+    assert fc.plot_stacked({}, {}, 4) is None
+    assert fc.stacked_sentence({}, {}, 4) == "Not run in this profile."
+
+
+def test_the_stacked_map_and_its_limit_on_tiny_patch_features(store, cache):
+    configs = fc.patch_configs(["mnist"], [4], 4, {}, [0], 0, [2], {}, [])
+    main = fc.main_records(fc.record_patches(store, _runs(configs), 120), 2)
+    stacked = fc.fit_stacked(store, ["mnist"], 4, [50], True, seed=0, subset=120, pool=2, jitter=1e-2)
+    assert list(stacked) == [("mnist", 50), ("mnist", None)]
+    base = "mnist/stacked-patches/p=5/pool=2/k=4"
+    assert {k for k in store.results if "stacked" in k} == {
+        f"{base}/d=50/accuracy", f"{base}/d=50/fit-seconds", f"{base}/d=50/peak-memory", f"{base}/d=50/lambda",
+        f"{base}/arccos-kernel/accuracy", f"{base}/arccos-kernel/fit-seconds", f"{base}/arccos-kernel/peak-memory"}
+    back = load_all(store.directory)["frontier"]["results"]
+    limit = back[f"{base}/arccos-kernel/accuracy"]
+    assert 0 <= limit.mean <= 100 and limit.setting["n_features"] == 32 and limit.setting["n_train"] == 120
+    assert limit.setting["jitter"] == 1e-2 and limit.setting["mu"] > 0
+    assert back[f"{base}/d=50/accuracy"].setting["n_hidden"] == 50
+    assert back[f"{base}/d=50/fit-seconds"].mean > 0 and back[f"{base}/d=50/peak-memory"].mean > 0.01
+    (store.directory / "again").mkdir()
+    again = fc.fit_stacked(ChapterResults("frontier", "smoke", store.directory / "again"), ["mnist"], 4, [50],
+                           True, seed=0, subset=120, pool=2, jitter=1e-2)           # from the cache: the same
+    assert again["mnist", 50]["accuracy"].values == stacked["mnist", 50]["accuracy"].values
+    assert len(list(cache.rglob("frontier-stacked-*.json"))) == 2
+    table = fc.stacked_table(stacked, main, 4)
+    assert list(table.columns) == ["dataset", "model", "d", "accuracy (%)", "λ", "fit (s)", "peak memory (GB)"]
+    assert list(table["model"]) == ["patch readout alone", "stacked map", "kernel limit (d → ∞)"]
+    assert list(table["d"]) == ["—", "50", "∞"] and table.loc[2, "λ"].startswith("μ = ")
+    sentence = fc.stacked_sentence(stacked, main, 4)
+    assert sentence.startswith("MNIST: at d = 50 the stacked map is ") and "its limit is" in sentence
+    fig = fc.plot_stacked(stacked, main, 4)
+    assert [line.get_label() for line in fig.axes[0].get_lines()] == ["stacked map", "d → ∞: arc-cosine kernel",
+                                                                      "patch readout alone"]
+
+
+# ----------------------------------------------------------------------------- part 1 and its answer
+def _ultra_store(directory: Path, widths=(500, 1000, 2000, 4000)):
+    """A scaling chapter whose LOO curve lies on 80 + 2 ln(d / 500)."""
+    values = {f"mnist/green-elm/unit/ridge-loo/d={d}/accuracy": [80 + 2 * math.log(d / 500)] for d in widths}
+    values[f"mnist/green-elm/unit/ridge-loo/d={widths[-1]}/lambda"] = [100.0]
+    _put(directory, "scaling", values)
+
+
+def _fake_ultra(dataset, subset, n_hidden, seed, lambdas, loo_rows=3000):
+    return {"alpha": lambdas[1], "test_accuracy": 80 + 2 * math.log(n_hidden / 500), "interior": True,
+            "loo_rows": 50, "paths": []}
+
+
+@pytest.mark.parametrize("limit, label", [(99.0, "holds"), (95.0, "does not hold")])
+def test_ultra_wide_part_records_continues_the_curve_and_answers(store, monkeypatch, limit, label):
+    _ultra_store(store.directory)
+    monkeypatch.setattr(fc, "ultra_wide", _fake_ultra)
+    monkeypatch.setattr(fc, "kernel_limit", lambda *a, **k: {"accuracy": limit, "mu": 0.1, "jitter": 1e-6,
+                                                              "n_train": 100})
+    monkeypatch.setattr("greenelm_book.results_cache.memoize", lambda name, params, compute: (compute(), {}))
+    part = fc.ultra_wide_part(store, "mnist", [8000], subset=100, seed=0, loo_rows=50, kernel_jitter=1e-6)
+    assert part["fit_widths"] == [500, 1000, 2000, 4000] and part["held_widths"] == [8000]
+    assert store.results["mnist/green-elm/unit/ridge-loo/d=8000/lambda"].values == (100.0,)
+    assert store.results["mnist/arccos-kernel/accuracy"].values == (limit,)           # scaling did not measure it
+    assert "scaling:mnist/green-elm/unit/ridge-loo/d=4000/lambda" in store.reads
+    answer = fc.answer_ultra_wide(store, part, 98.0)
+    assert answer.verdict.label == label and answer.keys == ("mnist/green-elm/unit/ridge-loo/d=8000/accuracy",
+                                                             "mnist/arccos-kernel/accuracy")
+    assert "held-out widths 8000" in answer.verdict.detail and "reaches 98.0 % on MNIST" in answer.verdict.detail
+    glues = fc.ultra_glues(part, 98.0)
+    assert glues["d_ultra"] == "8\u202f000" and glues["lam_ultra"] == "1e+02" and glues["ultra_interior"] == "yes"
+    assert glues["ln_error_abs"] < 1e-6 and glues["gap_words"] == "above"
+    assert glues["limit_sentence"].startswith("even a million" if label == "holds" else "no width of this map")
+    assert fc.ultra_intro_glues(part) == {"ultra_name": "MNIST", "ultra_text": "8\u202f000"}
+    assert fc.plot_ultra_wide(part).axes[0].get_xscale() == "log"
+
+
+def test_ultra_wide_part_reads_a_limit_the_scaling_chapter_measured(store, monkeypatch):
+    _put(store.directory, "scaling", {**{f"mnist/green-elm/unit/ridge-loo/d={d}/accuracy": [80 + 2 * math.log(d / 500)]
+                                         for d in (500, 1000, 2000, 4000)},
+                                      "mnist/green-elm/unit/ridge-loo/d=4000/lambda": [100.0],
+                                      "mnist/arccos-kernel/accuracy": [97.5]})
+    monkeypatch.setattr(fc, "ultra_wide", _fake_ultra)
+    monkeypatch.setattr(fc, "kernel_limit", lambda *a, **k: {"accuracy": 0.0, "mu": 0.1, "jitter": 1e-6,
+                                                              "n_train": 100})
+    monkeypatch.setattr("greenelm_book.results_cache.memoize", lambda name, params, compute: (compute(), {}))
+    part = fc.ultra_wide_part(store, "mnist", [8000], subset=100, seed=0, loo_rows=50, kernel_jitter=1e-6)
+    assert part["kernel_accuracy"] == 97.5 and "mnist/arccos-kernel/accuracy" not in store.results
+    assert "scaling:mnist/arccos-kernel/accuracy" in store.reads
+    assert fc.answer_ultra_wide(store, part, 99.5).verdict.label == "does not hold"       # 97.5 < 99.5
+
+
+# ----------------------------------------------------------------------------- parity, anchors, cost curve
+def test_parity_counts_the_epochs_within_the_readouts_time(store):
+    _put(store.directory, "baselines", {
+        "mnist/sgd-mlp/e=1/train-seconds": [1.0], "mnist/sgd-mlp/e=2/train-seconds": [2.0],
+        "mnist/sgd-mlp/e=3/train-seconds": [3.0], "mnist/sgd-mlp/e=2/accuracy": [90.0],
+        "mnist/sgd-mlp/accuracy": [95.0], "mnist/sgd-mlp/train-seconds": [3.5],
+        "cifar10/sgd-mlp/e=1/train-seconds": [0.5], "cifar10/sgd-mlp/e=1/accuracy": [38.0],
+        "cifar10/sgd-mlp/accuracy": [40.0],
+        "cifar10/sgd-mlp/train-seconds": [0.6], "cifar10/sgd-cnn/e=1/train-seconds": [9.0],
+        "cifar10/sgd-cnn/accuracy": [60.0], "cifar10/sgd-cnn/train-seconds": [10.0]},
+        {"cifar10/sgd-mlp/accuracy": {"epochs": 1}})
+    configs = [("mnist", 8, 2, "sampled", 1, ()), ("cifar10", 8, 2, "sampled", 1, ())]   # fit 2.0 s each
+    best = fc.best_patch(fc.record_patches(store, _runs(configs), 100), ["mnist", "cifar10"])
+    rows = fc.parity_rows(store, best)
+    assert [(r["dataset"], r["SGD model"], r["SGD epochs in that time"]) for r in rows] == [
+        ("MNIST", "SGD MLP", 2), ("CIFAR-10", "SGD MLP", 1), ("CIFAR-10", "SGD CNN", 0)]
+    assert rows[0]["SGD then (%)"] == 90.0 and rows[1]["SGD then (%)"] == 40.0 and math.isnan(rows[2]["SGD then (%)"])
+    assert list(fc.parity_table(rows).columns) == ["dataset", "one-shot readout (%)", "its fit (s)", "SGD model",
+                                                   "SGD epochs in that time", "SGD then (%)", "SGD full run (%)",
+                                                   "SGD full run (s)"]
+    assert fc.parity_sentence(rows) == (
+        "The one-shot readout beats the SGD network's full run on CIFAR-10 (against the SGD MLP: 53.80 % against "
+        "40.00 %, its fit taking 3.3× the SGD run's time). It does not on MNIST (against the SGD MLP: 53.80 % "
+        "against 95.00 %, its fit taking 0.6× the SGD run's time); CIFAR-10 (against the SGD CNN: 53.80 % "
+        "against 60.00 %, its fit taking 0.2× the SGD run's time).")
+    anchors = fc.anchor_table(best)
+    assert list(anchors.columns) == ["dataset", "published method", "source", "published (%)",
+                                     "ours, best one-shot (%)"]
+    assert set(anchors["dataset"]) == {"MNIST", "CIFAR-10"} and set(anchors["ours, best one-shot (%)"]) == {53.8}
+
+
+def test_cost_curve_families_and_this_chapters_results(store):
+    assert fc.family("cifar10/stacked-patches/p=6/pool=2/k=32/d=200") == "stacked map"
+    assert fc.family("cifar10/patch-readout/p=6/pool=2/k=32/dictionary=kmeans") == "patch readout"
+    assert fc.family("cifar10/sgd-cnn/e=3") == "SGD CNN" and fc.family("mnist/green-elm/unit/x") == "Green-ELM"
+    _put(store.directory, "baselines", {"mnist/sgd-mlp/accuracy": [90.0], "mnist/sgd-mlp/train-seconds": [2.0],
+                                        "svhn/sgd-mlp/accuracy": [90.0], "svhn/sgd-mlp/train-seconds": [2.0]})
+    fc.record_patches(store, _runs([("mnist", 8, 2, "sampled", 0, ())]), 100)
+    curve = fc.chapter_cost_curve(store, ["mnist"])
+    assert sorted(curve.method) == ["SGD MLP", "patch readout"] and set(curve.dataset) == {"mnist"}
+    fig = fc.plot_cost_curve(curve, ["mnist"])
+    assert fig.axes[0].get_xscale() == "log"
+
+
+def test_limits_glues_quote_the_widest_fit(store):
+    configs = fc.patch_configs(["mnist"], [8, 32], 32, {}, [0], 0, [2], {}, [])
+    glues = fc.limits_glues(91.5, 99.5, _runs(configs), ["mnist"], {"mnist": [8, 32]}, 0, 2)
+    assert glues["million_words"] == "the kernel limit above says even that would not bring this map to 99.5 %."
+    assert glues["feature_seconds_text"] == ("the features and sums of one pass took MNIST at K = 32: 0 s for "
+                                             "100 images, then 0 s for the eigendecomposition, peak memory 0.9 GB.")
+    assert fc.patch_intro_glues(2, 1000, {"mnist": ["shift"], "cifar10": []}, ["mnist", "cifar10"]) == {
+        "pool_text": "2 × 2", "pool_cells": "4", "loo_text": "1\u202f000",
+        "augment_text": "MNIST: the four one-pixel shifts"}
+
+
+# ----------------------------------------------------------------------------- the chapter's source
+def test_the_chapter_is_prose_over_calls():
+    import jupytext
+
+    nb = jupytext.read(ROOT / "notebooks" / "frontier.py", fmt="py:percent")
+    code = [c for c in nb.cells if c.cell_type == "code" and "parameters" not in c.metadata.get("tags", [])]
+    for cell in code:
+        lines = [line for line in cell.source.splitlines() if line.strip()]
+        assert len(lines) <= 15, cell.source
+        assert not re.search(r"^\s*def |\blambda\b|\bMODULES\b|modules=", cell.source, re.M), cell.source
+    params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    for name in ("dictionary", "pool", "stacked_widths", "stacked_limit", "wide_patches", "seeds"):
+        assert re.search(rf"^{name} = ", params.source, re.M), name
