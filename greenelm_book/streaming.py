@@ -186,8 +186,6 @@ def latency_words(ratio_keys: dict, costs: UpdateCosts) -> dict:
         "speedup_numpy": median,
         "speedup_numpy_q1": float(np.percentile(numpy_ratio, 25)),
         "speedup_numpy_q3": float(np.percentile(numpy_ratio, 75)),
-        "listing3_numpy_s": costs.medians[("listing3", "numpy")],
-        "ours_numpy_s": costs.medians[("cholesky", "numpy")],
         "floor_s": costs.floor_seconds,
         "ours_over_floor": costs.over_floor(),
         "gemm_gflops": costs.gemm_flops_per_second / 1e9,

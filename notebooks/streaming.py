@@ -92,6 +92,7 @@ warnings.filterwarnings("ignore", category=TqdmWarning)  # no progress widgets i
 from greenelm_book import streaming as st
 from greenelm_book.report import glue, set_style, show_table
 from greenelm_book.results import ChapterResults
+from greenelm_book.shown import glue_result
 from greenelm_book.streaming_bench import available_backends, streaming_benchmark
 
 set_style()
@@ -134,17 +135,20 @@ show_table(st.ratio_frame(ratio_keys, costs), digits=2)
 # %% tags=["remove-cell"]
 for name, value in st.latency_words(ratio_keys, costs).items():
     glue(name, value)
+for name, method in (("listing3_numpy_text", "listing3"), ("ours_numpy_text", "cholesky")):
+    glue_result(store, name, update_keys["backbone", method, "numpy"].key, form="median", digits=3)
 
 # %% [markdown]
-# On NumPy, listing 3's update takes a median {glue:text}`listing3_numpy_s:.3f` s per batch and
-# ours {glue:text}`ours_numpy_s:.3f` s: on the same batches ours is {glue:text}`speedup_words`
+# On NumPy, listing 3's update takes {glue:text}`listing3_numpy_text` per batch and
+# ours {glue:text}`ours_numpy_text`: on the same batches ours is {glue:text}`speedup_words`
 # listing 3's (the median of the per-batch ratio, listing 3 / ours, is
 # {glue:text}`speedup_numpy:.2f`; interquartile range from {glue:text}`speedup_numpy_q1:.2f` to
 # {glue:text}`speedup_numpy_q3:.2f`). The FLOP counts ({glue:text}`flops_listing3:.2f` GFLOP
 # against {glue:text}`flops_ours:.2f` GFLOP per update) alone predict a ratio of
 # {glue:text}`flop_ratio:.1f`; the measured ratio is {glue:text}`flop_words` that, since both
-# updates also move the $d\times d$ matrix $P$ through memory. {glue:text}`torch_sentence` At the measured GEMM rate ({glue:text}`gemm_gflops:.0f` GFLOP/s)
-# our update's FLOPs need at least {glue:text}`floor_s:.3f` s; we are at
+# updates also move the $d\times d$ matrix $P$ through memory. {glue:text}`torch_sentence` At the rate of the update's own product, a $d\times d$ by
+# $d\times B$ GEMM timed in the same process ({glue:text}`gemm_gflops:.0f` GFLOP/s; a narrower product than
+# the square GEMM whose rate the {doc}`hardware` chapter states), our update's FLOPs need at least {glue:text}`floor_s:.3f` s; we are at
 # {glue:text}`ours_over_floor:.2f` times that floor.
 
 # %%
