@@ -162,6 +162,15 @@ def _wrap(words: list[str], width: int = 64) -> str:
     return " \\\n    ".join(lines)
 
 
+def _sorted_deep(value):
+    """``value`` with every dict, at any depth, in key order (lists keep theirs)."""
+    if isinstance(value, Mapping):
+        return {k: _sorted_deep(v) for k, v in sorted(value.items())}
+    if isinstance(value, list):
+        return [_sorted_deep(v) for v in value]
+    return value
+
+
 def rerun_box(name: str, meta: Mapping[str, Any], nb=None) -> str:
     """The MyST text of the folded *Re-run this chapter* box for chapter ``name`` from its
     provenance ``meta`` (the notebook's ``greenelm`` metadata): the runner's command, the papermill
@@ -170,8 +179,8 @@ def rerun_box(name: str, meta: Mapping[str, Any], nb=None) -> str:
     profile = meta["profile"]
     # sorted: the provenance is read back from JSON in another order than the run wrote it, and
     # the box must be the same whether the runner or the build made it
-    params = dict(sorted((meta.get("parameters") or {}).items()))
-    overrides = dict(sorted((meta.get("overrides") or {}).items()))
+    params = _sorted_deep(meta.get("parameters") or {})
+    overrides = _sorted_deep(meta.get("overrides") or {})
     out = PROFILE_OUT.get(profile, "DIR")
     runner = _wrap(["python -m greenelm_book.runner run", f"--profile {profile}", f"--out {out}",
                     f"--chapter {name}",

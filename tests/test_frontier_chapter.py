@@ -1,6 +1,5 @@
 """greenelm_book.frontier_chapter: the frontier chapter's loops, records, answer, tables, figures and
-sentences, on tiny hand-made inputs (the fits replaced by stand-ins, except one tiny stacked map),
-and the chapter's source as prose over those calls."""
+sentences, on tiny hand-made inputs (the fits replaced by stand-ins, except one tiny stacked map)."""
 
 from __future__ import annotations
 
@@ -15,7 +14,6 @@ matplotlib.use("Agg")
 from greenelm_book import frontier_chapter as fc
 from greenelm_book.report import thousands
 from greenelm_book.results import ChapterResults, load_all
-
 
 
 @pytest.fixture
