@@ -96,9 +96,10 @@ data = {"dataset": "cifar10", "n_train": n_train, "n_test": n_test}
 #
 # `greenelm_book.backbones.extract` runs the images through the frozen network in batches (under
 # `torch.inference_mode`) and caches the (N, k) features on disk, keyed by the backbone, the SHA-256
-# of its weights, the preprocessing and the images' bytes. At the full profile the 60,000 images at
-# 224 px were extracted once, by `python -m greenelm_book.backbones efficientnet_lite0`, before this
-# chapter ran; the time shown is the one measured then and stored with the features.
+# of its weights, the preprocessing and the images' bytes. The 60,000 images are extracted once:
+# whichever run needs them first computes them (this chapter, the {doc}`streaming chapter <streaming>`, which
+# reads the same entry, or `python -m greenelm_book.backbones efficientnet_lite0`), and the time
+# shown is the one measured then and stored with the features.
 
 # %%
 net = get_backbone(backbone_name, device=device, image_size=image_size)
