@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from . import paper
-from .report import Verdict, by_sign, colour, judge_qualitative, judge_value, not_comparable
+from .report import (Verdict, by_sign, colour, judge_qualitative, judge_value, not_comparable, spread_text,
+                     thousands)
 from .results_cache import memoize
 from .scaling import (calibrate_complexity, calibrate_per_seed, fit_hypothesis, held_out_test, model_residuals,
                       spectral_entropy, wide_ridge_paths)
@@ -49,7 +50,7 @@ ANCHOR = "mnist"
 
 def spaced(d: int) -> str:
     """A width as the prose prints it, thousands separated by a thin space: ``16 000``."""
-    return f"{int(d):,}".replace(",", "\u2009")
+    return thousands(int(d), "\u2009")
 
 
 def elm_key(name: str, d: int, quantity: str = "accuracy", solver: str = "cholesky") -> str:
@@ -464,7 +465,7 @@ def table3_verdicts(store, calib: dict) -> pd.DataFrame:
 
 def slopes_text(slopes: dict) -> str:
     """``"MNIST 1.23 ± 0.05; Fashion ..."``: each dataset's per-seed slope, mean ± sd."""
-    return "; ".join(f"{SHORT[n]} {r.mean:.2f} ± {r.sd:.2f}" if r.n > 1 else f"{SHORT[n]} {r.mean:.2f}"
+    return "; ".join(f"{SHORT[n]} {spread_text(r)}"
                      for n, r in slopes.items())
 
 

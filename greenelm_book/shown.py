@@ -18,6 +18,7 @@ import ast
 import html
 import json
 import re
+import statistics
 from pathlib import Path
 
 import pandas as pd
@@ -33,14 +34,14 @@ FORMS = ("mean", "spread", "median")
 
 def result_text(values, form: str = "mean", digits: int = 2, unit: str = "") -> str:
     """The text a page prints for runs ``values`` (n,): their mean, mean ± sd or median with IQR,
-    ``digits`` decimals (``unit`` only for the median form, which names it)."""
+    ``digits`` decimals (``unit``, the result's, is printed by the median form only)."""
     if form not in FORMS:
         raise ValueError(f"form must be one of {FORMS}, got {form!r}")
     values = [float(v) for v in values]
     if not values:
         raise ValueError("a result with no runs has no text to show")
     if form == "mean":
-        return spread_text([sum(values) / len(values)], digits)
+        return f"{statistics.fmean(values):.{digits}f}"
     if form == "spread":
         return spread_text(values, digits)
     return median_text(values, unit, digits)
@@ -49,7 +50,7 @@ def result_text(values, form: str = "mean", digits: int = 2, unit: str = "") -> 
 def _entry(store, key: str, chapter: str | None, form: str, digits: int) -> dict:
     chapter = chapter or store.chapter
     result = store.get(chapter, key)
-    text = result_text(result.values, form, digits, result.unit if form == "median" else "")
+    text = result_text(result.values, form, digits, result.unit)
     return {"chapter": chapter, "key": key, "form": form, "digits": int(digits), "text": text}
 
 
@@ -139,8 +140,7 @@ def page_disagreements(notebook: str | Path, results: str | Path) -> list[str]:
         if result is None:
             problems.append(f"{where} is shown but no longer recorded")
             continue
-        now = result_text(result.values, entry["form"], entry["digits"],
-                          result.unit if entry["form"] == "median" else "")
+        now = result_text(result.values, entry["form"], entry["digits"], result.unit)
         if entry["printed"] != now:
             problems.append(f"{where} printed as {entry['printed']!r}, the store gives {now!r}")
     return problems

@@ -1,5 +1,5 @@
 """greenelm_book.scaling_chapter: the scaling chapter's records, answers and tables, on tiny hand-made
-inputs (no Green-ELM is fitted here), and the notebook's shape (prose over calls)."""
+inputs (no Green-ELM is fitted here)."""
 
 from __future__ import annotations
 
