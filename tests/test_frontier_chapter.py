@@ -4,7 +4,9 @@ sentences, on tiny hand-made inputs (the fits replaced by stand-ins, except one 
 from __future__ import annotations
 
 import math
+import re
 from functools import partial
+from pathlib import Path
 
 import matplotlib
 import pytest
@@ -15,6 +17,7 @@ from greenelm_book import frontier_chapter as fc
 from greenelm_book.report import thousands
 from greenelm_book.results import ChapterResults, load_all
 
+ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture
 def store(tmp_path):
@@ -341,3 +344,18 @@ def test_limits_glues_quote_the_widest_fit(store):
     assert fc.patch_intro_glues(2, 1000, {"mnist": ["shift"], "cifar10": []}, ["mnist", "cifar10"]) == {
         "pool_text": "2 × 2", "pool_cells": "4", "loo_text": "1\u202f000",
         "augment_text": "MNIST: the four one-pixel shifts"}
+
+
+# ----------------------------------------------------------------------------- the chapter's source
+def test_the_chapter_is_prose_over_calls():
+    import jupytext
+
+    nb = jupytext.read(ROOT / "notebooks" / "frontier.py", fmt="py:percent")
+    code = [c for c in nb.cells if c.cell_type == "code" and "parameters" not in c.metadata.get("tags", [])]
+    for cell in code:
+        lines = [line for line in cell.source.splitlines() if line.strip()]
+        assert len(lines) <= 15, cell.source
+        assert not re.search(r"^\s*def |\blambda\b|\bMODULES\b|modules=", cell.source, re.M), cell.source
+    params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    for name in ("dictionary", "pool", "stacked_widths", "stacked_limit", "wide_patches", "seeds"):
+        assert re.search(rf"^{name} = ", params.source, re.M), name
