@@ -16,14 +16,16 @@ training accuracies).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from . import paper
+from . import verdicts
 from .report import (Verdict, by_sign, colour, judge_qualitative, judge_value, not_comparable, spread_text,
                      thousands)
+from .comparability import comparability
 from .results_cache import memoize
 from .scaling import (calibrate_complexity, calibrate_per_seed, fit_hypothesis, held_out_test, model_residuals,
                       spectral_entropy, wide_ridge_paths)
@@ -61,11 +63,6 @@ def elm_key(name: str, d: int, quantity: str = "accuracy", solver: str = "choles
 def unmeasured(what: str, profile: str) -> Verdict:
     """The answer for a claim whose widths this profile does not run (the smoke profile)."""
     return Verdict("inconclusive", "", f"{what} not measured in the {profile} profile")
-
-
-def outcome_of(count: int, total: int):
-    """A qualitative test's outcome from how many of ``total`` cases pass: True, False or "partly"."""
-    return True if count == total else (False if count == 0 else "partly")
 
 
 # ------------------------------------------------------------------ the chapter's parameters
@@ -344,7 +341,8 @@ def held_out_summary(tests: dict) -> dict:
     n_log = sum(t.log_error <= t.saturating_error for t in tests.values())
     return {"errors_text": "; ".join(f"{SHORT[n]} {t.log_error:.2f} against {t.saturating_error:.2f}"
                                      for n, t in tests.items()),
-            "n_log": n_log, "outcome": outcome_of(n_log, len(tests)),
+            "n_log": n_log,
+            "outcome": verdicts.all_some_none(t.log_error <= t.saturating_error for t in tests.values()),
             "verdict_text": by_sign(n_log - len(tests) / 2,
                                     "ln d predicts at least as well as the saturating law on most datasets",
                                     "the saturating law predicts better than ln d on most datasets")}
@@ -362,28 +360,31 @@ def answer_log_law(store, plan: ScalingPlan, summary: dict) -> None:
               for law in ("ln-d", "saturating")])
 
 
-def doubling_gains(curve: pd.DataFrame, datasets: list, widths: list) -> tuple[pd.DataFrame, dict]:
-    """The gain (points) of each successive widening of the mean curves, and per dataset whether the
-    gains shrink throughout. Returns (rows: dataset, from d, to d, gain (points); {dataset: bool})."""
-    rows, shrinking = [], {}
+def doubling_gains(curve: pd.DataFrame, datasets: list, widths: list) -> pd.DataFrame:
+    """The gain (points) of each successive widening of the mean curves: rows of dataset, from d, to d,
+    gain (points)."""
+    rows = []
     pairs = list(zip(widths[:-1], widths[1:]))
     for name in datasets:
         means = curve[curve.dataset == name].set_index("d")["mean"]
-        gains = [means[b] - means[a] for a, b in pairs]
-        shrinking[name] = all(g2 < g1 for g1, g2 in zip(gains[:-1], gains[1:]))
-        rows.extend({"dataset": SHORT[name], "from d": a, "to d": b, "gain (points)": g}
-                    for (a, b), g in zip(pairs, gains))
-    return pd.DataFrame(rows), shrinking
+        rows.extend({"dataset": SHORT[name], "from d": a, "to d": b, "gain (points)": means[b] - means[a]}
+                    for a, b in pairs)
+    return pd.DataFrame(rows)
 
 
-def answer_diminishing_returns(store, plan: ScalingPlan, acc: dict, shrinking: dict) -> None:
-    """The claim of diminishing returns: the gains of successive widenings shrink on every dataset."""
-    n_shrink = sum(shrinking.values())
-    store.answer("diminishing_returns", judge_qualitative(
-        outcome_of(n_shrink, len(plan.datasets)),
-        test=f"the gain of each successive widening over d = {plan.all_widths} shrinks, on every dataset",
-        ours=f"shrinks throughout on {n_shrink} of {len(plan.datasets)} datasets"),
-        keys=[acc[n, d].key for n in plan.datasets for d in plan.all_widths])
+def accuracy_curves(acc: dict, datasets: list, widths: list) -> dict:
+    """{dataset: [runs at each of ``widths`` whose result is comparable with the paper's setting]}: the
+    curves the shared tests of :mod:`greenelm_book.verdicts` take, as the scorecard takes them."""
+    curves = {n: [acc[n, d].values for d in widths if comparability(acc[n, d].key).comparable] for n in datasets}
+    return {n: runs for n, runs in curves.items() if len(runs) >= 2}
+
+
+def answer_diminishing_returns(store, plan: ScalingPlan, acc: dict) -> None:
+    """The claim of diminishing returns, by the shared test :func:`~greenelm_book.verdicts.gains_shrink`
+    over d = ``plan.all_widths`` (the scorecard's test of the same claim)."""
+    store.answer("diminishing_returns",
+                 verdicts.gains_shrink(accuracy_curves(acc, plan.datasets, plan.all_widths)),
+                 keys=[acc[n, d].key for n in plan.datasets for d in plan.all_widths])
 
 
 def doubling_table(rows: pd.DataFrame, datasets: list) -> pd.DataFrame:
@@ -475,13 +476,6 @@ def our_model_miss(curves: dict, widths: list) -> float:
     return worst_model_miss(calibrate_complexity(widths, means), widths, means)
 
 
-def flatter_than_anchor(slopes: dict, datasets: list) -> list:
-    """The datasets whose mean slope is below MNIST's, when every slope is positive (else none)."""
-    if not all(r.mean > 0 for r in slopes.values()):
-        return []
-    return [n for n in datasets if n != ANCHOR and slopes[ANCHOR].mean > slopes[n].mean]
-
-
 def answer_slope_claims(store, calib: dict, slopes: dict, datasets: list, our_miss: float,
                         paper_miss: float) -> None:
     """The complexity-index model (within 1 point of every non-anchor point?), MNIST steepest,
@@ -491,25 +485,27 @@ def answer_slope_claims(store, calib: dict, slopes: dict, datasets: list, our_mi
         test="the calibrated α ln d / C + β (global β) must pass within 1 point of every non-anchor point",
         ours=f"misses by up to {our_miss:.1f} points on our curves, {paper_miss:.1f} on the paper's"),
         keys=[r.key for r in calib.values()])
-    steeper = flatter_than_anchor(slopes, datasets)
-    slope_keys = [s.key for s in slopes.values()]
-    store.answer("mnist_alpha_high_others_dampened", judge_qualitative(
-        outcome_of(len(steeper), 2),
-        test="every slope is positive and MNIST's mean per-seed slope exceeds each other dataset's (C > 1 means a "
-             "flatter curve)",
-        ours=f"C (Fashion-MNIST) = {calib['C_fashion-mnist'].mean:.2f}, C (CIFAR-10 raw) = "
-             f"{calib['C_cifar10'].mean:.2f}; MNIST steeper than {len(steeper)} of 2"), keys=slope_keys)
-    store.answer("slope_inverse_to_complexity", judge_qualitative(
-        outcome_of(len(steeper), 2),
-        test="C is defined as α/m, so slope ∝ 1/C is an identity; the content is whether the datasets the paper "
-             "calls complex (Fashion-MNIST, CIFAR-10) have flatter slopes than MNIST",
-        ours=f"flatter than MNIST: {', '.join(SHORT[n] for n in steeper) or 'neither'}"), keys=slope_keys)
-    gap = slopes["mnist"].mean - slopes["cifar10"].mean
-    store.answer("scaling_slopes_diverge", judge_qualitative(
-        bool(all(r.mean > 0 for r in slopes.values()) and gap > 0),
-        test="every slope is positive and MNIST's per-unit-ln-d slope exceeds CIFAR-10's (raw pixels; the backbone "
-             "curve is in the CIFAR-10 chapter)",
-        ours=f"MNIST − CIFAR-10 slope = {gap:+.2f} points per ln d"), keys=[slopes["mnist"].key, slopes["cifar10"].key])
+    store.answer("mnist_alpha_high_others_dampened", flatter_than_anchor(slopes, datasets, extra=(
+        f"C (Fashion-MNIST) = {calib['C_fashion-mnist'].mean:.2f}, C (CIFAR-10 raw) = {calib['C_cifar10'].mean:.2f}")),
+        keys=[slopes[n].key for n in datasets])
+    identity = flatter_than_anchor(slopes, datasets)
+    store.answer("slope_inverse_to_complexity", replace(identity, detail=(
+        f"{identity.detail} (C is defined as α/m, so slope ∝ 1/C is an identity; the content is whether the datasets "
+        "the paper calls complex have flatter slopes than MNIST)")), keys=[slopes[n].key for n in datasets])
+    pair = [ANCHOR, "cifar10"]
+    store.answer("scaling_slopes_diverge", flatter_than_anchor(slopes, pair), keys=[slopes[n].key for n in pair])
+
+
+def flatter_than_anchor(slopes: dict, datasets: list, extra: str = "") -> Verdict:
+    """The shared :func:`~greenelm_book.verdicts.flatter_than_anchor` (anchor MNIST) on the per-seed
+    slopes of those ``datasets`` whose slope is comparable with the paper's (the scorecard's test);
+    "not comparable" when MNIST or every other dataset is left out. ``extra`` is appended to ``ours``."""
+    kept = [n for n in datasets if comparability(slopes[n].key).comparable]
+    note = "".join(f"; {SHORT[n]} left out: {comparability(slopes[n].key).reason}" for n in datasets if n not in kept)
+    if ANCHOR not in kept or len(kept) < 2:
+        return Verdict("not comparable", extra, f"no dataset's slope to compare with MNIST's{note}")
+    verdict = verdicts.flatter_than_anchor({n: slopes[n].values for n in kept}, ANCHOR)
+    return replace(verdict, ours="; ".join(filter(None, [verdict.ours, extra])), detail=verdict.detail + note)
 
 
 # ------------------------------------------------------------------ the hypothesis
@@ -777,27 +773,19 @@ def record_train_accuracy(store, plan: ScalingPlan, widest: dict) -> tuple[pd.Da
     return pd.DataFrame(rows), rising
 
 
-def rising_test_accuracy(acc: dict, datasets: list, widths: list) -> dict:
-    """Per dataset: does the mean test accuracy rise with every widening over ``widths``?"""
-    return {n: bool(np.all(np.diff([acc[n, d].mean for d in widths]) > 0)) for n in datasets}
-
-
-def answer_separability(store, plan: ScalingPlan, acc: dict, rising_train: dict, rising_test: dict) -> None:
-    """Cover's theorem (training accuracy never falls as d grows) and d correlating with separability
-    (test accuracy rises with every widening)."""
-    n_train, n_test, total = sum(rising_train.values()), sum(rising_test.values()), len(plan.datasets)
+def answer_separability(store, plan: ScalingPlan, acc: dict, rising_train: dict) -> None:
+    """Cover's theorem (training accuracy never falls as d grows, on all / some / no datasets) and d
+    correlating with separability (the shared :func:`~greenelm_book.verdicts.rises_throughout`)."""
+    n_train, total = sum(rising_train.values()), len(plan.datasets)
     store.answer("cover_expansion_separability", judge_qualitative(
-        outcome_of(n_train, total),
+        verdicts.all_some_none(rising_train.values()),
         test="training accuracy of the ridge readout (the share of training samples it separates) never falls as d "
              f"grows over {plan.all_widths}",
         ours=f"never falls on {n_train} of {total} datasets"),
         keys=[elm_key(n, d, "train-accuracy") for n in plan.datasets for d in plan.all_widths])
-    store.answer("d_correlates_with_separability", judge_qualitative(
-        outcome_of(n_test, total),
-        test=f"test accuracy at λ = 1e-3 rises with every widening over {plan.all_widths} (the 98.1 % peak is the "
-             "figure point judged above)",
-        ours=f"rises throughout on {n_test} of {total} datasets"),
-        keys=[acc[n, d].key for n in plan.datasets for d in plan.all_widths])
+    store.answer("d_correlates_with_separability",
+                 verdicts.rises_throughout(accuracy_curves(acc, plan.datasets, plan.all_widths)),
+                 keys=[acc[n, d].key for n in plan.datasets for d in plan.all_widths])
 
 
 def train_table(rows: pd.DataFrame, datasets: list) -> pd.DataFrame:
@@ -829,12 +817,27 @@ def parity_rows(kernel: dict, tests: dict, plan: ScalingPlan) -> tuple[pd.DataFr
     return pd.DataFrame(rows), short_of
 
 
-def answer_parity(store, plan: ScalingPlan, kernel: dict, short_of: list) -> None:
-    """The "predictable path to parity": every dataset's ceiling must reach the figure's baseline."""
-    store.answer("predictable_path_to_parity", judge_qualitative(
-        not short_of, test="the ceiling (the exact d → ∞ accuracy of the arc-cosine kernel where computed, else the "
-                           "asymptote of the saturating law fitted on the paper's widths, an extrapolation) must "
-                           "reach the figure's SGD/CNN baseline",
-        ours=f"ceiling below the baseline on {', '.join(short_of) or 'no dataset'}"),
-        keys=[f"{n}/arccos-kernel/accuracy" for n in kernel]
-             + [f"{n}/green-elm/unit/cholesky/saturating-fit/asymptote" for n in plan.datasets if n not in kernel])
+def ceiling_keys(kernel: dict, datasets: list) -> dict:
+    """{dataset: the store key of its ceiling}: the kernel limit where computed, else the saturating asymptote."""
+    return {n: f"{n}/arccos-kernel/accuracy" if n in kernel else f"{n}/green-elm/unit/cholesky/saturating-fit/asymptote"
+            for n in datasets}
+
+
+def answer_parity(store, plan: ScalingPlan, kernel: dict) -> None:
+    """The "predictable path to parity", by the shared :func:`~greenelm_book.verdicts.reaches_reference`:
+    each ceiling (:func:`ceiling_keys`) against the figure's SGD/CNN baseline, on the datasets whose
+    ceiling is comparable with the paper's setting (the scorecard's test of the same claim); "not
+    comparable" when none is."""
+    keys = ceiling_keys(kernel, plan.datasets)
+    comparable = {n: k for n, k in keys.items() if comparability(k).comparable}
+    note = "".join(f"; {SHORT[n]} left out: {comparability(k).reason}" for n, k in keys.items() if n not in comparable)
+    if comparable:
+        verdict = verdicts.reaches_reference({n: store.results[k].values for n, k in comparable.items()},
+                                             paper.FIG_SCALING_BASELINES, "figure's SGD/CNN baseline")
+        verdict = replace(verdict, detail=f"{verdict.detail}; the ceiling is the exact d → ∞ accuracy of the "
+                                          f"arc-cosine kernel where computed, else the saturating law's asymptote, "
+                                          f"an extrapolation{note}")
+    else:
+        verdict = Verdict("not comparable", "", f"no dataset's ceiling is comparable{note}")
+    store.answer("predictable_path_to_parity", verdict, keys=list(comparable.values()) or list(keys.values()))
+

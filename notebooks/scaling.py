@@ -196,8 +196,8 @@ show_table(sc.held_out_table(held_tests, plan), digits=2, integers=["d"])
 # opposite of ln d (constant gain per doubling). Gain of each doubling of d (mean curves):
 
 # %% tags=["remove-cell"]
-doubling_rows, shrinking = sc.doubling_gains(curve, datasets, plan.all_widths)
-sc.answer_diminishing_returns(store, plan, acc, shrinking)
+doubling_rows = sc.doubling_gains(curve, datasets, plan.all_widths)
+sc.answer_diminishing_returns(store, plan, acc)
 
 # %%
 show_table(sc.doubling_table(doubling_rows, datasets), digits=2, integers=["from d", "to d"])
@@ -357,10 +357,9 @@ show_table(cond_rows, integers=["d"])
 
 # %% tags=["remove-cell"]
 train_rows, rising_train = sc.record_train_accuracy(store, plan, widest)
-rising_test = sc.rising_test_accuracy(acc, datasets, plan.all_widths)
-sc.answer_separability(store, plan, acc, rising_train, rising_test)
+sc.answer_separability(store, plan, acc, rising_train)
 parity, short_of = sc.parity_rows(kernel, held_tests, plan)
-sc.answer_parity(store, plan, kernel, short_of)
+sc.answer_parity(store, plan, kernel)
 glue("short_of", ", ".join(short_of) or "no dataset")
 
 # %% [markdown]

@@ -24,8 +24,6 @@ MAX_LINES = 15
 WAITING = {
     "random_features": "rewrite in greenelm_book.random_features; re-apply by reverting 6f3ec38",
     "baselines": "rewrite in greenelm_book.baselines; re-apply by reverting 580b293",
-    "scaling": "rewrite in greenelm_book.scaling_chapter; re-apply by reverting 76b8319",
-    "frontier": "rewrite in greenelm_book.frontier_chapter; re-apply by reverting ac8de1a",
 }
 _FUNCTION = re.compile(r"^\s*(async\s+)?def\s|\blambda\b", re.M)
 
