@@ -343,9 +343,16 @@ def held_out_summary(tests: dict) -> dict:
                                      for n, t in tests.items()),
             "n_log": n_log,
             "outcome": verdicts.all_some_none(t.log_error <= t.saturating_error for t in tests.values()),
-            "verdict_text": by_sign(n_log - len(tests) / 2,
-                                    "ln d predicts at least as well as the saturating law on most datasets",
-                                    "the saturating law predicts better than ln d on most datasets")}
+            "verdict_text": law_count_text(n_log, len(tests))}
+
+
+def law_count_text(n_log: int, total: int) -> str:
+    """The held-out test in words, led by the law that predicts better on more datasets, with the count."""
+    def datasets(n):
+        return "every dataset" if n == total else ("no dataset" if n == 0 else f"{n} of {total} datasets")
+    if 2 * n_log >= total:
+        return f"ln d predicts at least as well as the saturating law on {datasets(n_log)}"
+    return f"the saturating law predicts better than ln d on {datasets(total - n_log)}"
 
 
 def answer_log_law(store, plan: ScalingPlan, summary: dict) -> None:

@@ -177,6 +177,10 @@ def test_held_out_test_records_and_answers(store, laws, label):
     assert asymptote.setting["fit_widths"] == WIDE[:4] and asymptote.setting["law"] == "a - b d^-c"
     summary = sc.held_out_summary(tests)
     assert summary["n_log"] == laws.count("log")
+    assert summary["verdict_text"] == {3: "ln d predicts at least as well as the saturating law on every dataset",
+                                       0: "the saturating law predicts better than ln d on every dataset",
+                                       1: "the saturating law predicts better than ln d on 2 of 3 datasets"}[
+                                           laws.count("log")]
     sc.answer_log_law(store, plan, summary)
     answer = store.answers["accuracy_near_logarithmic_in_d"]
     assert answer.verdict.label == label and f"ln d no worse on {laws.count('log')} of 3" in answer.verdict.ours
