@@ -244,14 +244,14 @@ def scaling_findings(store: Store) -> dict:
             "limit_cifar_words": by_sign(cifar_limit - FIG_SCALING_BASELINES["cifar10"], "above", "below")}
 
 
-def _best_patch(store: Store, dataset: str) -> tuple[Result, int, Result]:
-    """The most accurate patch readout of ``dataset`` (no augmentation): accuracy, K, fit seconds."""
-    found = store.matching(rf"{re.escape(dataset)}/patch-readout/p=\d+/pool=\d+/k=\d+/accuracy")
-    if not found:
-        raise KeyError(f"no patch readout of {dataset} in {store.directory}")
-    key = max(found, key=lambda k: found[k].mean)
-    seconds = store.get(key.replace("/accuracy", "/fit-seconds"))
-    return found[key], int(re.search(r"/k=(\d+)/", key).group(1)), seconds
+def _best_patch(store: Store, dataset: str) -> tuple[Result, str, Result]:
+    """The best patch readout of ``dataset`` by the frontier chapter's rule
+    (:func:`~greenelm_book.frontier_chapter.best_patch_key`): accuracy, its configuration in words, fit seconds."""
+    from .frontier_chapter import best_patch_key, configuration_text
+
+    key = best_patch_key(store.results, dataset)
+    return store.get(key), configuration_text(store.get(key).setting), store.get(key.removesuffix("accuracy")
+                                                                               + "fit-seconds")
 
 
 def frontier_findings(store: Store) -> dict:
@@ -259,8 +259,9 @@ def frontier_findings(store: Store) -> dict:
     Green-ELM on raw pixels and the book's SGD CNN; the ridge baseline without a random layer."""
     out = {}
     for name, dataset in (("mnist", "mnist"), ("fashion", "fashion-mnist"), ("cifar", "cifar10")):
-        acc, k, seconds = _best_patch(store, dataset)
-        out.update({f"patch_{name}": acc.mean, f"patch_{name}_k": f"{k:,}", f"patch_{name}_s": seconds.mean})
+        acc, configuration, seconds = _best_patch(store, dataset)
+        out.update({f"patch_{name}": acc.mean, f"patch_{name}_config": configuration,
+                    f"patch_{name}_s": seconds.mean})
     cnn = store.get("cifar10/sgd-cnn/accuracy")
     out.update(cnn_acc=cnn.mean, cnn_s=store.get("cifar10/sgd-cnn/train-seconds").mean,
                patch_vs_cnn=abs(out["patch_cifar"] - cnn.mean),

@@ -20,6 +20,7 @@ records nothing and says :data:`NOT_RUN`.
 
 from __future__ import annotations
 
+import re
 import time
 from functools import partial
 
@@ -371,11 +372,41 @@ def plot_patches(records: dict, datasets, widths_of: dict, judged: int, augment:
     return fig
 
 
+def best_of(candidates: dict):
+    """The best of ``candidates`` ({id: (accuracy %, fit seconds)}): the most accurate, a tie going to
+    the faster fit. The one rule for "the best patch readout", here and in the conclusion."""
+    return max(candidates, key=lambda c: (candidates[c][0], -candidates[c][1]))
+
+
 def best_patch(records: dict, datasets) -> dict:
-    """Each dataset's most accurate patch configuration (any K, pool, dictionary or augmentation):
-    {dataset: ((dataset, K, pool, dictionary, augment), record)}; the first recorded wins a tie."""
-    return {name: max(((key, rec) for key, rec in records.items() if key[0] == name),
-                      key=lambda item: item[1]["accuracy"].mean) for name in datasets}
+    """Each dataset's best patch configuration (any K, pool, dictionary or augmentation; :func:`best_of`):
+    {dataset: ((dataset, K, pool, dictionary, augment), record)}."""
+    out = {}
+    for name in datasets:
+        mine = {key: rec for key, rec in records.items() if key[0] == name}
+        key = best_of({k: (rec["accuracy"].mean, rec["fit"].mean) for k, rec in mine.items()})
+        out[name] = (key, mine[key])
+    return out
+
+
+def best_patch_key(results: dict, dataset: str) -> str:
+    """The accuracy key of ``dataset``'s best patch readout among a store's ``results`` ({key: Result},
+    the fit seconds beside each accuracy), by :func:`best_of`."""
+    pattern = re.compile(rf"{re.escape(dataset)}/patch-readout/p=\d+/pool=\d+/k=\d+(/[^/]+)*/accuracy")
+    found = [key for key in results if pattern.fullmatch(key)]
+    if not found:
+        raise KeyError(f"no patch readout of {dataset} among the results")
+    return best_of({key: (results[key].mean, results[key.removesuffix("accuracy") + "fit-seconds"].mean)
+                    for key in found})
+
+
+def configuration_text(setting: dict) -> str:
+    """A patch readout's configuration from its result's setting, e.g. "K = 1 024 k-means patches,
+    3 × 3 pooling, with the mirror image"."""
+    pool, augment = setting["pool"], setting.get("augment") or []
+    text = (f"K = {thousands(setting['n_patches'])} {WORDS[setting.get('dictionary', DEFAULT_DICTIONARY)]} patches, "
+            f"{pool} × {pool} pooling")
+    return text + (", with " + " and ".join(AUGMENT_WORDS[a] for a in augment) if augment else "")
 
 
 def goal_sentence(best: dict, goals: dict) -> str:

@@ -142,7 +142,7 @@ display(Markdown(verdict_markdown(results_dir(profile))))
 #
 # - **A frozen map built for images.** The same one-shot readout on whitened random patches
 #   (`greenelm.RandomPatchFeatures`: no backpropagation, no pretrained weights) reaches
-#   {glue:text}`patch_cifar:.2f` % on CIFAR-10 with K = {glue:text}`patch_cifar_k` patches, in one
+#   {glue:text}`patch_cifar:.2f` % on CIFAR-10 ({glue:text}`patch_cifar_config`), in one
 #   {glue:text}`patch_cifar_s:.0f` s fit on the book's CPU, {glue:text}`patch_vs_cnn:.2f` points
 #   {glue:text}`patch_vs_cnn_words` the book's SGD-trained CNN ({glue:text}`cnn_acc:.2f` % after
 #   {glue:text}`cnn_s:.0f` s of training; Green-ELM on raw pixels: {glue:text}`acc_cifar_raw:.2f` %). On MNIST it reaches

@@ -167,6 +167,17 @@ def test_record_patches_writes_keys_with_the_dictionary_only_when_not_the_defaul
     assert table.loc[1, "accuracy (%)"] == "55.70 ± 0.71 % (n = 2)" and table.loc[2, "augmented"] == "shift"
     best = fc.best_patch(records, ["mnist"])
     assert best["mnist"][0] == ("mnist", 32, 2, "kmeans", ())         # 60.7: the k-means centroids win here
+    key = fc.best_patch_key(back, "mnist")                             # the conclusion's reading of the store
+    assert key == "mnist/patch-readout/p=5/pool=2/k=32/dictionary=kmeans/accuracy"
+    assert fc.configuration_text(back[key].setting) == "K = 32 k-means patches, 2 × 2 pooling"
+    assert fc.configuration_text(aug.setting) == "K = 32 sampled patches, 2 × 2 pooling, with the four one-pixel shifts"
+    with pytest.raises(KeyError, match="no patch readout of cifar10"):
+        fc.best_patch_key(back, "cifar10")
+
+
+def test_the_best_is_the_most_accurate_and_a_tie_goes_to_the_faster_fit():
+    assert fc.best_of({"a": (90.0, 10.0), "b": (91.0, 50.0), "c": (91.0, 20.0)}) == "c"
+    assert fc.best_of({"a": (90.0, 10.0)}) == "a"
 
 
 def test_comparison_table_and_sentence_and_the_gating(store):
