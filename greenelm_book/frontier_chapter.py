@@ -410,12 +410,16 @@ def configuration_text(setting: dict) -> str:
 
 
 def goal_sentence(best: dict, goals: dict) -> str:
-    """Which goals the best readouts reach and which they miss, and by how much."""
+    """The best readout of each dataset with its configuration, then which goals they reach and which
+    they miss, and by how much."""
     datasets = list(best)
+    found = "The best readouts: " + "; ".join(
+        f"{NAMES[n]} {best[n][1]['accuracy'].mean:.2f} % ({configuration_text(best[n][1]['accuracy'].setting)})"
+        for n in datasets) + ". "
     reached = [NAMES[n] for n in datasets if best[n][1]["accuracy"].mean >= goals[n]]
     missed = [f"{NAMES[n]} ({best[n][1]['accuracy'].mean:.2f} % against {goals[n]:.1f} %)" for n in datasets
               if best[n][1]["accuracy"].mean < goals[n]]
-    return (("Reached: " + ", ".join(reached) + ". " if reached else "No goal is reached at these widths. ")
+    return found + (("Reached: " + ", ".join(reached) + ". " if reached else "No goal is reached at these widths. ")
             + ("Missed: " + "; ".join(missed) + "." if missed else ""))
 
 
