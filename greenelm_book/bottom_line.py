@@ -15,7 +15,6 @@ width they used, and the paper's value they compare with is the one printed for 
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 import statistics
@@ -25,6 +24,7 @@ from .paper import (CLAIMS, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS,
                     TABLE_IV, TABLE_VI)
 from .report import by_sign
 from .results import Result, load_all
+from .shown import glued_value
 
 __all__ = ["HEADLINE_PAGE", "Store", "accuracy_findings", "speed_findings", "inconsistency_findings",
            "scaling_findings", "frontier_findings", "streaming_findings", "scale_out_findings",
@@ -391,12 +391,8 @@ def rendered_text(notebook: str | Path) -> str:
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
             name = output.get("metadata", {}).get("scrapbook", {}).get("name")
-            plain = output.get("data", {}).get("application/papermill.record/text/plain")
-            if name and plain is not None:
-                try:
-                    glued[name] = ast.literal_eval(plain)
-                except (ValueError, SyntaxError):
-                    glued[name] = plain
+            if name and (value := glued_value(output)) is not None:
+                glued[name] = value
 
     def value(match):
         name, spec = match.group(1), match.group(2) or ""

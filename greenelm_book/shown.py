@@ -110,6 +110,19 @@ def _cell_text(table_html: str, row: int, column: int) -> str | None:
     return html.unescape(match.group(1)).strip() if match else None
 
 
+def glued_value(output: dict):
+    """The value a glue output of an executed notebook carries: papermill's record read back as a
+    Python literal (its text when it is not one); ``None`` for an output that is not a glue."""
+    plain = output.get("data", {}).get(_TEXT)
+    if plain is None:
+        return None
+    plain = "".join(plain)
+    try:
+        return ast.literal_eval(plain)
+    except (ValueError, SyntaxError):
+        return plain
+
+
 def shown_entries(notebook: str | Path) -> list[dict]:
     """Every stored result an executed page shows: its metadata entry plus ``printed``, the text
     the page actually carries (the glued value, or the table cell's text)."""
@@ -123,8 +136,7 @@ def shown_entries(notebook: str | Path) -> list[dict]:
                 if "row" in entry:
                     printed = _cell_text("".join(data.get("text/html", "")), entry["row"], entry["column"])
                 else:
-                    plain = "".join(data.get(_TEXT, "")) or None
-                    printed = ast.literal_eval(plain) if plain is not None else None
+                    printed = glued_value(output)
                 found.append({**entry, "printed": printed})
     return found
 
