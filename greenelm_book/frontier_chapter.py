@@ -82,13 +82,14 @@ def dictionary_list(dictionary) -> list[str]:
 
 
 def feature_device() -> str | None:
-    """Where the patch features are computed: ``"cpu"`` through torch when it is installed (its
-    elementwise steps run on every core), else None (NumPy)."""
+    """Where the patch features are computed: ``"cuda"`` through torch when a GPU is present, else
+    None, NumPy (on two CPU cores its strip map runs 1.9–4.8× faster than torch's CPU path:
+    ``benchmarks/patches``)."""
     try:
-        import torch  # noqa: F401
+        import torch
     except ImportError:
         return None
-    return "cpu"
+    return "cuda" if torch.cuda.is_available() else None
 
 
 # ----------------------------------------------------------------------------- part 1: ultra wide

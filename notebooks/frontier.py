@@ -69,7 +69,7 @@ set_style()
 seed_list = list(range(seed, seed + seeds))
 pools, dictionaries = fc.pool_list(pool), fc.dictionary_list(dictionary)
 patch_loo_rows = min(loo_rows, patch_subset or loo_rows)
-device = fc.feature_device()             # the features' elementwise work runs threaded in torch
+device = fc.feature_device()             # NumPy on a CPU, torch on a GPU when there is one
 
 # %% [markdown]
 # ## 1. The paper's map in the ultra-wide regime
@@ -118,8 +118,8 @@ fc.answer_ultra_wide(store, ultra, goals[ultra_dataset])
 # norm, are the filters. Every image is then mapped to its K responses at every position, split into
 # $\max(0, z - t)$ and $\max(0, -z - t)$ (t = 0.25) and mean-pooled over a
 # {glue:text}`pool_text` grid: $2 \cdot K \cdot$ {glue:text}`pool_cells` features, in blocks of 8
-# images, each block one GEMM (computed by the map's torch path on the CPU when torch is installed:
-# its elementwise steps run on both cores, NumPy's on one). The readout is the library's: float32
+# images, each block one GEMM (computed by the map's NumPy path, which on these two cores outruns its
+# torch CPU path, as `benchmarks/patches` measures; by torch when a GPU is present). The readout is the library's: float32
 # feature blocks gathered into blocks of thousands of rows and summed into the normal equations, one eigendecomposition of $H^\top H$, λ by exact LOO on {glue:text}`loo_text`
 # random training rows (`RidgePath.leave_one_out(..., sample=True)`), test accuracy at that λ.
 # Augmented copies of the training images ({glue:text}`augment_text`) are folded into the same

@@ -51,6 +51,14 @@ def test_parameters_may_be_one_value_a_list_or_nothing():
         fc.dictionary_list(["sampled", "random"])
 
 
+def test_features_run_in_numpy_on_a_cpu_and_in_torch_on_a_gpu(monkeypatch):
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert fc.feature_device() is None
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert fc.feature_device() == "cuda"
+
+
 def test_thousands_groups_with_a_no_break_space():
     assert thousands(1024) == "1\u202f024" and thousands(32000.0) == "32\u202f000"
     assert thousands(999) == "999" and thousands(0.5) == "0.5" and thousands(1234567) == "1\u202f234\u202f567"
