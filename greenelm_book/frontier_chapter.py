@@ -785,3 +785,15 @@ def log_ticks(ax, values=None) -> None:
         ax.xaxis.set_major_locator(ticker.LogLocator(base=10))
         ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: thousands(v) if v >= 1 else f"{v:g}"))
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+
+
+def stacked_limit_text(limit: bool) -> str:
+    """What the stacked section says of the stacked map's d → ∞ limit: how it is computed, or that
+    this run leaves it out (``limit``: the profile's ``stacked_limit``)."""
+    if limit:
+        return ("As in part 1, no width of this stacked map can do better than its d → ∞ limit: kernel ridge "
+                "with the arc-cosine kernel of the same W, b on all training rows, factorised in float32 with a "
+                "vanishing ridge.")
+    return ("Its d → ∞ limit (kernel ridge with the arc-cosine kernel of the same W, b on all training rows: an "
+            "N × N factorisation per dataset) is not computed in this run; the profile's `stacked_limit` "
+            "switches it on.")

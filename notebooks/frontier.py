@@ -176,17 +176,17 @@ fc.comparison_view(records, patch_datasets, patch_widths, pools, dictionaries)
 glue("comparison_sentence", fc.comparison_sentence(records, patch_datasets, patch_widths, pools, dictionaries))
 
 # %% [markdown]
-# ### The paper's map stacked on the patch features, and its limit
+# ### The paper's map stacked on the patch features
 #
 # Green-ELM's random layer can take the patch features as its input instead of the pixels: each
 # dataset's features at the judged K (sampled filters, the main pooling grid), standardised on the
 # training images, go through $\mathrm{relu}(FW + b)$ with $W \sim \mathcal N(0, 2/F)$,
-# $b \sim \mathcal N(0, 1)$, then the ridge readout with λ by exact GCV. As in part 1, no width of
-# this stacked map can do better than its $d \to \infty$ limit: kernel ridge with the arc-cosine
-# kernel of the same W, b on all training rows, factorised in float32 with a vanishing ridge. Fit
-# time counts the patch map and the standardisation with each fit.
+# $b \sim \mathcal N(0, 1)$, then the ridge readout with λ by exact GCV.
+# {glue:text}`stacked_limit_text` Fit time counts the patch map and the standardisation with each
+# fit.
 
 # %% tags=["remove-cell"]
+glue("stacked_limit_text", fc.stacked_limit_text(stacked_limit))
 stacked = fc.fit_stacked(store, patch_datasets, judged_patches, stacked_widths, stacked_limit, seed=seed,
                          subset=patch_subset, pool=pools[0], jitter=kernel_jitter)
 

@@ -220,6 +220,11 @@ def test_goal_sentence_names_reached_and_missed(store):
 
 
 # ----------------------------------------------------------------------------- the stacked map
+def test_the_stacked_section_says_whether_its_limit_was_computed():
+    assert fc.stacked_limit_text(True).startswith("As in part 1, no width of this stacked map can do better")
+    assert "is not computed in this run" in fc.stacked_limit_text(False)
+
+
 def test_the_stacked_section_records_nothing_when_not_asked(store):
     assert fc.fit_stacked(store, ["mnist"], 4, [], False, seed=0, subset=100, pool=2, jitter=1e-2) == {}
     assert store.results == {}
