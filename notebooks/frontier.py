@@ -186,7 +186,7 @@ glue("comparison_sentence", fc.comparison_sentence(records, patch_datasets, patc
 # fit.
 
 # %% tags=["remove-cell"]
-glue("stacked_limit_text", fc.stacked_limit_text(stacked_limit))
+glue("stacked_limit_text", fc.stacked_limit_text(stacked_limit, stacked_widths))
 stacked = fc.fit_stacked(store, patch_datasets, judged_patches, stacked_widths, stacked_limit, seed=seed,
                          subset=patch_subset, pool=pools[0], jitter=kernel_jitter)
 

@@ -221,8 +221,9 @@ def test_goal_sentence_names_reached_and_missed(store):
 
 # ----------------------------------------------------------------------------- the stacked map
 def test_the_stacked_section_says_whether_its_limit_was_computed():
-    assert fc.stacked_limit_text(True).startswith("As in part 1, no width of this stacked map can do better")
-    assert "is not computed in this run" in fc.stacked_limit_text(False)
+    assert fc.stacked_limit_text(True, [200]).startswith("As in part 1, no width of this stacked map can do better")
+    assert "is not computed in this run" in fc.stacked_limit_text(False, [2000])
+    assert fc.stacked_limit_text(False, []).startswith("This run fits neither the stacked map nor its d → ∞ limit")
 
 
 def test_the_stacked_section_records_nothing_when_not_asked(store):
