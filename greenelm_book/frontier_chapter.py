@@ -791,12 +791,12 @@ def stacked_limit_text(limit: bool, widths=()) -> str:
     """What the stacked section says of what this run fits: the stacked map at ``widths`` and, with
     ``limit`` (the profile's ``stacked_limit``), its d → ∞ limit; or that it fits neither."""
     if not list(widths) and not limit:
-        return ("This run fits neither the stacked map nor its d → ∞ limit (the profile's `stacked_widths` and "
-                "`stacked_limit` switch them on; the smoke profile runs both on a thousand images).")
+        return ("This run fits neither the stacked map nor its d → ∞ limit (the profile's stacked_widths and "
+                "stacked_limit switch them on; the smoke profile runs both on a thousand images).")
     if limit:
         return ("As in part 1, no width of this stacked map can do better than its d → ∞ limit: kernel ridge "
                 "with the arc-cosine kernel of the same W, b on all training rows, factorised in float32 with a "
                 "vanishing ridge.")
     return ("Its d → ∞ limit (kernel ridge with the arc-cosine kernel of the same W, b on all training rows: an "
-            "N × N factorisation per dataset) is not computed in this run; the profile's `stacked_limit` "
+            "N × N factorisation per dataset) is not computed in this run; the profile's stacked_limit "
             "switches it on.")

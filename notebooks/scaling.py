@@ -194,8 +194,8 @@ show_table(sc.held_out_table(held_tests, plan), digits=2, integers=["d"])
 #
 # The paper also says the gain per doubling shrinks ("a law of diminishing returns"), which is the
 # opposite of ln d (constant gain per doubling). Gain of each doubling of d (mean curves; the
-# verdict, the scorecard's test of diminishing returns, reads CIFAR-10 raw's curve only up to
-# d = 4000, where it is still comparable with the paper's):
+# verdict, the scorecard's test of diminishing returns, judges MNIST's and Fashion-MNIST's: CIFAR-10
+# raw's curve is not comparable with the paper's):
 
 # %% tags=["remove-cell"]
 doubling_rows = sc.doubling_gains(curve, datasets, plan.all_widths)
