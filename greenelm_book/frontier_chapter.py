@@ -428,7 +428,8 @@ def goal_sentence(best: dict, goals: dict) -> str:
 def comparison_table(records: dict, datasets, widths, pools, dictionaries) -> pd.DataFrame | None:
     """Sampled against each further dictionary, and the main pool against each further pool, at
     ``widths``: one row per (dataset, K) with each variant's accuracy (mean ± sd over its runs, the
-    same seeds) and its fit seconds and peak memory. None when neither is fitted."""
+    same seeds) and its fit seconds (peak memory stays in the store: the table must fit the page's
+    column). None when neither is fitted."""
     variants = [(pools[0], DEFAULT_DICTIONARY, f"sampled, pool {pools[0]}")]
     variants += [(p, DEFAULT_DICTIONARY, f"sampled, pool {p}") for p in pools[1:]]
     variants += [(pools[0], d, f"{WORDS.get(d, d)}, pool {pools[0]}") for d in dictionaries]
@@ -442,7 +443,6 @@ def comparison_table(records: dict, datasets, widths, pools, dictionaries) -> pd
                 rec = records[name, K, pool, dictionary, ()]
                 row[f"{label} (%)"] = ours_text(rec["accuracy"].values)
                 row[f"{label}: fit (s)"] = rec["fit"].mean
-                row[f"{label}: memory (GB)"] = rec["memory"].mean
             rows.append(row)
     return pd.DataFrame(rows)
 

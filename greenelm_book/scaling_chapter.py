@@ -846,5 +846,5 @@ def answer_parity(store, plan: ScalingPlan, kernel: dict) -> None:
                                           f"an extrapolation{note}")
     else:
         verdict = Verdict("not comparable", "", f"no dataset's ceiling is comparable{note}")
-    store.answer("predictable_path_to_parity", verdict, keys=list(comparable.values()) or list(keys.values()))
+    store.answer("predictable_path_to_parity", verdict, keys=list(keys.values()))
 

@@ -194,7 +194,7 @@ def test_comparison_table_and_sentence_and_the_gating(store):
     records = fc.record_patches(store, _runs(configs), 100)
     table = fc.comparison_table(records, ["mnist"], [8, 32], [2, 3], ["kmeans"])
     assert list(table.columns[:5]) == ["dataset", "K", "sampled, pool 2 (%)", "sampled, pool 2: fit (s)",
-                                       "sampled, pool 2: memory (GB)"]
+                                       "sampled, pool 3 (%)"]
     assert "sampled, pool 3 (%)" in table.columns and "k-means, pool 2 (%)" in table.columns
     assert list(table["K"]) == [8, 32] and table.loc[1, "k-means, pool 2 (%)"] == "60.70 ± 0.71 % (n = 2)"
     sentence = fc.comparison_sentence(records, ["mnist"], [8, 32], [2, 3], ["kmeans"])
