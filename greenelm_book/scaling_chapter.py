@@ -492,27 +492,28 @@ def answer_slope_claims(store, calib: dict, slopes: dict, datasets: list, our_mi
         test="the calibrated α ln d / C + β (global β) must pass within 1 point of every non-anchor point",
         ours=f"misses by up to {our_miss:.1f} points on our curves, {paper_miss:.1f} on the paper's"),
         keys=[r.key for r in calib.values()])
-    store.answer("mnist_alpha_high_others_dampened", flatter_than_anchor(slopes, datasets, extra=(
-        f"C (Fashion-MNIST) = {calib['C_fashion-mnist'].mean:.2f}, C (CIFAR-10 raw) = {calib['C_cifar10'].mean:.2f}")),
-        keys=[slopes[n].key for n in datasets])
-    identity = flatter_than_anchor(slopes, datasets)
-    store.answer("slope_inverse_to_complexity", replace(identity, detail=(
-        f"{identity.detail} (C is defined as α/m, so slope ∝ 1/C is an identity; the content is whether the datasets "
+    flatter = comparable_flatter_than_anchor(slopes, datasets)         # one test, two claims
+    c_text = f"C (Fashion-MNIST) = {calib['C_fashion-mnist'].mean:.2f}, C (CIFAR-10 raw) = {calib['C_cifar10'].mean:.2f}"
+    store.answer("mnist_alpha_high_others_dampened", replace(
+        flatter, ours="; ".join(filter(None, [flatter.ours, c_text]))), keys=[slopes[n].key for n in datasets])
+    store.answer("slope_inverse_to_complexity", replace(flatter, detail=(
+        f"{flatter.detail} (C is defined as α/m, so slope ∝ 1/C is an identity; the content is whether the datasets "
         "the paper calls complex have flatter slopes than MNIST)")), keys=[slopes[n].key for n in datasets])
     pair = [ANCHOR, "cifar10"]
-    store.answer("scaling_slopes_diverge", flatter_than_anchor(slopes, pair), keys=[slopes[n].key for n in pair])
+    store.answer("scaling_slopes_diverge", comparable_flatter_than_anchor(slopes, pair),
+                 keys=[slopes[n].key for n in pair])
 
 
-def flatter_than_anchor(slopes: dict, datasets: list, extra: str = "") -> Verdict:
+def comparable_flatter_than_anchor(slopes: dict, datasets: list) -> Verdict:
     """The shared :func:`~greenelm_book.verdicts.flatter_than_anchor` (anchor MNIST) on the per-seed
     slopes of those ``datasets`` whose slope is comparable with the paper's (the scorecard's test);
-    "not comparable" when MNIST or every other dataset is left out. ``extra`` is appended to ``ours``."""
+    "not comparable" when MNIST or every other dataset is left out."""
     kept = [n for n in datasets if comparability(slopes[n].key).comparable]
     note = "".join(f"; {SHORT[n]} left out: {comparability(slopes[n].key).reason}" for n in datasets if n not in kept)
     if ANCHOR not in kept or len(kept) < 2:
-        return Verdict("not comparable", extra, f"no dataset's slope to compare with MNIST's{note}")
+        return Verdict("not comparable", "", f"no dataset's slope to compare with MNIST's{note}")
     verdict = verdicts.flatter_than_anchor({n: slopes[n].values for n in kept}, ANCHOR)
-    return replace(verdict, ours="; ".join(filter(None, [verdict.ours, extra])), detail=verdict.detail + note)
+    return replace(verdict, detail=verdict.detail + note)
 
 
 # ------------------------------------------------------------------ the hypothesis
