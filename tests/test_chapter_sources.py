@@ -21,10 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 MAX_LINES = 15
 #: chapter -> why its committed notebook still holds code (the rewrite is tested and waits to be executed)
-WAITING = {
-    "random_features": "rewrite in greenelm_book.random_features; re-apply by reverting 6f3ec38",
-    "baselines": "rewrite in greenelm_book.baselines; re-apply by reverting 580b293",
-}
+WAITING: dict[str, str] = {}
 _FUNCTION = re.compile(r"^\s*(async\s+)?def\s|\blambda\b", re.M)
 
 
