@@ -114,18 +114,68 @@ def _dump(nodes) -> str:
     return "\n".join(ast.dump(_Normalise().visit(copy.deepcopy(n)), include_attributes=False) for n in nodes)
 
 
-def _function_nodes(tree: ast.Module, code: types.CodeType) -> list[ast.AST]:
-    """The ``def`` or lambda(s) of ``code`` in ``tree`` (by name and first line)."""
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _scope_children(body):
+    """The definitions and lambdas of one scope: its statements, nested compound statements
+    (``if``/``try``/``with``/loops) included, but not the insides of nested defs, classes or lambdas."""
+    stack = list(body)
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, (*_DEFS, ast.Lambda)):
+            yield node
+            if isinstance(node, ast.Lambda):
+                continue
+            in_this_scope = list(node.decorator_list)      # decorators and defaults run here
+            if not isinstance(node, ast.ClassDef):
+                in_this_scope += [*node.args.defaults, *[d for d in node.args.kw_defaults if d]]
+            stack[:0] = in_this_scope
+            continue
+        stack[:0] = list(ast.iter_child_nodes(node))
+
+
+def _scope_nodes(tree: ast.Module, qualname: str) -> list[ast.AST]:
+    """The definitions or lambdas named by ``qualname`` (``f``, ``C.m``, ``f.<locals>.g``,
+    ``f.<locals>.<lambda>``), found by their nesting, not by line numbers."""
+    scopes: list = [tree]
+    for part in qualname.split("."):
+        if part == "<locals>":
+            continue
+        found = []
+        for scope in scopes:
+            body = scope.body if isinstance(scope, (ast.Module, *_DEFS)) else [scope.body]
+            for node in _scope_children(body):
+                if part == "<lambda>" and isinstance(node, ast.Lambda):
+                    found.append(node)
+                elif isinstance(node, _DEFS) and node.name == part:
+                    found.append(node)
+        scopes = found
+    return scopes
+
+
+def _function_nodes(tree: ast.Module, code: types.CodeType, qualname: str | None = None) -> list[ast.AST]:
+    """The ``def`` or lambda of ``code`` in ``tree``: by its qualified name (so lines inserted or
+    removed elsewhere in the file, even while a computation runs, find the same node), and by its
+    first line among several of the same name (redefinitions, lambdas of one scope) or when
+    ``qualname`` is borrowed (a ``functools.wraps`` wrapper carries its wrapped function's)."""
     first = code.co_firstlineno
+    if qualname and qualname.rsplit(".", 1)[-1] == code.co_name:   # not a wrapper's borrowed name
+        candidates = [n for n in _scope_nodes(tree, qualname)
+                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+        if len(candidates) == 1:
+            return candidates
+        by_line = [n for n in candidates if first in _first_lines(n)]
+        if by_line:
+            return by_line
     if code.co_name == "<lambda>":
         return [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and n.lineno == first]
-    found = []
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == code.co_name:
-            lines = {n.lineno} | ({n.decorator_list[0].lineno} if n.decorator_list else set())
-            if first in lines:
-                found.append(n)
-    return found
+    return [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.name == code.co_name and first in _first_lines(n)]
+
+
+def _first_lines(node) -> set[int]:
+    return {node.lineno} | ({node.decorator_list[0].lineno} if getattr(node, "decorator_list", None) else set())
 
 
 def _class_nodes(tree: ast.Module, qualname: str) -> list[ast.ClassDef]:
@@ -377,7 +427,7 @@ class _Walk:
         self.seen.add(("code", code))
         label = f"{func.__module__}.{func.__qualname__}"
         tree = _tree(code.co_filename, func.__globals__)
-        nodes = _function_nodes(tree, code) if tree is not None else []
+        nodes = _function_nodes(tree, code, func.__qualname__) if tree is not None else []
         closure = {}
         for name, cell in zip(code.co_freevars, func.__closure__ or ()):
             try:

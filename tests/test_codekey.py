@@ -168,3 +168,32 @@ def test_the_books_computations_reach_the_code_their_old_module_lists_missed():
     units = code_fingerprint(lambda: wide_ridge_paths())["units"]
     assert "greenelm_book.experiments.accumulate_wide" in units
     assert any(unit.startswith("greenelm.solvers.") for unit in units)
+
+
+def test_lines_inserted_above_a_loaded_function_or_lambda_keep_its_key(package, tmp_path):
+    """The walk reads the source on disk, which may have been edited since the module was loaded
+    (a long chapter run while someone edits the package): functions and lambdas are found by their
+    qualified names, so lines inserted above them change no key (by line, the lookup would miss
+    and fall back to the bytecode, whose key differs)."""
+    main = MAIN + """
+
+def make():
+    return lambda: helper(3)
+"""
+    compute = package(main=main)
+    lam = compute.__globals__["make"]()
+    before, lam_before = key(compute), key(lam)
+    source = tmp_path / "pkgs" / PACKAGE / "main.py"
+    source.write_text(source.read_text().replace("def compute():", "def inserted(x):\n    return x\n\n\ndef compute():"))
+    assert key(compute) == before and key(lam) == lam_before      # the modules in memory are the old ones
+    assert f"{PACKAGE}.main.make.<locals>.<lambda>" in code_fingerprint(lam)["units"]
+
+
+def test_the_nth_of_several_lambdas_in_one_scope_is_told_apart_by_its_line(package):
+    main = MAIN + """
+
+PAIR = (lambda: helper(1),
+        lambda: helper(2))
+"""
+    first, second = package(main=main, attribute="PAIR")
+    assert key(first) != key(second)
