@@ -40,10 +40,13 @@ import json
 import math
 import os
 import shlex
+import shutil
 import tempfile
 import time
 from pathlib import Path
 from typing import Any, Mapping
+
+from greenelm._cachefiles import remove_stale_temporaries, temp_prefix
 
 from .freshness import results_sha256
 from .results_cache import COMPUTE_LOG_ENV
@@ -314,7 +317,7 @@ def _umask() -> int:
 def _atomic_write_nb(nb, path: Path) -> None:
     import nbformat
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp.ipynb")
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temp_prefix(path.name), suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             nbformat.write(nb, fh)
@@ -352,6 +355,7 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
         raise FileNotFoundError(f"chapter {name}: no source {src}")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(out_dir)     # left by runs that were killed mid-write
     final, failed = out_dir / f"{name}.ipynb", out_dir / f"{name}.failed.ipynb"
 
     text = src.read_bytes()
@@ -369,9 +373,7 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
     with tempfile.TemporaryDirectory(prefix=f"greenelm-{name}-") as tmpdir:
         inp = Path(tmpdir) / f"{name}.ipynb"
         nbformat.write(nb, inp)
-        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{name}.", suffix=".tmp.ipynb")
-        os.close(fd)
-        tmp = Path(tmp)
+        tmp = Path(tmpdir) / f"{name}.out.ipynb"     # papermill's output while it runs
         results_env = os.environ.get("GREENELM_RESULTS_DIR")
         log_env = os.environ.get(COMPUTE_LOG_ENV)
         os.environ["GREENELM_RESULTS_DIR"] = str((out_dir / "results").resolve())
@@ -450,4 +452,4 @@ def _keep_failed(tmp: Path, failed: Path, src: Path) -> None:
         _stamp_papermill(nb, src, failed)
         _atomic_write_nb(nb, failed)
     except Exception:
-        os.replace(tmp, failed)
+        shutil.move(tmp, failed)

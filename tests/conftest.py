@@ -83,10 +83,10 @@ def pytest_configure(config):
 
 
 def pytest_ignore_collect(collection_path, config):
-    """Keep nbval away from the runner's by-products: partial notebooks of failed runs
-    (``<name>.failed.ipynb``) and in-flight temporary outputs (``.<name>.*.tmp.ipynb``)."""
+    """Keep nbval away from the runner's partial notebooks of failed runs (``<name>.failed.ipynb``;
+    its in-flight temporaries end in ``.tmp``, not ``.ipynb``)."""
     name = collection_path.name
-    if name.endswith(".failed.ipynb") or (name.startswith(".") and name.endswith(".tmp.ipynb")):
+    if name.endswith(".failed.ipynb"):
         return True
     return None
 

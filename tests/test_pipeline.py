@@ -415,3 +415,22 @@ def test_book_config_links_the_repository_only_when_told(monkeypatch):
     monkeypatch.setenv(REPOSITORY_ENV, "github.com/someone")
     with pytest.raises(ValueError, match=REPOSITORY_ENV):
         book_config()
+
+
+def test_a_run_removes_the_temporaries_of_killed_runs_and_no_others(tiny_project, tmp_path):
+    """A runner killed mid-write leaves its temporary beside the notebooks; the next run into that
+    folder removes it (its writer is dead), and keeps a live writer's temporary and other files."""
+    from greenelm._cachefiles import writer_id
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    killed = tmp_path / f".tiny.ipynb.{writer_id()}-{int(dead.stdout)}-abc123.tmp"
+    live = tmp_path / f".tiny.ipynb.{writer_id()}-{os.getpid()}-def456.tmp"
+    other = tmp_path / ".tiny.notes.tmp"
+    for path in (killed, live, other):
+        path.write_text("partial")
+    execute.execute_chapter("tiny", "smoke", tmp_path, notebooks_dir=tiny_project.notebooks,
+                            params_dir=tiny_project.params, progress=False)
+    assert not killed.exists(), "a dead writer's temporary must be removed"
+    assert live.read_text() == "partial" and other.read_text() == "partial"
+    assert (tmp_path / "tiny.ipynb").is_file()
