@@ -44,6 +44,7 @@ from tqdm import tqdm
 from greenelm._validation import check_choice, check_positive_int
 from greenelm.data import load_dataset
 
+from .paper import DATASET_NAMES
 from .results_cache import memoize
 
 MODELS = ("mlp", "perceptron", "cnn")
@@ -358,8 +359,6 @@ def sgd_seeds(dataset: str, model: str, seeds=range(5), config: SGDConfig | None
 # The baselines chapter: its records, answers, tables and figures (the store is passed in)
 # --------------------------------------------------------------------------------------------------
 
-#: how the chapter names the datasets
-DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "cifar10": "CIFAR-10"}
 _TIMED = "training loop, data in memory"
 _CLAIM_UNITS = {"%": " %", "s": " s", "×": "×", "points": " pts"}
 

@@ -20,7 +20,7 @@ import re
 import statistics
 from pathlib import Path
 
-from .paper import (CLAIMS, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
+from .paper import (CLAIMS, DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
                     TABLE_IV, TABLE_VI)
 from .report import by_sign
 from .results import Result, load_all
@@ -214,18 +214,15 @@ def inconsistency_findings() -> dict:
             "cifar_raw_table": float(_row(TABLE_VI, family="elm", model="raw").accuracy)}
 
 
-_DATASETS = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "cifar10": "CIFAR-10"}
-
-
 def scaling_findings(store: Store) -> dict:
     """The ln d law against a saturating law on held-out widths, the widest Green-ELM (λ by LOO) and
     the d → ∞ limit (arc-cosine kernel) against the paper's trained baselines."""
     worse = []
-    for dataset in _DATASETS:
+    for dataset in DATASET_NAMES:
         ln = store.get(f"{dataset}/green-elm/unit/cholesky/ln-d-fit/held-out-error").mean
         sat = store.get(f"{dataset}/green-elm/unit/cholesky/saturating-fit/held-out-error").mean
         if ln > sat:
-            worse.append(_DATASETS[dataset])
+            worse.append(DATASET_NAMES[dataset])
     mnist_ln = store.get("mnist/green-elm/unit/cholesky/ln-d-fit/held-out-error").mean
     mnist_sat = store.get("mnist/green-elm/unit/cholesky/saturating-fit/held-out-error").mean
     loo = store.matching(r"mnist/green-elm/unit/ridge-loo/d=\d+/accuracy")
@@ -233,7 +230,7 @@ def scaling_findings(store: Store) -> dict:
     widest = max(loo, key=width.get)
     limit = store.get("mnist/arccos-kernel/accuracy").mean
     cifar_limit = store.get("cifar10/arccos-kernel/accuracy").mean
-    return {"ln_worse_n": len(worse), "ln_n": len(_DATASETS),
+    return {"ln_worse_n": len(worse), "ln_n": len(DATASET_NAMES),
             "ln_worse_text": ", ".join(worse) if worse else "none",
             "ln_mnist_error": mnist_ln, "sat_mnist_error": mnist_sat,
             "ultra_d": f"{width[widest]:,}",

@@ -29,10 +29,9 @@ import pandas as pd
 
 from .frontier import (IMAGE_SHAPES, cost_curve, kernel_limit, patch_readout, stacked_kernel_limit,
                        stacked_readout, standardised_patch_features, ultra_wide)
+from .paper import DATASET_NAMES
 from .report import by_sign, colour, judge_qualitative, ours_text, show_table, thousands
 
-#: the datasets' names as the page prints them
-NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "cifar10": "CIFAR-10"}
 #: the augmentations in words
 AUGMENT_WORDS = {"flip": "the mirror image", "shift": "the four one-pixel shifts"}
 #: the SGD-trained networks of the baselines chapter each dataset is compared with
@@ -148,7 +147,7 @@ def ultra_wide_part(store, dataset: str, widths, *, subset, seed: int, loo_rows:
 
 def ultra_intro_glues(part: dict) -> dict:
     """The values part 1's introduction quotes: the dataset and the widths."""
-    return {"ultra_name": NAMES[part["dataset"]],
+    return {"ultra_name": DATASET_NAMES[part["dataset"]],
             "ultra_text": " and ".join(thousands(d) for d in part["widths"])}
 
 
@@ -194,7 +193,7 @@ def plot_ultra_wide(part: dict):
     ax.axvspan(max(fit_widths), grid[-1], color="0.93", zorder=0)
     ax.set_ylim(top=min(100.0, ax.get_ylim()[1]))          # the ln d line would climb past 100 %
     ax.set(xscale="log", xlabel="hidden width d (log scale)", ylabel="test accuracy (%)",
-           title=f"{NAMES[part['dataset']]}: the paper's map, widened (shaded: held out)")
+           title=f"{DATASET_NAMES[part['dataset']]}: the paper's map, widened (shaded: held out)")
     log_ticks(ax, widths_all)
     ax.legend(loc="lower right", fontsize=9)
     return fig
@@ -211,7 +210,7 @@ def answer_ultra_wide(store, part: dict, goal: float):
         ln_continues and limit_reaches,
         f"holds if the ln d line fitted at d ≤ {max(fit_widths)} predicts the held-out widths "
         f"{', '.join(str(d) for d in held_widths)} better than a saturating law fitted to the same points, and the "
-        f"map's d → ∞ limit (arc-cosine kernel ridge) reaches {goal:.1f} % on {NAMES[part['dataset']]}",
+        f"map's d → ∞ limit (arc-cosine kernel ridge) reaches {goal:.1f} % on {DATASET_NAMES[part['dataset']]}",
         f"d = {d_ultra}: {part['loo_curve'][d_ultra]:.2f} % (ln d error {test.log_error:.2f}, saturating "
         f"{test.saturating_error:.2f} points); limit {kernel:.2f} %"),
         keys=[f"{part['prefix']}{d_ultra}/accuracy", part["kernel_key"]],
@@ -320,13 +319,13 @@ def main_records(records: dict, pool: int) -> dict:
 def patch_intro_glues(pool: int, loo_rows: int, augment: dict, datasets) -> dict:
     """The values part 2's introduction quotes: the main pooling grid, the LOO rows, the augmentations."""
     return {"pool_text": f"{pool} × {pool}", "pool_cells": f"{pool * pool}", "loo_text": thousands(loo_rows),
-            "augment_text": "; ".join(f"{NAMES[n]}: " + " and ".join(AUGMENT_WORDS[a] for a in augment[n])
+            "augment_text": "; ".join(f"{DATASET_NAMES[n]}: " + " and ".join(AUGMENT_WORDS[a] for a in augment[n])
                                       for n in datasets if augment.get(n)) or "none in this run"}
 
 
 def patch_row(name: str, K: int, extra, rec: dict) -> dict:
     """One row of a patch-readout table."""
-    return {"dataset": NAMES[name], "K": K, "features": rec["accuracy"].setting["n_features"],
+    return {"dataset": DATASET_NAMES[name], "K": K, "features": rec["accuracy"].setting["n_features"],
             "augmented": "+".join(extra) or "—", "runs": len(rec["accuracy"].values),
             "accuracy (%)": ours_text(rec["accuracy"].values),
             "fit (s)": rec["fit"].mean, "peak memory (GB)": rec["memory"].mean,
@@ -364,7 +363,7 @@ def plot_patches(records: dict, datasets, widths_of: dict, judged: int, augment:
             ax.plot(rec.setting["n_features"], rec.mean, "^", color=colour("patch readout"), mfc="white",
                     label="+ augmentation")
         ax.axhline(goals[name], color="0.5", lw=1, ls="--")
-        ax.set(xscale="log", title=NAMES[name], xlabel="features 2·K·pool²")
+        ax.set(xscale="log", title=DATASET_NAMES[name], xlabel="features 2·K·pool²")
     for ax in axes[0]:
         log_ticks(ax, plotted)
     axes[0][0].set_ylabel("test accuracy (%)")
@@ -415,10 +414,10 @@ def goal_sentence(best: dict, goals: dict) -> str:
     they miss, and by how much."""
     datasets = list(best)
     found = "The best readouts: " + "; ".join(
-        f"{NAMES[n]} {best[n][1]['accuracy'].mean:.2f} % ({configuration_text(best[n][1]['accuracy'].setting)})"
+        f"{DATASET_NAMES[n]} {best[n][1]['accuracy'].mean:.2f} % ({configuration_text(best[n][1]['accuracy'].setting)})"
         for n in datasets) + ". "
-    reached = [NAMES[n] for n in datasets if best[n][1]["accuracy"].mean >= goals[n]]
-    missed = [f"{NAMES[n]} ({best[n][1]['accuracy'].mean:.2f} % against {goals[n]:.1f} %)" for n in datasets
+    reached = [DATASET_NAMES[n] for n in datasets if best[n][1]["accuracy"].mean >= goals[n]]
+    missed = [f"{DATASET_NAMES[n]} ({best[n][1]['accuracy'].mean:.2f} % against {goals[n]:.1f} %)" for n in datasets
               if best[n][1]["accuracy"].mean < goals[n]]
     return found + (("Reached: " + ", ".join(reached) + ". " if reached else "No goal is reached at these widths. ")
             + ("Missed: " + "; ".join(missed) + "." if missed else ""))
@@ -438,7 +437,7 @@ def comparison_table(records: dict, datasets, widths, pools, dictionaries) -> pd
     rows = []
     for name in datasets:
         for K in widths:
-            row = {"dataset": NAMES[name], "K": K}
+            row = {"dataset": DATASET_NAMES[name], "K": K}
             for pool, dictionary, label in variants:
                 rec = records[name, K, pool, dictionary, ()]
                 row[f"{label} (%)"] = ours_text(rec["accuracy"].values)
@@ -465,7 +464,7 @@ def comparison_sentence(records: dict, datasets, widths, pools, dictionaries) ->
         for name in datasets:
             base = records[name, K, pools[0], DEFAULT_DICTIONARY, ()]["accuracy"].mean
             other = records[name, K, pool, dictionary, ()]["accuracy"].mean
-            diffs.append(f"{NAMES[name]} {abs(other - base):.2f} points "
+            diffs.append(f"{DATASET_NAMES[name]} {abs(other - base):.2f} points "
                          f"{by_sign(other - base, 'above', 'below', 'level with')}")
         listed = ", ".join(diffs[:-1]) + " and " + diffs[-1] if len(diffs) > 1 else diffs[0]
         parts.append(f"At K = {thousands(K)}, {label} {listed} the sampled patches pooled "
@@ -557,12 +556,12 @@ def stacked_table(stacked: dict, main: dict, judged: int) -> pd.DataFrame | None
     rows = []
     for name in dict.fromkeys(name for name, _ in stacked):
         alone = main[name, judged, ()]
-        rows.append({"dataset": NAMES[name], "model": "patch readout alone", "d": "—",
+        rows.append({"dataset": DATASET_NAMES[name], "model": "patch readout alone", "d": "—",
                      "accuracy (%)": alone["accuracy"].mean, "λ": f"{np.median(alone['alpha'].values):.0e}",
                      "fit (s)": alone["fit"].mean, "peak memory (GB)": alone["memory"].mean})
         for (other, width), rec in stacked.items():
             if other == name:
-                rows.append({"dataset": NAMES[name],
+                rows.append({"dataset": DATASET_NAMES[name],
                              "model": "stacked map" if width is not None else "kernel limit (d → ∞)",
                              "d": thousands(width) if width is not None else "∞",
                              "accuracy (%)": rec["accuracy"].mean,
@@ -599,7 +598,7 @@ def plot_stacked(stacked: dict, main: dict, judged: int):
                        label="d → ∞: arc-cosine kernel")
         ax.axhline(main[name, judged, ()]["accuracy"].mean, color=colour("patch readout"), lw=1, ls="--",
                    label="patch readout alone")
-        ax.set(title=NAMES[name], xlabel="stacked width d")
+        ax.set(title=DATASET_NAMES[name], xlabel="stacked width d")
     axes[0][0].set_ylabel("test accuracy (%)")
     axes[0][0].legend(loc="lower right", fontsize=8)
     fig.tight_layout()
@@ -623,7 +622,7 @@ def stacked_sentence(stacked: dict, main: dict, judged: int) -> str:
             limit = stacked[name, None]["accuracy"].mean
             said.append(f"its limit is {abs(limit - alone):.2f} points "
                         f"{by_sign(limit - alone, 'above', 'below', 'level with')} it ({limit:.2f} %)")
-        parts.append(f"{NAMES[name]}: " + "; ".join(said) + ".")
+        parts.append(f"{DATASET_NAMES[name]}: " + "; ".join(said) + ".")
     return " ".join(parts)
 
 
@@ -648,7 +647,7 @@ def parity_rows(store, best: dict) -> list[dict]:
             at = store.get("baselines", f"{name}/{model}/e={within[-1]}/accuracy").mean if within else np.nan
             if full_s.mean <= ours_seconds:        # the whole run finished within the readout's fit time
                 within, at = within + [int(full_acc.setting.get("epochs", max(epochs, default=0) + 1))], full_acc.mean
-            rows.append({"dataset": NAMES[name], "one-shot readout (%)": rec["accuracy"].mean,
+            rows.append({"dataset": DATASET_NAMES[name], "one-shot readout (%)": rec["accuracy"].mean,
                          "its fit (s)": ours_seconds, "SGD model": SGD_LABELS[model],
                          "SGD epochs in that time": within[-1] if within else 0,
                          "SGD then (%)": at, "SGD full run (%)": full_acc.mean,
@@ -680,7 +679,7 @@ def anchor_table(best: dict) -> pd.DataFrame:
     """The published anchors of the datasets fitted, beside our best one-shot readout."""
     from . import paper
 
-    return pd.DataFrame([{"dataset": NAMES[row.dataset], "published method": row.method,
+    return pd.DataFrame([{"dataset": DATASET_NAMES[row.dataset], "published method": row.method,
                           "source": SOURCES[row.source], "published (%)": row.accuracy,
                           "ours, best one-shot (%)": best[row.dataset][1]["accuracy"].mean}
                          for row in paper.ANCHORS.itertuples() if row.dataset in best])
@@ -730,7 +729,7 @@ def plot_cost_curve(curve: pd.DataFrame, datasets):
             group = group.sort_values("seconds")
             style = "o-" if method in ("SGD MLP", "SGD CNN") else "o"
             ax.plot(group.seconds, group.accuracy, style, ms=4, color=colour(method), label=method)
-        ax.set(xscale="log", title=NAMES[name], xlabel="training seconds (log)")
+        ax.set(xscale="log", title=DATASET_NAMES[name], xlabel="training seconds (log)")
         log_ticks(ax)
     axes[0][0].set_ylabel("test accuracy (%)")
     handles = {h.get_label(): h for ax in axes[0] for h in ax.get_lines()}
@@ -753,7 +752,7 @@ def limits_glues(kernel_accuracy: float, goal: float, runs: dict, datasets, widt
     for name in datasets:
         widest = max(widths_of[name])
         run = runs[name, widest, pool, DEFAULT_DICTIONARY, seed, ()]
-        parts.append(f"{NAMES[name]} at K = {thousands(widest)}: {run['feature_seconds']:.0f} s for "
+        parts.append(f"{DATASET_NAMES[name]} at K = {thousands(widest)}: {run['feature_seconds']:.0f} s for "
                      f"{thousands(run['n_train'])} images, then {run['spectrum_seconds']:.0f} s for the "
                      f"eigendecomposition, peak memory {run['peak_memory_gb']:.1f} GB")
     return {"million_words": million,

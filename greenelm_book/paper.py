@@ -12,6 +12,15 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+#: the book's name for each dataset id
+DATASET_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "cifar10": "CIFAR-10"}
+
+
+def dataset_name(key: str) -> str:
+    """The book's name for a dataset id (``"fashion-mnist"`` → ``"Fashion-MNIST"``); any other
+    key (a curve's own label) is returned unchanged."""
+    return DATASET_NAMES.get(key, key)
+
 #: Table I, "Consolidated Benchmarks" (MNIST and Fashion-MNIST; Green-ELM rows use PInv unless noted).
 TABLE_I = pd.DataFrame([
     ("mnist", "SGD MLP", "sgd", 64, 96.84, 17.45),
@@ -269,7 +278,7 @@ def _table_i(dataset, solver, d=None):
     return f"TABLE_I[{select}]"
 
 
-_NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "fashion": "Fashion-MNIST", "cifar10": "CIFAR-10"}
+_NAMES = {**DATASET_NAMES, "fashion": "Fashion-MNIST"}
 
 _TABLE_I_CLAIMS = (
     _claim("table1_mnist_sgd_accuracy", _RESULTS, "Table I", "accuracy", "baselines",

@@ -31,7 +31,7 @@ from .scaling import (calibrate_complexity, calibrate_per_seed, fit_hypothesis, 
                       spectral_entropy, wide_ridge_paths)
 
 #: dataset names as the page writes them
-NAMES = {"mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "cifar10": "CIFAR-10 (raw pixels)"}
+NAMES = {**paper.DATASET_NAMES, "cifar10": "CIFAR-10 (raw pixels)"}
 #: dataset names in table rows and columns
 SHORT = {"mnist": "MNIST", "fashion-mnist": "Fashion", "cifar10": "CIFAR-10 raw"}
 #: Table III's parameters as the page names them

@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import numpy as np
 
+from .paper import dataset_name
 from .report import MIN_RUNS, Verdict, _decimals, _signed, _unit_text, ours_text, prediction_interval
 
 __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDER_OF_MAGNITUDE", "RULES",
@@ -364,11 +365,11 @@ def rises_at_every_step(curves: dict, min_runs: int = MIN_RUNS) -> Verdict:
     for name, points in curves.items():
         points = [_runs(p) for p in points]
         if min(p.size for p in points) < min_runs:
-            return Verdict("inconclusive", "", f"{name}: the test needs {min_runs} runs per width")
+            return Verdict("inconclusive", "", f"{dataset_name(name)}: the test needs {min_runs} runs per width")
         rising[name] = all(b.mean() - a.mean() > 2 * max(a.std(ddof=1), b.std(ddof=1))
                            for a, b in zip(points, points[1:]))
     return _qualitative(all_some_none(rising.values()),
-                        ", ".join(f"{n}: {'rises' if r else 'not at every step'}" for n, r in rising.items()),
+                        ", ".join(f"{dataset_name(n)}: {'rises' if r else 'not at every step'}" for n, r in rising.items()),
                         "the mean rises by more than 2 sd at every step, on every curve")
 
 
@@ -385,7 +386,7 @@ def rises_throughout(curves: dict) -> Verdict:
     rising = {n: bool(np.all(np.diff(m) > 0)) for n, m in means.items()}
     return _qualitative(all_some_none(rising.values()),
                         f"rises throughout on {sum(rising.values())} of {len(rising)}: "
-                        + ", ".join(n for n, r in rising.items() if r),
+                        + ", ".join(dataset_name(n) for n, r in rising.items() if r),
                         "the mean accuracy rises with every widening, on every curve")
 
 
@@ -396,7 +397,7 @@ def gains_shrink(curves: dict) -> Verdict:
     shrinking = {n: bool(np.all(np.diff(np.diff(m)) < 0)) for n, m in means.items()}
     return _qualitative(all_some_none(shrinking.values()),
                         f"gains shrink throughout on {sum(shrinking.values())} of {len(shrinking)}: "
-                        + ", ".join(n for n, r in shrinking.items() if r),
+                        + ", ".join(dataset_name(n) for n, r in shrinking.items() if r),
                         "each widening's mean gain is smaller than the one before, on every curve")
 
 
@@ -408,7 +409,7 @@ def reaches_reference(values: dict, references: dict, what: str = "reference") -
     means = {n: float(_runs(v).mean()) for n, v in values.items()}
     reached = {n: means[n] >= references[n] for n in means}
     return _qualitative(all_some_none(reached.values()),
-                        ", ".join(f"{n}: {means[n]:.2f} vs {references[n]:.2f}" for n in means),
+                        ", ".join(f"{dataset_name(n)}: {means[n]:.2f} vs {references[n]:.2f}" for n in means),
                         f"our value reaches the {what} on every dataset")
 
 
@@ -421,6 +422,6 @@ def flatter_than_anchor(slopes: dict, anchor: str) -> Verdict:
     others = [n for n in means if n != anchor]
     flatter = [means[anchor] > 0 and 0 < means[n] < means[anchor] for n in others]
     return _qualitative(all_some_none(flatter),
-                        ", ".join(f"{n} {means[n]:.2f}" for n in means) + " (mean slopes)",
-                        f"every dataset's mean slope positive and below {anchor}'s")
+                        ", ".join(f"{dataset_name(n)} {means[n]:.2f}" for n in means) + " (mean slopes)",
+                        f"every dataset's mean slope positive and below {dataset_name(anchor)}'s")
 

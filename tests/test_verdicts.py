@@ -283,3 +283,14 @@ def test_the_summary_api_counts_unique_judgements_and_merges_differs():
     assert merged["differs"] == sum(verdict_totals(card).loc[v, "unique"] for v in verdict_totals(card).index
                                     if v.startswith("differs"))
     assert len(unique) < len(card)
+
+
+def test_qualitative_texts_name_the_datasets_as_the_book_does():
+    """The verdict texts (shown on the pages and the scorecard) print "Fashion-MNIST 2.14", not the
+    store's id "fashion-mnist 2.14"; a curve labelled otherwise keeps its own label."""
+    flatter = V.flatter_than_anchor({"mnist": [2.4, 2.3], "fashion-mnist": [2.1, 2.2]}, "mnist")
+    assert flatter.ours == "MNIST 2.35, Fashion-MNIST 2.15 (mean slopes)", flatter.ours
+    assert flatter.detail.endswith("below MNIST's"), flatter.detail
+    reached = V.reaches_reference({"cifar10": [71.0, 71.2], "raw pixels": [50.0]},
+                                  {"cifar10": 70.0, "raw pixels": 60.0})
+    assert reached.ours == "CIFAR-10: 71.10 vs 70.00, raw pixels: 50.00 vs 60.00", reached.ours
