@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 
 from . import verdicts as V
 from .comparability import comparability, is_quiet_timing
-from .paper import FIG_SCALING_BASELINES, TABLE_I, TABLE_IV
+from .paper import CLAIMS, FIG_SCALING_BASELINES, TABLE_I, TABLE_IV, dataset_name
 from .report import Verdict, not_comparable
+from .results import Answer
 
-__all__ = ["Judgement", "judge_claim", "CLAIM_TESTS"]
+__all__ = ["Judgement", "judge_claim", "shared_verdict", "CLAIM_TESTS"]
 
 QUALITATIVE = ("holds", "partly holds", "does not hold")
 
@@ -76,9 +77,10 @@ def _equivalence(claim, answer, results):
 
 
 def _path_to_parity(claim, answer, results):
-    limits = {_dataset(k): results[k].values for k in answer.keys if comparability(k).comparable}
-    verdict = V.reaches_reference(limits, FIG_SCALING_BASELINES, "figure's SGD baseline")
-    return verdict, [k for k in answer.keys if comparability(k).comparable], "reaches_reference"
+    keys = [k for k in answer.keys if comparability(k).comparable]
+    limits = {_dataset(k): results[k].values for k in keys}
+    verdict = V.reaches_reference(limits, FIG_SCALING_BASELINES, "figure's SGD baseline") if limits else None
+    return verdict, keys, "reaches_reference"
 
 
 def _flatter(claim, answer, results):
@@ -179,7 +181,7 @@ def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
             return _not_comparable(claim, answer, results, keys, "nothing comparable left to judge")
         dropped = [k for k in keys if not comparability(k).comparable]
         if dropped:
-            left_out = sorted({_dataset(k) for k in dropped} - {_dataset(k) for k in used})
+            left_out = sorted(dataset_name(n) for n in {_dataset(k) for k in dropped} - {_dataset(k) for k in used})
             verdict = Verdict(verdict.label, verdict.ours, f"{verdict.detail}; judged on the comparable "
                               f"datasets ({', '.join(left_out)} not comparable: {comparability(dropped[0]).reason})")
         return _judged(verdict, test, used, results)
@@ -239,3 +241,16 @@ def _judge_number(claim, answer, results, answers, keys) -> Judgement:
     if unit == "exponent" or unit == "degrees" or math.isnan(claim.value):
         return _judged(answer.verdict, "chapter_test", keys, results)
     return _judged(V.value_vs_paper(claim.value, first.values, unit, digits), "value_vs_paper", [first.key], results)
+
+
+def shared_verdict(claim_id: str, keys, results: dict, ours: str = "") -> Verdict:
+    """The verdict the scorecard gives ``claim_id`` (one of :data:`CLAIM_TESTS`) from the results
+    ``keys`` of ``results`` (``{key: Result}``): its shared test on the comparable keys, "not
+    comparable" when none is left. A chapter answers such a claim with this verdict, so its page and
+    the scorecard say the same thing by one function. ``ours`` stands in for our value where the
+    verdict is "not comparable" before any test ran."""
+    if claim_id not in CLAIM_TESTS:
+        raise ValueError(f"{claim_id!r} has no shared test; those that do: {sorted(CLAIM_TESTS)}")
+    claim = next(c for c in CLAIMS if c.id == claim_id)
+    provisional = Answer(claim_id, Verdict("holds", ours), tuple(keys))   # only its keys are read
+    return judge_claim(claim, provisional, results, {}).verdict

@@ -25,7 +25,7 @@ from . import paper
 from . import verdicts
 from .report import (Verdict, by_sign, colour, judge_qualitative, judge_value, not_comparable, spread_text,
                      thousands)
-from .comparability import comparability
+from .rejudge import shared_verdict
 from .results_cache import memoize
 from .scaling import (calibrate_complexity, calibrate_per_seed, fit_hypothesis, held_out_test, model_residuals,
                       spectral_entropy, wide_ridge_paths)
@@ -379,19 +379,11 @@ def doubling_gains(curve: pd.DataFrame, datasets: list, widths: list) -> pd.Data
     return pd.DataFrame(rows)
 
 
-def accuracy_curves(acc: dict, datasets: list, widths: list) -> dict:
-    """{dataset: [runs at each of ``widths`` whose result is comparable with the paper's setting]}: the
-    curves the shared tests of :mod:`greenelm_book.verdicts` take, as the scorecard takes them."""
-    curves = {n: [acc[n, d].values for d in widths if comparability(acc[n, d].key).comparable] for n in datasets}
-    return {n: runs for n, runs in curves.items() if len(runs) >= 2}
-
-
 def answer_diminishing_returns(store, plan: ScalingPlan, acc: dict) -> None:
-    """The claim of diminishing returns, by the shared test :func:`~greenelm_book.verdicts.gains_shrink`
-    over d = ``plan.all_widths`` (the scorecard's test of the same claim)."""
-    store.answer("diminishing_returns",
-                 verdicts.gains_shrink(accuracy_curves(acc, plan.datasets, plan.all_widths)),
-                 keys=[acc[n, d].key for n in plan.datasets for d in plan.all_widths])
+    """The claim of diminishing returns over d = ``plan.all_widths``, by the scorecard's shared test
+    (:func:`~greenelm_book.verdicts.gains_shrink` on the comparable curves)."""
+    keys = [acc[n, d].key for n in plan.datasets for d in plan.all_widths]
+    store.answer("diminishing_returns", shared_verdict("diminishing_returns", keys, store.results), keys=keys)
 
 
 def doubling_table(rows: pd.DataFrame, datasets: list) -> pd.DataFrame:
@@ -492,28 +484,16 @@ def answer_slope_claims(store, calib: dict, slopes: dict, datasets: list, our_mi
         test="the calibrated α ln d / C + β (global β) must pass within 1 point of every non-anchor point",
         ours=f"misses by up to {our_miss:.1f} points on our curves, {paper_miss:.1f} on the paper's"),
         keys=[r.key for r in calib.values()])
-    flatter = comparable_flatter_than_anchor(slopes, datasets)         # one test, two claims
+    keys = [slopes[n].key for n in datasets]          # the three claims share one test, as on the scorecard
+    flatter = shared_verdict("mnist_alpha_high_others_dampened", keys, store.results)
     c_text = f"C (Fashion-MNIST) = {calib['C_fashion-mnist'].mean:.2f}, C (CIFAR-10 raw) = {calib['C_cifar10'].mean:.2f}"
     store.answer("mnist_alpha_high_others_dampened", replace(
-        flatter, ours="; ".join(filter(None, [flatter.ours, c_text]))), keys=[slopes[n].key for n in datasets])
+        flatter, ours="; ".join(filter(None, [flatter.ours, c_text]))), keys=keys)
     store.answer("slope_inverse_to_complexity", replace(flatter, detail=(
         f"{flatter.detail} (C is defined as α/m, so slope ∝ 1/C is an identity; the content is whether the datasets "
-        "the paper calls complex have flatter slopes than MNIST)")), keys=[slopes[n].key for n in datasets])
-    pair = [ANCHOR, "cifar10"]
-    store.answer("scaling_slopes_diverge", comparable_flatter_than_anchor(slopes, pair),
-                 keys=[slopes[n].key for n in pair])
-
-
-def comparable_flatter_than_anchor(slopes: dict, datasets: list) -> Verdict:
-    """The shared :func:`~greenelm_book.verdicts.flatter_than_anchor` (anchor MNIST) on the per-seed
-    slopes of those ``datasets`` whose slope is comparable with the paper's (the scorecard's test);
-    "not comparable" when MNIST or every other dataset is left out."""
-    kept = [n for n in datasets if comparability(slopes[n].key).comparable]
-    note = "".join(f"; {SHORT[n]} left out: {comparability(slopes[n].key).reason}" for n in datasets if n not in kept)
-    if ANCHOR not in kept or len(kept) < 2:
-        return Verdict("not comparable", "", f"no dataset's slope to compare with MNIST's{note}")
-    verdict = verdicts.flatter_than_anchor({n: slopes[n].values for n in kept}, ANCHOR)
-    return replace(verdict, detail=verdict.detail + note)
+        "the paper calls complex have flatter slopes than MNIST)")), keys=keys)
+    pair = [slopes[n].key for n in (ANCHOR, "cifar10")]
+    store.answer("scaling_slopes_diverge", shared_verdict("scaling_slopes_diverge", pair, store.results), keys=pair)
 
 
 # ------------------------------------------------------------------ the hypothesis
@@ -791,9 +771,9 @@ def answer_separability(store, plan: ScalingPlan, acc: dict, rising_train: dict)
              f"grows over {plan.all_widths}",
         ours=f"never falls on {n_train} of {total} datasets"),
         keys=[elm_key(n, d, "train-accuracy") for n in plan.datasets for d in plan.all_widths])
+    keys = [acc[n, d].key for n in plan.datasets for d in plan.all_widths]
     store.answer("d_correlates_with_separability",
-                 verdicts.rises_throughout(accuracy_curves(acc, plan.datasets, plan.all_widths)),
-                 keys=[acc[n, d].key for n in plan.datasets for d in plan.all_widths])
+                 shared_verdict("d_correlates_with_separability", keys, store.results), keys=keys)
 
 
 def train_table(rows: pd.DataFrame, datasets: list) -> pd.DataFrame:
@@ -836,16 +816,11 @@ def answer_parity(store, plan: ScalingPlan, kernel: dict) -> None:
     each ceiling (:func:`ceiling_keys`) against the figure's SGD/CNN baseline, on the datasets whose
     ceiling is comparable with the paper's setting (the scorecard's test of the same claim); "not
     comparable" when none is."""
-    keys = ceiling_keys(kernel, plan.datasets)
-    comparable = {n: k for n, k in keys.items() if comparability(k).comparable}
-    note = "".join(f"; {SHORT[n]} left out: {comparability(k).reason}" for n, k in keys.items() if n not in comparable)
-    if comparable:
-        verdict = verdicts.reaches_reference({n: store.results[k].values for n, k in comparable.items()},
-                                             paper.FIG_SCALING_BASELINES, "figure's SGD/CNN baseline")
+    keys = list(ceiling_keys(kernel, plan.datasets).values())
+    verdict = shared_verdict("predictable_path_to_parity", keys, store.results)
+    if verdict.label != "not comparable":
         verdict = replace(verdict, detail=f"{verdict.detail}; the ceiling is the exact d → ∞ accuracy of the "
                                           f"arc-cosine kernel where computed, else the saturating law's asymptote, "
-                                          f"an extrapolation{note}")
-    else:
-        verdict = Verdict("not comparable", "", f"no dataset's ceiling is comparable{note}")
-    store.answer("predictable_path_to_parity", verdict, keys=list(keys.values()))
+                                          f"an extrapolation")
+    store.answer("predictable_path_to_parity", verdict, keys=keys)
 

@@ -256,7 +256,7 @@ def test_slope_claims(store, slope_values, label):
     assert store.answers["slope_inverse_to_complexity"].verdict.label == label
     assert store.answers["scaling_model_complexity_index"].verdict.label == "holds"
     dampened = store.answers["mnist_alpha_high_others_dampened"].verdict
-    assert "CIFAR-10 raw left out" in dampened.detail and "C (Fashion-MNIST) = " in dampened.ours
+    assert "CIFAR-10 not comparable" in dampened.detail and "C (Fashion-MNIST) = " in dampened.ours
     assert dampened == V.flatter_than_anchor({n: slopes[n].values for n in DATASETS[:2]}, "mnist").__class__(
         dampened.label, dampened.ours, dampened.detail)
     assert store.answers["scaling_slopes_diverge"].verdict.label == "not comparable"   # MNIST against CIFAR-10 raw only
@@ -391,7 +391,7 @@ def test_train_accuracy_and_separability_answers(store):
     sc.answer_separability(store, plan, acc, rising_train)
     assert store.answers["cover_expansion_separability"].verdict.label == "partly holds"
     correlates = store.answers["d_correlates_with_separability"].verdict
-    assert correlates.label == "partly holds" and "rises throughout on 1 of 3: mnist" in correlates.ours
+    assert correlates.label == "partly holds" and "rises throughout on 1 of 3: MNIST" in correlates.ours
     sc.answer_separability(store, plan, acc, {n: True for n in DATASETS})
     assert store.answers["cover_expansion_separability"].verdict.label == "holds"
 
@@ -411,7 +411,7 @@ def test_parity_names_the_extrapolation_and_judges_the_ceilings(store, tmp_path)
     sc.answer_parity(store, plan, kernel)
     answer = store.answers["predictable_path_to_parity"]              # CIFAR-10 raw is not comparable: left out
     assert answer.verdict.label == "holds" and "an extrapolation" in answer.verdict.detail
-    assert "CIFAR-10 raw left out: the scaling figure's CIFAR-10 curve" in answer.verdict.detail
+    assert "CIFAR-10 not comparable: the scaling figure's CIFAR-10 curve" in answer.verdict.detail
     assert answer.keys == ("mnist/green-elm/unit/cholesky/saturating-fit/asymptote",      # all three recorded:
                            "fashion-mnist/green-elm/unit/cholesky/saturating-fit/asymptote",  # the scorecard
                            "cifar10/arccos-kernel/accuracy")                                  # names the exclusion

@@ -231,7 +231,7 @@ def test_the_issues_cases_are_judged_on_comparable_evidence_only():
                   "cifar10_raw_parity_with_sgd"):
         assert card.loc[claim, "verdict"] == "not comparable", claim
     for claim in ("predictable_path_to_parity", "slope_inverse_to_complexity", "mnist_alpha_high_others_dampened"):
-        assert "cifar10 not comparable" in card.loc[claim, "detail"], claim
+        assert "CIFAR-10 not comparable" in card.loc[claim, "detail"], claim
     # the same-H solver comparisons: both judged, or neither
     assert card.loc["cholesky_accuracy_cost_0_01", "test"] == "value_vs_paper"
     assert card.loc["pinv_over_cholesky_speedup_d4000", "test"] == "ratio_across_machines"
