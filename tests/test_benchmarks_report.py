@@ -52,3 +52,27 @@ def test_merge_keeps_what_the_new_run_did_not_measure_and_says_who_measured_what
     text = path.with_suffix(".md").read_text()
     assert "## greenelm against its peers: fits" in text
     assert "Measured by `python -m benchmarks.peers` on d2." in text
+
+
+def test_patch_fit_device_alternates_the_paths_and_reports_the_ratio(monkeypatch):
+    """benchmarks.patch_fit_device: each round runs both feature paths (reversed every other round),
+    and the table gives each path's median fit against NumPy's."""
+    import greenelm_book.frontier as frontier
+    from benchmarks import patch_fit_device as bench
+
+    calls = []
+
+    def fake_readout(dataset, patches, seed, subset, device):
+        calls.append(device)
+        seconds = 10.0 if device is None else 25.0
+        return {"fit_seconds": seconds + len(calls), "feature_seconds": seconds / 2, "accuracy": 50.0, "alpha": 1.0}
+
+    monkeypatch.setattr(frontier, "patch_readout", fake_readout)
+    rows = bench.measure("cifar10", 16, 100, rounds=2)
+    assert calls == [None, "cpu", "cpu", None]
+    numpy_row, torch_row = rows
+    assert numpy_row["fit_seconds"] == (11.0 + 14.0) / 2 and torch_row["fit_seconds"] == (27.0 + 28.0) / 2
+    assert torch_row["fit_over_numpy"] == torch_row["fit_seconds"] / numpy_row["fit_seconds"]
+    table = bench.markdown({"machine": "m", "date": "d", "command": "c", "dataset": "cifar10", "patches": 16,
+                            "subset": 100, "rows": rows})
+    assert "| torch cpu | 27.5 | 27.0–28.0 | 12.5 | 2.20 | 50.00 | 1 |" in table
