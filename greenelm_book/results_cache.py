@@ -387,17 +387,15 @@ def _log_compute(name: str, cached: bool, seconds: float) -> None:
             fh.write(json.dumps({"name": name, "cached": cached, "seconds": seconds}) + "\n")
 
 
-def memoize(name: str, params: dict, compute, modules=None, refresh: bool = False):
+def memoize(name: str, params: dict, compute, refresh: bool = False):
     """``compute()`` once per (name, params, code it runs); later calls load the stored result.
 
     ``name`` labels the entry (letters, digits, ``-``, ``_``, ``.``); ``params`` is a dict of JSON
     values (None, bool, int, float, str and lists/tuples/dicts of them; numpy scalars are taken as
     Python numbers) describing the computation; the code ``compute`` runs is found by walking it
-    (see the module docstring), so changing that code recomputes. ``modules`` is ignored: the
-    hand-kept module lists it used to take are no longer needed, and the keyword goes when the
-    chapters that still pass it are next re-executed. ``refresh=True`` recomputes and overwrites. The result must be made of the types
-    the module docstring lists (else TypeError naming the offending part, before anything is
-    written). Returns ``(result, info)`` with ``info = {"cached": bool, "seconds": compute time of
+    (see the module docstring), so changing that code recomputes. ``refresh=True`` recomputes and
+    overwrites. The result must be made of the types the module docstring lists (else TypeError
+    naming the offending part, before anything is written). Returns ``(result, info)`` with ``info = {"cached": bool, "seconds": compute time of
     the stored result, "path": the manifest}``; an entry that cannot be trusted is reported with a
     :class:`CacheWarning` and recomputed.
     """
