@@ -122,6 +122,12 @@ class ScalingPlan:
         return dict(dataset=name, n_train=n_train, n_test=n_test)
 
 
+def visible(store, results: dict) -> dict:
+    """``{key: Result}``: this chapter's results and the ``results`` it read (values of a dict of
+    Results, some recorded by other chapters), for :func:`~greenelm_book.rejudge.shared_verdict`."""
+    return {**store.results, **{r.key: r for r in results.values()}}
+
+
 def width_glues(plan: ScalingPlan) -> dict:
     """The widths and seed count the prose quotes: glue name → text."""
     return {"paper_dmax": spaced(max(plan.paper_widths)), "d_max": spaced(plan.d_max),
@@ -383,7 +389,7 @@ def answer_diminishing_returns(store, plan: ScalingPlan, acc: dict) -> None:
     """The claim of diminishing returns over d = ``plan.all_widths``, by the scorecard's shared test
     (:func:`~greenelm_book.verdicts.gains_shrink` on the comparable curves)."""
     keys = [acc[n, d].key for n in plan.datasets for d in plan.all_widths]
-    store.answer("diminishing_returns", shared_verdict("diminishing_returns", keys, store.results), keys=keys)
+    store.answer("diminishing_returns", shared_verdict("diminishing_returns", keys, visible(store, acc)), keys=keys)
 
 
 def doubling_table(rows: pd.DataFrame, datasets: list) -> pd.DataFrame:
@@ -485,7 +491,7 @@ def answer_slope_claims(store, calib: dict, slopes: dict, datasets: list, our_mi
         ours=f"misses by up to {our_miss:.1f} points on our curves, {paper_miss:.1f} on the paper's"),
         keys=[r.key for r in calib.values()])
     keys = [slopes[n].key for n in datasets]          # the three claims share one test, as on the scorecard
-    flatter = shared_verdict("mnist_alpha_high_others_dampened", keys, store.results)
+    flatter = shared_verdict("mnist_alpha_high_others_dampened", keys, visible(store, slopes))
     c_text = f"C (Fashion-MNIST) = {calib['C_fashion-mnist'].mean:.2f}, C (CIFAR-10 raw) = {calib['C_cifar10'].mean:.2f}"
     store.answer("mnist_alpha_high_others_dampened", replace(
         flatter, ours="; ".join(filter(None, [flatter.ours, c_text]))), keys=keys)
@@ -493,7 +499,8 @@ def answer_slope_claims(store, calib: dict, slopes: dict, datasets: list, our_mi
         f"{flatter.detail} (C is defined as α/m, so slope ∝ 1/C is an identity; the content is whether the datasets "
         "the paper calls complex have flatter slopes than MNIST)")), keys=keys)
     pair = [slopes[n].key for n in (ANCHOR, "cifar10")]
-    store.answer("scaling_slopes_diverge", shared_verdict("scaling_slopes_diverge", pair, store.results), keys=pair)
+    store.answer("scaling_slopes_diverge", shared_verdict("scaling_slopes_diverge", pair, visible(store, slopes)),
+                 keys=pair)
 
 
 # ------------------------------------------------------------------ the hypothesis
@@ -773,7 +780,7 @@ def answer_separability(store, plan: ScalingPlan, acc: dict, rising_train: dict)
         keys=[elm_key(n, d, "train-accuracy") for n in plan.datasets for d in plan.all_widths])
     keys = [acc[n, d].key for n in plan.datasets for d in plan.all_widths]
     store.answer("d_correlates_with_separability",
-                 shared_verdict("d_correlates_with_separability", keys, store.results), keys=keys)
+                 shared_verdict("d_correlates_with_separability", keys, visible(store, acc)), keys=keys)
 
 
 def train_table(rows: pd.DataFrame, datasets: list) -> pd.DataFrame:
@@ -817,7 +824,7 @@ def answer_parity(store, plan: ScalingPlan, kernel: dict) -> None:
     ceiling is comparable with the paper's setting (the scorecard's test of the same claim); "not
     comparable" when none is."""
     keys = list(ceiling_keys(kernel, plan.datasets).values())
-    verdict = shared_verdict("predictable_path_to_parity", keys, store.results)
+    verdict = shared_verdict("predictable_path_to_parity", keys, visible(store, kernel))
     if verdict.label != "not comparable":
         verdict = replace(verdict, detail=f"{verdict.detail}; the ceiling is the exact d → ∞ accuracy of the "
                                           f"arc-cosine kernel where computed, else the saturating law's asymptote, "

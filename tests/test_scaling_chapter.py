@@ -211,6 +211,23 @@ def test_diminishing_returns(store, shapes, label):
     assert list(table["from d"]) == [500, 1000, 1200]
 
 
+def test_shared_answers_judge_the_curves_other_chapters_recorded(store, tmp_path):
+    """The paper-width accuracies are random_features' results, not this chapter's: the shared test
+    must see them (on straight curves, diminishing returns does not hold) and never answer with a
+    placeholder; a result it cannot see is a KeyError."""
+    from greenelm_book.rejudge import shared_verdict
+
+    plan = _plan()
+    rf = ChapterResults("random_features", "smoke", tmp_path)
+    line = [90.0, 91.0, 92.0, 93.0]
+    acc = _acc(rf, {(n, d): [line[i]] for n in DATASETS for i, d in enumerate(plan.all_widths)})
+    assert not set(r.key for r in acc.values()) & set(store.results)
+    sc.answer_diminishing_returns(store, plan, acc)
+    assert store.answers["diminishing_returns"].verdict.label == "does not hold"
+    with pytest.raises(KeyError, match="missing"):
+        shared_verdict("diminishing_returns", [r.key for r in acc.values()], store.results)
+
+
 # ------------------------------------------------------------------ Algorithm 2 and the hypothesis on our curves
 def _seed_acc(store, slopes: dict, widths=(500, 1000, 2000, 4000), seeds=2):
     """Accuracies (%) A = 60 + slope·ln d (+ 0.1 per seed) per dataset at ``widths``."""
