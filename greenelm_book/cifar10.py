@@ -441,6 +441,9 @@ def table_vi_glue(vi: dict, vi_answers: dict, lift: float) -> dict:
             "c10_conv_ratio": ratio, "c10_extract_share": 100 * vi_answers["extract_share"],
             "c10_ridge_raw": mean["ridge_raw"], "c10_ridge_rc": mean["ridge_rc"], "c10_raw_lift": raw_lift,
             "c10_rc_lift": rc_lift, "c10_lift": lift,
+            # magnitudes, for sentences whose words carry the sign ("3.58 points below it")
+            "c10_raw_gap_abs": abs(raw_gap), "c10_raw_lift_abs": abs(raw_lift), "c10_rc_lift_abs": abs(rc_lift),
+            "c10_lift_abs": abs(lift),
             "c10_raw_gap_words": by_sign(raw_gap, "above", "below"), "c10_lift_words": by_sign(lift, "above", "below"),
             "c10_parity_words": "within" if vi_answers["parity"] else "outside",
             "c10_conv_faster": by_sign(ratio - 1, "slower than", "faster than"),

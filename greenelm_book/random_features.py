@@ -121,7 +121,8 @@ def table_i_verdicts(acc: dict, table_i_rows: pd.DataFrame) -> pd.DataFrame:
     for row in table_i_rows.itertuples():
         unit, he = (acc.get((row.dataset, s, sweep_solver(row.solver), row.n_hidden)) for s in SCALES)
         rows.append({
-            "dataset": row.dataset, "solver": "PInv" if row.solver == "pinv" else "LUD", "d": row.n_hidden,
+            "dataset": paper.dataset_name(row.dataset), "solver": "PInv" if row.solver == "pinv" else "LUD",
+            "d": row.n_hidden,
             "paper (%)": row.accuracy,
             "ours, unit (%)": f"{unit.mean:.2f} ± {unit.sd:.2f}" if unit else "not run",
             "ours, he (%)": f"{he.mean:.2f} ± {he.sd:.2f}" if he else "not run",
@@ -190,7 +191,7 @@ def timing_table(times: dict, table_i_rows: pd.DataFrame) -> pd.DataFrame:
     """Our quiet fit seconds beside the paper's Table I seconds (NaN where it has none)."""
     paper_seconds = {(r.dataset, "pinv" if r.solver == "pinv" else "lu", r.n_hidden): r.train_seconds
                      for r in table_i_rows.itertuples()}
-    return pd.DataFrame([{"dataset": name, "solver": solver, "d": width,
+    return pd.DataFrame([{"dataset": paper.dataset_name(name), "solver": solver, "d": width,
                           "paper (s)": paper_seconds.get((name, solver, width), float("nan")),
                           "ours (s)": f"{t.mean:.2f} ± {t.sd:.2f}" if t.n > 1 else f"{t.mean:.2f}",
                           "fits": t.n}
@@ -397,7 +398,7 @@ def answer_accuracy(store, acc: dict, lu_accuracy, claim_id: str, paper_value: f
     if result is None and solver == "pinv" and (name, "unit", "cholesky", width) in acc:
         sweep, result = "cholesky", acc[name, "unit", "cholesky", width]
         extra += ("; ridge λ = 1e-3 by Cholesky: pinv is not run at this width (at the widths where both "
-                  "run they agree, see the table above)")
+                  "run, their accuracies agree: the random features chapter's Table I)")
     if result is None:
         return store.answer(claim_id, not_run(f"{name} d = {width} is not run at the {profile} profile"))
     he = acc.get((name, "he", sweep, width))

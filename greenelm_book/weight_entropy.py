@@ -380,7 +380,7 @@ def answer_claims(store, rec: dict, stats: pd.DataFrame, deficits: dict, digit_r
     store.answer("high_entropy_no_feature_pruning", judge_qualitative(
         all_some_none([high, n_higher == len(sgd_names)]),
         test=f"high: the entropy of {n_match} random W2 weights within {HIGH} bit of a Gaussian sample's; and "
-             f"higher than every SGD matrix's (as above); both → holds, one → partly",
+             f"higher than every SGD matrix's entropy on the same number of weights; both → holds, one → partly",
         ours=f"{matched_elm.mean:.2f} bits against {gauss_matched:.2f} for a Gaussian; higher than {n_higher} of "
              f"{len(sgd_names)} SGD matrices"), keys=matched_keys)
 

@@ -40,7 +40,7 @@
 # different accuracy, so every accuracy of Table II is **not comparable** with the paper's (the
 # difference is shown for information). The solve times depend only on the number of training rows
 # and on $d$, which are the paper's, so the pinv / Cholesky ratio measured on one machine is judged.
-# The SGD baselines on the raw pixels (MLP and CNN) are the {doc}`baselines` chapter's, read from the
+# The SGD baselines on the raw pixels (MLP and CNN) are the {doc}`SGD baselines <baselines>` chapter's, read from the
 # results store; every time compared below was measured on this machine.
 #
 # Every question gets the baseline the paper leaves out: **ridge regression on the features
@@ -129,7 +129,7 @@ print(f"{backbone_name}: train {embed.X_train.shape}, test {embed.X_test.shape},
 # then `np.linalg.solve` or `np.linalg.cholesky`) — on the same $H$, with the listing's own timer
 # around the solve alone. This is what the paper's "Optimization Time" measures. Beside it, the
 # paper's SGD row: a {glue:text}`c10_k`-64-10 MLP trained by SGD on the same features
-# ({glue:text}`c10_backbone_sgd_epochs` epochs, the SGD settings of the {doc}`baselines` chapter; the
+# ({glue:text}`c10_backbone_sgd_epochs` epochs, the SGD settings of the {doc}`SGD baselines <baselines>` chapter; the
 # paper states neither), and ridge on the features with no random layer.
 
 # %% tags=["remove-cell"]
@@ -200,7 +200,7 @@ for name, value in cifar10.table_ii_glue(ii, speedup, cost, ridge_ii, extraction
 #
 # Four pipelines on the same images, all timed on this machine:
 #
-# * **SGD (MLP)** and **SGD + Conv**: the {doc}`baselines` chapter's models and seeds
+# * **SGD (MLP)** and **SGD + Conv**: the {doc}`SGD baselines <baselines>` chapter's models and seeds
 #   (read from the results store: {glue:text}`c10_mlp_desc`; {glue:text}`c10_cnn_desc`);
 # * **Green-ELM** on the flattened pixels ($W \sim \mathcal N(0, 1)$ as listing 1) at the paper's
 #   $d$ = {glue:text}`c10_raw_d`, solved by Cholesky, {glue:text}`c10_n_seeds` seeds, timed end to end
@@ -237,7 +237,7 @@ for name, value in cifar10.table_vi_glue(vi, vi_answers, lift).items():
 
 # %% [markdown]
 # The paper's Table VI beside ours: accuracy (mean ± sd over seeds) and the verdict. The SGD rows are
-# the {doc}`baselines` chapter's (its verdicts are there).
+# the {doc}`SGD baselines <baselines>` chapter's (its verdicts are there).
 
 # %%
 show_table(cifar10.table_vi(vi, vi_answers["v_raw"], raw_width))
@@ -282,11 +282,11 @@ plt.show()
 # **Raw pixels.** Green-ELM on the flattened pixels at $d$ = {glue:text}`c10_raw_d` reaches
 # {glue:text}`c10_raw_acc:.2f` % (verdict: {glue:text}`c10_raw_verdict`) in {glue:text}`c10_raw_s:.1f` s;
 # the SGD MLP {glue:text}`c10_mlp_acc:.2f` % in {glue:text}`c10_mlp_s:.1f` s. Green-ELM is
-# {glue:text}`c10_raw_gap:+.2f` points ({glue:text}`c10_raw_gap_words` the MLP; the paper: 51 % against
+# {glue:text}`c10_raw_gap_abs:.2f` points {glue:text}`c10_raw_gap_words` the MLP (the paper: 51 % against
 # 52 %). The MLP's training takes {glue:text}`c10_raw_speedup:.1f`× Green-ELM's fit on this machine
 # (paired over {glue:text}`c10_raw_speedup_n` runs; the paper's 5.1×; verdict:
 # {glue:text}`c10_speed_verdict`). Ridge on the pixels themselves reaches {glue:text}`c10_ridge_raw:.2f` %:
-# the random layer puts Green-ELM {glue:text}`c10_raw_lift:+.2f` points {glue:text}`c10_raw_lift_words` it.
+# the random layer puts Green-ELM {glue:text}`c10_raw_lift_abs:.2f` points {glue:text}`c10_raw_lift_words` it.
 #
 # **Convolutional frontend.** The fixed random frontend gives Green-ELM {glue:text}`c10_rc_acc:.2f` %
 # against {glue:text}`c10_cnn_acc:.2f` % for the CNN trained end to end by SGD
@@ -296,10 +296,10 @@ plt.show()
 # {glue:text}`c10_conv_ratio:.2f`× SGD + Conv's {glue:text}`c10_cnn_s:.1f` s on this machine: Green-ELM +
 # Conv is {glue:text}`c10_conv_faster` SGD + Conv, {glue:text}`c10_parity_words` the 0.8–1.25× band we
 # call parity (the paper: 183.2 s against 181 s). On these features ridge alone reaches
-# {glue:text}`c10_ridge_rc:.2f` %: the random layer puts Green-ELM {glue:text}`c10_rc_lift:+.2f` points
+# {glue:text}`c10_ridge_rc:.2f` %: the random layer puts Green-ELM {glue:text}`c10_rc_lift_abs:.2f` points
 # {glue:text}`c10_rc_lift_words` it.
 #
-# **The frozen backbone** puts the Green-ELM head {glue:text}`c10_lift:+.1f` points
+# **The frozen backbone** puts the Green-ELM head {glue:text}`c10_lift_abs:.1f` points
 # {glue:text}`c10_lift_words` Green-ELM on raw pixels. Its features were extracted once, in {glue:text}`c10_extract_seconds:.0f` s
 # ({glue:text}`c10_extract_rate:.1f` images/s on this machine's CPU), {glue:text}`c10_extract_vs_solve:.0f`×
 # the Cholesky solve: {glue:text}`c10_where_time`. The verdict on every claim of this chapter is in the book's

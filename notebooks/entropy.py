@@ -43,7 +43,7 @@
 #   chapters (`greenelm_book.trained` trains each once and keeps its weights).
 # - **SGD weights**: the 784-64-10 MLP of Table I (its hidden layer $W_1$, 784 × 64, and its
 #   readout $W_2$, 64 × 10) and the single-layer perceptron (784 × 10), trained by
-#   `greenelm_book.baselines` exactly as in the {doc}`baselines` chapter (10 epochs).
+#   `greenelm_book.baselines` exactly as in the {doc}`SGD baselines <baselines>` chapter (10 epochs).
 # - **Size.** A histogram entropy cannot exceed $\log_2 n$ for $n$ values and grows with $n$ even
 #   for one and the same distribution, so matrices of different sizes are also compared on random
 #   subsets of equal size, and each is set beside Gaussian samples of its own size (the reference

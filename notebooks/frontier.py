@@ -19,7 +19,7 @@
 # two CPU cores, in two steps.
 #
 # 1. **The paper's own map, wider.** Green-ELM's features $\mathrm{relu}(XW + b)$ with
-#    $W, b \sim \mathcal N(0, 1)$, one step past the {doc}`scaling` chapter's widest model, with λ
+#    $W, b \sim \mathcal N(0, 1)$, one step past the {doc}`scaling-law <scaling>` chapter's widest model, with λ
 #    chosen by exact leave-one-out (LOO) at every width, set against the map's $d \to \infty$ limit,
 #    the arc-cosine kernel {cite}`cho2009kernel`: no width of this map can do better than its limit.
 # 2. **A frozen map built for images.** The same closed-form readout (streamed normal equations, a
@@ -74,14 +74,14 @@ device = fc.feature_device()             # NumPy on a CPU, torch on a GPU when t
 # %% [markdown]
 # ## 1. The paper's map in the ultra-wide regime
 #
-# The {doc}`scaling` chapter fitted one wide model per dataset and chose λ by exact LOO at every
+# The {doc}`scaling-law <scaling>` chapter fitted one wide model per dataset and chose λ by exact LOO at every
 # width up to its widest; its values are read from there. Here one wider model of
 # {glue:text}`ultra_name` goes further, d = {glue:text}`ultra_text`: float32 features and a float32
 # Gram (accumulated in one pass with the library's float32 remedy; 4·d² bytes), a float64 Cholesky
 # solve per λ, λ searched from the scaling chapter's choice at its widest width, ×10 either side,
 # until the exact-LOO choice is interior. Its $d \to \infty$ limit
-# is kernel ridge with the degree-1 arc-cosine kernel on all training images (the {doc}`scaling`
-# chapter derives it), factorised in float32 with a vanishing ridge.
+# is kernel ridge with the degree-1 arc-cosine kernel on all training images (the
+# {doc}`scaling-law <scaling>` chapter derives it), factorised in float32 with a vanishing ridge.
 
 # %% tags=["remove-cell"]
 ultra = fc.ultra_wide_part(store, ultra_dataset, ultra_widths, subset=subset, seed=seed, loo_rows=loo_rows,
@@ -206,7 +206,7 @@ glue("stacked_sentence", fc.stacked_sentence(stacked, main, judged_patches))
 # %% [markdown]
 # ## 3. Parity: accuracy against training time, against SGD and the published anchors
 #
-# The book's SGD-trained networks (the {doc}`baselines` chapter: the 784-64-10 MLP of Table I on
+# The book's SGD-trained networks (the {doc}`SGD baselines <baselines>` chapter: the 784-64-10 MLP of Table I on
 # MNIST and Fashion-MNIST, the MLP and the small CNN on CIFAR-10; their accuracies and training
 # seconds after every epoch were measured there, on this machine) against the best one-shot readout
 # of each dataset: SGD's accuracy after the last epoch that finished within the readout's fit time,

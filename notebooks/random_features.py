@@ -85,7 +85,7 @@ acc = rf.record_accuracies(store, sweep, sizes, ALPHA)
 # %%
 for name in datasets:
     display(show_table(rf.accuracy_table(acc, name, widths), integers=["d"],
-                       caption=f"{name}: test accuracy, mean ± sd over {seeds} seeds "
+                       caption=f"{paper.dataset_name(name)}: test accuracy, mean ± sd over {seeds} seeds "
                                f"({sizes[name][0]:,} training images)"))
 
 # %% [markdown]

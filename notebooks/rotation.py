@@ -31,7 +31,7 @@
 # - the SLP of the paper: softmax regression 784 → 10 trained with SGD;
 # - the 784-64-10 MLP of Table I, trained with SGD: the baseline of the paper's speed claims.
 #
-# The SGD models are trained exactly as in the {doc}`baselines` chapter and the Green-ELMs as in
+# The SGD models are trained exactly as in the {doc}`SGD baselines <baselines>` chapter and the Green-ELMs as in
 # {doc}`random_features`; their accuracy on upright digits is read from those chapters' results.
 
 # %% tags=["parameters"]

@@ -37,39 +37,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 
-#: known defects of committed pages that cannot be fixed without re-executing them (page -> [(kind,
-#: text as found)]); a page not listed must have none. The heavy chapters' text is fixed in their
-#: sources at their next full execution; the scorecard's and the conclusion's come from the claim
-#: texts of greenelm_book (the scorecard and report modules) and go with their next execution.
-KNOWN: dict[str, list[tuple[str, str]]] = {
-    # "the {doc}`baselines` chapter" renders as "the The SGD baselines chapter"
-    "cifar10.ipynb": [
-        ("doubled word", "nd CNN) are the The SGD baselin"),
-        ("doubled word", "settings of the The SGD baselin"),
-        ("doubled word", "D + Conv**: the The SGD baselin"),
-        ("doubled word", "GD rows are the The SGD baselin"),
-        ("signed number", "reen-ELM is -0.16 points (below the MLP; th"),
-        ("signed number", "s Green-ELM -3.58 points below it. **The"),
-    ],
-    "entropy.ipynb": [
-        ("doubled word", "actly as in the The SGD baselin"),
-    ],
-    "frontier.ipynb": [
-        ("doubled word", "e step past the The scaling law"),
-        ("doubled word", "ide regime The The scaling law"),
-        ("doubled word", "ing images (the The scaling law"),
-        ("doubled word", "d networks (the The SGD baselin"),
-    ],
-    "rotation.ipynb": [
-        ("doubled word", "actly as in the The SGD baselin"),
-        ("signed number", "cies differ by at most 0.00 points per seed):"),
-    ],
-    # the entropy claim's test text says "(as above)"; random_features' detail "see the table above"
-    "scorecard.ipynb": [
-        ("dangling reference", "oth run they agree, see the table above) | 98.1 % | 96.91 ± 0.1"),
-        ("dangling reference", "han every SGD matrix's (as above); both → holds, one → p"),
-    ],
-}
+#: known defects of committed pages awaiting their page's next execution (page -> [(kind, text as
+#: found)]); a page not listed must have none. Empty: every page was re-executed with its text fixed.
+KNOWN: dict[str, list[tuple[str, str]]] = {}
 
 
 # ----------------------------------------------------------------------------- rendered text
