@@ -82,8 +82,9 @@ def dictionary_list(dictionary) -> list[str]:
 
 def feature_device() -> str | None:
     """Where the patch features are computed: ``"cuda"`` through torch when a GPU is present, else
-    None, NumPy (on two CPU cores its strip map runs 1.9–4.8× faster than torch's CPU path:
-    ``benchmarks/patches``)."""
+    None, NumPy (on two CPU cores its strip map runs 1.9–4.8× faster than torch's CPU path,
+    ``benchmarks/patches``, and the whole CIFAR-10 fit at K = 256 takes 1.58× as long on torch's CPU
+    path: ``benchmarks/patch_fit_device``)."""
     try:
         import torch
     except ImportError:
