@@ -379,6 +379,10 @@ def answer_table_vi(store, vi: dict, raw_set: dict, conv_set: dict, n_train: int
     v_speed = (judge_value(5.1, raw_ratio.values, "×") if comparable and _same_images(mlp_s, n_train) else
                not_comparable(f"N = {n_train}, d = {raw_width}, or the SGD MLP's images differ from the paper's "
                               "setting", 5.1, raw_ratio.values, "×"))
+    from .rejudge import scorecard_verdict
+
+    v_speed = scorecard_verdict("cifar10_raw_speedup_vs_sgd", v_speed, [raw_ratio.key, mlp_s.key, raw_s.key],
+                                {r.key: r for r in (raw_ratio, mlp_s, raw_s)})   # as on the scorecard
     store.answer("cifar10_raw_speedup_vs_sgd", v_speed, keys=[raw_ratio.key, mlp_s.key, raw_s.key],
                  note="same-machine ratio, paired run by run (the first min(n) runs of each side)")
 

@@ -22,7 +22,7 @@ from .paper import CLAIMS, FIG_SCALING_BASELINES, TABLE_I, TABLE_IV, dataset_nam
 from .report import Verdict, not_comparable
 from .results import Answer
 
-__all__ = ["Judgement", "judge_claim", "shared_verdict", "CLAIM_TESTS"]
+__all__ = ["Judgement", "judge_claim", "scorecard_verdict", "shared_verdict", "CLAIM_TESTS"]
 
 QUALITATIVE = ("holds", "partly holds", "does not hold")
 
@@ -257,3 +257,16 @@ def shared_verdict(claim_id: str, keys, results: dict, ours: str = "") -> Verdic
     claim = next(c for c in CLAIMS if c.id == claim_id)
     provisional = Answer(claim_id, Verdict("holds", ours), tuple(keys))   # only its keys are read
     return judge_claim(claim, provisional, results, {}).verdict
+
+
+def scorecard_verdict(claim_id: str, chapter_verdict: Verdict, keys, results: dict) -> Verdict:
+    """The verdict the scorecard gives ``claim_id`` when the chapter answers it with
+    ``chapter_verdict`` from ``keys`` (``results``: ``{key: Result}``, other chapters' included;
+    KeyError if one is missing): a chapter shows this one, so a number it judges (a ratio across
+    machines, a value on a setting that is not comparable) reads the same on its page and on the
+    scorecard."""
+    missing = [k for k in keys if k not in results]
+    if missing:
+        raise KeyError(f"{claim_id}: the judgement needs every result it rests on; missing {missing}")
+    claim = next(c for c in CLAIMS if c.id == claim_id)
+    return judge_claim(claim, Answer(claim_id, chapter_verdict, tuple(keys)), results, {}).verdict
