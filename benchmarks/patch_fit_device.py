@@ -11,13 +11,8 @@ both paths, alternating in one process, so the choice rests on the fit and not o
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import platform
 import statistics
-import sys
-from datetime import datetime, timezone
-from pathlib import Path
 
 PATHS = {"numpy": None, "torch cpu": "cpu"}
 
@@ -70,17 +65,12 @@ def main(argv=None) -> None:
     parser.add_argument("--out", default="benchmarks/patch_fit_device")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    from greenelm_book.bench import cpu_model
+    from benchmarks.patches import provenance, write_report
 
     rows = measure(args.dataset, args.patches, args.subset or None, args.rounds)
-    report = {"machine": f"{cpu_model() or platform.machine()}, {os.cpu_count()} cores",
-              "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-              "command": " ".join(["python -m benchmarks.patch_fit_device"] + list(sys.argv[1:] if argv is None else argv)),
-              "dataset": args.dataset, "patches": args.patches, "subset": args.subset or None, "rows": rows}
-    out = Path(args.out)
-    out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
-    out.with_suffix(".md").write_text(markdown(report))
-    print(markdown(report))
+    report = provenance("benchmarks.patch_fit_device", argv) | {
+        "dataset": args.dataset, "patches": args.patches, "subset": args.subset or None, "rows": rows}
+    write_report(report, args.out, markdown)
 
 
 if __name__ == "__main__":

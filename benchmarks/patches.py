@@ -171,14 +171,24 @@ def main(argv=None) -> None:
     parser.add_argument("--out", default="benchmarks/patches")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    result = measure(args.images, args.widths, args.mnist_widths, args.chunk, args.repeats, args.torch)
+    report = provenance("benchmarks.patches", argv) | {
+        "images": args.images, "chunk": args.chunk, "repeats": args.repeats} | result
+    write_report(report, args.out, markdown)
+
+
+def provenance(module: str, argv=None) -> dict:
+    """The machine, the UTC date and the command line (``python -m <module> ...``) of a report."""
     from greenelm_book.bench import cpu_model
 
-    result = measure(args.images, args.widths, args.mnist_widths, args.chunk, args.repeats, args.torch)
-    report = {"machine": f"{cpu_model() or platform.machine()}, {os.cpu_count()} cores",
-              "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-              "command": " ".join(["python -m benchmarks.patches"] + list(sys.argv[1:] if argv is None else argv)),
-              "images": args.images, "chunk": args.chunk, "repeats": args.repeats} | result
-    out = Path(args.out)
+    return {"machine": f"{cpu_model() or platform.machine()}, {os.cpu_count()} cores",
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
+            "command": " ".join([f"python -m {module}"] + list(sys.argv[1:] if argv is None else argv))}
+
+
+def write_report(report: dict, out, markdown) -> None:
+    """``report`` as ``<out>.json`` and, rendered by ``markdown(report)``, ``<out>.md``; printed too."""
+    out = Path(out)
     out.with_suffix(".json").write_text(json.dumps(report, indent=1) + "\n")
     out.with_suffix(".md").write_text(markdown(report))
     print(markdown(report))
