@@ -9,13 +9,14 @@ from functools import partial
 from pathlib import Path
 
 import matplotlib
+import pandas as pd
 import pytest
 
 matplotlib.use("Agg")
 
 from greenelm_book import frontier_chapter as fc
 from greenelm_book.report import thousands
-from greenelm_book.results import ChapterResults, load_all
+from greenelm_book.results import ChapterResults, Result, load_all
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,7 +116,9 @@ def _fake_readout(dataset, n_patches, seed, subset=None, pool=2, augment=(), loo
     return {"accuracy": 50.0 + n_patches / 10 + seed + (5.0 if dictionary == "kmeans" else 0.0) + pool,
             "alpha": 0.1 if alpha is None else alpha, "n_features": 2 * n_patches * pool * pool,
             "n_train": (subset or 60_000) * (1 + len(augment)), "fit_seconds": 1.0 + seed, "feature_seconds": 0.5,
-            "spectrum_seconds": 0.25, "peak_memory_gb": 0.9, "seed": seed, "interior": True}
+            "spectrum_seconds": 0.25, "peak_memory_gb": 0.9, "seed": seed, "interior": True,
+            "solver": "eigh" if n_patches < 1000 else "cholesky", "loo_seconds": 2.0,
+            "loo": {"alpha": [0.01, 0.1, 1.0]}}
 
 
 def test_fit_patches_keeps_the_cache_entries_and_passes_the_lambda_and_dictionary(monkeypatch):
@@ -171,7 +174,7 @@ def test_record_patches_writes_keys_with_the_dictionary_only_when_not_the_defaul
     assert list(main) == [("mnist", 8, ()), ("mnist", 32, ()), ("mnist", 32, ("shift",))]
     table = fc.patch_table(main)
     assert list(table.columns) == ["dataset", "K", "features", "augmented", "runs", "accuracy (%)", "fit (s)",
-                                   "peak memory (GB)", "LOO's λ"]
+                                   "peak memory (GB)", "LOO's λ", "solve"]
     assert table.loc[1, "accuracy (%)"] == "55.70 ± 0.71 % (n = 2)" and table.loc[2, "augmented"] == "shift"
     best = fc.best_patch(records, ["mnist"])
     assert best["mnist"][0] == ("mnist", 32, 2, "kmeans", ())         # 60.7: the k-means centroids win here
@@ -215,8 +218,20 @@ def test_goal_sentence_names_reached_and_missed(store):
     best = fc.best_patch(fc.record_patches(store, _runs(configs), 100), ["mnist", "cifar10"])
     sentence = fc.goal_sentence(best, {"mnist": 52.0, "cifar10": 60.0})
     assert sentence.startswith("The best readouts: MNIST ") and "(K = 8 sampled patches, 2 × 2 pooling)" in sentence
-    assert sentence.endswith(". Reached: MNIST. Missed: CIFAR-10 (52.80 % against 60.0 %).")
+    assert sentence.endswith(". Reached: MNIST (52.80 %, K = 8 sampled patches, 2 × 2 pooling, in 1 s and 0.9 GB). "
+                             "Missed: CIFAR-10 (52.80 % against 60.0 %).")
     assert "No goal is reached" in fc.goal_sentence(best, {"mnist": 99.0, "cifar10": 99.0})
+    def result(value, unit):
+        return Result("k", (value,), unit, {"n_patches": 8}, "frontier", "m", "2026-11-26", "c")
+
+    limit = {"accuracy": result(99.5, "%"), "fit": result(600.0, "s"), "memory": result(14.2, "GB")}
+    narrow = {"accuracy": result(40.0, "%"), "fit": result(6.0, "s"), "memory": result(1.0, "GB")}
+    sentence = fc.goal_sentence(best, {"mnist": 99.0, "cifar10": 60.0}, {("mnist", None): limit,
+                                                                          ("cifar10", 200): narrow})
+    assert ("With the paper's map stacked on them: MNIST 99.50 % (the stacked map's d → ∞ limit on the K = 8 patch "
+            "features); CIFAR-10 40.00 % (the stacked map, d = 200, on the K = 8 patch features). ") in sentence
+    assert sentence.endswith("Reached: MNIST (99.50 %, the stacked map's d → ∞ limit on the K = 8 patch features, "
+                             "in 10 min and 14.2 GB). Missed: CIFAR-10 (52.80 % against 60.0 %).")
 
 
 # ----------------------------------------------------------------------------- the stacked map
@@ -321,31 +336,61 @@ def test_ultra_wide_part_reads_a_limit_the_scaling_chapter_measured(store, monke
 def test_parity_counts_the_epochs_within_the_readouts_time(store):
     _put(store.directory, "baselines", {
         "mnist/sgd-mlp/e=1/train-seconds": [1.0], "mnist/sgd-mlp/e=2/train-seconds": [2.0],
-        "mnist/sgd-mlp/e=3/train-seconds": [3.0], "mnist/sgd-mlp/e=2/accuracy": [90.0],
+        "mnist/sgd-mlp/e=1/accuracy": [85.0], "mnist/sgd-mlp/e=2/accuracy": [90.0],
         "mnist/sgd-mlp/accuracy": [95.0], "mnist/sgd-mlp/train-seconds": [3.5],
-        "cifar10/sgd-mlp/e=1/train-seconds": [0.5], "cifar10/sgd-mlp/e=1/accuracy": [38.0],
-        "cifar10/sgd-mlp/accuracy": [40.0],
-        "cifar10/sgd-mlp/train-seconds": [0.6], "cifar10/sgd-cnn/e=1/train-seconds": [9.0],
+        "cifar10/sgd-mlp/accuracy": [40.0], "cifar10/sgd-mlp/train-seconds": [0.6],
+        "cifar10/sgd-cnn/e=1/train-seconds": [9.0], "cifar10/sgd-cnn/e=1/accuracy": [50.0],
         "cifar10/sgd-cnn/accuracy": [60.0], "cifar10/sgd-cnn/train-seconds": [10.0]},
-        {"cifar10/sgd-mlp/accuracy": {"epochs": 1}})
+        {"cifar10/sgd-mlp/accuracy": {"epochs": 1}, "mnist/sgd-mlp/accuracy": {"epochs": 3},
+         "cifar10/sgd-cnn/accuracy": {"epochs": 2}})
     configs = [("mnist", 8, 2, "sampled", 1, ()), ("cifar10", 8, 2, "sampled", 1, ())]   # fit 2.0 s each
-    best = fc.best_patch(fc.record_patches(store, _runs(configs), 100), ["mnist", "cifar10"])
+    records = fc.record_patches(store, _runs(configs), 100)
+    best = fc.best_patch(records, ["mnist", "cifar10"])
+    assert list(fc.baseline_curve(store, "mnist", "sgd-mlp").itertuples(index=False, name=None)) == [
+        (1, 1.0, 85.0), (2, 2.0, 90.0), (3, 3.5, 95.0)]
     rows = fc.parity_rows(store, best)
     assert [(r["dataset"], r["SGD model"], r["SGD epochs in that time"]) for r in rows] == [
         ("MNIST", "SGD MLP", 2), ("CIFAR-10", "SGD MLP", 1), ("CIFAR-10", "SGD CNN", 0)]
     assert rows[0]["SGD then (%)"] == 90.0 and rows[1]["SGD then (%)"] == 40.0 and math.isnan(rows[2]["SGD then (%)"])
     assert list(fc.parity_table(rows).columns) == ["dataset", "one-shot readout (%)", "its fit (s)", "SGD model",
-                                                   "SGD epochs in that time", "SGD then (%)", "SGD full run (%)",
-                                                   "SGD full run (s)"]
+                                                   "SGD epochs in that time", "SGD then (%)", "SGD run's end (s)",
+                                                   "SGD at its end (%)"]
     assert fc.parity_sentence(rows) == (
-        "The one-shot readout beats the SGD network's full run on CIFAR-10 (against the SGD MLP: 53.80 % against "
-        "40.00 %, its fit taking 3.3× the SGD run's time). It does not on MNIST (against the SGD MLP: 53.80 % "
-        "against 95.00 %, its fit taking 0.6× the SGD run's time); CIFAR-10 (against the SGD CNN: 53.80 % "
-        "against 60.00 %, its fit taking 0.2× the SGD run's time).")
+        "At equal seconds: MNIST, the SGD MLP reaches 90.00 % in the readout's 2 s (2 epochs; 36.20 points above "
+        "the readout's 53.80 %); CIFAR-10, the SGD MLP ended its run after 1 s, before the readout's 2 s, at "
+        "40.00 % (13.80 points below the readout's 53.80 %); CIFAR-10, the SGD CNN finished no epoch within the "
+        "readout's 2 s.")
+    longer = {("cifar10", "sgd-cnn"): pd.DataFrame({"epochs": [1, 2], "seconds": [1.5, 2.5], "accuracy": [30.0, 35.0]})}
+    rows = fc.parity_rows(store, best, longer)                 # the longer run replaces the baselines' curve
+    assert (rows[2]["SGD epochs in that time"], rows[2]["SGD then (%)"], rows[2]["SGD run's end (s)"]) == (1, 30.0, 2.5)
+    assert fc.long_text(longer) == "the CIFAR-10 CNN for 2 epochs (2 s)" and fc.long_text({}) == fc.NOT_RUN
+    assert fc.budget_sentence(store, records, ["mnist", "cifar10"]) == (
+        "Given the SGD runs' own training times, the best readout that fits in them: MNIST's SGD MLP (95.00 % in "
+        "4 s): 53.80 % in 2 s (K = 8 sampled patches, 2 × 2 pooling); CIFAR-10's SGD MLP (40.00 % in 1 s): no "
+        "readout fits in that time; the fastest takes 2 s for 53.80 %; CIFAR-10's SGD CNN (60.00 % in 10 s): "
+        "53.80 % in 2 s (K = 8 sampled patches, 2 × 2 pooling).")
     anchors = fc.anchor_table(best)
     assert list(anchors.columns) == ["dataset", "published method", "source", "published (%)",
                                      "ours, best one-shot (%)"]
     assert set(anchors["dataset"]) == {"MNIST", "CIFAR-10"} and set(anchors["ours, best one-shot (%)"]) == {53.8}
+
+
+def test_longer_sgd_runs_are_recorded_epoch_by_epoch_and_only_for_the_chosen_networks(store, cache):
+    pytest.importorskip("torch")
+    curves = fc.long_sgd_runs(store, {"mnist": {"mlp": 3}}, seed=0, subset=200)
+    curve = curves["mnist", "sgd-mlp"]
+    assert list(curve.epochs) == [1, 2, 3] and curve.seconds.is_monotonic_increasing
+    assert store.results["mnist/sgd-mlp/long/accuracy"].values == (curve.accuracy.iloc[-1],)
+    assert store.results["mnist/sgd-mlp/long/e=2/accuracy"].values == (curve.accuracy.iloc[1],)
+    assert store.results["mnist/sgd-mlp/long/accuracy"].setting["architecture"] == "784-64-10"
+    assert fc.long_sgd_runs(store, {}, seed=0, subset=200) == {}
+    with pytest.raises(ValueError, match="no longer SGD run of 'mlp' on 'cifar10': the chapter trains mlp on mnist"):
+        fc.long_sgd_runs(store, {"cifar10": {"mlp": 3}}, seed=0, subset=200)
+    fc.record_patches(store, _runs([("mnist", 8, 2, "sampled", 0, ())]), 100)
+    cost = fc.chapter_cost_curve(store, ["mnist"])
+    assert set(cost.run[cost.method == "SGD MLP"]) == {"mnist/sgd-mlp/long"}     # its three epochs share one run
+    fig = fc.plot_cost_curve(cost, ["mnist"])
+    assert "SGD MLP, longer run" in [line.get_label() for line in fig.axes[0].get_lines()]
 
 
 def test_cost_curve_families_and_this_chapters_results(store):
@@ -370,6 +415,28 @@ def test_limits_glues_quote_the_widest_fit(store):
     assert fc.patch_intro_glues(2, 1000, {"mnist": ["shift"], "cifar10": []}, ["mnist", "cifar10"]) == {
         "pool_text": "2 × 2", "pool_cells": "4", "loo_text": "1\u202f000",
         "augment_text": "MNIST: the four one-pixel shifts"}
+
+
+def test_the_widest_fits_say_they_solved_by_one_cholesky_per_lambda_and_why(store):
+    from greenelm.solvers import LARGE_ORDER
+
+    narrow = _runs(fc.patch_configs(["mnist"], [8, 32], 32, {}, [0], 0, [2], {}, []))
+    assert fc.solver_sentence(narrow) == ("Every fit here has at most 256 features: one eigendecomposition of its "
+                                          "Gram gives the whole λ path.")
+    configs = fc.patch_configs(["mnist"], [8, 32], 32, {"mnist": [2048]}, [0], 0, [2], {}, [])
+    runs = _runs(configs)
+    sentence = fc.solver_sentence(runs)
+    assert sentence.startswith("Up to 256 features one eigendecomposition of the Gram gives the whole λ path; "
+                               "at 16\u202f384 features the readout factorises G + λI in float64 once per λ "
+                               "instead (3 values tried)")
+    assert f"from {thousands(LARGE_ORDER)} features on the library runs LAPACK on one thread" in sentence
+    glues = fc.limits_glues(91.5, 99.5, runs, ["mnist"], {"mnist": [8, 32, 2048]}, 0, 2)
+    assert "K = 2\u202f048: 0 s for 100 images, then 2 s for 3 Cholesky factorisations (one per λ tried)" in \
+        glues["feature_seconds_text"]
+    table = fc.patch_table(fc.main_records(fc.record_patches(store, runs, 100), 2))
+    assert list(table["solve"]) == ["eigh", "eigh", "Cholesky"]
+    assert store.results["mnist/patch-readout/p=5/pool=2/k=2048/accuracy"].setting["solver"] == \
+        "one float64 Cholesky factorisation of G + λI per λ"
 
 
 # ----------------------------------------------------------------------------- the chapter's source
