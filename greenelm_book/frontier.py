@@ -83,8 +83,9 @@ def readout_memory(n_features: int, n_classes: int, n_train: int, n_test: int, i
     * ``loo``: the eigenvectors, the LOO rows' features (float32) and their rotation (float64).
 
     ``solver="cholesky"`` (:func:`cholesky_ridge`, one factorisation per λ) has no ``spectrum``;
-    its ``loo`` stage holds the float32 Gram (4·d²), ``G + λI`` factorised in place (8·d²), the LOO
-    rows' features (float32) and their triangular solve (float64, twice).
+    its ``loo`` stage holds at least a float32 Gram (4·d²; :func:`cholesky_gram` keeps the float64
+    one where 4·d² more fit), ``G + λI`` factorised in place (8·d²), the LOO rows' features
+    (float32) and their triangular solve (float64, twice).
     """
     from greenelm.solvers import sum_block_rows
 
@@ -116,6 +117,21 @@ def choose_readout_solver(n_features: int, plan_of) -> str:
     available = available_memory()
     fits = available is None or plan["peak"] - plan["data"] <= available
     return "eigh" if n_features < LARGE_ORDER and fits else "cholesky"
+
+
+def cholesky_gram(gram64: np.ndarray, solve_bytes: int, available: int | None = None) -> np.ndarray:
+    """The Gram the Cholesky path factorises from (d, d; upper triangle valid): ``gram64`` itself
+    (float64) when it fits beside the solve's own ``solve_bytes`` (:func:`readout_memory`'s ``loo``
+    stage, which counts a float32 copy: the float64 Gram needs 4·d² bytes more), else a float32 copy,
+    whose rounding (relative 6e-8) sets a floor on λ below which G + λI is not numerically positive
+    definite. ``available``: bytes free (default: :func:`greenelm._validation.available_memory`)."""
+    from greenelm._validation import available_memory
+
+    available = available_memory() if available is None else int(available)
+    extra = 4 * gram64.shape[0] ** 2
+    if available is None or solve_bytes + extra <= available:
+        return gram64
+    return np.asarray(gram64, dtype=np.float32, order="F")
 
 
 def cholesky_ridge(gram, hty, H_loo, Y_loo, alpha: float):
@@ -187,7 +203,10 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     predict_seconds, peak_memory_gb (the whole fit) and stage_peak_gb (per stage: sums, spectrum,
     loo), memory_plan_gb (:func:`readout_memory`), baseline_memory_gb (the process without the
     data: interpreter and libraries; the budget is baseline + plan), the LOO path (alpha, loo_mse, loo_accuracy) and
-    n_train (rows summed, augmented copies included).
+    n_train (rows summed, augmented copies included). On the Cholesky path a λ at which G + λI does not
+    factorise (not numerically positive definite: λ below the Gram's rounding) is skipped and listed in
+    ``infeasible_alphas``; ``interior`` is then judged among the feasible λ (False at that floor);
+    ``gram_dtype`` is the dtype of the Gram it factorised from (:func:`cholesky_gram`).
     """
     from greenelm import NormalEquations, RandomPatchFeatures, RidgePath, load_dataset
 
@@ -272,14 +291,17 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
         readout = path.weights
     else:
         hty = equations.hty.copy()
-        gram = np.asarray(equations.gram, dtype=np.float32, order="F")   # 4·d²; upper triangle valid
+        gram = cholesky_gram(equations.gram, plan["loo"])                # upper triangle valid
         del equations
         spectrum_seconds = 0.0
         H_loo = feature_rows(X_train[loo_index])
         readouts = {}
 
         def evaluate(a: float) -> dict:
-            readouts[float(a)], _, residual = cholesky_ridge(gram, hty, H_loo, Y_loo, a)
+            try:
+                readouts[float(a)], _, residual = cholesky_ridge(gram, hty, H_loo, Y_loo, a)
+            except np.linalg.LinAlgError:       # G + λI not numerically positive definite: λ below the
+                return {"alpha": float(a), "loo_mse": np.inf, "loo_accuracy": np.nan}   # Gram's rounding
             return {"alpha": float(a), "loo_mse": float(np.mean(np.sum(residual**2, axis=1))),
                     "loo_accuracy": 100 * float(np.mean((Y_loo - residual).argmax(axis=1) == labels))}
 
@@ -289,6 +311,13 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
         searched, interior = search_lambda(evaluate, alphas, factor=10.0, max_extend=11)
     else:
         searched, interior = [evaluate(alpha)], None
+    infeasible = [r["alpha"] for r in searched if not np.isfinite(r["loo_mse"])]
+    searched = [r for r in searched if np.isfinite(r["loo_mse"])]
+    if not searched:
+        raise np.linalg.LinAlgError(f"G + λI is not positive definite at any λ tried ({infeasible}): the "
+                                    f"{dataset} readout with {features.n_features_out} features has no feasible λ")
+    if infeasible and interior:                 # interior among the feasible λ only: not at the floor
+        interior = searched[0]["alpha"] < min(searched, key=lambda r: r["loo_mse"])["alpha"]
     best = min(searched, key=lambda r: r["loo_mse"])["alpha"]
     W = readout(best).astype(np.float32)
     fit_seconds = time.perf_counter() - start
@@ -309,6 +338,7 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
             "stage_peak_gb": stage_peak, "memory_plan_gb": {key: value / GB for key, value in plan.items()},
             "baseline_memory_gb": baseline / GB,
             "loo": {key: [r[key] for r in searched] for key in ("alpha", "loo_mse", "loo_accuracy")},
+            "infeasible_alphas": infeasible, "gram_dtype": str(gram.dtype) if solver == "cholesky" else "float64",
             "loo_rows": int(len(loo_index))}
 
 

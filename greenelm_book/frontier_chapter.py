@@ -472,7 +472,9 @@ def solver_sentence(runs: dict) -> str:
         return (f"Every fit here has at most {thousands(max(eigh))} features: one eigendecomposition of its "
                 "Gram gives the whole λ path.")
     widest = [run for run in runs.values() if run["solver"] == "cholesky"]
-    tried = sorted({len(run["loo"]["alpha"]) for run in widest})
+    tried = sorted({len(run["loo"]["alpha"]) + len(run.get("infeasible_alphas", [])) for run in widest})
+    skipped = sorted({a for run in widest for a in run.get("infeasible_alphas", [])})
+    gram = " or ".join(sorted({run.get("gram_dtype", "float32") for run in widest}))
     why = (f"from {thousands(LARGE_ORDER)} features on the library runs LAPACK on one thread (the multithreaded "
            "OpenBLAS of the NumPy wheels crashes in factorisations of that order), and there an eigendecomposition "
            "with its eigenvectors, several d³ flops, costs more than the λ search's factorisations, d³/3 flops each"
@@ -480,8 +482,10 @@ def solver_sentence(runs: dict) -> str:
     return ((f"Up to {thousands(max(eigh))} features one eigendecomposition of the Gram gives the whole λ path; "
              if eigh else "")
             + f"at {' and '.join(thousands(d) for d in cholesky)} features the readout factorises G + λI in float64 "
-            f"once per λ instead ({' or '.join(str(t) for t in tried)} values tried), in the memory of the float32 "
-            f"Gram and one float64 factor: {why}.")
+            f"once per λ instead ({' or '.join(str(t) for t in tried)} values tried, from the {gram} Gram"
+            + (f"; λ = {', '.join(f'{a:g}' for a in skipped)} skipped, G + λI not numerically positive definite there"
+               if skipped else "")
+            + f"): {why}.")
 
 
 # ----------------------------------------------------------------------------- dictionary and pooling

@@ -110,6 +110,36 @@ def test_the_cholesky_readout_equals_the_eigendecomposition_readout():
         readout_memory(100, 10, 10, 10, 10, 10, solver="lu")
 
 
+def test_the_cholesky_path_skips_a_lambda_below_the_grams_rounding_and_keeps_float64_where_it_fits(monkeypatch):
+    import greenelm_book.frontier as frontier
+
+    gram = np.eye(4)
+    assert frontier.cholesky_gram(gram, 100, available=100 + 64) is gram                   # 4·d² more fits
+    low = frontier.cholesky_gram(gram, 100, available=100 + 63)
+    assert low.dtype == np.float32 and low.flags.f_contiguous and np.array_equal(low, gram)
+    exact = frontier.cholesky_ridge
+
+    def fails_below(floor):
+        def ridge(gram, hty, H_loo, Y_loo, alpha):
+            if alpha < floor:
+                raise np.linalg.LinAlgError(f"{alpha}: not positive definite")
+            return exact(gram, hty, H_loo, Y_loo, alpha)
+        return ridge
+
+    grid = (0.001, 0.01, 0.1, 1.0, 10.0)
+    patch_readout = frontier.patch_readout
+    reference = patch_readout("cifar10", 6, seed=2, subset=200, loo_rows=40, solver="cholesky", alphas=grid)
+    monkeypatch.setattr(frontier, "cholesky_ridge", fails_below(0.01))
+    run = patch_readout("cifar10", 6, seed=2, subset=200, loo_rows=40, solver="cholesky", alphas=grid)
+    assert run["infeasible_alphas"] == [0.001] and run["loo"]["alpha"][0] == 0.01
+    assert reference["infeasible_alphas"] == [] and run["gram_dtype"] == "float64"
+    at_floor = run["alpha"] == 0.01
+    assert run["interior"] is (not at_floor) and (at_floor or run["alpha"] == reference["alpha"])
+    monkeypatch.setattr(frontier, "cholesky_ridge", fails_below(1e9))
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite at any λ tried"):
+        patch_readout("cifar10", 6, seed=2, subset=200, loo_rows=40, solver="cholesky", alphas=grid)
+
+
 def _blobs(seed=0, n_train=160, n_test=120, n_features=6):
     """Three Gaussian classes in ``n_features`` dimensions, standardised like the patch features."""
     rng = np.random.default_rng(seed)

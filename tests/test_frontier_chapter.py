@@ -428,8 +428,12 @@ def test_the_widest_fits_say_they_solved_by_one_cholesky_per_lambda_and_why(stor
     sentence = fc.solver_sentence(runs)
     assert sentence.startswith("Up to 256 features one eigendecomposition of the Gram gives the whole λ path; "
                                "at 16\u202f384 features the readout factorises G + λI in float64 once per λ "
-                               "instead (3 values tried)")
+                               "instead (3 values tried, from the float32 Gram): ")
     assert f"from {thousands(LARGE_ORDER)} features on the library runs LAPACK on one thread" in sentence
+    skipping = {config: {**run, "infeasible_alphas": [0.0001, 0.001], "gram_dtype": "float64"}
+                for config, run in runs.items()}
+    assert ("instead (5 values tried, from the float64 Gram; λ = 0.0001, 0.001 skipped, G + λI not numerically "
+            "positive definite there): ") in fc.solver_sentence(skipping)
     glues = fc.limits_glues(91.5, 99.5, runs, ["mnist"], {"mnist": [8, 32, 2048]}, 0, 2)
     assert "K = 2\u202f048: 0 s for 100 images, then 2 s for 3 Cholesky factorisations (one per λ tried)" in \
         glues["feature_seconds_text"]
