@@ -376,7 +376,7 @@ def plot_patches(records: dict, datasets, widths_of: dict, judged: int, augment:
         ax.axhline(goals[name], color="0.5", lw=1, ls="--")
         ax.set(xscale="log", title=DATASET_NAMES[name], xlabel="features 2·K·pool²")
     for ax in axes[0]:
-        log_ticks(ax, plotted)
+        log_ticks(ax, plotted, ratio=3.5)              # three narrow panels: 512, 2 048, 8 192, not 1 152
     axes[0][0].set_ylabel("test accuracy (%)")
     axes[0][0].legend(loc="lower right", fontsize=8)
     fig.tight_layout()
@@ -864,7 +864,7 @@ def plot_cost_curve(curve: pd.DataFrame, datasets):
     networks' epochs joined by lines."""
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(datasets), figsize=(7.5, 3.2), sharey=False, squeeze=False)
+    fig, axes = plt.subplots(1, len(datasets), figsize=(7.5, 3.7), sharey=False, squeeze=False)
     for ax, name in zip(axes[0], datasets):
         part = curve[curve.dataset == name]
         for (method, run), group in part.groupby(["method", "run"], sort=False):
@@ -879,8 +879,9 @@ def plot_cost_curve(curve: pd.DataFrame, datasets):
         log_ticks(ax)
     axes[0][0].set_ylabel("test accuracy (%)")
     handles = {h.get_label(): h for ax in axes[0] for h in ax.get_lines()}
-    fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=4, fontsize=8, bbox_to_anchor=(0.5, -0.12))
-    fig.tight_layout()
+    fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=4, fontsize=8, bbox_to_anchor=(0.5, 0.0),
+               frameon=False)
+    fig.tight_layout(rect=(0, 0.17, 1, 1))          # the legend's rows below the panels' axis labels
     return fig
 
 
@@ -917,14 +918,15 @@ def spaced(values, ratio: float = 1.6) -> list:
     return kept
 
 
-def log_ticks(ax, values=None) -> None:
+def log_ticks(ax, values=None, ratio: float = 1.6) -> None:
     """A log-scaled x axis labelled without overlap: at the :func:`spaced` ones of ``values`` when
-    given (each printed with :func:`~greenelm_book.report.thousands`, whose separator does not
-    break), else at the powers of ten; minor ticks are kept but never labelled."""
+    given (each at least ``ratio`` × the last; each printed with
+    :func:`~greenelm_book.report.thousands`, whose separator does not break), else at the powers
+    of ten; minor ticks are kept but never labelled."""
     import matplotlib.ticker as ticker
 
     if values is not None:
-        values = spaced(values)
+        values = spaced(values, ratio)
         ax.xaxis.set_major_locator(ticker.FixedLocator(values))
         ax.xaxis.set_major_formatter(ticker.FixedFormatter([thousands(v) for v in values]))
     else:

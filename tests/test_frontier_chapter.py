@@ -66,7 +66,7 @@ def test_thousands_groups_with_a_no_break_space():
     assert thousands(4096, separator="") == "4096"
 
 
-def test_log_axes_label_spaced_values_without_breaking_and_no_minor_labels():
+def test_log_axes_label_spaced_values_without_breaking_and_no_minor_labels(store):
     import matplotlib.pyplot as plt
     import matplotlib.ticker as ticker
 
@@ -86,6 +86,12 @@ def test_log_axes_label_spaced_values_without_breaking_and_no_minor_labels():
     labels = [t.get_text() for t in right.get_xticklabels() if t.get_text()]
     assert "1\u202f000" in labels and "0.1" in labels and isinstance(right.xaxis.get_minor_formatter(),
                                                                        ticker.NullFormatter)
+    plt.close(fig)
+    configs = fc.patch_configs(["mnist"], [64, 256], 256, {"mnist": [1024]}, [0], 0, [2, 3], {}, [])
+    fig = fc.plot_patches(fc.record_patches(store, _runs(configs), 100),
+                          ["mnist"], {"mnist": [64, 256, 1024]}, 256, {}, {"mnist": 99.5}, [2, 3], [])
+    fig.canvas.draw()               # 512 … 8 192 features with pool 3's 1 152 and 4 608 among them
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels() if t.get_text()] == ["512", "2\u202f048", "8\u202f192"]
     plt.close(fig)
 
 
