@@ -147,6 +147,9 @@ display(Markdown(verdict_markdown(results_dir(profile))))
 #   {glue:text}`patch_vs_cnn_words` the book's SGD-trained CNN ({glue:text}`cnn_acc:.2f` % after
 #   {glue:text}`cnn_s:.0f` s of training; Green-ELM on raw pixels: {glue:text}`acc_cifar_raw:.2f` %). On MNIST it reaches
 #   {glue:text}`patch_mnist:.2f` %, on Fashion-MNIST {glue:text}`patch_fashion:.2f` % ({doc}`frontier <frontier>`).
+# - **The paper's map on those features.** Stacked on the patch features, the paper's random ReLU
+#   layer in its d → ∞ limit (the arc-cosine kernel on those features) {glue:text}`stacked_limits`
+#   ({doc}`frontier <frontier>`).
 # - **The infinite-width limit**, computed exactly rather than extrapolated (above), and λ chosen
 #   by exact leave-one-out at every width ({doc}`scaling <scaling>`).
 # - **The baseline the paper leaves out:** ridge regression on the features with no random layer.
