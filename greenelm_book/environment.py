@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .report import duration_text
 from .toc import ROOT, SUMMARY_CHAPTERS, chapters
 
 ENVIRONMENT_PAGE = "book/environment.md"
@@ -26,15 +27,6 @@ def _results_dates(source_dir: Path, name: str) -> str:
     return dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
 
 
-def _duration(seconds: float) -> str:
-    """``seconds`` as ``12 s``, ``3.4 min`` or ``2.1 h``."""
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    if seconds < 3600:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
 def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> str:
     """The book's *Environment and execution* page (MyST text): per chapter its profile, when its
     results were recorded (first and last ``date`` in the results store), their compute time (the
@@ -51,7 +43,7 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         host = ours.get("machine")
         where = f"{host['cpu']}, {host['cores']} cores, {host['memory_gib']:g} GiB" if host else "–"
         compute = ours.get("compute")
-        took = _duration(float(compute["seconds"])) if compute else "not recorded"
+        took = duration_text(float(compute["seconds"])) if compute else "not recorded"
         recorded = _results_dates(source_dir, name)
         if recorded == "–" and name in SUMMARY_CHAPTERS:
             recorded = "reads the others'"

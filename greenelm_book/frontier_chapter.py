@@ -30,7 +30,7 @@ import pandas as pd
 from .frontier import (IMAGE_SHAPES, cost_curve, kernel_limit, patch_readout, stacked_kernel_limit,
                        stacked_readout, standardised_patch_features, ultra_wide)
 from .paper import DATASET_NAMES
-from .report import by_sign, colour, judge_qualitative, ours_text, show_table, thousands
+from .report import by_sign, colour, duration_text, judge_qualitative, ours_text, show_table, thousands
 
 #: the augmentations in words
 AUGMENT_WORDS = {"flip": "the mirror image", "shift": "the four one-pixel shifts"}
@@ -447,10 +447,7 @@ def goal_sentence(best: dict, goals: dict, stacked: dict | None = None) -> str:
     if stacked_best:
         found += "With the paper's map stacked on them: " + "; ".join(
             f"{DATASET_NAMES[n]} {rec['accuracy'].mean:.2f} % ({words})" for n, (rec, words) in stacked_best.items()) + ". "
-    def took(seconds: float) -> str:
-        return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
-
-    reached = [f"{DATASET_NAMES[n]} ({rec['accuracy'].mean:.2f} %, {words}, in {took(rec['fit'].mean)} and "
+    reached = [f"{DATASET_NAMES[n]} ({rec['accuracy'].mean:.2f} %, {words}, in {duration_text(rec['fit'].mean)} and "
                f"{rec['memory'].mean:.1f} GB)" for n, (rec, words) in overall.items() if rec["accuracy"].mean >= goals[n]]
     missed = [f"{DATASET_NAMES[n]} ({rec['accuracy'].mean:.2f} % against {goals[n]:.1f} %)"
               for n, (rec, _) in overall.items() if rec["accuracy"].mean < goals[n]]

@@ -156,6 +156,15 @@ def by_sign(value: float, positive: str, negative: str, zero: str = "the same as
     return positive if value > 0 else negative
 
 
+def duration_text(seconds: float) -> str:
+    """``seconds`` as ``12 s``, ``3.4 min`` or ``2.1 h``."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    if seconds < 3600:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def show_table(frame: pd.DataFrame, digits: int = 2, integers=(), caption: str | None = None):
     """A table for reading: no index, integers as integers, NaN shown as "—", ``digits`` decimals.
 

@@ -237,7 +237,7 @@ def test_goal_sentence_names_reached_and_missed(store):
     assert ("With the paper's map stacked on them: MNIST 99.50 % (the stacked map's d → ∞ limit on the K = 8 patch "
             "features); CIFAR-10 40.00 % (the stacked map, d = 200, on the K = 8 patch features). ") in sentence
     assert sentence.endswith("Reached: MNIST (99.50 %, the stacked map's d → ∞ limit on the K = 8 patch features, "
-                             "in 10 min and 14.2 GB). Missed: CIFAR-10 (52.80 % against 60.0 %).")
+                             "in 10.0 min and 14.2 GB). Missed: CIFAR-10 (52.80 % against 60.0 %).")
 
 
 # ----------------------------------------------------------------------------- the stacked map
