@@ -316,9 +316,9 @@ def patch_readout(dataset: str, n_patches: int, seed: int, subset: int | None = 
     if not searched:
         raise np.linalg.LinAlgError(f"G + λI is not positive definite at any λ tried ({infeasible}): the "
                                     f"{dataset} readout with {features.n_features_out} features has no feasible λ")
-    if infeasible and interior:                 # interior among the feasible λ only: not at the floor
-        interior = searched[0]["alpha"] < min(searched, key=lambda r: r["loo_mse"])["alpha"]
     best = min(searched, key=lambda r: r["loo_mse"])["alpha"]
+    if infeasible and interior:                 # interior among the feasible λ only: not at the floor
+        interior = searched[0]["alpha"] < best
     W = readout(best).astype(np.float32)
     fit_seconds = time.perf_counter() - start
     loo_seconds = fit_seconds - feature_seconds - spectrum_seconds
