@@ -82,6 +82,16 @@ def pytest_configure(config):
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
 
 
+@pytest.fixture(params=["cpu", "cuda"])
+def torch_device(request) -> str:
+    """The torch device of a test of the torch paths: "cpu" everywhere (torch's CPU device runs the
+    code CUDA runs), and "cuda" where torch sees a GPU (skipped elsewhere). Skips without torch."""
+    torch = pytest.importorskip("torch")
+    if request.param == "cuda" and not torch.cuda.is_available():
+        pytest.skip("no CUDA device on this machine")
+    return request.param
+
+
 def pytest_ignore_collect(collection_path, config):
     """Keep nbval away from the runner's partial notebooks of failed runs (``<name>.failed.ipynb``;
     its in-flight temporaries end in ``.tmp``, not ``.ipynb``)."""

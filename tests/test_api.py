@@ -121,12 +121,11 @@ def test_weighted_partial_fit_over_chunks_equals_weighted_fit_for_the_classifier
     assert relative(whole.coef_, unweighted.coef_) > 1e-3      # the weights did change the readout
 
 
-def test_weighted_fit_on_torch_matches_numpy():
-    pytest.importorskip("torch")
+def test_weighted_fit_on_torch_matches_numpy(torch_device):
     X, Y = regression()
     weights = np.random.default_rng(2).uniform(0, 2, len(X))
     numpy_model = ELMRegressor(n_hidden=40, alpha=0.1).fit(X, Y, sample_weight=weights)
-    torch_model = ELMRegressor(n_hidden=40, alpha=0.1, device="cpu").fit(X, Y, sample_weight=weights)
+    torch_model = ELMRegressor(n_hidden=40, alpha=0.1, device=torch_device).fit(X, Y, sample_weight=weights)
     np.testing.assert_allclose(torch_model.coef_, numpy_model.coef_, rtol=1e-8, atol=1e-10)
 
 
@@ -361,15 +360,14 @@ def test_pipeline_of_transformer_and_ridge_is_the_elm_regressor():
     np.testing.assert_allclose(pipeline.predict(X), elm.predict(X), rtol=1e-7, atol=1e-9)
 
 
-def test_transformer_feature_names_and_torch_device():
+def test_transformer_feature_names_and_torch_device(torch_device):
     pandas = pytest.importorskip("pandas")
     X, _ = regression()
     frame = pandas.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])])
     transformer = RandomReLUTransformer(n_hidden=3).fit(frame)
     assert list(transformer.feature_names_in_) == list(frame.columns)
     assert list(transformer.get_feature_names_out()) == [f"randomrelutransformer{i}" for i in range(3)]
-    pytest.importorskip("torch")
-    on_torch = RandomReLUTransformer(n_hidden=30, device="cpu").fit(X).transform(X)
+    on_torch = RandomReLUTransformer(n_hidden=30, device=torch_device).fit(X).transform(X)
     assert type(on_torch) is np.ndarray
     np.testing.assert_allclose(on_torch, RandomReLUTransformer(n_hidden=30).fit(X).transform(X), rtol=1e-12)
 

@@ -89,15 +89,15 @@ def test_sums_survive_pickle_copy_and_addition_with_rows_waiting():
     np.testing.assert_allclose(symmetrize_upper(equations.gram), H[:20].T @ H[:20], rtol=1e-13)
 
 
-def test_torch_sums_gather_on_their_device():
+def test_torch_sums_gather_on_their_device(torch_device):
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(5)
     H, Y = rng.random((300, 9)), rng.random((300, 2))
-    equations = NormalEquations(9, 2, device="cpu", block_rows=100)
+    equations = NormalEquations(9, 2, device=torch_device, block_rows=100)
     for part in blocks(300, 7):
-        equations.update(torch.as_tensor(H[part]), torch.as_tensor(Y[part]))
-    assert type(equations.gram).__module__.startswith("torch")
-    np.testing.assert_allclose(symmetrize_upper(equations.gram).numpy(), H.T @ H, rtol=1e-12)
+        equations.update(torch.as_tensor(H[part], device=torch_device), torch.as_tensor(Y[part], device=torch_device))
+    assert type(equations.gram).__module__.startswith("torch") and equations.gram.device.type == torch_device
+    np.testing.assert_allclose(symmetrize_upper(equations.gram).cpu().numpy(), H.T @ H, rtol=1e-12)
 
 
 def test_block_rule_and_bad_block_rows():

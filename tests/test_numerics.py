@@ -261,11 +261,11 @@ def test_the_remedy_is_what_an_estimator_float32_fit_runs(monkeypatch):
     assert FLOAT32_BLOCK_ROWS == 4096
 
 
-def test_float32_remedy_on_torch_matches_numpy():
+def test_float32_remedy_on_torch_matches_numpy(torch_device):
     torch = pytest.importorskip("torch")
     H, Y = offset_problem(n=9000, d=6)
-    on_torch = NormalEquations(6, 2, "float32", device="cpu")
-    on_torch.update(torch.as_tensor(H), torch.as_tensor(Y))
+    on_torch = NormalEquations(6, 2, "float32", device=torch_device)
+    on_torch.update(torch.as_tensor(H, device=torch_device), torch.as_tensor(Y, device=torch_device))
     on_numpy = NormalEquations(6, 2, "float32")
     on_numpy.update(H, Y)
     assert on_torch.gram.dtype == torch.float64

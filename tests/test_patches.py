@@ -104,13 +104,13 @@ def test_pickle_round_trip_gives_the_same_features(images):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch not installed")
-def test_torch_equals_numpy(images):
+def test_torch_equals_numpy(images, torch_device):
     numpy_features = fitted(images, dtype="float64")
-    torch_features = fitted(images, dtype="float64", device="cpu")
-    blocks = [H.numpy() for _, H in torch_features.chunks(images, chunk_rows=5)]
+    torch_features = fitted(images, dtype="float64", device=torch_device)
+    blocks = [H.cpu().numpy() for _, H in torch_features.chunks(images, chunk_rows=5)]
     np.testing.assert_allclose(np.vstack(blocks), numpy_features.transform(images), rtol=1e-10, atol=1e-12)
     mirrored = images[:, :, ::-1]                      # a view with a negative stride
-    np.testing.assert_allclose(torch_features.transform(mirrored).numpy(), numpy_features.transform(mirrored),
+    np.testing.assert_allclose(torch_features.transform(mirrored).cpu().numpy(), numpy_features.transform(mirrored),
                                rtol=1e-10, atol=1e-12)
 
 

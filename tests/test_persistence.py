@@ -219,11 +219,10 @@ def test_partial_fit_after_loading_equals_fitting_everything(tmp_path, round_tri
 
 
 @pytest.mark.parametrize("method", ["normal", "rls"])
-def test_partial_fit_state_crosses_devices(tmp_path, method):
-    pytest.importorskip("torch")
+def test_partial_fit_state_crosses_devices(tmp_path, method, torch_device):
     X, _ = data()
     y = X[:, 0] - X[:, 1]
-    model = ELMRegressor(n_hidden=50, alpha=1e-2, partial_fit_method=method, device="cpu")
+    model = ELMRegressor(n_hidden=50, alpha=1e-2, partial_fit_method=method, device=torch_device)
     path = model.partial_fit(X[:100], y[:100]).save(tmp_path / "m.npz")
     loaded = load_model(path, device=None)
     assert loaded.device is None
@@ -280,10 +279,9 @@ def test_pickle_keeps_the_state_but_not_the_projection():
     assert getattr(pickle.loads(pickle.dumps(model)), "_features", None) is None
 
 
-def test_torch_state_pickles_as_numpy():
-    pytest.importorskip("torch")
+def test_torch_state_pickles_as_numpy(torch_device):
     X, y = data()
-    model = ELMClassifier(n_hidden=30, device="cpu").partial_fit(X, y, classes=[0, 1, 2])
+    model = ELMClassifier(n_hidden=30, device=torch_device).partial_fit(X, y, classes=[0, 1, 2])
     state = model.__getstate__()
     assert "equations_" not in state
     assert all(isinstance(a, np.ndarray) for a in state["_portable_partial_state"][1].values())
@@ -293,10 +291,9 @@ def test_torch_state_pickles_as_numpy():
 
 
 # -- the device chosen on load -------------------------------------------------------------------
-def test_torch_model_loads_on_numpy_or_on_its_saved_device(tmp_path):
-    pytest.importorskip("torch")
+def test_torch_model_loads_on_numpy_or_on_its_saved_device(tmp_path, torch_device):
     X, y = data()
-    model = ELMClassifier(n_hidden=60, device="cpu").fit(X, y)
+    model = ELMClassifier(n_hidden=60, device=torch_device).fit(X, y)
     path = model.save(tmp_path / "torch.npz")
     numpy_model = load_model(path, device=None)
     assert numpy_model.device is None and numpy_model.get_params()["device"] is None
@@ -305,7 +302,7 @@ def test_torch_model_loads_on_numpy_or_on_its_saved_device(tmp_path):
     np.testing.assert_allclose(numpy_model.decision_function(X), model.decision_function(X),
                                rtol=1e-9, atol=1e-12)
     as_saved = load_model(path)
-    assert as_saved.device == "cpu"
+    assert as_saved.device == torch_device
     np.testing.assert_array_equal(as_saved.decision_function(X), model.decision_function(X))
 
 
