@@ -1,0 +1,318 @@
+"""The library's CUDA paths on a GPU: Table V's streaming update, one-shot fits and the patch map.
+
+Run where torch sees a GPU (this project's own machine has none); every ratio is taken between
+timings of the same run on that machine, never against another machine's seconds. Inputs are
+random arrays of the paper's shapes: an update's and a fit's cost depend only on the shapes (dense
+BLAS/cuBLAS work, no data-dependent branches), and the streamed readout's exactness is measured
+against the batch ridge oracle on the same rows.
+
+* **Table V's update** (d = 4000, B = 250, float64, λ = 1e-3): listing 3 as published, ours
+  (Cholesky + syrk) and the information form, each on torch-cuda and on NumPy on the same host's
+  CPU, timed interleaved by the streaming chapter's harness (``streaming_benchmark``); the floor is
+  ours' 3·d²·B FLOPs at the GPU's float64 GEMM rate measured at the update's shape.
+* **One-shot fits** (``ELMClassifier(device="cuda")``, N = 60,000, D = 784, 10 classes) at
+  d = 4000, 8000, 16000 in float64 and float32 (TF32 off, torch's default), with the FLOP floor at
+  the GPU's measured GEMM rates (``greenelm_book.bench.flop_floor_seconds``), and the CPU NumPy fit
+  at d = 4000 for the same host's ratio; a d = 2000 float64 fit's decision function against NumPy's.
+* **The patch map** (``RandomPatchFeatures(device="cuda")``, CIFAR-10's 32 × 32 × 3 images, 6 × 6
+  patches, 2 × 2 pooling) at K = 1024 and 4096: seconds per 10,000 images.
+
+    python -m benchmarks.gpu [--out benchmarks/gpu] [--batches 40] [--repeats 2]
+
+``--dry-run`` runs the same code at small shapes on torch's CPU device (a check of the script on a
+machine without a GPU; its numbers mean nothing).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+
+N_TRAIN, N_INPUTS, N_CLASSES = 60_000, 784, 10
+FIT_WIDTHS = (4000, 8000, 16000)
+STREAM_WIDTH, STREAM_BATCH, STREAM_INPUTS, STREAM_ALPHA = 4000, 250, 512, 1e-3
+STREAM_IMAGES, STREAM_TEST = 50_000, 2_000
+PATCH_WIDTHS, PATCH_IMAGES = (1024, 4096), 10_000
+PEAK_SIZE = 8192  # the square GEMM of the peak rates
+DEVICE = "cuda"
+
+
+def dry_run() -> None:
+    """Small shapes on torch's CPU device: the script's code paths, on a machine without a GPU."""
+    global N_TRAIN, FIT_WIDTHS, STREAM_WIDTH, STREAM_BATCH, STREAM_IMAGES, STREAM_TEST, PATCH_WIDTHS, PATCH_IMAGES
+    global DEVICE, PEAK_SIZE
+    N_TRAIN, FIT_WIDTHS, STREAM_WIDTH, STREAM_BATCH = 3000, (64, 128), 96, 10
+    STREAM_IMAGES, STREAM_TEST, PATCH_WIDTHS, PATCH_IMAGES, DEVICE = 1000, 200, (8,), 50, "cpu"
+    PEAK_SIZE = 512
+
+
+def synchronize() -> None:
+    """Wait for the GPU's queue (nothing to wait for on the CPU device)."""
+    import torch
+
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
+
+def synchronised(fn):
+    """Seconds of ``fn()`` with the GPU's queue drained before and after."""
+    synchronize()
+    start = time.perf_counter()
+    out = fn()
+    synchronize()
+    return time.perf_counter() - start, out
+
+
+def cuda_gemm_rate(m: int, n: int, k: int, dtype: str, repeats: int = 5) -> float:
+    """Median GFLOP/s of torch's (m × k)·(k × n) product on the GPU (one warm-up)."""
+    import torch
+
+    generator = torch.Generator(device=DEVICE).manual_seed(0)
+    a = torch.randn(m, k, device=DEVICE, dtype=getattr(torch, dtype), generator=generator)
+    b = torch.randn(k, n, device=DEVICE, dtype=getattr(torch, dtype), generator=generator)
+    a @ b
+    return statistics.median(2.0 * m * n * k / synchronised(lambda: a @ b)[0] / 1e9 for _ in range(repeats))
+
+
+def stream_data(seed: int = 0):
+    """Random 512-d embeddings of 50,000 + 2,000 images through listing 3's projection (d = 4000),
+    split 80/20 as the paper does: a :class:`~greenelm_book.streaming_bench.StreamData`."""
+    from greenelm.features import RandomReLUFeatures
+    from greenelm_book.streaming_bench import StreamData, hidden_features
+
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((STREAM_IMAGES + STREAM_TEST, STREAM_INPUTS))
+    y = rng.integers(0, N_CLASSES, len(X))
+    H = hidden_features(RandomReLUFeatures(STREAM_INPUTS, STREAM_WIDTH, seed=seed, weight_scale="he"), X)
+    n_initial, n = int(0.8 * STREAM_IMAGES), STREAM_IMAGES
+    return StreamData(H[:n_initial], y[:n_initial], H[n_initial:n], y[n_initial:n], H[n:], y[n:],
+                      np.arange(N_CLASSES))
+
+
+def streaming_rows(n_batches: int) -> list[dict]:
+    """Table V's update on torch-cuda and NumPy, interleaved: median seconds, the CPU/GPU ratio of
+    the same method, the floor ratio on the GPU and the distance to the batch oracle."""
+    from greenelm_book.streaming_bench import streaming_benchmark
+
+    bench = streaming_benchmark(stream_data(), STREAM_BATCH, STREAM_ALPHA, ("listing3", "cholesky", "information"),
+                                ["numpy", f"torch-{DEVICE}"], n_batches=n_batches, progress=False)
+    gpu_rate = cuda_gemm_rate(STREAM_WIDTH, STREAM_BATCH, STREAM_WIDTH, "float64")
+    floor = 3.0 * STREAM_WIDTH**2 * STREAM_BATCH / (gpu_rate * 1e9)
+    summary = bench.summary.set_index(["method", "backend"])
+    rows = []
+    for (method, backend), row in summary.iterrows():
+        rows.append({"method": method, "backend": backend, "device": row["device"],
+                     "median_seconds": row["median_seconds"], "q1_seconds": row["q1_seconds"],
+                     "q3_seconds": row["q3_seconds"],
+                     "numpy_over_cuda": (summary.loc[(method, "numpy"), "median_seconds"] / row["median_seconds"]
+                                         if backend != "numpy" else None),
+                     "over_floor": row["median_seconds"] / floor if backend != "numpy" else None,
+                     "relative_difference": row["relative_difference"], "batches": bench.n_batches,
+                     "seconds": bench.latency.query("method == @method and backend == @backend")["seconds"].tolist()})
+    return rows, {"gpu_float64_gemm_gflops": gpu_rate, "floor_seconds": floor}
+
+
+def fit_rows(repeats: int) -> tuple[list[dict], dict]:
+    """``ELMClassifier(device="cuda")`` fits at :data:`FIT_WIDTHS`, float64 and float32, against
+    their FLOP floors at the GPU's GEMM rates; the CPU fit at d = 4000 on the same host; exactness."""
+    import torch
+
+    from greenelm import ELMClassifier
+    from greenelm_book.bench import flop_floor_seconds
+
+    rng = np.random.default_rng(0)
+    X = rng.random((N_TRAIN, N_INPUTS), dtype=np.float32)
+    y = rng.integers(0, N_CLASSES, N_TRAIN)
+    peaks = {dtype: cuda_gemm_rate(PEAK_SIZE, PEAK_SIZE, PEAK_SIZE, dtype) for dtype in ("float64", "float32")}
+    rows = []
+    for dtype in ("float64", "float32"):
+        for d in FIT_WIDTHS:
+            fit = lambda: ELMClassifier(n_hidden=d, dtype=dtype, device=DEVICE, random_state=0).fit(X, y)  # noqa: E731
+            fit()                                                       # warm-up: cuBLAS/cuSOLVER handles
+            seconds = [synchronised(fit)[0] for _ in range(repeats)]
+            floor = flop_floor_seconds(N_TRAIN, N_INPUTS, d, N_CLASSES, peaks, dtype)
+            rows.append({"device": DEVICE, "dtype": dtype, "n_hidden": d, "seconds": statistics.median(seconds),
+                         "range": [min(seconds), max(seconds)], "floor_seconds": floor,
+                         "over_floor": statistics.median(seconds) / floor})
+            if DEVICE == "cuda":
+                torch.cuda.empty_cache()
+    start = time.perf_counter()
+    ELMClassifier(n_hidden=FIT_WIDTHS[0], random_state=0).fit(X, y)
+    cpu = time.perf_counter() - start
+    gpu_same = next(r for r in rows if r["dtype"] == "float64" and r["n_hidden"] == FIT_WIDTHS[0])
+    rows.append({"device": "cpu (NumPy)", "dtype": "float64", "n_hidden": FIT_WIDTHS[0], "seconds": cpu,
+                 "range": [cpu, cpu], "floor_seconds": None, "over_floor": None,
+                 "cpu_over_cuda": cpu / gpu_same["seconds"]})
+    small_X, small_y = X[:5000].astype(np.float64), y[:5000]
+    on_cuda = ELMClassifier(n_hidden=2000, device=DEVICE, random_state=0).fit(small_X, small_y)
+    on_numpy = ELMClassifier(n_hidden=2000, random_state=0).fit(small_X, small_y)
+    a, b = on_cuda.decision_function(small_X), on_numpy.decision_function(small_X)
+    exact = {"n_hidden": 2000, "rows": len(small_y), "max_relative_difference": float(np.abs(a - b).max() / np.abs(b).max()),
+             "same_predictions": bool((on_cuda.predict(small_X) == on_numpy.predict(small_X)).all())}
+    return rows, {"gemm_gflops": peaks, "exactness": exact}
+
+
+def fit_phases(repeats: int) -> list[dict]:
+    """Where a CUDA fit's time goes, per (dtype, d): the fit's feature pass from host rows (the
+    blocks' host-to-GPU copies included), the same pass from rows already on the GPU, the Gram
+    sums (``NormalEquations.update``, blocks already on the GPU) and the solve, each synchronised.
+    The same library calls as ``ELMClassifier.fit``, timed apart (median of ``repeats``)."""
+    import torch
+
+    from greenelm.features import DEFAULT_CHUNK_ROWS, RandomReLUFeatures, row_chunks
+    from greenelm.solvers import NormalEquations, solve_normal_equations
+
+    rng = np.random.default_rng(0)
+    X = rng.random((N_TRAIN, N_INPUTS), dtype=np.float32)
+    Y = np.eye(N_CLASSES)[rng.integers(0, N_CLASSES, N_TRAIN)]
+    blocks = list(row_chunks(N_TRAIN, DEFAULT_CHUNK_ROWS))
+    rows = []
+    for dtype in ("float64", "float32"):
+        X_device = torch.as_tensor(X, device=DEVICE).to(getattr(torch, dtype))
+        Y_device = torch.as_tensor(Y, device=DEVICE).to(getattr(torch, dtype))
+        for d in FIT_WIDTHS:
+            features = RandomReLUFeatures(N_INPUTS, d, seed=0, dtype=dtype, device=DEVICE)
+            median = lambda fn: statistics.median(synchronised(fn)[0] for _ in range(repeats))  # noqa: E731
+            from_host = median(lambda: [features.transform(X[r]) for r in blocks])
+            on_device = median(lambda: [features.transform(X_device[r]) for r in blocks])
+            H = [features.transform(X_device[r]) for r in blocks]
+
+            def sums():
+                equations = NormalEquations(d, N_CLASSES, dtype, DEVICE)
+                for block, r in zip(H, blocks):
+                    equations.update(block, Y_device[r])
+                return equations.as_float64()
+
+            gram = median(sums)
+            upper = median(lambda: upper_block_gram(H, d)) if dtype == "float64" else None
+            G, HtY = sums()
+            if upper is not None:
+                check = upper_block_gram(H, d)
+                assert float((check.triu() - G.triu()).abs().max() / G.diagonal().max()) < 1e-12
+            solve = median(lambda: solve_normal_equations(G, HtY, 1e-3))
+            rows.append({"dtype": dtype, "n_hidden": d, "features_from_host": from_host,
+                         "features_on_device": on_device, "gram": gram,
+                         "gram_upper_blocks": upper, "solve": solve})
+            del H, G, HtY
+            if DEVICE == "cuda":
+                torch.cuda.empty_cache()
+    return rows
+
+
+def upper_block_gram(H_blocks, d: int, parts: int = 4):
+    """HᵀH's upper triangle of column blocks only (float64 sums): ``parts`` (parts + 1) / 2 of the
+    parts² block products, a candidate for torch, which has no ``syrk``; the lower blocks stay 0."""
+    import torch
+
+    gram = torch.zeros((d, d), dtype=torch.float64, device=H_blocks[0].device)
+    edges = [round(i * d / parts) for i in range(parts + 1)]
+    for H in H_blocks:
+        H = H.to(torch.float64)
+        for i in range(parts):
+            rows = slice(edges[i], edges[i + 1])
+            gram[rows, edges[i]:].addmm_(H[:, rows].T, H[:, edges[i]:])
+    return gram
+
+
+def patch_rows() -> list[dict]:
+    """Seconds of the CIFAR-10-shaped patch map on the GPU per :data:`PATCH_IMAGES` images."""
+    import torch
+
+    from greenelm import RandomPatchFeatures
+
+    images = np.random.default_rng(0).random((PATCH_IMAGES, 32, 32, 3), dtype=np.float32)
+    rows = []
+    for K in PATCH_WIDTHS:
+        features = RandomPatchFeatures((32, 32, 3), n_patches=K, patch_size=6, pool=2, device=DEVICE,
+                                       random_state=0).fit(images)
+        run = lambda: [block for _, block in features.chunks(images)]  # noqa: E731
+        run()
+        seconds = statistics.median(synchronised(run)[0] for _ in range(2))
+        rows.append({"n_patches": K, "n_features": features.n_features_out, "images": PATCH_IMAGES,
+                     "seconds": seconds})
+        del features
+        if DEVICE == "cuda":
+            torch.cuda.empty_cache()
+    return rows
+
+
+def markdown(report: dict) -> str:
+    gpu = report["gpu"]
+    lines = [f"# The CUDA paths on {gpu}", "",
+             f"{gpu}, host {report['machine']}, torch {report['torch']}, {report['date']}; `{report['command']}`. "
+             "Random inputs of the paper's shapes; every ratio is between timings of this run.", "",
+             f"## Table V's update (d = {STREAM_WIDTH}, B = {STREAM_BATCH}, float64)", "",
+             f"Medians over {report['streaming'][0]['batches']} batches, interleaved. Floor: 3·d²·B FLOPs at "
+             f"the GPU's float64 GEMM rate at this shape, {report['streaming_floor']['gpu_float64_gemm_gflops']:.0f} "
+             f"GFLOP/s ({1e3 * report['streaming_floor']['floor_seconds']:.2f} ms).", "",
+             "| update | backend | median (ms) | IQR (ms) | NumPy / CUDA | / floor | vs oracle |",
+             "| --- | --- | ---: | --- | ---: | ---: | ---: |"]
+    for r in report["streaming"]:
+        lines.append(f"| {r['method']} | {r['backend']} | {1e3 * r['median_seconds']:.2f} | "
+                     f"{1e3 * r['q1_seconds']:.2f}–{1e3 * r['q3_seconds']:.2f} | "
+                     + (f"{r['numpy_over_cuda']:.1f}" if r["numpy_over_cuda"] else "—") + " | "
+                     + (f"{r['over_floor']:.2f}" if r["over_floor"] else "—") + f" | {r['relative_difference']:.1e} |")
+    peaks = report["fits_extra"]["gemm_gflops"]
+    lines += ["", f"## One-shot fits (N = {N_TRAIN:,}, D = {N_INPUTS}, 10 classes)", "",
+              f"GPU GEMM ({PEAK_SIZE}³): float64 {peaks['float64']:.0f} GFLOP/s, float32 {peaks['float32']:.0f} GFLOP/s "
+              "(TF32 off). Floor: features and Gram at the dtype's rate, the solve at float64's.", "",
+              "| device | dtype | d | fit (s) | floor (s) | / floor | CPU / CUDA |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    for r in report["fits"]:
+        lines.append(f"| {r['device']} | {r['dtype']} | {r['n_hidden']} | {r['seconds']:.3f} | "
+                     + (f"{r['floor_seconds']:.3f} | {r['over_floor']:.2f}" if r["floor_seconds"] else "— | —")
+                     + " | " + (f"{r['cpu_over_cuda']:.1f}" if r.get("cpu_over_cuda") else "—") + " |")
+    lines += ["", "Where the time goes (s; the same library calls as the fit, timed apart):", "",
+              "| dtype | d | features, host rows | features, rows on GPU | Gram sums | Gram, upper blocks | solve |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines += [f"| {r['dtype']} | {r['n_hidden']} | {r['features_from_host']:.3f} | {r['features_on_device']:.3f} | "
+              f"{r['gram']:.3f} | " + (f"{r['gram_upper_blocks']:.3f}" if r.get("gram_upper_blocks") else "—")
+              + f" | {r['solve']:.3f} |" for r in report.get("phases", [])]
+    lines += ["", "Gram, upper blocks: 4 column blocks, the 10 products on or above the diagonal of 16 "
+              "(benchmark only; the library sums HᵀH whole with `addmm` on torch, twice syrk's FLOPs)."]
+    exact = report["fits_extra"]["exactness"]
+    lines += ["", f"CUDA against NumPy, d = {exact['n_hidden']}, {exact['rows']} rows, float64: largest decision "
+              f"difference {exact['max_relative_difference']:.1e} of the largest score; predictions "
+              + ("identical" if exact["same_predictions"] else "not identical") + ".", "",
+              "## The patch map (CIFAR-10 shape, 6 × 6 patches, 2 × 2 pooling)", "",
+              "| K | features | images | seconds |", "| ---: | ---: | ---: | ---: |"]
+    lines += [f"| {r['n_patches']} | {r['n_features']} | {r['images']} | {r['seconds']:.2f} |" for r in report["patches"]]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default="benchmarks/gpu")
+    parser.add_argument("--batches", type=int, default=40)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--dry-run", action="store_true", help="small shapes on torch's CPU device")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import torch
+
+    from benchmarks.patches import provenance, write_report
+
+    if args.dry_run:
+        dry_run()
+    elif not torch.cuda.is_available():
+        raise SystemExit("benchmarks.gpu needs a GPU that torch sees (torch.cuda.is_available() is False)")
+    report = provenance("benchmarks.gpu", argv) | {"gpu": torch.cuda.get_device_name(0) if DEVICE == "cuda" else "torch CPU (dry run)", "torch": torch.__version__}
+    started = time.perf_counter()
+    report["streaming_shape"] = {"n_hidden": STREAM_WIDTH, "batch_size": STREAM_BATCH, "alpha": STREAM_ALPHA,
+                                 "n_inputs": STREAM_INPUTS}
+    report["streaming"], report["streaming_floor"] = streaming_rows(args.batches)
+    print(f"streaming done, {time.perf_counter() - started:.0f} s", flush=True)
+    report["fits"], report["fits_extra"] = fit_rows(args.repeats)
+    print(f"fits done, {time.perf_counter() - started:.0f} s", flush=True)
+    report["phases"] = fit_phases(args.repeats)
+    print(f"phases done, {time.perf_counter() - started:.0f} s", flush=True)
+    report["patches"] = patch_rows()
+    report["seconds"] = time.perf_counter() - started
+    write_report(report, args.out, markdown)
+
+
+if __name__ == "__main__":
+    main()
