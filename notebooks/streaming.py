@@ -80,6 +80,7 @@ drift_batch_size = 10
 drift_initial_rows = 600
 drift_n_batches = 200
 drift_checkpoints = 10
+gpu_report = "benchmarks/gpu.json"  # Table V's CUDA row where this machine has no GPU (python -m benchmarks.gpu; None: none)
 
 # %%
 import warnings
@@ -227,14 +228,23 @@ for name, value in st.sgd_words(sgd, sgd_keys, update_keys, oracle).items():
 # the ratios measured here are above. Accuracies: ours on both feature sets beside the paper's
 # ResNet-18 figures, not comparable (another backbone, or none).
 
+# %% tags=["remove-cell"]
+gpu = (st.record_gpu_latency(store, gpu_report, streams.n_hidden, streams.batch_size)
+       if "torch-cuda" not in backends else None)
+for name, value in st.gpu_words(gpu).items():
+    glue(name, value)
+
 # %%
-show_table(st.table5_latency(sgd_keys, oracle, update_keys, backends), digits=4)
+show_table(st.table5_latency(sgd_keys, oracle, update_keys, backends, gpu), digits=4)
+
+# %% [markdown]
+# {glue:text}`gpu_text`
 
 # %%
 show_table(st.table5_accuracy(sgd_keys, oracle, bench, backends), digits=2)
 
 # %% tags=["remove-cell"]
-st.answer_table5(store, streams, update_keys, oracle, sgd_keys, backends)
+st.answer_table5(store, streams, update_keys, oracle, sgd_keys, backends, gpu)
 st.answer_update_claims(store, streams, update_keys, oracle, sgd, sgd_keys, costs, exact, max_distance)
 
 # %% [markdown]
@@ -337,8 +347,8 @@ for name, value in st.answer_drift(store, drift, final, drift_keys, drift_batch_
 #   Cholesky solve is {glue:text}`speedup_words` listing 3's per batch on NumPy, on the same
 #   machine, in the same run.
 # * Forgetting in a class-incremental stream: {glue:text}`f_conclusion`; exact RLS cannot forget.
-# * The paper's CUDA latency is re-measured only where a GPU is present (`greenelm.streaming` runs
-#   on CUDA unchanged). The accuracies of Table V need the paper's ResNet-18 features; ours come
+# * The paper's CUDA latency is {glue:text}`gpu_finding` (`greenelm.streaming` runs on CUDA
+#   unchanged). The accuracies of Table V need the paper's ResNet-18 features; ours come
 #   from {glue:text}`backbone_label`. Table V's two streaming rows differ (87.53 % and 87.65 %)
 #   although the update is exact: listing 3 draws $W_1$ with `torch.randn` on the device, so the
 #   CPU and CUDA runs use different projections.

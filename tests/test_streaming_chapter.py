@@ -166,6 +166,45 @@ def test_answers_of_table5_and_the_update(store, streams, bench):
     assert np.isnan(accuracy["ours, backbone (%)"].iloc[3]) and accuracy["ours, backbone (%)"].iloc[0] == 50.0
 
 
+def test_the_committed_gpu_report_gives_table5_its_cuda_row(store, streams, bench, tmp_path):
+    import json
+
+    from greenelm_book.results import ROOT
+
+    gpu = st.record_gpu_latency(store)                       # benchmarks/gpu.json, from the repository
+    report = json.loads((ROOT / st.GPU_REPORT).read_text())
+    rows = {(r["method"], r["backend"]): r for r in report["streaming"]}
+    assert set(gpu.seconds) == set(rows) and gpu.gpu == report["gpu"]
+    listing3 = gpu.seconds["listing3", "torch-cuda"]
+    assert listing3.values == tuple(rows["listing3", "torch-cuda"]["seconds"])
+    assert np.median(listing3.values) == pytest.approx(rows["listing3", "torch-cuda"]["median_seconds"])
+    assert listing3.setting["source"] == "benchmarks/gpu.json" and listing3.setting["device"] == report["gpu"]
+    assert gpu.max_distance == max(r["relative_difference"] for r in report["streaming"]) < 1e-8
+    words = st.gpu_words(gpu)
+    cuda_ms = 1e3 * np.median(listing3.values)
+    assert f"listing 3's update takes a median {cuda_ms:.2f} ms" in words["gpu_text"]
+    ratio = np.median(gpu.seconds["listing3", "numpy"].values) / np.median(listing3.values)
+    assert f"NumPy on the same host ({report['machine']}) takes {ratio:.0f}×" in words["gpu_text"]
+    assert words["gpu_finding"].startswith(f"re-measured on an {report['gpu']} lent for one session: {cuda_ms:.2f} ms")
+    keys = st.record_latency(store, streams, bench)
+    oracle = st.record_oracle(store, streams, bench, accuracy_seeds=1)
+    sgd_keys = {("backbone", "seconds"): store.record("a/sgd/update-seconds", [0.2, 0.3, 0.5], "s"),
+                ("backbone", "accuracy"): store.record("a/sgd/accuracy", [50.0], "%")}
+    table = st.table5_latency(sgd_keys, oracle, keys, ["numpy"], gpu)
+    assert table["Table V row"].iloc[-1] == "Streaming, CUDA" and table["paper (s)"].iloc[-1] == 0.0179
+    assert table["ours, median (s)"].iloc[-1] == pytest.approx(np.median(listing3.values))
+    st.answer_table5(store, streams, keys, oracle, sgd_keys, ["numpy"], gpu)
+    latency = store.answers["table5_streaming_cuda_latency"].verdict
+    assert latency == judge_latency(0.0179, listing3.values) and latency.label == "not comparable"
+    assert store.answers["table5_streaming_cuda_accuracy"].verdict.label == "not comparable"
+    # no report: no CUDA row, and the claim stays not measurable
+    assert st.record_gpu_latency(store, tmp_path / "absent.json") is None and st.record_gpu_latency(store, None) is None
+    assert st.record_gpu_latency(store, st.GPU_REPORT, n_hidden=300, batch_size=50) is None      # another d, B
+    assert st.record_gpu_latency(store, st.GPU_REPORT, gpu.n_hidden, gpu.batch_size) is not None
+    assert "not measured" in st.gpu_words(None)["gpu_finding"]
+    assert "Streaming, CUDA" not in st.table5_latency(sgd_keys, oracle, keys, ["numpy"]).values
+
+
 def test_forgetting_records_answer_and_words(store, streams, cached):
     runs, keys = st.run_forgetting(store, streams, 12, [0, 1], n_tasks=5, epochs=1, buffer_size=20,
                                    batch_size=20, lr=1e-2)
