@@ -420,17 +420,21 @@ def configuration_text(setting: dict) -> str:
     return text + (", with " + " and ".join(AUGMENT_WORDS[a] for a in augment) if augment else "")
 
 
-def stacked_text(width: int | None, setting: dict) -> str:
+def stacked_text(width: int | None, setting: dict, pooled: bool = False) -> str:
     """A stacked-map result's configuration in words: "the stacked map, d = 8 000, on the K = 256
-    patch features" or "the stacked map's d → ∞ limit on the K = 256 patch features"."""
+    patch features" or "the stacked map's d → ∞ limit on the K = 256 patch features" (with
+    ``pooled``, their pooling grid too: "… patch features pooled 3 × 3")."""
     on = f"on the K = {thousands(setting['n_patches'])} patch features"
+    if pooled:
+        on += f" pooled {setting['pool']} × {setting['pool']}"
     return f"the stacked map's d → ∞ limit {on}" if width is None else f"the stacked map, d = {thousands(width)}, {on}"
 
 
-def goal_sentence(best: dict, goals: dict, stacked: dict | None = None) -> str:
+def goal_sentence(best: dict, goals: dict, stacked: dict | None = None, pooled: dict | None = None) -> str:
     """The best patch readout of each dataset with its configuration and, when the stacked map was
-    fitted (``stacked`` as :func:`fit_stacked` returns it), its best width or limit; then which goals
-    the best of all reaches (with its fit time and peak memory) and which it misses, and by how much."""
+    fitted (``stacked`` as :func:`fit_stacked` returns it, ``pooled`` as :func:`fit_pooled_limits`),
+    its best width or limit; then which goals the best of all reaches (with its fit time and peak
+    memory) and which it misses, and by how much."""
     datasets = list(best)
     found = "The best readouts: " + "; ".join(
         f"{DATASET_NAMES[n]} {best[n][1]['accuracy'].mean:.2f} % ({configuration_text(best[n][1]['accuracy'].setting)})"
@@ -438,11 +442,13 @@ def goal_sentence(best: dict, goals: dict, stacked: dict | None = None) -> str:
     overall = {n: (best[n][1], configuration_text(best[n][1]["accuracy"].setting)) for n in datasets}
     stacked_best = {}
     for n in datasets:
-        mine = {width: rec for (name, width), rec in (stacked or {}).items() if name == n}
+        mine = {(width, None): rec for (name, width), rec in (stacked or {}).items() if name == n}
+        mine |= {(None, pool): rec for (name, pool), rec in (pooled or {}).items() if name == n}
         if mine:
-            width = best_of({w: (rec["accuracy"].mean, rec["fit"].mean) for w, rec in mine.items()})
-            stacked_best[n] = (mine[width], stacked_text(width, mine[width]["accuracy"].setting))
-            if mine[width]["accuracy"].mean > overall[n][0]["accuracy"].mean:
+            width, pool = best_of({w: (rec["accuracy"].mean, rec["fit"].mean) for w, rec in mine.items()})
+            stacked_best[n] = (mine[width, pool], stacked_text(width, mine[width, pool]["accuracy"].setting,
+                                                               pooled=pool is not None))
+            if mine[width, pool]["accuracy"].mean > overall[n][0]["accuracy"].mean:
                 overall[n] = stacked_best[n]
     if stacked_best:
         found += "With the paper's map stacked on them: " + "; ".join(
@@ -610,9 +616,22 @@ def fit_stacked(store, datasets, n_patches: int, widths, limit: bool, *, seed: i
     return records
 
 
-def stacked_table(stacked: dict, main: dict, judged: int) -> pd.DataFrame | None:
+def fit_pooled_limits(store, pools: dict, n_patches: int, *, seed: int, subset, jitter: float) -> dict:
+    """The stacked map's d → ∞ limit on the judged patch features pooled over other grids than the
+    main one (which :func:`fit_stacked` covers): ``pools`` {dataset: [pool, …]}; :func:`fit_stacked`'s
+    fits, cache and records. Returns {(dataset, pool): {"accuracy", "fit", "memory": Result}}."""
+    return {(name, int(pool)): record
+            for name, grids in pools.items() for pool in grids
+            for (_, _), record in fit_stacked(store, [name], n_patches, [], True, seed=seed, subset=subset,
+                                              pool=int(pool), jitter=jitter).items()}
+
+
+def stacked_table(stacked: dict, main: dict, judged: int, pooled: dict | None = None,
+                  records: dict | None = None) -> pd.DataFrame | None:
     """"The stacked map against its kernel limit": per dataset the patch readout alone at the
-    judged K, the stacked map at each width and its d → ∞ limit. None when nothing was fitted."""
+    judged K, the stacked map at each width and its d → ∞ limit; then, for each other pooling grid
+    of ``pooled`` (:func:`fit_pooled_limits`), the readout alone on those features (from the patch
+    ``records``, when there) and the limit. None when nothing was fitted."""
     if not stacked:
         return None
     rows = []
@@ -630,18 +649,32 @@ def stacked_table(stacked: dict, main: dict, judged: int) -> pd.DataFrame | None
                              "λ": f"{rec['alpha'].mean:.0e}" if width is not None
                              else f"μ = {rec['accuracy'].setting['mu']:.1e}",
                              "fit (s)": rec["fit"].mean, "peak memory (GB)": rec["memory"].mean})
+        for (other, pool), rec in (pooled or {}).items():
+            if other != name:
+                continue
+            alone = (records or {}).get((name, judged, pool, DEFAULT_DICTIONARY, ()))
+            if alone is not None:
+                rows.append({"dataset": DATASET_NAMES[name], "model": f"patch readout alone, pooled {pool} × {pool}",
+                             "d": "—", "accuracy (%)": alone["accuracy"].mean,
+                             "λ": f"{np.median(alone['alpha'].values):.0e}", "fit (s)": alone["fit"].mean,
+                             "peak memory (GB)": alone["memory"].mean})
+            rows.append({"dataset": DATASET_NAMES[name], "model": f"kernel limit (d → ∞), pooled {pool} × {pool}",
+                         "d": "∞", "accuracy (%)": rec["accuracy"].mean,
+                         "λ": f"μ = {rec['accuracy'].setting['mu']:.1e}", "fit (s)": rec["fit"].mean,
+                         "peak memory (GB)": rec["memory"].mean})
     return pd.DataFrame(rows)
 
 
-def stacked_view(stacked: dict, main: dict, judged: int):
+def stacked_view(stacked: dict, main: dict, judged: int, pooled: dict | None = None, records: dict | None = None):
     """:func:`stacked_table` for display, or None (nothing shown) when nothing was fitted."""
-    frame = stacked_table(stacked, main, judged)
+    frame = stacked_table(stacked, main, judged, pooled, records)
     return None if frame is None else show_table(frame, digits=2)
 
 
-def plot_stacked(stacked: dict, main: dict, judged: int):
+def plot_stacked(stacked: dict, main: dict, judged: int, pooled: dict | None = None):
     """"The stacked map against its kernel limit": accuracy against d per dataset (log scale), the
-    limit and the patch readout alone as horizontal lines. None when nothing was fitted."""
+    limit (and the limits on other pooling grids, ``pooled``, dotted) and the patch readout alone as
+    horizontal lines. None when nothing was fitted."""
     import matplotlib.pyplot as plt
 
     if not stacked:
@@ -658,6 +691,10 @@ def plot_stacked(stacked: dict, main: dict, judged: int):
         if (name, None) in stacked:
             ax.axhline(stacked[name, None]["accuracy"].mean, color=colour("kernel limit"), lw=1.5,
                        label="d → ∞: arc-cosine kernel")
+        for (other, pool), rec in (pooled or {}).items():
+            if other == name:
+                ax.axhline(rec["accuracy"].mean, color=colour("kernel limit"), lw=1.5, ls=":",
+                           label=f"d → ∞, pooled {pool} × {pool}")
         ax.axhline(main[name, judged, ()]["accuracy"].mean, color=colour("patch readout"), lw=1, ls="--",
                    label="patch readout alone")
         ax.set(title=DATASET_NAMES[name], xlabel="stacked width d")
@@ -667,8 +704,9 @@ def plot_stacked(stacked: dict, main: dict, judged: int):
     return fig
 
 
-def stacked_sentence(stacked: dict, main: dict, judged: int) -> str:
-    """The widest stacked map and the limit against the patch readout alone, per dataset."""
+def stacked_sentence(stacked: dict, main: dict, judged: int, pooled: dict | None = None) -> str:
+    """The widest stacked map and the limit against the patch readout alone, per dataset; and the
+    limit on each other pooling grid of ``pooled`` against the main grid's limit."""
     if not stacked:
         return NOT_RUN.capitalize() + "."
     parts = []
@@ -684,6 +722,11 @@ def stacked_sentence(stacked: dict, main: dict, judged: int) -> str:
             limit = stacked[name, None]["accuracy"].mean
             said.append(f"its limit is {abs(limit - alone):.2f} points "
                         f"{by_sign(limit - alone, 'above', 'below', 'level with')} it ({limit:.2f} %)")
+            for (other, pool), rec in (pooled or {}).items():
+                if other == name:
+                    gap = rec["accuracy"].mean - limit
+                    said.append(f"on the features pooled {pool} × {pool} the limit reaches {rec['accuracy'].mean:.2f} %, "
+                                f"{abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} that")
         parts.append(f"{DATASET_NAMES[name]}: " + "; ".join(said) + ".")
     return " ".join(parts)
 
@@ -932,16 +975,24 @@ def log_ticks(ax, values=None, ratio: float = 1.6) -> None:
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
 
 
-def stacked_limit_text(limit: bool, widths=()) -> str:
+def stacked_limit_text(limit: bool, widths=(), pools: dict | None = None) -> str:
     """What the stacked section says of what this run fits: the stacked map at ``widths`` and, with
-    ``limit`` (the profile's ``stacked_limit``), its d → ∞ limit; or that it fits neither."""
+    ``limit`` (the profile's ``stacked_limit``), its d → ∞ limit, also on the features pooled over
+    the other grids of ``pools`` ({dataset: [pool, …]}); or that it fits neither."""
+    grids = {}
+    for name, found in (pools or {}).items():
+        for pool in found:
+            grids.setdefault(int(pool), []).append(DATASET_NAMES[name])
+    also = "".join(f" The limit is also computed on the same K's features pooled {pool} × {pool} ({', '.join(names)}; "
+                   "part 2's pooling table compares the two grids' readouts alone)."
+                   for pool, names in grids.items()) if limit else ""
     if not list(widths) and not limit:
         return ("This run fits neither the stacked map nor its d → ∞ limit (the profile's stacked_widths and "
                 "stacked_limit switch them on; the smoke profile runs both on a thousand images).")
     if limit:
         return ("As in part 1, no width of this stacked map can do better than its d → ∞ limit: kernel ridge "
                 "with the arc-cosine kernel of the same W, b on all training rows, factorised in float32 with a "
-                "vanishing ridge.")
+                "vanishing ridge." + also)
     return ("Its d → ∞ limit (kernel ridge with the arc-cosine kernel of the same W, b on all training rows: an "
             "N × N factorisation per dataset) is not computed in this run; the profile's stacked_limit "
             "switches it on.")

@@ -51,6 +51,7 @@ pool = [2, 3]  # mean pooling over a pool × pool grid; a list: the first for ev
 dictionary = ["sampled", "kmeans"]  # patch filters: "sampled" for every fit; "kmeans" centroids at `patch_widths`
 stacked_widths = [200]  # widths d of the paper's map stacked on the judged patch features ([]: none)
 stacked_limit = True  # and its d → ∞ limit, arc-cosine kernel ridge on those features
+stacked_limit_pools = {"mnist": [3], "cifar10": [3]}  # dataset -> other pooling grids whose features get the limit too
 augment = {"mnist": ["shift"], "fashion-mnist": ["flip"], "cifar10": ["flip"]}
 parity_epochs = {"mnist": {"mlp": 20}, "cifar10": {"cnn": 3}}  # SGD networks trained longer, to match the readouts' time
 goals = {"mnist": 99.5, "fashion-mnist": 92.5, "cifar10": 85.0}  # targets (%)
@@ -187,23 +188,25 @@ glue("comparison_sentence", fc.comparison_sentence(records, patch_datasets, patc
 # fit.
 
 # %% tags=["remove-cell"]
-glue("stacked_limit_text", fc.stacked_limit_text(stacked_limit, stacked_widths))
+glue("stacked_limit_text", fc.stacked_limit_text(stacked_limit, stacked_widths, stacked_limit_pools))
 stacked = fc.fit_stacked(store, patch_datasets, judged_patches, stacked_widths, stacked_limit, seed=seed,
                          subset=patch_subset, pool=pools[0], jitter=kernel_jitter)
+pooled = fc.fit_pooled_limits(store, stacked_limit_pools if stacked_limit else {}, judged_patches, seed=seed,
+                              subset=patch_subset, jitter=kernel_jitter)
 
 # %%
-fc.stacked_view(stacked, main, judged_patches)
+fc.stacked_view(stacked, main, judged_patches, pooled, records)
 
 # %%
-fig = fc.plot_stacked(stacked, main, judged_patches)
+fig = fc.plot_stacked(stacked, main, judged_patches, pooled)
 plt.show()
 
 # %% [markdown]
 # {glue:text}`stacked_sentence`
 
 # %% tags=["remove-cell"]
-glue("stacked_sentence", fc.stacked_sentence(stacked, main, judged_patches))
-glue("goal_sentence", fc.goal_sentence(best, goals, stacked))
+glue("stacked_sentence", fc.stacked_sentence(stacked, main, judged_patches, pooled))
+glue("goal_sentence", fc.goal_sentence(best, goals, stacked, pooled))
 
 # %% [markdown]
 # ## 3. Parity: accuracy against training time, against SGD and the published anchors

@@ -286,6 +286,44 @@ def test_the_stacked_map_and_its_limit_on_tiny_patch_features(store, cache):
                                                                       "patch readout alone"]
 
 
+def test_the_limit_on_another_pooling_grid(store, cache):
+    configs = fc.patch_configs(["mnist"], [4], 4, {}, [0], 0, [2, 3], {}, [])
+    records = fc.record_patches(store, _runs(configs), 120)
+    main = fc.main_records(records, 2)
+    stacked = fc.fit_stacked(store, ["mnist"], 4, [], True, seed=0, subset=120, pool=2, jitter=1e-2)
+    pooled = fc.fit_pooled_limits(store, {"mnist": [3]}, 4, seed=0, subset=120, jitter=1e-2)
+    assert list(pooled) == [("mnist", 3)]
+    limit = store.results["mnist/stacked-patches/p=5/pool=3/k=4/arccos-kernel/accuracy"]
+    assert pooled["mnist", 3]["accuracy"].values == limit.values and limit.setting["n_features"] == 2 * 4 * 9
+    assert fc.fit_pooled_limits(store, {}, 4, seed=0, subset=120, jitter=1e-2) == {}
+    table = fc.stacked_table(stacked, main, 4, pooled, records)
+    assert list(table["model"]) == ["patch readout alone", "kernel limit (d → ∞)", "patch readout alone, pooled 3 × 3",
+                                    "kernel limit (d → ∞), pooled 3 × 3"]
+    assert table.loc[3, "accuracy (%)"] == limit.mean
+    two, three = stacked["mnist", None]["accuracy"].mean, limit.mean
+    sentence = fc.stacked_sentence(stacked, main, 4, pooled)
+    assert (f"on the features pooled 3 × 3 the limit reaches {three:.2f} %, {abs(three - two):.2f} points "
+            f"{fc.by_sign(three - two, 'above', 'below', 'level with')} that.") in sentence
+    fig = fc.plot_stacked(stacked, main, 4, pooled)
+    assert "d → ∞, pooled 3 × 3" in [line.get_label() for line in fig.axes[0].get_lines()]
+    assert ("also computed on the same K's features pooled 3 × 3 (MNIST; "
+            in fc.stacked_limit_text(True, [], {"mnist": [3]}))
+    assert "pooled" not in fc.stacked_limit_text(True, [])
+
+
+def test_the_goal_sentence_counts_the_limit_on_another_grid():
+    def result(value, unit, pool=2):
+        return Result("k", (value,), unit, {"n_patches": 8, "pool": pool}, "frontier", "m", "2026-11-26", "c")
+
+    best = {"mnist": (None, {"accuracy": result(98.0, "%"), "fit": result(60.0, "s"), "memory": result(1.0, "GB")})}
+    two = {"accuracy": result(99.3, "%"), "fit": result(600.0, "s"), "memory": result(14.0, "GB")}
+    three = {"accuracy": result(99.6, "%", 3), "fit": result(700.0, "s"), "memory": result(15.0, "GB")}
+    sentence = fc.goal_sentence(best, {"mnist": 99.5}, {("mnist", None): two}, {("mnist", 3): three})
+    assert "MNIST 99.60 % (the stacked map's d → ∞ limit on the K = 8 patch features pooled 3 × 3)" in sentence
+    assert sentence.endswith("Reached: MNIST (99.60 %, the stacked map's d → ∞ limit on the K = 8 patch features "
+                             "pooled 3 × 3, in 11.7 min and 15.0 GB). ")
+
+
 # ----------------------------------------------------------------------------- part 1 and its answer
 def _ultra_store(directory: Path, widths=(500, 1000, 2000, 4000)):
     """A scaling chapter whose LOO curve lies on 80 + 2 ln(d / 500)."""
