@@ -146,11 +146,17 @@ def test_set_params_after_fit_keeps_the_fitted_model_through_every_round_trip(tm
     model = ELMClassifier(n_hidden=40, random_state=3).fit(X, y)
     before = model.decision_function(X)
     model.set_params(**change)
-    np.testing.assert_array_equal(model.decision_function(X), before)
+    after = model.decision_function(X)
+    if "chunk_size" in change:   # it only re-blocks the prediction's GEMM: equal to rounding (some
+        # BLAS kernels round a 7-row block differently: 4.4e-16 on an H200 host's Xeon, OpenBLAS 0.3.34)
+        np.testing.assert_allclose(after, before, rtol=0, atol=1e-13 * np.abs(before).max())
+    else:
+        np.testing.assert_array_equal(after, before)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         copied = round_trip(model, tmp_path)
-    np.testing.assert_array_equal(copied.decision_function(X), before)          # Δ = 0
+    # Δ = 0 from the model it copies: the file holds the fitted model, its parameters included
+    np.testing.assert_array_equal(copied.decision_function(X), before if round_trip is via_file else after)
     if round_trip is via_file:   # the file holds the fitted model, and the change is named
         assert copied.get_params()["n_hidden"] == 40
         words = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
