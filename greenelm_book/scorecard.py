@@ -170,7 +170,7 @@ def tests_table(frame: pd.DataFrame) -> pd.DataFrame:
 
     described = dict(RULES, not_comparable="a setting that differs from the paper's (the rules below): "
                      "the difference is shown for information only",
-                     not_measurable="this machine cannot measure it (no GPU, no energy counters)",
+                     not_measurable="the book's machine cannot measure it (the claim's row says why)",
                      chapter_test="the chapter's own stated test, shown under the verdict, as recorded "
                                   "when the chapter ran")
     used = frame.loc[frame.test != "", "test"].value_counts()
