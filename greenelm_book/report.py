@@ -250,8 +250,12 @@ def thousands(value, separator: str = "\u202f") -> str:
 
 def median_text(values, unit: str = "s", digits: int = 3) -> str:
     """A latency as every page shows it: ``"median 0.639 s (IQR 0.473–0.702, n = 40)"``, the median
-    and interquartile range over runs (batches); one run alone as ``"9.630 s (n = 1)"``."""
+    and interquartile range over runs (batches); one run alone as ``"9.630 s (n = 1)"``. ``digits``
+    decimals, more where the median needs them for two significant figures (``"median 0.0021 s"``)."""
     values = np.ravel(np.asarray(values, dtype=float))
+    middle = abs(float(np.median(values)))
+    if 0 < middle < 1:
+        digits = max(digits, 1 - int(np.floor(np.log10(middle))))
     if len(values) == 1:
         return f"{values[0]:.{digits}f}{_unit_text(unit)} (n = 1)"
     q1, median, q3 = np.percentile(values, [25, 50, 75])

@@ -77,6 +77,13 @@ def test_median_text_and_judge_latency_show_the_median_and_iqr():
     assert timing_across_machines(1.2, values, 2) == judge_time(1.2, values)
 
 
+def test_a_millisecond_latency_keeps_two_significant_figures():
+    assert median_text([0.0020, 0.0021, 0.0023], "s", 3) == "median 0.0021 s (IQR 0.0020–0.0022, n = 3)"
+    assert median_text([0.00042], "s", 3) == "0.00042 s (n = 1)"
+    assert median_text([0.4, 0.5, 0.6], "s", 3).startswith("median 0.500 s")        # 3 decimals suffice
+    assert judge_latency(0.0179, [0.0020, 0.0021, 0.0023]).ours.startswith("median 0.0021 s")
+
+
 def test_the_scorecard_shows_a_latency_as_the_chapter_did(store):
     seconds = store.record("cifar10-efficientnet-lite0/green-elm/stream/listing3/numpy/d=24/b=10/update-seconds",
                            [0.4, 0.5, 0.6, 0.7, 2.0], "s", dataset="cifar10")
