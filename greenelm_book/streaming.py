@@ -451,8 +451,8 @@ def gpu_words(gpu: GpuLatency | None) -> dict:
             f"information form {1e3 * cuda['information']:.2f} ms; NumPy on the same host ({gpu.host}) takes "
             f"{ratio['listing3']:.0f}× and {ratio['cholesky']:.0f}× as long for listing 3 and ours. There ours "
             f"runs at {floor_ratio:.1f}× its floor ({1e3 * gpu.floor_seconds:.2f} ms: 3·d²·B FLOPs at the GPU's "
-            f"float64 GEMM rate at this shape): an update this small is bound by kernel launches and the B × B "
-            f"solve, not by arithmetic. Every streamed readout ends within {gpu.max_distance:.0e} of the batch "
+            f"float64 GEMM rate at this shape): the {3 * gpu.n_hidden**2 * gpu.batch_size / 1e9:.0f} GFLOP of an "
+            f"update do not fill the chip. Every streamed readout ends within {gpu.max_distance:.0e} of the batch "
             "oracle's on the GPU too. These seconds come from another machine than the book's: shown, never "
             "judged against this machine's.")
     finding = (f"re-measured on an {gpu.gpu} lent for one session: {1e3 * cuda['listing3']:.2f} ms for listing 3 "
