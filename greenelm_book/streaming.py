@@ -438,14 +438,14 @@ def record_gpu_latency(store, path: str | None = GPU_REPORT, n_hidden: int | Non
 def gpu_words(gpu: GpuLatency | None) -> dict:
     """The chapter's sentence on the GPU report ("gpu_text"), and the finding's clause ("gpu_finding")."""
     if gpu is None:
-        return {"gpu_text": "No GPU report at this run's d and B is committed (`python -m benchmarks.gpu` writes "
+        return {"gpu_text": "No GPU report at this run's d and B is committed (python -m benchmarks.gpu writes "
                             "one where torch sees a GPU): the paper's CUDA row is not measured.",
                 "gpu_finding": "not measured: no GPU here, and no GPU report committed"}
     median = {key: float(np.median(r.values)) for key, r in gpu.seconds.items()}
     cuda = {m: median[m, "torch-cuda"] for m, b in median if b == "torch-cuda"}
     ratio = {m: median[m, "numpy"] / cuda[m] for m in cuda if (m, "numpy") in median}
     floor_ratio = cuda["cholesky"] / gpu.floor_seconds
-    text = (f"On a GPU — an {gpu.gpu} lent to this project for one session, `python -m benchmarks.gpu`, random "
+    text = (f"On a GPU — an {gpu.gpu} lent to this project for one session (python -m benchmarks.gpu), random "
             f"features of the paper's d = {thousands(gpu.n_hidden)} and B = {gpu.batch_size} — listing 3's update "
             f"takes a median {1e3 * cuda['listing3']:.2f} ms, ours {1e3 * cuda['cholesky']:.2f} ms and the "
             f"information form {1e3 * cuda['information']:.2f} ms; NumPy on the same host ({gpu.host}) takes "
