@@ -693,7 +693,7 @@ def plot_stacked(stacked: dict, main: dict, judged: int, pooled: dict | None = N
                        label="d → ∞: arc-cosine kernel")
         for (other, pool), rec in (pooled or {}).items():
             if other == name:
-                ax.axhline(rec["accuracy"].mean, color=colour("kernel limit"), lw=1.5, ls=":",
+                ax.axhline(rec["accuracy"].mean, color=colour("kernel limit"), lw=2.6, ls=(0, (1, 1.2)),
                            label=f"d → ∞, pooled {pool} × {pool}")
         ax.axhline(main[name, judged, ()]["accuracy"].mean, color=colour("patch readout"), lw=1, ls="--",
                    label="patch readout alone")
