@@ -93,7 +93,7 @@ def stream_data(seed: int = 0):
                       np.arange(N_CLASSES))
 
 
-def streaming_rows(n_batches: int) -> list[dict]:
+def streaming_rows(n_batches: int) -> tuple[list[dict], dict]:
     """Table V's update on torch-cuda and NumPy, interleaved: median seconds, the CPU/GPU ratio of
     the same method, the floor ratio on the GPU and the distance to the batch oracle."""
     from greenelm_book.streaming_bench import streaming_benchmark
