@@ -168,4 +168,89 @@ def kernel_ridge_predict(X_train, Y, X_test, jitter: float, weight_scale: str = 
     return scores, {"mu": mu, "jitter": float(jitter), "dtype": dtype, "n_train": n}
 
 
-__all__ = ["augment", "arccos_kernel", "cholesky_inplace", "cholesky_solve_inplace", "kernel_ridge_predict"]
+def _float32_rows(name: str, X) -> np.ndarray:
+    """``X`` itself when it is a C-contiguous, finite (n, D) float32 array (checked in row blocks,
+    no copy); else ValueError naming ``name``."""
+    if not isinstance(X, np.ndarray) or X.dtype != np.float32 or X.ndim != 2 or not X.flags.c_contiguous:
+        raise ValueError(f"{name} must be a C-contiguous 2-d float32 NumPy array (it is scaled in place), got "
+                         f"{getattr(X, 'dtype', type(X).__name__)} with shape {getattr(X, 'shape', None)}")
+    if X.shape[0] == 0 or not X.flags.writeable:
+        raise ValueError(f"{name} must be non-empty and writeable, got shape {X.shape}")
+    for rows in row_chunks(len(X), 4096):
+        if not np.all(np.isfinite(X[rows])):
+            raise ValueError(f"{name} contains NaN or inf")
+    return X
+
+
+def _augmented_norms(X: np.ndarray) -> np.ndarray:
+    """‖x̃‖ = sqrt(‖x‖² + σ_b²) of each row of the (already σ_w-scaled) float32 X (n, D) → (n,) float64."""
+    norms = np.empty(len(X))
+    for rows in row_chunks(len(X), 4096):
+        block = X[rows].astype(np.float64)
+        norms[rows] = np.sqrt(np.einsum("ij,ij->i", block, block) + 1.0)
+    return norms
+
+
+def kernel_ridge_predict_inplace(X_train: np.ndarray, Y, X_test: np.ndarray, jitter: float,
+                                 weight_scale: str = "unit", attempts: int = 1, block_rows: int = 1024,
+                                 cholesky_block: int = 8192, progress: bool = False) -> tuple[np.ndarray, dict]:
+    """:func:`kernel_ridge_predict` in float32 with no copy of the inputs, for wide inputs.
+
+    X_train (N, D) and X_test (M, D) must be C-contiguous float32 arrays: they are **scaled by σ_w
+    in place** (overwritten) and the bias enters each product as ``+ σ_b²``, so the memory is the
+    inputs, the N × N float32 kernel and one ``block_rows`` × N block (``kernel_ridge_predict``
+    holds the inputs three more times, as float64 and float32 augmented copies). Y (N, k).
+    μ = jitter · mean(diag K); after a failed factorisation the kernel is rebuilt with the jitter
+    ×10, at most ``attempts`` factorisations in all. Returns scores (M, k) float64 and a dict with
+    ``mu``, ``jitter`` (the one that factorised), ``attempts`` (used), ``dtype`` and ``n_train``;
+    raises ``LinAlgError`` (naming the last jitter) when none factorised.
+    """
+    check_choice("weight_scale", weight_scale, WEIGHT_SCALES)
+    if not (np.isfinite(jitter) and jitter >= 0):
+        raise ValueError(f"jitter must be a finite number >= 0, got {jitter!r}")
+    attempts = check_positive_int("attempts", attempts)
+    X_train, X_test = _float32_rows("X_train", X_train), _float32_rows("X_test", X_test)
+    Y = np.asarray(Y, dtype=np.float64)
+    n = len(X_train)
+    if Y.ndim != 2 or len(Y) != n:
+        raise ValueError(f"Y must be (N={n}, k), got shape {Y.shape}")
+    if X_test.shape[1] != X_train.shape[1]:
+        raise ValueError(f"X_test has {X_test.shape[1]} columns, X_train {X_train.shape[1]}")
+    if np.shares_memory(X_train, X_test):
+        raise ValueError("X_train and X_test must not share memory (each is scaled in place)")
+    sigma_w = np.float32(1.0 if weight_scale == "unit" else math.sqrt(2.0 / X_train.shape[1]))
+    X_train *= sigma_w
+    X_test *= sigma_w
+    norms, test_norms = _augmented_norms(X_train), _augmented_norms(X_test)
+    chunks = list(row_chunks(n, check_positive_int("block_rows", block_rows)))
+    for attempt in range(1, attempts + 1):
+        K = np.zeros((n, n), dtype=np.float32)     # zero pages: the unused upper triangle stays finite
+        for rows in progress_bar(chunks, desc="kernel", disable=not progress):
+            cols = slice(0, rows.stop)               # the lower triangle, all the factorisation reads
+            products = X_train[rows] @ X_train[cols].T
+            products += np.float32(1.0)              # σ_b² = 1: the bias column of x̃
+            K[rows, cols] = _arccos_from_products(products, norms[rows], norms[cols])
+        mu = float(jitter * np.diagonal(K).astype(np.float64).mean())
+        K.flat[:: n + 1] += np.float32(mu)
+        try:
+            cholesky_inplace(K, block=cholesky_block, progress=progress)
+        except np.linalg.LinAlgError:
+            del K
+            if attempt == attempts:
+                raise np.linalg.LinAlgError(f"the arc-cosine kernel did not factorise in {attempts} attempt(s), "
+                                            f"the last at jitter {jitter:g}") from None
+            jitter *= 10
+            continue
+        coef = cholesky_solve_inplace(K, Y, block=cholesky_block)
+        del K
+        break
+    scores = np.empty((len(X_test), Y.shape[1]))
+    for rows in row_chunks(len(X_test), block_rows):
+        products = X_test[rows] @ X_train.T
+        products += np.float32(1.0)
+        scores[rows] = (_arccos_from_products(products, test_norms[rows], norms) @ coef).astype(np.float64)
+    return scores, {"mu": mu, "jitter": float(jitter), "attempts": attempt, "dtype": "float32", "n_train": n}
+
+
+__all__ = ["augment", "arccos_kernel", "cholesky_inplace", "cholesky_solve_inplace", "kernel_ridge_predict",
+           "kernel_ridge_predict_inplace"]

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .paper import (CLAIMS, DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
                     TABLE_IV, TABLE_VI)
-from .report import by_sign
+from .report import by_sign, thousands
 from .results import Result, load_all
 from .shown import glued_value
 
@@ -253,7 +253,7 @@ def _best_patch(store: Store, dataset: str) -> tuple[Result, str, Result]:
 
 def stacked_limits_text(store: Store) -> str:
     """The frontier's stacked map in its d → ∞ limit (the arc-cosine kernel on the patch features),
-    per dataset the best over the pooling grids computed (named when there are several), with the
+    per dataset the best over the pooling grids and K computed (named when there are several), with the
     same limit on raw pixels beside it where the book computed it: "reaches 99.36 % on MNIST (98.74 %
     on raw pixels), …"; "was not computed" when no dataset has it."""
     parts = []
@@ -262,7 +262,9 @@ def stacked_limits_text(store: Store) -> str:
         if not found:
             continue
         limit = max(found.values(), key=lambda r: r.mean)
-        said = [f"pooled {limit.setting['pool']} × {limit.setting['pool']}"] if len(found) > 1 else []
+        widths = {result.setting["n_patches"] for result in found.values()}
+        said = ([(f"K = {thousands(limit.setting['n_patches'])}, " if len(widths) > 1 else "")
+                 + f"pooled {limit.setting['pool']} × {limit.setting['pool']}"] if len(found) > 1 else [])
         pixels = store.matching(rf"{re.escape(dataset)}/arccos-kernel/accuracy")
         said += [f"{next(iter(pixels.values())).mean:.2f} % on raw pixels"] if pixels else []
         parts.append(f"{limit.mean:.2f} % on {DATASET_NAMES[dataset]}" + (f" ({'; '.join(said)})" if said else ""))

@@ -12,7 +12,8 @@ Result keys (one configuration, one key):
   other than :data:`DEFAULT_DICTIONARY`, so the sampled patches keep their keys;
 * ``<dataset>/stacked-patches/p=<p>/pool=<pool>/k=<K>/{d=<d>,arccos-kernel}/<stat>``: the paper's
   map stacked on the standardised patch features (:func:`~greenelm_book.frontier.stacked_readout`)
-  and its d → ∞ limit (:func:`~greenelm_book.frontier.stacked_kernel_limit`).
+  and its d → ∞ limit (:func:`~greenelm_book.frontier.stacked_kernel_limit`; at wider K,
+  :func:`stacked_limit_point`).
 
 A section whose parameter is empty (no second dictionary, one pool, no stacked widths and no limit)
 records nothing and says :data:`NOT_RUN`.
@@ -443,7 +444,7 @@ def goal_sentence(best: dict, goals: dict, stacked: dict | None = None, pooled: 
     stacked_best = {}
     for n in datasets:
         mine = {(width, None): rec for (name, width), rec in (stacked or {}).items() if name == n}
-        mine |= {(None, pool): rec for (name, pool), rec in (pooled or {}).items() if name == n}
+        mine |= {(None, (K, pool)): rec for (name, K, pool), rec in (pooled or {}).items() if name == n}
         if mine:
             width, pool = best_of({w: (rec["accuracy"].mean, rec["fit"].mean) for w, rec in mine.items()})
             stacked_best[n] = (mine[width, pool], stacked_text(width, mine[width, pool]["accuracy"].setting,
@@ -574,10 +575,65 @@ def stacked_point(dataset: str, n_patches: int, seed: int, subset, pool: int, n_
             "n_features": int(features["n_features"]), "n_train": len(features["y_train"])}
 
 
+def stacked_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: int, jitter: float,
+                        attempts: int = 3) -> dict:
+    """The stacked map's d → ∞ limit on wide patch features: :func:`stacked_point`'s limit, with the
+    kernel ridge solved in float32 in place (``greenelm.kernels.kernel_ridge_predict_inplace``: the
+    features and the N × N kernel, no float64 copy of the features), so that K = 1,024 patches pooled
+    3 × 3 (18,432 inputs) fit beside MNIST's 14.4 GB kernel. The jitter ×10 after a failed
+    factorisation, at most ``attempts`` in all.
+
+    Returns {"accuracy" (%), "mu", "jitter", "n_train", "seconds" (the kernel ridge), "fit_seconds"
+    (the patch map and standardisation, then the kernel ridge), "peak_memory_gb", "n_features"}."""
+    from greenelm.kernels import kernel_ridge_predict_inplace
+
+    from .bench import peak_rss_bytes, reset_peak_rss
+
+    _FEATURES.clear()                        # a previous configuration's features: memory this fit needs
+    reset_peak_rss()
+    features = standardised_patch_features(dataset, n_patches, seed, subset=subset, pool=pool)
+    y_train = features["y_train"]
+    start = time.perf_counter()
+    scores, info = kernel_ridge_predict_inplace(features.pop("X_train"), np.eye(int(y_train.max()) + 1)[y_train],
+                                                features.pop("X_test"), jitter, weight_scale="he",
+                                                attempts=attempts)
+    seconds = time.perf_counter() - start
+    accuracy = 100 * float(np.mean(scores.argmax(1) == features["y_test"]))
+    return {"accuracy": accuracy, "mu": float(info["mu"]), "jitter": float(info["jitter"]),
+            "n_train": len(y_train), "seconds": seconds, "fit_seconds": features["seconds"] + seconds,
+            "peak_memory_gb": peak_rss_bytes() / GB, "n_features": int(features["n_features"])}
+
+
 def stacked_key(name: str, K: int, pool: int, n_hidden: int | None) -> str:
     """The key prefix of the stacked map of width ``n_hidden`` (None: its kernel limit)."""
     return (f"{name}/stacked-patches/p={IMAGE_SHAPES[name][1]}/pool={pool}/k={K}/"
             + ("arccos-kernel" if n_hidden is None else f"d={n_hidden}"))
+
+
+def record_stacked(store, name: str, n_patches: int, pool: int, width: int | None, run: dict, *, seed: int,
+                   subset, solver: str | None = None) -> dict:
+    """Record one stacked fit (``width``) or limit (``width=None``) of :func:`stacked_point` or
+    :func:`stacked_limit_point`: accuracy, fit-seconds, peak-memory and, for a width, the λ GCV chose;
+    the limit's ridge μ (and ``solver``, when given) in its setting. Returns {"accuracy", "fit",
+    "memory"[, "alpha"]: Result}."""
+    setting = dict(dataset=name, n_patches=n_patches, n_features=run["n_features"], pool=pool,
+                   patch_size=IMAGE_SHAPES[name][1], seeds=[seed], n_train=run["n_train"], subset=subset,
+                   inputs="patch features standardised on the training images")
+    if width is None:
+        setting.update(model="arc-cosine kernel ridge (d = ∞)", weight_scale="he", jitter=run["jitter"],
+                       mu=run["mu"], dtype="float32")
+        if solver:
+            setting["solver"] = solver
+    else:
+        setting.update(model="relu(F W + b), W ~ N(0, 2/F), b ~ N(0, 1)", n_hidden=width,
+                       readout="ridge, λ by exact GCV", dtype="float64")
+    base = stacked_key(name, n_patches, pool, width)
+    record = {"accuracy": store.record(f"{base}/accuracy", [run["accuracy"]], "%", **setting),
+              "fit": store.record(f"{base}/fit-seconds", [run["fit_seconds"]], "s", **setting),
+              "memory": store.record(f"{base}/peak-memory", [run["peak_memory_gb"]], "GB", **setting)}
+    if width is not None:
+        record["alpha"] = store.record(f"{base}/lambda", [run["alpha"]], "", **setting)
+    return record
 
 
 def fit_stacked(store, datasets, n_patches: int, widths, limit: bool, *, seed: int, subset, pool: int,
@@ -597,41 +653,57 @@ def fit_stacked(store, datasets, n_patches: int, widths, limit: bool, *, seed: i
                       "n_hidden": width, "jitter": jitter if width is None else None}
             run, _ = memoize("frontier-stacked", params, partial(stacked_point, name, n_patches, seed, subset, pool,
                                                                  n_hidden=width, jitter=params["jitter"]))
-            setting = dict(dataset=name, n_patches=n_patches, n_features=run["n_features"], pool=pool,
-                           patch_size=IMAGE_SHAPES[name][1], seeds=[seed], n_train=run["n_train"], subset=subset,
-                           inputs="patch features standardised on the training images")
-            if width is None:
-                setting.update(model="arc-cosine kernel ridge (d = ∞)", weight_scale="he", jitter=run["jitter"],
-                               mu=run["mu"], dtype="float32")
-            else:
-                setting.update(model="relu(F W + b), W ~ N(0, 2/F), b ~ N(0, 1)", n_hidden=width,
-                               readout="ridge, λ by exact GCV", dtype="float64")
-            base = stacked_key(name, n_patches, pool, width)
-            records[name, width] = {
-                "accuracy": store.record(f"{base}/accuracy", [run["accuracy"]], "%", **setting),
-                "fit": store.record(f"{base}/fit-seconds", [run["fit_seconds"]], "s", **setting),
-                "memory": store.record(f"{base}/peak-memory", [run["peak_memory_gb"]], "GB", **setting)}
-            if width is not None:
-                records[name, width]["alpha"] = store.record(f"{base}/lambda", [run["alpha"]], "", **setting)
+            records[name, width] = record_stacked(store, name, n_patches, pool, width, run, seed=seed,
+                                                  subset=subset)
     return records
 
 
 def fit_pooled_limits(store, pools: dict, n_patches: int, *, seed: int, subset, jitter: float) -> dict:
     """The stacked map's d → ∞ limit on the judged patch features pooled over other grids than the
     main one (which :func:`fit_stacked` covers): ``pools`` {dataset: [pool, …]}; :func:`fit_stacked`'s
-    fits, cache and records. Returns {(dataset, pool): {"accuracy", "fit", "memory": Result}}."""
-    return {(name, int(pool)): record
+    fits, cache and records. Returns {(dataset, K, pool): {"accuracy", "fit", "memory": Result}}."""
+    return {(name, int(n_patches), int(pool)): record
             for name, grids in pools.items() for pool in grids
             for (_, _), record in fit_stacked(store, [name], n_patches, [], True, seed=seed, subset=subset,
                                               pool=int(pool), jitter=jitter).items()}
+
+
+#: how :func:`fit_wide_limits` solves, as its results' setting records it
+WIDE_LIMIT_SOLVER = "float32 kernel and Cholesky in place, features scaled in place (no copy)"
+
+
+def fit_wide_limits(store, wide: dict, *, seed: int, subset, jitter: float) -> dict:
+    """The stacked map's d → ∞ limit on wider patch features: ``wide`` {dataset: [[K, pool], …]},
+    each by :func:`stacked_limit_point` (cached as ``frontier-stacked-limit``), recorded under the
+    same keys as :func:`fit_stacked`'s limit. Returns {(dataset, K, pool): {"accuracy", "fit", "memory": Result}}."""
+    from .results_cache import memoize
+
+    records = {}
+    for name, pairs in wide.items():
+        for pair in pairs:
+            if len(pair) != 2:
+                raise ValueError(f"each of {name}'s wide stacked limits must be [K, pool], got {pair!r}")
+            K, pool = int(pair[0]), int(pair[1])
+            params = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool, "jitter": jitter}
+            run, _ = memoize("frontier-stacked-limit", params,
+                             partial(stacked_limit_point, name, K, seed, subset, pool, jitter))
+            records[name, K, pool] = record_stacked(store, name, K, pool, None, run, seed=seed, subset=subset,
+                                                    solver=WIDE_LIMIT_SOLVER)
+    return records
+
+def grid_words(K: int, pool: int, judged: int) -> str:
+    """A limit's features in words beside the judged K's: "pooled 3 × 3", or "K = 1,024, pooled 3 × 3"
+    for another K."""
+    return (f"K = {thousands(K)}, " if K != judged else "") + f"pooled {pool} × {pool}"
 
 
 def stacked_table(stacked: dict, main: dict, judged: int, pooled: dict | None = None,
                   records: dict | None = None) -> pd.DataFrame | None:
     """"The stacked map against its kernel limit": per dataset the patch readout alone at the
     judged K, the stacked map at each width and its d → ∞ limit; then, for each other pooling grid
-    of ``pooled`` (:func:`fit_pooled_limits`), the readout alone on those features (from the patch
-    ``records``, when there) and the limit. None when nothing was fitted."""
+    or wider K of ``pooled`` ({(dataset, K, pool): record}, :func:`fit_pooled_limits` and
+    :func:`fit_wide_limits`), the readout alone on those features (from the patch ``records``, when
+    there) and the limit. None when nothing was fitted."""
     if not stacked:
         return None
     rows = []
@@ -649,16 +721,17 @@ def stacked_table(stacked: dict, main: dict, judged: int, pooled: dict | None = 
                              "λ": f"{rec['alpha'].mean:.0e}" if width is not None
                              else f"μ = {rec['accuracy'].setting['mu']:.1e}",
                              "fit (s)": rec["fit"].mean, "peak memory (GB)": rec["memory"].mean})
-        for (other, pool), rec in (pooled or {}).items():
+        for (other, K, pool), rec in (pooled or {}).items():
             if other != name:
                 continue
-            alone = (records or {}).get((name, judged, pool, DEFAULT_DICTIONARY, ()))
+            alone = (records or {}).get((name, K, pool, DEFAULT_DICTIONARY, ()))
             if alone is not None:
-                rows.append({"dataset": DATASET_NAMES[name], "model": f"patch readout alone, pooled {pool} × {pool}",
+                rows.append({"dataset": DATASET_NAMES[name],
+                             "model": f"patch readout alone, {grid_words(K, pool, judged)}",
                              "d": "—", "accuracy (%)": alone["accuracy"].mean,
                              "λ": f"{np.median(alone['alpha'].values):.0e}", "fit (s)": alone["fit"].mean,
                              "peak memory (GB)": alone["memory"].mean})
-            rows.append({"dataset": DATASET_NAMES[name], "model": f"kernel limit (d → ∞), pooled {pool} × {pool}",
+            rows.append({"dataset": DATASET_NAMES[name], "model": f"kernel limit (d → ∞), {grid_words(K, pool, judged)}",
                          "d": "∞", "accuracy (%)": rec["accuracy"].mean,
                          "λ": f"μ = {rec['accuracy'].setting['mu']:.1e}", "fit (s)": rec["fit"].mean,
                          "peak memory (GB)": rec["memory"].mean})
@@ -673,7 +746,8 @@ def stacked_view(stacked: dict, main: dict, judged: int, pooled: dict | None = N
 
 def plot_stacked(stacked: dict, main: dict, judged: int, pooled: dict | None = None):
     """"The stacked map against its kernel limit": accuracy against d per dataset (log scale), the
-    limit (and the limits on other pooling grids, ``pooled``, dotted) and the patch readout alone as
+    limit (and the limits on other pooling grids or wider K, ``pooled``, dotted or dash-dotted) and the
+    patch readout alone as
     horizontal lines. None when nothing was fitted."""
     import matplotlib.pyplot as plt
 
@@ -691,22 +765,27 @@ def plot_stacked(stacked: dict, main: dict, judged: int, pooled: dict | None = N
         if (name, None) in stacked:
             ax.axhline(stacked[name, None]["accuracy"].mean, color=colour("kernel limit"), lw=1.5,
                        label="d → ∞: arc-cosine kernel")
-        for (other, pool), rec in (pooled or {}).items():
+        for (other, K, pool), rec in (pooled or {}).items():
             if other == name:
-                ax.axhline(rec["accuracy"].mean, color=colour("kernel limit"), lw=2.6, ls=(0, (1, 1.2)),
-                           label=f"d → ∞, pooled {pool} × {pool}")
+                ax.axhline(rec["accuracy"].mean, color=colour("kernel limit"), lw=2.6 if K == judged else 2.0,
+                           ls=(0, (1, 1.2)) if K == judged else (0, (5, 1.5, 1, 1.5)),
+                           label=f"d → ∞, {grid_words(K, pool, judged)}")
         ax.axhline(main[name, judged, ()]["accuracy"].mean, color=colour("patch readout"), lw=1, ls="--",
                    label="patch readout alone")
         ax.set(title=DATASET_NAMES[name], xlabel="stacked width d")
     axes[0][0].set_ylabel("test accuracy (%)")
-    axes[0][0].legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
+    labelled = {}                            # one legend below the panels: no panel's lines are covered
+    for ax in axes[0]:
+        for line in ax.get_lines():
+            labelled.setdefault(line.get_label(), line)
+    fig.legend(list(labelled.values()), list(labelled), loc="lower center", ncol=3, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.07 * (1 + (len(labelled) - 1) // 3), 1, 1))
     return fig
 
 
 def stacked_sentence(stacked: dict, main: dict, judged: int, pooled: dict | None = None) -> str:
     """The widest stacked map and the limit against the patch readout alone, per dataset; and the
-    limit on each other pooling grid of ``pooled`` against the main grid's limit."""
+    limit on each other pooling grid or wider K of ``pooled`` against the main grid's limit."""
     if not stacked:
         return NOT_RUN.capitalize() + "."
     parts = []
@@ -722,10 +801,11 @@ def stacked_sentence(stacked: dict, main: dict, judged: int, pooled: dict | None
             limit = stacked[name, None]["accuracy"].mean
             said.append(f"its limit is {abs(limit - alone):.2f} points "
                         f"{by_sign(limit - alone, 'above', 'below', 'level with')} it ({limit:.2f} %)")
-            for (other, pool), rec in (pooled or {}).items():
+            for (other, K, pool), rec in (pooled or {}).items():
                 if other == name:
                     gap = rec["accuracy"].mean - limit
-                    said.append(f"on the features pooled {pool} × {pool} the limit reaches {rec['accuracy'].mean:.2f} %, "
+                    on = f"the K = {thousands(K)} features" if K != judged else "the features"
+                    said.append(f"on {on} pooled {pool} × {pool} the limit reaches {rec['accuracy'].mean:.2f} %, "
                                 f"{abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} that")
         parts.append(f"{DATASET_NAMES[name]}: " + "; ".join(said) + ".")
     return " ".join(parts)
@@ -947,6 +1027,29 @@ def limits_glues(kernel_accuracy: float, goal: float, runs: dict, datasets, widt
             "feature_seconds_text": "the features and sums of one pass took " + "; ".join(parts) + "."}
 
 
+def limit_memory_sentence(stacked: dict, pooled: dict) -> str:
+    """What bounds the stacked map's d → ∞ limit: per dataset, its widest features' float32 kernel
+    (4·N² bytes) and features (4·N·F bytes, train and test) against the fit's measured peak memory;
+    ``stacked`` and ``pooled`` as :func:`fit_stacked` and :func:`fit_pooled_limits` return them.
+    Empty when no limit was computed."""
+    limits = {(name, None, None): rec for (name, width), rec in stacked.items() if width is None}
+    limits |= pooled
+    parts = []
+    for name in dict.fromkeys(name for name, _, _ in limits):
+        mine = [rec for (other, _, _), rec in limits.items() if other == name]
+        widest = max(mine, key=lambda rec: rec["accuracy"].setting["n_features"])
+        setting = widest["accuracy"].setting
+        n, features = setting["n_train"], setting["n_features"]
+        parts.append(f"{DATASET_NAMES[name]}, K = {thousands(setting['n_patches'])} pooled {setting['pool']} × "
+                     f"{setting['pool']} ({thousands(features)} features): a {4 * n * n / GB:.1f} GB kernel "
+                     f"beside {4 * n * features / GB:.1f} GB of training features, "
+                     f"{widest['memory'].mean:.1f} GB at its peak")
+    if not parts:
+        return ""
+    return ("The stacked map's limit is bounded by memory instead: its float32 kernel holds 4·N² bytes and "
+            "its features 4·N·F, each once (" + "; ".join(parts) + ").")
+
+
 # ----------------------------------------------------------------------------- figures
 def spaced(values, ratio: float = 1.6) -> list:
     """The values of ``values`` (positive) kept for tick labels on a log axis: the smallest, then
@@ -975,10 +1078,11 @@ def log_ticks(ax, values=None, ratio: float = 1.6) -> None:
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
 
 
-def stacked_limit_text(limit: bool, widths=(), pools: dict | None = None) -> str:
+def stacked_limit_text(limit: bool, widths=(), pools: dict | None = None, wide: dict | None = None) -> str:
     """What the stacked section says of what this run fits: the stacked map at ``widths`` and, with
     ``limit`` (the profile's ``stacked_limit``), its d → ∞ limit, also on the features pooled over
-    the other grids of ``pools`` ({dataset: [pool, …]}); or that it fits neither."""
+    the other grids of ``pools`` ({dataset: [pool, …]}) and on the wider features of ``wide``
+    ({dataset: [[K, pool], …]}); or that it fits neither."""
     grids = {}
     for name, found in (pools or {}).items():
         for pool in found:
@@ -986,6 +1090,15 @@ def stacked_limit_text(limit: bool, widths=(), pools: dict | None = None) -> str
     also = "".join(f" The limit is also computed on the same K's features pooled {pool} × {pool} ({', '.join(names)}; "
                    "part 2's pooling table compares the two grids' readouts alone)."
                    for pool, names in grids.items()) if limit else ""
+    wider = {}
+    for name, pairs in (wide or {}).items():
+        for K, pool in pairs:
+            wider.setdefault((int(K), int(pool)), []).append(DATASET_NAMES[name])
+    if limit and wider:
+        also += (" And on wider features: " + "; ".join(
+            f"K = {thousands(K)} patches pooled {pool} × {pool} ({', '.join(names)})" for (K, pool), names in wider.items())
+            + ", whose kernel ridge runs in float32 in place (`greenelm.kernels.kernel_ridge_predict_inplace`: "
+            "the features scaled where they lie, beside the N × N kernel, with no float64 copy of them).")
     if not list(widths) and not limit:
         return ("This run fits neither the stacked map nor its d → ∞ limit (the profile's stacked_widths and "
                 "stacked_limit switch them on; the smoke profile runs both on a thousand images).")

@@ -52,6 +52,7 @@ dictionary = ["sampled", "kmeans"]  # patch filters: "sampled" for every fit; "k
 stacked_widths = [200]  # widths d of the paper's map stacked on the judged patch features ([]: none)
 stacked_limit = True  # and its d → ∞ limit, arc-cosine kernel ridge on those features
 stacked_limit_pools = {"mnist": [3], "cifar10": [3]}  # dataset -> other pooling grids whose features get the limit too
+stacked_limit_patches = {"mnist": [[64, 3]]}  # dataset -> [K, pool] pairs: the limit on wider patch features
 augment = {"mnist": ["shift"], "fashion-mnist": ["flip"], "cifar10": ["flip"]}
 parity_epochs = {"mnist": {"mlp": 20}, "cifar10": {"cnn": 3}}  # SGD networks trained longer, to match the readouts' time
 goals = {"mnist": 99.5, "fashion-mnist": 92.5, "cifar10": 85.0}  # targets (%)
@@ -188,11 +189,14 @@ glue("comparison_sentence", fc.comparison_sentence(records, patch_datasets, patc
 # fit.
 
 # %% tags=["remove-cell"]
-glue("stacked_limit_text", fc.stacked_limit_text(stacked_limit, stacked_widths, stacked_limit_pools))
+glue("stacked_limit_text", fc.stacked_limit_text(stacked_limit, stacked_widths, stacked_limit_pools,
+                                                 stacked_limit_patches))
 stacked = fc.fit_stacked(store, patch_datasets, judged_patches, stacked_widths, stacked_limit, seed=seed,
                          subset=patch_subset, pool=pools[0], jitter=kernel_jitter)
 pooled = fc.fit_pooled_limits(store, stacked_limit_pools if stacked_limit else {}, judged_patches, seed=seed,
                               subset=patch_subset, jitter=kernel_jitter)
+pooled |= fc.fit_wide_limits(store, stacked_limit_patches if stacked_limit else {}, seed=seed, subset=patch_subset,
+                             jitter=kernel_jitter)
 
 # %%
 fc.stacked_view(stacked, main, judged_patches, pooled, records)
@@ -268,9 +272,10 @@ plt.show()
 # way: 2·K·pool² features make a (2·K·pool²)² Gram and an eigendecomposition of that order for the
 # LOO path, and its features cost one GEMM of (images × positions) × p²C × K per pass plus the
 # elementwise split and pooling: {glue:text}`feature_seconds_text` The anchors that pass 85 % on
-# CIFAR-10 use 64,000–256,000 features.
+# CIFAR-10 use 64,000–256,000 features. {glue:text}`limit_memory_text`
 
 # %% tags=["remove-cell"]
 for name, value in fc.limits_glues(ultra["kernel_accuracy"], goals[ultra_dataset], runs, patch_datasets,
                                    widths_of, seed, pools[0]).items():
     glue(name, value)
+glue("limit_memory_text", fc.limit_memory_sentence(stacked, pooled))

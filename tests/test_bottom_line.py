@@ -105,6 +105,8 @@ def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
     limit = max(limits.values(), key=lambda r: r.mean)
     assert found["stacked_limits"].startswith("reaches ") and f"{limit.mean:.2f} % on CIFAR-10 (" in found["stacked_limits"]
     assert (f"pooled {limit.setting['pool']} × {limit.setting['pool']}" in found["stacked_limits"]) == (len(limits) > 1)
+    widths = {result.setting["n_patches"] for result in limits.values()}
+    assert (f"K = {thousands(limit.setting['n_patches'])}, pooled" in found["stacked_limits"]) == (len(widths) > 1)
     assert f"{store.get('mnist/arccos-kernel/accuracy').mean:.2f} % on raw pixels)" in found["stacked_limits"]
     assert found["ultra_acc"] == store.get(f"mnist/green-elm/unit/ridge-loo/d={found['ultra_d'].replace(',', '')}"
                                            "/accuracy").mean

@@ -292,9 +292,9 @@ def test_the_limit_on_another_pooling_grid(store, cache):
     main = fc.main_records(records, 2)
     stacked = fc.fit_stacked(store, ["mnist"], 4, [], True, seed=0, subset=120, pool=2, jitter=1e-2)
     pooled = fc.fit_pooled_limits(store, {"mnist": [3]}, 4, seed=0, subset=120, jitter=1e-2)
-    assert list(pooled) == [("mnist", 3)]
+    assert list(pooled) == [("mnist", 4, 3)]
     limit = store.results["mnist/stacked-patches/p=5/pool=3/k=4/arccos-kernel/accuracy"]
-    assert pooled["mnist", 3]["accuracy"].values == limit.values and limit.setting["n_features"] == 2 * 4 * 9
+    assert pooled["mnist", 4, 3]["accuracy"].values == limit.values and limit.setting["n_features"] == 2 * 4 * 9
     assert fc.fit_pooled_limits(store, {}, 4, seed=0, subset=120, jitter=1e-2) == {}
     table = fc.stacked_table(stacked, main, 4, pooled, records)
     assert list(table["model"]) == ["patch readout alone", "kernel limit (d → ∞)", "patch readout alone, pooled 3 × 3",
@@ -311,6 +311,39 @@ def test_the_limit_on_another_pooling_grid(store, cache):
     assert "pooled" not in fc.stacked_limit_text(True, [])
 
 
+def test_the_limit_on_wider_features_is_the_same_limit_solved_in_place(store, cache):
+    stacked = fc.fit_stacked(store, ["mnist"], 4, [], True, seed=0, subset=120, pool=3, jitter=1e-2)
+    (store.directory / "wide").mkdir()        # one key, one configuration: the same limit in another store
+    store = ChapterResults("frontier", "smoke", store.directory / "wide")
+    wide = fc.fit_wide_limits(store, {"mnist": [[4, 3], [6, 3]]}, seed=0, subset=120, jitter=1e-2)
+    assert list(wide) == [("mnist", 4, 3), ("mnist", 6, 3)]
+    # at the same K and grid the in-place float32 solve predicts what the copying one did
+    assert wide["mnist", 4, 3]["accuracy"].values == stacked["mnist", None]["accuracy"].values
+    limit = store.results["mnist/stacked-patches/p=5/pool=3/k=6/arccos-kernel/accuracy"]
+    assert limit.setting["solver"] == fc.WIDE_LIMIT_SOLVER and limit.setting["n_features"] == 2 * 6 * 9
+    assert store.results["mnist/stacked-patches/p=5/pool=3/k=6/arccos-kernel/peak-memory"].mean > 0.01
+    assert len(list(cache.rglob("frontier-stacked-limit-*.json"))) == 2
+    with pytest.raises(ValueError, match=r"must be \[K, pool\], got \[4\]"):
+        fc.fit_wide_limits(store, {"mnist": [[4]]}, seed=0, subset=120, jitter=1e-2)
+    main = fc.main_records(fc.record_patches(store, _runs(fc.patch_configs(["mnist"], [4], 4, {}, [0], 0, [2], {}, [])),
+                                             120), 2)
+    pooled = {("mnist", 6, 3): wide["mnist", 6, 3]}
+    table = fc.stacked_table({("mnist", None): stacked["mnist", None]}, main, 4, pooled)
+    assert list(table["model"])[-1] == "kernel limit (d → ∞), K = 6, pooled 3 × 3"
+    assert "on the K = 6 features pooled 3 × 3 the limit reaches" in fc.stacked_sentence(
+        {("mnist", None): stacked["mnist", None]}, main, 4, pooled)
+    fig = fc.plot_stacked({("mnist", None): stacked["mnist", None]}, main, 4, pooled)
+    assert "d → ∞, K = 6, pooled 3 × 3" in [text.get_text() for text in fig.legends[0].get_texts()]
+    memory = fc.limit_memory_sentence({("mnist", None): stacked["mnist", None]}, pooled)
+    peak = wide["mnist", 6, 3]["memory"].mean
+    assert memory.endswith(f"(MNIST, K = 6 pooled 3 × 3 (108 features): a {4 * 120 ** 2 / 1e9:.1f} GB kernel beside "
+                           f"{4 * 120 * 108 / 1e9:.1f} GB of training features, {peak:.1f} GB at its peak).")
+    assert fc.limit_memory_sentence({}, {}) == ""
+    text = fc.stacked_limit_text(True, [], {}, {"mnist": [[1024, 3]], "cifar10": [[1024, 3]]})
+    assert f"And on wider features: K = {thousands(1024)} patches pooled 3 × 3 (MNIST, CIFAR-10), whose kernel" in text
+    assert "wider" not in fc.stacked_limit_text(False, [2000], {}, {"mnist": [[1024, 3]]})
+
+
 def test_the_goal_sentence_counts_the_limit_on_another_grid():
     def result(value, unit, pool=2):
         return Result("k", (value,), unit, {"n_patches": 8, "pool": pool}, "frontier", "m", "2026-11-26", "c")
@@ -318,7 +351,7 @@ def test_the_goal_sentence_counts_the_limit_on_another_grid():
     best = {"mnist": (None, {"accuracy": result(98.0, "%"), "fit": result(60.0, "s"), "memory": result(1.0, "GB")})}
     two = {"accuracy": result(99.3, "%"), "fit": result(600.0, "s"), "memory": result(14.0, "GB")}
     three = {"accuracy": result(99.6, "%", 3), "fit": result(700.0, "s"), "memory": result(15.0, "GB")}
-    sentence = fc.goal_sentence(best, {"mnist": 99.5}, {("mnist", None): two}, {("mnist", 3): three})
+    sentence = fc.goal_sentence(best, {"mnist": 99.5}, {("mnist", None): two}, {("mnist", 8, 3): three})
     assert "MNIST 99.60 % (the stacked map's d → ∞ limit on the K = 8 patch features pooled 3 × 3)" in sentence
     assert sentence.endswith("Reached: MNIST (99.60 %, the stacked map's d → ∞ limit on the K = 8 patch features "
                              "pooled 3 × 3, in 11.7 min and 15.0 GB). ")

@@ -7,7 +7,7 @@ import pytest
 
 from greenelm.features import RandomReLUFeatures
 from greenelm.kernels import (arccos_kernel, augment, cholesky_inplace, cholesky_solve_inplace,
-                              kernel_ridge_predict)
+                              kernel_ridge_predict, kernel_ridge_predict_inplace)
 
 
 @pytest.fixture(scope="module")
@@ -104,3 +104,53 @@ def test_kernel_ridge_rejects_bad_arguments():
         kernel_ridge_predict(X, Y[:5], X, jitter=1e-3)
     with pytest.raises(ValueError, match="columns"):
         kernel_ridge_predict(X, Y, X[:, :2], jitter=1e-3)
+
+
+@pytest.mark.parametrize("weight_scale", ["unit", "he"])
+def test_inplace_kernel_ridge_matches_the_copying_one(weight_scale):
+    rng = np.random.default_rng(8)
+    X, T = rng.normal(size=(300, 20)).astype(np.float32), rng.normal(size=(40, 20)).astype(np.float32)
+    Y = np.eye(3)[rng.integers(0, 3, 300)]
+    expected, info = kernel_ridge_predict(X, Y, T, jitter=1e-3, weight_scale=weight_scale, block_rows=70,
+                                          cholesky_block=64)
+    X_in, T_in = X.copy(), T.copy()
+    scores, info_in = kernel_ridge_predict_inplace(X_in, Y, T_in, jitter=1e-3, weight_scale=weight_scale,
+                                                   block_rows=70, cholesky_block=64)
+    np.testing.assert_allclose(scores, expected, atol=1e-3 * np.abs(expected).max())
+    assert info_in["mu"] == pytest.approx(info["mu"], rel=1e-5)
+    assert (info_in["jitter"], info_in["attempts"], info_in["n_train"]) == (1e-3, 1, 300)
+    sigma_w = 1.0 if weight_scale == "unit" else np.sqrt(2 / 20)
+    np.testing.assert_allclose(X_in, X * np.float32(sigma_w), rtol=1e-6)   # scaled in place, as documented
+    np.testing.assert_allclose(T_in, T * np.float32(sigma_w), rtol=1e-6)
+
+
+def test_inplace_kernel_ridge_raises_the_jitter_after_a_failed_factorisation():
+    # seven ones: ‖x̃‖² = 8, K = 4·11ᵀ exactly, so the second pivot is exactly 4 − 2² = 0 at μ = 0
+    X = np.ones((6, 7), dtype=np.float32)
+    Y = np.eye(2)[np.arange(6) % 2]
+    with pytest.raises(np.linalg.LinAlgError, match=r"2 attempt\(s\), the last at jitter 0"):
+        kernel_ridge_predict_inplace(X.copy(), Y, X[:2].copy(), jitter=0.0, attempts=2)
+    scores, info = kernel_ridge_predict_inplace(X.copy(), Y, X[:2].copy(), jitter=1e-12, attempts=12)
+    assert info["attempts"] > 1 and info["jitter"] == pytest.approx(1e-12 * 10 ** (info["attempts"] - 1))
+    assert info["mu"] == pytest.approx(4 * info["jitter"], rel=1e-6) and np.all(np.isfinite(scores))
+
+
+def test_inplace_kernel_ridge_rejects_what_it_cannot_scale_in_place():
+    X = np.random.default_rng(0).normal(size=(20, 4)).astype(np.float32)
+    Y = np.eye(2)[np.arange(20) % 2]
+    with pytest.raises(ValueError, match="float32"):
+        kernel_ridge_predict_inplace(X.astype(np.float64), Y, X.copy(), jitter=1e-3)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        kernel_ridge_predict_inplace(np.asfortranarray(X), Y, X.copy(), jitter=1e-3)
+    with pytest.raises(ValueError, match="share memory"):
+        kernel_ridge_predict_inplace(X, Y, X[:5], jitter=1e-3)
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="X_train contains NaN"):
+        kernel_ridge_predict_inplace(bad, Y, X.copy(), jitter=1e-3)
+    with pytest.raises(ValueError, match="Y must be"):
+        kernel_ridge_predict_inplace(X.copy(), Y[:5], X.copy(), jitter=1e-3)
+    with pytest.raises(ValueError, match="columns"):
+        kernel_ridge_predict_inplace(X.copy(), Y, X[:, :2].copy(), jitter=1e-3)
+    with pytest.raises(ValueError, match="jitter"):
+        kernel_ridge_predict_inplace(X.copy(), Y, X.copy(), jitter=-1.0)
