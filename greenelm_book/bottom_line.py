@@ -258,13 +258,15 @@ def stacked_limits_text(store: Store) -> str:
     on raw pixels), …"; "was not computed" when no dataset has it."""
     parts = []
     for dataset in ("mnist", "fashion-mnist", "cifar10"):
-        found = store.matching(rf"{re.escape(dataset)}/stacked-patches/p=\d+/pool=\d+/k=\d+/arccos-kernel/accuracy")
+        found = store.matching(rf"{re.escape(dataset)}/stacked-patches/p=\d+/pool=\d+/k=\d+/arccos-kernel(-ridge)?/accuracy")
         if not found:
             continue
-        limit = max(found.values(), key=lambda r: r.mean)
+        key = max(found, key=lambda k: found[k].mean)
+        limit = found[key]
         widths = {result.setting["n_patches"] for result in found.values()}
         said = ([(f"K = {thousands(limit.setting['n_patches'])}, " if len(widths) > 1 else "")
-                 + f"pooled {limit.setting['pool']} × {limit.setting['pool']}"] if len(found) > 1 else [])
+                 + f"pooled {limit.setting['pool']} × {limit.setting['pool']}"
+                 + (", μ chosen on held-out rows" if key.endswith("-ridge/accuracy") else "")] if len(found) > 1 else [])
         pixels = store.matching(rf"{re.escape(dataset)}/arccos-kernel/accuracy")
         said += [f"{next(iter(pixels.values())).mean:.2f} % on raw pixels"] if pixels else []
         parts.append(f"{limit.mean:.2f} % on {DATASET_NAMES[dataset]}" + (f" ({'; '.join(said)})" if said else ""))

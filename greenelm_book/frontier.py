@@ -545,3 +545,41 @@ def stacked_kernel_limit(features: dict, jitter: float, weight_scale: str = "he"
                 "mu": float(info["mu"]),
                 "jitter": float(jitter), "n_train": len(y_train), "seconds": time.perf_counter() - start}
     raise np.linalg.LinAlgError(f"the stacked arc-cosine kernel did not factorise up to jitter {jitter / 10:g}")
+
+
+def limit_jitter_curve(features: dict, jitters, n_fit: int, n_validation: int, seed: int) -> dict:
+    """The stacked limit's ridge chosen on held-out training rows: for each jitter of ``jitters``
+    (μ = jitter · mean diag K), the arc-cosine kernel ridge (He scale, float32 in place) fitted on
+    ``n_fit`` random training rows of ``features`` and scored on ``n_validation`` other training
+    rows (the test rows are never read). A jitter whose kernel does not factorise scores None.
+
+    Returns {"jitters", "accuracy" (% per jitter, or None), "chosen" (the most accurate; a tie goes
+    to the larger jitter), "n_fit", "n_validation", "seconds"}.
+    """
+    from greenelm.kernels import kernel_ridge_predict_inplace
+
+    X, y = features["X_train"], features["y_train"]
+    n_fit, n_validation = check_positive_int("n_fit", n_fit), check_positive_int("n_validation", n_validation)
+    if n_fit + n_validation > len(y):
+        raise ValueError(f"n_fit + n_validation = {n_fit + n_validation} exceeds the {len(y)} training rows")
+    jitters = [float(j) for j in jitters]
+    if not jitters or any(not (np.isfinite(j) and j >= 0) for j in jitters):
+        raise ValueError(f"jitters must be finite numbers >= 0, got {jitters!r}")
+    order = np.random.default_rng(seed).permutation(len(y))
+    fit_rows, validation_rows = np.sort(order[:n_fit]), np.sort(order[n_fit:n_fit + n_validation])
+    targets = np.eye(int(y.max()) + 1)[y[fit_rows]]
+    start = time.perf_counter()
+    accuracy = []
+    for jitter in jitters:
+        try:                                 # fancy indexing copies: the in-place scaling leaves X as it was
+            scores, _ = kernel_ridge_predict_inplace(X[fit_rows], targets, X[validation_rows], jitter,
+                                                     weight_scale="he")
+        except np.linalg.LinAlgError:
+            accuracy.append(None)
+            continue
+        accuracy.append(100 * float(np.mean(scores.argmax(1) == y[validation_rows])))
+    feasible = [(a, j) for a, j in zip(accuracy, jitters) if a is not None]
+    if not feasible:
+        raise np.linalg.LinAlgError(f"no jitter of {jitters} factorised the kernel of {n_fit} rows")
+    return {"jitters": jitters, "accuracy": accuracy, "chosen": max(feasible)[1], "n_fit": n_fit,
+            "n_validation": n_validation, "seconds": time.perf_counter() - start}

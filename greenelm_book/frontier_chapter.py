@@ -28,8 +28,8 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from .frontier import (IMAGE_SHAPES, cost_curve, kernel_limit, patch_readout, stacked_kernel_limit,
-                       stacked_readout, standardised_patch_features, ultra_wide)
+from .frontier import (IMAGE_SHAPES, cost_curve, kernel_limit, limit_jitter_curve, patch_readout,
+                       stacked_kernel_limit, stacked_readout, standardised_patch_features, ultra_wide)
 from .paper import DATASET_NAMES
 from .report import by_sign, colour, duration_text, judge_qualitative, ours_text, show_table, thousands
 
@@ -444,7 +444,7 @@ def goal_sentence(best: dict, goals: dict, stacked: dict | None = None, pooled: 
     stacked_best = {}
     for n in datasets:
         mine = {(width, None): rec for (name, width), rec in (stacked or {}).items() if name == n}
-        mine |= {(None, (K, pool)): rec for (name, K, pool), rec in (pooled or {}).items() if name == n}
+        mine |= {(None, key[1:]): rec for key, rec in (pooled or {}).items() if key[0] == n}
         if mine:
             width, pool = best_of({w: (rec["accuracy"].mean, rec["fit"].mean) for w, rec in mine.items()})
             stacked_best[n] = (mine[width, pool], stacked_text(width, mine[width, pool]["accuracy"].setting,
@@ -604,6 +604,19 @@ def stacked_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: i
             "peak_memory_gb": peak_rss_bytes() / GB, "n_features": int(features["n_features"])}
 
 
+def stacked_ridge_curve(dataset: str, n_patches: int, seed: int, subset, pool: int, jitters, n_fit: int,
+                        n_validation: int) -> dict:
+    """The stacked limit's validation curve over ``jitters`` on the standardised patch features of
+    (``dataset``, ``n_patches``, ``seed``, ``subset``, ``pool``):
+    :func:`~greenelm_book.frontier.limit_jitter_curve` on ``n_fit`` + ``n_validation`` training rows
+    (seed ``seed``). Returns its result with ``n_features`` and ``feature_seconds`` (the map and the
+    standardisation)."""
+    _FEATURES.clear()
+    features = standardised_patch_features(dataset, n_patches, seed, subset=subset, pool=pool)
+    curve = limit_jitter_curve(features, jitters, n_fit, n_validation, seed)
+    return {**curve, "n_features": int(features["n_features"]), "feature_seconds": float(features["seconds"])}
+
+
 def stacked_key(name: str, K: int, pool: int, n_hidden: int | None) -> str:
     """The key prefix of the stacked map of width ``n_hidden`` (None: its kernel limit)."""
     return (f"{name}/stacked-patches/p={IMAGE_SHAPES[name][1]}/pool={pool}/k={K}/"
@@ -661,8 +674,9 @@ def fit_stacked(store, datasets, n_patches: int, widths, limit: bool, *, seed: i
 def fit_pooled_limits(store, pools: dict, n_patches: int, *, seed: int, subset, jitter: float) -> dict:
     """The stacked map's d → ∞ limit on the judged patch features pooled over other grids than the
     main one (which :func:`fit_stacked` covers): ``pools`` {dataset: [pool, …]}; :func:`fit_stacked`'s
-    fits, cache and records. Returns {(dataset, K, pool): {"accuracy", "fit", "memory": Result}}."""
-    return {(name, int(n_patches), int(pool)): record
+    fits, cache and records. Returns {(dataset, K, pool, False): {"accuracy", "fit", "memory": Result}}
+    (False: the vanishing ridge, not one chosen on held-out rows)."""
+    return {(name, int(n_patches), int(pool), False): record
             for name, grids in pools.items() for pool in grids
             for (_, _), record in fit_stacked(store, [name], n_patches, [], True, seed=seed, subset=subset,
                                               pool=int(pool), jitter=jitter).items()}
@@ -675,7 +689,7 @@ WIDE_LIMIT_SOLVER = "float32 kernel and Cholesky in place, features scaled in pl
 def fit_wide_limits(store, wide: dict, *, seed: int, subset, jitter: float) -> dict:
     """The stacked map's d → ∞ limit on wider patch features: ``wide`` {dataset: [[K, pool], …]},
     each by :func:`stacked_limit_point` (cached as ``frontier-stacked-limit``), recorded under the
-    same keys as :func:`fit_stacked`'s limit. Returns {(dataset, K, pool): {"accuracy", "fit", "memory": Result}}."""
+    same keys as :func:`fit_stacked`'s limit. Returns {(dataset, K, pool, False): {"accuracy", "fit", "memory": Result}}."""
     from .results_cache import memoize
 
     records = {}
@@ -687,22 +701,70 @@ def fit_wide_limits(store, wide: dict, *, seed: int, subset, jitter: float) -> d
             params = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool, "jitter": jitter}
             run, _ = memoize("frontier-stacked-limit", params,
                              partial(stacked_limit_point, name, K, seed, subset, pool, jitter))
-            records[name, K, pool] = record_stacked(store, name, K, pool, None, run, seed=seed, subset=subset,
+            records[name, K, pool, False] = record_stacked(store, name, K, pool, None, run, seed=seed, subset=subset,
                                                     solver=WIDE_LIMIT_SOLVER)
     return records
 
-def grid_words(K: int, pool: int, judged: int) -> str:
+def fit_ridge_limits(store, spec: dict, *, seed: int, subset, jitters, n_fit: int, n_validation: int) -> dict:
+    """The stacked map's limit with its ridge μ chosen on held-out training rows: ``spec``
+    {dataset: [[K, pool], …]}; for each, :func:`stacked_ridge_curve` (cached as ``frontier-limit-ridge``)
+    over ``jitters`` on ``n_fit`` + ``n_validation`` training rows, then :func:`stacked_limit_point`
+    on all training rows at the chosen jitter (the cache entry :func:`fit_wide_limits` uses). Recorded
+    under ``…/arccos-kernel-ridge/``: accuracy, fit-seconds (the curve, its features and the final
+    fit), peak-memory, and ``jitter=<j>/validation-accuracy`` per jitter that factorised. Returns
+    {(dataset, K, pool, True): {"accuracy", "fit", "memory": Result, "validation": {jitter: Result}}}."""
+    from .results_cache import memoize
+
+    records = {}
+    jitters = [float(j) for j in jitters]
+    for name, pairs in spec.items():
+        for pair in pairs:
+            if len(pair) != 2:
+                raise ValueError(f"each of {name}'s ridge-chosen limits must be [K, pool], got {pair!r}")
+            K, pool = int(pair[0]), int(pair[1])
+            size = (int(n_fit), int(n_validation))
+            if subset and sum(size) > subset:    # a smaller subset: two thirds fit, one third validates
+                size = (2 * subset // 3, subset - 2 * subset // 3)
+            params = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool,
+                      "jitters": jitters, "n_fit": size[0], "n_validation": size[1]}
+            curve, _ = memoize("frontier-limit-ridge", params,
+                               partial(stacked_ridge_curve, name, K, seed, subset, pool, jitters, *size))
+            chosen = float(curve["chosen"])
+            final = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool, "jitter": chosen}
+            run, _ = memoize("frontier-stacked-limit", final, partial(stacked_limit_point, name, K, seed, subset, pool,
+                                                                      chosen))
+            run = {**run, "fit_seconds": run["fit_seconds"] + curve["seconds"] + curve["feature_seconds"]}
+            base = stacked_key(name, K, pool, None) + "-ridge"
+            setting = dict(dataset=name, n_patches=K, n_features=run["n_features"], pool=pool,
+                           patch_size=IMAGE_SHAPES[name][1], seeds=[seed], n_train=run["n_train"], subset=subset,
+                           inputs="patch features standardised on the training images",
+                           model="arc-cosine kernel ridge (d = ∞), μ chosen on held-out training rows",
+                           weight_scale="he", jitter=run["jitter"], mu=run["mu"], dtype="float32",
+                           solver=WIDE_LIMIT_SOLVER, jitters=jitters, n_fit=size[0], n_validation=size[1])
+            records[name, K, pool, True] = {
+                "accuracy": store.record(f"{base}/accuracy", [run["accuracy"]], "%", **setting),
+                "fit": store.record(f"{base}/fit-seconds", [run["fit_seconds"]], "s", **setting),
+                "memory": store.record(f"{base}/peak-memory", [run["peak_memory_gb"]], "GB", **setting),
+                "validation": {jitter: store.record(f"{base}/jitter={jitter:g}/validation-accuracy", [accuracy], "%",
+                                                    **{**setting, "jitter": jitter})
+                               for jitter, accuracy in zip(curve["jitters"], curve["accuracy"])
+                               if accuracy is not None}}
+    return records
+
+
+def grid_words(K: int, pool: int, judged: int, ridge: bool = False) -> str:
     """A limit's features in words beside the judged K's: "pooled 3 × 3", or "K = 1,024, pooled 3 × 3"
-    for another K."""
-    return (f"K = {thousands(K)}, " if K != judged else "") + f"pooled {pool} × {pool}"
+    for another K; with ``ridge``, "…, μ chosen on held-out rows"."""
+    return ((f"K = {thousands(K)}, " if K != judged else "") + f"pooled {pool} × {pool}"
+            + (", μ chosen on held-out rows" if ridge else ""))
 
 
 def stacked_table(stacked: dict, main: dict, judged: int, pooled: dict | None = None,
                   records: dict | None = None) -> pd.DataFrame | None:
     """"The stacked map against its kernel limit": per dataset the patch readout alone at the
     judged K, the stacked map at each width and its d → ∞ limit; then, for each other pooling grid
-    or wider K of ``pooled`` ({(dataset, K, pool): record}, :func:`fit_pooled_limits` and
-    :func:`fit_wide_limits`), the readout alone on those features (from the patch ``records``, when
+    or wider K of ``pooled`` ({(dataset, K, pool, ridge): record}, :func:`fit_pooled_limits`,
+    :func:`fit_wide_limits` and :func:`fit_ridge_limits`), the readout alone on those features (from the patch ``records``, when
     there) and the limit. None when nothing was fitted."""
     if not stacked:
         return None
@@ -721,17 +783,20 @@ def stacked_table(stacked: dict, main: dict, judged: int, pooled: dict | None = 
                              "λ": f"{rec['alpha'].mean:.0e}" if width is not None
                              else f"μ = {rec['accuracy'].setting['mu']:.1e}",
                              "fit (s)": rec["fit"].mean, "peak memory (GB)": rec["memory"].mean})
-        for (other, K, pool), rec in (pooled or {}).items():
+        shown_alone = set()
+        for (other, K, pool, ridge), rec in (pooled or {}).items():
             if other != name:
                 continue
             alone = (records or {}).get((name, K, pool, DEFAULT_DICTIONARY, ()))
-            if alone is not None:
+            if alone is not None and (K, pool) not in shown_alone:
+                shown_alone.add((K, pool))
                 rows.append({"dataset": DATASET_NAMES[name],
                              "model": f"patch readout alone, {grid_words(K, pool, judged)}",
                              "d": "—", "accuracy (%)": alone["accuracy"].mean,
                              "λ": f"{np.median(alone['alpha'].values):.0e}", "fit (s)": alone["fit"].mean,
                              "peak memory (GB)": alone["memory"].mean})
-            rows.append({"dataset": DATASET_NAMES[name], "model": f"kernel limit (d → ∞), {grid_words(K, pool, judged)}",
+            rows.append({"dataset": DATASET_NAMES[name],
+                         "model": f"kernel limit (d → ∞), {grid_words(K, pool, judged, ridge)}",
                          "d": "∞", "accuracy (%)": rec["accuracy"].mean,
                          "λ": f"μ = {rec['accuracy'].setting['mu']:.1e}", "fit (s)": rec["fit"].mean,
                          "peak memory (GB)": rec["memory"].mean})
@@ -765,11 +830,11 @@ def plot_stacked(stacked: dict, main: dict, judged: int, pooled: dict | None = N
         if (name, None) in stacked:
             ax.axhline(stacked[name, None]["accuracy"].mean, color=colour("kernel limit"), lw=1.5,
                        label="d → ∞: arc-cosine kernel")
-        for (other, K, pool), rec in (pooled or {}).items():
+        for (other, K, pool, ridge), rec in (pooled or {}).items():
             if other == name:
                 ax.axhline(rec["accuracy"].mean, color=colour("kernel limit"), lw=2.6 if K == judged else 2.0,
-                           ls=(0, (1, 1.2)) if K == judged else (0, (5, 1.5, 1, 1.5)),
-                           label=f"d → ∞, {grid_words(K, pool, judged)}")
+                           ls=(0, (3, 1.5)) if ridge else (0, (1, 1.2)) if K == judged else (0, (5, 1.5, 1, 1.5)),
+                           label=f"d → ∞, {grid_words(K, pool, judged, ridge)}")
         ax.axhline(main[name, judged, ()]["accuracy"].mean, color=colour("patch readout"), lw=1, ls="--",
                    label="patch readout alone")
         ax.set(title=DATASET_NAMES[name], xlabel="stacked width d")
@@ -801,11 +866,12 @@ def stacked_sentence(stacked: dict, main: dict, judged: int, pooled: dict | None
             limit = stacked[name, None]["accuracy"].mean
             said.append(f"its limit is {abs(limit - alone):.2f} points "
                         f"{by_sign(limit - alone, 'above', 'below', 'level with')} it ({limit:.2f} %)")
-            for (other, K, pool), rec in (pooled or {}).items():
+            for (other, K, pool, ridge), rec in (pooled or {}).items():
                 if other == name:
                     gap = rec["accuracy"].mean - limit
                     on = f"the K = {thousands(K)} features" if K != judged else "the features"
-                    said.append(f"on {on} pooled {pool} × {pool} the limit reaches {rec['accuracy'].mean:.2f} %, "
+                    how = f" with μ chosen on held-out rows (μ = {rec['accuracy'].setting['mu']:.1e})" if ridge else ""
+                    said.append(f"on {on} pooled {pool} × {pool}{how} the limit reaches {rec['accuracy'].mean:.2f} %, "
                                 f"{abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} that")
         parts.append(f"{DATASET_NAMES[name]}: " + "; ".join(said) + ".")
     return " ".join(parts)
@@ -1032,11 +1098,11 @@ def limit_memory_sentence(stacked: dict, pooled: dict) -> str:
     (4·N² bytes) and features (4·N·F bytes, train and test) against the fit's measured peak memory;
     ``stacked`` and ``pooled`` as :func:`fit_stacked` and :func:`fit_pooled_limits` return them.
     Empty when no limit was computed."""
-    limits = {(name, None, None): rec for (name, width), rec in stacked.items() if width is None}
+    limits = {(name, None, None, False): rec for (name, width), rec in stacked.items() if width is None}
     limits |= pooled
     parts = []
-    for name in dict.fromkeys(name for name, _, _ in limits):
-        mine = [rec for (other, _, _), rec in limits.items() if other == name]
+    for name in dict.fromkeys(key[0] for key in limits):
+        mine = [rec for key, rec in limits.items() if key[0] == name]
         widest = max(mine, key=lambda rec: rec["accuracy"].setting["n_features"])
         setting = widest["accuracy"].setting
         n, features = setting["n_train"], setting["n_features"]
@@ -1078,11 +1144,13 @@ def log_ticks(ax, values=None, ratio: float = 1.6) -> None:
     ax.xaxis.set_minor_formatter(ticker.NullFormatter())
 
 
-def stacked_limit_text(limit: bool, widths=(), pools: dict | None = None, wide: dict | None = None) -> str:
+def stacked_limit_text(limit: bool, widths=(), pools: dict | None = None, wide: dict | None = None,
+                       ridge: dict | None = None, validation=(20000, 10000)) -> str:
     """What the stacked section says of what this run fits: the stacked map at ``widths`` and, with
     ``limit`` (the profile's ``stacked_limit``), its d → ∞ limit, also on the features pooled over
-    the other grids of ``pools`` ({dataset: [pool, …]}) and on the wider features of ``wide``
-    ({dataset: [[K, pool], …]}); or that it fits neither."""
+    the other grids of ``pools`` ({dataset: [pool, …]}), on the wider features of ``wide`` and with
+    μ chosen on ``validation`` = (fit, held-out) training rows for ``ridge`` (both {dataset: [[K, pool], …]});
+    or that it fits neither."""
     grids = {}
     for name, found in (pools or {}).items():
         for pool in found:
@@ -1099,6 +1167,13 @@ def stacked_limit_text(limit: bool, widths=(), pools: dict | None = None, wide: 
             f"K = {thousands(K)} patches pooled {pool} × {pool} ({', '.join(names)})" for (K, pool), names in wider.items())
             + ", whose kernel ridge runs in float32 in place (`greenelm.kernels.kernel_ridge_predict_inplace`: "
             "the features scaled where they lie, beside the N × N kernel, with no float64 copy of them).")
+    chosen = [f"{DATASET_NAMES[name]} (K = {thousands(int(K))}, pooled {int(pool)} × {int(pool)})"
+              for name, pairs in (ridge or {}).items() for K, pool in pairs]
+    if limit and chosen:
+        also += (" At a fixed λ the limit's ridge λ/d vanishes; letting λ grow with d leaves a ridge μ > 0, chosen "
+                 f"here as the readouts choose λ, on training rows alone: kernel ridge on {thousands(validation[0])} "
+                 f"training rows scored on {thousands(validation[1])} others for each μ, then refitted on all "
+                 "training rows at the best (" + "; ".join(chosen) + ").")
     if not list(widths) and not limit:
         return ("This run fits neither the stacked map nor its d → ∞ limit (the profile's stacked_widths and "
                 "stacked_limit switch them on; the smoke profile runs both on a thousand images).")

@@ -53,6 +53,9 @@ stacked_widths = [200]  # widths d of the paper's map stacked on the judged patc
 stacked_limit = True  # and its d → ∞ limit, arc-cosine kernel ridge on those features
 stacked_limit_pools = {"mnist": [3], "cifar10": [3]}  # dataset -> other pooling grids whose features get the limit too
 stacked_limit_patches = {"mnist": [[64, 3]]}  # dataset -> [K, pool] pairs: the limit on wider patch features
+stacked_limit_ridge = {"mnist": [[32, 3]]}  # dataset -> [K, pool] pairs: the limit with μ chosen on held-out rows
+limit_jitters = [1e-6, 1e-4, 1e-2]  # the μ / mean diag K tried there
+limit_validation = [20000, 10000]  # training rows it fits on, and the others it scores on (a subset: 2/3, 1/3)
 augment = {"mnist": ["shift"], "fashion-mnist": ["flip"], "cifar10": ["flip"]}
 parity_epochs = {"mnist": {"mlp": 20}, "cifar10": {"cnn": 3}}  # SGD networks trained longer, to match the readouts' time
 goals = {"mnist": 99.5, "fashion-mnist": 92.5, "cifar10": 85.0}  # targets (%)
@@ -190,13 +193,15 @@ glue("comparison_sentence", fc.comparison_sentence(records, patch_datasets, patc
 
 # %% tags=["remove-cell"]
 glue("stacked_limit_text", fc.stacked_limit_text(stacked_limit, stacked_widths, stacked_limit_pools,
-                                                 stacked_limit_patches))
+                                                 stacked_limit_patches, stacked_limit_ridge, limit_validation))
 stacked = fc.fit_stacked(store, patch_datasets, judged_patches, stacked_widths, stacked_limit, seed=seed,
                          subset=patch_subset, pool=pools[0], jitter=kernel_jitter)
 pooled = fc.fit_pooled_limits(store, stacked_limit_pools if stacked_limit else {}, judged_patches, seed=seed,
                               subset=patch_subset, jitter=kernel_jitter)
 pooled |= fc.fit_wide_limits(store, stacked_limit_patches if stacked_limit else {}, seed=seed, subset=patch_subset,
                              jitter=kernel_jitter)
+pooled |= fc.fit_ridge_limits(store, stacked_limit_ridge if stacked_limit else {}, seed=seed, subset=patch_subset,
+                              jitters=limit_jitters, n_fit=limit_validation[0], n_validation=limit_validation[1])
 
 # %%
 fc.stacked_view(stacked, main, judged_patches, pooled, records)

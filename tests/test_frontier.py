@@ -182,3 +182,28 @@ def test_stacked_patch_features_are_standardised_on_the_training_images():
     np.testing.assert_allclose(features["X_train"].mean(axis=0), 0, atol=1e-5)
     spread = features["X_train"].std(axis=0)
     assert np.all((np.abs(spread - 1) < 1e-4) | (spread == 0))
+
+
+def test_the_limit_jitter_curve_scores_held_out_training_rows_only():
+    from greenelm.kernels import kernel_ridge_predict
+    from greenelm_book.frontier import limit_jitter_curve
+
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 3, 90)
+    X = (rng.normal(size=(90, 6)) + y[:, None]).astype(np.float32)
+    features = {"X_train": X, "y_train": y, "X_test": np.full((5, 6), np.nan, np.float32)}   # never read
+    before = X.copy()
+    curve = limit_jitter_curve(features, [1e-6, 1e-2, 10.0], 60, 20, seed=4)
+    np.testing.assert_array_equal(X, before)          # the copies were scaled, not the features
+    order = np.random.default_rng(4).permutation(90)
+    fit, held = np.sort(order[:60]), np.sort(order[60:80])
+    for jitter, accuracy in zip(curve["jitters"], curve["accuracy"]):
+        scores, _ = kernel_ridge_predict(X[fit], np.eye(3)[y[fit]], X[held], jitter=jitter, weight_scale="he")
+        assert accuracy == 100 * np.mean(scores.argmax(1) == y[held])
+    best = max(curve["accuracy"])
+    assert curve["chosen"] == max(j for j, a in zip(curve["jitters"], curve["accuracy"]) if a == best)
+    assert (curve["n_fit"], curve["n_validation"]) == (60, 20)
+    with pytest.raises(ValueError, match="exceeds the 90 training rows"):
+        limit_jitter_curve(features, [1e-6], 80, 20, seed=0)
+    with pytest.raises(ValueError, match="jitters must be"):
+        limit_jitter_curve(features, [-1.0], 60, 20, seed=0)

@@ -292,9 +292,9 @@ def test_the_limit_on_another_pooling_grid(store, cache):
     main = fc.main_records(records, 2)
     stacked = fc.fit_stacked(store, ["mnist"], 4, [], True, seed=0, subset=120, pool=2, jitter=1e-2)
     pooled = fc.fit_pooled_limits(store, {"mnist": [3]}, 4, seed=0, subset=120, jitter=1e-2)
-    assert list(pooled) == [("mnist", 4, 3)]
+    assert list(pooled) == [("mnist", 4, 3, False)]
     limit = store.results["mnist/stacked-patches/p=5/pool=3/k=4/arccos-kernel/accuracy"]
-    assert pooled["mnist", 4, 3]["accuracy"].values == limit.values and limit.setting["n_features"] == 2 * 4 * 9
+    assert pooled["mnist", 4, 3, False]["accuracy"].values == limit.values and limit.setting["n_features"] == 2 * 4 * 9
     assert fc.fit_pooled_limits(store, {}, 4, seed=0, subset=120, jitter=1e-2) == {}
     table = fc.stacked_table(stacked, main, 4, pooled, records)
     assert list(table["model"]) == ["patch readout alone", "kernel limit (d → ∞)", "patch readout alone, pooled 3 × 3",
@@ -316,9 +316,9 @@ def test_the_limit_on_wider_features_is_the_same_limit_solved_in_place(store, ca
     (store.directory / "wide").mkdir()        # one key, one configuration: the same limit in another store
     store = ChapterResults("frontier", "smoke", store.directory / "wide")
     wide = fc.fit_wide_limits(store, {"mnist": [[4, 3], [6, 3]]}, seed=0, subset=120, jitter=1e-2)
-    assert list(wide) == [("mnist", 4, 3), ("mnist", 6, 3)]
+    assert list(wide) == [("mnist", 4, 3, False), ("mnist", 6, 3, False)]
     # at the same K and grid the in-place float32 solve predicts what the copying one did
-    assert wide["mnist", 4, 3]["accuracy"].values == stacked["mnist", None]["accuracy"].values
+    assert wide["mnist", 4, 3, False]["accuracy"].values == stacked["mnist", None]["accuracy"].values
     limit = store.results["mnist/stacked-patches/p=5/pool=3/k=6/arccos-kernel/accuracy"]
     assert limit.setting["solver"] == fc.WIDE_LIMIT_SOLVER and limit.setting["n_features"] == 2 * 6 * 9
     assert store.results["mnist/stacked-patches/p=5/pool=3/k=6/arccos-kernel/peak-memory"].mean > 0.01
@@ -327,7 +327,7 @@ def test_the_limit_on_wider_features_is_the_same_limit_solved_in_place(store, ca
         fc.fit_wide_limits(store, {"mnist": [[4]]}, seed=0, subset=120, jitter=1e-2)
     main = fc.main_records(fc.record_patches(store, _runs(fc.patch_configs(["mnist"], [4], 4, {}, [0], 0, [2], {}, [])),
                                              120), 2)
-    pooled = {("mnist", 6, 3): wide["mnist", 6, 3]}
+    pooled = {("mnist", 6, 3, False): wide["mnist", 6, 3, False]}
     table = fc.stacked_table({("mnist", None): stacked["mnist", None]}, main, 4, pooled)
     assert list(table["model"])[-1] == "kernel limit (d → ∞), K = 6, pooled 3 × 3"
     assert "on the K = 6 features pooled 3 × 3 the limit reaches" in fc.stacked_sentence(
@@ -335,13 +335,42 @@ def test_the_limit_on_wider_features_is_the_same_limit_solved_in_place(store, ca
     fig = fc.plot_stacked({("mnist", None): stacked["mnist", None]}, main, 4, pooled)
     assert "d → ∞, K = 6, pooled 3 × 3" in [text.get_text() for text in fig.legends[0].get_texts()]
     memory = fc.limit_memory_sentence({("mnist", None): stacked["mnist", None]}, pooled)
-    peak = wide["mnist", 6, 3]["memory"].mean
+    peak = wide["mnist", 6, 3, False]["memory"].mean
     assert memory.endswith(f"(MNIST, K = 6 pooled 3 × 3 (108 features): a {4 * 120 ** 2 / 1e9:.1f} GB kernel beside "
                            f"{4 * 120 * 108 / 1e9:.1f} GB of training features, {peak:.1f} GB at its peak).")
     assert fc.limit_memory_sentence({}, {}) == ""
     text = fc.stacked_limit_text(True, [], {}, {"mnist": [[1024, 3]], "cifar10": [[1024, 3]]})
     assert f"And on wider features: K = {thousands(1024)} patches pooled 3 × 3 (MNIST, CIFAR-10), whose kernel" in text
     assert "wider" not in fc.stacked_limit_text(False, [2000], {}, {"mnist": [[1024, 3]]})
+
+
+def test_the_limit_with_its_ridge_chosen_on_held_out_rows(store, cache):
+    ridge = fc.fit_ridge_limits(store, {"mnist": [[4, 3]]}, seed=0, subset=120, jitters=[1e-6, 1e-2, 10.0],
+                                n_fit=20000, n_validation=10000)
+    record = ridge["mnist", 4, 3, True]
+    setting = record["accuracy"].setting
+    assert (setting["n_fit"], setting["n_validation"], setting["n_train"]) == (80, 40, 120)   # a subset: 2/3, 1/3
+    held_out = {jitter: result.mean for jitter, result in record["validation"].items()}
+    assert setting["jitter"] == max(held_out, key=lambda j: (held_out[j], j))             # the best; a tie: larger
+    assert "mnist/stacked-patches/p=5/pool=3/k=4/arccos-kernel-ridge/jitter=0.01/validation-accuracy" in store.results
+    # the refit on all training rows is the wide limit's own cache entry at the chosen jitter
+    (store.directory / "wide").mkdir()
+    wide = fc.fit_wide_limits(ChapterResults("frontier", "smoke", store.directory / "wide"), {"mnist": [[4, 3]]},
+                              seed=0, subset=120, jitter=setting["jitter"])
+    assert wide["mnist", 4, 3, False]["accuracy"].values == record["accuracy"].values
+    assert len(list(cache.rglob("frontier-stacked-limit-*.json"))) == 1
+    assert record["fit"].mean > wide["mnist", 4, 3, False]["fit"].mean                     # the curve counts
+    stacked = fc.fit_stacked(store, ["mnist"], 4, [], True, seed=0, subset=120, pool=2, jitter=1e-2)
+    main = fc.main_records(fc.record_patches(store, _runs(fc.patch_configs(["mnist"], [4], 4, {}, [0], 0, [2], {}, [])),
+                                             120), 2)
+    table = fc.stacked_table(stacked, main, 4, ridge)
+    assert list(table["model"])[-1] == "kernel limit (d → ∞), pooled 3 × 3, μ chosen on held-out rows"
+    assert "pooled 3 × 3 with μ chosen on held-out rows (μ = " in fc.stacked_sentence(stacked, main, 4, ridge)
+    text = fc.stacked_limit_text(True, [], {}, {}, {"mnist": [[256, 3]]})
+    assert text.endswith(f"kernel ridge on {thousands(20000)} training rows scored on {thousands(10000)} others "
+                         "for each μ, then refitted on all training rows at the best (MNIST (K = 256, pooled 3 × 3)).")
+    with pytest.raises(ValueError, match=r"must be \[K, pool\]"):
+        fc.fit_ridge_limits(store, {"mnist": [[4, 3, 1]]}, seed=0, subset=120, jitters=[1e-6], n_fit=2, n_validation=1)
 
 
 def test_the_goal_sentence_counts_the_limit_on_another_grid():
@@ -351,7 +380,7 @@ def test_the_goal_sentence_counts_the_limit_on_another_grid():
     best = {"mnist": (None, {"accuracy": result(98.0, "%"), "fit": result(60.0, "s"), "memory": result(1.0, "GB")})}
     two = {"accuracy": result(99.3, "%"), "fit": result(600.0, "s"), "memory": result(14.0, "GB")}
     three = {"accuracy": result(99.6, "%", 3), "fit": result(700.0, "s"), "memory": result(15.0, "GB")}
-    sentence = fc.goal_sentence(best, {"mnist": 99.5}, {("mnist", None): two}, {("mnist", 8, 3): three})
+    sentence = fc.goal_sentence(best, {"mnist": 99.5}, {("mnist", None): two}, {("mnist", 8, 3, False): three})
     assert "MNIST 99.60 % (the stacked map's d → ∞ limit on the K = 8 patch features pooled 3 × 3)" in sentence
     assert sentence.endswith("Reached: MNIST (99.60 %, the stacked map's d → ∞ limit on the K = 8 patch features "
                              "pooled 3 × 3, in 11.7 min and 15.0 GB). ")
