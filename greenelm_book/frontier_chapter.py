@@ -705,11 +705,13 @@ def fit_wide_limits(store, wide: dict, *, seed: int, subset, jitter: float) -> d
                                                     solver=WIDE_LIMIT_SOLVER)
     return records
 
-def fit_ridge_limits(store, spec: dict, *, seed: int, subset, jitters, n_fit: int, n_validation: int) -> dict:
+def fit_ridge_limits(store, spec: dict, *, seed: int, subset, jitters, n_fit: int, n_validation: int,
+                     vanishing: float | None = None) -> dict:
     """The stacked map's limit with its ridge μ chosen on held-out training rows: ``spec``
     {dataset: [[K, pool], …]}; for each, :func:`stacked_ridge_curve` (cached as ``frontier-limit-ridge``)
     over ``jitters`` on ``n_fit`` + ``n_validation`` training rows, then :func:`stacked_limit_point`
-    on all training rows at the chosen jitter (the cache entry :func:`fit_wide_limits` uses). Recorded
+    on all training rows at the chosen jitter (the cache entry :func:`fit_wide_limits` uses; when the
+    chosen jitter is ``vanishing``, the chapter's own jitter, :func:`fit_stacked`'s limit at it). Recorded
     under ``…/arccos-kernel-ridge/``: accuracy, fit-seconds (the curve, its features and the final
     fit), peak-memory, and ``jitter=<j>/validation-accuracy`` per jitter that factorised. Returns
     {(dataset, K, pool, True): {"accuracy", "fit", "memory": Result, "validation": {jitter: Result}}}."""
@@ -731,8 +733,12 @@ def fit_ridge_limits(store, spec: dict, *, seed: int, subset, jitters, n_fit: in
                                partial(stacked_ridge_curve, name, K, seed, subset, pool, jitters, *size))
             chosen = float(curve["chosen"])
             final = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool, "jitter": chosen}
-            run, _ = memoize("frontier-stacked-limit", final, partial(stacked_limit_point, name, K, seed, subset, pool,
-                                                                      chosen))
+            if vanishing is not None and chosen == float(vanishing):   # the limit the chapter computes anyway
+                run, _ = memoize("frontier-stacked", {**final, "n_hidden": None},
+                                 partial(stacked_point, name, K, seed, subset, pool, n_hidden=None, jitter=chosen))
+            else:
+                run, _ = memoize("frontier-stacked-limit", final, partial(stacked_limit_point, name, K, seed, subset,
+                                                                          pool, chosen))
             run = {**run, "fit_seconds": run["fit_seconds"] + curve["seconds"] + curve["feature_seconds"]}
             base = stacked_key(name, K, pool, None) + "-ridge"
             setting = dict(dataset=name, n_patches=K, n_features=run["n_features"], pool=pool,

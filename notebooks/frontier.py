@@ -201,7 +201,8 @@ pooled = fc.fit_pooled_limits(store, stacked_limit_pools if stacked_limit else {
 pooled |= fc.fit_wide_limits(store, stacked_limit_patches if stacked_limit else {}, seed=seed, subset=patch_subset,
                              jitter=kernel_jitter)
 pooled |= fc.fit_ridge_limits(store, stacked_limit_ridge if stacked_limit else {}, seed=seed, subset=patch_subset,
-                              jitters=limit_jitters, n_fit=limit_validation[0], n_validation=limit_validation[1])
+                              jitters=limit_jitters, n_fit=limit_validation[0], n_validation=limit_validation[1],
+                              vanishing=kernel_jitter)
 
 # %%
 fc.stacked_view(stacked, main, judged_patches, pooled, records)

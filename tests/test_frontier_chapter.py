@@ -360,6 +360,14 @@ def test_the_limit_with_its_ridge_chosen_on_held_out_rows(store, cache):
     assert wide["mnist", 4, 3, False]["accuracy"].values == record["accuracy"].values
     assert len(list(cache.rglob("frontier-stacked-limit-*.json"))) == 1
     assert record["fit"].mean > wide["mnist", 4, 3, False]["fit"].mean                     # the curve counts
+    # chosen = the chapter's own jitter: the refit is fit_stacked's limit, not a second computation of it
+    (store.directory / "own").mkdir()
+    own = ChapterResults("frontier", "smoke", store.directory / "own")
+    limit = fc.fit_stacked(own, ["mnist"], 4, [], True, seed=0, subset=120, pool=3, jitter=setting["jitter"])
+    again = fc.fit_ridge_limits(own, {"mnist": [[4, 3]]}, seed=0, subset=120, jitters=[1e-6, 1e-2, 10.0],
+                                n_fit=20000, n_validation=10000, vanishing=setting["jitter"])
+    assert again["mnist", 4, 3, True]["accuracy"].values == limit["mnist", None]["accuracy"].values
+    assert len(list(cache.rglob("frontier-stacked-limit-*.json"))) == 1
     stacked = fc.fit_stacked(store, ["mnist"], 4, [], True, seed=0, subset=120, pool=2, jitter=1e-2)
     main = fc.main_records(fc.record_patches(store, _runs(fc.patch_configs(["mnist"], [4], 4, {}, [0], 0, [2], {}, [])),
                                              120), 2)
