@@ -374,9 +374,20 @@ def test_the_limit_with_its_ridge_chosen_on_held_out_rows(store, cache):
     table = fc.stacked_table(stacked, main, 4, ridge)
     assert list(table["model"])[-1] == "kernel limit (d → ∞), pooled 3 × 3, μ chosen on held-out rows"
     assert "pooled 3 × 3 with μ chosen on held-out rows (μ = " in fc.stacked_sentence(stacked, main, 4, ridge)
+    # beside the vanishing ridge's limit on the same features: held-out and test accuracy both
+    vanishing = fc.fit_pooled_limits(store, {"mnist": [3]}, 4, seed=0, subset=120, jitter=1e-6)
+    sentence = fc.stacked_sentence(stacked, main, 4, vanishing | ridge)
+    held_out = max(result.mean for result in record["validation"].values())
+    smallest = record["validation"][1e-6].mean
+    gap = record["accuracy"].mean - vanishing["mnist", 4, 3, False]["accuracy"].mean
+    assert (f"on the features pooled 3 × 3, held-out rows choose μ = {setting['mu']:.1e} ({held_out:.2f} % of them "
+            f"right, against {smallest:.2f} % at the smallest μ tried), and the test accuracy "
+            f"{fc.by_sign(gap, 'rises', 'falls', 'stays')} ") in sentence
+    assert fc.stacked_text(None, setting, pooled=True).endswith("pooled 3 × 3, μ chosen on held-out rows")
     text = fc.stacked_limit_text(True, [], {}, {}, {"mnist": [[256, 3]]})
     assert text.endswith(f"kernel ridge on {thousands(20000)} training rows scored on {thousands(10000)} others "
-                         "for each μ, then refitted on all training rows at the best (MNIST (K = 256, pooled 3 × 3)).")
+                         "for each μ, then refitted on all training rows at the best (on MNIST's K = 256 features "
+                         "pooled 3 × 3).")
     with pytest.raises(ValueError, match=r"must be \[K, pool\]"):
         fc.fit_ridge_limits(store, {"mnist": [[4, 3, 1]]}, seed=0, subset=120, jitters=[1e-6], n_fit=2, n_validation=1)
 
