@@ -708,12 +708,12 @@ def fit_wide_limits(store, wide: dict, *, seed: int, subset, jitter: float) -> d
     return records
 
 def fit_ridge_limits(store, spec: dict, *, seed: int, subset, jitters, n_fit: int, n_validation: int,
-                     vanishing: float | None = None) -> dict:
+                     vanishing: float | None = None, judged: int | None = None) -> dict:
     """The stacked map's limit with its ridge μ chosen on held-out training rows: ``spec``
     {dataset: [[K, pool], …]}; for each, :func:`stacked_ridge_curve` (cached as ``frontier-limit-ridge``)
     over ``jitters`` on ``n_fit`` + ``n_validation`` training rows, then :func:`stacked_limit_point`
     on all training rows at the chosen jitter (the cache entry :func:`fit_wide_limits` uses; when the
-    chosen jitter is ``vanishing``, the chapter's own jitter, :func:`fit_stacked`'s limit at it). Recorded
+    chosen jitter is ``vanishing``, the chapter's own, at the ``judged`` K: :func:`fit_stacked`'s). Recorded
     under ``…/arccos-kernel-ridge/``: accuracy, fit-seconds (the curve, its features and the final
     fit), peak-memory, and ``jitter=<j>/validation-accuracy`` per jitter that factorised. Returns
     {(dataset, K, pool, True): {"accuracy", "fit", "memory": Result, "validation": {jitter: Result}}}."""
@@ -735,7 +735,7 @@ def fit_ridge_limits(store, spec: dict, *, seed: int, subset, jitters, n_fit: in
                                partial(stacked_ridge_curve, name, K, seed, subset, pool, jitters, *size))
             chosen = float(curve["chosen"])
             final = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool, "jitter": chosen}
-            if vanishing is not None and chosen == float(vanishing):   # the limit the chapter computes anyway
+            if vanishing is not None and chosen == float(vanishing) and K == judged:   # computed anyway
                 run, _ = memoize("frontier-stacked", {**final, "n_hidden": None},
                                  partial(stacked_point, name, K, seed, subset, pool, n_hidden=None, jitter=chosen))
             else:

@@ -202,7 +202,7 @@ pooled |= fc.fit_wide_limits(store, stacked_limit_patches if stacked_limit else 
                              jitter=kernel_jitter)
 pooled |= fc.fit_ridge_limits(store, stacked_limit_ridge if stacked_limit else {}, seed=seed, subset=patch_subset,
                               jitters=limit_jitters, n_fit=limit_validation[0], n_validation=limit_validation[1],
-                              vanishing=kernel_jitter)
+                              vanishing=kernel_jitter, judged=judged_patches)
 
 # %%
 fc.stacked_view(stacked, main, judged_patches, pooled, records)

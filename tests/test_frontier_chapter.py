@@ -365,8 +365,15 @@ def test_the_limit_with_its_ridge_chosen_on_held_out_rows(store, cache):
     own = ChapterResults("frontier", "smoke", store.directory / "own")
     limit = fc.fit_stacked(own, ["mnist"], 4, [], True, seed=0, subset=120, pool=3, jitter=setting["jitter"])
     again = fc.fit_ridge_limits(own, {"mnist": [[4, 3]]}, seed=0, subset=120, jitters=[1e-6, 1e-2, 10.0],
-                                n_fit=20000, n_validation=10000, vanishing=setting["jitter"])
+                                n_fit=20000, n_validation=10000, vanishing=setting["jitter"], judged=4)
     assert again["mnist", 4, 3, True]["accuracy"].values == limit["mnist", None]["accuracy"].values
+    assert len(list(cache.rglob("frontier-stacked-limit-*.json"))) == 1
+    # a K other than the judged one: the wide limit's entry at that jitter, as fit_wide_limits computes it
+    (store.directory / "other").mkdir()
+    other = fc.fit_ridge_limits(ChapterResults("frontier", "smoke", store.directory / "other"), {"mnist": [[4, 3]]},
+                                seed=0, subset=120, jitters=[1e-6, 1e-2, 10.0], n_fit=20000, n_validation=10000,
+                                vanishing=setting["jitter"], judged=8)
+    assert other["mnist", 4, 3, True]["accuracy"].values == wide["mnist", 4, 3, False]["accuracy"].values
     assert len(list(cache.rglob("frontier-stacked-limit-*.json"))) == 1
     stacked = fc.fit_stacked(store, ["mnist"], 4, [], True, seed=0, subset=120, pool=2, jitter=1e-2)
     main = fc.main_records(fc.record_patches(store, _runs(fc.patch_configs(["mnist"], [4], 4, {}, [0], 0, [2], {}, [])),
