@@ -26,82 +26,101 @@ machine without a GPU; its numbers mean nothing).
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import functools
 import os
 import statistics
 import time
 
 import numpy as np
 
-N_TRAIN, N_INPUTS, N_CLASSES = 60_000, 784, 10
-FIT_WIDTHS = (4000, 8000, 16000)
-STREAM_WIDTH, STREAM_BATCH, STREAM_INPUTS, STREAM_ALPHA = 4000, 250, 512, 1e-3
-STREAM_IMAGES, STREAM_TEST = 50_000, 2_000
-PATCH_WIDTHS, PATCH_IMAGES = (1024, 4096), 10_000
-PEAK_SIZE = 8192  # the square GEMM of the peak rates
-DEVICE = "cuda"
+
+@dataclasses.dataclass(frozen=True)
+class Shapes:
+    """The shapes one run measures at, and the torch device it runs on."""
+
+    n_train: int                   # a fit's rows
+    n_inputs: int                  # a fit's input width
+    n_classes: int
+    fit_widths: tuple[int, ...]    # the fits' d
+    stream_width: int              # Table V's update: d, B, the embeddings' width and λ
+    stream_batch: int
+    stream_inputs: int
+    stream_alpha: float
+    stream_images: int             # the streamed images (split 80/20) and the test images
+    stream_test: int
+    patch_widths: tuple[int, ...]  # the patch map's K
+    patch_images: int              # the patch map's images
+    peak_size: int                 # the square GEMM of the peak rates
+    device: str                    # torch's device: "cuda", or "cpu" for the dry run
 
 
-def dry_run() -> None:
-    """Small shapes on torch's CPU device: the script's code paths, on a machine without a GPU."""
-    global N_TRAIN, FIT_WIDTHS, STREAM_WIDTH, STREAM_BATCH, STREAM_IMAGES, STREAM_TEST, PATCH_WIDTHS, PATCH_IMAGES
-    global DEVICE, PEAK_SIZE
-    N_TRAIN, FIT_WIDTHS, STREAM_WIDTH, STREAM_BATCH = 3000, (64, 128), 96, 10
-    STREAM_IMAGES, STREAM_TEST, PATCH_WIDTHS, PATCH_IMAGES, DEVICE = 1000, 200, (8,), 50, "cpu"
-    PEAK_SIZE = 512
+#: the paper's shapes on the GPU
+FULL_SHAPES = Shapes(n_train=60_000, n_inputs=784, n_classes=10, fit_widths=(4000, 8000, 16000),
+                     stream_width=4000, stream_batch=250, stream_inputs=512, stream_alpha=1e-3,
+                     stream_images=50_000, stream_test=2_000, patch_widths=(1024, 4096), patch_images=10_000,
+                     peak_size=8192, device="cuda")
+
+#: ``--dry-run``: small shapes on torch's CPU device, the script's code paths on a machine without a GPU
+DRY_RUN_SHAPES = dataclasses.replace(FULL_SHAPES, n_train=3000, fit_widths=(64, 128), stream_width=96,
+                                     stream_batch=10, stream_images=1000, stream_test=200, patch_widths=(8,),
+                                     patch_images=50, peak_size=512, device="cpu")
 
 
-def synchronize() -> None:
+def synchronize(device: str) -> None:
     """Wait for the GPU's queue (nothing to wait for on the CPU device)."""
     import torch
 
-    if DEVICE == "cuda":
+    if device == "cuda":
         torch.cuda.synchronize()
 
 
-def synchronised(fn):
-    """Seconds of ``fn()`` with the GPU's queue drained before and after."""
-    synchronize()
+def synchronised(fn, device: str):
+    """Seconds of ``fn()`` with ``device``'s queue drained before and after."""
+    synchronize(device)
     start = time.perf_counter()
     out = fn()
-    synchronize()
+    synchronize(device)
     return time.perf_counter() - start, out
 
 
-def cuda_gemm_rate(m: int, n: int, k: int, dtype: str, repeats: int = 5) -> float:
-    """Median GFLOP/s of torch's (m × k)·(k × n) product on the GPU (one warm-up)."""
+def cuda_gemm_rate(m: int, n: int, k: int, dtype: str, device: str, repeats: int = 5) -> float:
+    """Median GFLOP/s of torch's (m × k)·(k × n) product on ``device`` (one warm-up)."""
     import torch
 
-    generator = torch.Generator(device=DEVICE).manual_seed(0)
-    a = torch.randn(m, k, device=DEVICE, dtype=getattr(torch, dtype), generator=generator)
-    b = torch.randn(k, n, device=DEVICE, dtype=getattr(torch, dtype), generator=generator)
+    generator = torch.Generator(device=device).manual_seed(0)
+    a = torch.randn(m, k, device=device, dtype=getattr(torch, dtype), generator=generator)
+    b = torch.randn(k, n, device=device, dtype=getattr(torch, dtype), generator=generator)
     a @ b
-    return statistics.median(2.0 * m * n * k / synchronised(lambda: a @ b)[0] / 1e9 for _ in range(repeats))
+    return statistics.median(2.0 * m * n * k / synchronised(lambda: a @ b, device)[0] / 1e9 for _ in range(repeats))
 
 
-def stream_data(seed: int = 0):
-    """Random 512-d embeddings of 50,000 + 2,000 images through listing 3's projection (d = 4000),
-    split 80/20 as the paper does: a :class:`~greenelm_book.streaming_bench.StreamData`."""
+def stream_data(shapes: Shapes, seed: int = 0):
+    """Random embeddings of ``shapes.stream_images`` + ``stream_test`` images through listing 3's
+    projection (full shapes: 512-d, 50,000 + 2,000 images, d = 4000), split 80/20 as the paper
+    does: a :class:`~greenelm_book.streaming_bench.StreamData`."""
     from greenelm.features import RandomReLUFeatures
     from greenelm_book.streaming_bench import StreamData, hidden_features
 
     rng = np.random.default_rng(seed)
-    X = rng.standard_normal((STREAM_IMAGES + STREAM_TEST, STREAM_INPUTS))
-    y = rng.integers(0, N_CLASSES, len(X))
-    H = hidden_features(RandomReLUFeatures(STREAM_INPUTS, STREAM_WIDTH, seed=seed, weight_scale="he"), X)
-    n_initial, n = int(0.8 * STREAM_IMAGES), STREAM_IMAGES
+    X = rng.standard_normal((shapes.stream_images + shapes.stream_test, shapes.stream_inputs))
+    y = rng.integers(0, shapes.n_classes, len(X))
+    H = hidden_features(RandomReLUFeatures(shapes.stream_inputs, shapes.stream_width, seed=seed, weight_scale="he"), X)
+    n_initial, n = int(0.8 * shapes.stream_images), shapes.stream_images
     return StreamData(H[:n_initial], y[:n_initial], H[n_initial:n], y[n_initial:n], H[n:], y[n:],
-                      np.arange(N_CLASSES))
+                      np.arange(shapes.n_classes))
 
 
-def streaming_rows(n_batches: int) -> tuple[list[dict], dict]:
+def streaming_rows(shapes: Shapes, n_batches: int) -> tuple[list[dict], dict]:
     """Table V's update on torch-cuda and NumPy, interleaved: median seconds, the CPU/GPU ratio of
     the same method, the floor ratio on the GPU and the distance to the batch oracle."""
     from greenelm_book.streaming_bench import streaming_benchmark
 
-    bench = streaming_benchmark(stream_data(), STREAM_BATCH, STREAM_ALPHA, ("listing3", "cholesky", "information"),
-                                ["numpy", f"torch-{DEVICE}"], n_batches=n_batches, progress=False)
-    gpu_rate = cuda_gemm_rate(STREAM_WIDTH, STREAM_BATCH, STREAM_WIDTH, "float64")
-    floor = 3.0 * STREAM_WIDTH**2 * STREAM_BATCH / (gpu_rate * 1e9)
+    d, B, device = shapes.stream_width, shapes.stream_batch, shapes.device
+    bench = streaming_benchmark(stream_data(shapes), B, shapes.stream_alpha, ("listing3", "cholesky", "information"),
+                                ["numpy", f"torch-{device}"], n_batches=n_batches, progress=False)
+    gpu_rate = cuda_gemm_rate(d, B, d, "float64", device)
+    floor = 3.0 * d**2 * B / (gpu_rate * 1e9)
     summary = bench.summary.set_index(["method", "backend"])
     rows = []
     for (method, backend), row in summary.iterrows():
@@ -116,39 +135,43 @@ def streaming_rows(n_batches: int) -> tuple[list[dict], dict]:
     return rows, {"gpu_float64_gemm_gflops": gpu_rate, "floor_seconds": floor}
 
 
-def fit_rows(repeats: int) -> tuple[list[dict], dict]:
-    """``ELMClassifier(device="cuda")`` fits at :data:`FIT_WIDTHS`, float64 and float32, against
-    their FLOP floors at the GPU's GEMM rates; the CPU fit at d = 4000 on the same host; exactness."""
+def fit_rows(shapes: Shapes, repeats: int) -> tuple[list[dict], dict]:
+    """``ELMClassifier(device=shapes.device)`` fits at ``shapes.fit_widths``, float64 and float32,
+    against their FLOP floors at the GPU's GEMM rates; the CPU fit at the first width on the same
+    host; exactness."""
     import torch
 
     from greenelm import ELMClassifier
     from greenelm_book.bench import flop_floor_seconds
 
+    n_train, n_inputs, n_classes, device = shapes.n_train, shapes.n_inputs, shapes.n_classes, shapes.device
     rng = np.random.default_rng(0)
-    X = rng.random((N_TRAIN, N_INPUTS), dtype=np.float32)
-    y = rng.integers(0, N_CLASSES, N_TRAIN)
-    peaks = {dtype: cuda_gemm_rate(PEAK_SIZE, PEAK_SIZE, PEAK_SIZE, dtype) for dtype in ("float64", "float32")}
+    X = rng.random((n_train, n_inputs), dtype=np.float32)
+    y = rng.integers(0, n_classes, n_train)
+    peak = shapes.peak_size
+    peaks = {dtype: cuda_gemm_rate(peak, peak, peak, dtype, device) for dtype in ("float64", "float32")}
     rows = []
     for dtype in ("float64", "float32"):
-        for d in FIT_WIDTHS:
-            fit = lambda: ELMClassifier(n_hidden=d, dtype=dtype, device=DEVICE, random_state=0).fit(X, y)  # noqa: E731
+        for d in shapes.fit_widths:
+            fit = lambda: ELMClassifier(n_hidden=d, dtype=dtype, device=device, random_state=0).fit(X, y)  # noqa: E731
             fit()                                                       # warm-up: cuBLAS/cuSOLVER handles
-            seconds = [synchronised(fit)[0] for _ in range(repeats)]
-            floor = flop_floor_seconds(N_TRAIN, N_INPUTS, d, N_CLASSES, peaks, dtype)
-            rows.append({"device": DEVICE, "dtype": dtype, "n_hidden": d, "seconds": statistics.median(seconds),
+            seconds = [synchronised(fit, device)[0] for _ in range(repeats)]
+            floor = flop_floor_seconds(n_train, n_inputs, d, n_classes, peaks, dtype)
+            rows.append({"device": device, "dtype": dtype, "n_hidden": d, "seconds": statistics.median(seconds),
                          "range": [min(seconds), max(seconds)], "floor_seconds": floor,
                          "over_floor": statistics.median(seconds) / floor})
-            if DEVICE == "cuda":
+            if device == "cuda":
                 torch.cuda.empty_cache()
+    first = shapes.fit_widths[0]
     start = time.perf_counter()
-    ELMClassifier(n_hidden=FIT_WIDTHS[0], random_state=0).fit(X, y)
+    ELMClassifier(n_hidden=first, random_state=0).fit(X, y)
     cpu = time.perf_counter() - start
-    gpu_same = next(r for r in rows if r["dtype"] == "float64" and r["n_hidden"] == FIT_WIDTHS[0])
-    rows.append({"device": "cpu (NumPy)", "dtype": "float64", "n_hidden": FIT_WIDTHS[0], "seconds": cpu,
+    gpu_same = next(r for r in rows if r["dtype"] == "float64" and r["n_hidden"] == first)
+    rows.append({"device": "cpu (NumPy)", "dtype": "float64", "n_hidden": first, "seconds": cpu,
                  "range": [cpu, cpu], "floor_seconds": None, "over_floor": None,
                  "cpu_over_cuda": cpu / gpu_same["seconds"]})
     small_X, small_y = X[:5000].astype(np.float64), y[:5000]
-    on_cuda = ELMClassifier(n_hidden=2000, device=DEVICE, random_state=0).fit(small_X, small_y)
+    on_cuda = ELMClassifier(n_hidden=2000, device=device, random_state=0).fit(small_X, small_y)
     on_numpy = ELMClassifier(n_hidden=2000, random_state=0).fit(small_X, small_y)
     a, b = on_cuda.decision_function(small_X), on_numpy.decision_function(small_X)
     exact = {"n_hidden": 2000, "rows": len(small_y), "max_relative_difference": float(np.abs(a - b).max() / np.abs(b).max()),
@@ -156,7 +179,7 @@ def fit_rows(repeats: int) -> tuple[list[dict], dict]:
     return rows, {"gemm_gflops": peaks, "exactness": exact}
 
 
-def fit_phases(repeats: int) -> list[dict]:
+def fit_phases(shapes: Shapes, repeats: int) -> list[dict]:
     """Where a CUDA fit's time goes, per (dtype, d): the fit's feature pass from host rows (the
     blocks' host-to-GPU copies included), the same pass from rows already on the GPU, the Gram
     sums (``NormalEquations.update``, blocks already on the GPU) and the solve, each synchronised.
@@ -166,23 +189,24 @@ def fit_phases(repeats: int) -> list[dict]:
     from greenelm.features import DEFAULT_CHUNK_ROWS, RandomReLUFeatures, row_chunks
     from greenelm.solvers import NormalEquations, solve_normal_equations
 
+    n_train, n_classes, device = shapes.n_train, shapes.n_classes, shapes.device
     rng = np.random.default_rng(0)
-    X = rng.random((N_TRAIN, N_INPUTS), dtype=np.float32)
-    Y = np.eye(N_CLASSES)[rng.integers(0, N_CLASSES, N_TRAIN)]
-    blocks = list(row_chunks(N_TRAIN, DEFAULT_CHUNK_ROWS))
+    X = rng.random((n_train, shapes.n_inputs), dtype=np.float32)
+    Y = np.eye(n_classes)[rng.integers(0, n_classes, n_train)]
+    blocks = list(row_chunks(n_train, DEFAULT_CHUNK_ROWS))
     rows = []
     for dtype in ("float64", "float32"):
-        X_device = torch.as_tensor(X, device=DEVICE).to(getattr(torch, dtype))
-        Y_device = torch.as_tensor(Y, device=DEVICE).to(getattr(torch, dtype))
-        for d in FIT_WIDTHS:
-            features = RandomReLUFeatures(N_INPUTS, d, seed=0, dtype=dtype, device=DEVICE)
-            median = lambda fn: statistics.median(synchronised(fn)[0] for _ in range(repeats))  # noqa: E731
+        X_device = torch.as_tensor(X, device=device).to(getattr(torch, dtype))
+        Y_device = torch.as_tensor(Y, device=device).to(getattr(torch, dtype))
+        for d in shapes.fit_widths:
+            features = RandomReLUFeatures(shapes.n_inputs, d, seed=0, dtype=dtype, device=device)
+            median = lambda fn: statistics.median(synchronised(fn, device)[0] for _ in range(repeats))  # noqa: E731
             from_host = median(lambda: [features.transform(X[r]) for r in blocks])
             on_device = median(lambda: [features.transform(X_device[r]) for r in blocks])
             H = [features.transform(X_device[r]) for r in blocks]
 
             def sums():
-                equations = NormalEquations(d, N_CLASSES, dtype, DEVICE)
+                equations = NormalEquations(d, n_classes, dtype, device)
                 for block, r in zip(H, blocks):
                     equations.update(block, Y_device[r])
                 return equations.as_float64()
@@ -198,7 +222,7 @@ def fit_phases(repeats: int) -> list[dict]:
                          "features_on_device": on_device, "gram": gram,
                          "gram_upper_blocks": upper, "solve": solve})
             del H, G, HtY
-            if DEVICE == "cuda":
+            if device == "cuda":
                 torch.cuda.empty_cache()
     return rows
 
@@ -218,34 +242,37 @@ def upper_block_gram(H_blocks, d: int, parts: int = 4):
     return gram
 
 
-def patch_rows() -> list[dict]:
-    """Seconds of the CIFAR-10-shaped patch map on the GPU per :data:`PATCH_IMAGES` images."""
+def patch_rows(shapes: Shapes) -> list[dict]:
+    """Seconds of the CIFAR-10-shaped patch map on the GPU per ``shapes.patch_images`` images, at
+    each of ``shapes.patch_widths``."""
     import torch
 
     from greenelm import RandomPatchFeatures
 
-    images = np.random.default_rng(0).random((PATCH_IMAGES, 32, 32, 3), dtype=np.float32)
+    device = shapes.device
+    images = np.random.default_rng(0).random((shapes.patch_images, 32, 32, 3), dtype=np.float32)
     rows = []
-    for K in PATCH_WIDTHS:
-        features = RandomPatchFeatures((32, 32, 3), n_patches=K, patch_size=6, pool=2, device=DEVICE,
+    for K in shapes.patch_widths:
+        features = RandomPatchFeatures((32, 32, 3), n_patches=K, patch_size=6, pool=2, device=device,
                                        random_state=0).fit(images)
         run = lambda: [block for _, block in features.chunks(images)]  # noqa: E731
         run()
-        seconds = statistics.median(synchronised(run)[0] for _ in range(2))
-        rows.append({"n_patches": K, "n_features": features.n_features_out, "images": PATCH_IMAGES,
+        seconds = statistics.median(synchronised(run, device)[0] for _ in range(2))
+        rows.append({"n_patches": K, "n_features": features.n_features_out, "images": shapes.patch_images,
                      "seconds": seconds})
         del features
-        if DEVICE == "cuda":
+        if device == "cuda":
             torch.cuda.empty_cache()
     return rows
 
 
-def markdown(report: dict) -> str:
+def markdown(report: dict, shapes: Shapes) -> str:
+    """``report`` (measured at ``shapes``) as the markdown of ``<out>.md``."""
     gpu = report["gpu"]
     lines = [f"# The CUDA paths on {gpu}", "",
              f"{gpu}, host {report['machine']}, torch {report['torch']}, {report['date']}; `{report['command']}`. "
              "Random inputs of the paper's shapes; every ratio is between timings of this run.", "",
-             f"## Table V's update (d = {STREAM_WIDTH}, B = {STREAM_BATCH}, float64)", "",
+             f"## Table V's update (d = {shapes.stream_width}, B = {shapes.stream_batch}, float64)", "",
              f"Medians over {report['streaming'][0]['batches']} batches, interleaved. Floor: 3·d²·B FLOPs at "
              f"the GPU's float64 GEMM rate at this shape, {report['streaming_floor']['gpu_float64_gemm_gflops']:.0f} "
              f"GFLOP/s ({1e3 * report['streaming_floor']['floor_seconds']:.2f} ms).", "",
@@ -257,8 +284,8 @@ def markdown(report: dict) -> str:
                      + (f"{r['numpy_over_cuda']:.1f}" if r["numpy_over_cuda"] else "—") + " | "
                      + (f"{r['over_floor']:.2f}" if r["over_floor"] else "—") + f" | {r['relative_difference']:.1e} |")
     peaks = report["fits_extra"]["gemm_gflops"]
-    lines += ["", f"## One-shot fits (N = {N_TRAIN:,}, D = {N_INPUTS}, 10 classes)", "",
-              f"GPU GEMM ({PEAK_SIZE}³): float64 {peaks['float64']:.0f} GFLOP/s, float32 {peaks['float32']:.0f} GFLOP/s "
+    lines += ["", f"## One-shot fits (N = {shapes.n_train:,}, D = {shapes.n_inputs}, 10 classes)", "",
+              f"GPU GEMM ({shapes.peak_size}³): float64 {peaks['float64']:.0f} GFLOP/s, float32 {peaks['float32']:.0f} GFLOP/s "
               "(TF32 off). Floor: features and Gram at the dtype's rate, the solve at float64's.", "",
               "| device | dtype | d | fit (s) | floor (s) | / floor | CPU / CUDA |", "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for r in report["fits"]:
@@ -295,23 +322,23 @@ def main(argv=None) -> None:
 
     from benchmarks.patches import provenance, write_report
 
-    if args.dry_run:
-        dry_run()
-    elif not torch.cuda.is_available():
+    shapes = DRY_RUN_SHAPES if args.dry_run else FULL_SHAPES
+    if shapes.device == "cuda" and not torch.cuda.is_available():
         raise SystemExit("benchmarks.gpu needs a GPU that torch sees (torch.cuda.is_available() is False)")
-    report = provenance("benchmarks.gpu", argv) | {"gpu": torch.cuda.get_device_name(0) if DEVICE == "cuda" else "torch CPU (dry run)", "torch": torch.__version__}
+    gpu = torch.cuda.get_device_name(0) if shapes.device == "cuda" else "torch CPU (dry run)"
+    report = provenance("benchmarks.gpu", argv) | {"gpu": gpu, "torch": torch.__version__}
     started = time.perf_counter()
-    report["streaming_shape"] = {"n_hidden": STREAM_WIDTH, "batch_size": STREAM_BATCH, "alpha": STREAM_ALPHA,
-                                 "n_inputs": STREAM_INPUTS}
-    report["streaming"], report["streaming_floor"] = streaming_rows(args.batches)
+    report["streaming_shape"] = {"n_hidden": shapes.stream_width, "batch_size": shapes.stream_batch,
+                                 "alpha": shapes.stream_alpha, "n_inputs": shapes.stream_inputs}
+    report["streaming"], report["streaming_floor"] = streaming_rows(shapes, args.batches)
     print(f"streaming done, {time.perf_counter() - started:.0f} s", flush=True)
-    report["fits"], report["fits_extra"] = fit_rows(args.repeats)
+    report["fits"], report["fits_extra"] = fit_rows(shapes, args.repeats)
     print(f"fits done, {time.perf_counter() - started:.0f} s", flush=True)
-    report["phases"] = fit_phases(args.repeats)
+    report["phases"] = fit_phases(shapes, args.repeats)
     print(f"phases done, {time.perf_counter() - started:.0f} s", flush=True)
-    report["patches"] = patch_rows()
+    report["patches"] = patch_rows(shapes)
     report["seconds"] = time.perf_counter() - started
-    write_report(report, args.out, markdown)
+    write_report(report, args.out, functools.partial(markdown, shapes=shapes))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks import run
 
 
@@ -76,3 +78,25 @@ def test_patch_fit_device_alternates_the_paths_and_reports_the_ratio(monkeypatch
     table = bench.markdown({"machine": "m", "date": "d", "command": "c", "dataset": "cifar10", "patches": 16,
                             "subset": 100, "rows": rows})
     assert "| torch cpu | 27.5 | 27.0–28.0 | 12.5 | 2.20 | 50.00 | 1 |" in table
+
+
+def test_gpu_dry_run_writes_its_report_at_the_dry_run_shapes_and_leaves_the_full_shapes(tmp_path):
+    """benchmarks.gpu --dry-run: the script's code on torch's CPU device at small shapes, written as
+    <out>.json and <out>.md; the full shapes stay the module's constant."""
+    pytest.importorskip("torch")
+    from benchmarks import gpu
+
+    full = gpu.FULL_SHAPES
+    gpu.main(["--dry-run", "--out", str(tmp_path / "gpu"), "--batches", "3", "--repeats", "1"])
+    report = json.loads((tmp_path / "gpu.json").read_text())
+    dry = gpu.DRY_RUN_SHAPES
+    fits = [r for r in report["fits"] if r["device"] != "cpu (NumPy)"]
+    assert [(r["dtype"], r["n_hidden"]) for r in fits] == [(t, d) for t in ("float64", "float32") for d in dry.fit_widths]
+    assert {r["device"] for r in fits} == {"cpu"} and report["gpu"] == "torch CPU (dry run)"
+    assert report["streaming_shape"]["n_hidden"] == dry.stream_width == 96
+    assert report["fits_extra"]["exactness"]["same_predictions"] is True
+    assert [r["n_patches"] for r in report["patches"]] == list(dry.patch_widths)
+    text = (tmp_path / "gpu.md").read_text()
+    assert f"## Table V's update (d = {dry.stream_width}, B = {dry.stream_batch}, float64)" in text
+    assert gpu.FULL_SHAPES is full and full.fit_widths == (4000, 8000, 16000) and full.device == "cuda"
+    assert full.stream_width == 4000 and full.n_train == 60_000
