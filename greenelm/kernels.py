@@ -252,5 +252,110 @@ def kernel_ridge_predict_inplace(X_train: np.ndarray, Y, X_test: np.ndarray, jit
     return scores, {"mu": mu, "jitter": float(jitter), "attempts": attempt, "dtype": "float32", "n_train": n}
 
 
-__all__ = ["augment", "arccos_kernel", "cholesky_inplace", "cholesky_solve_inplace", "kernel_ridge_predict",
-           "kernel_ridge_predict_inplace"]
+def _float32_views(name: str, views) -> list[np.ndarray]:
+    """``views`` as a non-empty list of :func:`_float32_rows` arrays of one shape, no two sharing memory."""
+    if isinstance(views, np.ndarray) or not isinstance(views, (list, tuple)) or not views:
+        raise ValueError(f"{name} must be a non-empty list of (n, D) float32 arrays, one per view, got "
+                         f"{type(views).__name__}")
+    views = [_float32_rows(f"{name}[{i}]", view) for i, view in enumerate(views)]
+    if any(view.shape != views[0].shape for view in views):
+        raise ValueError(f"the views of {name} must share one shape, got {[view.shape for view in views]}")
+    for i, view in enumerate(views):
+        for j in range(i):
+            if np.shares_memory(view, views[j]):
+                raise ValueError(f"{name}[{i}] and {name}[{j}] share memory (each view is scaled in place)")
+    return views
+
+
+def _averaged_block(rows_of, cols_of, row_norms, col_norms) -> np.ndarray:
+    """``mean over views a, b of K(rows_of[a], cols_of[b])`` (n, m) float32, from σ_w-scaled float32 views."""
+    total = None
+    for a, rows in enumerate(rows_of):
+        for b, cols in enumerate(cols_of):
+            products = rows @ cols.T
+            products += np.float32(1.0)              # σ_b² = 1: the bias column of x̃
+            block = _arccos_from_products(products, row_norms[a], col_norms[b])
+            if total is None:
+                total = block
+            else:
+                total += block
+    total /= np.float32(len(rows_of) * len(cols_of))
+    return total
+
+
+def averaged_kernel_ridge_predict(train_views, Y, test_views, jitters, weight_scale: str = "unit",
+                                  block_rows: int = 1024, cholesky_block: int = 8192,
+                                  progress: bool = False) -> tuple[list, dict]:
+    """Kernel ridge with the arc-cosine kernel averaged over views (transformations) of each input,
+    for one or several jitters from one kernel.
+
+    ``train_views`` is a list of V arrays (N, D) (the same N inputs, each transformed by view v: e.g.
+    ``[features(images), features(mirrored images)]``) and ``test_views`` a list of V arrays (M, D)
+    in the same order, all C-contiguous float32, **scaled by σ_w in place**. The kernel is
+    ``K̄(x, z) = mean over a, b of K(view_a(x), view_b(z))``: the kernel of the random ReLU features
+    averaged over the views (d → ∞), so training with the views folded into the kernel, at N rows;
+    V = 1 is :func:`kernel_ridge_predict_inplace`. Building it costs V² kernels.
+
+    For each jitter of ``jitters``, μ = jitter · mean(diag K̄) is added and ``(K̄ + μI) A = Y`` (Y (N, k))
+    solved by the in-place Cholesky; with more than one jitter a copy of the kernel is kept
+    (memory 2 · N² · 4 bytes, else N² · 4). Returns ``scores``, a list with (M, k) float64 per jitter
+    (None where the kernel did not factorise), and a dict with ``mu`` (list), ``jitters``, ``n_views``,
+    ``dtype`` and ``n_train``.
+    """
+    check_choice("weight_scale", weight_scale, WEIGHT_SCALES)
+    if np.ndim(jitters) == 0:
+        raise ValueError(f"jitters must be a list of numbers, got {jitters!r}")
+    jitters = [float(j) for j in jitters]
+    if not jitters or not all(np.isfinite(j) and j >= 0 for j in jitters):
+        raise ValueError(f"jitters must be a non-empty list of finite numbers >= 0, got {jitters!r}")
+    train_views, test_views = _float32_views("train_views", train_views), _float32_views("test_views", test_views)
+    if len(train_views) != len(test_views):
+        raise ValueError(f"train_views has {len(train_views)} views but test_views {len(test_views)}: one per view")
+    if test_views[0].shape[1] != train_views[0].shape[1]:
+        raise ValueError(f"test_views have {test_views[0].shape[1]} columns, train_views {train_views[0].shape[1]}")
+    if any(np.shares_memory(a, b) for a in train_views for b in test_views):
+        raise ValueError("train_views and test_views must not share memory (each view is scaled in place)")
+    Y = np.asarray(Y, dtype=np.float64)
+    n = len(train_views[0])
+    if Y.ndim != 2 or len(Y) != n:
+        raise ValueError(f"Y must be (N={n}, k), got shape {Y.shape}")
+    sigma_w = np.float32(1.0 if weight_scale == "unit" else math.sqrt(2.0 / train_views[0].shape[1]))
+    for view in train_views + test_views:
+        view *= sigma_w
+    norms = [_augmented_norms(view) for view in train_views]
+    test_norms = [_augmented_norms(view) for view in test_views]
+    block_rows = check_positive_int("block_rows", block_rows)
+    kernel = np.zeros((n, n), dtype=np.float32)       # zero pages: the unused upper triangle stays finite
+    for rows in progress_bar(list(row_chunks(n, block_rows)), desc="averaged kernel", disable=not progress):
+        cols = slice(0, rows.stop)                      # the lower triangle, all the factorisation reads
+        kernel[rows, cols] = _averaged_block([view[rows] for view in train_views],
+                                             [view[cols] for view in train_views],
+                                             [norm[rows] for norm in norms], [norm[cols] for norm in norms])
+    mean_diagonal = float(np.diagonal(kernel).astype(np.float64).mean())
+    coefs, mus = [], []
+    for i, jitter in enumerate(jitters):
+        last = i == len(jitters) - 1
+        system = kernel if last else kernel.copy()
+        mus.append(jitter * mean_diagonal)
+        system.flat[:: n + 1] += np.float32(mus[-1])
+        try:
+            cholesky_inplace(system, block=cholesky_block, progress=progress)
+            coefs.append(cholesky_solve_inplace(system, Y, block=cholesky_block))
+        except np.linalg.LinAlgError:
+            coefs.append(None)
+        del system
+    del kernel
+    solved = [coef for coef in coefs if coef is not None]
+    scores = [None if coef is None else np.empty((len(test_views[0]), Y.shape[1])) for coef in coefs]
+    if solved:
+        stacked = np.concatenate(solved, axis=1)        # one product with every jitter's coefficients
+        for rows in row_chunks(len(test_views[0]), block_rows):
+            block = _averaged_block([view[rows] for view in test_views], train_views,
+                                    [norm[rows] for norm in test_norms], norms) @ stacked
+            for score, columns in zip([score for score in scores if score is not None], row_chunks(block.shape[1], Y.shape[1])):
+                score[rows] = block[:, columns]
+    return scores, {"mu": mus, "jitters": jitters, "n_views": len(train_views), "dtype": "float32", "n_train": n}
+
+
+__all__ = ["augment", "arccos_kernel", "averaged_kernel_ridge_predict", "cholesky_inplace", "cholesky_solve_inplace",
+           "kernel_ridge_predict", "kernel_ridge_predict_inplace"]

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from greenelm.features import RandomReLUFeatures
-from greenelm.kernels import (arccos_kernel, augment, cholesky_inplace, cholesky_solve_inplace,
-                              kernel_ridge_predict, kernel_ridge_predict_inplace)
+from greenelm.kernels import (arccos_kernel, augment, averaged_kernel_ridge_predict, cholesky_inplace,
+                              cholesky_solve_inplace, kernel_ridge_predict, kernel_ridge_predict_inplace)
 
 
 @pytest.fixture(scope="module")
@@ -154,3 +154,84 @@ def test_inplace_kernel_ridge_rejects_what_it_cannot_scale_in_place():
         kernel_ridge_predict_inplace(X.copy(), Y, X[:, :2].copy(), jitter=1e-3)
     with pytest.raises(ValueError, match="jitter"):
         kernel_ridge_predict_inplace(X.copy(), Y, X.copy(), jitter=-1.0)
+
+
+def _views(rng, n: int, columns: int = 12):
+    """Two views of n inputs: x and x with its columns reversed (a 'mirror image'), float32."""
+    X = rng.normal(size=(n, columns)).astype(np.float32)
+    return [X, np.ascontiguousarray(X[:, ::-1])]
+
+
+@pytest.mark.parametrize("weight_scale", ["unit", "he"])
+def test_averaged_kernel_ridge_is_the_ridge_of_the_view_averaged_kernel(weight_scale):
+    rng = np.random.default_rng(11)
+    train, test = _views(rng, 200), _views(rng, 30)
+    Y = np.eye(3)[rng.integers(0, 3, 200)]
+    # reference in float64: the mean of the four kernels, solved directly
+    pairs = lambda rows, cols: np.mean([arccos_kernel(a, b, weight_scale=weight_scale) for a in rows for b in cols],
+                                       axis=0)
+    K, K_test = pairs(train, train), pairs(test, train)
+    mu = 1e-3 * np.diag(K).mean()
+    expected = K_test @ np.linalg.solve(K + mu * np.eye(200), Y)
+    scores, info = averaged_kernel_ridge_predict([v.copy() for v in train], Y, [v.copy() for v in test], [1e-3],
+                                                 weight_scale=weight_scale, block_rows=64, cholesky_block=48)
+    np.testing.assert_allclose(scores[0], expected, atol=2e-3 * np.abs(expected).max())
+    assert info["mu"][0] == pytest.approx(mu, rel=1e-5) and (info["n_views"], info["n_train"]) == (2, 200)
+
+
+def test_averaged_kernel_ridge_with_one_view_is_the_inplace_ridge_and_jitters_share_one_kernel():
+    rng = np.random.default_rng(12)
+    X, T = rng.normal(size=(150, 9)).astype(np.float32), rng.normal(size=(25, 9)).astype(np.float32)
+    Y = np.eye(2)[rng.integers(0, 2, 150)]
+    scores, info = averaged_kernel_ridge_predict([X.copy()], Y, [T.copy()], [1e-4, 1e-2], weight_scale="he",
+                                                 block_rows=40, cholesky_block=32)
+    for score, mu, jitter in zip(scores, info["mu"], [1e-4, 1e-2]):
+        alone, alone_info = kernel_ridge_predict_inplace(X.copy(), Y, T.copy(), jitter, weight_scale="he",
+                                                         block_rows=40, cholesky_block=32)
+        np.testing.assert_allclose(score, alone, atol=1e-4 * np.abs(alone).max())
+        assert mu == pytest.approx(alone_info["mu"], rel=1e-6)
+
+
+def test_averaged_kernel_ridge_is_invariant_to_the_views_of_a_test_input():
+    rng = np.random.default_rng(13)
+    train, test = _views(rng, 120), _views(rng, 20)
+    Y = np.eye(2)[rng.integers(0, 2, 120)]
+    scores, _ = averaged_kernel_ridge_predict([v.copy() for v in train], Y, [v.copy() for v in test], [1e-3])
+    swapped, _ = averaged_kernel_ridge_predict([v.copy() for v in train], Y, [test[1].copy(), test[0].copy()],
+                                               [1e-3])
+    np.testing.assert_allclose(swapped[0], scores[0], atol=1e-4 * np.abs(scores[0]).max())   # float32 sums
+    plain, _ = averaged_kernel_ridge_predict([train[0].copy()], Y, [test[0].copy()], [1e-3])
+    assert np.abs(plain[0] - scores[0]).max() > 1e-2 * np.abs(scores[0]).max()   # the views do change it
+
+
+def test_averaged_kernel_ridge_reports_a_jitter_that_does_not_factorise():
+    X = np.ones((6, 7), dtype=np.float32)             # K = 4·11ᵀ: singular at μ = 0 (see above)
+    Y = np.eye(2)[np.arange(6) % 2]
+    scores, info = averaged_kernel_ridge_predict([X.copy()], Y, [X[:2].copy()], [0.0, 1e-2])
+    assert scores[0] is None and np.all(np.isfinite(scores[1])) and info["mu"] == [0.0, pytest.approx(4e-2)]
+
+
+def test_averaged_kernel_ridge_rejects_views_it_cannot_pair_or_scale_in_place():
+    rng = np.random.default_rng(14)
+    train, test = _views(rng, 20, 4), _views(rng, 5, 4)
+    Y = np.eye(2)[np.arange(20) % 2]
+    fresh = lambda views: [v.copy() for v in views]
+    cases = [
+        (dict(train_views=train[0]), "non-empty list of .* one per view"),
+        (dict(train_views=[]), "non-empty list"),
+        (dict(test_views=fresh(test)[:1]), "train_views has 2 views but test_views 1"),
+        (dict(train_views=[train[0].copy(), train[0][:10].copy()]), "share one shape"),
+        (dict(train_views=[train[0], train[0]]), r"train_views\[1\] and train_views\[0\] share memory"),
+        (dict(train_views=[train[0].astype(np.float64), train[1].copy()]), r"train_views\[0\] must be a C-contiguous"),
+        (dict(test_views=[v[:, :2].copy() for v in test]), "columns"),
+        (dict(jitters=1e-3), "jitters must be a list"),
+        (dict(jitters=[-1.0]), "finite numbers >= 0"),
+        (dict(Y=Y[:5]), "Y must be"),
+    ]
+    for change, words in cases:
+        kwargs = dict(train_views=fresh(train), Y=Y, test_views=fresh(test), jitters=[1e-3]) | change
+        with pytest.raises(ValueError, match=words):
+            averaged_kernel_ridge_predict(**kwargs)
+    shared = fresh(train)
+    with pytest.raises(ValueError, match="must not share memory"):
+        averaged_kernel_ridge_predict(shared, Y, [shared[0][:5], shared[1][:5]], [1e-3])
