@@ -257,11 +257,12 @@ def stacked_limits_text(store: Store) -> str:
     the faster fit, :func:`~greenelm_book.frontier_chapter.best_of`), with the
     same limit on raw pixels beside it where the book computed it: "reaches 99.36 % on MNIST (98.74 %
     on raw pixels), …"; "was not computed" when no dataset has it."""
-    from .frontier_chapter import best_of
+    from .frontier_chapter import LIMIT_VARIANTS, best_of
 
+    suffixes = "|".join(re.escape(suffix) for suffix, _, _ in LIMIT_VARIANTS.values())
     parts = []
     for dataset in ("mnist", "fashion-mnist", "cifar10"):
-        found = store.matching(rf"{re.escape(dataset)}/stacked-patches/p=\d+/pool=\d+/k=\d+/arccos-kernel(-ridge)?/accuracy")
+        found = store.matching(rf"{re.escape(dataset)}/stacked-patches/p=\d+/pool=\d+/k=\d+/({suffixes})/accuracy")
         if not found:
             continue
         key = best_of({k: (found[k].mean, store.get(k.removesuffix("accuracy") + "fit-seconds").mean) for k in found})
@@ -269,7 +270,8 @@ def stacked_limits_text(store: Store) -> str:
         widths = {result.setting["n_patches"] for result in found.values()}
         said = ([(f"K = {thousands(limit.setting['n_patches'])}, " if len(widths) > 1 else "")
                  + f"pooled {limit.setting['pool']} × {limit.setting['pool']}"
-                 + (", μ chosen on held-out rows" if key.endswith("-ridge/accuracy") else "")] if len(found) > 1 else [])
+                 + next(words for suffix, _, words in LIMIT_VARIANTS.values()
+                        if key.endswith(f"/{suffix}/accuracy"))] if len(found) > 1 else [])
         pixels = store.matching(rf"{re.escape(dataset)}/arccos-kernel/accuracy")
         said += [f"{next(iter(pixels.values())).mean:.2f} % on raw pixels"] if pixels else []
         parts.append(f"{limit.mean:.2f} % on {DATASET_NAMES[dataset]}" + (f" ({'; '.join(said)})" if said else ""))

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from greenelm._validation import check_choice, check_positive_int
+from greenelm.features import row_chunks
 
 #: per dataset: image shape (H, W, C) and patch size p
 IMAGE_SHAPES = {"mnist": ((28, 28, 1), 5), "fashion-mnist": ((28, 28, 1), 5), "cifar10": ((32, 32, 3), 6)}
@@ -549,16 +550,20 @@ def stacked_kernel_limit(features: dict, jitter: float, weight_scale: str = "he"
 
 def limit_jitter_curve(features: dict, jitters, n_fit: int, n_validation: int, seed: int) -> dict:
     """The stacked limit's ridge chosen on held-out training rows: for each jitter of ``jitters``
-    (μ = jitter · mean diag K), the arc-cosine kernel ridge (He scale, float32 in place) fitted on
-    ``n_fit`` random training rows of ``features`` and scored on ``n_validation`` other training
-    rows (the test rows are never read). A jitter whose kernel does not factorise scores None.
+    (μ = jitter · mean diag K), the arc-cosine kernel ridge (He scale, float32 in place, one kernel
+    for every jitter: ``greenelm.kernels.averaged_kernel_ridge_predict``) fitted on ``n_fit`` random
+    training rows of ``features`` and scored on ``n_validation`` other training rows (the test rows
+    are never read). ``features["X_train"]`` is one (N, F) array, or a list of views (each image's
+    features, then its mirror image's, …, as :func:`standardised_patch_views` gives them), averaged
+    into the kernel. A jitter whose kernel does not factorise scores None.
 
     Returns {"jitters", "accuracy" (% per jitter, or None), "chosen" (the most accurate; a tie goes
     to the larger jitter), "n_fit", "n_validation", "seconds"}.
     """
-    from greenelm.kernels import kernel_ridge_predict_inplace
+    from greenelm.kernels import averaged_kernel_ridge_predict
 
-    X, y = features["X_train"], features["y_train"]
+    views, y = features["X_train"], features["y_train"]
+    views = [views] if isinstance(views, np.ndarray) else list(views)
     n_fit, n_validation = check_positive_int("n_fit", n_fit), check_positive_int("n_validation", n_validation)
     if n_fit + n_validation > len(y):
         raise ValueError(f"n_fit + n_validation = {n_fit + n_validation} exceeds the {len(y)} training rows")
@@ -569,17 +574,65 @@ def limit_jitter_curve(features: dict, jitters, n_fit: int, n_validation: int, s
     fit_rows, validation_rows = np.sort(order[:n_fit]), np.sort(order[n_fit:n_fit + n_validation])
     targets = np.eye(int(y.max()) + 1)[y[fit_rows]]
     start = time.perf_counter()
-    accuracy = []
-    for jitter in jitters:
-        try:                                 # fancy indexing copies: the in-place scaling leaves X as it was
-            scores, _ = kernel_ridge_predict_inplace(X[fit_rows], targets, X[validation_rows], jitter,
-                                                     weight_scale="he")
-        except np.linalg.LinAlgError:
-            accuracy.append(None)
-            continue
-        accuracy.append(100 * float(np.mean(scores.argmax(1) == y[validation_rows])))
+    # fancy indexing copies: the in-place scaling leaves the features as they were
+    scores, _ = averaged_kernel_ridge_predict([view[fit_rows] for view in views], targets,
+                                             [view[validation_rows] for view in views], jitters, weight_scale="he")
+    accuracy = [None if score is None else 100 * float(np.mean(score.argmax(1) == y[validation_rows]))
+                for score in scores]
     feasible = [(a, j) for a, j in zip(accuracy, jitters) if a is not None]
     if not feasible:
         raise np.linalg.LinAlgError(f"no jitter of {jitters} factorised the kernel of {n_fit} rows")
     return {"jitters": jitters, "accuracy": accuracy, "chosen": max(feasible)[1], "n_fit": n_fit,
             "n_validation": n_validation, "seconds": time.perf_counter() - start}
+
+
+def standardised_patch_views(dataset: str, n_patches: int, seed: int, subset: int | None = None, pool: int = 2,
+                             views=("flip",), dictionary: str = "sampled", chunk_images: int = 8) -> dict:
+    """:func:`standardised_patch_features` of every image and of its augmented copies (``views``:
+    names :func:`augmented` knows, e.g. ``("flip",)`` for the mirror image), each standardised by the
+    training images' own mean and standard deviation (one affine map for every view), computed in
+    float64 over row blocks: no float64 copy of the (N, F) features.
+
+    Returns {"X_train": [(N, F) float32: the images', then each copy's], "X_test": [(M, F) float32, the
+    same order], "y_train", "y_test", "seconds", "n_features", "views": ("identity", *copies)}.
+    """
+    from greenelm import RandomPatchFeatures, load_dataset
+
+    shape, p = IMAGE_SHAPES[dataset]
+    views = tuple(views)
+    for how in views:
+        check_choice("view", how, AUGMENTATIONS)
+    data = load_dataset(dataset, subset=subset)
+    start = time.perf_counter()
+    features = RandomPatchFeatures(shape, n_patches=check_positive_int("n_patches", n_patches), patch_size=p,
+                                   pool=pool, dictionary=dictionary, random_state=seed)
+    images = {"train": data.flat("train", np.float32).reshape((-1,) + shape),
+              "test": data.flat("test", np.float32).reshape((-1,) + shape)}
+    features.fit(images["train"])
+    mapped = {"train": [], "test": []}
+    for part, originals in images.items():
+        for copy in [originals] + [c for how in views for c in augmented(originals, how)]:
+            out = np.empty((len(copy), features.n_features_out), dtype=np.float32)
+            for rows, block in features.chunks(copy, chunk_images):
+                out[rows] = block
+            mapped[part].append(out)
+    del images
+    train = mapped["train"][0]
+    total = np.zeros(train.shape[1])
+    for rows in row_chunks(len(train), 4096):
+        total += train[rows].sum(axis=0, dtype=np.float64)
+    mean = total / len(train)
+    squares = np.zeros(train.shape[1])
+    for rows in row_chunks(len(train), 4096):
+        centred = train[rows].astype(np.float64) - mean
+        squares += np.einsum("ij,ij->j", centred, centred)
+    scale = np.sqrt(squares / len(train))
+    scale = np.where(scale > 0, scale, 1.0)
+    for out in mapped["train"] + mapped["test"]:
+        for rows in row_chunks(len(out), 4096):
+            out[rows] -= mean.astype(np.float32)
+            out[rows] /= scale.astype(np.float32)
+    return {"X_train": mapped["train"], "y_train": data.y_train, "X_test": mapped["test"], "y_test": data.y_test,
+            "seconds": time.perf_counter() - start, "n_features": features.n_features_out,
+            "views": ("identity",) + tuple(f"{how} {i + 1}" if how == "shift" else how
+                                           for how in views for i in range(4 if how == "shift" else 1))}

@@ -13,7 +13,9 @@ Result keys (one configuration, one key):
 * ``<dataset>/stacked-patches/p=<p>/pool=<pool>/k=<K>/{d=<d>,arccos-kernel}/<stat>``: the paper's
   map stacked on the standardised patch features (:func:`~greenelm_book.frontier.stacked_readout`)
   and its d → ∞ limit (:func:`~greenelm_book.frontier.stacked_kernel_limit`; at wider K,
-  :func:`stacked_limit_point`).
+  :func:`stacked_limit_point`); ``…/arccos-kernel-ridge/`` the limit with μ chosen on held-out
+  training rows and ``…/arccos-kernel-flip-ridge/`` with each image's mirror image averaged into
+  its kernel too (:data:`LIMIT_VARIANTS`).
 
 A section whose parameter is empty (no second dictionary, one pool, no stacked widths and no limit)
 records nothing and says :data:`NOT_RUN`.
@@ -29,7 +31,8 @@ import numpy as np
 import pandas as pd
 
 from .frontier import (IMAGE_SHAPES, cost_curve, kernel_limit, limit_jitter_curve, patch_readout,
-                       stacked_kernel_limit, stacked_readout, standardised_patch_features, ultra_wide)
+                       stacked_kernel_limit, stacked_readout, standardised_patch_features, standardised_patch_views,
+                       ultra_wide)
 from .paper import DATASET_NAMES
 from .report import by_sign, colour, duration_text, judge_qualitative, ours_text, show_table, thousands
 
@@ -428,23 +431,21 @@ def stacked_text(width: int | None, setting: dict, pooled: bool = False) -> str:
     on = f"on the K = {thousands(setting['n_patches'])} patch features"
     if pooled:
         on += f" pooled {setting['pool']} × {setting['pool']}"
+    if "views" in setting:                      # fit_ridge_limits' record, with mirror images in the kernel
+        on += ", mirror images averaged into the kernel"
     if "n_validation" in setting:                # fit_ridge_limits' record
         on += ", μ chosen on held-out rows"
     return f"the stacked map's d → ∞ limit {on}" if width is None else f"the stacked map, d = {thousands(width)}, {on}"
 
 
-def goal_sentence(best: dict, goals: dict, stacked: dict | None = None, pooled: dict | None = None) -> str:
-    """The best patch readout of each dataset with its configuration and, when the stacked map was
-    fitted (``stacked`` as :func:`fit_stacked` returns it, ``pooled`` as :func:`fit_pooled_limits`),
-    its best width or limit; then which goals the best of all reaches (with its fit time and peak
-    memory) and which it misses, and by how much."""
-    datasets = list(best)
-    found = "The best readouts: " + "; ".join(
-        f"{DATASET_NAMES[n]} {best[n][1]['accuracy'].mean:.2f} % ({configuration_text(best[n][1]['accuracy'].setting)})"
-        for n in datasets) + ". "
-    overall = {n: (best[n][1], configuration_text(best[n][1]["accuracy"].setting)) for n in datasets}
+def best_overall(best: dict, stacked: dict | None = None, pooled: dict | None = None) -> tuple[dict, dict]:
+    """Each dataset's best result of the chapter, by :func:`best_of`: its best patch readout (``best``,
+    :func:`best_patch`) or, when better, the best stacked width or limit (``stacked`` as :func:`fit_stacked`
+    returns it, ``pooled`` as :func:`fit_pooled_limits` and its siblings). Returns ({dataset: (record,
+    words)} overall, {dataset: (record, words)} of the stacked map's best alone)."""
+    overall = {n: (best[n][1], configuration_text(best[n][1]["accuracy"].setting)) for n in best}
     stacked_best = {}
-    for n in datasets:
+    for n in best:
         mine = {(width, None): rec for (name, width), rec in (stacked or {}).items() if name == n}
         mine |= {(None, key[1:]): rec for key, rec in (pooled or {}).items() if key[0] == n}
         if mine:
@@ -453,6 +454,18 @@ def goal_sentence(best: dict, goals: dict, stacked: dict | None = None, pooled: 
                                                                pooled=pool is not None))
             if mine[width, pool]["accuracy"].mean > overall[n][0]["accuracy"].mean:
                 overall[n] = stacked_best[n]
+    return overall, stacked_best
+
+
+def goal_sentence(best: dict, goals: dict, stacked: dict | None = None, pooled: dict | None = None) -> str:
+    """The best patch readout of each dataset with its configuration and, when the stacked map was
+    fitted (``stacked`` as :func:`fit_stacked` returns it, ``pooled`` as :func:`fit_pooled_limits`),
+    its best width or limit; then which goals the best of all (:func:`best_overall`) reaches (with its
+    fit time and peak memory) and which it misses, and by how much."""
+    found = "The best readouts: " + "; ".join(
+        f"{DATASET_NAMES[n]} {best[n][1]['accuracy'].mean:.2f} % ({configuration_text(best[n][1]['accuracy'].setting)})"
+        for n in best) + ". "
+    overall, stacked_best = best_overall(best, stacked, pooled)
     if stacked_best:
         found += "With the paper's map stacked on them: " + "; ".join(
             f"{DATASET_NAMES[n]} {rec['accuracy'].mean:.2f} % ({words})" for n, (rec, words) in stacked_best.items()) + ". "
@@ -607,16 +620,49 @@ def stacked_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: i
 
 
 def stacked_ridge_curve(dataset: str, n_patches: int, seed: int, subset, pool: int, jitters, n_fit: int,
-                        n_validation: int) -> dict:
+                        n_validation: int, views=()) -> dict:
     """The stacked limit's validation curve over ``jitters`` on the standardised patch features of
-    (``dataset``, ``n_patches``, ``seed``, ``subset``, ``pool``):
+    (``dataset``, ``n_patches``, ``seed``, ``subset``, ``pool``), with the augmented copies ``views``
+    (e.g. ``("flip",)``) averaged into the kernel when given:
     :func:`~greenelm_book.frontier.limit_jitter_curve` on ``n_fit`` + ``n_validation`` training rows
     (seed ``seed``). Returns its result with ``n_features`` and ``feature_seconds`` (the map and the
     standardisation)."""
     _FEATURES.clear()
-    features = standardised_patch_features(dataset, n_patches, seed, subset=subset, pool=pool)
+    if views:
+        features = standardised_patch_views(dataset, n_patches, seed, subset=subset, pool=pool, views=views)
+    else:
+        features = standardised_patch_features(dataset, n_patches, seed, subset=subset, pool=pool)
     curve = limit_jitter_curve(features, jitters, n_fit, n_validation, seed)
     return {**curve, "n_features": int(features["n_features"]), "feature_seconds": float(features["seconds"])}
+
+
+def averaged_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: int, views, jitter: float) -> dict:
+    """:func:`stacked_limit_point` with each image's augmented copies (``views``, e.g. ``("flip",)``)
+    averaged into the kernel: ``greenelm.kernels.averaged_kernel_ridge_predict`` on the features of
+    :func:`~greenelm_book.frontier.standardised_patch_views` (V views: V² kernels' work, V times the
+    features' memory, one N × N float32 kernel), at ``jitter``, on all training rows.
+
+    Returns {"accuracy" (%), "mu", "jitter", "n_train", "seconds" (the kernel ridge), "fit_seconds"
+    (the patch map of every view and the standardisation, then the kernel ridge), "peak_memory_gb",
+    "n_features", "views"}; raises ``LinAlgError`` when the kernel does not factorise at ``jitter``."""
+    from greenelm.kernels import averaged_kernel_ridge_predict
+
+    from .bench import peak_rss_bytes, reset_peak_rss
+
+    _FEATURES.clear()
+    reset_peak_rss()
+    features = standardised_patch_views(dataset, n_patches, seed, subset=subset, pool=pool, views=views)
+    y_train = features["y_train"]
+    start = time.perf_counter()
+    scores, info = averaged_kernel_ridge_predict(features.pop("X_train"), np.eye(int(y_train.max()) + 1)[y_train],
+                                                 features.pop("X_test"), [jitter], weight_scale="he")
+    if scores[0] is None:
+        raise np.linalg.LinAlgError(f"the view-averaged kernel of {dataset} did not factorise at jitter {jitter:g}")
+    seconds = time.perf_counter() - start
+    accuracy = 100 * float(np.mean(scores[0].argmax(1) == features["y_test"]))
+    return {"accuracy": accuracy, "mu": float(info["mu"][0]), "jitter": float(jitter), "n_train": len(y_train),
+            "seconds": seconds, "fit_seconds": features["seconds"] + seconds, "peak_memory_gb": peak_rss_bytes() / GB,
+            "n_features": int(features["n_features"]), "views": list(features["views"])}
 
 
 def stacked_key(name: str, K: int, pool: int, n_hidden: int | None) -> str:
@@ -625,24 +671,42 @@ def stacked_key(name: str, K: int, pool: int, n_hidden: int | None) -> str:
             + ("arccos-kernel" if n_hidden is None else f"d={n_hidden}"))
 
 
+#: the stacked limit's variants, as the chapter's tables and keys name them: the vanishing ridge
+#: (:func:`fit_stacked`, :func:`fit_pooled_limits`, :func:`fit_wide_limits`), μ chosen on held-out rows
+#: and, with it, each image's mirror image averaged into the kernel (:func:`fit_ridge_limits`):
+#: {variant: (key suffix, model in words, words after the features)}
+LIMIT_VARIANTS = {
+    "vanishing": ("arccos-kernel", "arc-cosine kernel ridge (d = ∞)", ""),
+    "ridge": ("arccos-kernel-ridge", "arc-cosine kernel ridge (d = ∞), μ chosen on held-out training rows",
+              ", μ chosen on held-out rows"),
+    "flip": ("arccos-kernel-flip-ridge", "arc-cosine kernel ridge (d = ∞), each image's mirror image averaged "
+             "into the kernel, μ chosen on held-out training rows", ", mirror images in the kernel, μ chosen on held-out rows"),
+}
+
+
 def record_stacked(store, name: str, n_patches: int, pool: int, width: int | None, run: dict, *, seed: int,
-                   subset, solver: str | None = None) -> dict:
-    """Record one stacked fit (``width``) or limit (``width=None``) of :func:`stacked_point` or
-    :func:`stacked_limit_point`: accuracy, fit-seconds, peak-memory and, for a width, the λ GCV chose;
-    the limit's ridge μ (and ``solver``, when given) in its setting. Returns {"accuracy", "fit",
-    "memory"[, "alpha"]: Result}."""
+                   subset, solver: str | None = None, variant: str = "vanishing", chosen: dict | None = None) -> dict:
+    """Record one stacked fit (``width``) or limit (``width=None``, of :data:`LIMIT_VARIANTS`' ``variant``)
+    of :func:`stacked_point`, :func:`stacked_limit_point` or :func:`averaged_limit_point`: accuracy,
+    fit-seconds, peak-memory and, for a width, the λ GCV chose; the limit's ridge μ (and ``solver``,
+    and how μ was ``chosen``: jitters tried, rows fitted and held out, when given) in its setting.
+    Returns {"accuracy", "fit", "memory"[, "alpha"]: Result}."""
     setting = dict(dataset=name, n_patches=n_patches, n_features=run["n_features"], pool=pool,
                    patch_size=IMAGE_SHAPES[name][1], seeds=[seed], n_train=run["n_train"], subset=subset,
                    inputs="patch features standardised on the training images")
     if width is None:
-        setting.update(model="arc-cosine kernel ridge (d = ∞)", weight_scale="he", jitter=run["jitter"],
-                       mu=run["mu"], dtype="float32")
+        setting.update(model=LIMIT_VARIANTS[variant][1], weight_scale="he", jitter=run["jitter"], mu=run["mu"],
+                       dtype="float32")
         if solver:
             setting["solver"] = solver
+        setting.update(chosen or {})
+        if "views" in run:
+            setting["views"] = run["views"]
     else:
         setting.update(model="relu(F W + b), W ~ N(0, 2/F), b ~ N(0, 1)", n_hidden=width,
                        readout="ridge, λ by exact GCV", dtype="float64")
-    base = stacked_key(name, n_patches, pool, width)
+    base = stacked_key(name, n_patches, pool, width).removesuffix("arccos-kernel")
+    base += LIMIT_VARIANTS[variant][0] if width is None else ""
     record = {"accuracy": store.record(f"{base}/accuracy", [run["accuracy"]], "%", **setting),
               "fit": store.record(f"{base}/fit-seconds", [run["fit_seconds"]], "s", **setting),
               "memory": store.record(f"{base}/peak-memory", [run["peak_memory_gb"]], "GB", **setting)}
@@ -676,9 +740,9 @@ def fit_stacked(store, datasets, n_patches: int, widths, limit: bool, *, seed: i
 def fit_pooled_limits(store, pools: dict, n_patches: int, *, seed: int, subset, jitter: float) -> dict:
     """The stacked map's d → ∞ limit on the judged patch features pooled over other grids than the
     main one (which :func:`fit_stacked` covers): ``pools`` {dataset: [pool, …]}; :func:`fit_stacked`'s
-    fits, cache and records. Returns {(dataset, K, pool, False): {"accuracy", "fit", "memory": Result}}
-    (False: the vanishing ridge, not one chosen on held-out rows)."""
-    return {(name, int(n_patches), int(pool), False): record
+    fits, cache and records. Returns {(dataset, K, pool, "vanishing"): {"accuracy", "fit", "memory": Result}}
+    (the vanishing ridge, not one chosen on held-out rows: :data:`LIMIT_VARIANTS`)."""
+    return {(name, int(n_patches), int(pool), "vanishing"): record
             for name, grids in pools.items() for pool in grids
             for (_, _), record in fit_stacked(store, [name], n_patches, [], True, seed=seed, subset=subset,
                                               pool=int(pool), jitter=jitter).items()}
@@ -688,83 +752,88 @@ def fit_pooled_limits(store, pools: dict, n_patches: int, *, seed: int, subset, 
 WIDE_LIMIT_SOLVER = "float32 kernel and Cholesky in place, features scaled in place (no copy)"
 
 
-def fit_wide_limits(store, wide: dict, *, seed: int, subset, jitter: float) -> dict:
-    """The stacked map's d → ∞ limit on wider patch features: ``wide`` {dataset: [[K, pool], …]},
-    each by :func:`stacked_limit_point` (cached as ``frontier-stacked-limit``), recorded under the
-    same keys as :func:`fit_stacked`'s limit. Returns {(dataset, K, pool, False): {"accuracy", "fit", "memory": Result}}."""
-    from .results_cache import memoize
-
-    records = {}
-    for name, pairs in wide.items():
-        for pair in pairs:
-            if len(pair) != 2:
-                raise ValueError(f"each of {name}'s wide stacked limits must be [K, pool], got {pair!r}")
-            K, pool = int(pair[0]), int(pair[1])
-            params = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool, "jitter": jitter}
-            run, _ = memoize("frontier-stacked-limit", params,
-                             partial(stacked_limit_point, name, K, seed, subset, pool, jitter))
-            records[name, K, pool, False] = record_stacked(store, name, K, pool, None, run, seed=seed, subset=subset,
-                                                    solver=WIDE_LIMIT_SOLVER)
-    return records
-
-def fit_ridge_limits(store, spec: dict, *, seed: int, subset, jitters, n_fit: int, n_validation: int,
-                     vanishing: float | None = None, judged: int | None = None) -> dict:
-    """The stacked map's limit with its ridge μ chosen on held-out training rows: ``spec``
-    {dataset: [[K, pool], …]}; for each, :func:`stacked_ridge_curve` (cached as ``frontier-limit-ridge``)
-    over ``jitters`` on ``n_fit`` + ``n_validation`` training rows, then :func:`stacked_limit_point`
-    on all training rows at the chosen jitter (the cache entry :func:`fit_wide_limits` uses; when the
-    chosen jitter is ``vanishing``, the chapter's own, at the ``judged`` K: :func:`fit_stacked`'s). Recorded
-    under ``…/arccos-kernel-ridge/``: accuracy, fit-seconds (the curve, its features and the final
-    fit), peak-memory, and ``jitter=<j>/validation-accuracy`` per jitter that factorised. Returns
-    {(dataset, K, pool, True): {"accuracy", "fit", "memory": Result, "validation": {jitter: Result}}}."""
-    from .results_cache import memoize
-
-    records = {}
-    jitters = [float(j) for j in jitters]
+def limit_pairs(spec: dict, what: str):
+    """(dataset, K, pool) for each [K, pool] pair of ``spec`` ({dataset: [[K, pool], …]}); a pair of
+    another length is a ValueError naming ``what``."""
     for name, pairs in spec.items():
         for pair in pairs:
             if len(pair) != 2:
-                raise ValueError(f"each of {name}'s ridge-chosen limits must be [K, pool], got {pair!r}")
-            K, pool = int(pair[0]), int(pair[1])
-            size = (int(n_fit), int(n_validation))
-            if subset and sum(size) > subset:    # a smaller subset: two thirds fit, one third validates
-                size = (2 * subset // 3, subset - 2 * subset // 3)
-            params = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool,
-                      "jitters": jitters, "n_fit": size[0], "n_validation": size[1]}
-            curve, _ = memoize("frontier-limit-ridge", params,
-                               partial(stacked_ridge_curve, name, K, seed, subset, pool, jitters, *size))
-            chosen = float(curve["chosen"])
-            final = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool, "jitter": chosen}
-            if vanishing is not None and chosen == float(vanishing) and K == judged:   # computed anyway
-                run, _ = memoize("frontier-stacked", {**final, "n_hidden": None},
-                                 partial(stacked_point, name, K, seed, subset, pool, n_hidden=None, jitter=chosen))
-            else:
-                run, _ = memoize("frontier-stacked-limit", final, partial(stacked_limit_point, name, K, seed, subset,
-                                                                          pool, chosen))
-            run = {**run, "fit_seconds": run["fit_seconds"] + curve["seconds"] + curve["feature_seconds"]}
-            base = stacked_key(name, K, pool, None) + "-ridge"
-            setting = dict(dataset=name, n_patches=K, n_features=run["n_features"], pool=pool,
-                           patch_size=IMAGE_SHAPES[name][1], seeds=[seed], n_train=run["n_train"], subset=subset,
-                           inputs="patch features standardised on the training images",
-                           model="arc-cosine kernel ridge (d = ∞), μ chosen on held-out training rows",
-                           weight_scale="he", jitter=run["jitter"], mu=run["mu"], dtype="float32",
-                           solver=WIDE_LIMIT_SOLVER, jitters=jitters, n_fit=size[0], n_validation=size[1])
-            records[name, K, pool, True] = {
-                "accuracy": store.record(f"{base}/accuracy", [run["accuracy"]], "%", **setting),
-                "fit": store.record(f"{base}/fit-seconds", [run["fit_seconds"]], "s", **setting),
-                "memory": store.record(f"{base}/peak-memory", [run["peak_memory_gb"]], "GB", **setting),
-                "validation": {jitter: store.record(f"{base}/jitter={jitter:g}/validation-accuracy", [accuracy], "%",
-                                                    **{**setting, "jitter": jitter})
-                               for jitter, accuracy in zip(curve["jitters"], curve["accuracy"])
-                               if accuracy is not None}}
+                raise ValueError(f"each of {name}'s {what} must be [K, pool], got {pair!r}")
+            yield name, int(pair[0]), int(pair[1])
+
+
+def fit_wide_limits(store, wide: dict, *, seed: int, subset, jitter: float) -> dict:
+    """The stacked map's d → ∞ limit on wider patch features: ``wide`` {dataset: [[K, pool], …]},
+    each by :func:`stacked_limit_point` (cached as ``frontier-stacked-limit``), recorded under the
+    same keys as :func:`fit_stacked`'s limit. Returns {(dataset, K, pool, "vanishing"): {"accuracy", "fit", "memory": Result}}."""
+    from .results_cache import memoize
+
+    records = {}
+    for name, K, pool in limit_pairs(wide, "wide stacked limits"):
+        params = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool, "jitter": jitter}
+        run, _ = memoize("frontier-stacked-limit", params, partial(stacked_limit_point, name, K, seed, subset, pool, jitter))
+        records[name, K, pool, "vanishing"] = record_stacked(store, name, K, pool, None, run, seed=seed, subset=subset,
+                                                             solver=WIDE_LIMIT_SOLVER)
     return records
 
 
-def grid_words(K: int, pool: int, judged: int, ridge: bool = False) -> str:
+def fit_ridge_limits(store, spec: dict, *, seed: int, subset, jitters, n_fit: int, n_validation: int,
+                     vanishing: float | None = None, judged: int | None = None, views=()) -> dict:
+    """The stacked map's limit with its ridge μ chosen on held-out training rows and, with ``views``
+    (e.g. ``("flip",)``: the variant "flip" of :data:`LIMIT_VARIANTS`), each image's augmented copies
+    averaged into the kernel: ``spec`` {dataset: [[K, pool], …]}; for each, :func:`stacked_ridge_curve`
+    (cached as ``frontier-limit-ridge``) over ``jitters`` on ``n_fit`` + ``n_validation`` training rows,
+    then the limit on all training rows at the chosen jitter (cached as ``frontier-stacked-limit``:
+    :func:`averaged_limit_point` with ``views``, else :func:`stacked_limit_point`, the entry
+    :func:`fit_wide_limits` uses, or :func:`fit_stacked`'s when the chosen jitter is ``vanishing``,
+    the chapter's own, at the ``judged`` K). Recorded by :func:`record_stacked` (fit-seconds: the
+    curve, its features and the final fit) with ``jitter=<j>/validation-accuracy`` per jitter that
+    factorised. Returns {(dataset, K, pool, variant): {"accuracy", "fit", "memory": Result,
+    "validation": {jitter: Result}}}."""
+    from .results_cache import memoize
+
+    records = {}
+    jitters, views = [float(j) for j in jitters], tuple(views)
+    variant = "flip" if views == ("flip",) else "ridge"
+    if views and variant != "flip":
+        raise ValueError(f"views must be () or ('flip',), got {views!r}")
+    with_views = {"views": list(views)} if views else {}       # the plain limits keep their keys
+    for name, K, pool in limit_pairs(spec, "ridge-chosen limits"):
+        size = (int(n_fit), int(n_validation))
+        if subset and sum(size) > subset:    # a smaller subset: two thirds fit, one third validates
+            size = (2 * subset // 3, subset - 2 * subset // 3)
+        params = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool,
+                  "jitters": jitters, "n_fit": size[0], "n_validation": size[1], **with_views}
+        curve, _ = memoize("frontier-limit-ridge", params,
+                           partial(stacked_ridge_curve, name, K, seed, subset, pool, jitters, *size, views=views))
+        chosen = float(curve["chosen"])
+        final = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool, "jitter": chosen}
+        if views:
+            run, _ = memoize("frontier-stacked-limit", {**final, **with_views},
+                             partial(averaged_limit_point, name, K, seed, subset, pool, views, chosen))
+        elif vanishing is not None and chosen == float(vanishing) and K == judged:   # computed anyway
+            run, _ = memoize("frontier-stacked", {**final, "n_hidden": None},
+                             partial(stacked_point, name, K, seed, subset, pool, n_hidden=None, jitter=chosen))
+        else:
+            run, _ = memoize("frontier-stacked-limit", final, partial(stacked_limit_point, name, K, seed, subset,
+                                                                      pool, chosen))
+        run = {**run, "fit_seconds": run["fit_seconds"] + curve["seconds"] + curve["feature_seconds"]}
+        setting = {"jitters": jitters, "n_fit": size[0], "n_validation": size[1]}
+        record = record_stacked(store, name, K, pool, None, run, seed=seed, subset=subset, solver=WIDE_LIMIT_SOLVER,
+                                variant=variant, chosen=setting)
+        base = record["accuracy"].key.removesuffix("/accuracy")
+        record["validation"] = {
+            jitter: store.record(f"{base}/jitter={jitter:g}/validation-accuracy", [accuracy], "%",
+                                 **{**record["accuracy"].setting, "jitter": jitter})
+            for jitter, accuracy in zip(curve["jitters"], curve["accuracy"]) if accuracy is not None}
+        records[name, K, pool, variant] = record
+    return records
+
+
+def grid_words(K: int, pool: int, judged: int, variant: str = "vanishing") -> str:
     """A limit's features in words beside the judged K's: "pooled 3 × 3", or "K = 1,024, pooled 3 × 3"
-    for another K; with ``ridge``, "…, μ chosen on held-out rows"."""
-    return ((f"K = {thousands(K)}, " if K != judged else "") + f"pooled {pool} × {pool}"
-            + (", μ chosen on held-out rows" if ridge else ""))
+    for another K; then its :data:`LIMIT_VARIANTS` words ("…, μ chosen on held-out rows")."""
+    return (f"K = {thousands(K)}, " if K != judged else "") + f"pooled {pool} × {pool}" + LIMIT_VARIANTS[variant][2]
 
 
 def stacked_table(stacked: dict, main: dict, judged: int, pooled: dict | None = None,
@@ -792,7 +861,7 @@ def stacked_table(stacked: dict, main: dict, judged: int, pooled: dict | None = 
                              else f"μ = {rec['accuracy'].setting['mu']:.1e}",
                              "fit (s)": rec["fit"].mean, "peak memory (GB)": rec["memory"].mean})
         shown_alone = set()
-        for (other, K, pool, ridge), rec in (pooled or {}).items():
+        for (other, K, pool, variant), rec in (pooled or {}).items():
             if other != name:
                 continue
             alone = (records or {}).get((name, K, pool, DEFAULT_DICTIONARY, ()))
@@ -804,7 +873,7 @@ def stacked_table(stacked: dict, main: dict, judged: int, pooled: dict | None = 
                              "λ": f"{np.median(alone['alpha'].values):.0e}", "fit (s)": alone["fit"].mean,
                              "peak memory (GB)": alone["memory"].mean})
             rows.append({"dataset": DATASET_NAMES[name],
-                         "model": f"kernel limit (d → ∞), {grid_words(K, pool, judged, ridge)}",
+                         "model": f"kernel limit (d → ∞), {grid_words(K, pool, judged, variant)}",
                          "d": "∞", "accuracy (%)": rec["accuracy"].mean,
                          "λ": f"μ = {rec['accuracy'].setting['mu']:.1e}", "fit (s)": rec["fit"].mean,
                          "peak memory (GB)": rec["memory"].mean})
@@ -817,42 +886,62 @@ def stacked_view(stacked: dict, main: dict, judged: int, pooled: dict | None = N
     return None if frame is None else show_table(frame, digits=2)
 
 
+#: the stacked figure's short names of the limits' variants, after their features
+LIMIT_LABELS = {"vanishing": "", "ridge": ", μ held out", "flip": ", μ held out, + mirror"}
+#: the stacked figure's markers for the limits, in the order they are first met
+LIMIT_MARKERS = ("D", "s", "^", "v", "*", "P", "X", "h")
+
+
+def limit_points(stacked: dict, pooled: dict | None, name: str, judged: int, main_pool: int) -> dict:
+    """``name``'s d → ∞ limits in the stacked figure's words: {label: Result of its accuracy}, the
+    main grid's limit (of :func:`fit_stacked`) first, then ``pooled``'s in their order; e.g.
+    "K = 1,024, 3 × 3, μ held out"."""
+    found = {}
+    if (name, None) in stacked:
+        found[f"K = {thousands(judged)}, {main_pool} × {main_pool}"] = stacked[name, None]["accuracy"]
+    for (other, K, pool, variant), rec in (pooled or {}).items():
+        if other == name:
+            found[f"K = {thousands(K)}, {pool} × {pool}{LIMIT_LABELS[variant]}"] = rec["accuracy"]
+    return found
+
+
 def plot_stacked(stacked: dict, main: dict, judged: int, pooled: dict | None = None):
-    """"The stacked map against its kernel limit": accuracy against d per dataset (log scale), the
-    limit (and the limits on other pooling grids or wider K, ``pooled``, dotted or dash-dotted) and the
-    patch readout alone as
-    horizontal lines. None when nothing was fitted."""
+    """"The stacked map against its kernel limit": per dataset, accuracy against the stacked width d
+    (evenly spaced), and at d = ∞ each limit of :func:`limit_points` side by side (one marker per
+    limit, the same in every panel, so close values do not hide each other), with the patch readout
+    alone as a dashed line. None when nothing was fitted."""
     import matplotlib.pyplot as plt
 
     if not stacked:
         return None
     names = list(dict.fromkeys(name for name, _ in stacked))
+    main_pool = next(iter(stacked.values()))["accuracy"].setting["pool"]
     fig, axes = plt.subplots(1, len(names), figsize=(7.5, 3.0), squeeze=False)
+    markers = {}
     for ax, name in zip(axes[0], names):
         widths = sorted(w for n, w in stacked if n == name and w is not None)
         if widths:
-            ax.plot(widths, [stacked[name, w]["accuracy"].mean for w in widths], "o-", color=colour("stacked map"),
-                    label="stacked map")
-            ax.set_xscale("log")
-            log_ticks(ax, widths)
-        if (name, None) in stacked:
-            ax.axhline(stacked[name, None]["accuracy"].mean, color=colour("kernel limit"), lw=1.5,
-                       label="d → ∞: arc-cosine kernel")
-        for (other, K, pool, ridge), rec in (pooled or {}).items():
-            if other == name:
-                ax.axhline(rec["accuracy"].mean, color=colour("kernel limit"), lw=2.6 if K == judged else 2.0,
-                           ls=(0, (3, 1.5)) if ridge else (0, (1, 1.2)) if K == judged else (0, (5, 1.5, 1, 1.5)),
-                           label=f"d → ∞, {grid_words(K, pool, judged, ridge)}")
+            ax.plot(range(len(widths)), [stacked[name, w]["accuracy"].mean for w in widths], "o-",
+                    color=colour("stacked map"), label="stacked map")
+        limits = limit_points(stacked, pooled, name, judged, main_pool)
+        offsets = np.linspace(-0.3, 0.3, len(limits)) if len(limits) > 1 else [0.0]
+        for offset, (label, result) in zip(offsets, limits.items()):
+            marker = markers.setdefault(label, LIMIT_MARKERS[len(markers) % len(LIMIT_MARKERS)])
+            ax.plot([len(widths) + offset], [result.mean], marker, color=colour("kernel limit"), ms=6,
+                    markeredgecolor="black", markeredgewidth=0.5, label=f"d → ∞: {label}")
         ax.axhline(main[name, judged, ()]["accuracy"].mean, color=colour("patch readout"), lw=1, ls="--",
                    label="patch readout alone")
+        ax.set_xticks(range(len(widths) + 1), [thousands(w) for w in widths] + ["∞"])
+        ax.set_xlim(-0.5, len(widths) + 0.5)
         ax.set(title=DATASET_NAMES[name], xlabel="stacked width d")
     axes[0][0].set_ylabel("test accuracy (%)")
-    labelled = {}                            # one legend below the panels: no panel's lines are covered
+    labelled = {}                            # one legend below the panels: no panel's points are covered
     for ax in axes[0]:
         for line in ax.get_lines():
             labelled.setdefault(line.get_label(), line)
-    fig.legend(list(labelled.values()), list(labelled), loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.07 * (1 + (len(labelled) - 1) // 3), 1, 1))
+    columns = 2
+    fig.legend(list(labelled.values()), list(labelled), loc="lower center", ncol=columns, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.065 * (1 + (len(labelled) - 1) // columns), 1, 1))
     return fig
 
 
@@ -874,9 +963,24 @@ def ridge_words(ridge: dict, vanishing: dict, features: str) -> str:
                f"vanishing ridge's {vanishing['accuracy'].mean:.2f} %"))
 
 
+def flip_words(flip: dict, plain: dict, features: str) -> str:
+    """The limit with each image's mirror image averaged into its kernel (``flip``, as
+    :func:`fit_ridge_limits` records it with views) against the same features' limit without it
+    (``plain``, μ chosen the same way), e.g. "on the K = 1,024 features pooled 3 × 3 with each
+    image's mirror image averaged into the kernel, held-out rows choose μ = 1.5e-02 and the test
+    accuracy rises to 84.10 %, 1.42 points above the same limit without the mirror images"."""
+    gap = flip["accuracy"].mean - plain["accuracy"].mean
+    return (f"on {features} with each image's mirror image averaged into the kernel, held-out rows choose "
+            f"μ = {flip['accuracy'].setting['mu']:.1e} and the test accuracy "
+            f"{by_sign(gap, 'rises', 'falls', 'stays')} {'at' if gap == 0 else 'to'} {flip['accuracy'].mean:.2f} %"
+            + ("" if gap == 0 else f", {abs(gap):.2f} points {by_sign(gap, 'above', 'below')} the same limit "
+               f"without the mirror images ({plain['accuracy'].mean:.2f} %)"))
+
+
 def stacked_sentence(stacked: dict, main: dict, judged: int, pooled: dict | None = None) -> str:
     """The widest stacked map and the limit against the patch readout alone, per dataset; and the
-    limit on each other pooling grid or wider K of ``pooled`` against the main grid's limit."""
+    limit on each other pooling grid or wider K of ``pooled`` against the main grid's limit (a
+    ridge chosen on held-out rows against the vanishing one, mirror images against none)."""
     if not stacked:
         return NOT_RUN.capitalize() + "."
     parts = []
@@ -892,17 +996,24 @@ def stacked_sentence(stacked: dict, main: dict, judged: int, pooled: dict | None
             limit = stacked[name, None]["accuracy"].mean
             said.append(f"its limit is {abs(limit - alone):.2f} points "
                         f"{by_sign(limit - alone, 'above', 'below', 'level with')} it ({limit:.2f} %)")
-            for (other, K, pool, ridge), rec in (pooled or {}).items():
+            for (other, K, pool, variant), rec in (pooled or {}).items():
                 if other != name:
                     continue
                 on = f"the K = {thousands(K)} features" if K != judged else "the features"
-                vanishing = (pooled or {}).get((name, K, pool, False))
-                if ridge and vanishing is not None:
-                    said.append(ridge_words(rec, vanishing, f"{on} pooled {pool} × {pool}"))
+                features = f"{on} pooled {pool} × {pool}"
+                vanishing, chosen = ((pooled or {}).get((name, K, pool, v)) for v in ("vanishing", "ridge"))
+                if variant == "ridge" and vanishing is not None:
+                    said.append(ridge_words(rec, vanishing, features))
+                    continue
+                if variant == "flip" and chosen is not None:
+                    said.append(flip_words(rec, chosen, features))
                     continue
                 gap = rec["accuracy"].mean - limit
-                how = f" with μ chosen on held-out rows (μ = {rec['accuracy'].setting['mu']:.1e})" if ridge else ""
-                said.append(f"on {on} pooled {pool} × {pool}{how} the limit reaches {rec['accuracy'].mean:.2f} %, "
+                how = {"vanishing": "", "ridge": " with μ chosen on held-out rows",
+                       "flip": " with each image's mirror image averaged into the kernel and μ chosen on held-out "
+                               "rows"}[variant]
+                how += f" (μ = {rec['accuracy'].setting['mu']:.1e})" if variant != "vanishing" else ""
+                said.append(f"on {features}{how} the limit reaches {rec['accuracy'].mean:.2f} %, "
                             f"{abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} that")
         parts.append(f"{DATASET_NAMES[name]}: " + "; ".join(said) + ".")
     return " ".join(parts)
@@ -1033,14 +1144,21 @@ def budget_sentence(store, records: dict, datasets) -> str:
     return "Given the SGD runs' own training times, the best readout that fits in them: " + "; ".join(parts) + "."
 
 
-def anchor_table(best: dict) -> pd.DataFrame:
-    """The published anchors of the datasets fitted, beside our best one-shot readout."""
+def anchor_table(best: dict, overall: dict | None = None) -> pd.DataFrame:
+    """The published anchors of the datasets fitted, beside our best patch readout and, with
+    ``overall`` (:func:`best_overall`), the chapter's best result (the stacked map's limit, when it
+    is better)."""
     from . import paper
 
-    return pd.DataFrame([{"dataset": DATASET_NAMES[row.dataset], "published method": row.method,
-                          "source": SOURCES[row.source], "published (%)": row.accuracy,
-                          "ours, best one-shot (%)": best[row.dataset][1]["accuracy"].mean}
-                         for row in paper.ANCHORS.itertuples() if row.dataset in best])
+    rows = []
+    for row in paper.ANCHORS.itertuples():
+        if row.dataset in best:
+            rows.append({"dataset": DATASET_NAMES[row.dataset], "published method": row.method,
+                         "source": SOURCES[row.source], "published (%)": row.accuracy,
+                         "ours, patch readout (%)": best[row.dataset][1]["accuracy"].mean})
+            if overall is not None:
+                rows[-1]["ours, best (%)"] = overall[row.dataset][0]["accuracy"].mean
+    return pd.DataFrame(rows)
 
 
 # ----------------------------------------------------------------------------- part 4: cost curve
@@ -1126,25 +1244,27 @@ def limits_glues(kernel_accuracy: float, goal: float, runs: dict, datasets, widt
 
 def limit_memory_sentence(stacked: dict, pooled: dict) -> str:
     """What bounds the stacked map's d → ∞ limit: per dataset, its widest features' float32 kernel
-    (4·N² bytes) and features (4·N·F bytes, train and test) against the fit's measured peak memory;
-    ``stacked`` and ``pooled`` as :func:`fit_stacked` and :func:`fit_pooled_limits` return them.
-    Empty when no limit was computed."""
-    limits = {(name, None, None, False): rec for (name, width), rec in stacked.items() if width is None}
+    (4·N² bytes) and features (4·N·F bytes per view: the images', and their mirror images' when
+    averaged into the kernel) against the fit's measured peak memory; ``stacked`` and ``pooled``
+    as :func:`fit_stacked` and :func:`fit_pooled_limits` return them. Empty when no limit was computed."""
+    limits = {(name, None, None, "vanishing"): rec for (name, width), rec in stacked.items() if width is None}
     limits |= pooled
     parts = []
     for name in dict.fromkeys(key[0] for key in limits):
         mine = [rec for key, rec in limits.items() if key[0] == name]
-        widest = max(mine, key=lambda rec: rec["accuracy"].setting["n_features"])
+        widest = max(mine, key=lambda rec: (rec["accuracy"].setting["n_features"]
+                                            * len(rec["accuracy"].setting.get("views", [""])), rec["memory"].mean))
         setting = widest["accuracy"].setting
-        n, features = setting["n_train"], setting["n_features"]
+        n, features, views = setting["n_train"], setting["n_features"], len(setting.get("views", [""]))
         parts.append(f"{DATASET_NAMES[name]}, K = {thousands(setting['n_patches'])} pooled {setting['pool']} × "
-                     f"{setting['pool']} ({thousands(features)} features): a {4 * n * n / GB:.1f} GB kernel "
-                     f"beside {4 * n * features / GB:.1f} GB of training features, "
-                     f"{widest['memory'].mean:.1f} GB at its peak")
+                     f"{setting['pool']} ({thousands(features)} features"
+                     + (f", {views} views of each image" if views > 1 else "")
+                     + f"): a {4 * n * n / GB:.1f} GB kernel beside {4 * n * features * views / GB:.1f} GB of "
+                     f"training features, {widest['memory'].mean:.1f} GB at its peak")
     if not parts:
         return ""
     return ("The stacked map's limit is bounded by memory instead: a float32 kernel of 4·N² bytes beside the "
-            "features' 4·N·F, at the widest features computed here (" + "; ".join(parts) + ").")
+            "features' 4·N·F (per view), at the widest features computed here (" + "; ".join(parts) + ").")
 
 
 # ----------------------------------------------------------------------------- figures
@@ -1176,12 +1296,12 @@ def log_ticks(ax, values=None, ratio: float = 1.6) -> None:
 
 
 def stacked_limit_text(limit: bool, widths=(), pools: dict | None = None, wide: dict | None = None,
-                       ridge: dict | None = None, validation=(20000, 10000)) -> str:
+                       ridge: dict | None = None, validation=(20000, 10000), flip: dict | None = None) -> str:
     """What the stacked section says of what this run fits: the stacked map at ``widths`` and, with
     ``limit`` (the profile's ``stacked_limit``), its d → ∞ limit, also on the features pooled over
-    the other grids of ``pools`` ({dataset: [pool, …]}), on the wider features of ``wide`` and with
-    μ chosen on ``validation`` = (fit, held-out) training rows for ``ridge`` (both {dataset: [[K, pool], …]});
-    or that it fits neither."""
+    the other grids of ``pools`` ({dataset: [pool, …]}), on the wider features of ``wide``, with
+    μ chosen on ``validation`` = (fit, held-out) training rows for ``ridge`` and with the mirror
+    images averaged into the kernel for ``flip`` (each {dataset: [[K, pool], …]}); or that it fits neither."""
     grids = {}
     for name, found in (pools or {}).items():
         for pool in found:
@@ -1205,6 +1325,14 @@ def stacked_limit_text(limit: bool, widths=(), pools: dict | None = None, wide: 
                  f"here as the readouts choose λ, on training rows alone: kernel ridge on {thousands(validation[0])} "
                  f"training rows scored on {thousands(validation[1])} others for each μ, then refitted on all "
                  "training rows at the best (on " + " and ".join(chosen) + ").")
+    mirrored = [f"{DATASET_NAMES[name]}'s K = {thousands(int(K))} features pooled {int(pool)} × {int(pool)}"
+                for name, pairs in (flip or {}).items() for K, pool in pairs]
+    if limit and mirrored:
+        also += (" Flipping an image left to right keeps its class, and the limit can take that in without "
+                 "doubling N: its kernel becomes the kernel of the features averaged over an image and its mirror "
+                 "image, K̄(x, z) = ¼ Σ K(a, b) over a ∈ {x, x's mirror image}, b ∈ {z, z's mirror image} "
+                 "(`greenelm.kernels.averaged_kernel_ridge_predict`: four kernels' work and twice the features' "
+                 "memory, one N × N kernel), with μ chosen the same way (on " + " and ".join(mirrored) + ").")
     if not list(widths) and not limit:
         return ("This run fits neither the stacked map nor its d → ∞ limit (the profile's stacked_widths and "
                 "stacked_limit switch them on; the smoke profile runs both on a thousand images).")

@@ -54,6 +54,7 @@ stacked_limit = True  # and its d → ∞ limit, arc-cosine kernel ridge on thos
 stacked_limit_pools = {"mnist": [3], "cifar10": [3]}  # dataset -> other pooling grids whose features get the limit too
 stacked_limit_patches = {"mnist": [[64, 3]]}  # dataset -> [K, pool] pairs: the limit on wider patch features
 stacked_limit_ridge = {"mnist": [[32, 3]]}  # dataset -> [K, pool] pairs: the limit with μ chosen on held-out rows
+stacked_limit_flip = {"cifar10": [[32, 3]]}  # the same, with each image's mirror image averaged into the kernel
 limit_jitters = [1e-6, 1e-4, 1e-2]  # the μ / mean diag K tried there
 limit_validation = [20000, 10000]  # training rows it fits on, and the others it scores on (a subset: 2/3, 1/3)
 augment = {"mnist": ["shift"], "fashion-mnist": ["flip"], "cifar10": ["flip"]}
@@ -193,7 +194,8 @@ glue("comparison_sentence", fc.comparison_sentence(records, patch_datasets, patc
 
 # %% tags=["remove-cell"]
 glue("stacked_limit_text", fc.stacked_limit_text(stacked_limit, stacked_widths, stacked_limit_pools,
-                                                 stacked_limit_patches, stacked_limit_ridge, limit_validation))
+                                                 stacked_limit_patches, stacked_limit_ridge, limit_validation,
+                                                 stacked_limit_flip))
 stacked = fc.fit_stacked(store, patch_datasets, judged_patches, stacked_widths, stacked_limit, seed=seed,
                          subset=patch_subset, pool=pools[0], jitter=kernel_jitter)
 pooled = fc.fit_pooled_limits(store, stacked_limit_pools if stacked_limit else {}, judged_patches, seed=seed,
@@ -203,6 +205,9 @@ pooled |= fc.fit_wide_limits(store, stacked_limit_patches if stacked_limit else 
 pooled |= fc.fit_ridge_limits(store, stacked_limit_ridge if stacked_limit else {}, seed=seed, subset=patch_subset,
                               jitters=limit_jitters, n_fit=limit_validation[0], n_validation=limit_validation[1],
                               vanishing=kernel_jitter, judged=judged_patches)
+pooled |= fc.fit_ridge_limits(store, stacked_limit_flip if stacked_limit else {}, seed=seed, subset=patch_subset,
+                              jitters=limit_jitters, n_fit=limit_validation[0], n_validation=limit_validation[1],
+                              views=["flip"])
 
 # %%
 fc.stacked_view(stacked, main, judged_patches, pooled, records)
@@ -244,14 +249,15 @@ show_table(fc.parity_table(parity_rows), digits=1, integers=["SGD epochs in that
 # baselines chapter), and this machine's speed varies from one run to the next, so these
 # comparisons are indicative, not judged. The published anchors, quoted with their sources (their settings
 # differ from ours: other pooling, encoders and classifiers, and most use far more features, so they
-# are context, not a verdict):
+# are context, not a verdict), beside our best patch readout and the chapter's best result on each
+# dataset (the stacked map's d → ∞ limit where that is higher):
 
 # %% tags=["remove-cell"]
 glue("parity_sentence", fc.parity_sentence(parity_rows))
 glue("budget_sentence", fc.budget_sentence(store, records, patch_datasets))
 
 # %%
-show_table(fc.anchor_table(best), digits=2)
+show_table(fc.anchor_table(best, fc.best_overall(best, stacked, pooled)[0]), digits=2)
 
 # %% [markdown]
 # Sources: {cite}`mcdonnell2015fast`, {cite}`mcdonnell2015enhanced`, {cite}`coates2011analysis`,

@@ -101,14 +101,14 @@ def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
     assert f"{setting['pool']} × {setting['pool']} pooling" in found["patch_cifar_config"]
     assert found["patch_cifar_s"] == store.get(best.replace("/accuracy", "/fit-seconds")).mean
     assert found["limit_mnist"] == store.get("mnist/arccos-kernel/accuracy").mean
-    limits = store.matching(r"cifar10/stacked-patches/.*/arccos-kernel(-ridge)?/accuracy")   # one per grid and K
+    limits = store.matching(r"cifar10/stacked-patches/.*/arccos-kernel(-flip)?(-ridge)?/accuracy")   # one per grid and K
     limit = limits[max(limits, key=lambda k: (limits[k].mean, -store.get(k.replace("/accuracy", "/fit-seconds")).mean))]
     assert found["stacked_limits"].startswith("reaches ") and f"{limit.mean:.2f} % on CIFAR-10 (" in found["stacked_limits"]
     assert (f"pooled {limit.setting['pool']} × {limit.setting['pool']}" in found["stacked_limits"]) == (len(limits) > 1)
     widths = {result.setting["n_patches"] for result in limits.values()}
     assert (f"K = {thousands(limit.setting['n_patches'])}, pooled" in found["stacked_limits"]) == (len(widths) > 1)
     assert f"{store.get('mnist/arccos-kernel/accuracy').mean:.2f} % on raw pixels)" in found["stacked_limits"]
-    mnist = store.matching(r"mnist/stacked-patches/.*/arccos-kernel(-ridge)?/accuracy")
+    mnist = store.matching(r"mnist/stacked-patches/.*/arccos-kernel(-flip)?(-ridge)?/accuracy")
     best = mnist[max(mnist, key=lambda k: (mnist[k].mean, -store.get(k.replace("/accuracy", "/fit-seconds")).mean))]
     if len({result.setting["n_patches"] for result in mnist.values()}) > 1:     # a tie goes to the faster fit
         assert (f"{best.mean:.2f} % on MNIST (K = {thousands(best.setting['n_patches'])}, pooled "

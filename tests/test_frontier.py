@@ -184,6 +184,26 @@ def test_stacked_patch_features_are_standardised_on_the_training_images():
     assert np.all((np.abs(spread - 1) < 1e-4) | (spread == 0))
 
 
+def test_patch_views_are_the_patch_features_of_each_copy_standardised_as_the_images_are():
+    from greenelm import RandomPatchFeatures, load_dataset
+    from greenelm_book.frontier import standardised_patch_features, standardised_patch_views
+
+    views = standardised_patch_views("mnist", 4, seed=0, subset=120, pool=2, views=("flip",))
+    alone = standardised_patch_features("mnist", 4, seed=0, subset=120, pool=2)
+    assert views["views"] == ("identity", "flip") and len(views["X_train"]) == len(views["X_test"]) == 2
+    for part in ("X_train", "X_test"):
+        np.testing.assert_allclose(views[part][0], alone[part], atol=2e-5)
+    # the mirror images' features, under the training images' own mean and standard deviation
+    data = load_dataset("mnist", subset=120)
+    images = data.flat("train", np.float32).reshape(-1, 28, 28, 1)
+    mapped = RandomPatchFeatures((28, 28, 1), n_patches=4, patch_size=5, pool=2, random_state=0).fit(images)
+    raw, mirrored = mapped.transform(images), mapped.transform(images[:, :, ::-1])
+    spread = raw.std(axis=0, dtype=np.float64)
+    expected = (mirrored - raw.mean(axis=0, dtype=np.float64)) / np.where(spread > 0, spread, 1.0)
+    np.testing.assert_allclose(views["X_train"][1], expected, atol=2e-5)
+    with pytest.raises(ValueError, match="view"):
+        standardised_patch_views("mnist", 4, seed=0, subset=120, views=("rotate",))
+
 def test_the_limit_jitter_curve_scores_held_out_training_rows_only():
     from greenelm.kernels import kernel_ridge_predict
     from greenelm_book.frontier import limit_jitter_curve
