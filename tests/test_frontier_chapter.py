@@ -238,6 +238,12 @@ def test_goal_sentence_names_reached_and_missed(store):
             "features); CIFAR-10 40.00 % (the stacked map, d = 200, on the K = 8 patch features). ") in sentence
     assert sentence.endswith("Reached: MNIST (99.50 %, the stacked map's d → ∞ limit on the K = 8 patch features, "
                              "in 10.0 min and 14.2 GB). Missed: CIFAR-10 (52.80 % against 60.0 %).")
+    # past the budget of fitting: reached in accuracy only, with the best within the budget beside it
+    sentence = fc.goal_sentence(best, {"mnist": 99.0, "cifar10": 60.0}, {("mnist", None): limit}, budget=300.0)
+    assert sentence.endswith("No goal is reached within 5 min of fitting. Reached in accuracy, but past 5 min of fitting: "
+                             "MNIST (99.50 %, the stacked map's d → ∞ limit on the K = 8 patch features, in 10.0 min "
+                             "and 14.2 GB; within 5 min the best is 52.80 %, K = 8 sampled patches, 2 × 2 pooling). "
+                             "Missed: CIFAR-10 (52.80 % against 60.0 %).")
 
 
 # ----------------------------------------------------------------------------- the stacked map
