@@ -431,11 +431,14 @@ def stacked_text(width: int | None, setting: dict, pooled: bool = False) -> str:
     on = f"on the K = {thousands(setting['n_patches'])} patch features"
     if pooled:
         on += f" pooled {setting['pool']} × {setting['pool']}"
-    if "views" in setting:                      # fit_ridge_limits' record, with mirror images in the kernel
-        on += ", mirror images averaged into the kernel"
-    if "n_validation" in setting:                # fit_ridge_limits' record
-        on += ", μ chosen on held-out rows"
+    on += LIMIT_VARIANTS[limit_variant(setting)][2]
     return f"the stacked map's d → ∞ limit {on}" if width is None else f"the stacked map, d = {thousands(width)}, {on}"
+
+
+def limit_variant(setting: dict) -> str:
+    """The :data:`LIMIT_VARIANTS` name of a stacked result from its setting: "flip" for a limit with
+    views (:func:`averaged_limit_point`), "ridge" for one with μ chosen on held-out rows, else "vanishing"."""
+    return "flip" if "views" in setting else "ridge" if "n_validation" in setting else "vanishing"
 
 
 def result_candidates(best: dict, stacked: dict | None, pooled: dict | None, name: str) -> tuple[dict, dict]:
@@ -498,13 +501,13 @@ def goal_sentence(best: dict, goals: dict, stacked: dict | None = None, pooled: 
             reached.append(f"{DATASET_NAMES[n]} ({said(rec, words)})")
         else:
             within = best_of_results(result_candidates(best, stacked, pooled, n)[0], budget)
+            best_within = f"{within[0]['accuracy'].mean:.2f} %, {within[1]}" if within else "none"
             late.append(f"{DATASET_NAMES[n]} ({said(rec, words, minutes=True)}; within {budget / 60:.0f} min the best "
-                        "is "
-                        + (f"{within[0]['accuracy'].mean:.2f} %, {within[1]}" if within else "none") + ")")
-    return found + (("Reached: " + "; ".join(reached) + ". " if reached else f"No goal is reached within {budget / 60:.0f} min of fitting. ")
-                    + (f"Reached in accuracy, but past {budget / 60:.0f} min of fitting: " + "; ".join(late) + ". "
-                       if late else "")
-                    + ("Missed: " + "; ".join(missed) + "." if missed else "")).rstrip() + ("" if missed else " ")
+                        f"is {best_within})")
+    minutes = f"{budget / 60:.0f} min of fitting"
+    return (found + ("Reached: " + "; ".join(reached) + ". " if reached else f"No goal is reached within {minutes}. ")
+            + (f"Reached in accuracy, but past {minutes}: " + "; ".join(late) + ". " if late else "")
+            + ("Missed: " + "; ".join(missed) + "." if missed else ""))
 
 
 def solver_sentence(runs: dict) -> str:
@@ -1040,10 +1043,8 @@ def stacked_sentence(stacked: dict, main: dict, judged: int, pooled: dict | None
                     said.append(flip_words(rec, chosen, features))
                     continue
                 gap = rec["accuracy"].mean - limit
-                how = {"vanishing": "", "ridge": " with μ chosen on held-out rows",
-                       "flip": " with each image's mirror image averaged into the kernel and μ chosen on held-out "
-                               "rows"}[variant]
-                how += f" (μ = {rec['accuracy'].setting['mu']:.1e})" if variant != "vanishing" else ""
+                how = ("" if variant == "vanishing" else f" with {LIMIT_VARIANTS[variant][2].removeprefix(', ')} "
+                           f"(μ = {rec['accuracy'].setting['mu']:.1e})")
                 said.append(f"on {features}{how} the limit reaches {rec['accuracy'].mean:.2f} %, "
                             f"{abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} that")
         parts.append(f"{DATASET_NAMES[name]}: " + "; ".join(said) + ".")
@@ -1273,6 +1274,11 @@ def limits_glues(kernel_accuracy: float, goal: float, runs: dict, datasets, widt
             "feature_seconds_text": "the features and sums of one pass took " + "; ".join(parts) + "."}
 
 
+def view_count(setting: dict) -> int:
+    """How many views of each image a stacked limit's kernel averages (1: the images alone)."""
+    return len(setting.get("views", [""]))
+
+
 def limit_memory_sentence(stacked: dict, pooled: dict) -> str:
     """What bounds the stacked map's d → ∞ limit: per dataset, its widest features' float32 kernel
     (4·N² bytes) and features (4·N·F bytes per view: the images', and their mirror images' when
@@ -1283,10 +1289,10 @@ def limit_memory_sentence(stacked: dict, pooled: dict) -> str:
     parts = []
     for name in dict.fromkeys(key[0] for key in limits):
         mine = [rec for key, rec in limits.items() if key[0] == name]
-        widest = max(mine, key=lambda rec: (rec["accuracy"].setting["n_features"]
-                                            * len(rec["accuracy"].setting.get("views", [""])), rec["memory"].mean))
+        widest = max(mine, key=lambda rec: (rec["accuracy"].setting["n_features"] * view_count(rec["accuracy"].setting),
+                                            rec["memory"].mean))
         setting = widest["accuracy"].setting
-        n, features, views = setting["n_train"], setting["n_features"], len(setting.get("views", [""]))
+        n, features, views = setting["n_train"], setting["n_features"], view_count(setting)
         parts.append(f"{DATASET_NAMES[name]}, K = {thousands(setting['n_patches'])} pooled {setting['pool']} × "
                      f"{setting['pool']} ({thousands(features)} features"
                      + (f", {views} views of each image" if views > 1 else "")

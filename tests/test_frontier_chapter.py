@@ -443,7 +443,7 @@ def test_the_limit_with_mirror_images_averaged_into_its_kernel(store, cache):
     assert f"(72 features, 2 views of each image): a {4 * 120 ** 2 / 1e9:.1f} GB kernel beside " \
            f"{2 * 4 * 120 * 72 / 1e9:.1f} GB of training features" in memory
     assert fc.stacked_text(None, setting, pooled=True).endswith(
-        "pooled 3 × 3, mirror images averaged into the kernel, μ chosen on held-out rows")
+        "pooled 3 × 3, mirror images in the kernel, μ chosen on held-out rows")
     text = fc.stacked_limit_text(True, [], {}, {}, {}, flip={"cifar10": [[1024, 3]]})
     assert "K̄(x, z) = ¼ Σ K(a, b)" in text and text.endswith(f"(on CIFAR-10's K = {thousands(1024)} features pooled 3 × 3).")
     assert "mirror" not in fc.stacked_limit_text(False, [2000], flip={"cifar10": [[1024, 3]]})
