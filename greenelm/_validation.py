@@ -125,9 +125,19 @@ def check_device(device):
     return parsed
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available to a new allocation here (``MemAvailable`` of /proc/meminfo, else
-    the free physical pages), or None when the system does not say."""
+def available_memory(device=None) -> int | None:
+    """Bytes of memory available to a new allocation on ``device``: for a CUDA device (a name or a
+    ``torch.device``) its free memory (``torch.cuda.mem_get_info``); for None or the CPU the host's
+    (``MemAvailable`` of /proc/meminfo, else the free physical pages); None when it cannot be told
+    (another accelerator, or a system that does not say)."""
+    if device is not None:
+        import torch
+
+        parsed = torch.device(device)
+        if parsed.type == "cuda":
+            return int(torch.cuda.mem_get_info(parsed)[0])
+        if parsed.type != "cpu":
+            return None
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:
             for line in meminfo:

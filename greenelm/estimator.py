@@ -377,21 +377,23 @@ class _ELMBase(BaseEstimator):
 
     def _check_memory(self) -> None:
         """Before allocating: the d × d float64 Gram (plus a float32 scratch copy for float32, and
-        the D × d projection) must fit in the memory available (``MemoryError`` naming the sizes
-        otherwise); more than a quarter of it warns (the solve needs about as much again)."""
-        d, dtype = int(self.n_hidden), self._fitted("dtype")
+        the D × d projection) must fit in the memory available where they live (the host's, or the
+        GPU's for a CUDA ``device``; ``MemoryError`` naming the sizes otherwise); more than a quarter
+        of it warns (the solve needs about as much again)."""
+        d, dtype, device = int(self.n_hidden), self._fitted("dtype"), self._fitted("device")
         gram = 8 * d * d + (4 * d * d if dtype == "float32" else 0)
         needed = gram + np.dtype(dtype).itemsize * d * int(self.n_features_in_)
-        available = available_memory()
+        available = available_memory(device)
         if available is None:
             return
+        where = "memory" if device is None or str(device) == "cpu" else f"memory on {device}"
         if needed > available:
             raise MemoryError(f"n_hidden={d} needs a d × d Gram of {format_bytes(gram)} (8·d² bytes) "
                               f"and a projection, {format_bytes(needed)} in all, but only "
-                              f"{format_bytes(available)} of memory is available: lower n_hidden")
+                              f"{format_bytes(available)} of {where} is available: lower n_hidden")
         if needed > available / 4:
             warnings.warn(f"n_hidden={d}: the d × d Gram and the projection take {format_bytes(needed)}, "
-                          f"more than a quarter of the {format_bytes(available)} of memory available; "
+                          f"more than a quarter of the {format_bytes(available)} of {where} available; "
                           "the solve needs about as much again", UserWarning, stacklevel=6)
 
     def _accumulate(self, X, Y, sample_weight=None, check_blocks: bool = False) -> None:

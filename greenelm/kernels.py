@@ -24,6 +24,7 @@ routines would make a second N × N copy (and multithreaded OpenBLAS ``potrf`` f
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import scipy.linalg
@@ -283,6 +284,86 @@ def _averaged_block(rows_of, cols_of, row_norms, col_norms) -> np.ndarray:
     return total
 
 
+def _checked_jitters(jitters) -> list[float]:
+    """``jitters`` as a non-empty list of finite floats >= 0; else ValueError."""
+    if np.ndim(jitters) == 0:
+        raise ValueError(f"jitters must be a list of numbers, got {jitters!r}")
+    jitters = [float(j) for j in jitters]
+    if not jitters or not all(np.isfinite(j) and j >= 0 for j in jitters):
+        raise ValueError(f"jitters must be a non-empty list of finite numbers >= 0, got {jitters!r}")
+    return jitters
+
+
+def _scaled_views(train_views, Y, test_views, weight_scale: str):
+    """Check the views and targets of the view-averaged ridges, scale every view by σ_w in place.
+    Returns (train_views, Y (N, k) float64, test_views, train norms, test norms): lists per view."""
+    check_choice("weight_scale", weight_scale, WEIGHT_SCALES)
+    train_views, test_views = _float32_views("train_views", train_views), _float32_views("test_views", test_views)
+    if len(train_views) != len(test_views):
+        raise ValueError(f"train_views has {len(train_views)} views but test_views {len(test_views)}: one per view")
+    if test_views[0].shape[1] != train_views[0].shape[1]:
+        raise ValueError(f"test_views have {test_views[0].shape[1]} columns, train_views {train_views[0].shape[1]}")
+    if any(np.shares_memory(a, b) for a in train_views for b in test_views):
+        raise ValueError("train_views and test_views must not share memory (each view is scaled in place)")
+    Y = np.asarray(Y, dtype=np.float64)
+    if Y.ndim != 2 or len(Y) != len(train_views[0]):
+        raise ValueError(f"Y must be (N={len(train_views[0])}, k), got shape {Y.shape}")
+    sigma_w = np.float32(1.0 if weight_scale == "unit" else math.sqrt(2.0 / train_views[0].shape[1]))
+    for view in train_views + test_views:
+        view *= sigma_w
+    return (train_views, Y, test_views, [_augmented_norms(view) for view in train_views],
+            [_augmented_norms(view) for view in test_views])
+
+
+def _averaged_kernel(train_views, norms, block_rows: int, progress: bool) -> np.ndarray:
+    """The lower triangle of K̄ (N, N) float32 over the σ_w-scaled views (the strict upper triangle zero)."""
+    n = len(train_views[0])
+    kernel = np.zeros((n, n), dtype=np.float32)       # zero pages: the unused upper triangle stays finite
+    for rows in progress_bar(list(row_chunks(n, block_rows)), desc="averaged kernel", disable=not progress):
+        cols = slice(0, rows.stop)                      # the lower triangle, all the factorisation reads
+        kernel[rows, cols] = _averaged_block([view[rows] for view in train_views],
+                                             [view[cols] for view in train_views],
+                                             [norm[rows] for norm in norms], [norm[cols] for norm in norms])
+    return kernel
+
+
+def _ridge_coefficients(kernel: np.ndarray, Y: np.ndarray, jitters, keep: bool, cholesky_block: int,
+                        progress: bool) -> tuple[list, list]:
+    """Solve ``(K + μI) A = Y`` for each jitter (μ = jitter · mean diag K) from the lower triangle of
+    ``kernel`` (N, N) float32: each on a copy, the last one in place unless ``keep``. Returns the
+    coefficients (N, k) per jitter (None where K + μI did not factorise) and the μ per jitter."""
+    n = len(kernel)
+    mean_diagonal = float(np.diagonal(kernel).astype(np.float64).mean())
+    coefs, mus = [], []
+    for i, jitter in enumerate(jitters):
+        system = kernel if (i == len(jitters) - 1 and not keep) else kernel.copy()
+        mus.append(jitter * mean_diagonal)
+        system.flat[:: n + 1] += np.float32(mus[-1])
+        try:
+            cholesky_inplace(system, block=cholesky_block, progress=progress)
+            coefs.append(cholesky_solve_inplace(system, Y, block=cholesky_block))
+        except np.linalg.LinAlgError:
+            coefs.append(None)
+        del system
+    return coefs, mus
+
+
+def _averaged_scores(test_views, train_views, test_norms, norms, coefs, block_rows: int) -> list:
+    """``K̄(test, train) @ A`` (M, k) float64 for each coefficient A of ``coefs`` (None stays None),
+    from one kernel product per block of test rows."""
+    solved = [coef for coef in coefs if coef is not None]
+    scores = [None if coef is None else np.empty((len(test_views[0]), coef.shape[1])) for coef in coefs]
+    if solved:
+        stacked = np.concatenate(solved, axis=1)        # one product with every jitter's coefficients
+        k = solved[0].shape[1]
+        for rows in row_chunks(len(test_views[0]), block_rows):
+            block = _averaged_block([view[rows] for view in test_views], train_views,
+                                    [norm[rows] for norm in test_norms], norms) @ stacked
+            for score, columns in zip([score for score in scores if score is not None], row_chunks(block.shape[1], k)):
+                score[rows] = block[:, columns]
+    return scores
+
+
 def averaged_kernel_ridge_predict(train_views, Y, test_views, jitters, weight_scale: str = "unit",
                                   block_rows: int = 1024, cholesky_block: int = 8192,
                                   progress: bool = False) -> tuple[list, dict]:
@@ -302,60 +383,104 @@ def averaged_kernel_ridge_predict(train_views, Y, test_views, jitters, weight_sc
     (None where the kernel did not factorise), and a dict with ``mu`` (list), ``jitters``, ``n_views``,
     ``dtype`` and ``n_train``.
     """
-    check_choice("weight_scale", weight_scale, WEIGHT_SCALES)
-    if np.ndim(jitters) == 0:
-        raise ValueError(f"jitters must be a list of numbers, got {jitters!r}")
-    jitters = [float(j) for j in jitters]
-    if not jitters or not all(np.isfinite(j) and j >= 0 for j in jitters):
-        raise ValueError(f"jitters must be a non-empty list of finite numbers >= 0, got {jitters!r}")
-    train_views, test_views = _float32_views("train_views", train_views), _float32_views("test_views", test_views)
-    if len(train_views) != len(test_views):
-        raise ValueError(f"train_views has {len(train_views)} views but test_views {len(test_views)}: one per view")
-    if test_views[0].shape[1] != train_views[0].shape[1]:
-        raise ValueError(f"test_views have {test_views[0].shape[1]} columns, train_views {train_views[0].shape[1]}")
-    if any(np.shares_memory(a, b) for a in train_views for b in test_views):
-        raise ValueError("train_views and test_views must not share memory (each view is scaled in place)")
-    Y = np.asarray(Y, dtype=np.float64)
-    n = len(train_views[0])
-    if Y.ndim != 2 or len(Y) != n:
-        raise ValueError(f"Y must be (N={n}, k), got shape {Y.shape}")
-    sigma_w = np.float32(1.0 if weight_scale == "unit" else math.sqrt(2.0 / train_views[0].shape[1]))
-    for view in train_views + test_views:
-        view *= sigma_w
-    norms = [_augmented_norms(view) for view in train_views]
-    test_norms = [_augmented_norms(view) for view in test_views]
+    jitters = _checked_jitters(jitters)
+    train_views, Y, test_views, norms, test_norms = _scaled_views(train_views, Y, test_views, weight_scale)
     block_rows = check_positive_int("block_rows", block_rows)
-    kernel = np.zeros((n, n), dtype=np.float32)       # zero pages: the unused upper triangle stays finite
-    for rows in progress_bar(list(row_chunks(n, block_rows)), desc="averaged kernel", disable=not progress):
-        cols = slice(0, rows.stop)                      # the lower triangle, all the factorisation reads
-        kernel[rows, cols] = _averaged_block([view[rows] for view in train_views],
-                                             [view[cols] for view in train_views],
-                                             [norm[rows] for norm in norms], [norm[cols] for norm in norms])
-    mean_diagonal = float(np.diagonal(kernel).astype(np.float64).mean())
-    coefs, mus = [], []
-    for i, jitter in enumerate(jitters):
-        last = i == len(jitters) - 1
-        system = kernel if last else kernel.copy()
-        mus.append(jitter * mean_diagonal)
-        system.flat[:: n + 1] += np.float32(mus[-1])
-        try:
-            cholesky_inplace(system, block=cholesky_block, progress=progress)
-            coefs.append(cholesky_solve_inplace(system, Y, block=cholesky_block))
-        except np.linalg.LinAlgError:
-            coefs.append(None)
-        del system
+    kernel = _averaged_kernel(train_views, norms, block_rows, progress)
+    coefs, mus = _ridge_coefficients(kernel, Y, jitters, False, cholesky_block, progress)
     del kernel
+    scores = _averaged_scores(test_views, train_views, test_norms, norms, coefs, block_rows)
+    return scores, {"mu": mus, "jitters": jitters, "n_views": len(train_views), "dtype": "float32",
+                    "n_train": len(Y)}
+
+
+def _held_out_rows(name: str, rows, n: int) -> np.ndarray:
+    """``rows`` as sorted unique int64 indices into N = ``n`` rows; else ValueError naming ``name``."""
+    rows = np.asarray(rows)
+    if rows.ndim != 1 or rows.size == 0 or not np.issubdtype(rows.dtype, np.integer):
+        raise ValueError(f"{name} must be a non-empty 1-d array of row indices, got {rows.dtype} with shape {rows.shape}")
+    if rows.min() < 0 or rows.max() >= n:
+        raise ValueError(f"{name} must index the {n} training rows, got indices from {rows.min()} to {rows.max()}")
+    if len(np.unique(rows)) != len(rows):
+        raise ValueError(f"{name} repeats a row")
+    return np.sort(rows).astype(np.int64)
+
+
+def _symmetric_take(lower: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``K[rows][:, cols]`` of the symmetric K whose lower triangle ``lower`` (N, N) holds."""
+    below = rows[:, None] >= cols[None, :]
+    return np.where(below, lower[np.ix_(rows, cols)], lower[np.ix_(cols, rows)].T)
+
+
+def accuracy_score_of_argmax(scores: np.ndarray, Y: np.ndarray) -> float:
+    """The fraction of rows whose largest score is in the column of Y's largest value (one-hot Y)."""
+    return float(np.mean(scores.argmax(1) == Y.argmax(1)))
+
+
+def held_out_kernel_ridge_predict(train_views, Y, test_views, jitters, fit_rows, validation_rows,
+                                  weight_scale: str = "unit", score=accuracy_score_of_argmax,
+                                  block_rows: int = 1024, cholesky_block: int = 8192,
+                                  progress: bool = False) -> tuple[np.ndarray, dict]:
+    """:func:`averaged_kernel_ridge_predict` with its jitter chosen on held-out training rows, from the
+    same kernel: one N × N kernel serves the choice and the final fit.
+
+    For each jitter of ``jitters`` the ridge fitted on the ``fit_rows`` of the training views
+    (μ = jitter · the mean diagonal of their block of K̄) predicts the ``validation_rows`` (disjoint
+    index arrays); ``score(scores (n_v, k), Y[validation_rows])`` (higher is better; default: the
+    accuracy of the argmax) picks the jitter, a tie going to the larger one. The ridge at that jitter
+    is then fitted on all N rows (μ = jitter · mean diag K̄) and predicts the test views. The choice
+    costs one n_fit² float32 copy of the kernel's block and its factorisation per jitter, no kernel.
+
+    Returns ``scores`` (M, k) float64 and a dict with ``jitter`` and ``mu`` (the final fit's),
+    ``validation`` (the score per jitter, None where the block did not factorise), ``validation_mu``,
+    ``jitters``, ``n_fit``, ``n_validation``, ``n_views``, ``dtype``, ``n_train`` and ``seconds`` (wall
+    seconds of the ``kernel``, the ``validation`` fits, the final ``fit`` and the ``test`` scores); raises
+    ``LinAlgError`` when no jitter factorised the block, or the chosen one the whole kernel.
+    """
+    jitters = _checked_jitters(jitters)
+    train_views, Y, test_views, norms, test_norms = _scaled_views(train_views, Y, test_views, weight_scale)
+    n = len(Y)
+    fit_rows, validation_rows = _held_out_rows("fit_rows", fit_rows, n), _held_out_rows("validation_rows", validation_rows, n)
+    if np.intersect1d(fit_rows, validation_rows).size:
+        raise ValueError("fit_rows and validation_rows share rows: the held-out rows must not be fitted")
+    if not callable(score):
+        raise ValueError(f"score must be a function (scores, Y) -> float, got {type(score).__name__}")
+    block_rows = check_positive_int("block_rows", block_rows)
+    clock = [time.perf_counter()]
+    kernel = _averaged_kernel(train_views, norms, block_rows, progress)
+    clock.append(time.perf_counter())
+    coefs, validation_mu = [], []
+    for jitter in jitters:     # the block taken anew for each: one n_fit² copy at a time
+        # sorted fit rows: the block's lower triangle is read from the kernel's lower triangle
+        (coef,), (mu,) = _ridge_coefficients(kernel[np.ix_(fit_rows, fit_rows)], Y[fit_rows], [jitter], False,
+                                             cholesky_block, progress)
+        coefs.append(coef)
+        validation_mu.append(mu)
     solved = [coef for coef in coefs if coef is not None]
-    scores = [None if coef is None else np.empty((len(test_views[0]), Y.shape[1])) for coef in coefs]
-    if solved:
-        stacked = np.concatenate(solved, axis=1)        # one product with every jitter's coefficients
-        for rows in row_chunks(len(test_views[0]), block_rows):
-            block = _averaged_block([view[rows] for view in test_views], train_views,
-                                    [norm[rows] for norm in test_norms], norms) @ stacked
-            for score, columns in zip([score for score in scores if score is not None], row_chunks(block.shape[1], Y.shape[1])):
-                score[rows] = block[:, columns]
-    return scores, {"mu": mus, "jitters": jitters, "n_views": len(train_views), "dtype": "float32", "n_train": n}
+    if not solved:
+        raise np.linalg.LinAlgError(f"no jitter of {jitters} factorised the kernel of the {len(fit_rows)} fitted rows")
+    predicted = np.zeros((len(validation_rows), Y.shape[1] * len(solved)))
+    stacked = np.concatenate(solved, axis=1)
+    for rows in row_chunks(len(validation_rows), block_rows):
+        predicted[rows] = _symmetric_take(kernel, validation_rows[rows], fit_rows) @ stacked
+    columns = iter(row_chunks(predicted.shape[1], Y.shape[1]))
+    validation = [None if coef is None else float(score(predicted[:, next(columns)], Y[validation_rows]))
+                  for coef in coefs]
+    chosen = max((value, jitter) for value, jitter in zip(validation, jitters) if value is not None)[1]
+    clock.append(time.perf_counter())
+    (coef,), (mu,) = _ridge_coefficients(kernel, Y, [chosen], False, cholesky_block, progress)
+    del kernel
+    if coef is None:
+        raise np.linalg.LinAlgError(f"the kernel of all {n} rows did not factorise at the chosen jitter {chosen:g}")
+    clock.append(time.perf_counter())
+    (scores,) = _averaged_scores(test_views, train_views, test_norms, norms, [coef], block_rows)
+    clock.append(time.perf_counter())
+    seconds = dict(zip(["kernel", "validation", "fit", "test"], np.diff(clock).tolist()))
+    return scores, {"jitter": chosen, "mu": mu, "validation": validation, "validation_mu": validation_mu,
+                    "jitters": jitters, "n_fit": len(fit_rows), "n_validation": len(validation_rows),
+                    "n_views": len(train_views), "dtype": "float32", "n_train": n, "seconds": seconds}
 
 
-__all__ = ["augment", "arccos_kernel", "averaged_kernel_ridge_predict", "cholesky_inplace", "cholesky_solve_inplace",
+__all__ = ["accuracy_score_of_argmax", "augment", "arccos_kernel", "averaged_kernel_ridge_predict", "cholesky_inplace",
+           "cholesky_solve_inplace", "held_out_kernel_ridge_predict",
            "kernel_ridge_predict", "kernel_ridge_predict_inplace"]

@@ -250,13 +250,37 @@ def test_a_gram_larger_than_the_memory_is_refused_before_allocating(monkeypatch)
         ELMClassifier(n_hidden=400_000).fit(X, y)
     import greenelm.estimator as estimator
 
-    monkeypatch.setattr(estimator, "available_memory", lambda: 1_000_000)       # 1 MB
+    monkeypatch.setattr(estimator, "available_memory", lambda device=None: 1_000_000)       # 1 MB
     with pytest.warns(UserWarning, match="n_hidden=200: the d × d Gram and the projection take 339 kB, "
                                          "more than a quarter of the 1 MB"):
         ELMClassifier(n_hidden=200).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         ELMClassifier(n_hidden=50).fit(X, y)                    # 21 kB: silent
+
+
+def test_a_cuda_model_checks_the_gpu_s_free_memory_not_the_host_s(monkeypatch):
+    """device="cuda": the Gram and the projection live on the GPU, so its free memory is what they
+    must fit (not measurable here: torch.cuda.mem_get_info stands in for a GPU)."""
+    pytest.importorskip("torch")
+    import torch
+
+    import greenelm.estimator as estimator
+    from greenelm._validation import available_memory
+
+    monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device=None: (3_000_000, 80_000_000_000))
+    assert available_memory("cuda:0") == available_memory(torch.device("cuda")) == 3_000_000
+    assert available_memory("meta") is None
+    host = available_memory()
+    assert available_memory("cpu") == pytest.approx(host, rel=0.5) and host > 3_000_000
+    asked = []
+    monkeypatch.setattr(estimator, "check_device", lambda device: device)      # no GPU here
+    monkeypatch.setattr(estimator, "available_memory", lambda device=None: asked.append(device) or 3_000_000)
+    X, y = blobs(n=50)
+    with pytest.raises(MemoryError, match=r"n_hidden=1000 needs a d × d Gram of 8 MB .* but only 3 MB of memory "
+                                          r"on cuda is available: lower n_hidden"):
+        ELMClassifier(n_hidden=1000, device="cuda").fit(X, y)
+    assert asked == ["cuda"]
 
 
 @pytest.mark.parametrize("container", [scipy.sparse.csr_matrix, scipy.sparse.csc_matrix, scipy.sparse.csr_array])

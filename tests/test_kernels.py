@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from greenelm.features import RandomReLUFeatures
-from greenelm.kernels import (arccos_kernel, augment, averaged_kernel_ridge_predict, cholesky_inplace,
-                              cholesky_solve_inplace, kernel_ridge_predict, kernel_ridge_predict_inplace)
+from greenelm.kernels import (accuracy_score_of_argmax, arccos_kernel, augment, averaged_kernel_ridge_predict,
+                              cholesky_inplace, cholesky_solve_inplace, held_out_kernel_ridge_predict,
+                              kernel_ridge_predict, kernel_ridge_predict_inplace)
 
 
 @pytest.fixture(scope="module")
@@ -235,3 +236,77 @@ def test_averaged_kernel_ridge_rejects_views_it_cannot_pair_or_scale_in_place():
     shared = fresh(train)
     with pytest.raises(ValueError, match="must not share memory"):
         averaged_kernel_ridge_predict(shared, Y, [shared[0][:5], shared[1][:5]], [1e-3])
+
+
+def _held_out_problem(seed: int, n: int = 160, m: int = 25):
+    rng = np.random.default_rng(seed)
+    train, test = _views(rng, n), _views(rng, m)
+    Y = np.eye(3)[rng.integers(0, 3, n)]
+    order = rng.permutation(n)
+    return train, test, Y, order[:100], order[100:140]          # unsorted rows: sorted inside
+
+
+def test_held_out_ridge_is_the_curve_of_the_fitted_rows_and_the_refit_of_all_rows():
+    train, test, Y, fit_rows, validation_rows = _held_out_problem(21)
+    jitters = [1e-6, 1e-2, 1.0]
+    fresh = lambda views: [v.copy() for v in views]
+    scores, info = held_out_kernel_ridge_predict(fresh(train), Y, fresh(test), jitters, fit_rows, validation_rows,
+                                                 weight_scale="he", block_rows=32, cholesky_block=24)
+    # the reference: its own kernel on the fitted rows, scored on the held-out rows, then all rows
+    fit, held = np.sort(fit_rows), np.sort(validation_rows)
+    curve, curve_info = averaged_kernel_ridge_predict([v[fit].copy() for v in train], Y[fit],
+                                                      [v[held].copy() for v in train], jitters, weight_scale="he")
+    expected = [accuracy_score_of_argmax(score, Y[held]) for score in curve]
+    assert info["validation"] == pytest.approx(expected, abs=1e-12)
+    assert info["validation_mu"] == pytest.approx(curve_info["mu"], rel=1e-6)
+    chosen = max(zip(expected, jitters))[1]
+    assert info["jitter"] == chosen
+    refit, refit_info = averaged_kernel_ridge_predict(fresh(train), Y, fresh(test), [chosen], weight_scale="he",
+                                                      block_rows=32, cholesky_block=24)
+    np.testing.assert_allclose(scores, refit[0], atol=1e-4 * np.abs(refit[0]).max())
+    assert info["mu"] == pytest.approx(refit_info["mu"][0], rel=1e-6)
+    assert (info["n_fit"], info["n_validation"], info["n_train"], info["n_views"]) == (100, 40, 160, 2)
+    assert set(info["seconds"]) == {"kernel", "validation", "fit", "test"}
+
+
+def test_held_out_ridge_breaks_a_tie_towards_the_larger_jitter_and_scores_with_the_given_function():
+    train, test, Y, fit_rows, validation_rows = _held_out_problem(22)
+    fresh = lambda views: [v.copy() for v in views]
+    _, info = held_out_kernel_ridge_predict(fresh(train), Y, fresh(test), [1e-6, 1e-3, 1e-1], fit_rows,
+                                            validation_rows, score=lambda scores, Y: 0.5)
+    assert info["validation"] == [0.5, 0.5, 0.5] and info["jitter"] == 1e-1
+    # a score that prefers the smallest jitter's predictions: the negative squared error
+    _, info = held_out_kernel_ridge_predict(fresh(train), Y, fresh(test), [1e-6, 1e3], fit_rows, validation_rows,
+                                            score=lambda scores, Y: -float(np.mean((scores - Y) ** 2)))
+    assert info["validation"][0] != info["validation"][1] and info["jitter"] == [1e-6, 1e3][
+        int(np.argmax(info["validation"]))]
+
+
+def test_held_out_ridge_skips_a_jitter_that_does_not_factorise_and_fails_when_none_does():
+    X = np.ones((8, 7), dtype=np.float32)              # K = 4·11ᵀ: singular at μ = 0
+    Y = np.eye(2)[np.arange(8) % 2]
+    scores, info = held_out_kernel_ridge_predict([X.copy()], Y, [X[:2].copy()], [0.0, 1e-2], [0, 1, 2, 3], [4, 5])
+    assert info["validation"][0] is None and info["jitter"] == 1e-2 and np.all(np.isfinite(scores))
+    with pytest.raises(np.linalg.LinAlgError, match=r"no jitter of \[0.0\] factorised .* 4 fitted rows"):
+        held_out_kernel_ridge_predict([X.copy()], Y, [X[:2].copy()], [0.0], [0, 1, 2, 3], [4, 5])
+
+
+def test_held_out_ridge_rejects_rows_that_are_not_disjoint_indices_of_the_training_rows():
+    train, test, Y, fit_rows, validation_rows = _held_out_problem(23, n=40, m=5)
+    fit_rows, validation_rows = np.arange(20), np.arange(20, 30)
+    cases = [
+        (dict(fit_rows=np.arange(10, 25)), "share rows: the held-out rows must not be fitted"),
+        (dict(fit_rows=[0, 1, 1]), "fit_rows repeats a row"),
+        (dict(validation_rows=[38, 40]), "validation_rows must index the 40 training rows, got indices from 38 to 40"),
+        (dict(validation_rows=[-1, 30]), "must index the 40 training rows"),
+        (dict(fit_rows=[]), "fit_rows must be a non-empty 1-d array of row indices"),
+        (dict(fit_rows=np.array([0.0, 1.0])), "fit_rows must be a non-empty 1-d array of row indices, got float64"),
+        (dict(validation_rows=np.arange(20, 30).reshape(2, 5)), "validation_rows must be a non-empty 1-d array"),
+        (dict(score="accuracy"), "score must be a function"),
+        (dict(jitters=[]), "non-empty list"),
+    ]
+    for change, words in cases:
+        kwargs = dict(train_views=[v.copy() for v in train], Y=Y, test_views=[v.copy() for v in test],
+                      jitters=[1e-3], fit_rows=fit_rows, validation_rows=validation_rows) | change
+        with pytest.raises(ValueError, match=words):
+            held_out_kernel_ridge_predict(**kwargs)

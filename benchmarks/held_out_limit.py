@@ -1,0 +1,130 @@
+"""The stacked limit with its ridge chosen on held-out rows, in one computation: one kernel for the
+choice and the final fit (``greenelm.kernels.held_out_kernel_ridge_predict``).
+
+Run from the repository root, alone on the machine::
+
+    OMP_WAIT_POLICY=PASSIVE python -m benchmarks.held_out_limit     # CIFAR-10, K = 1,024 pooled 3 x 3, mirror images
+    python -m benchmarks.held_out_limit --subset 600 --n-patches 8 --out /tmp/quick
+
+The frontier chapter's flip limit (``fit_ridge_limits(..., views=["flip"])``) computes the same
+model in two computations: a held-out curve on its own kernel of ``n_fit`` rows (with its own
+features), then the refit at the chosen jitter on every training row (features and kernel again).
+Here the features are computed once, the N × N kernel averaged over each image and its mirror image
+is built once, the curve's ridges are solved on its block of ``n_fit`` rows (the same rows, the
+same seed's permutation as ``greenelm_book.frontier.limit_jitter_curve``) and scored on the
+``n_validation`` held-out rows, and the chosen jitter's ridge is solved on all rows in place. The
+report gives the held-out curve, the test accuracy, the wall time of each part and the peak
+memory, beside the chapter's stored result for the same setting (computed in another session:
+a reference, not a same-run ratio).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .patches import provenance, write_report
+
+GB = 1e9
+
+
+def held_out_rows(n: int, n_fit: int, n_validation: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The fitted and held-out training rows of ``limit_jitter_curve`` (seed ``seed``'s permutation)."""
+    order = np.random.default_rng(seed).permutation(n)
+    return np.sort(order[:n_fit]), np.sort(order[n_fit:n_fit + n_validation])
+
+
+def measure(dataset: str, n_patches: int, pool: int, seed: int, subset, views, jitters, n_fit: int,
+            n_validation: int) -> dict:
+    """One held-out limit on ``dataset``'s standardised patch views: accuracy, choice, seconds, memory."""
+    from greenelm.kernels import held_out_kernel_ridge_predict
+    from greenelm_book.bench import peak_rss_bytes, reset_peak_rss
+    from greenelm_book.frontier import standardised_patch_views
+
+    reset_peak_rss()
+    start = time.perf_counter()
+    features = standardised_patch_views(dataset, n_patches, seed, subset=subset, pool=pool, views=views)
+    y_train, y_test = features["y_train"], features["y_test"]
+    fit_rows, validation_rows = held_out_rows(len(y_train), n_fit, n_validation, seed)
+    scores, info = held_out_kernel_ridge_predict(features.pop("X_train"), np.eye(int(y_train.max()) + 1)[y_train],
+                                                 features.pop("X_test"), jitters, fit_rows, validation_rows,
+                                                 weight_scale="he")
+    seconds = time.perf_counter() - start
+    return {"dataset": dataset, "n_patches": n_patches, "pool": pool, "seed": seed, "subset": subset,
+            "views": list(features["views"]), "n_features": int(features["n_features"]), "n_train": len(y_train),
+            "n_fit": n_fit, "n_validation": n_validation, "jitters": list(jitters),
+            "validation_accuracy": [None if v is None else 100 * v for v in info["validation"]],
+            "jitter": info["jitter"], "mu": info["mu"],
+            "accuracy": 100 * float(np.mean(scores.argmax(1) == y_test)),
+            "seconds": {"features": float(features["seconds"]), **info["seconds"], "total": seconds},
+            "peak_memory_gb": peak_rss_bytes() / GB}
+
+
+def stored_reference(dataset: str, n_patches: int, pool: int, results="book/results/frontier.json") -> dict | None:
+    """The frontier chapter's stored flip limit for the same setting (accuracy, fit-seconds, memory), if any."""
+    path = Path(results)
+    if not path.is_file():
+        return None
+    from greenelm_book.frontier_chapter import IMAGE_SHAPES, stacked_key
+
+    base = stacked_key(dataset, n_patches, pool, None, "flip")
+    stored = json.loads(path.read_text())["results"]
+    if f"{base}/accuracy" not in stored:
+        return None
+    return {key: stored[f"{base}/{key}"]["values"][0] for key in ("accuracy", "fit-seconds", "peak-memory")} | {
+        "patch_size": IMAGE_SHAPES[dataset][1]}
+
+
+def markdown(report: dict) -> str:
+    run, ref = report["run"], report["reference"]
+    curve = " · ".join(f"{j:g}: " + ("—" if a is None else f"{a:.2f} %")
+                       for j, a in zip(run["jitters"], run["validation_accuracy"]))
+    s = run["seconds"]
+    lines = ["# The stacked limit with μ chosen on held-out rows, in one computation", "",
+             f"{report['machine']}, {report['date']}; `{report['command']}`.", "",
+             f"{run['dataset']}, K = {run['n_patches']} pooled {run['pool']} × {run['pool']} ({run['n_features']} "
+             f"inputs), views {', '.join(run['views'])}, seed {run['seed']}: the arc-cosine kernel (He scale) averaged "
+             f"over the views, one {run['n_train']} × {run['n_train']} float32 kernel; the ridge chosen on "
+             f"{run['n_fit']} fitted / {run['n_validation']} held-out training rows (μ = jitter · mean diag K), then "
+             "refitted on all training rows.", "",
+             f"Held-out accuracy per jitter: {curve}; chosen {run['jitter']:g} (μ = {run['mu']:.3g}).", "",
+             "| | test accuracy (%) | fit (min) | features | kernel | held-out ridges | final fit | test scores "
+             "| peak memory (GB) |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+             f"| one computation (this run) | {run['accuracy']:.2f} | {s['total'] / 60:.1f} | {s['features'] / 60:.1f} | "
+             f"{s['kernel'] / 60:.1f} | {s['validation'] / 60:.1f} | {s['fit'] / 60:.1f} | {s['test'] / 60:.1f} | "
+             f"{run['peak_memory_gb']:.1f} |"]
+    if ref:
+        lines.append(f"| the chapter's two computations (stored; another session) | {ref['accuracy']:.2f} | "
+                     f"{ref['fit-seconds'] / 60:.1f} | | | | | | {ref['peak-memory']:.1f} |")
+    lines += ["", "Minutes; fit = features + kernel + held-out ridges + final fit + test scores, one wall clock."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dataset", default="cifar10")
+    parser.add_argument("--n-patches", type=int, default=1024)
+    parser.add_argument("--pool", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--subset", type=int, default=None)
+    parser.add_argument("--views", nargs="*", default=["flip"])
+    parser.add_argument("--jitters", type=float, nargs="+", default=[1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1])
+    parser.add_argument("--held-out", type=int, nargs=2, default=[20000, 10000], metavar=("N_FIT", "N_VALIDATION"))
+    parser.add_argument("--out", default="benchmarks/held_out_limit")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    run = measure(args.dataset, args.n_patches, args.pool, args.seed, args.subset, tuple(args.views), args.jitters,
+                  *args.held_out)
+    reference = stored_reference(args.dataset, args.n_patches, args.pool) if args.subset is None else None
+    write_report(provenance("benchmarks.held_out_limit", argv) | {"run": run, "reference": reference},
+                 args.out, markdown)
+
+
+if __name__ == "__main__":
+    main()
