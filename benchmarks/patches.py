@@ -50,9 +50,9 @@ def bandwidth_gbs(mib: int = 256, repeats: int = 3, threads: int | None = None) 
     """Memory bandwidth (GB/s): the median of ``repeats`` passes of ``a = b + c`` over float32
     arrays of ``mib`` MiB each (3 × mib MiB moved a pass), split between ``threads`` threads
     (NumPy releases the GIL in the loop); default: the BLAS threads' count."""
-    from greenelm.patches import _blas_threads
+    from greenelm._threads import blas_threads
 
-    threads = threads or _blas_threads()
+    threads = threads or blas_threads()
     n = mib * 2**20 // 4
     a, b, c = np.empty(n, np.float32), np.ones(n, np.float32), np.ones(n, np.float32)
     a[:] = 0                                                      # touch every page first

@@ -31,6 +31,7 @@ import scipy.linalg
 
 from ._validation import check_choice, check_positive_int
 from ._progress import progress_bar
+from ._threads import blas_threads, shared_executor
 from .features import WEIGHT_SCALES, row_chunks
 from .solvers import LARGE_ORDER
 
@@ -49,8 +50,45 @@ def augment(X, weight_scale: str = "unit") -> np.ndarray:
     return np.hstack([sigma_w * X, np.ones((X.shape[0], 1))])
 
 
+#: values of a kernel block transformed at a time by one thread: a tile that stays in cache while
+#: the arc-cosine's dozen elementwise passes read it (out of cache each pass went to memory)
+ARCCOS_TILE_VALUES = 1 << 15
+#: tiles a block needs before it is tiled and split between threads (smaller blocks ran slower so:
+#: the threads' start-up costs more than their work saves)
+ARCCOS_THREADED_TILES = 16
+
+
 def _arccos_from_products(products: np.ndarray, norms_a: np.ndarray, norms_b: np.ndarray) -> np.ndarray:
-    """In place: inner products x̃ᵀz̃ (n, m) → K(x, z), given ‖x̃‖ (n,) and ‖z̃‖ (m,)."""
+    """In place: inner products x̃ᵀz̃ (n, m) → K(x, z), given ‖x̃‖ (n,) and ‖z̃‖ (m,).
+
+    A block of at least :data:`ARCCOS_THREADED_TILES` tiles of :data:`ARCCOS_TILE_VALUES` values
+    goes tile by tile, the tiles split between as many threads as BLAS has (a smaller one in one
+    pass): each value goes through the same float operations as one whole-array pass, so the
+    result does not depend on the tiles or the threads."""
+    n, m = products.shape
+    if n * m < ARCCOS_THREADED_TILES * ARCCOS_TILE_VALUES:          # a small block: one pass, in cache
+        _arccos_tile(products, norms_a, norms_b)
+        return products
+    tile_cols = min(m, ARCCOS_TILE_VALUES)
+    tile_rows = max(1, ARCCOS_TILE_VALUES // tile_cols)
+    tiles = [(slice(r, min(r + tile_rows, n)), slice(c, min(c + tile_cols, m)))
+             for r in range(0, n, tile_rows) for c in range(0, m, tile_cols)]
+
+    def transform(part):
+        for rows, cols in part:
+            _arccos_tile(products[rows, cols], norms_a[rows], norms_b[cols])
+
+    workers = min(blas_threads(), len(tiles))
+    if workers <= 1:
+        transform(tiles)
+    else:
+        for future in [shared_executor(workers).submit(transform, tiles[w::workers]) for w in range(workers)]:
+            future.result()
+    return products
+
+
+def _arccos_tile(products: np.ndarray, norms_a: np.ndarray, norms_b: np.ndarray) -> None:
+    """:func:`_arccos_from_products` of one tile (a view, written in place)."""
     scale = np.multiply.outer(norms_a, norms_b).astype(products.dtype)
     cos = np.divide(products, scale, out=products)
     np.clip(cos, -1.0, 1.0, out=cos)
@@ -61,7 +99,6 @@ def _arccos_from_products(products: np.ndarray, norms_a: np.ndarray, norms_b: np
     cos += sin
     cos *= scale
     cos /= 2 * math.pi
-    return cos
 
 
 def arccos_kernel(X, Z=None, weight_scale: str = "unit", bias: str = "normal",

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from typing import Iterator
 
 import numpy as np
@@ -43,6 +42,7 @@ from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._threads import blas_controller, blas_threads, shared_executor
 from ._validation import check_choice, check_device, check_positive_int, seed_from_random_state
 from .features import DTYPES, row_chunks
 
@@ -53,35 +53,6 @@ DEFAULT_CHUNK_IMAGES = 32
 #: bytes of responses z per GEMM of the NumPy path: a strip small enough to stay in cache while
 #: the ReLU split and pooling read it (1 MiB ran fastest of 128 KiB – 2 MiB at K = 1,024 and 4,096)
 STRIP_BYTES = 1 << 20
-
-_BLAS = {}
-if hasattr(os, "register_at_fork"):          # a forked child has none of the parent's threads
-    os.register_at_fork(after_in_child=_BLAS.clear)
-
-
-def _blas_controller():
-    """One :class:`threadpoolctl.ThreadpoolController` (a dependency of scikit-learn) per process."""
-    if "controller" not in _BLAS:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS["controller"] = ThreadpoolController()
-    return _BLAS["controller"]
-
-
-def _blas_threads() -> int:
-    """The threads BLAS would use now (1 under an enclosing ``threadpool_limits(1)``)."""
-    return max([lib.num_threads for lib in _blas_controller().select(user_api="blas").lib_controllers] or [1])
-
-
-def _executor(workers: int):
-    """A process-wide thread pool of at least ``workers`` threads (starting threads costs ~ms)."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    pool = _BLAS.get("executor")
-    if pool is None or pool._max_workers < workers:
-        pool = _BLAS["executor"] = ThreadPoolExecutor(workers, thread_name_prefix="greenelm-patches")
-    return pool
-
 
 def _positive_number(name: str, value, allow_zero: bool = False) -> float:
     try:
@@ -335,13 +306,13 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         out = np.empty((n, 2, pool, pool, K), dtype=self._projection.dtype)
         projection = self._folded.copy()                                     # (p²C + 1, K)
         projection[-1] -= float(self.threshold)                 # its GEMM gives z − t directly
-        workers = min(_blas_threads(), n)
+        workers = min(blas_threads(), n)
         if workers <= 1:
             self._numpy_block(images, projection, out, gemm_only)
         else:
             parts = pool_bounds(n, workers)
-            with _blas_controller().limit(limits=1, user_api="blas"):
-                done = [_executor(workers).submit(self._numpy_block, images[a:b], projection, out[a:b],
+            with blas_controller().limit(limits=1, user_api="blas"):
+                done = [shared_executor(workers).submit(self._numpy_block, images[a:b], projection, out[a:b],
                                                    gemm_only)
                         for a, b in parts]
                 for future in done:

@@ -129,3 +129,19 @@ def test_held_out_limit_chooses_on_the_chapter_s_held_out_rows_and_reports_each_
     assert chapter["chosen"] == run_["jitter"] or chapter["accuracy"] != curve
     text = (tmp_path / "limit.md").read_text()
     assert "| one computation (this run) |" in text and f"chosen {run_['jitter']:g}" in text
+
+
+def test_arccos_kernel_times_both_transforms_of_one_block_and_reports_their_ratios(tmp_path):
+    """benchmarks.arccos_kernel: one row per input width, the transforms' times beside the GEMM's,
+    the ratios computed from the medians shown (the script itself refuses differing bits)."""
+    from benchmarks import arccos_kernel
+
+    arccos_kernel.main(["--inputs", "30", "60", "--rows", "40", "--cols", "900", "--repeats", "1",
+                        "--out", str(tmp_path / "arccos")])
+    report = json.loads((tmp_path / "arccos.json").read_text())
+    assert [r["inputs"] for r in report["rows"]] == [30, 60]
+    for r in report["rows"]:
+        s = r["seconds"]
+        assert r["speedup"] == pytest.approx(s["whole block, one thread"] / s["tiles, threads"])
+        assert r["tiles_over_gemm"] == pytest.approx(s["tiles, threads"] / s["gemm"])
+    assert "| 60 | 40 × 900 |" in (tmp_path / "arccos.md").read_text()

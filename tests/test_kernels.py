@@ -310,3 +310,30 @@ def test_held_out_ridge_rejects_rows_that_are_not_disjoint_indices_of_the_traini
                       jitters=[1e-3], fit_rows=fit_rows, validation_rows=validation_rows) | change
         with pytest.raises(ValueError, match=words):
             held_out_kernel_ridge_predict(**kwargs)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_arccos_transform_gives_the_same_bits_in_any_tiles_and_threads(monkeypatch, dtype):
+    """The kernel's elementwise transform runs in cache-sized tiles split between threads: every value
+    goes through the same float operations as one whole-array pass, so the bits are the same."""
+    import greenelm.kernels as kernels
+
+    rng = np.random.default_rng(15)
+    norms_a, norms_b = rng.uniform(0.5, 3, 41), rng.uniform(0.5, 3, 300)
+    products = (rng.uniform(-1.05, 1.05, (41, 300)) * np.multiply.outer(norms_a, norms_b)).astype(dtype)
+    whole = products.copy()
+    kernels._arccos_tile(whole, norms_a, norms_b)                       # one pass over the whole array
+    np.testing.assert_allclose(whole, arccos_kernel_from(products, norms_a, norms_b), rtol=1e-5, atol=1e-6)
+    for tile, threads in [(7, 1), (7, 2), (128, 3), (1 << 15, 2)]:
+        monkeypatch.setattr(kernels, "ARCCOS_TILE_VALUES", tile)
+        monkeypatch.setattr(kernels, "ARCCOS_THREADED_TILES", 2)
+        monkeypatch.setattr(kernels, "blas_threads", lambda: threads)
+        tiled = kernels._arccos_from_products(products.copy(), norms_a, norms_b)
+        assert tiled.dtype == dtype and np.array_equal(tiled, whole), (tile, threads)
+
+
+def arccos_kernel_from(products, norms_a, norms_b):
+    """The degree-1 arc-cosine kernel from inner products and norms, in float64, by the formula."""
+    cos = np.clip(products.astype(np.float64) / np.multiply.outer(norms_a, norms_b), -1, 1)
+    theta = np.arccos(cos)
+    return np.multiply.outer(norms_a, norms_b) * (np.sin(theta) + (np.pi - theta) * cos) / (2 * np.pi)

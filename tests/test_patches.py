@@ -204,7 +204,7 @@ def test_strips_and_threads_equal_the_reference(images, monkeypatch, strip_bytes
     # a position row of one image is 6 positions × 5 filters × 8 bytes = 240 bytes: 1 → one image
     # and one row per GEMM, 700 → two images, 3000 → every image of the worker, 1 MiB → whole bands
     monkeypatch.setattr(patches, "STRIP_BYTES", strip_bytes)
-    monkeypatch.setattr(patches, "_blas_threads", lambda: threads)
+    monkeypatch.setattr(patches, "blas_threads", lambda: threads)
     before = [lib["num_threads"] for lib in threadpool_info()]
     H = features.transform(images)
     assert [lib["num_threads"] for lib in threadpool_info()] == before
@@ -258,7 +258,7 @@ def test_a_forked_child_maps_with_threads_of_its_own(images, monkeypatch):
 
     import greenelm.patches as patches
 
-    monkeypatch.setattr(patches, "_blas_threads", lambda: 2)
+    monkeypatch.setattr(patches, "blas_threads", lambda: 2)
     features = fitted(images, dtype="float64")
     expected = features.transform(images)                          # the parent's pool now exists
     pid = os.fork()
