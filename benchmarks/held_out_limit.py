@@ -33,24 +33,18 @@ from .patches import provenance, write_report
 GB = 1e9
 
 
-def held_out_rows(n: int, n_fit: int, n_validation: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """The fitted and held-out training rows of ``limit_jitter_curve`` (seed ``seed``'s permutation)."""
-    order = np.random.default_rng(seed).permutation(n)
-    return np.sort(order[:n_fit]), np.sort(order[n_fit:n_fit + n_validation])
-
-
 def measure(dataset: str, n_patches: int, pool: int, seed: int, subset, views, jitters, n_fit: int,
             n_validation: int) -> dict:
     """One held-out limit on ``dataset``'s standardised patch views: accuracy, choice, seconds, memory."""
     from greenelm.kernels import held_out_kernel_ridge_predict
     from greenelm_book.bench import peak_rss_bytes, reset_peak_rss
-    from greenelm_book.frontier import standardised_patch_views
+    from greenelm_book.frontier import held_out_split, standardised_patch_views
 
     reset_peak_rss()
     start = time.perf_counter()
     features = standardised_patch_views(dataset, n_patches, seed, subset=subset, pool=pool, views=views)
     y_train, y_test = features["y_train"], features["y_test"]
-    fit_rows, validation_rows = held_out_rows(len(y_train), n_fit, n_validation, seed)
+    fit_rows, validation_rows = held_out_split(len(y_train), n_fit, n_validation, seed)
     scores, info = held_out_kernel_ridge_predict(features.pop("X_train"), np.eye(int(y_train.max()) + 1)[y_train],
                                                  features.pop("X_test"), jitters, fit_rows, validation_rows,
                                                  weight_scale="he")

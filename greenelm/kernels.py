@@ -364,16 +364,16 @@ def _averaged_kernel(train_views, norms, block_rows: int, progress: bool) -> np.
     return kernel
 
 
-def _ridge_coefficients(kernel: np.ndarray, Y: np.ndarray, jitters, keep: bool, cholesky_block: int,
+def _ridge_coefficients(kernel: np.ndarray, Y: np.ndarray, jitters, cholesky_block: int,
                         progress: bool) -> tuple[list, list]:
     """Solve ``(K + μI) A = Y`` for each jitter (μ = jitter · mean diag K) from the lower triangle of
-    ``kernel`` (N, N) float32: each on a copy, the last one in place unless ``keep``. Returns the
+    ``kernel`` (N, N) float32: each on a copy, the last one in place (``kernel`` is overwritten). Returns the
     coefficients (N, k) per jitter (None where K + μI did not factorise) and the μ per jitter."""
     n = len(kernel)
     mean_diagonal = float(np.diagonal(kernel).astype(np.float64).mean())
     coefs, mus = [], []
     for i, jitter in enumerate(jitters):
-        system = kernel if (i == len(jitters) - 1 and not keep) else kernel.copy()
+        system = kernel if i == len(jitters) - 1 else kernel.copy()
         mus.append(jitter * mean_diagonal)
         system.flat[:: n + 1] += np.float32(mus[-1])
         try:
@@ -385,20 +385,26 @@ def _ridge_coefficients(kernel: np.ndarray, Y: np.ndarray, jitters, keep: bool, 
     return coefs, mus
 
 
-def _averaged_scores(test_views, train_views, test_norms, norms, coefs, block_rows: int) -> list:
-    """``K̄(test, train) @ A`` (M, k) float64 for each coefficient A of ``coefs`` (None stays None),
-    from one kernel product per block of test rows."""
+def _scores_per_coefficient(coefs, n_rows: int, block_rows: int, kernel_rows) -> list:
+    """``K_rows @ A`` (n_rows, k) float64 for each coefficient A of ``coefs`` (None stays None), from
+    one product per block of rows with every A side by side: ``kernel_rows(rows)`` gives the kernel's
+    block (len(rows), N) for a slice of the rows."""
     solved = [coef for coef in coefs if coef is not None]
-    scores = [None if coef is None else np.empty((len(test_views[0]), coef.shape[1])) for coef in coefs]
+    scores = [None if coef is None else np.empty((n_rows, coef.shape[1])) for coef in coefs]
     if solved:
         stacked = np.concatenate(solved, axis=1)        # one product with every jitter's coefficients
         k = solved[0].shape[1]
-        for rows in row_chunks(len(test_views[0]), block_rows):
-            block = _averaged_block([view[rows] for view in test_views], train_views,
-                                    [norm[rows] for norm in test_norms], norms) @ stacked
+        for rows in row_chunks(n_rows, block_rows):
+            block = kernel_rows(rows) @ stacked
             for score, columns in zip([score for score in scores if score is not None], row_chunks(block.shape[1], k)):
                 score[rows] = block[:, columns]
     return scores
+
+
+def _averaged_scores(test_views, train_views, test_norms, norms, coefs, block_rows: int) -> list:
+    """``K̄(test, train) @ A`` (M, k) float64 for each coefficient A of ``coefs`` (None stays None)."""
+    return _scores_per_coefficient(coefs, len(test_views[0]), block_rows, lambda rows: _averaged_block(
+        [view[rows] for view in test_views], train_views, [norm[rows] for norm in test_norms], norms))
 
 
 def averaged_kernel_ridge_predict(train_views, Y, test_views, jitters, weight_scale: str = "unit",
@@ -424,7 +430,7 @@ def averaged_kernel_ridge_predict(train_views, Y, test_views, jitters, weight_sc
     train_views, Y, test_views, norms, test_norms = _scaled_views(train_views, Y, test_views, weight_scale)
     block_rows = check_positive_int("block_rows", block_rows)
     kernel = _averaged_kernel(train_views, norms, block_rows, progress)
-    coefs, mus = _ridge_coefficients(kernel, Y, jitters, False, cholesky_block, progress)
+    coefs, mus = _ridge_coefficients(kernel, Y, jitters, cholesky_block, progress)
     del kernel
     scores = _averaged_scores(test_views, train_views, test_norms, norms, coefs, block_rows)
     return scores, {"mu": mus, "jitters": jitters, "n_views": len(train_views), "dtype": "float32",
@@ -489,23 +495,18 @@ def held_out_kernel_ridge_predict(train_views, Y, test_views, jitters, fit_rows,
     coefs, validation_mu = [], []
     for jitter in jitters:     # the block taken anew for each: one n_fit² copy at a time
         # sorted fit rows: the block's lower triangle is read from the kernel's lower triangle
-        (coef,), (mu,) = _ridge_coefficients(kernel[np.ix_(fit_rows, fit_rows)], Y[fit_rows], [jitter], False,
+        (coef,), (mu,) = _ridge_coefficients(kernel[np.ix_(fit_rows, fit_rows)], Y[fit_rows], [jitter],
                                              cholesky_block, progress)
         coefs.append(coef)
         validation_mu.append(mu)
-    solved = [coef for coef in coefs if coef is not None]
-    if not solved:
+    if all(coef is None for coef in coefs):
         raise np.linalg.LinAlgError(f"no jitter of {jitters} factorised the kernel of the {len(fit_rows)} fitted rows")
-    predicted = np.zeros((len(validation_rows), Y.shape[1] * len(solved)))
-    stacked = np.concatenate(solved, axis=1)
-    for rows in row_chunks(len(validation_rows), block_rows):
-        predicted[rows] = _symmetric_take(kernel, validation_rows[rows], fit_rows) @ stacked
-    columns = iter(row_chunks(predicted.shape[1], Y.shape[1]))
-    validation = [None if coef is None else float(score(predicted[:, next(columns)], Y[validation_rows]))
-                  for coef in coefs]
+    predicted = _scores_per_coefficient(coefs, len(validation_rows), block_rows,
+                                        lambda rows: _symmetric_take(kernel, validation_rows[rows], fit_rows))
+    validation = [None if scores is None else float(score(scores, Y[validation_rows])) for scores in predicted]
     chosen = max((value, jitter) for value, jitter in zip(validation, jitters) if value is not None)[1]
     clock.append(time.perf_counter())
-    (coef,), (mu,) = _ridge_coefficients(kernel, Y, [chosen], False, cholesky_block, progress)
+    (coef,), (mu,) = _ridge_coefficients(kernel, Y, [chosen], cholesky_block, progress)
     del kernel
     if coef is None:
         raise np.linalg.LinAlgError(f"the kernel of all {n} rows did not factorise at the chosen jitter {chosen:g}")

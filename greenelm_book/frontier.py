@@ -548,6 +548,13 @@ def stacked_kernel_limit(features: dict, jitter: float, weight_scale: str = "he"
     raise np.linalg.LinAlgError(f"the stacked arc-cosine kernel did not factorise up to jitter {jitter / 10:g}")
 
 
+def held_out_split(n: int, n_fit: int, n_validation: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The fitted and held-out rows of the stacked limit's ridge choice: the first ``n_fit`` and the
+    next ``n_validation`` of seed ``seed``'s permutation of ``n`` rows, each sorted."""
+    order = np.random.default_rng(seed).permutation(n)
+    return np.sort(order[:n_fit]), np.sort(order[n_fit:n_fit + n_validation])
+
+
 def limit_jitter_curve(features: dict, jitters, n_fit: int, n_validation: int, seed: int) -> dict:
     """The stacked limit's ridge chosen on held-out training rows: for each jitter of ``jitters``
     (μ = jitter · mean diag K), the arc-cosine kernel ridge (He scale, float32 in place, one kernel
@@ -570,8 +577,7 @@ def limit_jitter_curve(features: dict, jitters, n_fit: int, n_validation: int, s
     jitters = [float(j) for j in jitters]
     if not jitters or any(not (np.isfinite(j) and j >= 0) for j in jitters):
         raise ValueError(f"jitters must be finite numbers >= 0, got {jitters!r}")
-    order = np.random.default_rng(seed).permutation(len(y))
-    fit_rows, validation_rows = np.sort(order[:n_fit]), np.sort(order[n_fit:n_fit + n_validation])
+    fit_rows, validation_rows = held_out_split(len(y), n_fit, n_validation, seed)
     targets = np.eye(int(y.max()) + 1)[y[fit_rows]]
     start = time.perf_counter()
     # fancy indexing copies: the in-place scaling leaves the features as they were
