@@ -471,34 +471,17 @@ def standardised_patch_features(dataset: str, n_patches: int, seed: int, subset:
                                 pool: int = 2, dictionary: str = "sampled", chunk_images: int = 8) -> dict:
     """Whitened-patch features of every training and test image of ``dataset``, each feature
     standardised by the training set's mean and standard deviation (a constant feature keeps scale 1):
-    the input of the paper's random ReLU layer stacked on the image map.
+    the input of the paper's random ReLU layer stacked on the image map. The identity view of
+    :func:`standardised_patch_views` (no augmented copies).
 
     Returns {"X_train" (N, F) float32, "y_train" (N,), "X_test" (M, F) float32, "y_test" (M,),
     "seconds" (the map and the standardisation), "n_features" F = 2·K·pool²}.
     """
-    from greenelm import RandomPatchFeatures, load_dataset
-
-    shape, p = IMAGE_SHAPES[dataset]
-    data = load_dataset(dataset, subset=subset)
-    start = time.perf_counter()
-    features = RandomPatchFeatures(shape, n_patches=check_positive_int("n_patches", n_patches), patch_size=p,
-                                   pool=pool, dictionary=dictionary, random_state=seed)
-    X_train = data.flat("train", np.float32).reshape((-1,) + shape)
-    features.fit(X_train)
-    mapped = {}
-    for part, images in (("train", X_train), ("test", data.flat("test", np.float32).reshape((-1,) + shape))):
-        out = np.empty((len(images), features.n_features_out), dtype=np.float32)
-        for rows, block in features.chunks(images, chunk_images):
-            out[rows] = block
-        mapped[part] = out
-    mean = mapped["train"].mean(axis=0, dtype=np.float64)
-    scale = mapped["train"].std(axis=0, dtype=np.float64)
-    scale = np.where(scale > 0, scale, 1.0)
-    for part in mapped:
-        mapped[part] -= mean.astype(np.float32)
-        mapped[part] /= scale.astype(np.float32)
-    return {"X_train": mapped["train"], "y_train": data.y_train, "X_test": mapped["test"], "y_test": data.y_test,
-            "seconds": time.perf_counter() - start, "n_features": features.n_features_out}
+    features = standardised_patch_views(dataset, n_patches, seed, subset=subset, pool=pool, views=(),
+                                        dictionary=dictionary, chunk_images=chunk_images)
+    (X_train,), (X_test,) = features.pop("X_train"), features.pop("X_test")
+    del features["views"]
+    return {**features, "X_train": X_train, "X_test": X_test}
 
 
 def stacked_readout(features: dict, n_hidden: int, seed: int, alphas=tuple(10.0 ** np.arange(-2, 5)),
@@ -553,43 +536,6 @@ def held_out_split(n: int, n_fit: int, n_validation: int, seed: int) -> tuple[np
     next ``n_validation`` of seed ``seed``'s permutation of ``n`` rows, each sorted."""
     order = np.random.default_rng(seed).permutation(n)
     return np.sort(order[:n_fit]), np.sort(order[n_fit:n_fit + n_validation])
-
-
-def limit_jitter_curve(features: dict, jitters, n_fit: int, n_validation: int, seed: int) -> dict:
-    """The stacked limit's ridge chosen on held-out training rows: for each jitter of ``jitters``
-    (μ = jitter · mean diag K), the arc-cosine kernel ridge (He scale, float32 in place, one kernel
-    for every jitter: ``greenelm.kernels.averaged_kernel_ridge_predict``) fitted on ``n_fit`` random
-    training rows of ``features`` and scored on ``n_validation`` other training rows (the test rows
-    are never read). ``features["X_train"]`` is one (N, F) array, or a list of views (each image's
-    features, then its mirror image's, …, as :func:`standardised_patch_views` gives them), averaged
-    into the kernel. A jitter whose kernel does not factorise scores None.
-
-    Returns {"jitters", "accuracy" (% per jitter, or None), "chosen" (the most accurate; a tie goes
-    to the larger jitter), "n_fit", "n_validation", "seconds"}.
-    """
-    from greenelm.kernels import averaged_kernel_ridge_predict
-
-    views, y = features["X_train"], features["y_train"]
-    views = [views] if isinstance(views, np.ndarray) else list(views)
-    n_fit, n_validation = check_positive_int("n_fit", n_fit), check_positive_int("n_validation", n_validation)
-    if n_fit + n_validation > len(y):
-        raise ValueError(f"n_fit + n_validation = {n_fit + n_validation} exceeds the {len(y)} training rows")
-    jitters = [float(j) for j in jitters]
-    if not jitters or any(not (np.isfinite(j) and j >= 0) for j in jitters):
-        raise ValueError(f"jitters must be finite numbers >= 0, got {jitters!r}")
-    fit_rows, validation_rows = held_out_split(len(y), n_fit, n_validation, seed)
-    targets = np.eye(int(y.max()) + 1)[y[fit_rows]]
-    start = time.perf_counter()
-    # fancy indexing copies: the in-place scaling leaves the features as they were
-    scores, _ = averaged_kernel_ridge_predict([view[fit_rows] for view in views], targets,
-                                             [view[validation_rows] for view in views], jitters, weight_scale="he")
-    accuracy = [None if score is None else 100 * float(np.mean(score.argmax(1) == y[validation_rows]))
-                for score in scores]
-    feasible = [(a, j) for a, j in zip(accuracy, jitters) if a is not None]
-    if not feasible:
-        raise np.linalg.LinAlgError(f"no jitter of {jitters} factorised the kernel of {n_fit} rows")
-    return {"jitters": jitters, "accuracy": accuracy, "chosen": max(feasible)[1], "n_fit": n_fit,
-            "n_validation": n_validation, "seconds": time.perf_counter() - start}
 
 
 def standardised_patch_views(dataset: str, n_patches: int, seed: int, subset: int | None = None, pool: int = 2,

@@ -30,7 +30,9 @@ from functools import partial
 import numpy as np
 import pandas as pd
 
-from .frontier import (IMAGE_SHAPES, cost_curve, kernel_limit, limit_jitter_curve, patch_readout,
+from greenelm._validation import check_positive_int
+
+from .frontier import (IMAGE_SHAPES, cost_curve, held_out_split, kernel_limit, patch_readout,
                        stacked_kernel_limit, stacked_readout, standardised_patch_features, standardised_patch_views,
                        ultra_wide)
 from .paper import DATASET_NAMES
@@ -437,7 +439,7 @@ def stacked_text(width: int | None, setting: dict, pooled: bool = False) -> str:
 
 def limit_variant(setting: dict) -> str:
     """The :data:`LIMIT_VARIANTS` name of a stacked result from its setting: "flip" for a limit with
-    views (:func:`averaged_limit_point`), "ridge" for one with μ chosen on held-out rows, else "vanishing"."""
+    views (:func:`held_out_limit_point` with augmented copies), "ridge" for one with μ chosen on held-out rows, else "vanishing"."""
     return "flip" if "views" in setting else "ridge" if "n_validation" in setting else "vanishing"
 
 
@@ -652,49 +654,43 @@ def stacked_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: i
             "peak_memory_gb": peak_rss_bytes() / GB, "n_features": int(features["n_features"])}
 
 
-def stacked_ridge_curve(dataset: str, n_patches: int, seed: int, subset, pool: int, jitters, n_fit: int,
-                        n_validation: int, views=()) -> dict:
-    """The stacked limit's validation curve over ``jitters`` on the standardised patch features of
-    (``dataset``, ``n_patches``, ``seed``, ``subset``, ``pool``), with the augmented copies ``views``
-    (e.g. ``("flip",)``) averaged into the kernel when given:
-    :func:`~greenelm_book.frontier.limit_jitter_curve` on ``n_fit`` + ``n_validation`` training rows
-    (seed ``seed``). Returns its result with ``n_features`` and ``feature_seconds`` (the map and the
-    standardisation)."""
-    _FEATURES.clear()
-    if views:
-        features = standardised_patch_views(dataset, n_patches, seed, subset=subset, pool=pool, views=views)
-    else:
-        features = standardised_patch_features(dataset, n_patches, seed, subset=subset, pool=pool)
-    curve = limit_jitter_curve(features, jitters, n_fit, n_validation, seed)
-    return {**curve, "n_features": int(features["n_features"]), "feature_seconds": float(features["seconds"])}
+def held_out_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: int, views, jitters,
+                         n_fit: int, n_validation: int) -> dict:
+    """The stacked limit with its ridge μ chosen on held-out training rows, in one computation: the
+    standardised patch features of (``dataset``, ``n_patches``, ``seed``, ``subset``, ``pool``) and of
+    each image's augmented copies ``views`` (e.g. ``("flip",)``; ``()``: the images alone,
+    :func:`~greenelm_book.frontier.standardised_patch_views`), one N × N float32 arc-cosine kernel (He
+    scale) averaged over the views, the ridge at each of ``jitters`` fitted on ``n_fit`` training rows
+    and scored on ``n_validation`` others (seed ``seed``'s
+    :func:`~greenelm_book.frontier.held_out_split`; the test rows are never read for the choice), then
+    the best jitter's ridge on all training rows, in place
+    (``greenelm.kernels.held_out_kernel_ridge_predict``).
 
-
-def averaged_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: int, views, jitter: float) -> dict:
-    """:func:`stacked_limit_point` with each image's augmented copies (``views``, e.g. ``("flip",)``)
-    averaged into the kernel: ``greenelm.kernels.averaged_kernel_ridge_predict`` on the features of
-    :func:`~greenelm_book.frontier.standardised_patch_views` (V views: V² kernels' work, V times the
-    features' memory, one N × N float32 kernel), at ``jitter``, on all training rows.
-
-    Returns {"accuracy" (%), "mu", "jitter", "n_train", "seconds" (the kernel ridge), "fit_seconds"
-    (the patch map of every view and the standardisation, then the kernel ridge), "peak_memory_gb",
-    "n_features", "views"}; raises ``LinAlgError`` when the kernel does not factorise at ``jitter``."""
-    from greenelm.kernels import averaged_kernel_ridge_predict
+    Returns {"accuracy" (%), "mu", "jitter", "jitters", "validation" (% per jitter, None where the
+    block did not factorise), "n_fit", "n_validation", "n_train", "seconds" ({"features", "kernel",
+    "validation", "fit", "test"}), "fit_seconds" (their sum), "peak_memory_gb", "n_features",
+    "views"}; raises ``LinAlgError`` when no jitter factorised, or the chosen one on all rows."""
+    from greenelm.kernels import held_out_kernel_ridge_predict
 
     from .bench import peak_rss_bytes, reset_peak_rss
 
-    _FEATURES.clear()
+    _FEATURES.clear()                        # a previous configuration's features: memory this fit needs
     reset_peak_rss()
-    features = standardised_patch_views(dataset, n_patches, seed, subset=subset, pool=pool, views=views)
+    features = standardised_patch_views(dataset, n_patches, seed, subset=subset, pool=pool, views=tuple(views))
     y_train = features["y_train"]
-    start = time.perf_counter()
-    scores, info = averaged_kernel_ridge_predict(features.pop("X_train"), np.eye(int(y_train.max()) + 1)[y_train],
-                                                 features.pop("X_test"), [jitter], weight_scale="he")
-    if scores[0] is None:
-        raise np.linalg.LinAlgError(f"the view-averaged kernel of {dataset} did not factorise at jitter {jitter:g}")
-    seconds = time.perf_counter() - start
-    accuracy = 100 * float(np.mean(scores[0].argmax(1) == features["y_test"]))
-    return {"accuracy": accuracy, "mu": float(info["mu"][0]), "jitter": float(jitter), "n_train": len(y_train),
-            "seconds": seconds, "fit_seconds": features["seconds"] + seconds, "peak_memory_gb": peak_rss_bytes() / GB,
+    n_fit, n_validation = check_positive_int("n_fit", n_fit), check_positive_int("n_validation", n_validation)
+    if n_fit + n_validation > len(y_train):
+        raise ValueError(f"n_fit + n_validation = {n_fit + n_validation} exceeds the {len(y_train)} training rows")
+    fit_rows, validation_rows = held_out_split(len(y_train), n_fit, n_validation, seed)
+    scores, info = held_out_kernel_ridge_predict(features.pop("X_train"), np.eye(int(y_train.max()) + 1)[y_train],
+                                                 features.pop("X_test"), jitters, fit_rows, validation_rows,
+                                                 weight_scale="he")
+    seconds = {"features": float(features["seconds"]), **info["seconds"]}
+    return {"accuracy": 100 * float(np.mean(scores.argmax(1) == features["y_test"])), "mu": float(info["mu"]),
+            "jitter": float(info["jitter"]), "jitters": [float(j) for j in info["jitters"]],
+            "validation": [None if value is None else 100 * value for value in info["validation"]],
+            "n_fit": n_fit, "n_validation": n_validation, "n_train": len(y_train), "seconds": seconds,
+            "fit_seconds": sum(seconds.values()), "peak_memory_gb": peak_rss_bytes() / GB,
             "n_features": int(features["n_features"]), "views": list(features["views"])}
 
 
@@ -721,7 +717,7 @@ LIMIT_VARIANTS = {
 def record_stacked(store, name: str, n_patches: int, pool: int, width: int | None, run: dict, *, seed: int,
                    subset, solver: str | None = None, variant: str = "vanishing", chosen: dict | None = None) -> dict:
     """Record one stacked fit (``width``) or limit (``width=None``, of :data:`LIMIT_VARIANTS`' ``variant``)
-    of :func:`stacked_point`, :func:`stacked_limit_point` or :func:`averaged_limit_point`: accuracy,
+    of :func:`stacked_point`, :func:`stacked_limit_point` or :func:`held_out_limit_point`: accuracy,
     fit-seconds, peak-memory and, for a width, the λ GCV chose; the limit's ridge μ (and ``solver``,
     and how μ was ``chosen``: jitters tried, rows fitted and held out, when given) in its setting.
     Returns {"accuracy", "fit", "memory"[, "alpha"]: Result}."""
@@ -734,7 +730,7 @@ def record_stacked(store, name: str, n_patches: int, pool: int, width: int | Non
         if solver:
             setting["solver"] = solver
         setting.update(chosen or {})
-        if "views" in run:
+        if len(run.get("views", ())) > 1:         # the images and their augmented copies
             setting["views"] = run["views"]
     else:
         setting.update(model="relu(F W + b), W ~ N(0, 2/F), b ~ N(0, 1)", n_hidden=width,
@@ -811,18 +807,15 @@ def fit_wide_limits(store, wide: dict, *, seed: int, subset, jitter: float) -> d
 
 
 def fit_ridge_limits(store, spec: dict, *, seed: int, subset, jitters, n_fit: int, n_validation: int,
-                     vanishing: float | None = None, judged: int | None = None, views=()) -> dict:
+                     views=()) -> dict:
     """The stacked map's limit with its ridge μ chosen on held-out training rows and, with ``views``
     (e.g. ``("flip",)``: the variant "flip" of :data:`LIMIT_VARIANTS`), each image's augmented copies
-    averaged into the kernel: ``spec`` {dataset: [[K, pool], …]}; for each, :func:`stacked_ridge_curve`
-    (cached as ``frontier-limit-ridge``) over ``jitters`` on ``n_fit`` + ``n_validation`` training rows,
-    then the limit on all training rows at the chosen jitter (cached as ``frontier-stacked-limit``:
-    :func:`averaged_limit_point` with ``views``, else :func:`stacked_limit_point`, the entry
-    :func:`fit_wide_limits` uses, or :func:`fit_stacked`'s when the chosen jitter is ``vanishing``,
-    the chapter's own, at the ``judged`` K). Recorded by :func:`record_stacked` (fit-seconds: the
-    curve, its features and the final fit) with ``jitter=<j>/validation-accuracy`` per jitter that
-    factorised. Returns {(dataset, K, pool, variant): {"accuracy", "fit", "memory": Result,
-    "validation": {jitter: Result}}}."""
+    averaged into the kernel: ``spec`` {dataset: [[K, pool], …]}; for each, :func:`held_out_limit_point`
+    (one kernel for the choice over ``jitters`` on ``n_fit`` + ``n_validation`` training rows and for
+    the fit on all of them; cached as ``frontier-held-out-limit``). Recorded by :func:`record_stacked`
+    (fit-seconds: features, kernel, held-out ridges, final fit and test scores) with
+    ``jitter=<j>/validation-accuracy`` per jitter that factorised. Returns {(dataset, K, pool, variant):
+    {"accuracy", "fit", "memory": Result, "validation": {jitter: Result}}}."""
     from .results_cache import memoize
 
     records = {}
@@ -830,27 +823,14 @@ def fit_ridge_limits(store, spec: dict, *, seed: int, subset, jitters, n_fit: in
     variant = "flip" if views == ("flip",) else "ridge"
     if views and variant != "flip":
         raise ValueError(f"views must be () or ('flip',), got {views!r}")
-    with_views = {"views": list(views)} if views else {}       # the plain limits keep their keys
     for name, K, pool in limit_pairs(spec, "ridge-chosen limits"):
         size = (int(n_fit), int(n_validation))
         if subset and sum(size) > subset:    # a smaller subset: two thirds fit, one third validates
             size = (2 * subset // 3, subset - 2 * subset // 3)
         params = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool,
-                  "jitters": jitters, "n_fit": size[0], "n_validation": size[1], **with_views}
-        curve, _ = memoize("frontier-limit-ridge", params,
-                           partial(stacked_ridge_curve, name, K, seed, subset, pool, jitters, *size, views=views))
-        chosen = float(curve["chosen"])
-        final = {"dataset": name, "n_patches": K, "seed": seed, "subset": subset, "pool": pool, "jitter": chosen}
-        if views:
-            run, _ = memoize("frontier-stacked-limit", {**final, **with_views},
-                             partial(averaged_limit_point, name, K, seed, subset, pool, views, chosen))
-        elif vanishing is not None and chosen == float(vanishing) and K == judged:   # computed anyway
-            run, _ = memoize("frontier-stacked", {**final, "n_hidden": None},
-                             partial(stacked_point, name, K, seed, subset, pool, n_hidden=None, jitter=chosen))
-        else:
-            run, _ = memoize("frontier-stacked-limit", final, partial(stacked_limit_point, name, K, seed, subset,
-                                                                      pool, chosen))
-        run = {**run, "fit_seconds": run["fit_seconds"] + curve["seconds"] + curve["feature_seconds"]}
+                  "views": list(views), "jitters": jitters, "n_fit": size[0], "n_validation": size[1]}
+        run, _ = memoize("frontier-held-out-limit", params,
+                         partial(held_out_limit_point, name, K, seed, subset, pool, views, jitters, *size))
         setting = {"jitters": jitters, "n_fit": size[0], "n_validation": size[1]}
         record = record_stacked(store, name, K, pool, None, run, seed=seed, subset=subset, solver=WIDE_LIMIT_SOLVER,
                                 variant=variant, chosen=setting)
@@ -858,7 +838,7 @@ def fit_ridge_limits(store, spec: dict, *, seed: int, subset, jitters, n_fit: in
         record["validation"] = {
             jitter: store.record(f"{base}/jitter={jitter:g}/validation-accuracy", [accuracy], "%",
                                  **{**record["accuracy"].setting, "jitter": jitter})
-            for jitter, accuracy in zip(curve["jitters"], curve["accuracy"]) if accuracy is not None}
+            for jitter, accuracy in zip(run["jitters"], run["validation"]) if accuracy is not None}
         records[name, K, pool, variant] = record
     return records
 
@@ -1279,6 +1259,21 @@ def view_count(setting: dict) -> int:
     return len(setting.get("views", [""]))
 
 
+def best_width_sentence(overall: dict) -> str:
+    """How many features each dataset's best result (``overall`` as :func:`best_overall` gives it)
+    takes as its input, and whether it is the stacked map's d → ∞ limit on them: the count to set
+    beside the anchors' 64,000–256,000. Empty when nothing was fitted."""
+    parts = []
+    for name, (rec, _) in overall.items():
+        setting = rec["accuracy"].setting
+        if "n_features" not in setting:
+            continue
+        limit = "d = ∞" in str(setting.get("model", ""))
+        parts.append(f"{DATASET_NAMES[name]} {rec['accuracy'].mean:.2f} % on {thousands(setting['n_features'])} "
+                     "patch features" + (" (the paper's map on them at d → ∞)" if limit else ""))
+    return ("Our best results take far fewer as their input: " + "; ".join(parts) + ".") if parts else ""
+
+
 def limit_memory_sentence(stacked: dict, pooled: dict) -> str:
     """What bounds the stacked map's d → ∞ limit: per dataset, its widest features' float32 kernel
     (4·N² bytes) and features (4·N·F bytes per view: the images', and their mirror images' when
@@ -1361,15 +1356,17 @@ def stacked_limit_text(limit: bool, widths=(), pools: dict | None = None, wide: 
         also += (" At a fixed λ the limit's ridge λ/d vanishes; letting λ grow with d leaves a ridge μ > 0, chosen "
                  f"here as the readouts choose λ, on training rows alone: kernel ridge on {thousands(validation[0])} "
                  f"training rows scored on {thousands(validation[1])} others for each μ, then refitted on all "
-                 "training rows at the best (on " + " and ".join(chosen) + ").")
+                 "training rows at the best, one N × N kernel serving both (greenelm.kernels."
+                 "held_out_kernel_ridge_predict: each μ factorises a copy of the fitted rows' block) (on "
+                 + " and ".join(chosen) + ").")
     mirrored = [f"{DATASET_NAMES[name]}'s K = {thousands(int(K))} features pooled {int(pool)} × {int(pool)}"
                 for name, pairs in (flip or {}).items() for K, pool in pairs]
     if limit and mirrored:
         also += (" Flipping an image left to right keeps its class, and the limit can take that in without "
                  "doubling N: its kernel becomes the kernel of the features averaged over an image and its mirror "
                  "image, K̄(x, z) = ¼ Σ K(a, b) over a ∈ {x, x's mirror image}, b ∈ {z, z's mirror image} "
-                 "(greenelm.kernels.averaged_kernel_ridge_predict: four kernels' work and twice the features' "
-                 "memory, one N × N kernel), with μ chosen the same way (on " + " and ".join(mirrored) + ").")
+                 "(four kernels' work and twice the features' memory, one N × N kernel), with μ chosen the "
+                 "same way (on " + " and ".join(mirrored) + ").")
     if not list(widths) and not limit:
         return ("This run fits neither the stacked map nor its d → ∞ limit (the profile's stacked_widths and "
                 "stacked_limit switch them on; the smoke profile runs both on a thousand images).")

@@ -204,8 +204,7 @@ pooled = fc.fit_pooled_limits(store, stacked_limit_pools if stacked_limit else {
 pooled |= fc.fit_wide_limits(store, stacked_limit_patches if stacked_limit else {}, seed=seed, subset=patch_subset,
                              jitter=kernel_jitter)
 pooled |= fc.fit_ridge_limits(store, stacked_limit_ridge if stacked_limit else {}, seed=seed, subset=patch_subset,
-                              jitters=limit_jitters, n_fit=limit_validation[0], n_validation=limit_validation[1],
-                              vanishing=kernel_jitter, judged=judged_patches)
+                              jitters=limit_jitters, n_fit=limit_validation[0], n_validation=limit_validation[1])
 pooled |= fc.fit_ridge_limits(store, stacked_limit_flip if stacked_limit else {}, seed=seed, subset=patch_subset,
                               jitters=limit_jitters, n_fit=limit_validation[0], n_validation=limit_validation[1],
                               views=["flip"])
@@ -285,10 +284,11 @@ plt.show()
 # way: 2·K·pool² features make a (2·K·pool²)² Gram and an eigendecomposition of that order for the
 # LOO path, and its features cost one GEMM of (images × positions) × p²C × K per pass plus the
 # elementwise split and pooling: {glue:text}`feature_seconds_text` The anchors that pass 85 % on
-# CIFAR-10 use 64,000–256,000 features. {glue:text}`limit_memory_text`
+# CIFAR-10 use 64,000–256,000 features. {glue:text}`best_width_text` {glue:text}`limit_memory_text`
 
 # %% tags=["remove-cell"]
 for name, value in fc.limits_glues(ultra["kernel_accuracy"], goals[ultra_dataset], runs, patch_datasets,
                                    widths_of, seed, pools[0]).items():
     glue(name, value)
 glue("limit_memory_text", fc.limit_memory_sentence(stacked, pooled))
+glue("best_width_text", fc.best_width_sentence(fc.best_overall(best, stacked, pooled)[0]))

@@ -102,14 +102,12 @@ def test_gpu_dry_run_writes_its_report_at_the_dry_run_shapes_and_leaves_the_full
     assert full.stream_width == 4000 and full.n_train == 60_000
 
 
-def test_held_out_limit_chooses_on_the_chapter_s_held_out_rows_and_reports_each_part(tmp_path):
-    """benchmarks.held_out_limit: the rows are limit_jitter_curve's (same seed, same permutation),
-    the held-out curve has one value per jitter, the chosen jitter is its best, and the parts' times
-    add up to no more than the one wall clock."""
-    import numpy as np
-
+def test_held_out_limit_reports_the_chapter_s_computation_and_each_part(tmp_path):
+    """benchmarks.held_out_limit: the chapter's held-out limit (same rows, same choice, same test
+    accuracy), one held-out value per jitter, and the parts' times adding up to no more than the
+    one wall clock."""
     from benchmarks import held_out_limit
-    from greenelm_book.frontier import limit_jitter_curve, standardised_patch_views
+    from greenelm_book.frontier_chapter import held_out_limit_point
 
     held_out_limit.main(["--subset", "300", "--n-patches", "4", "--held-out", "150", "60",
                          "--jitters", "1e-6", "1e-2", "10", "--out", str(tmp_path / "limit")])
@@ -122,11 +120,8 @@ def test_held_out_limit_chooses_on_the_chapter_s_held_out_rows_and_reports_each_
     parts = run_["seconds"]
     assert sum(parts[k] for k in ("features", "kernel", "validation", "fit", "test")) <= parts["total"]
     assert 0 <= run_["accuracy"] <= 100 and run_["peak_memory_gb"] > 0
-    # the chapter's curve (its own kernel of the fitted rows) on the same features scores the same
-    features = standardised_patch_views("cifar10", 4, 0, subset=300, pool=3, views=("flip",))
-    chapter = limit_jitter_curve(features, [1e-6, 1e-2, 10.0], 150, 60, seed=0)
-    assert np.abs(np.subtract(chapter["accuracy"], curve)).max() <= 100 / 60 + 1e-9     # one row at most (float32)
-    assert chapter["chosen"] == run_["jitter"] or chapter["accuracy"] != curve
+    chapter = held_out_limit_point("cifar10", 4, 0, 300, 3, ("flip",), [1e-6, 1e-2, 10.0], 150, 60)
+    assert (chapter["validation"], chapter["jitter"], chapter["accuracy"]) == (curve, run_["jitter"], run_["accuracy"])
     text = (tmp_path / "limit.md").read_text()
     assert "| one computation (this run) |" in text and f"chosen {run_['jitter']:g}" in text
 
