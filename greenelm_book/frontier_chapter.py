@@ -1271,7 +1271,7 @@ def best_width_sentence(overall: dict) -> str:
         limit = "d = ∞" in str(setting.get("model", ""))
         parts.append(f"{DATASET_NAMES[name]} {rec['accuracy'].mean:.2f} % on {thousands(setting['n_features'])} "
                      "patch features" + (" (the paper's map on them at d → ∞)" if limit else ""))
-    return ("Our best results take far fewer as their input: " + "; ".join(parts) + ".") if parts else ""
+    return ("Our best results, for comparison: " + "; ".join(parts) + ".") if parts else ""
 
 
 def limit_memory_sentence(stacked: dict, pooled: dict) -> str:

@@ -452,7 +452,7 @@ def test_the_limit_with_mirror_images_averaged_into_its_kernel(store, cache):
     assert "K̄(x, z) = ¼ Σ K(a, b)" in text and text.endswith(f"(on CIFAR-10's K = {thousands(1024)} features pooled 3 × 3).")
     assert "mirror" not in fc.stacked_limit_text(False, [2000], flip={"cifar10": [[1024, 3]]})
     overall = {"mnist": (record, "words")}
-    assert fc.best_width_sentence(overall) == (f"Our best results take far fewer as their input: MNIST "
+    assert fc.best_width_sentence(overall) == (f"Our best results, for comparison: MNIST "
                                                f"{record['accuracy'].mean:.2f} % on 72 patch features (the paper's "
                                                "map on them at d → ∞).")
     readout = main["mnist", 4, ()]
