@@ -24,11 +24,7 @@ import os
 import time
 from pathlib import Path
 
-import numpy as np
-
 from .patches import provenance, write_report
-
-GB = 1e9
 
 
 def measure(dataset: str, n_patches: int, pool: int, seed: int, subset, views, jitters, n_fit: int,
