@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 
+import numpy as np
 import pytest
 
 from benchmarks import run
@@ -140,3 +142,33 @@ def test_arccos_kernel_times_both_transforms_of_one_block_and_reports_their_rati
         assert r["speedup"] == pytest.approx(s["whole block, one thread"] / s["tiles, threads"])
         assert r["tiles_over_gemm"] == pytest.approx(s["tiles, threads"] / s["gemm"])
     assert "| 60 | 40 × 900 |" in (tmp_path / "arccos.md").read_text()
+
+
+def test_shift_kernel_terms_and_report(tmp_path):
+    """benchmarks.shift_kernel: the full average is the mean of the 25 view-pair kernels (the symmetric
+    shortcut for a training kernel gives the same matrix), the shortcuts are symmetric with weights
+    summing to 1, and the report has one row per kernel and one accuracy per jitter."""
+    from benchmarks import shift_kernel
+    from greenelm.kernels import arccos_kernel
+
+    rng = np.random.default_rng(0)
+    views = [rng.standard_normal((30, 7)).astype(np.float32) for _ in range(5)]
+    average = shift_kernel.kernel_of("average", views, views)
+    reference = np.mean([arccos_kernel(a, b, weight_scale="he", dtype="float32").astype(np.float64)
+                         for a in views for b in views], axis=0)
+    np.testing.assert_allclose(average, reference, rtol=1e-6, atol=1e-9)
+    for name in ("symmetrised", "relative"):
+        terms = shift_kernel._products(name)
+        assert math.isclose(sum(w for _, _, w in terms), 1.0)
+        assert {(a, b) for a, b, _ in terms} == {(b, a) for a, b, _ in terms}
+        kernel = shift_kernel.kernel_of(name, views, views)
+        np.testing.assert_allclose(kernel, kernel.T, rtol=1e-6, atol=1e-9)
+    assert [len(shift_kernel._products(name)) for name in shift_kernel.KERNELS] == [1, 25, 9, 5]
+
+    shift_kernel.main(["--subset", "120", "--n-patches", "4", "--jitters", "1e-3", "1e-1",
+                       "--out", str(tmp_path / "shift")])
+    report = json.loads((tmp_path / "shift.json").read_text())["measure"]
+    assert [run_["kernel"] for run_ in report["runs"]] == list(shift_kernel.KERNELS)
+    assert all(len(run_["accuracy"]) == 2 for run_ in report["runs"]) and report["n_train"] == 120
+    text = (tmp_path / "shift.md").read_text()
+    assert text.count("\n| ") == 2 + len(shift_kernel.KERNELS) and "| average | 25 |" in text
