@@ -260,24 +260,26 @@ def _stacked_limits(store: Store, dataset: str) -> dict[str, Result]:
     return store.matching(rf"{re.escape(dataset)}/stacked-patches/p=\d+/pool=\d+/k=\d+/({suffixes})/accuracy")
 
 
-def best_stacked_limit(store: Store, dataset: str) -> tuple[str, Result] | None:
-    """The best of :func:`_stacked_limits` (a tie goes to the faster fit,
-    :func:`~greenelm_book.frontier_chapter.best_of`): (its accuracy key, its result); None where there is none."""
+def best_stacked_limit(store: Store, limits: dict[str, Result]) -> tuple[str, Result, float] | None:
+    """The best of ``limits`` (:func:`_stacked_limits` of one dataset; a tie goes to the faster fit,
+    :func:`~greenelm_book.frontier_chapter.best_of`): (its accuracy key, its result, its mean fit
+    seconds); None where ``limits`` is empty."""
     from .frontier_chapter import best_of
 
-    found = _stacked_limits(store, dataset)
-    if not found:
+    if not limits:
         return None
-    key = best_of({k: (found[k].mean, store.get(k.removesuffix("accuracy") + "fit-seconds").mean) for k in found})
-    return key, found[key]
+    seconds = {k: store.get(k.removesuffix("accuracy") + "fit-seconds").mean for k in limits}
+    key = best_of({k: (limits[k].mean, seconds[k]) for k in limits})
+    return key, limits[key], seconds[key]
 
 
-def stacked_limit_configuration(key: str, limit: Result) -> str:
+def stacked_limit_configuration(key: str, limit: Result, with_width: bool = True) -> str:
     """The patch features and kernel variant of one stacked limit: "K = 1 024, pooled 3 × 3, mirror
-    images in the kernel, …" (``key`` its accuracy key)."""
+    images in the kernel, …" (``key`` its accuracy key); without "K = …, " when not ``with_width``."""
     from .frontier_chapter import LIMIT_VARIANTS
 
-    return (f"K = {thousands(limit.setting['n_patches'])}, pooled {limit.setting['pool']} × {limit.setting['pool']}"
+    return ((f"K = {thousands(limit.setting['n_patches'])}, " if with_width else "")
+            + f"pooled {limit.setting['pool']} × {limit.setting['pool']}"
             + next(words for suffix, _, words in LIMIT_VARIANTS.values() if key.endswith(f"/{suffix}/accuracy")))
 
 
@@ -291,10 +293,9 @@ def stacked_limits_text(store: Store) -> str:
         found = _stacked_limits(store, dataset)
         if not found:
             continue
-        key, limit = best_stacked_limit(store, dataset)
+        key, limit, _ = best_stacked_limit(store, found)
         widths = {result.setting["n_patches"] for result in found.values()}
-        configuration = stacked_limit_configuration(key, limit)
-        said = [configuration if len(widths) > 1 else configuration.split(", ", 1)[1]] if len(found) > 1 else []
+        said = [stacked_limit_configuration(key, limit, with_width=len(widths) > 1)] if len(found) > 1 else []
         pixels = store.matching(rf"{re.escape(dataset)}/arccos-kernel/accuracy")
         said += [f"{next(iter(pixels.values())).mean:.2f} % on raw pixels"] if pixels else []
         parts.append(f"{limit.mean:.2f} % on {DATASET_NAMES[dataset]}" + (f" ({'; '.join(said)})" if said else ""))
@@ -317,12 +318,11 @@ def frontier_findings(store: Store) -> dict:
                patch_vs_cnn_words=by_sign(out["patch_cifar"] - cnn.mean, "above", "below"))
     out["stacked_limits"] = stacked_limits_text(store)
     out.update(stacked_cifar=None, stacked_cifar_config=None, stacked_cifar_min=None)   # where it was not computed
-    best = best_stacked_limit(store, "cifar10")
+    best = best_stacked_limit(store, _stacked_limits(store, "cifar10"))
     if best is not None:
-        key, limit = best
-        out.update(stacked_cifar=limit.mean,
-                   stacked_cifar_config=stacked_limit_configuration(key, limit),
-                   stacked_cifar_min=store.get(key.removesuffix("accuracy") + "fit-seconds").mean / 60)
+        key, limit, seconds = best
+        out.update(stacked_cifar=limit.mean, stacked_cifar_config=stacked_limit_configuration(key, limit),
+                   stacked_cifar_min=seconds / 60)
     head, _ = store.at_width("cifar10/green-elm/efficientnet-lite0/cholesky/d={d}/accuracy", HEAD_WIDTH)
     ridge = store.get("cifar10/ridge/efficientnet-lite0/accuracy").mean
     out.update(head_acc=head.mean, ridge_backbone=ridge, head_vs_ridge=abs(head.mean - ridge),
