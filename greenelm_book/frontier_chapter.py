@@ -1085,25 +1085,42 @@ def baseline_curve(store, name: str, model: str) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["epochs", "seconds", "accuracy"])
 
 
-def parity_rows(store, best: dict, long_curves: dict | None = None) -> list[dict]:
-    """Each dataset's best one-shot readout against each SGD network given the same seconds: SGD's
-    accuracy after the last epoch that finished within the readout's fit time, from the chapter's
+def result_label(record: dict) -> str:
+    """A short name for one of the chapter's results (``record`` as :func:`best_overall` gives it):
+    "patch readout", "stacked map at d = 8,000" or "stacked map's d → ∞ limit"."""
+    key = record["accuracy"].key
+    if "/stacked-patches/" not in key:
+        return "patch readout"
+    width = re.search(r"/d=(\d+)/", key)
+    return f"stacked map at d = {thousands(int(width.group(1)))}" if width else "stacked map's d → ∞ limit"
+
+
+def parity_rows(store, best: dict, long_curves: dict | None = None, overall: dict | None = None) -> list[dict]:
+    """Each dataset's one-shot results against each SGD network given the same seconds: its best patch
+    readout (``best``, :func:`best_patch`) and, where the chapter's best result is another
+    (``overall`` as :func:`best_overall` gives it: a stacked width or limit), that one too. For each,
+    SGD's accuracy after the last epoch that finished within the result's fit time, from the chapter's
     longer run where there is one (``long_curves`` as :func:`long_sgd_runs` returns them), else from
     the baselines chapter's; and that run's last epoch (its seconds and accuracy), which tells whether
-    the run covered the readout's time."""
+    the run covered the result's time."""
     rows = []
-    for name, (_, rec) in best.items():
-        ours_seconds = rec["fit"].mean
+    for name, (_, readout) in best.items():
+        results = [readout]
+        if overall and overall.get(name) and overall[name][0] is not readout:
+            results.append(overall[name][0])
         for model in SGD_MODELS[name]:
             curve = (long_curves or {}).get((name, model))
             curve = baseline_curve(store, name, model) if curve is None else curve
-            within = curve[curve.seconds <= ours_seconds]
-            rows.append({"dataset": DATASET_NAMES[name], "one-shot readout (%)": rec["accuracy"].mean,
-                         "its fit (s)": ours_seconds, "SGD model": SGD_LABELS[model],
-                         "SGD epochs in that time": int(within.epochs.iloc[-1]) if len(within) else 0,
-                         "SGD then (%)": float(within.accuracy.iloc[-1]) if len(within) else np.nan,
-                         "SGD run's end (s)": float(curve.seconds.iloc[-1]),
-                         "SGD at its end (%)": float(curve.accuracy.iloc[-1])})
+            for rec in results:
+                seconds = rec["fit"].mean
+                within = curve[curve.seconds <= seconds]
+                rows.append({"dataset": DATASET_NAMES[name], "SGD model": SGD_LABELS[model],
+                             "one-shot result": result_label(rec), "its accuracy (%)": rec["accuracy"].mean,
+                             "its fit (s)": seconds,
+                             "SGD epochs in that time": int(within.epochs.iloc[-1]) if len(within) else 0,
+                             "SGD then (%)": float(within.accuracy.iloc[-1]) if len(within) else np.nan,
+                             "SGD run's end (s)": float(curve.seconds.iloc[-1]),
+                             "SGD at its end (%)": float(curve.accuracy.iloc[-1])})
     return rows
 
 
@@ -1113,24 +1130,35 @@ def parity_table(rows: list[dict]) -> pd.DataFrame:
 
 
 def parity_sentence(rows: list[dict]) -> str:
-    """Per SGD network: given the readout's seconds, which is ahead and by how much; where the SGD
-    run ended before the readout's fit time, what it reached at its end."""
-    parts = []
+    """One sentence per SGD network: given each one-shot result's fit time, SGD's accuracy then and how
+    far it is above or below the result; where the SGD run ended before that time, what it reached at
+    its end."""
+    groups = {}
     for r in rows:
-        ours, then = r["one-shot readout (%)"], r["SGD then (%)"]
-        head = f"{r['dataset']}, the {r['SGD model']}"
-        if np.isnan(then):
-            parts.append(f"{head} finished no epoch within the readout's {r['its fit (s)']:.0f} s")
-        elif r["SGD run's end (s)"] < r["its fit (s)"]:
-            end, at_end = r["SGD run's end (s)"], r["SGD at its end (%)"]
-            parts.append(f"{head} ended its run after {end:.0f} s, before the readout's {r['its fit (s)']:.0f} s, "
-                         f"at {at_end:.2f} % ({abs(at_end - ours):.2f} points "
-                         f"{by_sign(at_end - ours, 'above', 'below', 'level with')} the readout's {ours:.2f} %)")
-        else:
-            parts.append(f"{head} reaches {then:.2f} % in the readout's {r['its fit (s)']:.0f} s "
-                         f"({r['SGD epochs in that time']} epochs; {abs(then - ours):.2f} points "
-                         f"{by_sign(then - ours, 'above', 'below', 'level with')} the readout's {ours:.2f} %)")
-    return "At equal seconds: " + "; ".join(parts) + "."
+        groups.setdefault((r["dataset"], r["SGD model"]), []).append(r)
+    sentences = []
+    for (dataset, model), group in groups.items():
+        clauses, ended = [], False
+        for r in group:
+            ours, then = r["its accuracy (%)"], r["SGD then (%)"]
+            fit = f"the {thousands(round(r['its fit (s)']))} s fit of the {r['one-shot result']}"
+
+            def gap(value):
+                return (f"{abs(value - ours):.2f} points {by_sign(value - ours, 'above', 'below', 'level with')} "
+                        f"its {ours:.2f} %")
+
+            if np.isnan(then):
+                clauses.append(f"finished no epoch within {fit}")
+            elif r["SGD run's end (s)"] < r["its fit (s)"]:
+                end, at_end = r["SGD run's end (s)"], r["SGD at its end (%)"]
+                clauses.append(f"before {fit} ({gap(at_end)})" if ended else
+                               f"ended its run after {thousands(round(end))} s at {at_end:.2f} %, before {fit} ({gap(at_end)})")
+                ended = True
+            else:
+                clauses.append(f"{'' if clauses else 'reaches '}{then:.2f} % within {fit} "
+                               f"({thousands(r['SGD epochs in that time'])} epochs; {gap(then)})")
+        sentences.append(f"{dataset}'s {model} " + ", and ".join(clauses) + ".")
+    return " ".join(sentences)
 
 
 def budget_sentence(store, records: dict, datasets) -> str:
