@@ -19,6 +19,11 @@ benchmark measures, on the same features, the test accuracy and the seconds of f
   pairs that include the identity, symmetric by construction: 9 products;
 * ``relative``: (1/5) [k(x, y) + Σ_{s ∈ {down, right}} (k(x, T_s y) + k(T_s x, y))]: the relative shifts
   0, ±down, ±right with k(x, T_{−s} y) taken as k(T_s x, y), 5 products.
+* ``test-shifts``: the identity kernel to fit, and each test image's prediction averaged over its
+  five views, (1/5) Σ_a k(Tₐx, y) against the training rows: one training product, five test ones;
+* ``two-layer``: the identity kernel's d → ∞ limit taken again, as if a second random ReLU layer
+  (He scale, Gaussian bias) were stacked on the first: the arc-cosine formula applied to the inner
+  products 2·k(x, y) + 1 (:func:`two_layer`); one product and one more elementwise pass.
 
 The last two need not be positive semi-definite; the report gives each kernel's smallest eigenvalue
 over its mean diagonal. Every kernel is solved at each jitter of ``--jitters`` (μ = jitter · mean diag K)
@@ -38,12 +43,15 @@ from .patches import provenance, write_report
 
 #: the views of ``greenelm_book.frontier.augmented(images, "shift")`` after the identity, in its order
 SHIFTS = ("down", "up", "right", "left")
-KERNELS = ("identity", "average", "symmetrised", "relative")
+KERNELS = ("identity", "average", "symmetrised", "relative", "test-shifts", "two-layer")
 
 
-def _products(kernel: str) -> list[tuple[int, int, float]]:
-    """(row view, column view, weight) of each term of ``kernel``, views indexed 0 (identity) to 4 (:data:`SHIFTS`)."""
-    if kernel == "identity":
+def _products(kernel: str, test: bool = False) -> list[tuple[int, int, float]]:
+    """(row view, column view, weight) of each term of ``kernel``, views indexed 0 (identity) to 4
+    (:data:`SHIFTS`); ``test``: the terms of the test rows' kernel against the training rows."""
+    if kernel == "test-shifts" and test:
+        return [(a, 0, 1 / 5) for a in range(5)]
+    if kernel in ("identity", "test-shifts", "two-layer"):
         return [(0, 0, 1.0)]
     if kernel == "average":
         return [(a, b, 1 / 25) for a in range(5) for b in range(5)]
@@ -52,12 +60,16 @@ def _products(kernel: str) -> list[tuple[int, int, float]]:
     return [(0, 0, weight)] + [term for s in shifts for term in ((0, s, weight), (s, 0, weight))]
 
 
-def kernel_of(kernel: str, rows: list[np.ndarray], cols: list[np.ndarray]) -> np.ndarray:
+def kernel_of(kernel: str, rows: list[np.ndarray], cols: list[np.ndarray], test: bool = False) -> np.ndarray:
     """K (n, m) float64: the weighted sum of ``kernel``'s arc-cosine terms (He scale) between the
-    views ``rows`` [(n, F) per view] and ``cols`` [(m, F) per view], products in float32."""
+    views ``rows`` [(n, F) per view] and ``cols`` [(m, F) per view], products in float32 (``test``:
+    the test rows' terms, :func:`_products`); for ``two-layer``, the identity kernel passed through
+    :func:`two_layer`."""
     from greenelm.kernels import arccos_kernel
 
-    terms = {(a, b): weight for a, b, weight in _products(kernel)}
+    if kernel == "two-layer":
+        return two_layer(kernel_of("identity", rows, cols), self_kernel(rows[0]), self_kernel(cols[0]))
+    terms = {(a, b): weight for a, b, weight in _products(kernel, test)}
     total = np.zeros((len(rows[0]), len(cols[0])))
     for (a, b), weight in terms.items():
         if rows is cols and a > b:
@@ -69,7 +81,26 @@ def kernel_of(kernel: str, rows: list[np.ndarray], cols: list[np.ndarray]) -> np
     return total
 
 
-def measure(n_patches: int, pool: int, seed: int, subset: int, jitters) -> dict:
+def self_kernel(X: np.ndarray) -> np.ndarray:
+    """k(x, x) (n,) of the arc-cosine kernel (He scale, Gaussian bias) for rows X (n, F): ‖x̃‖² / 2, the
+    angle being 0."""
+    from greenelm.kernels import augment
+
+    return 0.5 * np.einsum("ij,ij->i", *(2 * (augment(X, "he"),)))
+
+
+def two_layer(K: np.ndarray, diag_rows: np.ndarray, diag_cols: np.ndarray) -> np.ndarray:
+    """The arc-cosine kernel of a second random ReLU layer on the first's d → ∞ features: with He
+    weights N(0, 2/d) and a N(0, 1) bias, its inner products are 2·k(x, y) + 1 and its norms
+    √(2·k(x, x) + 1). K (n, m) → K₂ (n, m), in place."""
+    from greenelm.kernels import _arccos_from_products
+
+    K *= 2.0
+    K += 1.0
+    return _arccos_from_products(K, np.sqrt(2 * diag_rows + 1), np.sqrt(2 * diag_cols + 1))
+
+
+def measure(n_patches: int, pool: int, seed: int, subset: int, jitters, kernels=KERNELS) -> dict:
     """The features of ``subset`` MNIST training and test images and of their four shifts, then each
     of :data:`KERNELS` solved at every jitter: test accuracy, seconds, smallest eigenvalue."""
     from scipy.linalg import cho_factor, cho_solve, eigh
@@ -83,11 +114,11 @@ def measure(n_patches: int, pool: int, seed: int, subset: int, jitters) -> dict:
     y_train, y_test = features["y_train"], features["y_test"]
     targets = np.eye(int(y_train.max()) + 1)[y_train]
     runs = []
-    for name in KERNELS:
+    for name in kernels:
         start = time.perf_counter()
         K = kernel_of(name, train, train)
         K = (K + K.T) / 2                             # the float32 products' rounding on the diagonal terms
-        K_test = kernel_of(name, test, train)
+        K_test = kernel_of(name, test, train, test=True)
         kernel_seconds = time.perf_counter() - start
         scale = float(np.mean(np.diag(K)))
         smallest = float(eigh(K, eigvals_only=True, subset_by_index=[0, 0], driver="evr")[0]) / scale
@@ -102,7 +133,7 @@ def measure(n_patches: int, pool: int, seed: int, subset: int, jitters) -> dict:
             scores = K_test @ cho_solve(factor, targets, check_finite=False)
             solve_seconds += time.perf_counter() - start
             accuracy.append(100 * float(np.mean(scores.argmax(1) == y_test)))
-        runs.append({"kernel": name, "products": len(_products(name)), "kernel_seconds": kernel_seconds,
+        runs.append({"kernel": name, "products": len(_products(name)), "test_products": len(_products(name, True)), "kernel_seconds": kernel_seconds,
                      "solve_seconds": solve_seconds, "smallest_eigenvalue": smallest, "accuracy": accuracy})
         del K, K_test
     return {"n_patches": n_patches, "pool": pool, "seed": seed, "subset": subset, "n_train": len(y_train),
@@ -121,22 +152,27 @@ def markdown(report: dict) -> str:
              "jitter (μ = jitter · mean diag K); kernel seconds = the training and test kernels' products and "
              "transforms, float32 products summed in float64 (a different code path from the chapter's; "
              "relative costs only).", "",
-             "| kernel | products | kernel (s) | smallest eigenvalue / mean diag | "
+             "| kernel | products (fit / test) | kernel (s) | smallest eigenvalue / mean diag | "
              + " | ".join(f"{j:g}" for j in jitters) + " |",
              "| --- | ---: | ---: | ---: | " + " | ".join("---:" for _ in jitters) + " |"]
     for run in m["runs"]:
-        lines.append(f"| {run['kernel']} | {run['products']} | {run['kernel_seconds']:.0f} | "
-                     f"{run['smallest_eigenvalue']:.1e} | "
+        lines.append(f"| {run['kernel']} | {run['products']} / {run.get('test_products', run['products'])} | "
+                     f"{run['kernel_seconds']:.0f} | {run['smallest_eigenvalue']:.1e} | "
                      + " | ".join("—" if a is None else f"{a:.2f}" for a in run["accuracy"]) + " |")
     lines += ["", "— : the kernel plus μ·I did not factorise. The kernels: see the module's docstring.", ""]
     runs = {run["kernel"]: run for run in m["runs"]}
-    base, full = runs["identity"], runs["average"]
-    gains = [a - b for a, b in zip(full["accuracy"], base["accuracy"]) if a is not None and b is not None]
-    if gains:
-        lines.append(f"Averaging over the shifts moves the test accuracy by {min(gains):+.2f} to {max(gains):+.2f} "
-                     f"points across the jitters, for {full['kernel_seconds'] / base['kernel_seconds']:.0f}× the "
-                     "identity kernel's seconds.")
-    indefinite = [name for name in ("symmetrised", "relative") if runs[name]["smallest_eigenvalue"] < 0]
+    base = runs.get("identity")
+    for name, what in (("average", "Averaging over the shifts"), ("test-shifts", "Averaging each test image's "
+                       "prediction over its shifts (the fitted kernel unchanged)"),
+                       ("two-layer", "The second layer's limit")):
+        if base is None or name not in runs:
+            continue
+        gains = [a - b for a, b in zip(runs[name]["accuracy"], base["accuracy"]) if a is not None and b is not None]
+        if gains:
+            lines.append(f"{what} moves the test accuracy by {min(gains):+.2f} to {max(gains):+.2f} points across "
+                         f"the jitters, for {runs[name]['kernel_seconds'] / base['kernel_seconds']:.1f}× the "
+                         "identity kernel's seconds.")
+    indefinite = [name for name in ("symmetrised", "relative") if name in runs and runs[name]["smallest_eigenvalue"] < 0]
     if indefinite:
         lines.append(f"{' and '.join(indefinite).capitalize()}: not positive semi-definite (smallest eigenvalue "
                      + ", ".join(f"{runs[n]['smallest_eigenvalue']:.2f}" for n in indefinite)
@@ -152,10 +188,11 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--subset", type=int, default=10000)
     parser.add_argument("--jitters", type=float, nargs="+", default=[1e-6, 1e-5, 1e-4, 1e-3, 1e-2])
+    parser.add_argument("--kernels", nargs="+", choices=KERNELS, default=list(KERNELS))
     parser.add_argument("--out", default="benchmarks/shift_kernel")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    run = measure(args.n_patches, args.pool, args.seed, args.subset, args.jitters)
+    run = measure(args.n_patches, args.pool, args.seed, args.subset, args.jitters, args.kernels)
     write_report(provenance("benchmarks.shift_kernel", argv) | {"measure": run}, args.out, markdown)
 
 

@@ -163,7 +163,24 @@ def test_shift_kernel_terms_and_report(tmp_path):
         assert {(a, b) for a, b, _ in terms} == {(b, a) for a, b, _ in terms}
         kernel = shift_kernel.kernel_of(name, views, views)
         np.testing.assert_allclose(kernel, kernel.T, rtol=1e-6, atol=1e-9)
-    assert [len(shift_kernel._products(name)) for name in shift_kernel.KERNELS] == [1, 25, 9, 5]
+    assert [len(shift_kernel._products(name)) for name in shift_kernel.KERNELS] == [1, 25, 9, 5, 1, 1]
+    assert shift_kernel._products("test-shifts", test=True) == [(a, 0, 0.2) for a in range(5)]
+    # test-time shifts: the test rows' kernel is the mean of their five views' kernels
+    np.testing.assert_allclose(shift_kernel.kernel_of("test-shifts", views, views[:1] * 5, test=True),
+                               np.mean([arccos_kernel(v, views[0], weight_scale="he", dtype="float32")
+                                        for v in views], axis=0), rtol=1e-5, atol=1e-8)
+    # the self-kernel is the arc-cosine kernel's diagonal; the second layer's limit matches a wide
+    # two-layer random ReLU network (He weights, Gaussian biases) to Monte Carlo accuracy
+    X = views[0][:6].astype(np.float64)
+    first = arccos_kernel(X, weight_scale="he")
+    np.testing.assert_allclose(shift_kernel.self_kernel(X), np.diag(first), rtol=1e-12)
+    second = shift_kernel.two_layer(first.copy(), np.diag(first), np.diag(first))
+    width = 6000
+    H1 = np.maximum(X @ rng.standard_normal((7, width)) * math.sqrt(2 / 7) + rng.standard_normal(width), 0)
+    H2 = np.maximum(H1 @ rng.standard_normal((width, width)) * math.sqrt(2 / width) + rng.standard_normal(width), 0)
+    np.testing.assert_allclose(H1 @ H1.T / width, first, rtol=0.1)
+    np.testing.assert_allclose(H2 @ H2.T / width, second, rtol=0.1)
+    assert not np.allclose(second, first, rtol=0.1)            # the second layer is another kernel
 
     shift_kernel.main(["--subset", "120", "--n-patches", "4", "--jitters", "1e-3", "1e-1",
                        "--out", str(tmp_path / "shift")])
@@ -171,4 +188,5 @@ def test_shift_kernel_terms_and_report(tmp_path):
     assert [run_["kernel"] for run_ in report["runs"]] == list(shift_kernel.KERNELS)
     assert all(len(run_["accuracy"]) == 2 for run_ in report["runs"]) and report["n_train"] == 120
     text = (tmp_path / "shift.md").read_text()
-    assert text.count("\n| ") == 2 + len(shift_kernel.KERNELS) and "| average | 25 |" in text
+    assert text.count("\n| ") == 2 + len(shift_kernel.KERNELS) and "| average | 25 / 25 |" in text
+    assert "| test-shifts | 1 / 5 |" in text and "The second layer's limit moves" in text
