@@ -1032,13 +1032,52 @@ def stacked_sentence(stacked: dict, main: dict, judged: int, pooled: dict | None
 
 
 # ----------------------------------------------------------------------------- part 3: parity
-def long_sgd_runs(store, epochs: dict, *, seed: int, subset) -> dict:
+#: a longer SGD run's recorded epochs: every one up to this, then every :data:`LONG_CURVE_STEP`-th
+LONG_CURVE_EVERY = 100
+LONG_CURVE_STEP = 10
+
+
+def kept_epochs(epochs, seconds, compared=()) -> np.ndarray:
+    """The epochs of a longer SGD run that the results store keeps, as a boolean mask over the run's
+    ``epochs`` (cumulative training ``seconds`` after each): every epoch up to
+    :data:`LONG_CURVE_EVERY`, every :data:`LONG_CURVE_STEP`-th after it, the last, and the last one
+    that finished within each of ``compared`` (the fit times the run is set against), so that the
+    parity read from the kept epochs equals the parity of the whole run."""
+    epochs, seconds = np.asarray(epochs), np.asarray(seconds)
+    keep = (epochs <= LONG_CURVE_EVERY) | (epochs % LONG_CURVE_STEP == 0) | (epochs == epochs.max())
+    for limit in compared:
+        within = np.flatnonzero(seconds <= limit)
+        if len(within):
+            keep[within[-1]] = True
+    return keep
+
+
+def compared_results(best: dict, overall: dict | None = None) -> dict:
+    """{dataset: [record]}: the one-shot results :func:`parity_rows` sets against SGD, the best patch
+    readout (``best``, :func:`best_patch`) and, where it is another result, the chapter's best
+    (``overall`` as :func:`best_overall` gives it: a stacked width or limit)."""
+    out = {}
+    for name, (_, readout) in best.items():
+        out[name] = [readout]
+        if overall and overall.get(name) and overall[name][0] is not readout:
+            out[name].append(overall[name][0])
+    return out
+
+
+def compared_seconds(best: dict, overall: dict | None = None) -> dict:
+    """{dataset: [fit seconds]} of :func:`compared_results`."""
+    return {name: [rec["fit"].mean for rec in records] for name, records in compared_results(best, overall).items()}
+
+
+def long_sgd_runs(store, epochs: dict, *, seed: int, subset, compared: dict | None = None) -> dict:
     """The book's SGD networks trained for ``epochs`` ({dataset: {"mlp" | "cnn": epochs}}; the
     networks of :data:`LONG_SGD`) at seed ``seed``: longer than the baselines chapter's schedule, so
     that they run as long as the readouts, with its settings otherwise (``SGDConfig``'s defaults,
     the same architectures). Cached (the baselines chapter's ``sgd-run`` entries, keyed by the
-    epochs) and recorded with their learning curves under ``{dataset}/sgd-{model}/long/...``.
-    Returns {(dataset, "sgd-" + model): DataFrame (epochs, seconds, accuracy), one row per epoch}."""
+    epochs) and recorded with their learning curves under ``{dataset}/sgd-{model}/long/...``: the
+    epochs :func:`kept_epochs` keeps, given ``compared`` ({dataset: [fit seconds]},
+    :func:`compared_seconds`). Returns {(dataset, "sgd-" + model): DataFrame (epochs, seconds,
+    accuracy), one row per kept epoch}."""
     from .baselines import MLP_HIDDEN, SGDConfig, cifar_architecture, record_runs, sgd_seeds
 
     curves = {}
@@ -1049,6 +1088,7 @@ def long_sgd_runs(store, epochs: dict, *, seed: int, subset) -> dict:
                                  + ", ".join(f"{m} on {n}" for n, ms in LONG_SGD.items() for m in ms))
             config = SGDConfig(epochs=int(n_epochs))
             final, curve, runs = sgd_seeds(name, model, [seed], config, subset=subset, progress=False)
+            curve = curve[kept_epochs(curve.epochs, curve.train_seconds, (compared or {}).get(name, ()))]
             architecture = (f"{runs[0]['n_inputs']}-{MLP_HIDDEN}-{runs[0]['n_classes']}" if model == "mlp"
                             else cifar_architecture(model))
             record_runs(store, f"{name}/sgd-{model}/long", final, curve, runs, config, shown_curve=True,
@@ -1096,18 +1136,13 @@ def result_label(record: dict) -> str:
 
 
 def parity_rows(store, best: dict, long_curves: dict | None = None, overall: dict | None = None) -> list[dict]:
-    """Each dataset's one-shot results against each SGD network given the same seconds: its best patch
-    readout (``best``, :func:`best_patch`) and, where the chapter's best result is another
-    (``overall`` as :func:`best_overall` gives it: a stacked width or limit), that one too. For each,
-    SGD's accuracy after the last epoch that finished within the result's fit time, from the chapter's
-    longer run where there is one (``long_curves`` as :func:`long_sgd_runs` returns them), else from
-    the baselines chapter's; and that run's last epoch (its seconds and accuracy), which tells whether
-    the run covered the result's time."""
+    """Each dataset's one-shot results (:func:`compared_results`) against each SGD network given the same
+    seconds. For each, SGD's accuracy after the last epoch that finished within the result's fit time,
+    from the chapter's longer run where there is one (``long_curves`` as :func:`long_sgd_runs` returns
+    them), else from the baselines chapter's; and that run's last epoch (its seconds and accuracy),
+    which tells whether the run covered the result's time."""
     rows = []
-    for name, (_, readout) in best.items():
-        results = [readout]
-        if overall and overall.get(name) and overall[name][0] is not readout:
-            results.append(overall[name][0])
+    for name, results in compared_results(best, overall).items():
         for model in SGD_MODELS[name]:
             curve = (long_curves or {}).get((name, model))
             curve = baseline_curve(store, name, model) if curve is None else curve

@@ -233,13 +233,16 @@ glue("goal_sentence", fc.goal_sentence(best, goals, stacked, pooled))
 # here the strongest network of each dataset is trained again, with the same settings, past the
 # slowest of them: {glue:text}`long_text`, with its test accuracy after every
 # epoch (one seed; SGD's learning rate is constant, so its first k epochs are the run trained for k
-# epochs). Each row gives SGD's accuracy after the last epoch that finished within the one-shot
-# result's fit time, and where its run ended.
+# epochs; the results keep every epoch up to the 100th, every tenth after it, and the last one
+# within each fit time compared). Each row gives SGD's accuracy after the last epoch that finished
+# within the one-shot result's fit time, and where its run ended.
 
 # %% tags=["remove-cell"]
-long_curves = fc.long_sgd_runs(store, parity_epochs, seed=seed, subset=patch_subset)
+overall = fc.best_overall(best, stacked, pooled)[0]
+long_curves = fc.long_sgd_runs(store, parity_epochs, seed=seed, subset=patch_subset,
+                               compared=fc.compared_seconds(best, overall))
 glue("long_text", fc.long_text(long_curves))
-parity_rows = fc.parity_rows(store, best, long_curves, fc.best_overall(best, stacked, pooled)[0])
+parity_rows = fc.parity_rows(store, best, long_curves, overall)
 
 # %%
 show_table(fc.parity_table(parity_rows), digits=1, integers=["SGD epochs in that time"])
@@ -258,7 +261,7 @@ glue("parity_sentence", fc.parity_sentence(parity_rows))
 glue("budget_sentence", fc.budget_sentence(store, records, patch_datasets))
 
 # %%
-show_table(fc.anchor_table(best, fc.best_overall(best, stacked, pooled)[0]), digits=2)
+show_table(fc.anchor_table(best, overall), digits=2)
 
 # %% [markdown]
 # Sources: {cite}`mcdonnell2015fast`, {cite}`mcdonnell2015enhanced`, {cite}`coates2011analysis`,
@@ -292,4 +295,4 @@ for name, value in fc.limits_glues(ultra["kernel_accuracy"], goals[ultra_dataset
                                    widths_of, seed, pools[0]).items():
     glue(name, value)
 glue("limit_memory_text", fc.limit_memory_sentence(stacked, pooled))
-glue("best_width_text", fc.best_width_sentence(fc.best_overall(best, stacked, pooled)[0]))
+glue("best_width_text", fc.best_width_sentence(overall))

@@ -161,6 +161,20 @@ def test_at_width_takes_the_paper_width_or_the_widest_below():
         store.at_width("mnist/y/d={d}/accuracy", 1000)
 
 
+def test_sgd_within_reads_the_last_epoch_that_finished_in_time():
+    prefix = "cifar10/sgd-cnn/long"
+    curve = [(1, 10.0, 50.0), (2, 20.0, 55.0), (4, 40.0, 60.0)]          # a thinned curve: epoch 3 not kept
+    store = bl.Store.from_results([_result(f"{prefix}/e={e}/train-seconds", [s], unit="s") for e, s, _ in curve]
+                                  + [_result(f"{prefix}/e={e}/accuracy", [a]) for e, _, a in curve]
+                                  + [_result(f"{prefix}/train-seconds", [50.0], unit="s"),
+                                     _result(f"{prefix}/accuracy", [62.0])])
+    assert bl.sgd_within(store, prefix, 25.0).mean == 55.0 and bl.sgd_within(store, prefix, 20.0).mean == 55.0
+    assert bl.sgd_within(store, prefix, 49.0).mean == 60.0 and bl.sgd_within(store, prefix, 50.0).mean == 62.0
+    assert bl.sgd_within(store, prefix, 51.0) is None                    # the run ended before: not covered
+    assert bl.sgd_within(store, prefix, 5.0) is None                     # no epoch finished yet
+    assert bl.sgd_within(store, "mnist/sgd-mlp/long", 5.0) is None       # no such run
+
+
 def test_words_follow_the_sign_of_their_number():
     assert bl._gap("x", 98.0, 97.0) == {"x": 98.0, "x_paper": 97.0, "x_gap": 1.0, "x_words": "above"}
     assert bl._gap("x", 96.5, 97.0)["x_words"] == "below"
@@ -201,7 +215,9 @@ def test_the_headline_page_quotes_the_findings(found):
     for snippet in (f"{found['acc_mnist_gap']:.2f} points {found['acc_mnist_words']}", f"{found['speedup']:.2f}×",
                     f"{found['t4_pinv_s']:g} s in Table IV", f"{found['patch_cifar']:.2f} %",
                     f"reaches {found['stacked_cifar']:.2f} % ({found['stacked_cifar_config']}) in "
-                    f"{found['stacked_cifar_min']:.0f} min"):
+                    f"{found['stacked_cifar_min']:.0f} min",
+                    f"given the same seconds: {found['cnn_at_patch']:.2f} %",
+                    f"the CNN given as long reaches {found['cnn_at_stacked']:.2f} %"):
         assert snippet in text
 
 

@@ -9,6 +9,7 @@ from functools import partial
 from pathlib import Path
 
 import matplotlib
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -579,6 +580,7 @@ def test_parity_counts_the_epochs_within_the_readouts_time(store):
     assert dict(zip(anchors["dataset"], anchors["ours, best (%)"])) == {"MNIST": 60.0, "CIFAR-10": 53.8}
     # parity with the chapter's best beside the readout where it is another result (MNIST's limit, fitted
     # in the stacked record's "fit" of 60 s: past the MNIST MLP's 3.5 s run), and only there (CIFAR-10)
+    assert fc.compared_seconds(best, overall) == {"mnist": [2.0, 60.0], "cifar10": [2.0]}
     rows = fc.parity_rows(store, best, None, overall)
     assert [(r["dataset"], r["one-shot result"], r["its accuracy (%)"]) for r in rows] == [
         ("MNIST", "patch readout", 53.8), ("MNIST", "stacked map's d → ∞ limit", 60.0),
@@ -590,6 +592,17 @@ def test_parity_counts_the_epochs_within_the_readouts_time(store):
         "(35.00 points above its 60.00 %). CIFAR-10's SGD MLP ended")
     width = store.record("mnist/stacked-patches/p=5/pool=2/k=8/d=8000/accuracy", [1.0], "%")
     assert fc.result_label({"accuracy": width}) == "stacked map at d = 8\u202f000"
+
+
+def test_a_long_runs_kept_epochs_hold_the_parity_of_the_whole_run():
+    epochs = np.arange(1, 251)
+    seconds = 1.5 * epochs                                       # epoch 137 ends at 205.5 s, 138 at 207 s
+    keep = fc.kept_epochs(epochs, seconds, compared=[206.0, 10_000.0, 0.5])
+    assert list(epochs[keep]) == list(range(1, 101)) + [110, 120, 130, 137] + list(range(140, 251, 10))
+    kept = pd.DataFrame({"epochs": epochs[keep], "seconds": seconds[keep]})
+    for limit in (206.0, 10_000.0):                              # the last epoch within: the same, kept or not
+        assert kept[kept.seconds <= limit].epochs.max() == epochs[seconds <= limit].max()
+    assert fc.kept_epochs([1, 2, 3], [1.0, 2.0, 3.0]).all()
 
 
 def test_longer_sgd_runs_are_recorded_epoch_by_epoch_and_only_for_the_chosen_networks(store, cache):
