@@ -167,6 +167,27 @@ def floor_row(entry: dict, d: int, dtype: str, judged: bool = True) -> dict:
             "peak_rss_mib": entry["runs"][0]["peak_rss_bytes"] / 2**20, "status": "ok"}
 
 
+def floor_time_row(entry: dict, d: int, dtype: str) -> dict | None:
+    """Where a fit-floor row's time goes: medians over the repeats of the seconds inside the BLAS and
+    Cholesky calls (by kind) and outside them, and each part over the floor, so that
+    ``ratio_to_floor = blas_over_floor + outside_over_floor``; None for a failed entry."""
+    if not entry["ok"]:
+        return None
+    runs = entry["runs"][0]["result"]["runs"]
+    median = bench.median
+    row = {"n_hidden": d, "dtype": dtype, "fit_seconds": median(r["seconds"] for r in runs),
+           "floor_seconds": median(r["floor_seconds"] for r in runs),
+           "ratio_to_floor": median(r["ratio"] for r in runs),
+           "blas_over_floor": median(r["blas_seconds"] / r["floor_seconds"] for r in runs),
+           "outside_over_floor": median(r["outside_blas_seconds"] / r["floor_seconds"] for r in runs)}
+    for kind in ("gemm", "syrk", "syr2k", "cholesky"):
+        row[f"{kind}_seconds"] = median(r["blas"][kind]["seconds"] for r in runs)
+    row["outside_blas_seconds"] = median(r["outside_blas_seconds"] for r in runs)
+    row["blas_gflops"] = median(sum(e["gflop"] for e in r["blas"].values()) / r["blas_seconds"] for r in runs)
+    row["gemm_gflops_measured"] = median(r["gemm_gflops"][dtype] for r in runs)
+    return row
+
+
 def streaming_floor_row(entry: dict) -> dict:
     """The streaming-floor row: the median update against 3·d²·B FLOPs at the rates measured beside it."""
     if not entry["ok"]:
@@ -406,6 +427,9 @@ def run_benchmarks(cfg: Config, selected: set, runner: Runner) -> dict:
                                {"n_hidden": d, "dtype": dtype, "repeats": repeats, "n_train": cfg.floor_n_train},
                                timeout=3600)
                 rows.append(floor_row(e, d, dtype, judged=d == cfg.floor_widths[0][0]))
+                timed = floor_time_row(e, d, dtype)
+                if timed is not None:
+                    tables.setdefault("fit_floor_time", []).append(timed)
     if "streaming-floor" in selected:
         e = runner.run("streaming update floor", "streaming_floor", cfg.streaming_floor)
         tables["streaming_floor"] = [streaming_floor_row(e)]
@@ -616,6 +640,15 @@ def _sections(report: dict) -> list:
                          "4,096-row block's syrk and feature GEMM, timed alone, as a fraction of the GEMM rate; "
                          "`bias_relu_share`: the elementwise pass's share of that block's time.",
                          t["fit_floor"], None))
+    if "fit_floor_time" in t:
+        sections.append(("Where the fits' time goes, against their floor", _origin(report, "fit_floor_time") +
+                         "The same fits, their SciPy BLAS calls (`gemm`: the features, and H̃ᵀY in float64; "
+                         "`syrk`: the Gram; `syr2k`: the float32 path's mean correction) and the Cholesky "
+                         "factorisation clocked as they run. `blas_over_floor` + `outside_over_floor` = "
+                         "`ratio_to_floor`: the first is the time inside those calls over the floor (above 1 where "
+                         "they run below the GEMM rate measured beside the fit), the second the time outside "
+                         "them (elementwise passes, centring, copies, checks). `blas_gflops`: the calls' FLOPs "
+                         "over their seconds, float32 and float64 calls together.", t["fit_floor_time"], None))
     if "streaming_floor" in t:
         sections.append(("Streaming update against its FLOP floor", _origin(report, "streaming_floor") +
                          "`StreamingRidge.update` (float64, per-call mode) on MNIST features after an initial "

@@ -10,6 +10,7 @@ the parent records it.
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 import numpy as np
@@ -277,11 +278,58 @@ def _chunk_parts(features, X_block, dtype: str) -> dict:
     return out
 
 
+#: the BLAS and LAPACK calls a greenelm fit makes (NumPy path), with the FLOPs of one call from its
+#: arguments: gemm 2·m·n·k, syrk (trans=0) n²·k, syr2k 2·n²·k, Cholesky n³/3
+_CLOCKED = {
+    "gemm": (("sgemm", "dgemm"), lambda alpha, a, b, *args, **kw: 2.0 * a.shape[0] * a.shape[1] * b.shape[1]),
+    "syrk": (("ssyrk", "dsyrk"), lambda alpha, a, *args, **kw: float(a.shape[0]) ** 2 * a.shape[1]),
+    "syr2k": (("dsyr2k",), lambda alpha, a, b, *args, **kw: 2.0 * a.shape[0] ** 2 * a.shape[1]),
+}
+
+
+@contextlib.contextmanager
+def blas_clock():
+    """Time every call of SciPy's BLAS ``gemm``/``syrk``/``syr2k`` and of ``scipy.linalg.cho_factor``
+    made inside the block (the module attributes a greenelm fit looks up at each call are wrapped, and
+    restored on exit). Yields {kind: {"seconds", "gflop", "calls"}} for "gemm", "syrk", "syr2k" and
+    "cholesky", filled as the calls happen; the wrappers add about a microsecond per call."""
+    import scipy.linalg
+    from scipy.linalg import blas
+
+    clock = {kind: {"seconds": 0.0, "gflop": 0.0, "calls": 0} for kind in (*_CLOCKED, "cholesky")}
+    patched = []
+
+    def timed(kind, function, flops):
+        def call(*args, **kwargs):
+            start = time.perf_counter()
+            result = function(*args, **kwargs)
+            entry = clock[kind]
+            entry["seconds"] += time.perf_counter() - start
+            entry["gflop"] += flops(*args, **kwargs) / 1e9
+            entry["calls"] += 1
+            return result
+        return call
+
+    for kind, (names, flops) in _CLOCKED.items():
+        for name in names:
+            patched.append((blas, name, getattr(blas, name)))
+            setattr(blas, name, timed(kind, getattr(blas, name), flops))
+    patched.append((scipy.linalg, "cho_factor", scipy.linalg.cho_factor))
+    scipy.linalg.cho_factor = timed("cholesky", scipy.linalg.cho_factor,
+                                    lambda a, *args, **kw: a.shape[0] ** 3 / 3.0)
+    try:
+        yield clock
+    finally:
+        for module, name, original in patched:
+            setattr(module, name, original)
+
+
 def fit_floor(n_hidden: int, dtype: str = "float64", repeats: int = 5, n_train=None, seed: int = 0) -> dict:
     """A greenelm fit against its FLOP floor, both measured in this one process, interleaved.
 
     Each repeat measures the GEMM rate (4096², best of 2; float64, and float32 for a float32 fit),
-    then one ``ELMClassifier.fit`` on MNIST (N, 784), then one 4,096-row block's steps alone
+    then one ``ELMClassifier.fit`` on MNIST (N, 784) with its BLAS and Cholesky calls clocked
+    (:func:`blas_clock`: the time inside them and outside), then one 4,096-row block's steps alone
     (:func:`_chunk_parts`).  The floor of a repeat is :func:`greenelm_book.bench.flop_floor_seconds`
     at that repeat's rates, so machine load that changes between repeats moves both alike."""
     from greenelm import ELMClassifier
@@ -295,14 +343,17 @@ def fit_floor(n_hidden: int, dtype: str = "float64", repeats: int = 5, n_train=N
     for _ in range(int(repeats)):
         rates = _gemm_rates(dtypes)
         model = ELMClassifier(n_hidden=n_hidden, alpha=1e-3, dtype=dtype, random_state=seed)
-        start = time.perf_counter()
-        model.fit(X, y)
-        seconds = time.perf_counter() - start
+        with blas_clock() as clock:
+            start = time.perf_counter()
+            model.fit(X, y)
+            seconds = time.perf_counter() - start
         floor = flop_floor_seconds(n, X.shape[1], n_hidden, 10, rates, dtype)
+        blas_seconds = sum(entry["seconds"] for entry in clock.values())
         parts = _chunk_parts(model.features_, X[:4096], dtype)
         block = min(4096, n)
         rate = rates[dtype] * 1e9
         runs.append({"seconds": seconds, "floor_seconds": floor, "ratio": seconds / floor,
+                     "blas": clock, "blas_seconds": blas_seconds, "outside_blas_seconds": seconds - blas_seconds,
                      "gemm_gflops": rates, "load_average_1min": __import__("os").getloadavg()[0],
                      "feature_gemm_vs_gemm": 2.0 * block * X.shape[1] * n_hidden / parts["feature_gemm"] / rate,
                      "syrk_vs_gemm": block * n_hidden**2 / parts["syrk"] / rate,

@@ -29,6 +29,41 @@ def test_floor_row_takes_medians_of_the_in_process_ratios_and_judges_d_4000():
     assert [t["table"] for t in targets] == ["fit_floor"] and targets[0]["goal"] == "<= 1.2"
 
 
+def test_the_blas_clock_counts_each_calls_flops_and_restores_the_functions():
+    import scipy.linalg
+    from scipy.linalg import blas
+
+    from benchmarks.workloads import blas_clock
+    from greenelm import ELMClassifier
+    from greenelm.solvers import fit_flops
+
+    originals = (blas.sgemm, blas.ssyrk, blas.dsyr2k, scipy.linalg.cho_factor)
+    rng = np.random.default_rng(0)
+    X, y = rng.random((3000, 20)).astype(np.float32), rng.integers(0, 3, 3000)
+    with blas_clock() as clock:
+        ELMClassifier(n_hidden=50, dtype="float32", random_state=0).fit(X, y)
+    assert (blas.sgemm, blas.ssyrk, blas.dsyr2k, scipy.linalg.cho_factor) == originals
+    flops = fit_flops(3000, 20, 50, 3)
+    assert clock["gemm"]["gflop"] * 1e9 == pytest.approx(flops.features)           # one feature GEMM per block
+    assert clock["syrk"]["gflop"] * 1e9 == 3000 * (50 + 3) ** 2                       # [H̃ Y] side by side
+    assert clock["cholesky"]["gflop"] * 1e9 == pytest.approx(50**3 / 3) and clock["cholesky"]["calls"] == 1
+    assert clock["syr2k"]["calls"] == clock["syrk"]["calls"] >= 1
+    assert all(entry["seconds"] > 0 for entry in clock.values())
+
+
+def test_floor_time_row_splits_the_ratio_into_blas_and_the_rest():
+    blas = {"gemm": {"seconds": 2.0, "gflop": 300.0}, "syrk": {"seconds": 6.0, "gflop": 900.0},
+            "syr2k": {"seconds": 0.1, "gflop": 0.1}, "cholesky": {"seconds": 0.3, "gflop": 20.0}}
+    runs = [{"seconds": s, "floor_seconds": 8.0, "ratio": s / 8.0, "blas": blas, "blas_seconds": 8.4,
+             "outside_blas_seconds": s - 8.4, "gemm_gflops": {"float64": 80.0, "float32": 160.0}}
+            for s in (9.0, 9.2, 10.0)]
+    row = run.floor_time_row(_entry({"n_train": 60000, "runs": runs}), 4000, "float32")
+    assert row["ratio_to_floor"] == pytest.approx(row["blas_over_floor"] + row["outside_over_floor"])
+    assert (row["blas_over_floor"], row["outside_blas_seconds"]) == (pytest.approx(1.05), pytest.approx(0.8))
+    assert row["syrk_seconds"] == 6.0 and row["blas_gflops"] == pytest.approx(1220.1 / 8.4)
+    assert row["gemm_gflops_measured"] == 160.0 and run.floor_time_row(_entry(None, ok=False), 4000, "float32") is None
+
+
 def test_streaming_floor_row_against_its_goal():
     result = {"n_hidden": 4000, "batch": 250, "update_seconds": [0.2, 0.3, 0.25], "gemm_gflops": [100.0, 90.0],
               "ratios": [1.9, 2.4, 2.1]}
