@@ -86,7 +86,8 @@ def self_kernel(X: np.ndarray) -> np.ndarray:
     angle being 0."""
     from greenelm.kernels import augment
 
-    return 0.5 * np.einsum("ij,ij->i", *(2 * (augment(X, "he"),)))
+    augmented = augment(X, "he")
+    return 0.5 * np.einsum("ij,ij->i", augmented, augmented)
 
 
 def two_layer(K: np.ndarray, diag_rows: np.ndarray, diag_cols: np.ndarray) -> np.ndarray:
@@ -133,7 +134,8 @@ def measure(n_patches: int, pool: int, seed: int, subset: int, jitters, kernels=
             scores = K_test @ cho_solve(factor, targets, check_finite=False)
             solve_seconds += time.perf_counter() - start
             accuracy.append(100 * float(np.mean(scores.argmax(1) == y_test)))
-        runs.append({"kernel": name, "products": len(_products(name)), "test_products": len(_products(name, True)), "kernel_seconds": kernel_seconds,
+        runs.append({"kernel": name, "products": len(_products(name)), "test_products": len(_products(name, True)),
+                     "kernel_seconds": kernel_seconds,
                      "solve_seconds": solve_seconds, "smallest_eigenvalue": smallest, "accuracy": accuracy})
         del K, K_test
     return {"n_patches": n_patches, "pool": pool, "seed": seed, "subset": subset, "n_train": len(y_train),

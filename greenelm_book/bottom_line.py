@@ -311,17 +311,20 @@ LONG_CNN = "cifar10/sgd-cnn/long"
 def sgd_within(store: Store, prefix: str, seconds: float) -> Result | None:
     """The test accuracy of the SGD run recorded under ``prefix`` (its epochs as ``{prefix}/e={k}/...``,
     its end as ``{prefix}/accuracy`` and ``{prefix}/train-seconds``) after the last recorded epoch that
-    finished within ``seconds`` of training; None when there is no such run, or it ended before
-    ``seconds`` (it does not cover them), or it finished no epoch within them."""
+    finished within ``seconds`` of training (:func:`~greenelm_book.frontier_chapter.last_within`); None
+    when there is no such run, or it ended before ``seconds`` (it does not cover them), or it finished no
+    epoch within them."""
+    from .frontier_chapter import last_within
+
     end = store.results.get(f"{prefix}/train-seconds")
     if end is None or end.mean < seconds:
         return None
-    if end.mean == seconds:                                      # its last epoch ends on the mark
-        return store.get(f"{prefix}/accuracy")
     pattern = re.escape(prefix) + r"/e=(\d+)/train-seconds"
-    within = [int(re.fullmatch(pattern, key).group(1))
-              for key, result in store.matching(pattern).items() if result.mean <= seconds]
-    return store.get(f"{prefix}/e={max(within)}/accuracy") if within else None
+    epochs = sorted((int(re.fullmatch(pattern, key).group(1)), result.mean)
+                    for key, result in store.matching(pattern).items())
+    points = [(f"{prefix}/e={epoch}", spent) for epoch, spent in epochs] + [(prefix, end.mean)]   # the run's end last
+    last = last_within([spent for _, spent in points], seconds)
+    return None if last is None else store.get(f"{points[last][0]}/accuracy")
 
 
 def frontier_findings(store: Store) -> dict:

@@ -1037,6 +1037,15 @@ LONG_CURVE_EVERY = 100
 LONG_CURVE_STEP = 10
 
 
+def last_within(seconds, limit: float) -> int | None:
+    """The index of the last epoch that finished within ``limit`` seconds of training, given each
+    epoch's cumulative training ``seconds`` (ascending); None when none did. The one rule the parity
+    (:func:`parity_rows`), the kept epochs (:func:`kept_epochs`) and the headline
+    (:func:`~greenelm_book.bottom_line.sgd_within`) read a run by."""
+    within = np.flatnonzero(np.asarray(seconds) <= limit)
+    return int(within[-1]) if len(within) else None
+
+
 def kept_epochs(epochs, seconds, compared=()) -> np.ndarray:
     """The epochs of a longer SGD run that the results store keeps, as a boolean mask over the run's
     ``epochs`` (cumulative training ``seconds`` after each): every epoch up to
@@ -1046,9 +1055,9 @@ def kept_epochs(epochs, seconds, compared=()) -> np.ndarray:
     epochs, seconds = np.asarray(epochs), np.asarray(seconds)
     keep = (epochs <= LONG_CURVE_EVERY) | (epochs % LONG_CURVE_STEP == 0) | (epochs == epochs.max())
     for limit in compared:
-        within = np.flatnonzero(seconds <= limit)
-        if len(within):
-            keep[within[-1]] = True
+        last = last_within(seconds, limit)
+        if last is not None:
+            keep[last] = True
     return keep
 
 
@@ -1148,12 +1157,12 @@ def parity_rows(store, best: dict, long_curves: dict | None = None, overall: dic
             curve = baseline_curve(store, name, model) if curve is None else curve
             for rec in results:
                 seconds = rec["fit"].mean
-                within = curve[curve.seconds <= seconds]
+                last = last_within(curve.seconds, seconds)
                 rows.append({"dataset": DATASET_NAMES[name], "SGD model": SGD_LABELS[model],
                              "one-shot result": result_label(rec), "its accuracy (%)": rec["accuracy"].mean,
                              "its fit (s)": seconds,
-                             "SGD epochs in that time": int(within.epochs.iloc[-1]) if len(within) else 0,
-                             "SGD then (%)": float(within.accuracy.iloc[-1]) if len(within) else np.nan,
+                             "SGD epochs in that time": 0 if last is None else int(curve.epochs.iloc[last]),
+                             "SGD then (%)": np.nan if last is None else float(curve.accuracy.iloc[last]),
                              "SGD run's end (s)": float(curve.seconds.iloc[-1]),
                              "SGD at its end (%)": float(curve.accuracy.iloc[-1])})
     return rows
