@@ -246,6 +246,10 @@ def test_the_benchmark_reports_ratios_and_the_memory_floor(images):
     assert row["z_gb"] == pytest.approx(12 * 7 * 6 * 6 * 4 / 1e9)
     assert row["memory_floor_seconds"] == pytest.approx(2 * row["z_gb"] / 10.0)
     assert row["gemm_seconds"] == min(row["gemm_block_seconds"], row["gemm_strip_seconds"]) > 0
+    assert row["gemm_over_floor"] == pytest.approx(row["gemm_seconds"] / row["memory_floor_seconds"])
+    each = row["seconds_each"]          # one repeat: its range is the median's ratio
+    assert row["elementwise_range"][0] == row["elementwise_range"][1] == pytest.approx(
+        each["map"][0] / min(each["gemm_block"][0], each["gemm_strips"][0]) - 1)
     assert markdown_rows(rows).startswith("| toy | 6 | 48 | numpy |")
 
 
