@@ -225,3 +225,17 @@ def test_shift_kernel_terms_and_report(tmp_path):
     text = (tmp_path / "shift.md").read_text()
     assert text.count("\n| ") == 2 + len(shift_kernel.KERNELS) and "| average | 25 / 25 |" in text
     assert "| test-shifts | 1 / 5 |" in text and "The second layer's limit moves" in text
+    runs = {run_["kernel"]: run_ for run_ in report["runs"]}
+    errors = [100 - max(a for a in runs[name]["accuracy"] if a is not None) for name in ("identity", "average")]
+    assert f"the test error goes from {errors[0]:.2f} % to {errors[1]:.2f} %" in text
+
+    assert shift_kernel._fewer_errors(99.0, 98.0) == " (50 % fewer errors than the identity kernel)."
+    assert shift_kernel._fewer_errors(97.0, 98.0) == " (50 % more errors than the identity kernel)."
+    assert shift_kernel._fewer_errors(98.0, 98.0).startswith(" (as many errors")
+
+    shift_kernel.main(["--subset", "120", "--n-patches", "4", "--jitters", "1e-3", "--kernels", "identity",
+                       "symmetrised", "--no-eigenvalue", "--out", str(tmp_path / "quick")])
+    assert all(run_["smallest_eigenvalue"] is None
+               for run_ in json.loads((tmp_path / "quick.json").read_text())["measure"]["runs"])
+    assert "| identity | 1 / 1 |" in (tmp_path / "quick.md").read_text()
+    assert "not computed" in (tmp_path / "quick.md").read_text()
