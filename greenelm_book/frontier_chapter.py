@@ -96,8 +96,8 @@ def dictionary_list(dictionary) -> list[str]:
 
 def feature_device() -> str | None:
     """Where the patch features are computed: ``"cuda"`` through torch when a GPU is present, else
-    None, NumPy (on two CPU cores its strip map runs 1.9–4.8× faster than torch's CPU path,
-    ``benchmarks/patches``, and the whole CIFAR-10 fit at K = 256 takes 1.58× as long on torch's CPU
+    None, NumPy (on two CPU cores its strip map runs 1.7–4.4× faster than torch's CPU path,
+    ``benchmarks/patches`` of 2026-11-27, and the whole CIFAR-10 fit at K = 256 takes 1.58× as long on torch's CPU
     path: ``benchmarks/patch_fit_device``)."""
     try:
         import torch
