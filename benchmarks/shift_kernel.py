@@ -147,7 +147,10 @@ def measure(n_patches: int, pool: int, seed: int, subset: int, jitters, kernels=
 
 
 def _fewer_errors(accuracy: float, base: float) -> str:
-    """' (9 % fewer errors than the identity kernel).' for accuracies (%) over a base below 100."""
+    """' (9 % fewer errors than the identity kernel).' for accuracies (%) against a base; '.' alone
+    when the base made no errors (no share of them to speak of)."""
+    if base >= 100:
+        return "."
     change = (accuracy - base) / (100 - base)
     if round(abs(change) * 100) == 0:
         return " (as many errors as the identity kernel, to the per cent)."
@@ -189,7 +192,7 @@ def markdown(report: dict) -> str:
                          f"the jitters, for {runs[name]['kernel_seconds'] / base['kernel_seconds']:.1f}× the "
                          f"identity kernel's seconds; at the best jitter of each, the test error goes from "
                          f"{100 - best_base:.2f} % to {100 - best:.2f} %"
-                         + (_fewer_errors(best, best_base) if best_base < 100 else "."))
+                         + _fewer_errors(best, best_base))
     indefinite = [name for name in ("symmetrised", "relative")
                   if name in runs and (runs[name]["smallest_eigenvalue"] or 0) < 0]
     if indefinite:

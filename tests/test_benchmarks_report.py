@@ -232,6 +232,7 @@ def test_shift_kernel_terms_and_report(tmp_path):
     assert shift_kernel._fewer_errors(99.0, 98.0) == " (50 % fewer errors than the identity kernel)."
     assert shift_kernel._fewer_errors(97.0, 98.0) == " (50 % more errors than the identity kernel)."
     assert shift_kernel._fewer_errors(98.0, 98.0).startswith(" (as many errors")
+    assert shift_kernel._fewer_errors(100.0, 100.0) == "."
 
     shift_kernel.main(["--subset", "120", "--n-patches", "4", "--jitters", "1e-3", "--kernels", "identity",
                        "symmetrised", "--no-eigenvalue", "--out", str(tmp_path / "quick")])
