@@ -24,7 +24,9 @@ routines would make a second N × N copy (and multithreaded OpenBLAS ``potrf`` f
 from __future__ import annotations
 
 import math
+import tempfile
 import time
+import zlib
 
 import numpy as np
 import scipy.linalg
@@ -407,9 +409,59 @@ def _averaged_scores(test_views, train_views, test_norms, norms, coefs, block_ro
         [view[rows] for view in test_views], train_views, [norm[rows] for norm in test_norms], norms))
 
 
+def _spill(kernel: np.ndarray, file, rows: int = 4096) -> int:
+    """Write ``kernel`` (N, N) to ``file`` row block by row block; return the CRC-32 of its bytes."""
+    crc = 0
+    for block in row_chunks(len(kernel), rows):
+        data = memoryview(kernel[block]).cast("B")
+        crc = zlib.crc32(data, crc)
+        file.write(data)
+    return crc
+
+
+def _read_back(kernel: np.ndarray, file, crc: int, rows: int = 4096) -> None:
+    """Read ``kernel`` back in place from the start of ``file`` (as :func:`_spill` wrote it); OSError
+    when the file is short or its bytes' CRC-32 is not ``crc``."""
+    file.seek(0)
+    check = 0
+    for block in row_chunks(len(kernel), rows):
+        data = memoryview(kernel[block]).cast("B")
+        filled = 0
+        while filled < len(data):
+            got = file.readinto(data[filled:])
+            if not got:
+                raise OSError(f"the kernel's spill file ended after {file.tell()} bytes")
+            filled += got
+        check = zlib.crc32(data, check)
+    if check != crc:
+        raise OSError("the kernel read back from its spill file is not the kernel written (CRC-32 differs)")
+
+
+def _solve_with_retries(kernel: np.ndarray, Y: np.ndarray, jitter: float, attempts: int, cholesky_block: int,
+                        progress: bool, spill_dir) -> tuple:
+    """:func:`_ridge_coefficients` at ``jitter``, then at ×10 after each failed factorisation, at most
+    ``attempts`` in all; with more than one, ``kernel`` (N, N) float32 is first spilled to a temporary
+    file in ``spill_dir`` (deleted on return) and read back before each retry, so no second N × N
+    array is held. Returns (coefficients (N, k) or None, μ, the last jitter tried, attempts used)."""
+    if attempts == 1:
+        (coef,), (mu,) = _ridge_coefficients(kernel, Y, [jitter], cholesky_block, progress)
+        return coef, mu, jitter, 1
+    with tempfile.TemporaryFile(dir=spill_dir) as file:
+        crc = _spill(kernel, file)
+        for attempt in range(1, attempts + 1):
+            if attempt > 1:
+                jitter *= 10
+                _read_back(kernel, file, crc)
+            (coef,), (mu,) = _ridge_coefficients(kernel, Y, [jitter], cholesky_block, progress)
+            if coef is not None:
+                break
+    return coef, mu, jitter, attempt
+
+
 def averaged_kernel_ridge_predict(train_views, Y, test_views, jitters, weight_scale: str = "unit",
                                   block_rows: int = 1024, cholesky_block: int = 8192,
-                                  progress: bool = False) -> tuple[list, dict]:
+                                  progress: bool = False, attempts: int = 1,
+                                  spill_dir: str | None = None) -> tuple[list, dict]:
     """Kernel ridge with the arc-cosine kernel averaged over views (transformations) of each input,
     for one or several jitters from one kernel.
 
@@ -422,19 +474,36 @@ def averaged_kernel_ridge_predict(train_views, Y, test_views, jitters, weight_sc
 
     For each jitter of ``jitters``, μ = jitter · mean(diag K̄) is added and ``(K̄ + μI) A = Y`` (Y (N, k))
     solved by the in-place Cholesky; with more than one jitter a copy of the kernel is kept
-    (memory 2 · N² · 4 bytes, else N² · 4). Returns ``scores``, a list with (M, k) float64 per jitter
-    (None where the kernel did not factorise), and a dict with ``mu`` (list), ``jitters``, ``n_views``,
-    ``dtype`` and ``n_train``.
+    (memory 2 · N² · 4 bytes, else N² · 4). With one jitter, ``attempts`` > 1 retries a factorisation
+    that failed at the jitter × 10, at most ``attempts`` in all, from a copy of the kernel spilled to a
+    temporary file in ``spill_dir`` (default: the system's; 4 · N² bytes of disk, deleted on return,
+    CRC-checked when read back) instead of building it again. Returns ``scores``, a list with (M, k)
+    float64 per jitter (None where the kernel did not factorise), and a dict with ``mu`` (list),
+    ``jitters`` (with retries: the last one tried), ``attempts`` (used), ``n_views``, ``dtype``,
+    ``n_train`` and ``seconds`` (wall seconds of the ``kernel``, the ``fit`` (every factorisation and
+    solve, the spill's writes and reads) and the ``test`` scores).
     """
     jitters = _checked_jitters(jitters)
+    attempts = check_positive_int("attempts", attempts)
+    if attempts > 1 and len(jitters) > 1:
+        raise ValueError(f"attempts > 1 retries one jitter at ×10; got {len(jitters)} jitters {jitters!r}")
     train_views, Y, test_views, norms, test_norms = _scaled_views(train_views, Y, test_views, weight_scale)
     block_rows = check_positive_int("block_rows", block_rows)
+    clock = [time.perf_counter()]
     kernel = _averaged_kernel(train_views, norms, block_rows, progress)
-    coefs, mus = _ridge_coefficients(kernel, Y, jitters, cholesky_block, progress)
+    clock.append(time.perf_counter())
+    used = 1
+    if len(jitters) == 1:
+        coef, mu, last, used = _solve_with_retries(kernel, Y, jitters[0], attempts, cholesky_block, progress, spill_dir)
+        coefs, mus, jitters = [coef], [mu], [last]
+    else:
+        coefs, mus = _ridge_coefficients(kernel, Y, jitters, cholesky_block, progress)
     del kernel
+    clock.append(time.perf_counter())
     scores = _averaged_scores(test_views, train_views, test_norms, norms, coefs, block_rows)
-    return scores, {"mu": mus, "jitters": jitters, "n_views": len(train_views), "dtype": "float32",
-                    "n_train": len(Y)}
+    clock.append(time.perf_counter())
+    return scores, {"mu": mus, "jitters": jitters, "attempts": used, "n_views": len(train_views), "dtype": "float32",
+                    "n_train": len(Y), "seconds": dict(zip(["kernel", "fit", "test"], np.diff(clock).tolist()))}
 
 
 def _held_out_rows(name: str, rows, n: int) -> np.ndarray:

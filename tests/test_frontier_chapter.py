@@ -416,6 +416,64 @@ def test_the_limit_with_its_ridge_chosen_on_held_out_rows(store, cache):
 
 
 
+def test_the_limit_with_one_pixel_shifts_averaged_into_its_kernel(store, cache):
+    from greenelm.kernels import arccos_kernel
+    from greenelm_book.frontier import standardised_patch_views
+
+    shift = fc.fit_averaged_limits(store, {"mnist": [[4, 3]]}, seed=0, subset=120, jitter=1e-2, views=["shift"])
+    record = shift["mnist", 4, 3, "shift"]
+    assert record["accuracy"].key == "mnist/stacked-patches/p=5/pool=3/k=4/arccos-kernel-shift/accuracy"
+    setting = record["accuracy"].setting
+    assert setting["views"] == ["identity", "shift 1", "shift 2", "shift 3", "shift 4"]
+    assert "one-pixel shifts" in setting["model"] and fc.limit_variant(setting) == "shift"
+    # the same predictions as the kernel averaged over the 25 pairs of views in float64, solved directly
+    features = standardised_patch_views("mnist", 4, 0, subset=120, pool=3, views=("shift",))
+    train, test, y = features["X_train"], features["X_test"], features["y_train"]
+    averaged = lambda rows, cols: np.mean([arccos_kernel(a.astype(np.float64), b.astype(np.float64), weight_scale="he")
+                                          for a in rows for b in cols], axis=0)
+    K = averaged(train, train)
+    scores = averaged(test, train) @ np.linalg.solve(K + 1e-2 * np.diag(K).mean() * np.eye(len(K)), np.eye(10)[y])
+    expected = 100 * np.mean(scores.argmax(1) == features["y_test"])
+    assert abs(record["accuracy"].mean - expected) <= 100 / len(features["y_test"]) + 1e-9   # float32 order
+    assert setting["mu"] == pytest.approx(1e-2 * np.diag(K).mean(), rel=1e-4)
+    assert len(list(cache.rglob("frontier-averaged-limit-*.json"))) == 1
+    again = fc.fit_averaged_limits(store, {"mnist": [[4, 3]]}, seed=0, subset=120, jitter=1e-2)
+    assert again["mnist", 4, 3, "shift"]["accuracy"].values == record["accuracy"].values
+    assert len(list(cache.rglob("frontier-averaged-limit-*.json"))) == 1          # read back, not computed again
+    with pytest.raises(ValueError, match=r"views must be \('shift',\)"):
+        fc.fit_averaged_limits(store, {"mnist": [[4, 3]]}, seed=0, subset=120, jitter=1e-2, views=["flip"])
+    # beside the vanishing ridge's limit on the same features, at the same jitter
+    plain = fc.fit_pooled_limits(store, {"mnist": [3]}, 4, seed=0, subset=120, jitter=1e-2)
+    stacked = fc.fit_stacked(store, ["mnist"], 4, [], True, seed=0, subset=120, pool=2, jitter=1e-2)
+    main = fc.main_records(fc.record_patches(store, _runs(fc.patch_configs(["mnist"], [4], 4, {}, [0], 0, [2], {}, [])),
+                                             120), 2)
+    pooled = plain | shift
+    table = fc.stacked_table(stacked, main, 4, pooled)
+    assert list(table["model"])[-1] == "kernel limit (d → ∞), pooled 3 × 3, four one-pixel shifts in the kernel"
+    sentence = fc.stacked_sentence(stacked, main, 4, pooled)
+    assert fc.shift_words(record, plain["mnist", 4, 3, "vanishing"], "the features pooled 3 × 3") in sentence
+    fig = fc.plot_stacked(stacked, main, 4, pooled)
+    assert "d → ∞: K = 4, 3 × 3, + shifts" in [text.get_text() for text in fig.legends[0].get_texts()]
+    assert f"(72 features, 5 views of each image)" in fc.limit_memory_sentence(stacked, pooled)
+    text = fc.stacked_limit_text(True, [], shift={"mnist": [[256, 3]]})
+    assert "K̄(x, z) = (1/25) Σ K(a, b)" in text and text.endswith("(on MNIST's K = 256 features pooled 3 × 3).")
+    assert "shifts" not in fc.stacked_limit_text(False, [2000], shift={"mnist": [[256, 3]]})
+
+
+def test_shift_words_follow_the_sign_and_count_the_errors_removed():
+    def record(accuracy):
+        return {"accuracy": Result("a", (accuracy,), "%", {}, "frontier", "m", "2026-11-27", "c")}
+
+    words = fc.shift_words(record(99.52), record(99.40), "the features")
+    assert words == ("on the features with each image's four one-pixel shifts averaged into the kernel, the test "
+                     "accuracy rises to 99.52 %, 0.12 points above the same limit without them (99.40 %): 20 % fewer errors")
+    assert fc.shift_words(record(99.28), record(99.40), "f").endswith("falls to 99.28 %, 0.12 points below the same "
+                                                                      "limit without them (99.40 %): 20 % more errors")
+    assert fc.shift_words(record(99.40), record(99.40), "f").endswith("the test accuracy stays at 99.40 %")
+    assert fc.shift_words(record(100.0), record(100.0), "f").endswith("stays at 100.00 %")
+    assert fc.shift_words(record(99.0), record(100.0), "f").endswith("below the same limit without them (100.00 %)")
+
+
 def test_the_limit_with_mirror_images_averaged_into_its_kernel(store, cache):
     kwargs = dict(seed=0, subset=120, jitters=[1e-6, 1e-2], n_fit=20000, n_validation=10000)
     plain = fc.fit_ridge_limits(store, {"mnist": [[4, 3]]}, **kwargs)

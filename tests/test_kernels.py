@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import tempfile
+
 import numpy as np
 import pytest
 
@@ -178,6 +180,7 @@ def test_averaged_kernel_ridge_is_the_ridge_of_the_view_averaged_kernel(weight_s
                                                  weight_scale=weight_scale, block_rows=64, cholesky_block=48)
     np.testing.assert_allclose(scores[0], expected, atol=2e-3 * np.abs(expected).max())
     assert info["mu"][0] == pytest.approx(mu, rel=1e-5) and (info["n_views"], info["n_train"]) == (2, 200)
+    assert set(info["seconds"]) == {"kernel", "fit", "test"} and min(info["seconds"].values()) > 0
 
 
 def test_averaged_kernel_ridge_with_one_view_is_the_inplace_ridge_and_jitters_share_one_kernel():
@@ -210,6 +213,42 @@ def test_averaged_kernel_ridge_reports_a_jitter_that_does_not_factorise():
     Y = np.eye(2)[np.arange(6) % 2]
     scores, info = averaged_kernel_ridge_predict([X.copy()], Y, [X[:2].copy()], [0.0, 1e-2])
     assert scores[0] is None and np.all(np.isfinite(scores[1])) and info["mu"] == [0.0, pytest.approx(4e-2)]
+
+
+def test_averaged_kernel_ridge_retries_a_failed_factorisation_from_the_spilled_kernel(tmp_path):
+    rng = np.random.default_rng(14)
+    X = np.vstack([np.ones((6, 7)), rng.normal(size=(4, 7))]).astype(np.float32)    # six equal rows: K singular
+    T = rng.normal(size=(3, 7)).astype(np.float32)
+    Y = np.eye(2)[np.arange(10) % 2]
+    failed, info = averaged_kernel_ridge_predict([X.copy()], Y, [T.copy()], [1e-12], attempts=2, spill_dir=tmp_path)
+    assert failed == [None] and info["attempts"] == 2 and info["jitters"] == [pytest.approx(1e-11)]
+    scores, info = averaged_kernel_ridge_predict([X.copy()], Y, [T.copy()], [1e-12], attempts=9, spill_dir=tmp_path)
+    assert info["attempts"] > 1 and info["jitters"][0] == pytest.approx(1e-12 * 10 ** (info["attempts"] - 1))
+    # the retry factorised the kernel as built, not what the failed attempt left of it
+    fresh, fresh_info = averaged_kernel_ridge_predict([X.copy()], Y, [T.copy()], info["jitters"])
+    np.testing.assert_array_equal(scores[0], fresh[0])
+    assert fresh_info["attempts"] == 1 and fresh_info["mu"] == info["mu"]
+    assert list(tmp_path.iterdir()) == []                                          # the spill file is gone
+    with pytest.raises(ValueError, match=r"attempts > 1 retries one jitter"):
+        averaged_kernel_ridge_predict([X.copy()], Y, [T.copy()], [1e-6, 1e-3], attempts=2)
+
+
+def test_a_spilled_kernel_is_read_back_only_when_its_bytes_check():
+    from greenelm.kernels import _read_back, _spill
+
+    kernel = np.arange(36, dtype=np.float32).reshape(6, 6)
+    with tempfile.TemporaryFile() as file:
+        crc = _spill(kernel, file, rows=4)
+        kernel[:] = -1
+        _read_back(kernel, file, crc, rows=4)
+        np.testing.assert_array_equal(kernel, np.arange(36, dtype=np.float32).reshape(6, 6))
+        file.seek(5)
+        file.write(b"x")
+        with pytest.raises(OSError, match="CRC-32 differs"):
+            _read_back(kernel, file, crc)
+        file.truncate(40)
+        with pytest.raises(OSError, match="spill file ended after 40 bytes"):
+            _read_back(kernel, file, crc)
 
 
 def test_averaged_kernel_ridge_rejects_views_it_cannot_pair_or_scale_in_place():
