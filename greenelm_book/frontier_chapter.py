@@ -439,8 +439,10 @@ def stacked_text(width: int | None, setting: dict, pooled: bool = False) -> str:
 
 
 def limit_variant(setting: dict) -> str:
-    """The :data:`LIMIT_VARIANTS` name of a stacked result from its setting: "flip" for a limit with
-    views (:func:`held_out_limit_point` with augmented copies), "ridge" for one with μ chosen on held-out rows, else "vanishing"."""
+    """The :data:`LIMIT_VARIANTS` name of a stacked result from its setting: "shift" for a limit with
+    one-pixel shifts among its views (:func:`averaged_limit_point`), "flip" for one with other views
+    (:func:`held_out_limit_point` with mirror images), "ridge" for one with μ chosen on held-out rows,
+    else "vanishing"."""
     if "views" in setting:
         return "shift" if any(str(view).startswith("shift") for view in setting["views"]) else "flip"
     return "ridge" if "n_validation" in setting else "vanishing"
@@ -727,8 +729,7 @@ def averaged_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: 
     seconds = {"features": float(features["seconds"]), **info["seconds"]}
     return {"accuracy": 100 * float(np.mean(scores.argmax(1) == features["y_test"])), "mu": float(info["mu"][0]),
             "jitter": float(info["jitters"][0]), "attempts": int(info["attempts"]), "n_train": len(y_train),
-            "seconds": seconds,
-            "fit_seconds": sum(seconds.values()), "peak_memory_gb": peak_rss_bytes() / GB,
+            "seconds": seconds, "fit_seconds": sum(seconds.values()), "peak_memory_gb": peak_rss_bytes() / GB,
             "n_features": int(features["n_features"]), "views": list(features["views"])}
 
 
