@@ -24,7 +24,7 @@ import os
 import time
 from pathlib import Path
 
-from .patches import provenance, write_report
+from .patches import add_patch_arguments, provenance, write_report
 
 
 def measure(dataset: str, n_patches: int, pool: int, seed: int, subset, views, jitters, n_fit: int,
@@ -87,10 +87,7 @@ def markdown(report: dict) -> str:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dataset", default="cifar10")
-    parser.add_argument("--n-patches", type=int, default=1024)
-    parser.add_argument("--pool", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--subset", type=int, default=None)
+    add_patch_arguments(parser, n_patches=1024, subset=None)
     parser.add_argument("--views", nargs="*", default=["flip"])
     parser.add_argument("--jitters", type=float, nargs="+", default=[1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1])
     parser.add_argument("--held-out", type=int, nargs=2, default=[20000, 10000], metavar=("N_FIT", "N_VALIDATION"))

@@ -186,6 +186,16 @@ def main(argv=None) -> None:
     write_report(report, args.out, markdown)
 
 
+def add_patch_arguments(parser: argparse.ArgumentParser, n_patches: int, subset: int | None) -> None:
+    """The options of a benchmark on the frontier chapter's standardised patch features: ``--n-patches``,
+    ``--pool`` (3), ``--seed`` (0) and ``--subset`` (training and test images; None: all), with the
+    given defaults."""
+    parser.add_argument("--n-patches", type=int, default=n_patches)
+    parser.add_argument("--pool", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--subset", type=int, default=subset)
+
+
 def provenance(module: str, argv=None) -> dict:
     """The machine, the UTC date and the command line (``python -m <module> ...``) of a report."""
     from greenelm_book.bench import cpu_model

@@ -39,7 +39,7 @@ import time
 
 import numpy as np
 
-from .patches import provenance, write_report
+from .patches import add_patch_arguments, provenance, write_report
 
 #: the views of ``greenelm_book.frontier.augmented(images, "shift")`` after the identity, in its order
 SHIFTS = ("down", "up", "right", "left")
@@ -149,9 +149,11 @@ def measure(n_patches: int, pool: int, seed: int, subset: int, jitters, kernels=
 def _fewer_errors(accuracy: float, base: float) -> str:
     """' (9 % fewer errors than the identity kernel).' for accuracies (%) against a base; '.' alone
     when the base made no errors (no share of them to speak of)."""
-    if base >= 100:
+    from greenelm_book.report import errors_removed
+
+    change = errors_removed(accuracy, base)
+    if change is None:
         return "."
-    change = (accuracy - base) / (100 - base)
     if round(abs(change) * 100) == 0:
         return " (as many errors as the identity kernel, to the per cent)."
     return f" ({abs(change) * 100:.0f} % {'fewer' if change >= 0 else 'more'} errors than the identity kernel)."
@@ -205,10 +207,7 @@ def markdown(report: dict) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n-patches", type=int, default=256)
-    parser.add_argument("--pool", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--subset", type=int, default=10000)
+    add_patch_arguments(parser, n_patches=256, subset=10000)
     parser.add_argument("--jitters", type=float, nargs="+", default=[1e-6, 1e-5, 1e-4, 1e-3, 1e-2])
     parser.add_argument("--kernels", nargs="+", choices=KERNELS, default=list(KERNELS))
     parser.add_argument("--no-eigenvalue", dest="eigenvalue", action="store_false",

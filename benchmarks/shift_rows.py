@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from .patches import provenance, write_report
+from .patches import add_patch_arguments, provenance, write_report
 
 
 def measure(n_patches: int, pool: int, seed: int, subset: int, widths) -> dict:
@@ -34,9 +34,10 @@ def measure(n_patches: int, pool: int, seed: int, subset: int, widths) -> dict:
     start = time.perf_counter()
     features = standardised_patch_views("mnist", n_patches, seed, subset=subset, pool=pool, views=("shift",))
     feature_seconds = time.perf_counter() - start
-    views, y_train = features["X_train"], features["y_train"]
-    rows = {"images": {"X_train": views[0], "y_train": y_train},
-            "images and shifts": {"X_train": np.concatenate(views), "y_train": np.tile(y_train, len(views))}}
+    y_train, n_views = features["y_train"], len(features["X_train"])
+    stacked = np.concatenate(features.pop("X_train"))      # the images' rows first, then each shift's
+    rows = {"images": {"X_train": stacked[:len(y_train)], "y_train": y_train},
+            "images and shifts": {"X_train": stacked, "y_train": np.tile(y_train, n_views)}}
     runs = []
     for width in widths:
         for name, train in rows.items():
@@ -49,6 +50,8 @@ def measure(n_patches: int, pool: int, seed: int, subset: int, widths) -> dict:
 
 
 def markdown(report: dict) -> str:
+    from greenelm_book.report import errors_removed
+
     m = report["measure"]
     lines = ["# One-pixel shifts as extra rows of the stacked map", "",
              f"{report['machine']}, {report['date']}; `{report['command']}`.", "",
@@ -71,8 +74,8 @@ def markdown(report: dict) -> str:
         if alone is None or shifted is None:
             continue
         gap = shifted["accuracy"] - alone["accuracy"]
-        errors = "" if alone["accuracy"] >= 100 else (
-            f", {abs(gap) / (100 - alone['accuracy']) * 100:.0f} % {'fewer' if gap >= 0 else 'more'} errors")
+        share = errors_removed(shifted["accuracy"], alone["accuracy"])
+        errors = "" if share is None else f", {abs(share) * 100:.0f} % {'fewer' if gap >= 0 else 'more'} errors"
         lines.append(f"At d = {width:,} the shifts as rows move the test accuracy from {alone['accuracy']:.2f} % to "
                      f"{shifted['accuracy']:.2f} % ({gap:+.2f} points{errors}) for "
                      f"{shifted['fit_seconds'] / alone['fit_seconds']:.1f}× the fit's seconds.")
@@ -82,10 +85,7 @@ def markdown(report: dict) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--n-patches", type=int, default=256)
-    parser.add_argument("--pool", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--subset", type=int, default=20000)
+    add_patch_arguments(parser, n_patches=256, subset=20000)
     parser.add_argument("--widths", type=int, nargs="+", default=[8000])
     parser.add_argument("--out", default="benchmarks/shift_rows")
     args = parser.parse_args(argv)

@@ -37,7 +37,7 @@ from .frontier import (IMAGE_SHAPES, cost_curve, held_out_split, kernel_limit, p
                        stacked_kernel_limit, stacked_readout, standardised_patch_features, standardised_patch_views,
                        ultra_wide)
 from .paper import DATASET_NAMES
-from .report import by_sign, colour, duration_text, judge_qualitative, ours_text, show_table, thousands
+from .report import by_sign, colour, duration_text, errors_removed, judge_qualitative, ours_text, show_table, thousands
 
 #: the augmentations in words
 AUGMENT_WORDS = {"flip": "the mirror image", "shift": "the four one-pixel shifts"}
@@ -1077,7 +1077,8 @@ def shift_words(shift: dict, plain: dict, features: str) -> str:
     99.52 %, 0.11 points above the same limit without them (99.41 %): 19 % fewer errors"."""
     accuracy, before = shift["accuracy"].mean, plain["accuracy"].mean
     gap = accuracy - before
-    errors = f": {100 * abs(1 - (100 - accuracy) / (100 - before)):.0f} % {by_sign(gap, 'fewer', 'more')} errors" if before < 100 else ""
+    share = errors_removed(accuracy, before)
+    errors = "" if share is None else f": {100 * abs(share):.0f} % {by_sign(gap, 'fewer', 'more')} errors"
     return (f"on {features} with each image's four one-pixel shifts averaged into the kernel, the test accuracy "
             f"{by_sign(gap, 'rises', 'falls', 'stays')} {'at' if gap == 0 else 'to'} {accuracy:.2f} %"
             + ("" if gap == 0 else f", {abs(gap):.2f} points {by_sign(gap, 'above', 'below')} the same limit "

@@ -460,6 +460,14 @@ def test_the_limit_with_one_pixel_shifts_averaged_into_its_kernel(store, cache):
     assert "shifts" not in fc.stacked_limit_text(False, [2000], shift={"mnist": [[256, 3]]})
 
 
+def test_errors_removed_is_the_share_of_the_base_errors():
+    from greenelm_book.report import errors_removed
+
+    assert errors_removed(99.2, 99.0) == pytest.approx(0.2)
+    assert errors_removed(98.5, 99.0) == pytest.approx(-0.5)
+    assert errors_removed(99.0, 100.0) is None
+
+
 def test_shift_words_follow_the_sign_and_count_the_errors_removed():
     def record(accuracy):
         return {"accuracy": Result("a", (accuracy,), "%", {}, "frontier", "m", "2026-11-27", "c")}
