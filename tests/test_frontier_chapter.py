@@ -460,6 +460,103 @@ def test_the_limit_with_one_pixel_shifts_averaged_into_its_kernel(store, cache):
     assert "shifts" not in fc.stacked_limit_text(False, [2000], shift={"mnist": [[256, 3]]})
 
 
+def test_the_limit_on_the_patch_size_held_out_rows_choose(store, cache):
+    from greenelm.kernels import arccos_kernel
+    from greenelm_book.frontier import held_out_split, patch_views
+
+    spec = {"mnist": [[4, 3, [5, 7]]]}
+    sized = fc.fit_patch_size_limits(store, spec, seed=0, subset=150, jitter=1e-2, n_fit=20000, n_validation=10000)
+    record = sized["mnist", 4, 3, "patch"]
+    setting = record["accuracy"].setting
+    chosen = setting["patch_size"]
+    assert record["accuracy"].key == f"mnist/stacked-patches/p={chosen}/pool=3/k=4/arccos-kernel/accuracy"
+    assert setting["n_fit"] == 100 and setting["n_validation"] == 50 and setting["patch_sizes"] == [5, 7]
+    assert fc.limit_variant(setting) == "patch" and "patch size chosen" in setting["model"]
+    # the choice: each size's kernel ridge on 100 training rows, scored on 50 others, in float64; never the test rows
+    held_out = {}
+    for p in (5, 7):
+        features = patch_views("mnist", 4, 0, patch_size=p, subset=150, pool=3)
+        (X,), y = features["X_train"], features["y_train"]
+        fit, validation = held_out_split(len(y), 100, 50, 0)
+        K = arccos_kernel(X[fit].astype(np.float64), X[fit].astype(np.float64), weight_scale="he")
+        A = np.linalg.solve(K + 1e-2 * np.diag(K).mean() * np.eye(len(K)), np.eye(10)[y[fit]])
+        scores = arccos_kernel(X[validation].astype(np.float64), X[fit].astype(np.float64), weight_scale="he") @ A
+        held_out[p] = 100 * np.mean(scores.argmax(1) == y[validation])
+        assert abs(record["validation"][p].mean - held_out[p]) <= 100 / 50 + 1e-9        # float32 order
+    assert record["validation"][chosen].mean == max(result.mean for result in record["validation"].values())
+    assert record["validation"][5].key.endswith("/patch-size=5/validation-accuracy")
+    # then the limit on all training rows at that size: the same accuracy as the direct float64 solve
+    features = patch_views("mnist", 4, 0, patch_size=chosen, subset=150, pool=3)
+    (X,), (T,), y = features["X_train"], features["X_test"], features["y_train"]
+    K = arccos_kernel(X.astype(np.float64), X.astype(np.float64), weight_scale="he")
+    scores = arccos_kernel(T.astype(np.float64), X.astype(np.float64), weight_scale="he") @ np.linalg.solve(
+        K + 1e-2 * np.diag(K).mean() * np.eye(len(K)), np.eye(10)[y])
+    assert abs(record["accuracy"].mean - 100 * np.mean(scores.argmax(1) == features["y_test"])) <= 100 / len(T) + 1e-9
+    assert len(list(cache.rglob("frontier-patch-size-choice-*.json"))) == 1
+    again = fc.fit_patch_size_limits(store, spec, seed=0, subset=150, jitter=1e-2, n_fit=20000, n_validation=10000)
+    assert again["mnist", 4, 3, "patch"]["accuracy"].values == record["accuracy"].values
+    assert len(list(cache.rglob("frontier-patch-size-choice-*.json"))) == 1       # read back, not computed again
+    with pytest.raises(ValueError, match=r"must be \[K, pool, \[patch sizes\]\]"):
+        fc.fit_patch_size_limits(store, {"mnist": [[4, 3, 5]]}, seed=0, subset=150, jitter=1e-2, n_fit=2,
+                                 n_validation=1)
+    # beside the limit on the dataset's own 5 x 5 patches, at the same jitter
+    plain = fc.fit_pooled_limits(store, {"mnist": [3]}, 4, seed=0, subset=150, jitter=1e-2)
+    stacked = fc.fit_stacked(store, ["mnist"], 4, [], True, seed=0, subset=150, pool=2, jitter=1e-2)
+    main = fc.main_records(fc.record_patches(store, _runs(fc.patch_configs(["mnist"], [4], 4, {}, [0], 0, [2], {}, [])),
+                                             150), 2)
+    pooled = plain | sized
+    table = fc.stacked_table(stacked, main, 4, pooled)
+    assert list(table["model"])[-1] == (f"kernel limit (d → ∞), pooled 3 × 3, {chosen} × {chosen} patches chosen on "
+                                        "held-out rows")
+    words = fc.patch_words(record, plain["mnist", 4, 3, "vanishing"], "the features pooled 3 × 3")
+    assert words in fc.stacked_sentence(stacked, main, 4, pooled)
+    assert words.startswith(f"on the features pooled 3 × 3 from {chosen} × {chosen} patches (held-out rows: "
+                            f"5 × 5 {record['validation'][5].mean:.2f} %, 7 × 7 {record['validation'][7].mean:.2f} %)")
+    fig = fc.plot_stacked(stacked, main, 4, pooled)
+    assert f"d → ∞: K = 4, 3 × 3, {chosen} × {chosen} patches" in [t.get_text() for t in fig.legends[0].get_texts()]
+    assert fc.stacked_text(None, setting, pooled=True).endswith(f"pooled 3 × 3, {chosen} × {chosen} patches chosen on "
+                                                                "held-out rows")
+    text = fc.stacked_limit_text(True, [], patch_size={"mnist": [[256, 3, [5, 7, 9]]]})
+    assert text.endswith("its fit time counting the choice (on MNIST's K = 256 features pooled 3 × 3, p among 5, 7, 9).")
+    assert "patches' size" not in fc.stacked_limit_text(False, [2000], patch_size={"mnist": [[256, 3, [5, 7]]]})
+
+
+def test_patch_words_follow_the_sign():
+    def result(value, setting=None):
+        return Result("a", (value,), "%", setting or {}, "frontier", "m", "2026-11-27", "c")
+
+    def limit(accuracy, p, validation=None):
+        record = {"accuracy": result(accuracy, {"patch_size": p})}
+        if validation:
+            record["validation"] = {q: result(v) for q, v in validation.items()}
+        return record
+
+    plain = limit(99.41, 5)
+    better = fc.patch_words(limit(99.52, 9, {5: 98.6, 9: 98.9}), plain, "the features")
+    assert better == ("on the features from 9 × 9 patches (held-out rows: 5 × 5 98.60 %, 9 × 9 98.90 %), the test "
+                      "accuracy rises to 99.52 %, 0.11 points above the 5 × 5 patches' 99.41 %: 19 % fewer errors")
+    worse = fc.patch_words(limit(99.31, 9, {5: 98.6, 9: 98.9}), plain, "the features")
+    assert worse.endswith("falls to 99.31 %, 0.10 points below the 5 × 5 patches' 99.41 %: 17 % more errors")
+    same = fc.patch_words(limit(99.41, 9, {9: 98.9}), plain, "the features")
+    assert same.endswith("the test accuracy stays at 99.41 %")
+
+
+def test_patch_views_equal_the_frozen_copy_at_the_datasets_own_patch_size():
+    from greenelm_book.frontier import patch_views, standardised_patch_views
+
+    frozen = standardised_patch_views("mnist", 4, 0, subset=60, pool=3, views=("shift",))
+    general = patch_views("mnist", 4, 0, subset=60, pool=3, views=("shift",))
+    assert general["patch_size"] == 5 and general["views"] == frozen["views"]
+    for part in ("X_train", "X_test"):
+        for a, b in zip(frozen[part], general[part], strict=True):
+            np.testing.assert_array_equal(a, b)
+    wider = patch_views("mnist", 4, 0, patch_size=9, subset=60, pool=3)
+    assert wider["patch_size"] == 9 and wider["X_train"][0].shape == frozen["X_train"][0].shape
+    assert not np.array_equal(wider["X_train"][0], frozen["X_train"][0])
+    with pytest.raises(ValueError, match="patch_size"):
+        patch_views("mnist", 4, 0, patch_size=0, subset=60, pool=3)
+
+
 def test_errors_removed_is_the_share_of_the_base_errors():
     from greenelm_book.report import errors_removed
 
