@@ -416,6 +416,16 @@ def test_the_limit_with_its_ridge_chosen_on_held_out_rows(store, cache):
 
 
 
+def _plain_limit_beside(store, subset: int):
+    """MNIST's limit on K = 4 features pooled 3 × 3 at the vanishing ridge (jitter 1e-2), the stacked
+    limit on the main grid (pool 2) and the patch readouts' main records, for ``subset`` images: what a
+    variant of the limit is set beside. Returns (pooled, stacked, main)."""
+    plain = fc.fit_pooled_limits(store, {"mnist": [3]}, 4, seed=0, subset=subset, jitter=1e-2)
+    stacked = fc.fit_stacked(store, ["mnist"], 4, [], True, seed=0, subset=subset, pool=2, jitter=1e-2)
+    configs = fc.patch_configs(["mnist"], [4], 4, {}, [0], 0, [2], {}, [])
+    return plain, stacked, fc.main_records(fc.record_patches(store, _runs(configs), subset), 2)
+
+
 def test_the_limit_with_one_pixel_shifts_averaged_into_its_kernel(store, cache):
     from greenelm.kernels import arccos_kernel
     from greenelm_book.frontier import standardised_patch_views
@@ -443,10 +453,7 @@ def test_the_limit_with_one_pixel_shifts_averaged_into_its_kernel(store, cache):
     with pytest.raises(ValueError, match=r"views must be \('shift',\)"):
         fc.fit_averaged_limits(store, {"mnist": [[4, 3]]}, seed=0, subset=120, jitter=1e-2, views=["flip"])
     # beside the vanishing ridge's limit on the same features, at the same jitter
-    plain = fc.fit_pooled_limits(store, {"mnist": [3]}, 4, seed=0, subset=120, jitter=1e-2)
-    stacked = fc.fit_stacked(store, ["mnist"], 4, [], True, seed=0, subset=120, pool=2, jitter=1e-2)
-    main = fc.main_records(fc.record_patches(store, _runs(fc.patch_configs(["mnist"], [4], 4, {}, [0], 0, [2], {}, [])),
-                                             120), 2)
+    plain, stacked, main = _plain_limit_beside(store, 120)
     pooled = plain | shift
     table = fc.stacked_table(stacked, main, 4, pooled)
     assert list(table["model"])[-1] == "kernel limit (d → ∞), pooled 3 × 3, four one-pixel shifts in the kernel"
@@ -500,10 +507,7 @@ def test_the_limit_on_the_patch_size_held_out_rows_choose(store, cache):
         fc.fit_patch_size_limits(store, {"mnist": [[4, 3, 5]]}, seed=0, subset=150, jitter=1e-2, n_fit=2,
                                  n_validation=1)
     # beside the limit on the dataset's own 5 x 5 patches, at the same jitter
-    plain = fc.fit_pooled_limits(store, {"mnist": [3]}, 4, seed=0, subset=150, jitter=1e-2)
-    stacked = fc.fit_stacked(store, ["mnist"], 4, [], True, seed=0, subset=150, pool=2, jitter=1e-2)
-    main = fc.main_records(fc.record_patches(store, _runs(fc.patch_configs(["mnist"], [4], 4, {}, [0], 0, [2], {}, [])),
-                                             150), 2)
+    plain, stacked, main = _plain_limit_beside(store, 150)
     pooled = plain | sized
     table = fc.stacked_table(stacked, main, 4, pooled)
     assert list(table["model"])[-1] == (f"kernel limit (d → ∞), pooled 3 × 3, {chosen} × {chosen} patches chosen on "
