@@ -276,11 +276,11 @@ def best_stacked_limit(store: Store, limits: dict[str, Result]) -> tuple[str, Re
 def stacked_limit_configuration(key: str, limit: Result, with_width: bool = True) -> str:
     """The patch features and kernel variant of one stacked limit: "K = 1 024, pooled 3 × 3, mirror
     images in the kernel, …" (``key`` its accuracy key); without "K = …, " when not ``with_width``."""
-    from .frontier_chapter import LIMIT_VARIANTS
+    from .frontier_chapter import LIMIT_VARIANTS, limit_words
 
+    variant = next(name for name, (suffix, _, _) in LIMIT_VARIANTS.items() if key.endswith(f"/{suffix}/accuracy"))
     return ((f"K = {thousands(limit.setting['n_patches'])}, " if with_width else "")
-            + f"pooled {limit.setting['pool']} × {limit.setting['pool']}"
-            + next(words for suffix, _, words in LIMIT_VARIANTS.values() if key.endswith(f"/{suffix}/accuracy")))
+            + f"pooled {limit.setting['pool']} × {limit.setting['pool']}" + limit_words(variant, limit.setting))
 
 
 def stacked_limits_text(store: Store) -> str:

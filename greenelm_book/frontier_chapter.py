@@ -805,7 +805,7 @@ LIMIT_VARIANTS = {
              "into the kernel, μ chosen on held-out training rows", ", mirror images in the kernel, μ chosen on held-out rows"),
     "shift": ("arccos-kernel-shift", "arc-cosine kernel ridge (d = ∞), each image's four one-pixel shifts averaged "
               "into the kernel, vanishing ridge", ", four one-pixel shifts in the kernel"),
-    "patch": ("arccos-kernel", "arc-cosine kernel ridge (d = ∞), vanishing ridge, the patch size chosen on held-out "
+    "patch": ("arccos-kernel-patch", "arc-cosine kernel ridge (d = ∞), vanishing ridge, the patch size chosen on held-out "
               "training rows", ", {p} × {p} patches chosen on held-out rows"),
 }
 

@@ -101,7 +101,7 @@ def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
     assert f"{setting['pool']} × {setting['pool']} pooling" in found["patch_cifar_config"]
     assert found["patch_cifar_s"] == store.get(best.replace("/accuracy", "/fit-seconds")).mean
     assert found["limit_mnist"] == store.get("mnist/arccos-kernel/accuracy").mean
-    limits = store.matching(r"cifar10/stacked-patches/.*/arccos-kernel(-flip)?(-ridge)?/accuracy")   # one per grid and K
+    limits = store.matching(r"cifar10/stacked-patches/.*/arccos-kernel(-[a-z]+)*/accuracy")   # one per grid and K
     limit = limits[max(limits, key=lambda k: (limits[k].mean, -store.get(k.replace("/accuracy", "/fit-seconds")).mean))]
     assert found["stacked_limits"].startswith("reaches ") and f"{limit.mean:.2f} % on CIFAR-10 (" in found["stacked_limits"]
     assert (f"pooled {limit.setting['pool']} × {limit.setting['pool']}" in found["stacked_limits"]) == (len(limits) > 1)
@@ -112,7 +112,7 @@ def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
         f"K = {thousands(limit.setting['n_patches'])}, pooled {limit.setting['pool']} × {limit.setting['pool']}")
     best_key = max(limits, key=lambda k: (limits[k].mean, -store.get(k.replace("/accuracy", "/fit-seconds")).mean))
     assert found["stacked_cifar_min"] == store.get(best_key.replace("/accuracy", "/fit-seconds")).mean / 60
-    mnist = store.matching(r"mnist/stacked-patches/.*/arccos-kernel(-flip)?(-ridge)?/accuracy")
+    mnist = store.matching(r"mnist/stacked-patches/.*/arccos-kernel(-[a-z]+)*/accuracy")
     best = mnist[max(mnist, key=lambda k: (mnist[k].mean, -store.get(k.replace("/accuracy", "/fit-seconds")).mean))]
     if len({result.setting["n_patches"] for result in mnist.values()}) > 1:     # a tie goes to the faster fit
         assert (f"{best.mean:.2f} % on MNIST (K = {thousands(best.setting['n_patches'])}, pooled "
@@ -129,6 +129,15 @@ def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
     assert found["listing3_ratio"] == statistics.median(next(iter(ratio.values())).values)
     peaks = [r.mean for r in store.matching(r"mnist-shifted/green-elm/dask/d=\d+/n=\d+/worker-peak-mb").values()]
     assert (found["dask_peak_low"], found["dask_peak_high"]) == (min(peaks), max(peaks))
+
+
+def test_a_stacked_limit_is_named_by_its_variant_with_its_patch_size():
+    setting = {"n_patches": 256, "pool": 3, "patch_size": 7}
+    patch = _result("mnist/stacked-patches/p=7/pool=3/k=256/arccos-kernel-patch/accuracy", [99.49], **setting)
+    assert bl.stacked_limit_configuration(patch.key, patch) == ("K = 256, pooled 3 × 3, 7 × 7 patches chosen on "
+                                                                "held-out rows")
+    plain = _result("mnist/stacked-patches/p=5/pool=3/k=256/arccos-kernel/accuracy", [99.41], **setting)
+    assert bl.stacked_limit_configuration(plain.key, plain, with_width=False) == "pooled 3 × 3"
 
 
 def test_the_verdict_line_names_every_label_that_occurs():

@@ -476,7 +476,7 @@ def test_the_limit_on_the_patch_size_held_out_rows_choose(store, cache):
     record = sized["mnist", 4, 3, "patch"]
     setting = record["accuracy"].setting
     chosen = setting["patch_size"]
-    assert record["accuracy"].key == f"mnist/stacked-patches/p={chosen}/pool=3/k=4/arccos-kernel/accuracy"
+    assert record["accuracy"].key == f"mnist/stacked-patches/p={chosen}/pool=3/k=4/arccos-kernel-patch/accuracy"
     assert setting["n_fit"] == 100 and setting["n_validation"] == 50 and setting["patch_sizes"] == [5, 7]
     assert fc.limit_variant(setting) == "patch" and "patch size chosen" in setting["model"]
     # the choice: each size's kernel ridge on 100 training rows, scored on 50 others, in float64; never the test rows
@@ -509,6 +509,7 @@ def test_the_limit_on_the_patch_size_held_out_rows_choose(store, cache):
     # beside the limit on the dataset's own 5 x 5 patches, at the same jitter
     plain, stacked, main = _plain_limit_beside(store, 150)
     pooled = plain | sized
+    assert set(pooled) == {("mnist", 4, 3, "vanishing"), ("mnist", 4, 3, "patch")}          # two keys, whatever p
     table = fc.stacked_table(stacked, main, 4, pooled)
     assert list(table["model"])[-1] == (f"kernel limit (d → ∞), pooled 3 × 3, {chosen} × {chosen} patches chosen on "
                                         "held-out rows")
