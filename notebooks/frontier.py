@@ -253,7 +253,7 @@ glue("long_text", fc.long_text(long_curves))
 parity_rows = fc.parity_rows(store, best, long_curves, overall)
 
 # %%
-show_table(fc.parity_table(parity_rows), digits=1, integers=["SGD epochs in that time"])
+show_table(fc.parity_table(parity_rows), digits=2, integers=["SGD epochs in that time"])
 
 # %% [markdown]
 # {glue:text}`parity_sentence` {glue:text}`budget_sentence` The timings are this machine's, measured
