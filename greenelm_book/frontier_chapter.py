@@ -1188,14 +1188,20 @@ def shift_words(shift: dict, plain: dict, features: str) -> str:
     the same vanishing ridge), with the share of test errors it removes, e.g. "on the features pooled
     3 × 3 with each image's four one-pixel shifts averaged into the kernel, the test accuracy rises to
     99.52 %, 0.11 points above the same limit without them (99.41 %): 19 % fewer errors"."""
-    accuracy, before = shift["accuracy"].mean, plain["accuracy"].mean
-    gap = accuracy - before
-    share = errors_removed(accuracy, before)
+    before = plain["accuracy"].mean
+    return (f"on {features} with each image's four one-pixel shifts averaged into the kernel, "
+            + accuracy_move_words(shift["accuracy"].mean, before, f"the same limit without them ({before:.2f} %)"))
+
+
+def accuracy_move_words(accuracy: float, before: float, against: str) -> str:
+    """How a test accuracy moved from ``before`` (both in %), worded by its sign, with the share of
+    test errors it removes: "the test accuracy rises to 99.52 %, 0.11 points above ``against``: 19 %
+    fewer errors" (``against`` names the base, e.g. "the same limit without them (99.41 %)"), or "the
+    test accuracy stays at 99.41 %"."""
+    gap, share = accuracy - before, errors_removed(accuracy, before)
     errors = "" if share is None else f": {100 * abs(share):.0f} % {by_sign(gap, 'fewer', 'more')} errors"
-    return (f"on {features} with each image's four one-pixel shifts averaged into the kernel, the test accuracy "
-            f"{by_sign(gap, 'rises', 'falls', 'stays')} {'at' if gap == 0 else 'to'} {accuracy:.2f} %"
-            + ("" if gap == 0 else f", {abs(gap):.2f} points {by_sign(gap, 'above', 'below')} the same limit "
-               f"without them ({before:.2f} %){errors}"))
+    return (f"the test accuracy {by_sign(gap, 'rises', 'falls', 'stays')} {'at' if gap == 0 else 'to'} {accuracy:.2f} %"
+            + ("" if gap == 0 else f", {abs(gap):.2f} points {by_sign(gap, 'above', 'below')} {against}{errors}"))
 
 
 def patch_words(patch: dict, plain: dict, features: str) -> str:
@@ -1205,16 +1211,11 @@ def patch_words(patch: dict, plain: dict, features: str) -> str:
     errors it removes, e.g. "on the features pooled 3 × 3 from 9 × 9 patches (held-out rows: 5 × 5
     98.61 %, 7 × 7 98.83 %, 9 × 9 98.90 %), the test accuracy rises to 99.52 %, 0.11 points above the
     5 × 5 patches' 99.41 %: 19 % fewer errors"."""
-    setting = patch["accuracy"].setting
-    held_out = ", ".join(f"{p} × {p} {result.mean:.2f} %" for p, result in patch["validation"].items())
-    accuracy, before = patch["accuracy"].mean, plain["accuracy"].mean
-    gap, share = accuracy - before, errors_removed(accuracy, before)
-    errors = "" if share is None else f": {100 * abs(share):.0f} % {by_sign(gap, 'fewer', 'more')} errors"
-    own = plain["accuracy"].setting["patch_size"]
-    return (f"on {features} from {setting['patch_size']} × {setting['patch_size']} patches (held-out rows: {held_out}), "
-            f"the test accuracy {by_sign(gap, 'rises', 'falls', 'stays')} {'at' if gap == 0 else 'to'} {accuracy:.2f} %"
-            + ("" if gap == 0 else f", {abs(gap):.2f} points {by_sign(gap, 'above', 'below')} the {own} × {own} "
-               f"patches' {before:.2f} %{errors}"))
+    p = patch["accuracy"].setting["patch_size"]
+    held_out = ", ".join(f"{q} × {q} {result.mean:.2f} %" for q, result in patch["validation"].items())
+    before, own = plain["accuracy"].mean, plain["accuracy"].setting["patch_size"]
+    return (f"on {features} from {p} × {p} patches (held-out rows: {held_out}), "
+            + accuracy_move_words(patch["accuracy"].mean, before, f"the {own} × {own} patches' {before:.2f} %"))
 
 
 def stacked_sentence(stacked: dict, main: dict, judged: int, pooled: dict | None = None) -> str:
