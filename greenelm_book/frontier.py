@@ -591,15 +591,18 @@ def standardised_patch_views(dataset: str, n_patches: int, seed: int, subset: in
 
 
 def patch_views(dataset: str, n_patches: int, seed: int, *, patch_size: int | None = None, subset: int | None = None,
-                pool: int = 2, views=(), dictionary: str = "sampled", chunk_images: int = 8) -> dict:
-    """:func:`standardised_patch_views` with the patch size a parameter: ``patch_size`` p (p × p patches;
-    None: the dataset's own, :data:`IMAGE_SHAPES`), the same arrays at the dataset's own (tested).
+                pool: int = 2, views=(), dictionary: str = "sampled", chunk_images: int = 8,
+                threshold: float | None = None, whiten_eps: float | None = None, test: bool = True) -> dict:
+    """:func:`standardised_patch_views` with the map's settings as parameters: ``patch_size`` p (p × p
+    patches; None: the dataset's own, :data:`IMAGE_SHAPES`), the ReLU split's ``threshold`` and the
+    whitening's ``whiten_eps`` (None: ``RandomPatchFeatures``' own); the same arrays at the dataset's
+    own (tested). With ``test=False`` the test images are not mapped (``X_test`` is empty).
     ``standardised_patch_views`` keeps its own copy of these lines because the results-cache keys of
     the frontier's longest computations (hours of kernel limits) follow its code; the next rebuild of
     that cache can let it call this one.
 
     Returns {"X_train": [(N, F) float32 per view], "X_test": [(M, F) float32 per view], "y_train",
-    "y_test", "seconds", "n_features", "views", "patch_size"}.
+    "y_test", "seconds", "n_features", "views", "patch_size", "threshold", "whiten_eps"}.
     """
     from greenelm import RandomPatchFeatures, load_dataset
 
@@ -610,10 +613,12 @@ def patch_views(dataset: str, n_patches: int, seed: int, *, patch_size: int | No
         check_choice("view", how, AUGMENTATIONS)
     data = load_dataset(dataset, subset=subset)
     start = time.perf_counter()
+    given = {name: value for name, value in (("threshold", threshold), ("whiten_eps", whiten_eps)) if value is not None}
     features = RandomPatchFeatures(shape, n_patches=check_positive_int("n_patches", n_patches), patch_size=p,
-                                   pool=pool, dictionary=dictionary, random_state=seed)
-    images = {"train": data.flat("train", np.float32).reshape((-1,) + shape),
-              "test": data.flat("test", np.float32).reshape((-1,) + shape)}
+                                   pool=pool, dictionary=dictionary, random_state=seed, **given)
+    images = {"train": data.flat("train", np.float32).reshape((-1,) + shape)}
+    if test:
+        images["test"] = data.flat("test", np.float32).reshape((-1,) + shape)
     features.fit(images["train"])
     mapped = {"train": [], "test": []}
     for part, originals in images.items():
@@ -640,5 +645,6 @@ def patch_views(dataset: str, n_patches: int, seed: int, *, patch_size: int | No
             out[rows] /= scale.astype(np.float32)
     return {"X_train": mapped["train"], "y_train": data.y_train, "X_test": mapped["test"], "y_test": data.y_test,
             "seconds": time.perf_counter() - start, "n_features": features.n_features_out, "patch_size": p,
+            "threshold": features.threshold, "whiten_eps": features.whiten_eps,
             "views": ("identity",) + tuple(f"{how} {i + 1}" if how == "shift" else how
                                            for how in views for i in range(4 if how == "shift" else 1))}

@@ -57,6 +57,7 @@ stacked_limit_ridge = {"mnist": [[32, 3]]}  # dataset -> [K, pool] pairs: the li
 stacked_limit_flip = {"cifar10": [[32, 3]]}  # the same, with each image's mirror image averaged into the kernel
 stacked_limit_shift = {"mnist": [[32, 3]]}  # the vanishing-ridge limit with each image's four one-pixel shifts averaged in
 stacked_limit_patch_size = {"mnist": [[32, 3, [5, 7]]]}  # [K, pool, [p, ...]]: the limit on the p x p patches held-out rows choose
+stacked_limit_map = {"mnist": [[32, 3, [5, 7], [[0.25, 0.1], [0.75, 0.5]]]]}  # [K, pool, [p, ...], [[t, eps], ...]]: then threshold and whitening eps
 limit_jitters = [1e-6, 1e-4, 1e-2]  # the μ / mean diag K tried there
 limit_validation = [20000, 10000]  # training rows it fits on, and the others it scores on (a subset: 2/3, 1/3)
 augment = {"mnist": ["shift"], "fashion-mnist": ["flip"], "cifar10": ["flip"]}
@@ -198,7 +199,8 @@ glue("comparison_sentence", fc.comparison_sentence(records, patch_datasets, patc
 # %% tags=["remove-cell"]
 glue("stacked_limit_text", fc.stacked_limit_text(stacked_limit, stacked_widths, stacked_limit_pools,
                                                  stacked_limit_patches, stacked_limit_ridge, limit_validation,
-                                                 stacked_limit_flip, stacked_limit_shift, stacked_limit_patch_size))
+                                                 stacked_limit_flip, stacked_limit_shift, stacked_limit_patch_size,
+                                                 stacked_limit_map))
 stacked = fc.fit_stacked(store, patch_datasets, judged_patches, stacked_widths, stacked_limit, seed=seed,
                          subset=patch_subset, pool=pools[0], jitter=kernel_jitter)
 pooled = fc.fit_pooled_limits(store, stacked_limit_pools if stacked_limit else {}, judged_patches, seed=seed,
@@ -213,9 +215,10 @@ pooled |= fc.fit_ridge_limits(store, stacked_limit_ridge if stacked_limit else {
 pooled |= fc.fit_ridge_limits(store, stacked_limit_flip if stacked_limit else {}, views=["flip"], **held_out)
 pooled |= fc.fit_averaged_limits(store, stacked_limit_shift if stacked_limit else {}, seed=seed, subset=patch_subset,
                                  jitter=kernel_jitter, views=["shift"])
-pooled |= fc.fit_patch_size_limits(store, stacked_limit_patch_size if stacked_limit else {}, seed=seed,
-                                   subset=patch_subset, jitter=kernel_jitter, n_fit=limit_validation[0],
-                                   n_validation=limit_validation[1])
+chosen = dict(seed=seed, subset=patch_subset, jitter=kernel_jitter, n_fit=limit_validation[0],
+              n_validation=limit_validation[1])
+pooled |= fc.fit_patch_size_limits(store, stacked_limit_patch_size if stacked_limit else {}, **chosen)
+pooled |= fc.fit_map_limits(store, stacked_limit_map if stacked_limit else {}, **chosen)
 
 # %%
 fc.stacked_view(stacked, main, judged_patches, pooled, records)

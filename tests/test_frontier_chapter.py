@@ -499,10 +499,10 @@ def test_the_limit_on_the_patch_size_held_out_rows_choose(store, cache):
     scores = arccos_kernel(T.astype(np.float64), X.astype(np.float64), weight_scale="he") @ np.linalg.solve(
         K + 1e-2 * np.diag(K).mean() * np.eye(len(K)), np.eye(10)[y])
     assert abs(record["accuracy"].mean - 100 * np.mean(scores.argmax(1) == features["y_test"])) <= 100 / len(T) + 1e-9
-    assert len(list(cache.rglob("frontier-patch-size-choice-*.json"))) == 1
+    assert len(list(cache.rglob("frontier-map-choice-*.json"))) == 1
     again = fc.fit_patch_size_limits(store, spec, seed=0, subset=150, jitter=1e-2, n_fit=20000, n_validation=10000)
     assert again["mnist", 4, 3, "patch"]["accuracy"].values == record["accuracy"].values
-    assert len(list(cache.rglob("frontier-patch-size-choice-*.json"))) == 1       # read back, not computed again
+    assert len(list(cache.rglob("frontier-map-choice-*.json"))) == 1       # read back, not computed again
     with pytest.raises(ValueError, match=r"must be \[K, pool, \[patch sizes\]\]"):
         fc.fit_patch_size_limits(store, {"mnist": [[4, 3, 5]]}, seed=0, subset=150, jitter=1e-2, n_fit=2,
                                  n_validation=1)
@@ -524,6 +524,109 @@ def test_the_limit_on_the_patch_size_held_out_rows_choose(store, cache):
     text = fc.stacked_limit_text(True, [], patch_size={"mnist": [[256, 3, [5, 7, 9]]]})
     assert text.endswith("its fit time counting the choice (on MNIST's K = 256 features pooled 3 × 3, p among 5, 7, 9).")
     assert "patches' size" not in fc.stacked_limit_text(False, [2000], patch_size={"mnist": [[256, 3, [5, 7]]]})
+
+
+def test_the_limit_on_the_threshold_and_whitening_held_out_rows_choose(store, cache):
+    from greenelm.kernels import arccos_kernel
+    from greenelm_book.frontier import held_out_split, patch_views
+
+    spec = {"mnist": [[4, 3, [5, 7], [[0.25, 0.1], [0.75, 0.5], [1.0, 1.0]]]]}
+    common = dict(seed=0, subset=150, jitter=1e-2, n_fit=20000, n_validation=10000)
+    sized = fc.fit_patch_size_limits(store, {"mnist": [[4, 3, [5, 7]]]}, **common)["mnist", 4, 3, "patch"]
+    tuned = fc.fit_map_limits(store, spec, **common)
+    record = tuned["mnist", 4, 3, "map"]
+    setting = record["accuracy"].setting
+    p, t, e = setting["patch_size"], setting["threshold"], setting["whiten_eps"]
+    assert p == sized["accuracy"].setting["patch_size"]                 # the patch size's own choice, read back
+    assert len(list(cache.rglob("frontier-map-choice-*.json"))) == 2    # the sizes' choice once, then the pairs'
+    assert record["accuracy"].key == f"mnist/stacked-patches/p={p}/pool=3/k=4/arccos-kernel-map/accuracy"
+    assert setting["map_settings"] == [[0.25, 0.1], [0.75, 0.5], [1.0, 1.0]] and setting["patch_sizes"] == [5, 7]
+    assert fc.limit_variant(setting) == "map" and fc.limit_variant(sized["accuracy"].setting) == "patch"
+    assert sized["accuracy"].setting["threshold"] == 0.25 and sized["accuracy"].setting["whiten_eps"] == 0.1
+    # the pairs' choice at that p, against a float64 reference on the same rows; never the test rows
+    for (t_, e_), result in record["validation"].items():
+        features = patch_views("mnist", 4, 0, patch_size=p, subset=150, pool=3, threshold=t_, whiten_eps=e_)
+        (X,), y = features["X_train"], features["y_train"]
+        fit, validation = held_out_split(len(y), 100, 50, 0)
+        K = arccos_kernel(X[fit].astype(np.float64), X[fit].astype(np.float64), weight_scale="he")
+        A = np.linalg.solve(K + 1e-2 * np.diag(K).mean() * np.eye(len(K)), np.eye(10)[y[fit]])
+        scores = arccos_kernel(X[validation].astype(np.float64), X[fit].astype(np.float64), weight_scale="he") @ A
+        assert abs(result.mean - 100 * np.mean(scores.argmax(1) == y[validation])) <= 100 / 50 + 1e-9
+        assert result.key.endswith(f"/threshold={t_:g}/whiten-eps={e_:g}/validation-accuracy")
+    assert record["validation"][t, e].mean == max(result.mean for result in record["validation"].values())
+    # the limit on all training rows at the chosen pair: the direct float64 solve's accuracy
+    features = patch_views("mnist", 4, 0, patch_size=p, subset=150, pool=3, threshold=t, whiten_eps=e)
+    (X,), (T,), y = features["X_train"], features["X_test"], features["y_train"]
+    K = arccos_kernel(X.astype(np.float64), X.astype(np.float64), weight_scale="he")
+    scores = arccos_kernel(T.astype(np.float64), X.astype(np.float64), weight_scale="he") @ np.linalg.solve(
+        K + 1e-2 * np.diag(K).mean() * np.eye(len(K)), np.eye(10)[y])
+    assert abs(record["accuracy"].mean - 100 * np.mean(scores.argmax(1) == features["y_test"])) <= 100 / len(T) + 1e-9
+    size = fc.map_choice_run("mnist", 4, 3, [{"patch_size": 5}, {"patch_size": 7}], **common)
+    pairs = fc.map_choice_run("mnist", 4, 3, [{"patch_size": p, "threshold": t_, "whiten_eps": e_}
+                                              for t_, e_ in setting["map_settings"]], **common)
+    run = fc.averaged_limit_run("mnist", 4, 3, seed=0, subset=150, jitter=1e-2, views=(), setting=pairs["chosen"])
+    assert record["fit"].mean == pytest.approx(run["fit_seconds"] + size["seconds"] + pairs["seconds"])   # both choices
+    again = fc.fit_map_limits(store, spec, **common)
+    assert again["mnist", 4, 3, "map"]["accuracy"].values == record["accuracy"].values
+    assert len(list(cache.rglob("frontier-map-choice-*.json"))) == 2       # read back, not computed again
+    with pytest.raises(ValueError, match=r"must be \[K, pool, \[patch sizes\], \[\[threshold, whitening eps\]"):
+        fc.fit_map_limits(store, {"mnist": [[4, 3, [5]]]}, **common)
+    with pytest.raises(ValueError, match=r"\[\[threshold, whitening eps\]"):
+        fc.fit_map_limits(store, {"mnist": [[4, 3, [5], [0.25, 0.1]]]}, **common)
+    # in the chapter: the table's row, the sentence against the patch-size limit, the legend and the text
+    plain, stacked, main = _plain_limit_beside(store, 150)
+    pooled = plain | {("mnist", 4, 3, "patch"): sized} | tuned
+    table = fc.stacked_table(stacked, main, 4, pooled)
+    assert list(table["model"])[-1] == (f"kernel limit (d → ∞), pooled 3 × 3, {p} × {p} patches, threshold {t:g} and "
+                                        f"whitening ε {e:g} chosen on held-out rows")
+    words = fc.map_words(record, sized)
+    assert words in fc.stacked_sentence(stacked, main, 4, pooled)
+    fig = fc.plot_stacked(stacked, main, 4, pooled)
+    assert f"d → ∞: K = 4, 3 × 3, {p} × {p} patches, t = {t:g}, ε = {e:g}" in [
+        text.get_text() for text in fig.legends[0].get_texts()]
+    text = fc.stacked_limit_text(True, [], map_settings=spec)
+    assert text.endswith("its fit time counting both choices (on MNIST's, (t, ε) among (0.25, 0.1), (0.75, 0.5), (1, 1)).")
+    assert "whitening" not in fc.stacked_limit_text(False, [2000], map_settings=spec)
+
+
+def test_map_words_follow_the_sign():
+    def result(value, setting=None):
+        return Result("a", (value,), "%", setting or {}, "frontier", "m", "2026-11-27", "c")
+
+    tuned = {"accuracy": result(99.55, {"patch_size": 7, "threshold": 0.75, "whiten_eps": 0.5}),
+             "validation": {(0.25, 0.1): result(99.39), (0.75, 0.5): result(99.45)}}
+    words = fc.map_words(tuned, {"accuracy": result(99.49)})
+    assert words == ("with the threshold and whitening ε held-out rows chose at 7 × 7 (t = 0.25, ε = 0.1: 99.39 %; "
+                     "t = 0.75, ε = 0.5: 99.45 %), t = 0.75 and ε = 0.5, the test accuracy rises to 99.55 %, 0.06 "
+                     "points above the map's own settings' 99.49 %: 12 % fewer errors")
+    assert fc.map_words(tuned, {"accuracy": result(99.60)}).endswith(
+        "falls to 99.55 %, 0.05 points below the map's own settings' 99.60 %: 12 % more errors")
+
+
+def test_map_settings_are_checked_and_patch_views_take_them():
+    from greenelm import RandomPatchFeatures
+    from greenelm_book.frontier import patch_views
+
+    assert fc.map_setting({"patch_size": 7, "threshold": 1, "whiten_eps": 0.5}) == {
+        "patch_size": 7, "threshold": 1.0, "whiten_eps": 0.5}
+    with pytest.raises(ValueError, match=r"unknown map setting\(s\) \['pool'\]"):
+        fc.map_setting({"pool": 2})
+    with pytest.raises(ValueError, match="whiten_eps must be a finite number > 0, got 0"):
+        fc.map_setting({"whiten_eps": 0})
+    with pytest.raises(ValueError, match="threshold must be a finite number >= 0, got -0.1"):
+        fc.map_setting({"threshold": -0.1})
+    with pytest.raises(ValueError, match="threshold must be a finite number >= 0, got True"):
+        fc.map_setting({"threshold": True})
+    with pytest.raises(ValueError, match="at least one map setting"):
+        fc.map_choice_point("mnist", 4, 0, 150, 3, [], 1e-2, 100, 50)
+    own = RandomPatchFeatures((28, 28, 1))
+    default = patch_views("mnist", 4, 0, subset=60, pool=3)
+    explicit = patch_views("mnist", 4, 0, subset=60, pool=3, threshold=own.threshold, whiten_eps=own.whiten_eps)
+    assert (default["threshold"], default["whiten_eps"]) == (own.threshold, own.whiten_eps)
+    np.testing.assert_array_equal(default["X_train"][0], explicit["X_train"][0])
+    other = patch_views("mnist", 4, 0, subset=60, pool=3, threshold=0.75, whiten_eps=0.5, test=False)
+    assert (other["threshold"], other["whiten_eps"]) == (0.75, 0.5) and other["X_test"] == []
+    assert not np.array_equal(other["X_train"][0], default["X_train"][0])
 
 
 def test_patch_words_follow_the_sign():
