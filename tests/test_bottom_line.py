@@ -138,6 +138,10 @@ def test_a_stacked_limit_is_named_by_its_variant_with_its_patch_size():
                                                                 "held-out rows")
     plain = _result("mnist/stacked-patches/p=5/pool=3/k=256/arccos-kernel/accuracy", [99.41], **setting)
     assert bl.stacked_limit_configuration(plain.key, plain, with_width=False) == "pooled 3 × 3"
+    tuned = _result("mnist/stacked-patches/p=7/pool=3/k=256/arccos-kernel-map/accuracy", [99.5],
+                    **setting, threshold=0.75, whiten_eps=0.5)
+    assert bl.stacked_limit_configuration(tuned.key, tuned, with_width=False) == (
+        "pooled 3 × 3, 7 × 7 patches, threshold 0.75 and whitening ε 0.5 chosen on held-out rows")
 
 
 def test_the_verdict_line_names_every_label_that_occurs():
