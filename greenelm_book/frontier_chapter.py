@@ -720,7 +720,8 @@ def averaged_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: 
     with each image's augmented copies ``views`` (e.g. ``("shift",)``: its four one-pixel shifts)
     averaged into the kernel, in one computation: the standardised patch features of every view
     (:func:`~greenelm_book.frontier.patch_views` at the map's ``setting``, :func:`map_setting`; None or
-    {}: the dataset's own), one N × N float32 arc-cosine kernel (He scale) averaged over the V² pairs of views, factorised in place
+    {}: the dataset's own), one N × N float32 arc-cosine kernel (He scale) averaged over the V² pairs of
+    views, factorised in place
     (``greenelm.kernels.averaged_kernel_ridge_predict``); a failed factorisation is retried at the
     jitter × 10, at most ``attempts`` in all, from the kernel spilled to a temporary file (not built again).
 
@@ -1800,8 +1801,8 @@ def stacked_limit_text(limit: bool, widths=(), pools: dict | None = None, wide: 
                  f"chooses μ, on training rows alone: the kernel ridge on {thousands(validation[0])} training rows "
                  f"scored on {thousands(validation[1])} others for each p, at the vanishing ridge, then the limit on "
                  "all training rows at the best p, its fit time counting the choice (on " + "; ".join(sized) + ").")
-    tuned = [f"{DATASET_NAMES[name]}'s, (t, ε) among " + ", ".join(f"({t:g}, {e:g})" for t, e in pairs)
-             for name, _, _, _, pairs in map_spec(map_settings or {})]
+    tuned = [f"{DATASET_NAMES[name]}'s K = {thousands(K)} features pooled {pool} × {pool}, (t, ε) among "
+             + ", ".join(f"({t:g}, {e:g})" for t, e in pairs) for name, K, pool, _, pairs in map_spec(map_settings or {})]
     if limit and tuned:
         also += (" Two more of the map's settings were fixed so far: the ReLU split's threshold t (features "
                  "max(0, ±r − t) of each whitened response r) and the whitening's ε (added to the patch "

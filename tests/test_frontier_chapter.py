@@ -585,7 +585,8 @@ def test_the_limit_on_the_threshold_and_whitening_held_out_rows_choose(store, ca
     assert f"d → ∞: K = 4, 3 × 3, {p} × {p} patches, t = {t:g}, ε = {e:g}" in [
         text.get_text() for text in fig.legends[0].get_texts()]
     text = fc.stacked_limit_text(True, [], map_settings=spec)
-    assert text.endswith("its fit time counting both choices (on MNIST's, (t, ε) among (0.25, 0.1), (0.75, 0.5), (1, 1)).")
+    assert text.endswith("its fit time counting both choices (on MNIST's K = 4 features pooled 3 × 3, (t, ε) among "
+                         "(0.25, 0.1), (0.75, 0.5), (1, 1)).")
     assert "whitening" not in fc.stacked_limit_text(False, [2000], map_settings=spec)
 
 
