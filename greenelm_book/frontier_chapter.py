@@ -1054,6 +1054,17 @@ def chosen_limit(store, name: str, K: int, pool: int, choices: list, variant: st
                                                             "n_validation": choices[-1]["n_validation"]})
 
 
+def record_choice(store, record: dict, choice: dict, named) -> dict:
+    """Each setting's held-out accuracy of ``choice`` (:func:`map_choice_run`'s) recorded beside the limit
+    ``record`` (:func:`chosen_limit`'s) as ``<its key>/<part>/validation-accuracy``, its setting the limit's
+    with that map setting in. ``named(setting)`` gives (label, part). Returns {label: Result}."""
+    base = record["accuracy"].key.removesuffix("/accuracy")
+    return {label: store.record(f"{base}/{part}/validation-accuracy", [accuracy], "%",
+                                **{**record["accuracy"].setting, **setting})
+            for setting, accuracy in zip(choice["settings"], choice["validation"])
+            for label, part in [named(setting)]}
+
+
 def fit_patch_size_limits(store, spec: dict, *, seed: int, subset, jitter: float, n_fit: int,
                           n_validation: int) -> dict:
     """The stacked map's limit at the vanishing ridge on the patch size held-out rows choose (the
@@ -1068,11 +1079,8 @@ def fit_patch_size_limits(store, spec: dict, *, seed: int, subset, jitter: float
                                 jitter=jitter, n_fit=n_fit, n_validation=n_validation)
         record = chosen_limit(store, name, K, pool, [choice], "patch", {"patch_sizes": sizes}, seed=seed,
                               subset=subset, jitter=jitter)
-        base = record["accuracy"].key.removesuffix("/accuracy")
-        record["validation"] = {
-            p: store.record(f"{base}/patch-size={p}/validation-accuracy", [accuracy], "%",
-                            **{**record["accuracy"].setting, "patch_size": p})
-            for p, accuracy in zip(sizes, choice["validation"])}
+        record["validation"] = record_choice(store, record, choice, lambda setting: (
+            setting["patch_size"], f"patch-size={setting['patch_size']}"))
         records[name, K, pool, "patch"] = record
     return records
 
@@ -1100,8 +1108,8 @@ def fit_map_limits(store, spec: dict, *, seed: int, subset, jitter: float, n_fit
     ``threshold=<t>/whiten-eps=<ε>/validation-accuracy`` per pair. Returns {(dataset, K, pool, "map"):
     {"accuracy", "fit", "memory": Result, "validation": {(t, ε): Result}}}."""
     records = {}
+    held_out = {"seed": seed, "subset": subset, "jitter": jitter, "n_fit": n_fit, "n_validation": n_validation}
     for name, K, pool, sizes, pairs in map_spec(spec):
-        held_out = {"seed": seed, "subset": subset, "jitter": jitter, "n_fit": n_fit, "n_validation": n_validation}
         size = map_choice_run(name, K, pool, [{"patch_size": p} for p in sizes], **held_out)
         p = size["chosen"]["patch_size"]
         choice = map_choice_run(name, K, pool, [{"patch_size": p, "threshold": t, "whiten_eps": e} for t, e in pairs],
@@ -1109,11 +1117,9 @@ def fit_map_limits(store, spec: dict, *, seed: int, subset, jitter: float, n_fit
         record = chosen_limit(store, name, K, pool, [size, choice], "map",
                               {"patch_sizes": sizes, "map_settings": [list(pair) for pair in pairs]},
                               seed=seed, subset=subset, jitter=jitter)
-        base = record["accuracy"].key.removesuffix("/accuracy")
-        record["validation"] = {
-            (t, e): store.record(f"{base}/threshold={t:g}/whiten-eps={e:g}/validation-accuracy", [accuracy], "%",
-                                 **{**record["accuracy"].setting, "threshold": t, "whiten_eps": e})
-            for (t, e), accuracy in zip(pairs, choice["validation"])}
+        record["validation"] = record_choice(store, record, choice, lambda setting: (
+            (setting["threshold"], setting["whiten_eps"]),
+            f"threshold={setting['threshold']:g}/whiten-eps={setting['whiten_eps']:g}"))
         records[name, K, pool, "map"] = record
     return records
 
@@ -1344,7 +1350,8 @@ def stacked_sentence(stacked: dict, main: dict, judged: int, pooled: dict | None
                     continue
                 on = f"the K = {thousands(K)} features" if K != judged else "the features"
                 features = f"{on} pooled {pool} × {pool}"
-                vanishing, chosen = ((pooled or {}).get((name, K, pool, v)) for v in ("vanishing", "ridge"))
+                vanishing, chosen, patch = ((pooled or {}).get((name, K, pool, v))
+                                            for v in ("vanishing", "ridge", "patch"))
                 if variant == "ridge" and vanishing is not None:
                     said.append(ridge_words(rec, vanishing, features))
                     continue
@@ -1357,7 +1364,6 @@ def stacked_sentence(stacked: dict, main: dict, judged: int, pooled: dict | None
                 if variant == "patch" and vanishing is not None:
                     said.append(patch_words(rec, vanishing, features))
                     continue
-                patch = (pooled or {}).get((name, K, pool, "patch"))
                 if variant == "map" and patch is not None:
                     said.append(map_words(rec, patch))
                     continue
