@@ -16,14 +16,21 @@ images are computed in blocks of ``--chunk`` images by the NumPy path (and the t
   NumPy map's own GEMMs alone (its strips on its threads, ``_transform_numpy(gemm_only=True)``);
   the faster of the two is the GEMM the ratios divide by;
 * **memory**: a STREAM-like add ``a = b + c`` over arrays of 256 MiB, split between the BLAS
-  threads' count of threads, giving the machine's bandwidth (3 × 256 MiB moved per pass).
+  threads' count of threads, giving the machine's bandwidth (3 × 256 MiB moved per pass), one
+  pass after each repeat of a width (the floor moves with it: 21–34 GB/s were seen here);
+* **BLAS's float32 rate**: a 2,048 × 2,048 × 2,048 product on BLAS's threads, the best rate
+  its kernels reach on this machine.
 
 Each row gives the medians, map / GEMM, the elementwise work (im2col, normalisation, split,
-pooling: map − GEMM) over the GEMM, and the memory floor: the bytes of the responses z
-(n · positions · K · 4) written once and read once, the least a map that holds z in memory
-moves, at the measured bandwidth. A map that keeps z in cache (the NumPy path's strips) can run
-below it; for MNIST's 25-value patches the GEMM is cheap and that floor is the limit the issue
-names.
+pooling: map − GEMM) over the GEMM, and two floors:
+
+* the memory floor: the bytes of the responses z (n · positions · K · 4) written once and read
+  once, the least a map that holds z in memory moves, at the measured bandwidth. A map that keeps
+  z in cache (the NumPy path's strips) can run below it;
+* the compute floor: the GEMM's flops (2 · n · positions · p²C · K) at BLAS's float32 rate. On
+  MNIST's 25-value patches the GEMM alone runs at about twice the memory floor: the map is bound
+  by its GEMM's arithmetic, not by moving z, and the compute floor says how far that GEMM is
+  from the kernels' best.
 """
 
 from __future__ import annotations
@@ -71,10 +78,27 @@ def bandwidth_gbs(mib: int = 256, repeats: int = 3, threads: int | None = None) 
     return 3 * a.nbytes / float(np.median(times)) / 1e9
 
 
+def blas_gflops(size: int = 2048, repeats: int = 3) -> float:
+    """BLAS's float32 rate (GFLOP/s): the median of ``repeats`` products of two ``size`` × ``size``
+    matrices on BLAS's threads."""
+    a = np.random.default_rng(0).random((size, size), dtype=np.float32)
+    out = np.empty_like(a)
+    np.matmul(a, a, out=out)                                          # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        np.matmul(a, a, out=out)
+        times.append(time.perf_counter() - start)
+    return 2 * size**3 / float(np.median(times)) / 1e9
+
+
 def measure_case(images: np.ndarray, shape, patch_size: int, K: int, chunk: int, repeats: int,
-                 bandwidth: float, torch_too: bool = False, name: str = "") -> list[dict]:
+                 bandwidth: float | None = None, torch_too: bool = False, name: str = "",
+                 peak_gflops: float | None = None) -> list[dict]:
     """Rows (one per path) for ``images`` (n, H, W, C) at width K: medians of the map and of its
-    GEMM over ``repeats`` interleaved runs, their ratios and the memory floor at ``bandwidth`` GB/s."""
+    GEMM over ``repeats`` interleaved runs, their ratios, the memory floor at ``bandwidth`` GB/s
+    (None: the median of one :func:`bandwidth_gbs` pass interleaved with each repeat) and, given
+    BLAS's float32 rate ``peak_gflops``, the compute floor."""
     n = len(images)
     paths = {"numpy": None} | ({"torch cpu": "cpu"} if torch_too else {})
     maps = {path: RandomPatchFeatures(shape, n_patches=K, patch_size=patch_size, pool=2, device=device).fit(images)
@@ -98,15 +122,21 @@ def measure_case(images: np.ndarray, shape, patch_size: int, K: int, chunk: int,
     for m in maps.values():                                          # warm-up
         m.transform(images[:chunk])
     times = {key: [] for key in runs}
+    bandwidths = []
     for _ in range(repeats):
         for key, run in runs.items():
             start = time.perf_counter()
             run()
             times[key].append(time.perf_counter() - start)
+        if bandwidth is None:
+            bandwidths.append(bandwidth_gbs(repeats=1))
+    bandwidth = bandwidth if bandwidth is not None else float(np.median(bandwidths))
     gemm_blocks, gemm_strips_seconds = float(np.median(times["gemm"])), float(np.median(times["gemm_strips"]))
     gemm_seconds = min(gemm_blocks, gemm_strips_seconds)
     z_bytes = n * positions * K * 4
     floor = 2 * z_bytes / (bandwidth * 1e9)
+    flops = 2 * n * positions * D * K
+    compute_floor = flops / (peak_gflops * 1e9) if peak_gflops else None
     # each repeat's own ratio: its map over the faster of the two GEMMs timed beside it
     gemm_each = np.minimum(times["gemm"], times["gemm_strips"])
     rows = []
@@ -120,16 +150,18 @@ def measure_case(images: np.ndarray, shape, patch_size: int, K: int, chunk: int,
                      "elementwise_range": [float(elementwise_each.min()), float(elementwise_each.max())],
                      "seconds_each": {"map": times[path], "gemm_block": times["gemm"],
                                       "gemm_strips": times["gemm_strips"]},
-                     "gemm_gflops": 2 * n * positions * D * K / gemm_seconds / 1e9,
+                     "gemm_gflops": flops / gemm_seconds / 1e9,
                      "z_gb": z_bytes / 1e9, "bandwidth_gbs": bandwidth, "memory_floor_seconds": floor,
-                     "gemm_over_floor": gemm_seconds / floor, "map_over_floor": seconds / floor})
+                     "gemm_over_floor": gemm_seconds / floor, "map_over_floor": seconds / floor,
+                     "compute_floor_seconds": compute_floor,
+                     "map_over_compute_floor": seconds / compute_floor if compute_floor else None})
     return rows
 
 
 def measure(n_images: int, widths, mnist_widths, chunk: int, repeats: int, torch_too: bool) -> dict:
     from greenelm.data import load_dataset
 
-    bandwidth = bandwidth_gbs()
+    peak = blas_gflops()
     rows = []
     for name, ks in (("cifar10", widths), ("mnist", mnist_widths)):
         if not ks:
@@ -138,16 +170,21 @@ def measure(n_images: int, widths, mnist_widths, chunk: int, repeats: int, torch
         images = load_dataset(name, subset=max(n_images, 1000)).flat("train", np.float32)
         images = images[:n_images].reshape((-1,) + shape)
         for K in ks:
-            case = measure_case(images, shape, p, K, chunk, repeats, bandwidth, torch_too, name)
+            case = measure_case(images, shape, p, K, chunk, repeats, None, torch_too, name, peak)
             print(markdown_rows(case), flush=True)
             rows += case
-    return {"bandwidth_gbs": bandwidth, "rows": rows}
+    return {"blas_gflops": peak, "rows": rows}
 
 
 HEADER = ["| data | K | features | path | map (s) | GEMM per block (s) | GEMM in strips (s) | map / GEMM "
           "| elementwise / GEMM | its range | GEMM GFLOP/s | z (GB) | memory floor (s) | GEMM / floor "
-          "| map / floor |",
-          "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+          "| map / floor | compute floor (s) | map / compute floor |",
+          "| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+          "| ---: | ---: |"]
+
+
+def _seconds(value) -> str:
+    return "–" if value is None else f"{value:.2f}"
 
 
 def markdown_rows(rows) -> str:
@@ -155,18 +192,60 @@ def markdown_rows(rows) -> str:
                      f"{r['gemm_block_seconds']:.2f} | {r['gemm_strip_seconds']:.2f} | {r['ratio']:.2f} | {r['elementwise_ratio']:.2f} | "
                      f"{r['elementwise_range'][0]:.2f}–{r['elementwise_range'][1]:.2f} | "
                      f"{r['gemm_gflops']:.0f} | {r['z_gb']:.1f} | {r['memory_floor_seconds']:.2f} | "
-                     f"{r['gemm_over_floor']:.2f} | {r['map_over_floor']:.2f} |" for r in rows)
+                     f"{r['gemm_over_floor']:.2f} | {r['map_over_floor']:.2f} | "
+                     f"{_seconds(r.get('compute_floor_seconds'))} | {_seconds(r.get('map_over_compute_floor'))} |"
+                     for r in rows)
+
+
+def bandwidth_words(report: dict) -> str:
+    """The bandwidth a report's floors use: one figure (older reports) or the range over its rows,
+    each the median of the passes interleaved with that width's repeats."""
+    if "bandwidth_gbs" in report:
+        return f"{report['bandwidth_gbs']:.1f} GB/s"
+    values = [r["bandwidth_gbs"] for r in report["rows"]]
+    return f"{min(values):.1f}–{max(values):.1f} GB/s, measured between each width's repeats"
+
+
+def summary(rows) -> list[str]:
+    """Lines on the NumPy map against the two bounds it is held to: on CIFAR-10 its elementwise work
+    at most half its GEMM, on MNIST the map at most twice the memory floor (medians, at each width),
+    and on MNIST what the GEMM alone leaves of that bound."""
+    lines = []
+    for name, key, bound, words in (("cifar10", "elementwise_ratio", 0.5, "elementwise / GEMM"),
+                                    ("mnist", "map_over_floor", 2.0, "map / memory floor")):
+        numpy_rows = [r for r in rows if r["dataset"] == name and r["path"] == "numpy"]
+        if not numpy_rows:
+            continue
+        values = ", ".join(f"{r[key]:.2f} at K = {r['K']:,}" for r in numpy_rows)
+        over = [r["K"] for r in numpy_rows if r[key] > bound]
+        verdict = (f"above {bound:g} at K = {', '.join(f'{k:,}' for k in over)}" if over
+                   else f"at most {bound:g} at every K")
+        line = f"- {name}, NumPy path, {words}: {values}; {verdict}."
+        if name == "mnist":
+            clauses = []
+            for r in numpy_rows:
+                room = 2 / r["gemm_over_floor"] - 1
+                clauses.append(f"at K = {r['K']:,} its GEMM alone is {r['gemm_over_floor']:.2f}× that floor, "
+                               + (f"leaving the elementwise work at most {room:.2f}× the GEMM" if room > 0
+                                  else "past the bound before any elementwise work")
+                               + f" (measured: {r['elementwise_ratio']:.2f}×)")
+            line += " A" + "; ".join(clauses)[1:] + "."
+        lines.append(line)
+    return lines
 
 
 def markdown(report: dict) -> str:
     return "\n".join(["# Image feature map against its GEMM and the memory floor", "",
                       f"{report['machine']}, {report['date']}; `{report['command']}`; "
                       f"{report['images']} images in blocks of {report['chunk']}, medians of {report['repeats']} "
-                      f"interleaved runs; memory bandwidth {report['bandwidth_gbs']:.1f} GB/s (a = b + c, "
-                      "256 MiB arrays). GEMM = the faster of one call per block and the NumPy map's "
+                      f"interleaved runs; memory bandwidth {bandwidth_words(report)} (a = b + c, "
+                      "256 MiB arrays)" + (f"; BLAS's float32 rate {report['blas_gflops']:.0f} GFLOP/s "
+                                           "(a 2,048 × 2,048 × 2,048 product)" if report.get("blas_gflops") else "")
+                      + ". GEMM = the faster of one call per block and the NumPy map's "
                       "strips; elementwise = map − GEMM; *its range*: each repeat's map over the GEMMs "
                       "timed beside it; memory floor = the responses z written and read once at that "
-                      "bandwidth.", ""] + HEADER + [markdown_rows(report["rows"])]) + "\n"
+                      "bandwidth; compute floor = the GEMM's flops at BLAS's float32 rate.", ""]
+                     + HEADER + [markdown_rows(report["rows"]), ""] + summary(report["rows"])) + "\n"
 
 
 def main(argv=None) -> None:

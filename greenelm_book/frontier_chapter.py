@@ -99,9 +99,9 @@ def dictionary_list(dictionary) -> list[str]:
 
 def feature_device() -> str | None:
     """Where the patch features are computed: ``"cuda"`` through torch when a GPU is present, else
-    None, NumPy (on two CPU cores its strip map runs 1.7–4.4× faster than torch's CPU path,
-    ``benchmarks/patches`` of 2026-11-27, and the whole CIFAR-10 fit at K = 256 takes 1.58× as long on torch's CPU
-    path: ``benchmarks/patch_fit_device``)."""
+    None, NumPy (on two CPU cores its strip map runs 1.6–2.3× faster than torch's CPU path,
+    ``benchmarks/patches``, and the whole CIFAR-10 fit at K = 256 takes 1.30× as long on torch's CPU
+    path: ``benchmarks/patch_fit_device``, both of 2026-11-27)."""
     try:
         import torch
     except ImportError:

@@ -104,7 +104,12 @@ def test_pickle_round_trip_gives_the_same_features(images):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch not installed")
-def test_torch_equals_numpy(images, torch_device):
+@pytest.mark.parametrize("z_bytes", [1, 1 << 30], ids=["an-image-a-group", "the-block-at-once"])
+def test_torch_equals_numpy(images, torch_device, monkeypatch, z_bytes):
+    """On the CPU the torch path maps groups of images (one each at 1 byte of z), on a GPU the block."""
+    import greenelm.patches as patches
+
+    monkeypatch.setattr(patches, "TORCH_CPU_Z_BYTES", z_bytes)
     numpy_features = fitted(images, dtype="float64")
     torch_features = fitted(images, dtype="float64", device=torch_device)
     blocks = [H.cpu().numpy() for _, H in torch_features.chunks(images, chunk_rows=5)]
@@ -112,6 +117,20 @@ def test_torch_equals_numpy(images, torch_device):
     mirrored = images[:, :, ::-1]                      # a view with a negative stride
     np.testing.assert_allclose(torch_features.transform(mirrored).cpu().numpy(), numpy_features.transform(mirrored),
                                rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch not installed")
+def test_torch_float32_is_within_its_tolerance_and_never_negative(images, torch_device):
+    """The torch path sums the soft threshold s and |s| per cell (their half-sum and half-difference
+    are the two halves): in float32 within its tolerance of the float64 reference, and a threshold
+    no response reaches gives zeros, not rounding below them."""
+    features = fitted(images, pool=3, device=torch_device)
+    H = features.transform(images).cpu().numpy()
+    assert H.dtype == np.float32
+    for k in (0, 7):
+        np.testing.assert_allclose(H[k], reference(features, images[k]), rtol=1e-5, atol=1e-6)
+    H = fitted(images, threshold=40.0, device=torch_device).transform(images).cpu().numpy()
+    assert (H >= 0).all() and np.abs(H).max() <= 1e-5 * 40
 
 
 @pytest.mark.parametrize("kw, X_shape, message", [
@@ -153,6 +172,10 @@ def test_non_finite_input_and_unfitted_use_fail_loudly(images):
 def test_pool_bounds_split_like_array_split():
     assert pool_bounds(27, 2) == [(0, 14), (14, 27)]
     assert pool_bounds(24, 3) == [(0, 8), (8, 16), (16, 24)]
+    for n_positions in range(1, 40):
+        for pool in range(1, n_positions + 1):
+            parts = np.array_split(np.arange(n_positions), pool)
+            assert pool_bounds(n_positions, pool) == [(int(part[0]), int(part[-1]) + 1) for part in parts]
 
 
 # -- scikit-learn conventions ---------------------------------------------------------------------
@@ -238,7 +261,8 @@ def test_integer_images_equal_their_float_copies(images):
 def test_the_benchmark_reports_ratios_and_the_memory_floor(images):
     from benchmarks.patches import markdown_rows, measure_case
 
-    rows = measure_case(images.astype(np.float32), SHAPE, 3, 6, chunk=5, repeats=1, bandwidth=10.0, name="toy")
+    rows = measure_case(images.astype(np.float32), SHAPE, 3, 6, chunk=5, repeats=1, bandwidth=10.0, name="toy",
+                        peak_gflops=50.0)
     (row,) = rows
     assert row["K"] == 6 and row["features"] == 2 * 6 * 4 and row["images"] == 12 and row["path"] == "numpy"
     assert row["ratio"] == pytest.approx(row["map_seconds"] / row["gemm_seconds"])
@@ -247,10 +271,47 @@ def test_the_benchmark_reports_ratios_and_the_memory_floor(images):
     assert row["memory_floor_seconds"] == pytest.approx(2 * row["z_gb"] / 10.0)
     assert row["gemm_seconds"] == min(row["gemm_block_seconds"], row["gemm_strip_seconds"]) > 0
     assert row["gemm_over_floor"] == pytest.approx(row["gemm_seconds"] / row["memory_floor_seconds"])
+    assert row["compute_floor_seconds"] == pytest.approx(2 * 12 * 7 * 6 * (3 * 3 * 3) * 6 / 50e9)
+    assert row["map_over_compute_floor"] == pytest.approx(row["map_seconds"] / row["compute_floor_seconds"])
+    assert markdown_rows(rows).endswith(f"| {row['compute_floor_seconds']:.2f} | {row['map_over_compute_floor']:.2f} |")
+    (unpeaked,) = measure_case(images.astype(np.float32), SHAPE, 3, 6, chunk=5, repeats=1, bandwidth=10.0, name="toy")
+    assert unpeaked["compute_floor_seconds"] is None and markdown_rows([unpeaked]).endswith("| – | – |")
     each = row["seconds_each"]          # one repeat: its range is the median's ratio
     assert row["elementwise_range"][0] == row["elementwise_range"][1] == pytest.approx(
         each["map"][0] / min(each["gemm_block"][0], each["gemm_strips"][0]) - 1)
     assert markdown_rows(rows).startswith("| toy | 6 | 48 | numpy |")
+
+
+def test_the_benchmark_summary_follows_its_rows():
+    from benchmarks.patches import summary
+
+    def row(dataset, K, path="numpy", **values):
+        return {"dataset": dataset, "K": K, "path": path, "elementwise_ratio": 0.0, "map_over_floor": 0.0,
+                "gemm_over_floor": 1.0} | values
+
+    rows = [row("cifar10", 1024, elementwise_ratio=0.56), row("cifar10", 2048, elementwise_ratio=0.27),
+            row("cifar10", 1024, "torch cpu", elementwise_ratio=2.0),
+            row("mnist", 4096, map_over_floor=2.72, gemm_over_floor=1.6, elementwise_ratio=0.7)]
+    cifar, mnist = summary(rows)
+    assert cifar == ("- cifar10, NumPy path, elementwise / GEMM: 0.56 at K = 1,024, 0.27 at K = 2,048; "
+                     "above 0.5 at K = 1,024.")
+    assert mnist == ("- mnist, NumPy path, map / memory floor: 2.72 at K = 4,096; above 2 at K = 4,096. At K = 4,096 "
+                     "its GEMM alone is 1.60× that floor, leaving the elementwise work at most 0.25× the GEMM "
+                     "(measured: 0.70×).")
+    (crowded,) = summary([row("mnist", 1024, map_over_floor=5.0, gemm_over_floor=2.5, elementwise_ratio=1.0)])
+    assert crowded.endswith("At K = 1,024 its GEMM alone is 2.50× that floor, past the bound before any "
+                            "elementwise work (measured: 1.00×).")
+    (within,) = summary([row("cifar10", 4096, elementwise_ratio=0.3)])
+    assert within.endswith("0.30 at K = 4,096; at most 0.5 at every K.")
+    assert summary([row("cifar10", 4096, "torch cpu")]) == []
+
+
+def test_the_benchmark_names_the_bandwidth_its_floors_use():
+    from benchmarks.patches import bandwidth_words
+
+    assert bandwidth_words({"bandwidth_gbs": 21.46, "rows": []}) == "21.5 GB/s"
+    rows = [{"bandwidth_gbs": 24.04}, {"bandwidth_gbs": 33.96}, {"bandwidth_gbs": 30.0}]
+    assert bandwidth_words({"rows": rows}) == "24.0–34.0 GB/s, measured between each width's repeats"
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
