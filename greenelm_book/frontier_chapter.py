@@ -769,6 +769,7 @@ def map_choice_point(dataset: str, n_patches: int, seed: int, subset, pool: int,
     if not settings:
         raise ValueError("settings must name at least one map setting to choose from")
     n_fit, n_validation = check_positive_int("n_fit", n_fit), check_positive_int("n_validation", n_validation)
+    attempts = check_positive_int("attempts", attempts)
     start, validation = time.perf_counter(), []
     for setting in settings:
         features = patch_views(dataset, n_patches, seed, subset=subset, pool=pool, test=False, **setting)
@@ -779,8 +780,7 @@ def map_choice_point(dataset: str, n_patches: int, seed: int, subset, pool: int,
         held_out = {"X_train": X[fit_rows], "y_train": y[fit_rows], "X_test": X[validation_rows],
                     "y_test": y[validation_rows]}
         del features, X
-        validation.append(stacked_kernel_limit(held_out, jitter, attempts=check_positive_int("attempts", attempts))
-                          ["accuracy"])
+        validation.append(stacked_kernel_limit(held_out, jitter, attempts=attempts)["accuracy"])
     chosen = settings[int(np.argmax(validation))]      # argmax: the first of equals, in the order given
     return {"settings": settings, "validation": validation, "chosen": chosen, "seconds": time.perf_counter() - start,
             "n_fit": n_fit, "n_validation": n_validation}

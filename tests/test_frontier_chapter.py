@@ -620,6 +620,10 @@ def test_map_settings_are_checked_and_patch_views_take_them():
         fc.map_setting({"threshold": True})
     with pytest.raises(ValueError, match="at least one map setting"):
         fc.map_choice_point("mnist", 4, 0, 150, 3, [], 1e-2, 100, 50)
+    with pytest.MonkeyPatch.context() as patch:                   # refused before any image is mapped
+        patch.setattr(fc, "patch_views", lambda *a, **k: pytest.fail("mapped images before checking attempts"))
+        with pytest.raises(ValueError, match="attempts"):
+            fc.map_choice_point("mnist", 4, 0, 150, 3, [{"patch_size": 3}], 1e-2, 100, 50, attempts=0)
     own = RandomPatchFeatures((28, 28, 1))
     default = patch_views("mnist", 4, 0, subset=60, pool=3)
     explicit = patch_views("mnist", 4, 0, subset=60, pool=3, threshold=own.threshold, whiten_eps=own.whiten_eps)
