@@ -19,7 +19,7 @@ images are computed in blocks of ``--chunk`` images by the NumPy path (and the t
   threads' count of threads, giving the machine's bandwidth (3 × 256 MiB moved per pass), one
   pass after each repeat of a width (the floor moves with it: 21–34 GB/s were seen here);
 * **BLAS's float32 rate**: a 2,048 × 2,048 × 2,048 product on BLAS's threads, the best rate
-  its kernels reach on this machine.
+  its kernels reach on this machine, also measured after each repeat of a width.
 
 Each row gives the medians, map / GEMM, the elementwise work (im2col, normalisation, split,
 pooling: map − GEMM) over the GEMM, and two floors:
@@ -28,9 +28,9 @@ pooling: map − GEMM) over the GEMM, and two floors:
   once, the least a map that holds z in memory moves, at the measured bandwidth. A map that keeps
   z in cache (the NumPy path's strips) can run below it;
 * the compute floor: the GEMM's flops (2 · n · positions · p²C · K) at BLAS's float32 rate. On
-  MNIST's 25-value patches the GEMM alone runs at about twice the memory floor: the map is bound
-  by its GEMM's arithmetic, not by moving z, and the compute floor says how far that GEMM is
-  from the kernels' best.
+  MNIST's 25-value patches the GEMM alone takes 1.5–2× the memory floor: the map is bound by its
+  GEMM's arithmetic, not by moving z, and the compute floor says how far that GEMM is from the
+  kernels' best.
 """
 
 from __future__ import annotations
@@ -96,9 +96,9 @@ def measure_case(images: np.ndarray, shape, patch_size: int, K: int, chunk: int,
                  bandwidth: float | None = None, torch_too: bool = False, name: str = "",
                  peak_gflops: float | None = None) -> list[dict]:
     """Rows (one per path) for ``images`` (n, H, W, C) at width K: medians of the map and of its
-    GEMM over ``repeats`` interleaved runs, their ratios, the memory floor at ``bandwidth`` GB/s
-    (None: the median of one :func:`bandwidth_gbs` pass interleaved with each repeat) and, given
-    BLAS's float32 rate ``peak_gflops``, the compute floor."""
+    GEMM over ``repeats`` interleaved runs, their ratios, the memory floor at ``bandwidth`` GB/s and
+    the compute floor at BLAS's float32 rate ``peak_gflops`` GFLOP/s (None: the median of one
+    :func:`bandwidth_gbs` pass, or one :func:`blas_gflops` product, after each repeat)."""
     n = len(images)
     paths = {"numpy": None} | ({"torch cpu": "cpu"} if torch_too else {})
     maps = {path: RandomPatchFeatures(shape, n_patches=K, patch_size=patch_size, pool=2, device=device).fit(images)
@@ -122,7 +122,7 @@ def measure_case(images: np.ndarray, shape, patch_size: int, K: int, chunk: int,
     for m in maps.values():                                          # warm-up
         m.transform(images[:chunk])
     times = {key: [] for key in runs}
-    bandwidths = []
+    bandwidths, rates = [], []
     for _ in range(repeats):
         for key, run in runs.items():
             start = time.perf_counter()
@@ -130,13 +130,16 @@ def measure_case(images: np.ndarray, shape, patch_size: int, K: int, chunk: int,
             times[key].append(time.perf_counter() - start)
         if bandwidth is None:
             bandwidths.append(bandwidth_gbs(repeats=1))
+        if peak_gflops is None:
+            rates.append(blas_gflops(repeats=1))
     bandwidth = bandwidth if bandwidth is not None else float(np.median(bandwidths))
+    peak_gflops = peak_gflops if peak_gflops is not None else float(np.median(rates))
     gemm_blocks, gemm_strips_seconds = float(np.median(times["gemm"])), float(np.median(times["gemm_strips"]))
     gemm_seconds = min(gemm_blocks, gemm_strips_seconds)
     z_bytes = n * positions * K * 4
     floor = 2 * z_bytes / (bandwidth * 1e9)
     flops = 2 * n * positions * D * K
-    compute_floor = flops / (peak_gflops * 1e9) if peak_gflops else None
+    compute_floor = flops / (peak_gflops * 1e9)
     # each repeat's own ratio: its map over the faster of the two GEMMs timed beside it
     gemm_each = np.minimum(times["gemm"], times["gemm_strips"])
     rows = []
@@ -153,15 +156,14 @@ def measure_case(images: np.ndarray, shape, patch_size: int, K: int, chunk: int,
                      "gemm_gflops": flops / gemm_seconds / 1e9,
                      "z_gb": z_bytes / 1e9, "bandwidth_gbs": bandwidth, "memory_floor_seconds": floor,
                      "gemm_over_floor": gemm_seconds / floor, "map_over_floor": seconds / floor,
-                     "compute_floor_seconds": compute_floor,
-                     "map_over_compute_floor": seconds / compute_floor if compute_floor else None})
+                     "blas_gflops": peak_gflops, "compute_floor_seconds": compute_floor,
+                     "map_over_compute_floor": seconds / compute_floor})
     return rows
 
 
 def measure(n_images: int, widths, mnist_widths, chunk: int, repeats: int, torch_too: bool) -> dict:
     from greenelm.data import load_dataset
 
-    peak = blas_gflops()
     rows = []
     for name, ks in (("cifar10", widths), ("mnist", mnist_widths)):
         if not ks:
@@ -170,10 +172,10 @@ def measure(n_images: int, widths, mnist_widths, chunk: int, repeats: int, torch
         images = load_dataset(name, subset=max(n_images, 1000)).flat("train", np.float32)
         images = images[:n_images].reshape((-1,) + shape)
         for K in ks:
-            case = measure_case(images, shape, p, K, chunk, repeats, None, torch_too, name, peak)
+            case = measure_case(images, shape, p, K, chunk, repeats, None, torch_too, name, None)
             print(markdown_rows(case), flush=True)
             rows += case
-    return {"blas_gflops": peak, "rows": rows}
+    return {"rows": rows}
 
 
 HEADER = ["| data | K | features | path | map (s) | GEMM per block (s) | GEMM in strips (s) | map / GEMM "
@@ -184,6 +186,7 @@ HEADER = ["| data | K | features | path | map (s) | GEMM per block (s) | GEMM in
 
 
 def _seconds(value) -> str:
+    """A figure of two decimals, or "–" where an older report has none."""
     return "–" if value is None else f"{value:.2f}"
 
 
@@ -197,13 +200,20 @@ def markdown_rows(rows) -> str:
                      for r in rows)
 
 
-def bandwidth_words(report: dict) -> str:
-    """The bandwidth a report's floors use: one figure (older reports) or the range over its rows,
-    each the median of the passes interleaved with that width's repeats."""
-    if "bandwidth_gbs" in report:
-        return f"{report['bandwidth_gbs']:.1f} GB/s"
-    values = [r["bandwidth_gbs"] for r in report["rows"]]
-    return f"{min(values):.1f}–{max(values):.1f} GB/s, measured between each width's repeats"
+def floor_words(report: dict) -> str:
+    """The bandwidth and BLAS rate a report's floors use: one figure each (older reports) or the
+    range over its rows, each the median of the measurements after that width's repeats."""
+    def spread(key: str, unit: str) -> str:
+        if key in report:
+            return f"{report[key]:.{1 if unit == 'GB/s' else 0}f} {unit}"
+        values = [r[key] for r in report["rows"] if r.get(key) is not None]
+        digits = 1 if unit == "GB/s" else 0
+        return f"{min(values):.{digits}f}–{max(values):.{digits}f} {unit}" if values else "not measured"
+
+    words = f"memory bandwidth {spread('bandwidth_gbs', 'GB/s')} (a = b + c, 256 MiB arrays)"
+    if "blas_gflops" in report or any("blas_gflops" in r for r in report["rows"]):
+        words += f"; BLAS's float32 rate {spread('blas_gflops', 'GFLOP/s')} (a 2,048 × 2,048 × 2,048 product)"
+    return words + ("" if "bandwidth_gbs" in report else ", each measured after every repeat of a width")
 
 
 def summary(rows) -> list[str]:
@@ -238,10 +248,8 @@ def markdown(report: dict) -> str:
     return "\n".join(["# Image feature map against its GEMM and the memory floor", "",
                       f"{report['machine']}, {report['date']}; `{report['command']}`; "
                       f"{report['images']} images in blocks of {report['chunk']}, medians of {report['repeats']} "
-                      f"interleaved runs; memory bandwidth {bandwidth_words(report)} (a = b + c, "
-                      "256 MiB arrays)" + (f"; BLAS's float32 rate {report['blas_gflops']:.0f} GFLOP/s "
-                                           "(a 2,048 × 2,048 × 2,048 product)" if report.get("blas_gflops") else "")
-                      + ". GEMM = the faster of one call per block and the NumPy map's "
+                      f"interleaved runs; {floor_words(report)}. GEMM = the faster of one call per block and "
+                      "the NumPy map's "
                       "strips; elementwise = map − GEMM; *its range*: each repeat's map over the GEMMs "
                       "timed beside it; memory floor = the responses z written and read once at that "
                       "bandwidth; compute floor = the GEMM's flops at BLAS's float32 rate.", ""]

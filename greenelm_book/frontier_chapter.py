@@ -99,7 +99,7 @@ def dictionary_list(dictionary) -> list[str]:
 
 def feature_device() -> str | None:
     """Where the patch features are computed: ``"cuda"`` through torch when a GPU is present, else
-    None, NumPy (on two CPU cores its strip map runs 1.5–2.0× faster than torch's CPU path,
+    None, NumPy (on two CPU cores its strip map runs 1.5–2.1× faster than torch's CPU path,
     ``benchmarks/patches``, and the whole CIFAR-10 fit at K = 256 takes 1.30× as long on torch's CPU
     path: ``benchmarks/patch_fit_device``, both of 2026-11-27)."""
     try:

@@ -274,8 +274,11 @@ def test_the_benchmark_reports_ratios_and_the_memory_floor(images):
     assert row["compute_floor_seconds"] == pytest.approx(2 * 12 * 7 * 6 * (3 * 3 * 3) * 6 / 50e9)
     assert row["map_over_compute_floor"] == pytest.approx(row["map_seconds"] / row["compute_floor_seconds"])
     assert markdown_rows(rows).endswith(f"| {row['compute_floor_seconds']:.2f} | {row['map_over_compute_floor']:.2f} |")
-    (unpeaked,) = measure_case(images.astype(np.float32), SHAPE, 3, 6, chunk=5, repeats=1, bandwidth=10.0, name="toy")
-    assert unpeaked["compute_floor_seconds"] is None and markdown_rows([unpeaked]).endswith("| – | – |")
+    (measured,) = measure_case(images.astype(np.float32), SHAPE, 3, 6, chunk=5, repeats=1, name="toy")
+    assert measured["bandwidth_gbs"] > 0 and measured["blas_gflops"] > 0     # measured after the repeat
+    assert measured["compute_floor_seconds"] == pytest.approx(2 * 12 * 7 * 6 * 27 * 6 / (measured["blas_gflops"] * 1e9))
+    older = {k: v for k, v in row.items() if k not in ("compute_floor_seconds", "map_over_compute_floor")}
+    assert markdown_rows([older]).endswith("| – | – |")
     each = row["seconds_each"]          # one repeat: its range is the median's ratio
     assert row["elementwise_range"][0] == row["elementwise_range"][1] == pytest.approx(
         each["map"][0] / min(each["gemm_block"][0], each["gemm_strips"][0]) - 1)
@@ -306,12 +309,14 @@ def test_the_benchmark_summary_follows_its_rows():
     assert summary([row("cifar10", 4096, "torch cpu")]) == []
 
 
-def test_the_benchmark_names_the_bandwidth_its_floors_use():
-    from benchmarks.patches import bandwidth_words
+def test_the_benchmark_names_the_rates_its_floors_use():
+    from benchmarks.patches import floor_words
 
-    assert bandwidth_words({"bandwidth_gbs": 21.46, "rows": []}) == "21.5 GB/s"
-    rows = [{"bandwidth_gbs": 24.04}, {"bandwidth_gbs": 33.96}, {"bandwidth_gbs": 30.0}]
-    assert bandwidth_words({"rows": rows}) == "24.0–34.0 GB/s, measured between each width's repeats"
+    assert floor_words({"bandwidth_gbs": 21.46, "rows": []}) == "memory bandwidth 21.5 GB/s (a = b + c, 256 MiB arrays)"
+    rows = [{"bandwidth_gbs": 24.04, "blas_gflops": 150.2}, {"bandwidth_gbs": 33.96, "blas_gflops": 188.7}]
+    assert floor_words({"rows": rows}) == (
+        "memory bandwidth 24.0–34.0 GB/s (a = b + c, 256 MiB arrays); BLAS's float32 rate 150–189 GFLOP/s "
+        "(a 2,048 × 2,048 × 2,048 product), each measured after every repeat of a width")
 
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
