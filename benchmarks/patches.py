@@ -49,6 +49,8 @@ import numpy as np
 
 from greenelm import RandomPatchFeatures
 
+#: the order of the square float32 product that gives BLAS's rate (the compute floor's)
+RATE_ORDER = 2048
 #: dataset → (image shape, patch size)
 CASES = {"cifar10": ((32, 32, 3), 6), "mnist": ((28, 28, 1), 5)}
 
@@ -78,27 +80,16 @@ def bandwidth_gbs(mib: int = 256, repeats: int = 3, threads: int | None = None) 
     return 3 * a.nbytes / float(np.median(times)) / 1e9
 
 
-def blas_gflops(size: int = 2048, repeats: int = 3) -> float:
-    """BLAS's float32 rate (GFLOP/s): the median of ``repeats`` products of two ``size`` × ``size``
-    matrices on BLAS's threads."""
-    a = np.random.default_rng(0).random((size, size), dtype=np.float32)
-    out = np.empty_like(a)
-    np.matmul(a, a, out=out)                                          # warm-up
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        np.matmul(a, a, out=out)
-        times.append(time.perf_counter() - start)
-    return 2 * size**3 / float(np.median(times)) / 1e9
-
-
 def measure_case(images: np.ndarray, shape, patch_size: int, K: int, chunk: int, repeats: int,
                  bandwidth: float | None = None, torch_too: bool = False, name: str = "",
                  peak_gflops: float | None = None) -> list[dict]:
     """Rows (one per path) for ``images`` (n, H, W, C) at width K: medians of the map and of its
     GEMM over ``repeats`` interleaved runs, their ratios, the memory floor at ``bandwidth`` GB/s and
     the compute floor at BLAS's float32 rate ``peak_gflops`` GFLOP/s (None: the median of one
-    :func:`bandwidth_gbs` pass, or one :func:`blas_gflops` product, after each repeat)."""
+    :func:`bandwidth_gbs` pass, or one :data:`RATE_ORDER`² float32 product timed by
+    :func:`greenelm_book.bench.gemm_peak`, after each repeat)."""
+    from greenelm_book.bench import gemm_peak
+
     n = len(images)
     paths = {"numpy": None} | ({"torch cpu": "cpu"} if torch_too else {})
     maps = {path: RandomPatchFeatures(shape, n_patches=K, patch_size=patch_size, pool=2, device=device).fit(images)
@@ -131,7 +122,7 @@ def measure_case(images: np.ndarray, shape, patch_size: int, K: int, chunk: int,
         if bandwidth is None:
             bandwidths.append(bandwidth_gbs(repeats=1))
         if peak_gflops is None:
-            rates.append(blas_gflops(repeats=1))
+            rates.append(gemm_peak("float32", n=RATE_ORDER, repeats=1)["best"])
     bandwidth = bandwidth if bandwidth is not None else float(np.median(bandwidths))
     peak_gflops = peak_gflops if peak_gflops is not None else float(np.median(rates))
     gemm_blocks, gemm_strips_seconds = float(np.median(times["gemm"])), float(np.median(times["gemm_strips"]))
@@ -212,7 +203,8 @@ def floor_words(report: dict) -> str:
 
     words = f"memory bandwidth {spread('bandwidth_gbs', 'GB/s')} (a = b + c, 256 MiB arrays)"
     if "blas_gflops" in report or any("blas_gflops" in r for r in report["rows"]):
-        words += f"; BLAS's float32 rate {spread('blas_gflops', 'GFLOP/s')} (a 2,048 × 2,048 × 2,048 product)"
+        words += (f"; BLAS's float32 rate {spread('blas_gflops', 'GFLOP/s')} "
+                  f"(a {RATE_ORDER:,} × {RATE_ORDER:,} × {RATE_ORDER:,} product)")
     return words + ("" if "bandwidth_gbs" in report else ", each measured after every repeat of a width")
 
 
