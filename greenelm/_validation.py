@@ -125,19 +125,64 @@ def check_device(device):
     return parsed
 
 
-def available_memory(device=None) -> int | None:
-    """Bytes of memory available to a new allocation on ``device``: for a CUDA device (a name or a
-    ``torch.device``) its free memory (``torch.cuda.mem_get_info``); for None or the CPU the host's
-    (``MemAvailable`` of /proc/meminfo, else the free physical pages); None when it cannot be told
-    (another accelerator, or a system that does not say)."""
-    if device is not None:
-        import torch
+#: where the container's control group files are read (a parameter of the functions below, so
+#: tests can point it at a fake directory)
+CGROUP_ROOT = "/sys/fs/cgroup"
+_NO_LIMIT = 2**60          # cgroup v1 writes "no limit" as a page-rounded 2**63 - 1
 
-        parsed = torch.device(device)
-        if parsed.type == "cuda":
-            return int(torch.cuda.mem_get_info(parsed)[0])
-        if parsed.type != "cpu":
+
+def _read_cgroup_value(path: str) -> int | None:
+    try:
+        with open(path, encoding="ascii") as file:
+            text = file.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if text == "max":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return None if value >= _NO_LIMIT else value
+
+
+def _read_cgroup_stat(path: str, key: str) -> int:
+    try:
+        with open(path, encoding="ascii") as file:
+            for line in file:
+                name, _, value = line.partition(" ")
+                if name == key:
+                    return int(value)
+    except (OSError, UnicodeDecodeError, ValueError):
+        pass
+    return 0
+
+
+def cgroup_available_memory(root: str | None = None) -> int | None:
+    """Bytes the container's memory limit still allows: the control group's limit minus its usage
+    (less its inactive file cache, which the kernel reclaims before it kills), read from cgroup v2
+    (``memory.max``, ``memory.current``, ``memory.stat``) or else v1 (``memory/memory.limit_in_bytes``,
+    ``memory.usage_in_bytes``, ``memory.stat``) under ``root`` (default :data:`CGROUP_ROOT`);
+    None when there is no limit (``max``) or no such files."""
+    import os
+
+    root = CGROUP_ROOT if root is None else str(root)
+    for folder, limit_file, usage_file, cache_key in (
+            (root, "memory.max", "memory.current", "inactive_file"),
+            (os.path.join(root, "memory"), "memory.limit_in_bytes", "memory.usage_in_bytes",
+             "total_inactive_file")):
+        if not os.path.exists(os.path.join(folder, limit_file)):
+            continue
+        limit = _read_cgroup_value(os.path.join(folder, limit_file))
+        if limit is None:
             return None
+        usage = _read_cgroup_value(os.path.join(folder, usage_file)) or 0
+        usage -= min(usage, _read_cgroup_stat(os.path.join(folder, "memory.stat"), cache_key))
+        return max(limit - usage, 0)
+    return None
+
+
+def _host_available_memory() -> int | None:
     try:
         with open("/proc/meminfo", encoding="ascii") as meminfo:
             for line in meminfo:
@@ -151,6 +196,58 @@ def available_memory(device=None) -> int | None:
         return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def memory_limit(device=None, cgroup_root: str | None = None) -> tuple[int | None, str]:
+    """``(bytes, where)``: what :func:`available_memory` returns, and words for where it was read
+    (``"the GPU cuda:0's free memory"``, ``"the host's available memory"``, ``"the container's
+    memory limit (cgroup)"``)."""
+    if device is not None:
+        import torch
+
+        parsed = torch.device(device)
+        if parsed.type == "cuda":
+            return int(torch.cuda.mem_get_info(parsed)[0]), f"the free memory of {parsed}"
+        if parsed.type != "cpu":
+            return None, f"memory on {parsed}"
+    host, cgroup = _host_available_memory(), cgroup_available_memory(cgroup_root)
+    if cgroup is not None and (host is None or cgroup < host):
+        return cgroup, "the container's memory limit (cgroup) less its usage"
+    return host, "the host's available memory"
+
+
+def available_memory(device=None, cgroup_root: str | None = None) -> int | None:
+    """Bytes of memory available to a new allocation on ``device``: for a CUDA device (a name or a
+    ``torch.device``) its free memory (``torch.cuda.mem_get_info``); for None or the CPU the tighter
+    of the host's (``MemAvailable`` of /proc/meminfo, else the free physical pages) and the
+    container's cgroup limit less its usage (:func:`cgroup_available_memory`); None when it cannot
+    be told (another accelerator, or a system that does not say)."""
+    return memory_limit(device, cgroup_root)[0]
+
+
+def require_memory(parts: dict[str, int], what: str, device=None, hint: str = "",
+                   cgroup_root: str | None = None) -> None:
+    """Refuse, before allocating, a path whose allocations do not fit in the memory available.
+
+    ``parts`` maps words for each allocation (``"W (D × d float32)"``) to its bytes, every copy
+    the path makes counted; ``what`` names the path (``"RandomReLUTransformer(n_hidden=10**9).fit"``);
+    ``hint`` says what to lower. Raises ``MemoryError`` naming each part's size, the total, the
+    bytes available and where (the tighter of :func:`available_memory` on ``device`` and the
+    container's cgroup limit) when the total exceeds them; returns quietly when it cannot be told.
+    """
+    sizes = {}
+    for name, size in parts.items():
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 0:
+            raise ValueError(f"require_memory: the size of {name!r} must be an int >= 0 bytes, got {size!r}")
+        sizes[name] = int(size)
+    total = sum(sizes.values())
+    available, where = memory_limit(device, cgroup_root)
+    if available is None or total <= available:
+        return
+    listed = ", ".join(f"{name} {format_bytes(size)}" for name, size in sizes.items())
+    raise MemoryError(f"{what} needs {format_bytes(total)} ({listed}), but only "
+                      f"{format_bytes(available)} is available ({where})"
+                      + (f": {hint}" if hint else ""))
 
 
 def check_dtype(value, choices=("float64", "float32")) -> str:
