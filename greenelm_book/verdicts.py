@@ -12,8 +12,8 @@ the results store (:mod:`greenelm_book.results`); chapters call the same functio
 - :func:`same_machine_ratio` — two timings measured in one run here: the 95 % confidence interval
   of their ratio (log scale) must exclude 1 on the claimed side.
 - :func:`ratio_across_machines` — a paper's ratio from another machine: judged only on direction
-  (our 95 % CI excludes 1 on the paper's side) and order of magnitude (our ratio within a factor √10
-  of the paper's), from ≥ 5 runs recorded as quiet timings; never by a prediction interval.
+  and order of magnitude (our 95 % CI against the boundaries 1 and ×/÷ 3 of the paper's ratio),
+  from ≥ 5 pairs timed in one quiet run; never by a prediction interval.
 - :func:`timing_across_machines` — a paper's seconds: never judged (information only).
 - :func:`equivalent_accuracy` — "comparable to", "parity": one equivalence test (TOST, Welch) on
   the accuracy difference at ±:data:`PARITY_MARGIN` points, shared by every such claim.
@@ -36,7 +36,7 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDE
            "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
            "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
            "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
-           "flatter_than_anchor", "margin_label"]
+           "flatter_than_anchor", "margin_label", "LADDER"]
 
 #: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
 TEST_LEVEL = 0.05
@@ -52,22 +52,28 @@ PRACTICAL_MARGINS = {"%": (0.5, "absolute"), "points": (0.5, "absolute"), "bits"
 #: pixels, 51 % against 52 %), in points
 PARITY_MARGIN = 1.0
 #: a cross-machine ratio agrees in order of magnitude when ours is within this factor of the paper's
-ORDER_OF_MAGNITUDE = math.sqrt(10)
+#: (×/÷ 3: half an order of magnitude, rounded to the factor a reader can check in their head)
+ORDER_OF_MAGNITUDE = 3.0
 
 RULES = {
     "value_vs_paper": "reproduced when the paper's value lies inside our 95 % prediction interval for "
-                      "one run (n ≥ 5 runs); else differs, within the practical margin when TOST puts "
-                      "our mean within it (p < 0.05), beyond it when a one-sided t-test puts it outside",
-    "difference_vs_paper": "as value_vs_paper, for a difference of two independently measured "
-                           "quantities (Welch's prediction interval, TOST and margin test)",
+                      "one run (n ≥ 5 runs) and TOST puts our mean within the practical margin "
+                      "(p < 0.05); differs, within margin when TOST does but the interval misses the "
+                      "paper's value; inconclusive when the interval holds the paper's value but "
+                      "equivalence is not shown; differs, beyond margin when a one-sided t-test puts "
+                      "our mean outside the margin; differs, margin undecided otherwise (the ladder: "
+                      ":data:`LADDER`)",
+    "difference_vs_paper": "as value_vs_paper (the same ladder), for a difference of two independently "
+                           "measured quantities (Welch's prediction interval, TOST and margin test)",
     "same_machine_ratio": "two timings from one run here: holds when the 95 % CI of their ratio "
                           "(Welch, log scale, n ≥ 5 each) lies on the claimed side of 1, does not hold "
                           "when it lies on the other side, else inconclusive",
-    "ratio_across_machines": "a paper's ratio from another machine: reproduced when our 95 % CI lies on "
-                             "the paper's side of 1 and our ratio is within a factor √10 of the paper's; "
-                             "differs when the CI lies on the other side or ours is beyond that factor; "
-                             "inconclusive with fewer than 5 runs per side, timings not recorded as quiet, "
-                             "or a CI that contains 1; never a prediction interval",
+    "ratio_across_machines": "a paper's ratio from another machine, both sides timed in one quiet run "
+                             "(≥ 5 pairs): reproduced when our 95 % CI lies on the paper's side of 1 and "
+                             "within ×/÷ 3 of the paper's ratio; differs when it lies wholly on the other "
+                             "side of 1 or wholly beyond ×/÷ 3; inconclusive only when it straddles one of "
+                             "those boundaries (or with fewer runs, or timings not recorded as quiet); "
+                             "not comparable when the two sides come from different runs",
     "timing_across_machines": "a paper's seconds are never judged: ours and the ratio, information only",
     "equivalent_accuracy": "comparable / parity: holds when TOST (Welch) puts the mean accuracy "
                            "difference within ±1 point (p < 0.05), does not hold when a one-sided test "
@@ -82,6 +88,21 @@ RULES = {
     "flatter_than_anchor": "holds when every other dataset's mean slope is positive and below the "
                            "anchor's (partly: for some)",
 }
+#: the ladder of labels for a number against the paper's, strongest first: each label implies at
+#: least what the ones below it imply ((label, what it requires), shown on the intro page)
+LADDER = (
+    ("reproduced", "the paper's value inside our 95 % prediction interval and TOST puts our mean within "
+                   "the practical margin (p < 0.05); a ratio: our CI on the paper's side of 1 and within "
+                   "×/÷ 3 of it"),
+    ("differs, within margin", "TOST puts our mean within the practical margin, but the prediction "
+                               "interval misses the paper's value"),
+    ("inconclusive", "the paper's value inside our interval but equivalence not shown, fewer than 5 "
+                     "runs, or a ratio's CI straddling a boundary"),
+    ("differs, margin undecided", "the interval misses the paper's value; neither within nor beyond the "
+                                  "margin is shown"),
+    ("differs, beyond margin", "a one-sided t-test puts our mean outside the practical margin "
+                               "(p < 0.05); a ratio: its CI wholly on the other side of 1 or beyond ×/÷ 3"),
+)
 #: every test name the scorecard may cite (the functions above, and the two that only record)
 TESTS = tuple(RULES) + ("not_comparable", "not_measurable", "chapter_test")
 
@@ -188,19 +209,26 @@ def value_vs_paper(paper: float, values, unit: str = "%", digits: int = 2,
     lo, hi = prediction_interval(values)
     tolerance = 0.5 * 10 ** -_decimals(paper)
     interval = f"95 % PI {lo:.{digits}f}–{hi:.{digits}f}"
+    inside = lo - tolerance <= paper <= hi + tolerance
     margin, margin_text = practical_margin(unit, paper)
-    if lo - tolerance <= paper <= hi + tolerance:
-        if math.isnan(margin):
-            return Verdict("reproduced", ours, interval)
-        p = tost_p(values, paper, margin)
-        shown = ("within" if p < TEST_LEVEL else "not shown within")
-        return Verdict("reproduced", ours, f"{interval}; {shown} the {margin_text} margin (TOST p = {p:.2g})")
     if math.isnan(margin):
-        return Verdict("differs", ours, f"{signed}; {interval}")
+        return Verdict("reproduced", ours, interval) if inside else Verdict("differs", ours, f"{signed}; {interval}")
     outcome, p = margin_outcome(values, paper, margin)
     diff_text = f"differs by {abs(diff):.{digits}f}{_unit_text('points' if unit == '%' else unit)}"
-    return Verdict(margin_label(outcome), ours,
-                   f"{signed}; {interval}; {_margin_text(outcome, p, margin_text, diff_text)}")
+    return _laddered(inside, outcome, p, ours, f"{signed}; {interval}", margin_text, diff_text)
+
+
+def _laddered(inside: bool, outcome: str, p: float, ours: str, evidence: str, margin_text: str,
+              diff_text: str) -> Verdict:
+    """The ladder of :data:`LADDER` for a number with a practical margin: ``inside`` (the paper's
+    value lies in our prediction interval) and the margin's ``outcome`` with its ``p``."""
+    margin_words = _margin_text(outcome, p, margin_text, diff_text)
+    if outcome == "within":
+        return Verdict("reproduced" if inside else "differs, within margin", ours, f"{evidence}; {margin_words}")
+    if inside and outcome == "undecided":
+        return Verdict("inconclusive", ours, f"{evidence}; the paper's value lies inside our interval but "
+                                             f"{margin_words}: equivalence is not shown")
+    return Verdict(margin_label(outcome), ours, f"{evidence}; {margin_words}")
 
 
 def difference_vs_paper(paper: float, a, b, unit: str = "points", digits: int = 2,
@@ -214,16 +242,10 @@ def difference_vs_paper(paper: float, a, b, unit: str = "points", digits: int = 
     if verdict.label == "inconclusive" or math.isnan(margin):
         return verdict
     a, b = _runs(a), _runs(b)
-    if verdict.label == "reproduced":
-        p = tost_p(a, paper, margin, b)
-        shown = ("within" if p < TEST_LEVEL else "not shown within")
-        return Verdict("reproduced", verdict.ours,
-                       f"{verdict.detail}; {shown} the {margin_text} margin (TOST p = {p:.2g})")
     outcome, p = margin_outcome(a, paper, margin, b)
     diff = float(a.mean() - b.mean()) - paper
-    diff_text = f"differs by {abs(diff):.{digits}f} pts"
-    return Verdict(margin_label(outcome), verdict.ours,
-                   f"{verdict.detail}; {_margin_text(outcome, p, margin_text, diff_text)}")
+    return _laddered(verdict.label == "reproduced", outcome, p, verdict.ours, verdict.detail, margin_text,
+                     f"differs by {abs(diff):.{digits}f} pts")
 
 
 def ratio_interval(a, b=None, level: float = 0.95) -> tuple[float, float, float]:
@@ -272,12 +294,16 @@ def same_machine_ratio(a, b=None, *, claimed: str = "above", min_runs: int = MIN
                    f"the 95 % CI of the ratio lies {side} 1 (claimed: {claimed})")
 
 
-def ratio_across_machines(paper_ratio: float, a, b=None, *, quiet: bool, min_runs: int = MIN_RUNS) -> Verdict:
+def ratio_across_machines(paper_ratio: float, a, b=None, *, quiet: bool, same_run: bool = True,
+                          min_runs: int = MIN_RUNS) -> Verdict:
     """A paper's ratio measured on another machine (:data:`RULES` ``["ratio_across_machines"]``).
 
     ``a``, ``b``: runs of numerator and denominator here (or ``a`` alone: paired per-run ratios);
     ``quiet``: whether the store records these timings as quiet (a step of their own or the
-    benchmark's fresh processes).
+    benchmark's fresh processes); ``same_run``: whether both sides were timed in one run (a ratio
+    whose sides come from different runs or days is not judged). The boundaries are 1 (direction)
+    and the paper's ratio ×/÷ :data:`ORDER_OF_MAGNITUDE`; our 95 % CI decides, and only a CI that
+    straddles a boundary is inconclusive.
     """
     if not paper_ratio > 0:
         raise ValueError(f"paper_ratio must be positive, got {paper_ratio!r}")
@@ -286,6 +312,9 @@ def ratio_across_machines(paper_ratio: float, a, b=None, *, quiet: bool, min_run
     estimate = float(np.exp(np.log(a).mean() - (0 if b is None else np.log(b).mean())))
     factor = estimate / paper_ratio
     info = f"ours / paper's = {factor:.2g}"
+    if not same_run:
+        return Verdict("not comparable", f"{estimate:.2f}× ({runs})",
+                       f"{info}; its two sides were timed in different runs, so the ratio is not judged")
     if min(sizes) < max(min_runs, 2) or not quiet:
         why = [] if quiet else ["the timings are not recorded as quiet"]
         if min(sizes) < min_runs:
@@ -294,16 +323,19 @@ def ratio_across_machines(paper_ratio: float, a, b=None, *, quiet: bool, min_run
                        f"{info}; {'; '.join(why)} (another machine: direction and order of magnitude only)")
     ratio, low, high = ratio_interval(a, b)
     ours = f"{ratio:.2f}× (95 % CI {low:.2f}–{high:.2f}, {runs})"
+    band = (paper_ratio / ORDER_OF_MAGNITUDE, paper_ratio * ORDER_OF_MAGNITUDE)
     paper_side = "above" if paper_ratio > 1 else "below"
-    side = "above" if low > 1 else ("below" if high < 1 else None)
-    if side is None:
-        return Verdict("inconclusive", ours, f"{info}; our 95 % CI contains 1")
-    if side != paper_side:
-        return Verdict("differs", ours, f"{info}; opposite direction: our 95 % CI lies {side} 1, the "
-                                        f"paper's ratio {paper_side}")
-    if 1 / ORDER_OF_MAGNITUDE <= factor <= ORDER_OF_MAGNITUDE:
-        return Verdict("reproduced", ours, f"{info}; same direction and within a factor √10")
-    return Verdict("differs", ours, f"{info}; same direction, beyond a factor √10 of the paper's")
+    opposite = high < 1 if paper_ratio > 1 else low > 1
+    if opposite:
+        return Verdict("differs", ours, f"{info}; opposite direction: our 95 % CI lies "
+                                        f"{'below' if paper_side == 'above' else 'above'} 1, the paper's ratio {paper_side}")
+    if high < band[0] or low > band[1]:
+        return Verdict("differs", ours, f"{info}; our 95 % CI lies beyond ×/÷ {ORDER_OF_MAGNITUDE:g} of the paper's")
+    if band[0] <= low and high <= band[1] and (low > 1 if paper_ratio > 1 else high < 1):
+        return Verdict("reproduced", ours, f"{info}; same direction, our 95 % CI within ×/÷ "
+                                           f"{ORDER_OF_MAGNITUDE:g} of the paper's")
+    return Verdict("inconclusive", ours, f"{info}; our 95 % CI straddles a boundary (1, or ×/÷ "
+                                         f"{ORDER_OF_MAGNITUDE:g} of the paper's)")
 
 
 def timing_across_machines(paper_seconds: float, values, digits: int = 2, median: bool = False) -> Verdict:
