@@ -306,6 +306,7 @@ class _Walk:
     def __init__(self, follow: set[str]):
         self.follow = follow
         self.units: dict[str, str] = {}          # digest -> label (for the manifest)
+        self.items: dict[str, str] = {}          # label -> digest (to say what changed)
         self.libraries: set[str] = set()
         self.seen: set = set()
 
@@ -319,7 +320,9 @@ class _Walk:
             self.libraries.add(version)
 
     def add(self, label: str, text: str) -> None:
-        self.units[hashlib.sha256(text.encode()).hexdigest()] = label
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        self.units[digest] = label
+        self.items[label] = digest
 
     # -------------------------------------------------------------- objects
     def obj(self, value, chain=()) -> None:
@@ -544,11 +547,14 @@ def _code_names(code: types.CodeType) -> set[str]:
 
 
 def code_fingerprint(compute) -> dict:
-    """What ``compute`` runs: ``{"digest": hex, "units": [labels...], "libraries": [...]}``.
+    """What ``compute`` runs: ``{"digest": hex, "units": [labels...], "items": {label: digest16},
+    "libraries": [...]}``.
 
     ``digest`` is the SHA-256 of the sorted unit digests and the versions of the other
     distributions the code uses (see the module docstring); ``units`` name the functions, classes
-    and constants walked (for the manifest; moving a helper changes its label, never the digest).
+    and constants walked (for the manifest; moving a helper changes its label, never the digest);
+    ``items`` gives each unit's own digest (16 hex digits), so that a changed key can be explained
+    unit by unit (:func:`greenelm_book.results_cache.explain_change`).
     """
     root_module = getattr(inspect.unwrap(compute) if callable(compute) else compute, "__module__", None)
     if isinstance(compute, partial):
@@ -567,4 +573,6 @@ def code_fingerprint(compute) -> dict:
     libraries = sorted(walk.libraries)
     for library in libraries:
         digest.update(b"library " + library.encode() + b"\n")
-    return {"digest": digest.hexdigest(), "units": sorted(walk.units.values()), "libraries": libraries}
+    items = {label: unit[:16] for label, unit in sorted(walk.items.items())}
+    return {"digest": digest.hexdigest(), "units": sorted(walk.units.values()), "items": items,
+            "libraries": libraries}

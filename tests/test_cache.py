@@ -269,7 +269,7 @@ def test_planted_legacy_pickle_never_executes(tmp_path):
     assert str(legacy) in str(record[0].message)
     assert result == 2 and not info["cached"] and not marker.exists()
     with pytest.warns(CacheWarning, match="legacy"):
-        assert memoize("planted", {"a": 1}, count) == (2, {**info, "cached": True})
+        assert memoize("planted", {"a": 1}, count) == (2, {**info, "cached": True, "source": "local"})
     assert not marker.exists()
 
 
