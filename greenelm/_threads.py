@@ -1,14 +1,42 @@
 """The BLAS thread count and one process-wide thread pool, for NumPy work split between threads
 (NumPy's ufuncs and BLAS calls release the GIL): the patch map's image blocks, the arc-cosine
-kernel's elementwise transform."""
+kernel's elementwise transform; and the per-object locks that make an estimator's reads safe
+from any number of threads (:func:`object_lock`)."""
 
 from __future__ import annotations
 
 import os
+import threading
+import weakref
 
 _STATE = {}
+#: object → its lock, held weakly: the lock is no attribute of the object, so ``clone``,
+#: ``get_params``, pickles, copies and model files neither see nor share it (a copy gets its own)
+_LOCKS: "weakref.WeakKeyDictionary[object, threading.RLock]" = weakref.WeakKeyDictionary()
+_LOCKS_GUARD = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    _STATE.clear()
+    _LOCKS.clear()            # a lock another thread of the parent held would never be released
+
+
 if hasattr(os, "register_at_fork"):          # a forked child has none of the parent's threads
-    os.register_at_fork(after_in_child=_STATE.clear)
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def object_lock(obj) -> threading.RLock:
+    """The re-entrant lock of ``obj`` (created on first use, one per object, freed with it).
+
+    Estimators take it to solve a readout that waits, to fit, and to read a consistent model;
+    ``StreamingRidge`` to update and to read its state."""
+    lock = _LOCKS.get(obj)
+    if lock is None:
+        with _LOCKS_GUARD:
+            lock = _LOCKS.get(obj)
+            if lock is None:
+                lock = _LOCKS[obj] = threading.RLock()
+    return lock
 
 
 def blas_controller():

@@ -20,6 +20,16 @@ are scaled by √w, so the sums become HᵀWH and HᵀWY (and ``pinv`` solves th
 :class:`ELMClassifierCV` and :class:`ELMRegressorCV` choose λ on a grid by exact leave-one-out
 or GCV from one Gram and one eigendecomposition (:class:`greenelm.model_selection.RidgePath`).
 
+**Threads.**  Reads (``predict``, ``decision_function``, ``score``, ``coef_``, ``save``, a pickle)
+are safe from any number of threads at once: the first read after ``partial_fit`` flushes the
+gathered rows and solves the readout exactly once, under the estimator's own lock (a
+``threading.RLock`` per object, no attribute of it), while the other readers wait for it; a
+reader sees the model before or after a solve or a fit call, never part of one, and no gathered
+row is lost.  ``fit`` and ``partial_fit`` hold the same lock, so a ``partial_fit`` waits for a read
+that is solving, and reads wait for a running ``partial_fit`` (``fit``).  Two fits of one object
+at once (``fit`` or ``partial_fit`` from two threads) are refused: the second raises
+``RuntimeError``.
+
 Numerical failures are loud: inputs so large that the features or their squared sums overflow
 raise :class:`greenelm.solvers.NumericalOverflowError` (a ``ValueError``) naming max |X|, in
 ``fit`` and when the scores of ``predict`` overflow; a system singular at the given λ raises
@@ -48,14 +58,15 @@ import numpy as np
 from scipy.sparse import csr_matrix, issparse
 from scipy.sparse import vstack as sparse_vstack
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._persistence import (SAVED_DEVICE, ModelFileError, portable_pickle_state, read_model,
                            restore_pickle_state, write_model)
-from ._validation import (available_memory, check_alpha, check_alphas, check_choice, check_device,
-                          check_dtype, check_positive_int, check_sample_weight, format_bytes,
+from . import _validation
+from ._threads import object_lock
+from ._validation import (check_alpha, check_alphas, check_choice, check_device, check_dtype,
+                          check_positive_int, check_sample_weight, format_bytes, require_memory,
                           seed_from_random_state)
 from .features import BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SCALES, RandomReLUFeatures
 from .model_selection import RidgePath
@@ -85,12 +96,44 @@ def _same_value(a, b) -> bool:
         return False
 
 
-def _partial_fit_available(estimator) -> bool:
+class MethodUnavailableError(AttributeError):
+    """A method this estimator's configuration cannot offer (an ``AttributeError``, so
+    ``hasattr(estimator, name)`` is False, as scikit-learn expects), saying why and what to use."""
+
+
+class _available_unless:
+    """Method descriptor: ``reason(estimator)`` returns None (the method is there) or the words of
+    the :class:`MethodUnavailableError` that accessing it raises (so ``hasattr`` is False)."""
+
+    def __init__(self, reason, method):
+        self.reason, self.method = reason, method
+        functools.update_wrapper(self, method)
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self.method
+        why = self.reason(obj)
+        if why is not None:
+            raise MethodUnavailableError(why)
+        return self.method.__get__(obj, owner)
+
+
+def _pinv_cannot_stream(estimator) -> str | None:
     """``partial_fit`` exists unless solver='pinv' (which needs all of H at once)."""
-    if estimator.solver == "pinv":
-        raise AttributeError("partial_fit cannot use solver='pinv', which needs all of H at once; "
-                             "use solver='eigh' with alpha=0 for the minimum-norm limit")
-    return True
+    if getattr(estimator, "solver", None) != "pinv":
+        return None
+    name = type(estimator).__name__
+    return (f"{name}(solver='pinv') has no partial_fit: the pseudoinverse H⁺ needs all rows of H "
+            "at once and cannot be updated batch by batch. Use solver='cholesky' or 'lu' (or "
+            "'eigh', with alpha=0 for the minimum-norm limit): their normal equations stream, with "
+            f"partial_fit_method='normal' or 'rls' — {name}(solver='cholesky').partial_fit(...)")
+
+
+def _cv_cannot_stream(estimator) -> str | None:
+    name = type(estimator).__name__
+    base = name[:-2]
+    return (f"{name} has no partial_fit: it chooses λ from all the training rows at once. Choose λ "
+            f"with {name}.fit on a sample, then stream with {base}(alpha=model.alpha_).partial_fit(...)")
 
 
 _FITTING: dict[int, str] = {}            # id(estimator) → the thread fitting it
@@ -100,7 +143,9 @@ _FITTING_LOCK = threading.Lock()
 def _one_fit_at_a_time(method):
     """Decorate ``fit`` / ``partial_fit``: a second call on the same estimator while one runs (in
     another thread) raises ``RuntimeError`` before touching anything, instead of mixing both
-    datasets into one state."""
+    datasets into one state.  The call runs under the object's lock (:func:`object_lock`), so it
+    waits for a read that is solving the readout, and reads wait for it: a reader sees the model
+    before or after the call, never partway."""
 
     @functools.wraps(method)
     def exclusive(self, *args, **kwargs):
@@ -115,7 +160,8 @@ def _one_fit_at_a_time(method):
                                "holds one fit at a time. Fit a copy per thread "
                                "(sklearn.base.clone(estimator)), or wait for the running fit")
         try:
-            return method(self, *args, **kwargs)
+            with object_lock(self):
+                return method(self, *args, **kwargs)
         finally:
             with _FITTING_LOCK:
                 del _FITTING[key]
@@ -175,9 +221,12 @@ class _ELMBase(BaseEstimator):
     # -- the readout, solved when first read after partial_fit -------------------------
     @property
     def coef_(self):
-        """The readout W2 (n_hidden, k) float64; after ``partial_fit`` solved on this first read."""
+        """The readout W2 (n_hidden, k) float64; after ``partial_fit`` solved on this first read
+        (once, under the object's lock: threads reading at once wait for that one solve)."""
         if self.__dict__.get("_readout_stale"):
-            self._settle_readout()
+            with object_lock(self):
+                if self.__dict__.get("_readout_stale"):
+                    self._settle_readout()
         try:
             return self.__dict__["coef_"]
         except KeyError:
@@ -200,27 +249,40 @@ class _ELMBase(BaseEstimator):
     def _settle_readout(self) -> None:
         """Solve the readout for the rows ``partial_fit`` added since it was last solved.
 
-        Normal equations: one solve of the accumulated sums.  RLS: the first read starts the
-        exact state P = (HᵀH + λI)⁻¹ from the sums; later reads apply the gathered rows as one
-        block update.  On failure the estimator keeps its rows, has no ``coef_``, and the next
-        read tries again (and raises again)."""
+        Called under the object's lock.  Normal equations: one solve of the accumulated sums.
+        RLS: the first read starts the exact state P = (HᵀH + λI)⁻¹ from the sums; later reads
+        apply the gathered rows as one block update.  The new readout is built aside and
+        published by one assignment (the old one stays until then).  On failure the estimator
+        keeps its rows, has no ``coef_``, and the next read tries again (and raises again)."""
         state = self.__dict__
-        state.pop("coef_", None)
-        self._add_gathered()
-        if self.partial_fit_method == "rls":
-            from .streaming import StreamingRidge, rls_block_rows
+        try:
+            self._add_gathered()
+            if self.partial_fit_method == "rls":
+                from .streaming import StreamingRidge, rls_block_rows
 
-            if self.stream_ is None:
-                check_finite_sums(*self.equations_.as_float64())
-                self.stream_ = StreamingRidge.from_normal_equations(
-                    self.equations_, self.alpha, block_rows=rls_block_rows(self.n_hidden))
-                self.equations_ = None
-            W = self.stream_.coef_
-            coef = W.double().cpu().numpy().copy() if hasattr(W, "cpu") else np.array(W, dtype=np.float64)
-        else:
-            coef = solve(self.equations_, self.solver, self.alpha)
-        check_finite_readout(coef, check_alpha(self.alpha), self.solver)
-        state["coef_"], state["_readout_stale"] = coef, False
+                if self.stream_ is None:
+                    check_finite_sums(*self.equations_.as_float64())
+                    self.stream_ = StreamingRidge.from_normal_equations(
+                        self.equations_, self.alpha, block_rows=rls_block_rows(self.n_hidden))
+                    self.equations_ = None
+                W = self.stream_.coef_
+                coef = W.double().cpu().numpy().copy() if hasattr(W, "cpu") else np.array(W, dtype=np.float64)
+            else:
+                coef = solve(self.equations_, self.solver, self.alpha)
+            check_finite_readout(coef, check_alpha(self.alpha), self.solver)
+        except BaseException:
+            state.pop("coef_", None)
+            raise
+        state["coef_"] = coef                       # published: then no longer stale
+        state["_readout_stale"] = False
+
+    def _published_model(self):
+        """``(coef_, features_, dtype, device, chunk_size)`` of one model, read together under the
+        object's lock (after solving a readout that waits); ``NotFittedError`` if there is none."""
+        with object_lock(self):
+            check_is_fitted(self, "coef_")
+            return (self.coef_, self.features_, self._fitted("dtype"), self._fitted("device"),
+                    self.chunk_size)
 
     # -- parameters and features -------------------------------------------------------
     def _check_params(self) -> None:
@@ -342,6 +404,10 @@ class _ELMBase(BaseEstimator):
         continues after unpickling, wherever the model ran; after ``fit`` the state is left out
         (the pickle holds the readout, O(d·k)) and ``partial_fit`` on the copy raises
         ``ValueError`` saying so, rather than restarting from zero."""
+        with object_lock(self):
+            return self._pickle_state()
+
+    def _pickle_state(self) -> dict:
         if self.__dict__.get("_readout_stale"):
             self._settle_readout()
         state = dict(super().__getstate__())
@@ -355,16 +421,21 @@ class _ELMBase(BaseEstimator):
                 "leave out the partial-fit state (the d × d Gram), as save() does by default; "
                 "partial_fit would restart from zero. Call fit, or use save(path, "
                 "include_state=True) and load_model to continue partial_fit elsewhere")
-        return portable_pickle_state(state)
+        state = portable_pickle_state(state)
+        exported = state.get("_portable_partial_state")
+        if exported is not None:    # views of the live state: copies, which a later update cannot change
+            state["_portable_partial_state"] = (dict(exported[0]),
+                                                {key: np.array(a) for key, a in exported[1].items()})
+        return state
 
     def __setstate__(self, state):
         super().__setstate__(restore_pickle_state(state))
 
     # -- fitting ---------------------------------------------------------------------------
-    def _start(self) -> None:
+    def _start(self, n_rows: int | None = None) -> None:
         self._check_params()
         self._snapshot_params()
-        self._check_memory()
+        self._check_memory(n_rows)
         self.seed_ = self._draw_seed()
         self._features = self._make_features()
         self.equations_ = NormalEquations(self.n_hidden, self.n_outputs_, self._fitted("dtype"),
@@ -375,26 +446,58 @@ class _ELMBase(BaseEstimator):
         self._readout_stale = False
         self._waiting_rows, self._waiting_count = [], 0     # rows partial_fit gathered, not yet summed
 
-    def _check_memory(self) -> None:
-        """Before allocating: the d × d float64 Gram (plus a float32 scratch copy for float32, and
-        the D × d projection) must fit in the memory available where they live (the host's, or the
-        GPU's for a CUDA ``device``; ``MemoryError`` naming the sizes otherwise); more than a quarter
-        of it warns (the solve needs about as much again)."""
-        d, dtype, device = int(self.n_hidden), self._fitted("dtype"), self._fitted("device")
-        gram = 8 * d * d + (4 * d * d if dtype == "float32" else 0)
-        needed = gram + np.dtype(dtype).itemsize * d * int(self.n_features_in_)
-        available = available_memory(device)
-        if available is None:
-            return
-        where = "memory" if device is None or str(device) == "cpu" else f"memory on {device}"
-        if needed > available:
-            raise MemoryError(f"n_hidden={d} needs a d × d Gram of {format_bytes(gram)} (8·d² bytes) "
-                              f"and a projection, {format_bytes(needed)} in all, but only "
-                              f"{format_bytes(available)} of {where} is available: lower n_hidden")
-        if needed > available / 4:
-            warnings.warn(f"n_hidden={d}: the d × d Gram and the projection take {format_bytes(needed)}, "
-                          f"more than a quarter of the {format_bytes(available)} of {where} available; "
-                          "the solve needs about as much again", UserWarning, stacklevel=6)
+    def _memory_plan(self, n_rows: int | None = None) -> dict[str, int]:
+        """Bytes of each allocation a fit (or partial_fit) of ``n_rows`` rows (None: unknown, at
+        most ``chunk_size`` a block) makes, every copy counted: the projection (drawn in float64,
+        then cast), a block of features, the Gram HᵀH (d × d float64) and the float32 path's
+        scratch, and the solve's copies of the Gram (``pinv``: H itself and its SVD's copy)."""
+        d, D = int(self.n_hidden), int(self.n_features_in_)
+        dtype, device = self._fitted("dtype"), self._fitted("device")
+        size, k = np.dtype(dtype).itemsize, int(getattr(self, "n_outputs_", 1) or 1)
+        chunk = int(self.chunk_size) if n_rows is None else max(1, min(int(self.chunk_size), int(n_rows)))
+        parts = {f"W (D × d = {D} × {d} {dtype})": size * D * d}
+        if device is None:
+            parts[f"W's float64 draw ({D} × {d})"] = 8 * D * d
+        parts[f"a block of features ({chunk} × {d} {dtype})"] = size * chunk * d
+        parts[f"HᵀH (d × d = {d} × {d} float64)"] = 8 * d * d
+        if dtype == "float32":
+            parts[f"float32 Gram scratch and centred block ((d + k)² + {chunk} × (d + k))"] = \
+                4 * (d + k) * (d + k + chunk)
+        solver = self.solver
+        if solver == "pinv":
+            rows = int(n_rows or chunk)
+            parts[f"H (N × d = {rows} × {d} float64)"] = 8 * rows * d
+            parts["the SVD's copy of H"] = 8 * rows * d
+        elif isinstance(self, _CrossValidatedRidge):
+            parts["the eigendecomposition's copies of HᵀH (symmetrised, eigenvectors)"] = 2 * 8 * d * d
+            if not isinstance(self.cv, str):
+                parts["each fold's Gram and its eigendecomposition"] = 3 * 8 * d * d
+        else:
+            copies = {"cholesky": 1, "lu": 3, "eigh": 2}.get(solver, 1)
+            if self._fitted("partial_fit_method") == "rls":
+                parts["P = (HᵀH + λI)⁻¹ (d × d float64), beside HᵀH when it starts"] = 8 * d * d
+            else:
+                parts[f"the solve's {copies} cop{'y' if copies == 1 else 'ies'} of HᵀH + λI "
+                      f"({solver})"] = copies * 8 * d * d
+        return parts
+
+    def _check_memory(self, n_rows: int | None = None) -> None:
+        """Before allocating: every allocation of the fit (:meth:`_memory_plan`) must fit in the
+        memory available where it lives (the tighter of the host's and the container's cgroup
+        limit, or the GPU's for a CUDA ``device``): ``MemoryError`` naming the sizes otherwise
+        (:func:`greenelm._validation.require_memory`); more than half of it warns."""
+        d, device = int(self.n_hidden), self._fitted("device")
+        parts = self._memory_plan(n_rows)
+        require_memory(parts, f"{type(self).__name__}(n_hidden={d})", device,
+                       hint="lower n_hidden (the d × d Gram and its solve grow as d²)"
+                            + (", or chunk_size" if self.solver != "pinv" else
+                               ", or use solver='cholesky', which never holds H"))
+        available, where = _validation.memory_limit(device)
+        needed = sum(parts.values())
+        if available is not None and needed > available / 2:
+            warnings.warn(f"n_hidden={d}: the fit's allocations take {format_bytes(needed)}, more "
+                          f"than half of the {format_bytes(available)} available ({where})",
+                          UserWarning, stacklevel=6)
 
     def _accumulate(self, X, Y, sample_weight=None, check_blocks: bool = False) -> None:
         """Add X's feature blocks to the sums (``check_blocks``: refuse features that overflow,
@@ -444,7 +547,7 @@ class _ELMBase(BaseEstimator):
     @_fails_loudly
     def _fit_targets(self, X, Y, sample_weight=None) -> None:
         """Fit the readout to targets Y (N, k) from inputs X (N, D), rows weighted by sample_weight (N,)."""
-        self._start()
+        self._start(X.shape[0])
         if self.solver == "pinv":
             H = np.empty((X.shape[0], self.n_hidden), dtype=np.float64)
             for rows, block in self._features.chunks(X, self.chunk_size):
@@ -465,7 +568,7 @@ class _ELMBase(BaseEstimator):
         if self.partial_fit_method == "rls" and check_alpha(self.alpha) == 0:
             raise ValueError("partial_fit_method='rls' needs alpha > 0: P = (HᵀH + λI)⁻¹ must exist")
         if not self._has_partial_state():
-            self._start()
+            self._start(X.shape[0])
         elif getattr(self, "_features", None) is None:  # loaded or unpickled: W from the seed
             self._features = self._make_features()
         self._fitted_by_partial_fit = True
@@ -544,19 +647,18 @@ class _ELMBase(BaseEstimator):
     # -- prediction ------------------------------------------------------------------------
     def _raw_outputs(self, X) -> np.ndarray:
         """``relu(X W + b) W2`` (N, k), computed in row chunks."""
-        check_is_fitted(self, "coef_")
+        coef, features, dtype, device, chunk_size = self._published_model()
         X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=(np.float64, np.float32))
-        features = self.features_
-        out = np.empty((X.shape[0], self.coef_.shape[1]), dtype=np.float64)
-        if self._fitted("device") is None:
-            W2 = self.coef_.astype(self._fitted("dtype"), copy=False)
-            for rows, H in features.chunks(X, self.chunk_size, reuse=True):
+        out = np.empty((X.shape[0], coef.shape[1]), dtype=np.float64)
+        if device is None:
+            W2 = coef.astype(dtype, copy=False)
+            for rows, H in features.chunks(X, chunk_size, reuse=True):
                 out[rows] = H @ W2
         else:
             import torch
 
-            W2 = torch.as_tensor(self.coef_, dtype=features.W.dtype, device=features.W.device)
-            for rows, H in features.chunks(X, self.chunk_size):
+            W2 = torch.as_tensor(coef, dtype=features.W.dtype, device=features.W.device)
+            for rows, H in features.chunks(X, chunk_size):
                 out[rows] = (H @ W2).double().cpu().numpy()
         if not np.isfinite(out).all():
             raise NumericalOverflowError("the scores relu(XW + b) W2 hold inf or NaN: the features "
@@ -588,12 +690,16 @@ class _ELMBase(BaseEstimator):
         A ``set_params`` since the fit (which takes effect at the next ``fit``) is not saved,
         and a ``UserWarning`` names it.
         """
+        with object_lock(self):
+            return self._save(path, include_state)
+
+    def _save(self, path, include_state) -> Path:
         check_is_fitted(self, "coef_")
         changed = self._changed_since_fit()
         if changed:
             warnings.warn(f"set_params changed {', '.join(changed)} since the fit; the file holds the "
                           "fitted model, with the values it was fitted with (fit again to save the "
-                          "new ones)", UserWarning, stacklevel=2)
+                          "new ones)", UserWarning, stacklevel=3)
         params = {**self._current_params(), **(getattr(self, "_fitted_params", None) or {})}
         return write_model(self, path, include_state, _projection_digest(self.features_.W,
                                                                           self.features_.b), params)
@@ -638,6 +744,8 @@ def load_model(path, device=SAVED_DEVICE):
     """
     estimators = {cls.__name__: cls for cls in (ELMClassifier, ELMRegressor, ELMClassifierCV, ELMRegressorCV)}
     model, expected = read_model(path, estimators, device)
+    if expected is None:      # a greenelm.kernel_limit model: no projection (read and checked whole)
+        return model
     model._snapshot_params()
     features = model.features_
     if _projection_digest(features.W, features.b) != expected:
@@ -734,11 +842,16 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
                              f"({self.classes_.tolist()[0]!r})")
         self.n_outputs_ = len(self.classes_)
 
-    @available_if(_partial_fit_available)
+    @functools.partial(_available_unless, _pinv_cannot_stream)
     @_one_fit_at_a_time
     def partial_fit(self, X, y, classes=None, sample_weight=None):
-        """Add a block of samples (rows weighted by sample_weight (n,), if given); ``classes``
-        (all labels) is required on the first call."""
+        """Add a block of samples X (n, D), labels y (n,) (rows weighted by sample_weight (n,), if
+        given); ``classes`` (all labels) is required on the first call.
+
+        Thread-safe with reads: it holds the estimator's lock, so it waits while another thread
+        solves the readout on a first read, and reads wait until it returns (see the module's
+        "Threads"); a second ``partial_fit`` or ``fit`` from another thread meanwhile raises
+        ``RuntimeError``."""
         first = not self._continues_partial_fit()
         X, y = self._validated_batch(X, y, first, _plain_labels)
         if first:   # later calls: _one_hot refuses any label outside classes_
@@ -833,10 +946,14 @@ class ELMRegressor(RegressorMixin, _ELMBase):
         self._fit_targets(X, Y, sample_weight)
         return self
 
-    @available_if(_partial_fit_available)
+    @functools.partial(_available_unless, _pinv_cannot_stream)
     @_one_fit_at_a_time
     def partial_fit(self, X, y, sample_weight=None):
-        """Add a block of samples (rows weighted by sample_weight (n,), if given) and re-solve."""
+        """Add a block of samples X (n, D), targets y (n,) or (n, k) (rows weighted by
+        sample_weight (n,), if given); the readout is solved on the next read.
+
+        Thread-safe with reads, as :meth:`ELMClassifier.partial_fit`: it waits for a read that is
+        solving the readout, and reads wait until it returns."""
         first = not self._continues_partial_fit()
         X, y = self._validated_batch(X, y, first, _finite_float_targets, multi_output=True, y_numeric=True)
         sample_weight = check_sample_weight(sample_weight, X, allow_all_zero=True)
@@ -894,7 +1011,7 @@ class _CrossValidatedRidge:
         if X.shape[0] < 2:
             raise ValueError(f"{type(self).__name__} needs at least 2 samples to cross-validate, got "
                              f"{X.shape[0]} sample")
-        self._start()
+        self._start(X.shape[0])
         self._accumulate(X, Y, sample_weight)
         gram, hty = self.equations_.as_float64()
         if is_torch(gram):
@@ -994,10 +1111,6 @@ def _check_cv(cv) -> None:
                          f"got {cv!r}")
 
 
-def _hidden_partial_fit(estimator) -> bool:
-    return False
-
-
 _CV_PARAMETERS = """
     Parameters
     ----------
@@ -1094,7 +1207,7 @@ class ELMClassifierCV(_CrossValidatedRidge, ELMClassifier):
         self.device = device
         self.random_state = random_state
 
-    partial_fit = available_if(_hidden_partial_fit)(ELMClassifier.partial_fit)
+    partial_fit = _available_unless(_cv_cannot_stream, ELMClassifier.partial_fit)
 
     @property
     def _scoring_name(self):
@@ -1152,7 +1265,7 @@ class ELMRegressorCV(_CrossValidatedRidge, ELMRegressor):
         self.device = device
         self.random_state = random_state
 
-    partial_fit = available_if(_hidden_partial_fit)(ELMRegressor.partial_fit)
+    partial_fit = _available_unless(_cv_cannot_stream, ELMRegressor.partial_fit)
 
     @_one_fit_at_a_time
     def fit(self, X, y, sample_weight=None):

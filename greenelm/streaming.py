@@ -28,6 +28,17 @@ Float64 by default.  Float32 is allowed: ``P − V Vᵀ`` subtracts nearly equal
 positive definiteness; the information form in float32 takes float32 batches into float64 sums
 (:class:`greenelm.solvers.NormalEquations`), and its solve runs in float64.
 
+Threads: every method that updates or reads the state (``fit``, ``update``, ``flush``, ``coef_``,
+``P``, ``predict``, ``copy``, ``export_state``) holds the object's lock (a ``threading.RLock``, no
+attribute of the object), so calls from several threads run one at a time and none sees a batch
+half applied or a gathered row lost: an update waits for a read, a read for an update.  ``coef_``
+is replaced, not changed in place, by an update, so an array read earlier stays that readout; ``P``
+is updated in place (it is d × d): copy it if another thread may update while you use it.
+
+Memory: starting a state (``fit``, ``from_normal_equations``) checks that the d × d sums and the
+factor it inverts fit in the memory available (``MemoryError`` naming the sizes, before allocating;
+:func:`greenelm._validation.require_memory`).
+
 Bad batches (wrong width, rows of H and Y that differ, NaN/inf) are refused with a
 ``ValueError`` before any state changes; a failed Cholesky of ``S`` (lost definiteness) raises
 ``numpy.linalg.LinAlgError``, also before any change.
@@ -35,10 +46,13 @@ Bad batches (wrong width, rows of H and Y that differ, NaN/inf) are refused with
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.linalg import blas, lapack
 
-from ._validation import check_alpha, check_choice, check_positive_int
+from ._threads import object_lock
+from ._validation import check_alpha, check_choice, check_positive_int, require_memory
 from .solvers import NormalEquations, NumericalOverflowError, is_torch, solve_normal_equations
 
 METHODS = ("cholesky", "listing3", "information")
@@ -149,6 +163,16 @@ def _check_update_finite(*arrays) -> None:
                                      "dtype; the state is unchanged")
 
 
+def _locked(method):
+    """Run ``method`` under the object's lock (:func:`greenelm._threads.object_lock`)."""
+
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with object_lock(self):
+            return method(self, *args, **kwargs)
+    return locked
+
+
 class StreamingRidge:
     """Exact streaming ridge readout ``W2`` (d × k) with no stored samples.
 
@@ -173,6 +197,9 @@ class StreamingRidge:
         same ridge solution in both modes (up to rounding); gathering turns many small O(d²·B)
         updates, each reading and writing all of P, into few compute-bound ones.
         ``ELMClassifier(partial_fit_method="rls")`` uses it.
+
+    Thread-safe: updates and reads run one at a time under the object's lock (see
+    :mod:`greenelm.streaming`); an update from one thread waits for a read in another.
 
     Examples
     --------
@@ -209,11 +236,16 @@ class StreamingRidge:
         if self.block_rows is not None:
             check_positive_int("block_rows", self.block_rows)
 
+    @_locked
     def fit(self, H, Y) -> "StreamingRidge":
         """Initial fit on H (n, d), Y (n, k) (or (n,)): the ridge solution on these rows."""
         self._check_params()
         H, Y = self._as_pair(H, Y, n_hidden=None, n_outputs=None)
         device = H.device if is_torch(H) else None
+        d = H.shape[1]
+        require_memory({f"HᵀH (d × d = {d} × {d} float64)": 8 * d * d, **self._start_plan(d)},
+                       f"StreamingRidge.fit on H of width d = {d}", device,
+                       hint="the state is d × d: use fewer columns of H")
         equations = NormalEquations(H.shape[1], Y.shape[1], "float64", device)
         equations.update(H.double() if is_torch(H) else H.astype(np.float64, copy=False),
                          Y.double() if is_torch(Y) else Y.astype(np.float64, copy=False))
@@ -232,10 +264,25 @@ class StreamingRidge:
         """Initial state from accumulated ``NormalEquations`` (NumPy or torch, on their device)."""
         return cls(alpha, method, dtype, block_rows)._start(equations)
 
+    def _start_plan(self, d: int) -> dict[str, int]:
+        """Bytes :meth:`_start` allocates beside the sums: G + λI factorised (d × d float64), which
+        becomes P, and P's cast for a float32 state (the information form: its own copy of the sums)."""
+        if self.method == "information":
+            return {f"the information form's sums (d × d = {d} × {d} float64)": 8 * d * d}
+        parts = {f"G + λI, factorised into P (d × d = {d} × {d} float64)": 8 * d * d}
+        if self.dtype != "float64":
+            parts[f"P in {self.dtype}"] = np.dtype(self.dtype).itemsize * d * d
+        return parts
+
+    @_locked
     def _start(self, equations: NormalEquations) -> "StreamingRidge":
         self._check_params()
         if equations.n_samples == 0:
             raise ValueError("the initial normal equations hold no samples")
+        d = equations.n_hidden
+        require_memory(self._start_plan(d), f"StreamingRidge at d = {d}",
+                       equations.gram.device if is_torch(equations.gram) else None,
+                       hint="the state is d × d: lower n_hidden")
         self._torch = is_torch(equations.gram)
         self.device = equations.gram.device if self._torch else None
         self.n_hidden, self.n_outputs = equations.n_hidden, equations.n_outputs
@@ -269,6 +316,7 @@ class StreamingRidge:
             self._P = np.asfortranarray(P, dtype=self.dtype)
         return self
 
+    @_locked
     def copy(self) -> "StreamingRidge":
         """An independent copy of the state (waiting rows applied first)."""
         self.flush()
@@ -285,6 +333,7 @@ class StreamingRidge:
         return twin
 
     # -- state export / import (for saving a model without pickle) ---------------------
+    @_locked
     def export_state(self) -> tuple[dict, dict]:
         """The state as ``(scalars, arrays)``: JSON-able scalars (alpha, method, dtype, n_samples)
         and CPU NumPy arrays (views of the state, not copies) — ``P`` (d, d) and ``W`` (d, k) in the
@@ -379,6 +428,7 @@ class StreamingRidge:
                                "from_normal_equations(...) first")
 
     # -- the update ----------------------------------------------------------------------
+    @_locked
     def update(self, H, Y) -> "StreamingRidge":
         """Add a batch H (B, d), Y (B, k): afterwards ``coef_`` is the ridge solution on all rows.
 
@@ -396,6 +446,7 @@ class StreamingRidge:
             self.flush()
         return self
 
+    @_locked
     def flush(self) -> None:
         """Apply the gathered batches as one exact block update (a no-op when none wait).
 
@@ -454,7 +505,7 @@ class StreamingRidge:
         Vt = trsm(1.0, L, Ut, lower=1, overwrite_b=1)        # Vᵀ = L⁻¹ Uᵀ (B, d)
         _check_update_finite(Vt, Z)
         # -- nothing below can fail: commit the new state
-        W += gemm(1.0, Vt, Z, trans_a=1)
+        self._W = W + gemm(1.0, Vt, Z, trans_a=1)           # a new array: a W read earlier stays
         syrk = blas.get_blas_funcs("syrk", dtype=P.dtype)
         self._P = syrk(-1.0, Vt, beta=1.0, c=P, trans=1, lower=0, overwrite_c=1)   # P − V Vᵀ
         # the lower triangle is now stale: the next update reads only the upper one (symm), and
@@ -483,11 +534,12 @@ class StreamingRidge:
         Z = torch.linalg.solve_triangular(L, Y - H @ W, upper=False)    # L⁻¹ E (B, k)
         Vt = torch.linalg.solve_triangular(L, U.T, upper=False)          # L⁻¹ Uᵀ = Vᵀ (B, d)
         _check_update_finite(Vt, Z)
-        W.addmm_(Vt.T, Z)
+        self._W = torch.addmm(W, Vt.T, Z)                    # a new tensor: a W read earlier stays
         _symmetric_downdate_torch(P, Vt)                     # P − V Vᵀ, one triangle, mirrored
 
     # -- results -------------------------------------------------------------------------
     @property
+    @_locked
     def coef_(self):
         """Current readout W2 (d, k): NumPy array, or tensor on the state's device."""
         self._check_started()
@@ -503,6 +555,7 @@ class StreamingRidge:
         return self._W
 
     @property
+    @_locked
     def P(self):
         """``(HᵀH + λI)⁻¹`` (d, d) of the rows seen (the information form inverts on demand)."""
         self._check_started()
@@ -520,6 +573,7 @@ class StreamingRidge:
             return torch.as_tensor(P, dtype=_torch_dtype(self.dtype), device=self.device)
         return P.astype(self.dtype)
 
+    @_locked
     def predict(self, H):
         """Readout outputs ``H W2`` (n, k) of hidden features H (n, d)."""
         return H @ self.coef_

@@ -12,7 +12,7 @@ from sklearn.utils.estimator_checks import check_estimator
 
 from sklearn.base import ClassifierMixin
 
-from greenelm import ELMClassifier, ELMClassifierCV, ELMRegressor, load_model
+from greenelm import ELMClassifier, ELMClassifierCV, ELMRegressor, ELMRegressorCV, load_model
 
 
 def blobs(n=600, d=12, k=4, seed=0):
@@ -66,10 +66,23 @@ def test_partial_fit_needs_classes_and_refuses_pinv():
     X, y = blobs()
     with pytest.raises(ValueError, match="classes must be given"):
         ELMClassifier().partial_fit(X, y)
-    with pytest.raises(AttributeError, match="has no attribute 'partial_fit'") as raised:
+    with pytest.raises(AttributeError) as raised:                     # hasattr() stays False
         ELMClassifier(solver="pinv").partial_fit(X, y, classes=np.arange(4))
-    assert "cannot use solver='pinv'" in str(raised.value.__cause__)
+    message = str(raised.value)
+    assert message.startswith("ELMClassifier(solver='pinv') has no partial_fit: the pseudoinverse H⁺ "
+                              "needs all rows of H at once and cannot be updated batch by batch")
+    assert "Use solver='cholesky' or 'lu'" in message and "partial_fit_method='normal' or 'rls'" in message
     assert not hasattr(ELMRegressor(solver="pinv"), "partial_fit")
+    assert hasattr(ELMRegressor(), "partial_fit") and hasattr(ELMRegressor(solver="lu"), "partial_fit")
+    model = ELMRegressor(solver="pinv")
+    model.set_params(solver="cholesky")                                # the rule follows the parameter
+    model.partial_fit(X, y.astype(float))
+    assert model.coef_.shape == (2000, 1)
+    with pytest.raises(AttributeError, match=r"ELMClassifierCV has no partial_fit: it chooses λ from "
+                                             r"all the training rows at once"):
+        ELMClassifierCV().partial_fit(X, y)
+    assert not hasattr(ELMRegressorCV(), "partial_fit")
+    assert ELMClassifier.partial_fit.__doc__.startswith("Add a block of samples")   # documented
 
 
 def test_same_seed_same_predictions_other_seed_differs():
@@ -174,10 +187,10 @@ def test_a_second_fit_of_the_same_object_from_another_thread_is_refused_not_merg
     started, release = threading.Event(), threading.Event()
     start = model._start
 
-    def slow_start():  # hold the first fit inside, after its data were validated
+    def slow_start(*args):  # hold the first fit inside, after its data were validated
         started.set()
         release.wait(30)
-        start()
+        start(*args)
 
     model._start = slow_start
     first = threading.Thread(target=model.fit, args=(X[:600], y[:600]), name="first-fit")
@@ -245,18 +258,29 @@ def test_dtype_takes_numpy_spellings_and_keeps_the_parameter_as_given(tmp_path, 
 
 def test_a_gram_larger_than_the_memory_is_refused_before_allocating(monkeypatch):
     X, y = blobs(n=50)
-    with pytest.raises(MemoryError, match=r"n_hidden=400000 needs a d × d Gram of 1.28 TB \(8·d² bytes\) "
-                                          r"and a projection, .* but only .* of memory is available: lower n_hidden"):
+    with pytest.raises(MemoryError, match=r"ELMClassifier\(n_hidden=400000\) needs .* \(W \(D × d = 12 × 400000 "
+                                          r"float64\) 38.4 MB, .* HᵀH \(d × d = 400000 × 400000 float64\) 1.28 TB, "
+                                          r"the solve's 1 copy of HᵀH \+ λI \(cholesky\) 1.28 TB\), but only "
+                                          r".* is available \(.*\): lower n_hidden"):
         ELMClassifier(n_hidden=400_000).fit(X, y)
-    import greenelm.estimator as estimator
+    import greenelm._validation as validation
 
-    monkeypatch.setattr(estimator, "available_memory", lambda device=None: 1_000_000)       # 1 MB
-    with pytest.warns(UserWarning, match="n_hidden=200: the d × d Gram and the projection take 339 kB, "
-                                         "more than a quarter of the 1 MB"):
+    # the solve's copy is counted: a Gram of 8·d² = 320 kB alone fits in 500 kB, the Gram and its
+    # copy (640 kB) do not
+    monkeypatch.setattr(validation, "memory_limit", lambda device=None, root=None: (500_000, "test"))
+    with pytest.raises(MemoryError, match=r"the solve's 1 copy of HᵀH \+ λI \(cholesky\) 320 kB"):
+        ELMClassifier(n_hidden=200, chunk_size=50).fit(X, y)
+    with pytest.warns(UserWarning, match="more than half"):
+        ELMClassifier(n_hidden=150).fit(X, y)                  # 449 kB with Cholesky's one copy
+    with pytest.raises(MemoryError, match=r"the solve's 3 copies of HᵀH \+ λI \(lu\) 540 kB"):
+        ELMClassifier(n_hidden=150, solver="lu").fit(X, y)    # LU's three: 809 kB
+    monkeypatch.setattr(validation, "memory_limit", lambda device=None, root=None: (1_000_000, "test"))
+    with pytest.warns(UserWarning, match=r"n_hidden=200: the fit's allocations take 758 kB, more than "
+                                         r"half of the 1 MB available \(test\)"):
         ELMClassifier(n_hidden=200).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ELMClassifier(n_hidden=50).fit(X, y)                    # 21 kB: silent
+        ELMClassifier(n_hidden=50).fit(X, y)                    # 42 kB: silent
 
 
 def test_a_cuda_model_checks_the_gpu_s_free_memory_not_the_host_s(monkeypatch):
@@ -273,14 +297,12 @@ def test_a_cuda_model_checks_the_gpu_s_free_memory_not_the_host_s(monkeypatch):
     assert available_memory("meta") is None
     host = available_memory()
     assert available_memory("cpu") == pytest.approx(host, rel=0.5) and host > 3_000_000
-    asked = []
     monkeypatch.setattr(estimator, "check_device", lambda device: device)      # no GPU here
-    monkeypatch.setattr(estimator, "available_memory", lambda device=None: asked.append(device) or 3_000_000)
     X, y = blobs(n=50)
-    with pytest.raises(MemoryError, match=r"n_hidden=1000 needs a d × d Gram of 8 MB .* but only 3 MB of memory "
-                                          r"on cuda is available: lower n_hidden"):
+    with pytest.raises(MemoryError, match=r"ELMClassifier\(n_hidden=1000\) needs .* HᵀH \(d × d = 1000 × 1000 "
+                                          r"float64\) 8 MB.* but only 3 MB is available \(the free memory "
+                                          r"of cuda\): lower n_hidden"):
         ELMClassifier(n_hidden=1000, device="cuda").fit(X, y)
-    assert asked == ["cuda"]
 
 
 @pytest.mark.parametrize("container", [scipy.sparse.csr_matrix, scipy.sparse.csc_matrix, scipy.sparse.csr_array])
