@@ -5,6 +5,7 @@ The public API (imported on first use, so ``import greenelm`` itself loads nothi
     from greenelm import ELMClassifier, ELMRegressor, load_model, load_dataset
     from greenelm import ELMClassifierCV, ELMRegressorCV, RandomReLUTransformer, StreamingRidge
     from greenelm import RandomPatchFeatures     # a frozen feature map for images
+    from greenelm import KernelLimitClassifier, KernelLimitRegressor   # the d → ∞ limit: kernel ridge
 
 Core dependencies: numpy, scipy, scikit-learn. Optional: torch (``device="cpu"``/``"cuda"``),
 dask (:mod:`greenelm.distributed`), tqdm (progress bars).
@@ -23,6 +24,7 @@ _EXPORTS = {
     "ELMClassifierCV": "estimator", "ELMRegressorCV": "estimator",
     "RandomReLUFeatures": "features", "RandomReLUTransformer": "features",
     "RandomPatchFeatures": "patches",
+    "KernelLimitClassifier": "kernel_limit", "KernelLimitRegressor": "kernel_limit",
     "NormalEquations": "solvers", "sum_block_rows": "solvers", "GramSpectrum": "solvers", "solve": "solvers",
     "solve_min_norm": "solvers", "SOLVERS": "solvers",
     "NumericalOverflowError": "solvers",

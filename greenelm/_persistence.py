@@ -54,6 +54,10 @@ from .solvers import NormalEquations, is_torch
 
 FORMAT_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
+#: the format of :mod:`greenelm.kernel_limit`'s kernel ridges, classes of their own (fields of their
+#: own, checked and read by that module)
+KERNEL_LIMIT_FORMAT = 4
+KERNEL_LIMIT_CLASSES = ("KernelLimitClassifier", "KernelLimitRegressor")
 #: the largest ``meta`` string read (a model's is a few kB; a grid of alphas adds ~25 bytes each)
 MAX_META_BYTES = 16 * 2**20
 SAVED_DEVICE = "saved"
@@ -234,6 +238,12 @@ def write_model(model, path, include_state, projection_sha256: str, params: dict
         meta["state"] = exported[0]
         arrays.update({f"state_{name}": array for name, array in exported[1].items()})
     meta = json.loads(json.dumps(meta, default=_json_value, allow_nan=False))  # plain JSON types
+    return save_archive(path, meta, arrays)
+
+
+def save_archive(path, meta: dict, arrays: dict):
+    """Write ``meta`` (plain JSON types) and ``arrays`` as a model file at ``path`` atomically (a
+    temp file beside it, renamed), or into a binary file object; returns the path (or the object)."""
     if _is_file_object(path, "w"):
         _write_archive(path, meta, arrays)
         return path
@@ -604,11 +614,13 @@ def read_model(path, estimators: dict, device=SAVED_DEVICE):
         raise ModelFileError(path, "file", f"not an .npz archive (a zip of .npy arrays): {error}") \
             from error
     with archive:
-        model, meta = _read_archive(archive, path, estimators)
+        model, meta = _read_archive(archive, path, estimators, device)
+    if meta is None:         # a kernel-limit model, read whole: no projection to rebuild
+        return model, None
     return _place(model, meta, path, device)
 
 
-def _read_archive(archive: zipfile.ZipFile, path, estimators: dict):
+def _read_archive(archive: zipfile.ZipFile, path, estimators: dict, device=SAVED_DEVICE):
     headers = _npy_headers(archive, path)
     if "meta" not in headers:
         raise ModelFileError(path, "meta", "missing: not a greenelm model file")
@@ -625,9 +637,13 @@ def _read_archive(archive: zipfile.ZipFile, path, estimators: dict):
     if "format_version" not in meta:
         raise ModelFileError(path, "meta", "missing key(s) 'format_version': not a greenelm model file")
     version = meta["format_version"]
+    if isinstance(meta.get("class"), str) and meta["class"] in KERNEL_LIMIT_CLASSES:
+        from .kernel_limit import read_kernel_limit     # checks its format_version itself
+        return read_kernel_limit(archive, path, meta, headers, device), None
     if not _is_int(version) or version not in READABLE_VERSIONS:
         raise ModelFileError(path, "format_version", f"{version!r} is not a format this greenelm "
-                                                     f"reads ({', '.join(map(str, READABLE_VERSIONS))})")
+                                                     f"reads ({', '.join(map(str, READABLE_VERSIONS))}; "
+                                                     f"{KERNEL_LIMIT_FORMAT} for {' and '.join(KERNEL_LIMIT_CLASSES)})")
     if version == 1:
         meta = _upgrade_v1(path, meta, headers)
     elif version == 2:  # format 2 (greenelm 0.2.x): no digest of the content

@@ -588,6 +588,57 @@ def held_out_kernel_ridge_predict(train_views, Y, test_views, jitters, fit_rows,
                     "n_views": len(train_views), "dtype": "float32", "n_train": n, "seconds": seconds}
 
 
+def weight_sigma(weight_scale: str, n_features: int) -> float:
+    """σ_w of ``weight_scale`` for inputs of ``n_features`` columns: 1 (``"unit"``) or √(2/D) (``"he"``),
+    as every function here scales its inputs."""
+    check_choice("weight_scale", weight_scale, WEIGHT_SCALES)
+    return 1.0 if weight_scale == "unit" else math.sqrt(2.0 / n_features)
+
+
+def held_out_choice(kernel: np.ndarray, Y, jitters, fit_rows, validation_rows,
+                    score=accuracy_score_of_argmax, block_rows: int = 1024, cholesky_block: int = 8192,
+                    progress: bool = False) -> tuple[float, list, list]:
+    """The jitter choice of :func:`held_out_kernel_ridge_predict` from a built kernel, which it only reads.
+
+    ``kernel`` (N, N) float32 holds K̄ in its lower triangle (as the in-place ridges build it), Y (N, k).
+    For each jitter of ``jitters`` the ridge fitted on the ``fit_rows`` (μ = jitter · the mean diagonal
+    of their block; one n_fit² float32 copy of the block at a time) predicts the ``validation_rows``
+    (disjoint index arrays into the N rows); ``score(scores (n_v, k), Y[validation_rows])`` (higher is
+    better) picks the jitter, a tie going to the larger one. Returns (the chosen jitter, the score per
+    jitter (None where the block did not factorise), μ per jitter); raises ``LinAlgError`` when no
+    jitter factorised the block. (The same steps as :func:`held_out_kernel_ridge_predict`'s, which
+    keeps its own lines until the book's results that reach it are next recomputed: their cache keys
+    follow its code.)
+    """
+    jitters = _checked_jitters(jitters)
+    if not isinstance(kernel, np.ndarray) or kernel.ndim != 2 or kernel.shape[0] != kernel.shape[1]:
+        raise ValueError(f"kernel must be a square NumPy array, got {getattr(kernel, 'shape', type(kernel))}")
+    n = len(kernel)
+    Y = np.asarray(Y, dtype=np.float64)
+    if Y.ndim != 2 or len(Y) != n:
+        raise ValueError(f"Y must be (N={n}, k), got shape {Y.shape}")
+    fit_rows, validation_rows = _held_out_rows("fit_rows", fit_rows, n), _held_out_rows("validation_rows", validation_rows, n)
+    if np.intersect1d(fit_rows, validation_rows).size:
+        raise ValueError("fit_rows and validation_rows share rows: the held-out rows must not be fitted")
+    if not callable(score):
+        raise ValueError(f"score must be a function (scores, Y) -> float, got {type(score).__name__}")
+    block_rows = check_positive_int("block_rows", block_rows)
+    coefs, validation_mu = [], []
+    for jitter in jitters:     # the block taken anew for each: one n_fit² copy at a time
+        # sorted fit rows: the block's lower triangle is read from the kernel's lower triangle
+        (coef,), (mu,) = _ridge_coefficients(kernel[np.ix_(fit_rows, fit_rows)], Y[fit_rows], [jitter],
+                                             cholesky_block, progress)
+        coefs.append(coef)
+        validation_mu.append(mu)
+    if all(coef is None for coef in coefs):
+        raise np.linalg.LinAlgError(f"no jitter of {jitters} factorised the kernel of the {len(fit_rows)} fitted rows")
+    predicted = _scores_per_coefficient(coefs, len(validation_rows), block_rows,
+                                        lambda rows: _symmetric_take(kernel, validation_rows[rows], fit_rows))
+    validation = [None if scores is None else float(score(scores, Y[validation_rows])) for scores in predicted]
+    chosen = max((value, jitter) for value, jitter in zip(validation, jitters) if value is not None)[1]
+    return chosen, validation, validation_mu
+
+
 __all__ = ["accuracy_score_of_argmax", "augment", "arccos_kernel", "averaged_kernel_ridge_predict", "cholesky_inplace",
-           "cholesky_solve_inplace", "held_out_kernel_ridge_predict",
-           "kernel_ridge_predict", "kernel_ridge_predict_inplace"]
+           "cholesky_solve_inplace", "held_out_choice", "held_out_kernel_ridge_predict",
+           "kernel_ridge_predict", "kernel_ridge_predict_inplace", "weight_sigma"]
