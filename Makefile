@@ -26,8 +26,8 @@ export OMP_WAIT_POLICY ?= PASSIVE
 .PHONY: venv system-deps data test test-oldest smoke references book book-full html bench clean help
 
 help:
-	@echo "make book   - set up, re-execute only stale chapters (full profile) into book/, build _build/html"
-	@echo "make book-full - set up, re-execute every chapter at the full profile (hours), build _build/html"
+	@echo "make book   - set up, re-execute only stale chapters (full profile) into book/ from the cache of record (book/cache), build _build/html"
+	@echo "make book-full - set up, recompute every chapter at the full profile from scratch (hours), build _build/html"
 	@echo "make test   - set up, run the unit tests, nbval references and the browser test, then test-oldest"
 	@echo "make test-oldest - the library's tests at the oldest numpy/scipy/scikit-learn allowed"
 	@echo "make smoke  - execute every chapter at the smoke profile (minutes) and build the HTML"
@@ -91,14 +91,16 @@ smoke: venv system-deps
 references: venv system-deps
 	$(PY) -m greenelm_book.runner run --profile smoke --out tests/notebooks
 
-# Renders the committed executed chapters, re-executing only the stale ones (minutes on a fresh clone).
+# Renders the committed executed chapters, re-executing only the stale ones (minutes on a fresh clone:
+# their results come from the committed cache of record, book/cache, where their keys still match).
 book: venv system-deps
 	$(PY) -m greenelm_book.runner run --profile full --out book --stale-only
 	$(PY) -m greenelm_book.runner html --source book
 
-# Re-executes every chapter at the full profile (hours on two cores), then renders.
+# Recomputes every chapter at the full profile, ignoring the cache of record and the local cache
+# (hours on two cores), rewrites the record, then renders.
 book-full: venv system-deps data
-	$(PY) -m greenelm_book.runner run --profile full --out book
+	$(PY) -m greenelm_book.runner run --profile full --out book --recompute
 	$(PY) -m greenelm_book.runner html --source book
 
 bench: venv

@@ -30,6 +30,15 @@ Compute time: the kernel runs with ``GREENELM_COMPUTE_LOG`` naming a file where 
 cache and the compute seconds of its stored result; the provenance's ``compute`` sums them
 (:func:`compute_time`), so a run that reads hours of results from the cache still records how
 long they took to compute.
+
+The cache of record (:mod:`greenelm_book.results_cache`): with ``record=DIR`` (the runner passes
+``book/cache`` for the full profile into ``book/``, nothing otherwise) the kernel runs with
+``GREENELM_RECORD_DIR=DIR`` and ``GREENELM_RECORD_WRITE=1``, so every result it reads or computes
+within the record's caps is put there; after a successful run the record's index lists the
+entries the chapter used, and those it used before and no chapter uses now are removed. With
+``recompute_since=T`` (the runner's ``--recompute``) entries written before ``T`` count as absent.
+What the compute log says about each result (which part of a key changed, an entry that could not
+be trusted, one left out of the record) goes to ``report`` (the runner: its stderr), not the page.
 """
 
 from __future__ import annotations
@@ -41,15 +50,22 @@ import math
 import os
 import shlex
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from greenelm._cachefiles import remove_stale_temporaries, temp_prefix
 
 from .freshness import results_sha256
-from .results_cache import COMPUTE_LOG_ENV
+from .results_cache import (
+    COMPUTE_LOG_ENV,
+    RECOMPUTE_ENV,
+    RECORD_ENV,
+    RECORD_WRITE_ENV,
+    update_record_index,
+)
 from .toc import (
     ROOT,
     SUMMARY_CHAPTERS,
@@ -270,18 +286,48 @@ def present_file(path: str | Path) -> bool:
     return True
 
 
+def _compute_calls(log: str | Path) -> list[dict]:
+    path = Path(log)
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def compute_report(calls: list[dict], removed: list[str] = ()) -> list[str]:
+    """Lines saying where a chapter's results came from (``calls``: its compute log), which part
+    of a key changed for each recomputed one, what could not be trusted or recorded, and which
+    record entries were removed."""
+    lines = []
+    for call in calls:
+        for problem in call.get("warnings") or []:
+            lines.append(f"    warning: {problem}")
+        if call.get("changed"):
+            lines.append(f"    recomputed {call['changed']}")
+        note = call.get("record_note")
+        if note and note.startswith("not recorded"):
+            lines.append(f"    {call.get('entry', call['name'])}: {note}")
+    if calls:
+        count = {s: sum(c.get("source") == s for c in calls) for s in ("record", "local", "computed")}
+        written = sum(c.get("record_note") == "written" for c in calls)
+        lines.append(f"    results: {count['record']} from the record, {count['local']} from the local cache, "
+                     f"{count['computed']} computed" + (f"; {written} written to the record" if written else ""))
+    if removed:
+        lines.append(f"    record: removed {len(removed)} entr{'y' if len(removed) == 1 else 'ies'} no chapter "
+                     f"uses now: {', '.join(removed)}")
+    return lines
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def compute_time(log: str | Path, wall_seconds: float) -> dict[str, Any]:
     """The ``compute`` provenance of one execution from its compute log (JSON lines written by
     ``memoize``: name, cached, seconds): ``{"seconds": wall_seconds + the compute seconds of every
     result read from the cache, "wall_seconds", "memoized": calls, "cached": calls read from the
     cache, "cached_seconds"}``. ``seconds`` is how long the page's results took to compute, whether
     or not this run computed them."""
-    calls = []
-    path = Path(log)
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                calls.append(json.loads(line))
+    calls = _compute_calls(log)
     cached = [float(c["seconds"]) for c in calls if c.get("cached")]
     return {"seconds": round(wall_seconds + sum(cached), 3), "wall_seconds": round(wall_seconds, 3),
             "memoized": len(calls), "cached": len(cached), "cached_seconds": round(sum(cached), 3)}
@@ -334,7 +380,9 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
                     params_dir: str | Path | None = None,
                     profile_params: Mapping[str, Mapping] | None = None,
                     cwd: str | Path | None = None, progress: bool = True,
-                    kernel: str = KERNEL, start_timeout: int = 120) -> Path:
+                    kernel: str = KERNEL, start_timeout: int = 120,
+                    record: str | Path | None = None, recompute_since: float | None = None,
+                    report: Callable[[str], None] | None = _to_stderr) -> Path:
     """Execute ``notebooks/<name>.py`` with papermill into ``out_dir/<name>.ipynb``; return that path.
 
     Parameters are the profile entry (``params/<profile>.yml``, or ``profile_params``) merged with
@@ -342,7 +390,8 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
     On a failing cell raise :class:`ChapterError` (message ``chapter <name> failed at cell <n>:
     <ename>: <evalue>``, ``n`` counting the cells of the .py from 1) and keep the partial notebook
     as ``out_dir/<name>.failed.ipynb``; ``out_dir/<name>.ipynb`` is only ever replaced atomically
-    by a complete, successful run.
+    by a complete, successful run. ``record`` (the cache of record to write), ``recompute_since``
+    and ``report`` (a line at a time; default stderr): see the module docstring.
     """
     import nbformat
     import papermill
@@ -374,11 +423,19 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
         inp = Path(tmpdir) / f"{name}.ipynb"
         nbformat.write(nb, inp)
         tmp = Path(tmpdir) / f"{name}.out.ipynb"     # papermill's output while it runs
-        results_env = os.environ.get("GREENELM_RESULTS_DIR")
-        log_env = os.environ.get(COMPUTE_LOG_ENV)
+        variables = ("GREENELM_RESULTS_DIR", COMPUTE_LOG_ENV, RECORD_ENV, RECORD_WRITE_ENV, RECOMPUTE_ENV)
+        saved = {var: os.environ.get(var) for var in variables}
         os.environ["GREENELM_RESULTS_DIR"] = str((out_dir / "results").resolve())
         log = Path(tmpdir) / "compute.jsonl"
         os.environ[COMPUTE_LOG_ENV] = str(log)
+        os.environ.pop(RECORD_WRITE_ENV, None)
+        os.environ.pop(RECOMPUTE_ENV, None)
+        if record is not None:
+            os.environ[RECORD_ENV] = str(Path(record).resolve())
+            os.environ[RECORD_WRITE_ENV] = "1"
+        if recompute_since is not None:
+            os.environ[RECOMPUTE_ENV] = repr(float(recompute_since))
+        removed: list[str] = []
         start = time.perf_counter()
         try:
             try:
@@ -427,13 +484,23 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
             present(out, name)
             _atomic_write_nb(out, final)
             failed.unlink(missing_ok=True)
+            if record is not None:
+                removed = update_record_index(name, {c["entry"] for c in _compute_calls(log)
+                                                     if c.get("recorded") and c.get("entry")}, record)
         finally:
             tmp.unlink(missing_ok=True)
-            for var, old in (("GREENELM_RESULTS_DIR", results_env), (COMPUTE_LOG_ENV, log_env)):
+            for var, old in saved.items():
                 if old is None:
                     os.environ.pop(var, None)
                 else:
                     os.environ[var] = old
+            if report is not None:
+                try:
+                    lines = compute_report(_compute_calls(log), removed)
+                except (OSError, ValueError) as exc:
+                    lines = [f"    (the compute log {log} cannot be read: {exc})"]
+                for line in lines:
+                    report(line)
     return final
 
 

@@ -471,14 +471,15 @@ def _log_compute(name: str, cached: bool, seconds: float, **fields) -> None:
 
 # ------------------------------------------------------------------ the cache of record
 
-def _record(stem: Path, files: tuple[bytes, bytes], expected: dict) -> tuple[bool, str]:
-    """Put the entry ``files`` into the record at ``stem`` unless a sound one is there or it is over
-    the caps; ``(whether the record holds it now, what happened)``."""
-    try:
-        _checked_manifest(stem, expected)
-        return True, "kept"
-    except _Untrusted:
-        pass
+def _record(stem: Path, files: tuple[bytes, bytes], expected: dict, keep: bool) -> tuple[bool, str]:
+    """Put the entry ``files`` into the record at ``stem`` unless it is over the caps or (``keep``)
+    a sound one is there; ``(whether the record holds it now, what happened)``."""
+    if keep:
+        try:
+            _checked_manifest(stem, expected)
+            return True, "kept"
+        except _Untrusted:
+            pass
     size = len(files[0]) + len(files[1])
     if size > RECORD_ENTRY_MAX_BYTES:
         return False, (f"not recorded: the entry takes {size:,} bytes, over the record's cap of "
@@ -680,7 +681,7 @@ def explain_change(name: str, params: dict, code: dict, folders) -> str | None:
         parts.append("params: " + ", ".join(params_changed))
     if nearest.get("code") != code["digest"]:
         parts.extend(_code_changes(nearest, code))
-    return f"{name}: the key changed against {path} in " + "; ".join(parts)
+    return f"{name}: no stored entry for this key; against {path}, " + "; ".join(parts)
 
 
 # ------------------------------------------------------------------ the call
@@ -742,8 +743,10 @@ def memoize(name: str, params: dict, compute, refresh: bool = False):
                 _copy_entry(files, stem)
             except OSError:
                 pass                                  # a read-only local cache: the record still answers
+        keep = since is None or (record_stem.with_name(entry + ".json").is_file() and
+                                 record_stem.with_name(entry + ".json").stat().st_mtime >= since)
         recorded, note = (True, "kept") if source == "record" else (
-            _record(record_stem, files, expected) if writing else (False, None))
+            _record(record_stem, files, expected, keep) if writing else (False, None))
         _log_compute(name, True, seconds, entry=entry, source=source, recorded=recorded,
                      **({"record_note": note} if writing else {}), **({"warnings": problems} if problems else {}))
         return result, {"cached": True, "seconds": seconds, "path": str(manifest_path), "source": source}
@@ -758,7 +761,7 @@ def memoize(name: str, params: dict, compute, refresh: bool = False):
     files = _write_entry(stem, dict(expected, code_units=code["units"], code_items=code["items"],
                                     libraries=code["libraries"], seconds=seconds, result=structure),
                          encoder.arrays)
-    recorded, note = _record(record_stem, files, expected) if writing else (False, None)
+    recorded, note = _record(record_stem, files, expected, keep=False) if writing else (False, None)
     _log_compute(name, False, seconds, entry=entry, source="computed", recorded=recorded,
                  **({"record_note": note} if writing else {}), **({"changed": changed} if changed else {}),
                  **({"warnings": problems} if problems else {}))

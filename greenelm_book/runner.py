@@ -7,12 +7,21 @@ book); this module is their command line. Run from anywhere (the kernel's workin
 the repository root)::
 
     python -m greenelm_book.runner run --profile {smoke,full} --out DIR [--chapter NAME ...] [-p KEY VALUE ...]
+                                   [--stale-only] [--recompute] [--record DIR | --no-record]
     python -m greenelm_book.runner html --source DIR        # DIR = book: in place -> _build/html
     python -m greenelm_book.runner check-fresh --source book
+    python -m greenelm_book.runner prune-record [--dry-run]  # entries of book/cache no chapter uses
 
 Every subcommand also takes ``--notebooks DIR``, ``--toc FILE`` and ``--params DIR`` to point it
 at another project (the tests use a temporary one). ``run`` executes the summary chapters (the
 scorecard and the conclusion) after all the others whatever their place in the toc.
+
+The cache of record (``book/cache``, :mod:`greenelm_book.results_cache`): every run reads it
+(after the local cache, before computing); only ``run --profile full --out book`` writes it (or
+``--record DIR`` for another folder; ``--no-record`` never). ``--recompute`` recomputes every
+result, ignoring the record and the local cache (``make book-full``); without it a chapter is
+re-executed from stored results where their keys match (``make book``: minutes). After a run
+that wrote the record with no failure, the entries no chapter of the toc uses are pruned (listed).
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from pathlib import Path
 from .build import BuildError, build_html, write_generated_pages
 from .execute import ChapterError, execute_chapter
 from .freshness import provenance, staleness
+from .results_cache import RECORD, prune_record
 from .toc import (
     BOOK,
     SUMMARY_CHAPTERS,
@@ -47,6 +57,20 @@ def _select(all_names: list[str], wanted: list[str] | None) -> list[str]:
     return [n for n in all_names if n in wanted]  # toc order
 
 
+def record_for(profile: str, out: Path, record: Path | None = None, no_record: bool = False) -> Path | None:
+    """The cache of record a run writes: ``record`` when given, else ``book/cache`` for the full
+    profile into ``book/``, else none (smoke runs, other folders, ``no_record``)."""
+    if no_record:
+        return None
+    if record is not None:
+        return Path(record)
+    return RECORD if profile == "full" and Path(out).resolve() == BOOK.resolve() else None
+
+
+def _print_err(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def _cmd_run(args) -> int:
     names = execution_order(_select(chapters(args.toc), args.chapter))
     table = load_profile(args.profile, args.params)
@@ -63,6 +87,14 @@ def _cmd_run(args) -> int:
             raise SystemExit(f"error: params/{args.profile}.yml: chapter {name} has no "
                              f"parameter(s) {unknown}")
     out = Path(args.out)
+    if args.record is not None and args.no_record:
+        raise SystemExit("error: --record and --no-record contradict each other")
+    record = record_for(args.profile, out, args.record, args.no_record)
+    since = time.time() if args.recompute else None
+    if record is not None:
+        print(f"cache of record: {relative(record)} (read and written)", flush=True)
+    if since is not None:
+        print("recomputing every result: the local cache and the cache of record are ignored", flush=True)
     stale = staleness(out, toc=args.toc, notebooks_dir=args.notebooks,
                       params_dir=args.params) if args.stale_only else {}
     failures = []
@@ -81,7 +113,8 @@ def _cmd_run(args) -> int:
         t0 = time.perf_counter()
         try:
             path = execute_chapter(name, args.profile, out, ov, notebooks_dir=args.notebooks,
-                                   profile_params=table, progress=not args.no_progress)
+                                   profile_params=table, progress=not args.no_progress,
+                                   record=record, recompute_since=since, report=_print_err)
         except ChapterError as exc:
             print(str(exc), file=sys.stderr, flush=True)
             failures.append(name)
@@ -96,6 +129,23 @@ def _cmd_run(args) -> int:
     if failures:
         print(f"error: failed chapter(s): {', '.join(failures)}", file=sys.stderr)
         return 1
+    if record is not None:
+        removed = prune_record(chapters(args.toc), record)
+        if removed:
+            print(f"cache of record: pruned {len(removed)} entr{'y' if len(removed) == 1 else 'ies'} no "
+                  f"chapter uses: {', '.join(removed)}", flush=True)
+    return 0
+
+
+def _cmd_prune_record(args) -> int:
+    folder = Path(args.record) if args.record is not None else RECORD
+    names = chapters(args.toc)
+    removed = prune_record(names, folder, dry_run=args.dry_run)
+    verb = "would remove" if args.dry_run else "removed"
+    for entry in removed:
+        print(f"  {verb} {entry}")
+    print(f"{relative(folder)}: {verb} {len(removed)} entr{'y' if len(removed) == 1 else 'ies'} no chapter "
+          f"of the toc uses")
     return 0
 
 
@@ -143,8 +193,19 @@ def main(argv: list[str] | None = None) -> int:
                      help="run the remaining chapters after a failure (exit status still 1)")
     run.add_argument("--stale-only", action="store_true",
                      help="skip chapters whose notebook in --out is fresh for these settings")
+    run.add_argument("--recompute", action="store_true",
+                     help="recompute every result, ignoring the local cache and the cache of record")
+    run.add_argument("--record", type=Path, default=None,
+                     help="cache of record to write (default: book/cache for --profile full --out book)")
+    run.add_argument("--no-record", action="store_true", help="write no cache of record")
     run.add_argument("--no-progress", action="store_true", help="no papermill progress bar")
     run.set_defaults(func=_cmd_run)
+
+    prune = sub.add_parser("prune-record", parents=[common],
+                           help="remove the cache of record's entries no chapter of the toc uses")
+    prune.add_argument("--record", type=Path, default=None, help="the record's folder (default: book/cache)")
+    prune.add_argument("--dry-run", action="store_true", help="list them, remove nothing")
+    prune.set_defaults(func=_cmd_prune_record)
 
     html = sub.add_parser("html", parents=[common], help="build the HTML book (warnings = errors)")
     html.add_argument("--source", default="book", help="folder of executed chapters")
