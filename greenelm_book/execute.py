@@ -37,8 +37,9 @@ The cache of record (:mod:`greenelm_book.results_cache`): with ``record=DIR`` (t
 within the record's caps is put there; after a successful run the record's index lists the
 entries the chapter used, and those it used before and no chapter uses now are removed. With
 ``recompute_since=T`` (the runner's ``--recompute``) entries written before ``T`` count as absent.
-What the compute log says about each result (which part of a key changed, an entry that could not
-be trusted, one left out of the record) goes to ``report`` (the runner: its stderr), not the page.
+What the compute log says about each result goes to ``report`` (the runner: its stderr), not the
+page: which part of a key changed as its computation starts, then, once the chapter ran, where its
+results came from, entries that could not be trusted or were left out of the record.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -287,22 +289,60 @@ def present_file(path: str | Path) -> bool:
 
 
 def _compute_calls(log: str | Path) -> list[dict]:
+    """The memoize calls of a compute log (its event lines left out)."""
     path = Path(log)
     if not path.is_file():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [line for line in lines if "event" not in line]
+
+
+class _Follow:
+    """Reports a compute log's ``computing`` events while the chapter runs (a thread polling it)."""
+
+    def __init__(self, log: Path, report: Callable[[str], None] | None):
+        self.log, self.report, self.offset = log, report, 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        if report is not None:
+            self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stop.wait(1.0):
+            self.drain()
+
+    def drain(self) -> None:
+        try:
+            with open(self.log, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read()
+        except OSError:
+            return
+        end = data.rfind(b"\n") + 1                  # whole lines only
+        self.offset += end
+        for line in data[:end].decode("utf-8", "replace").splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if event.get("event") == "computing" and event.get("changed"):
+                self.report(f"    computing {event['changed']}")
+
+    def close(self) -> None:
+        if self.report is not None:
+            self.stop.set()
+            self.thread.join()
+            self.drain()
 
 
 def compute_report(calls: list[dict], removed: list[str] = ()) -> list[str]:
-    """Lines saying where a chapter's results came from (``calls``: its compute log), which part
-    of a key changed for each recomputed one, what could not be trusted or recorded, and which
-    record entries were removed."""
+    """Lines saying where a chapter's results came from (``calls``: its compute log), what could
+    not be trusted or recorded, and which record entries were removed (which part of a key
+    changed is reported as the computation starts: :class:`_Follow`)."""
     lines = []
     for call in calls:
         for problem in call.get("warnings") or []:
             lines.append(f"    warning: {problem}")
-        if call.get("changed"):
-            lines.append(f"    recomputed {call['changed']}")
         note = call.get("record_note")
         if note and note.startswith("not recorded"):
             lines.append(f"    {call.get('entry', call['name'])}: {note}")
@@ -436,6 +476,7 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
         if recompute_since is not None:
             os.environ[RECOMPUTE_ENV] = repr(float(recompute_since))
         removed: list[str] = []
+        follow = _Follow(log, report)
         start = time.perf_counter()
         try:
             try:
@@ -488,6 +529,7 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
                 removed = update_record_index(name, {c["entry"] for c in _compute_calls(log)
                                                      if c.get("recorded") and c.get("entry")}, record)
         finally:
+            follow.close()
             tmp.unlink(missing_ok=True)
             for var, old in saved.items():
                 if old is None:

@@ -48,7 +48,9 @@ When ``$GREENELM_COMPUTE_LOG`` names a file (the runner sets it for each chapter
 every call appends one JSON line to it: ``{"name", "cached", "seconds", "entry", "source",
 "recorded"}`` (the compute seconds of the stored result, also when it was read from the cache;
 where it came from: ``local``, ``record`` or ``computed``; whether the record holds it), with
-``changed`` (the sentence above), ``warnings`` and ``record_note`` when there are any, so a chapter's provenance records how
+``changed`` (the sentence above), ``warnings`` and ``record_note`` when there are any (and, before
+a recompute whose key changed, an ``{"event": "computing", "changed"}`` line the runner prints at
+once), so a chapter's provenance records how
 long its results took to compute (:func:`greenelm_book.execute.compute_time`).
 
 Results may be built from: ``None``, ``bool``, ``int``, ``float``, ``str``, numpy arrays (not of
@@ -469,6 +471,15 @@ def _log_compute(name: str, cached: bool, seconds: float, **fields) -> None:
             fh.write(json.dumps({"name": name, "cached": cached, "seconds": seconds, **fields}) + "\n")
 
 
+def _log_event(event: str, **fields) -> None:
+    """Append ``{"event": event, **fields}`` to the compute log: not a call (``compute_time`` skips
+    it); the runner prints it while the chapter runs."""
+    log = os.environ.get(COMPUTE_LOG_ENV)
+    if log:
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"event": event, **fields}) + "\n")
+
+
 # ------------------------------------------------------------------ the cache of record
 
 def _record(stem: Path, files: tuple[bytes, bytes], expected: dict, keep: bool) -> tuple[bool, str]:
@@ -751,7 +762,9 @@ def memoize(name: str, params: dict, compute, refresh: bool = False):
                      **({"record_note": note} if writing else {}), **({"warnings": problems} if problems else {}))
         return result, {"cached": True, "seconds": seconds, "path": str(manifest_path), "source": source}
     changed = explain_change(name, canonical, code, [folder, record])
-    if changed and not os.environ.get(COMPUTE_LOG_ENV):
+    if changed and os.environ.get(COMPUTE_LOG_ENV):
+        _log_event("computing", name=name, entry=entry, changed=changed)       # the runner shows it now
+    elif changed:
         _log.warning("recomputing %s", changed)
     start = time.perf_counter()
     result = compute()

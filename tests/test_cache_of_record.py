@@ -158,11 +158,27 @@ def test_the_change_goes_to_the_compute_log_not_the_page_under_the_runner(tmp_pa
     with caplog.at_level(logging.DEBUG, logger="greenelm_book.results_cache"):
         memoize("logged", {"n": 2}, lambda: 1)
     assert caplog.records == []
-    first, second = log_lines(log)
+    first, event, second = log_lines(log)                 # the event is written before computing
     assert "changed" not in first and "params: n 1 -> 2" in second["changed"]
-    from greenelm_book.execute import compute_report
-    assert any("recomputed logged: no stored entry for this key; against" in line and "n 1 -> 2" in line
-               for line in compute_report([first, second]))
+    assert event["event"] == "computing" and event["changed"] == second["changed"]
+    from greenelm_book.execute import _compute_calls, compute_time
+    assert _compute_calls(log) == [first, second] and compute_time(log, 0.0)["memoized"] == 2
+
+
+def test_the_runner_reports_a_changed_key_from_whole_lines_of_the_log_as_they_come(tmp_path):
+    from greenelm_book.execute import _Follow
+    log, said = tmp_path / "compute.jsonl", []
+    follow = _Follow(log, None)                        # no thread: drained by hand
+    follow.report = said.append
+    follow.drain()                                      # no log yet
+    line = json.dumps({"event": "computing", "name": "x", "changed": "x: no stored entry"})
+    log.write_text(json.dumps({"name": "y", "cached": True, "seconds": 1.0}) + "\n" + line[:20])
+    follow.drain()
+    assert said == []                                   # half a line waits for its end
+    log.write_text(log.read_text() + line[20:] + "\n")
+    follow.drain()
+    follow.drain()
+    assert said == ["    computing x: no stored entry"]
 
 
 PACKAGE = "record_pkg"
@@ -428,7 +444,7 @@ def test_a_fresh_clone_reexecutes_a_chapter_with_changed_prose_without_computing
     science(SCIENCE.replace("np.arange(n) * SCALE", "np.arange(n) * SCALE + 10"))   # code alpha runs
     err = _run(project, out, *full, capsys=capsys)
     assert ran(tmp_path) == ["alpha", "beta", "alpha"]
-    assert "recomputed toy-alpha: no stored entry for this key; against" in err and f"code: changed {PACKAGE}.science.alpha" in err
+    assert "computing toy-alpha: no stored entry for this key; against" in err and f"code: changed {PACKAGE}.science.alpha" in err
     assert "record: removed 1 entry no chapter uses now: toy-alpha-" in err
     assert "alpha [10, 12, 14, 16] beta [1, 2, 3, 4]" in _printed(out / "toy.ipynb")
     after = _record_files(record)
