@@ -8,7 +8,11 @@ code reaches, transitively:
   statements that bind a constant. Its text is its syntax tree (``ast.dump``, no positions) with
   docstrings and annotations stripped, so comments, docstrings, formatting and type hints do not
   count, and a unit does not record the module it lives in: moving a helper to another module (and
-  importing it from there) keeps the key.
+  importing it from there) keeps the key. The imports written *inside* a unit are part of its
+  text, though: a module-level ``from .helpers import inner`` is in no unit, so moving ``helpers``
+  (into a subpackage, say) and mending that line keeps every key, but a function-level
+  ``from .helpers import inner`` that must become ``from .sub.helpers import inner`` changes that
+  function's digest, and the key of every computation that reaches it.
 * the names a unit uses are resolved the way Python would: the unit's own imports (function-level
   ``from .bench import machine_info``), the function's closure, then its module's globals, and a
   dotted name ``solvers.solve`` through the modules it passes. A name bound to a function or class

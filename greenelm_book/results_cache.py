@@ -50,8 +50,8 @@ every call appends one JSON line to it: ``{"name", "cached", "seconds", "entry",
 where it came from: ``local``, ``record`` or ``computed``; whether the record holds it), with
 ``changed`` (the sentence above), ``warnings`` and ``record_note`` when there are any (and, before
 a recompute whose key changed, an ``{"event": "computing", "changed"}`` line the runner prints at
-once), so a chapter's provenance records how
-long its results took to compute (:func:`greenelm_book.execute.compute_time`).
+once), so a chapter's provenance records how long its results took to compute
+(:func:`greenelm_book.execute.compute_time`).
 
 Results may be built from: ``None``, ``bool``, ``int``, ``float``, ``str``, numpy arrays (not of
 object dtype) and numpy scalars, ``list``, ``tuple``, ``dict`` (keys: the hashable ones among

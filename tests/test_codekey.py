@@ -197,3 +197,23 @@ PAIR = (lambda: helper(1),
 """
     first, second = package(main=main, attribute="PAIR")
     assert key(first) != key(second)
+
+
+def test_moving_a_module_keeps_keys_unless_an_import_inside_a_function_names_it(package, tmp_path):
+    """The key follows code, not module paths: a module moved into a subpackage keeps the keys of
+    what reaches it when only module-level imports name it; an import written inside a function
+    is part of that function's text, so mending it there re-keys (codekey's docstring says so)."""
+    def moved(main, helpers_import):
+        sub = tmp_path / "pkgs" / PACKAGE / "sub"
+        sub.mkdir(exist_ok=True)
+        (sub / "__init__.py").write_text("")
+        (sub / "helpers.py").write_text(textwrap.dedent(HELPERS))
+        return package(main=main.replace("from .helpers import helper", helpers_import), helpers="")
+
+    before = key(package())
+    assert key(moved(MAIN, "from .sub.helpers import helper")) == before
+    inside = MAIN.replace("from .helpers import helper\n", "").replace(
+        "    return 2 * helper(SCALE)", "    from .helpers import helper\n    return 2 * helper(SCALE)")
+    inside_before = key(package(main=inside))
+    inside_moved = inside.replace("from .helpers import helper", "from .sub.helpers import helper")
+    assert key(moved(inside_moved, "")) != inside_before
