@@ -442,7 +442,8 @@ class KernelLimitClassifier(ClassifierMixin, _KernelLimitBase):
 
     def predict(self, X):
         """Labels (M,): the class of the largest score."""
-        return self.classes_[np.argmax(self._scores(X), axis=1)]
+        scores = self._scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
 
 
 def _negative_mse(scores: np.ndarray, Y: np.ndarray) -> float:

@@ -1,0 +1,427 @@
+"""The d → ∞ Green-ELM as estimators (greenelm.kernel_limit): scikit-learn's checks, exactness against
+a float64 reference, views, the held-out jitter choice, equality with greenelm.kernels' functions (the
+book's code path), model files, bad parameters and the memory plan."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import tracemalloc
+import warnings
+import zipfile
+
+import numpy as np
+import pytest
+import scipy.linalg
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import greenelm
+from greenelm import KernelLimitClassifier, KernelLimitRegressor, ModelFileError, load_model
+from greenelm import kernels
+from greenelm.kernel_limit import fit_memory, held_out_rows
+
+
+# -- data and an independent float64 reference -----------------------------------------------------
+def mirror(X):
+    """Columns reversed: an involution whose kernel is the kernel (norms and inner products kept)."""
+    return X[:, ::-1]
+
+
+def identity(X):
+    return X
+
+
+def halve(X):
+    return 0.5 * X
+
+
+def blobs(n=120, d=6, k=3, seed=0, spread=1.0):
+    rng = np.random.default_rng(seed)
+    centres = 2.5 * rng.standard_normal((k, d))
+    y = rng.integers(0, k, n)
+    return centres[y] + spread * rng.standard_normal((n, d)), y
+
+
+def arccos64(X, Z, sigma_w=1.0):
+    """K(x, z) = |x̃||z̃| (sin θ + (π − θ) cos θ) / (2π), x̃ = [σ_w x, 1], in float64."""
+    Xa = np.hstack([sigma_w * np.asarray(X, float), np.ones((len(X), 1))])
+    Za = np.hstack([sigma_w * np.asarray(Z, float), np.ones((len(Z), 1))])
+    nx, nz = np.linalg.norm(Xa, axis=1), np.linalg.norm(Za, axis=1)
+    cos = np.clip(Xa @ Za.T / np.outer(nx, nz), -1, 1)
+    theta = np.arccos(cos)
+    return np.outer(nx, nz) * (np.sin(theta) + (np.pi - theta) * cos) / (2 * np.pi)
+
+
+def averaged64(X, Z, views, sigma_w=1.0):
+    """mean over views a, b of K(v_a(X), v_b(Z)): V² blocks, float64."""
+    return np.mean([arccos64(a(X), b(Z), sigma_w) for a in views for b in views], axis=0)
+
+
+def ridge64(K, Y, jitter):
+    """(K + μI)⁻¹ Y with μ = jitter · mean(diag K), by SciPy in float64."""
+    mu = jitter * np.mean(np.diag(K))
+    return scipy.linalg.solve(K + mu * np.eye(len(K)), Y, assume_a="pos")
+
+
+def relative(a, b) -> float:
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+# -- scikit-learn's own checks ---------------------------------------------------------------------
+CHECKED = [KernelLimitClassifier(), KernelLimitRegressor(),
+           # the held-out choice and views, each row block of 7 rows
+           KernelLimitClassifier(jitter=[1e-3, 1e-1], weight_scale="he", views=[identity, halve], block_rows=7),
+           KernelLimitRegressor(jitter=[1e-3, 1e-1], validation_size=0.3, random_state=1, views=[identity, mirror])]
+# (a mirror view makes a classifier blind to the order of the columns: on the checks' two-column
+# blobs that costs the training accuracy check_classifiers_train asks for, as it should)
+FLOAT32_ROWS = ("the kernel is float32: a row alone and within a block go through different BLAS kernels "
+                "(sgemv, sgemm), whose roundings differ beyond the check's 1e-7")
+
+
+@parametrize_with_checks(CHECKED, expected_failed_checks=lambda estimator: {
+    "check_methods_subset_invariance": FLOAT32_ROWS})
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
+
+
+def test_exported_lazily_from_greenelm():
+    assert {"KernelLimitClassifier", "KernelLimitRegressor"} <= set(greenelm.__all__)
+    assert greenelm.KernelLimitClassifier is KernelLimitClassifier
+
+
+# -- exactness ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("weight_scale", ["unit", "he"])
+def test_regressor_equals_the_float64_kernel_ridge_to_float32_precision(weight_scale):
+    rng = np.random.default_rng(1)
+    X, T = rng.standard_normal((80, 5)), rng.standard_normal((30, 5))
+    Y = np.column_stack([np.sin(X[:, 0]), X[:, 1] * X[:, 2]])
+    sigma = 1.0 if weight_scale == "unit" else math.sqrt(2 / 5)
+    reference = arccos64(T, X, sigma) @ ridge64(arccos64(X, X, sigma), Y, 1e-2)
+    model = KernelLimitRegressor(jitter=1e-2, weight_scale=weight_scale).fit(X, Y)
+    assert relative(model.predict(T), reference) < 1e-4
+    assert model.mu_ == pytest.approx(1e-2 * np.mean(np.diag(arccos64(X, X, sigma))), rel=1e-6)
+    assert model.predict(T).shape == (30, 2)
+    one = KernelLimitRegressor(jitter=1e-2, weight_scale=weight_scale).fit(X, Y[:, 0])
+    assert one.predict(T).shape == (30,)
+    assert relative(one.predict(T), reference[:, 0]) < 1e-4
+
+
+def test_classifier_scores_are_the_kernel_ridge_on_one_hot_targets_with_string_labels():
+    X, y = blobs()
+    labels = np.array(["cat", "dog", "emu"])[y]
+    model = KernelLimitClassifier(jitter=1e-3).fit(X[:90], labels[:90])
+    onehot = np.eye(3)[y[:90]]
+    reference = arccos64(X[90:], X[:90]) @ ridge64(arccos64(X[:90], X[:90]), onehot, 1e-3)
+    assert relative(model.decision_function(X[90:]), reference) < 1e-4
+    assert model.classes_.tolist() == ["cat", "dog", "emu"]
+    np.testing.assert_array_equal(model.predict(X[90:]), np.array(["cat", "dog", "emu"])[reference.argmax(1)])
+    binary = KernelLimitClassifier(jitter=1e-3).fit(X[:90], y[:90] == 0)
+    scores = arccos64(X[90:], X[:90]) @ ridge64(arccos64(X[:90], X[:90]), np.eye(2)[(y[:90] == 0).astype(int)], 1e-3)
+    np.testing.assert_allclose(binary.decision_function(X[90:]), scores[:, 1] - scores[:, 0], rtol=1e-3, atol=1e-4)
+
+
+def test_views_average_the_kernel_over_every_pair_of_views():
+    rng = np.random.default_rng(2)
+    X, T = rng.standard_normal((70, 6)), rng.standard_normal((20, 6))
+    y = np.sin(X[:, 0]) + X[:, 5]
+
+    def shift(A):
+        return np.roll(A, 1, axis=1) + 0.5
+
+    views = [identity, mirror, shift]
+    model = KernelLimitRegressor(jitter=1e-2, views=views, block_rows=16).fit(X, y)
+    reference = averaged64(T, X, views) @ ridge64(averaged64(X, X, views), y, 1e-2)
+    assert relative(model.predict(T), reference) < 1e-4
+    # not the kernel of X alone, nor of one pair of views
+    plain = arccos64(T, X) @ ridge64(arccos64(X, X), y, 1e-2)
+    assert relative(plain, reference) > 1e-2
+    assert model.n_views_ == 3 and model.X_fit_.shape == (3, 70, 6)
+
+
+def test_a_mirror_view_makes_predictions_mirror_invariant():
+    X, y = blobs(d=8, seed=3)
+    model = KernelLimitClassifier(jitter=1e-2, views=[identity, mirror]).fit(X[:100], y[:100])
+    np.testing.assert_allclose(model.decision_function(mirror(X[100:])), model.decision_function(X[100:]),
+                               rtol=0, atol=1e-4)      # float32 rounding of the same sums in another order
+    without = KernelLimitClassifier(jitter=1e-2).fit(X[:100], y[:100])
+    assert np.abs(without.decision_function(mirror(X[100:])) - without.decision_function(X[100:])).max() > 1e-2
+
+
+def test_views_may_change_the_width_and_are_applied_in_blocks_of_rows():
+    X, y = blobs(n=60, d=4, seed=4)
+    calls = []
+
+    def squares(A):
+        calls.append(len(A))
+        return np.hstack([A, A ** 2])
+
+    model = KernelLimitClassifier(jitter=1e-3, views=squares, block_rows=25).fit(X, y)
+    assert model.X_fit_.shape == (1, 60, 8)
+    assert max(calls) <= 25
+    reference = arccos64(squares(X[:5]), squares(X)) @ ridge64(arccos64(squares(X), squares(X)), np.eye(3)[y], 1e-3)
+    assert relative(model.decision_function(X[:5]), reference) < 1e-4
+
+
+# -- the held-out choice of the jitter -----------------------------------------------------------------
+def test_held_out_rows_are_a_seeded_disjoint_split_of_the_training_rows():
+    fit, validation = held_out_rows(100, None, 0.25, seed=7)
+    assert len(fit) == 75 and len(validation) == 25 and not np.intersect1d(fit, validation).size
+    assert fit.min() >= 0 and max(fit.max(), validation.max()) < 100
+    order = np.random.default_rng(7).permutation(100)          # the book's held_out_split
+    np.testing.assert_array_equal(validation, np.sort(order[75:]))
+    fit, validation = held_out_rows(100, 40, 30, seed=7)
+    np.testing.assert_array_equal(fit, np.sort(order[:40]))
+    np.testing.assert_array_equal(validation, np.sort(order[40:70]))
+
+
+def test_the_chosen_jitter_is_the_argmax_of_the_held_out_accuracy_on_training_rows_only():
+    X, y = blobs(n=200, d=5, seed=5, spread=2.2)     # overlapping classes: the ridge matters
+    jitters = [1e-4, 1e-2, 1.0, 30.0]
+    model = KernelLimitClassifier(jitter=jitters, validation_size=60, random_state=3).fit(X[:150], y[:150])
+    fit, validation = held_out_rows(150, None, 60, seed=3)
+    assert fit.max() < 150 and validation.max() < 150
+    K = arccos64(X[:150], X[:150])
+    accuracies = []
+    for jitter in jitters:
+        scores = K[np.ix_(validation, fit)] @ ridge64(K[np.ix_(fit, fit)], np.eye(3)[y[fit]], jitter)
+        accuracies.append(float(np.mean(scores.argmax(1) == y[validation])))
+    np.testing.assert_allclose(model.validation_scores_, accuracies, atol=1 / 60 + 1e-12)   # a row at most
+    best = max(model.validation_scores_)
+    assert model.jitter_ == max(j for j, s in zip(jitters, model.validation_scores_) if s == best)
+    assert len(set(accuracies)) > 1                                 # the choice is not a tie
+    # then the ridge at the chosen jitter on all training rows, as if given
+    given = KernelLimitClassifier(jitter=model.jitter_).fit(X[:150], y[:150])
+    np.testing.assert_array_equal(model.dual_coef_, given.dual_coef_)
+    # the same rows and seed give the same choice; the test rows play no part in it
+    again = KernelLimitClassifier(jitter=jitters, validation_size=60, random_state=3).fit(X[:150], y[:150])
+    assert again.validation_scores_ == model.validation_scores_
+
+
+def test_the_regressor_chooses_by_the_held_out_squared_error():
+    rng = np.random.default_rng(6)
+    X = rng.uniform(-2, 2, (120, 2))
+    y = np.sin(2 * X[:, 0]) + 0.5 * rng.standard_normal(120)     # noisy: interpolation loses
+    model = KernelLimitRegressor(jitter=[1e-5, 1e-1, 10.0], random_state=0).fit(X, y)
+    fit, validation = held_out_rows(120, None, 0.2, seed=0)
+    K = arccos64(X, X)
+    errors = [float(np.mean((K[np.ix_(validation, fit)] @ ridge64(K[np.ix_(fit, fit)], y[fit, None], j)
+                             - y[validation, None]) ** 2)) for j in (1e-5, 1e-1, 10.0)]
+    # float32 against float64: the near-interpolating ridge (1e-5) is the least well conditioned
+    np.testing.assert_allclose(-np.array(model.validation_scores_), errors, rtol=2e-2)
+    assert model.jitter_ == (1e-5, 1e-1, 10.0)[int(np.argmin(errors))]
+
+
+# -- the book's functions: the same numbers ----------------------------------------------------------
+def test_equals_held_out_kernel_ridge_predict_with_mirror_views_as_the_frontier_calls_it():
+    """The frontier's held_out_limit_point: views [features, mirrored features], He scale, jitters
+    chosen on seeded held-out rows, then all rows (kernels.held_out_kernel_ridge_predict)."""
+    X, y = blobs(n=260, d=12, k=4, seed=8, spread=1.8)
+    X, T = X[:200].astype(np.float32), X[200:].astype(np.float32)
+    jitters, seed = [1e-6, 1e-4, 1e-2, 1e-1], 11
+    fit, validation = held_out_rows(200, 120, 50, seed)
+    scores, info = kernels.held_out_kernel_ridge_predict(
+        [X.copy(), np.ascontiguousarray(mirror(X))], np.eye(4)[y[:200]], [T.copy(), np.ascontiguousarray(mirror(T))],
+        jitters, fit, validation, weight_scale="he", block_rows=64)
+    model = KernelLimitClassifier(jitter=jitters, views=[identity, mirror], weight_scale="he", fit_size=120,
+                                  validation_size=50, random_state=seed, block_rows=64).fit(X, y[:200])
+    assert model.jitter_ == info["jitter"] and model.validation_scores_ == info["validation"]
+    assert model.mu_ == pytest.approx(info["mu"], rel=1e-12)
+    ours = model._scores(T)
+    assert np.abs(ours - scores).max() <= 1e-5 * np.abs(scores).max()
+    np.testing.assert_array_equal(model.predict(T), scores.argmax(1))
+
+
+def test_equals_the_in_place_kernel_ridges_with_one_jitter():
+    X, y = blobs(n=150, d=9, seed=9)
+    X, T = X[:110].astype(np.float32), X[110:].astype(np.float32)
+    Y = np.eye(3)[y[:110]]
+    (averaged,), info = kernels.averaged_kernel_ridge_predict([X.copy(), np.ascontiguousarray(mirror(X))], Y,
+                                                              [T.copy(), np.ascontiguousarray(mirror(T))], [1e-4],
+                                                              weight_scale="he")
+    model = KernelLimitClassifier(jitter=1e-4, views=[identity, mirror], weight_scale="he").fit(X, y[:110])
+    assert np.abs(model._scores(T) - averaged).max() <= 1e-5 * np.abs(averaged).max()
+    single, info = kernels.kernel_ridge_predict_inplace(X.copy(), Y, T.copy(), 1e-4, weight_scale="he", attempts=3)
+    plain = KernelLimitClassifier(jitter=1e-4, weight_scale="he", attempts=3).fit(X, y[:110])
+    assert plain.jitter_ == info["jitter"] and plain.attempts_ == info["attempts"]
+    assert np.abs(plain._scores(T) - single).max() <= 1e-5 * np.abs(single).max()
+
+
+def test_fit_leaves_the_inputs_and_the_views_outputs_unchanged():
+    X, y = blobs(n=50, d=5, seed=10)
+    X = X.astype(np.float32)
+    kept = X.copy()
+    held = []
+
+    def keep(A):
+        held.append(A)          # the view's output is the caller's array
+        return A
+
+    model = KernelLimitClassifier(views=[keep], weight_scale="he").fit(X, y)
+    model.predict(X)
+    np.testing.assert_array_equal(X, kept)
+    assert not np.shares_memory(model.X_fit_, X)
+
+
+# -- model files -------------------------------------------------------------------------------------
+def test_save_and_load_give_identical_predictions(tmp_path):
+    X, y = blobs(n=100, seed=11)
+    labels = np.array(["a", "bb", "c"])[y]
+    model = KernelLimitClassifier(jitter=[1e-3, 1e-1], weight_scale="he").fit(X[:80], labels[:80])
+    loaded = load_model(model.save(tmp_path / "kernel.npz"))
+    assert type(loaded) is KernelLimitClassifier and loaded.get_params() == model.get_params()
+    np.testing.assert_array_equal(loaded.decision_function(X[80:]), model.decision_function(X[80:]))
+    np.testing.assert_array_equal(loaded.predict(X[80:]), model.predict(X[80:]))
+    assert (loaded.jitter_, loaded.mu_, loaded.validation_scores_) == (model.jitter_, model.mu_, model.validation_scores_)
+    regressor = KernelLimitRegressor(jitter=1e-2).fit(X[:80], np.column_stack([X[:80, 0], X[:80, 1] ** 2]))
+    buffer = io.BytesIO()
+    regressor.save(buffer)
+    buffer.seek(0)
+    np.testing.assert_array_equal(load_model(buffer).predict(X[80:]), regressor.predict(X[80:]))
+
+
+def test_a_model_with_views_is_saved_without_code_and_takes_them_again(tmp_path):
+    X, y = blobs(n=90, seed=12)
+    model = KernelLimitClassifier(jitter=1e-3, views=[identity, mirror]).fit(X[:70], y[:70])
+    path = model.save(tmp_path / "views.npz")
+    with pytest.warns(UserWarning, match="2 view function"):
+        loaded = load_model(path)
+    with pytest.raises(ValueError, match="fitted with 2 view function.*set_params"):
+        loaded.predict(X[70:])
+    loaded.set_params(views=[identity])
+    with pytest.raises(ValueError, match="fitted with 2 view function"):
+        loaded.predict(X[70:])
+    loaded.set_params(views=[identity, mirror])
+    np.testing.assert_array_equal(loaded.decision_function(X[70:]), model.decision_function(X[70:]))
+    with zipfile.ZipFile(path) as archive:
+        assert sorted(archive.namelist()) == ["classes.npy", "coef.npy", "meta.npy", "train_rows.npy"]
+
+
+def rewrite(path, change):
+    """The model file at ``path`` with its meta (a dict) changed by ``change``; the digest left as it was."""
+    with np.load(path, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(str(arrays.pop("meta")))
+    change(meta, arrays)
+    out = path.with_name("changed.npz")
+    np.savez(out, meta=np.array(json.dumps(meta)), **arrays)
+    return out
+
+
+@pytest.mark.parametrize("change, field, words", [
+    (lambda m, a: m.update(format_version=5), "format_version", "5 is not the format"),
+    (lambda m, a: m["params"].update(jitter=-1.0), "params", "jitter must be a finite number >= 0"),
+    (lambda m, a: m.update(n_views=3), "train_rows", "does not hold the 3 view"),
+    (lambda m, a: a.update(coef=a["coef"].astype(np.float64)), "coef", "dtype float64 is not allowed"),
+    (lambda m, a: m["fitted"].update(jitter=0.5), "content_sha256", "differ from those it was saved with"),
+    (lambda m, a: a.update(coef=a["coef"] * 2), "content_sha256", "differ from those it was saved with"),
+])
+def test_a_changed_model_file_is_refused_naming_the_field(tmp_path, change, field, words):
+    X, y = blobs(n=40, seed=13)
+    path = KernelLimitClassifier().fit(X, y).save(tmp_path / "model.npz")
+    with pytest.raises(ModelFileError, match=words) as error:
+        load_model(rewrite(path, change))
+    assert error.value.field == field
+
+
+def test_a_kernel_model_loads_on_numpy_only(tmp_path):
+    X, y = blobs(n=40, seed=14)
+    path = KernelLimitClassifier().fit(X, y).save(tmp_path / "model.npz")
+    assert load_model(path, device=None).predict(X[:3]).shape == (3,)
+    with pytest.raises(ValueError, match="NumPy only"):
+        load_model(path, device="cpu")
+
+
+# -- bad parameters and inputs -----------------------------------------------------------------------
+@pytest.mark.parametrize("params, words", [
+    ({"jitter": -1e-3}, "jitter must be a finite number >= 0"),
+    ({"jitter": float("nan")}, "jitter must be a finite number >= 0"),
+    ({"jitter": []}, "jitter is an empty list"),
+    ({"jitter": [1e-3, -1.0]}, "each jitter of the list must be a finite number >= 0"),
+    ({"jitter": "small"}, "jitter must be a finite number"),
+    ({"weight_scale": "xavier"}, "unknown weight_scale 'xavier'"),
+    ({"views": [identity, "mirror"]}, "views must be None, a function"),
+    ({"views": []}, "views must be None, a function"),
+    ({"validation_size": 0.0}, "validation_size must be a number of rows >= 1 or a fraction"),
+    ({"validation_size": 1.5}, "validation_size must be a number of rows >= 1 or a fraction"),
+    ({"fit_size": 0}, "fit_size must be a number of rows >= 1"),
+    ({"attempts": 0}, "attempts must be an integer >= 1"),
+    ({"attempts": 3, "jitter": [1e-3, 1e-2]}, "attempts > 1 retries a given jitter"),
+    ({"block_rows": 0}, "block_rows must be an integer >= 1"),
+    ({"progress": "yes"}, "progress must be True or False"),
+    ({"jitter": [1e-3, 1e-2], "fit_size": 30, "validation_size": 20}, "at least 1 fitted and 1 held-out row"),
+])
+def test_bad_parameters_are_refused_at_fit_naming_them(params, words):
+    X, y = blobs(n=40, seed=15)
+    with pytest.raises(ValueError, match=words):
+        KernelLimitClassifier(**params).fit(X, y)
+
+
+@pytest.mark.parametrize("views, words", [
+    ([identity, lambda A: A[:, :3]], r"views\[1\] returned shape \(\d+, 3\).*expected \(\d+, 6\)"),
+    ([lambda A: A[:-1]], r"views\[0\] returned shape \(\d+, 6\) for rows 0–"),
+    ([lambda A: A[:, 0]], r"views\[0\] returned shape \(\d+,\)"),
+    ([lambda A: A.astype(str)], "views must return numbers"),
+    ([lambda A: A * np.inf], "hold values beyond float32's range"),
+])
+def test_views_returning_the_wrong_rows_are_refused_naming_the_view(views, words):
+    X, y = blobs(n=40, seed=16)
+    with pytest.raises(ValueError, match=words):
+        KernelLimitClassifier(views=views).fit(X, y)
+
+
+def test_a_view_that_changes_width_at_predict_is_refused():
+    X, y = blobs(n=40, seed=17)
+    state = {"width": 6}
+    model = KernelLimitClassifier(views=lambda A: A[:, :state["width"]]).fit(X, y)
+    state["width"] = 4
+    with pytest.raises(ValueError, match=r"views\[0\] returned shape \(\d+, 4\).*expected \(\d+, 6\)"):
+        model.predict(X)
+
+
+def test_an_indefinite_kernel_at_jitter_zero_raises_naming_the_jitter():
+    X = np.repeat(np.random.default_rng(0).standard_normal((5, 3)), 4, axis=0)    # repeated rows: K singular
+    y = np.arange(20) % 2
+    with pytest.raises(np.linalg.LinAlgError, match="did not factorise in 1 attempt.*jitter 0"):
+        KernelLimitClassifier(jitter=0.0).fit(X, y)
+    assert KernelLimitClassifier(jitter=0.0 + 1e-3).fit(X, y).attempts_ == 1
+
+
+# -- memory ------------------------------------------------------------------------------------------
+def test_an_absurd_training_set_is_refused_before_anything_is_allocated():
+    n = 2_000_000
+    X, y = np.zeros((n, 1)), np.arange(n) % 2
+    tracemalloc.start()
+    try:
+        with pytest.raises(MemoryError) as error:
+            KernelLimitClassifier(views=[identity, mirror]).fit(X, y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    words = str(error.value)
+    assert "the kernel (N × N float32, N = 2,000,000) 16 TB" in words
+    assert "training rows (2 view(s) × N × 1 float32) 16 MB" in words and "is available" in words
+    assert peak < 200 * 2**20          # validation's copies of X and y at most, nothing of the plan
+
+
+def test_the_memory_plan_counts_the_kernel_the_views_and_the_held_out_block():
+    parts = fit_memory(50_000, 18_432, 2, 10, 1024, n_fit=20_000, n_validation=10_000)
+    sizes = dict(zip([name.split(" (")[0] for name in parts], parts.values()))
+    assert sizes["the kernel"] == 4 * 50_000 ** 2
+    assert sizes["the training rows"] == 4 * 2 * 50_000 * 18_432
+    assert sizes["the held-out choice"] >= 4 * 20_000 ** 2
+
+
+def test_predict_checks_its_memory_before_allocating(monkeypatch):
+    X, y = blobs(n=40, seed=18)
+    model = KernelLimitClassifier().fit(X, y)
+    monkeypatch.setattr("greenelm._validation.memory_limit", lambda device=None, root=None: (1000, "a test's limit"))
+    with pytest.raises(MemoryError, match=r"predict on 40 rows needs .*test kernel blocks.*a test's limit"):
+        model.predict(X)
+
+
+def test_progress_bars_change_nothing(capsys):
+    X, y = blobs(n=60, seed=19)
+    quiet = KernelLimitClassifier(jitter=[1e-3, 1e-2], block_rows=16).fit(X, y)
+    shown = KernelLimitClassifier(jitter=[1e-3, 1e-2], block_rows=16, progress=True).fit(X, y)
+    np.testing.assert_array_equal(quiet.decision_function(X), shown.decision_function(X))
