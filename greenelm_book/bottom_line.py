@@ -29,7 +29,8 @@ from .shown import glued_value
 __all__ = ["HEADLINE_PAGE", "Store", "accuracy_findings", "speed_findings", "inconsistency_findings",
            "scaling_findings", "frontier_findings", "streaming_findings", "scale_out_findings",
            "verdict_markdown", "findings", "glue_findings", "headline_markdown", "write_headline_page",
-           "rendered_text", "word_count"]
+           "rendered_text", "rendered_parts", "word_count", "CONCLUSION_CLAIMS", "counts_text", "verdict_glues",
+           "bottom_line_text", "verdict_problems"]
 
 #: the intro's headline findings, generated from ``book/results`` (committed, like the scorecard summary)
 HEADLINE_PAGE = "book/headline_findings.md"
@@ -180,12 +181,16 @@ def speed_findings(store: Store) -> dict:
     out = {"speedup": ratio, "speedup_low": low, "speedup_high": high, "speedup_d": d,
            "speedup_paper": _claim_value("speedup_vs_sgd_mnist_d2000"),
            "speedup_sgd_s": sgd.mean, "speedup_elm_s": elm.mean,
-           "speedup_words": by_sign(ratio - 1, "longer than", "shorter than", "as long as")}
+           "speedup_words": by_sign(ratio - 1, "longer than", "shorter than", "as long as"),
+           "speedup_sgd_from": store.chapter[sgd.key].replace("_", " "),
+           "speedup_elm_from": store.chapter[elm.key].replace("_", " ")}
     raw, _ = store.at_width("cifar10/green-elm/unit/cholesky/d={d}/sgd-mlp-over-fit-time-ratio", HEADLINE_WIDTH)
     out.update(speedup_raw=raw.mean, speedup_raw_paper=_claim_value("cifar10_raw_speedup_vs_sgd"))
     (key, pinv_lu), = store.matching(r"mnist/paper-listing2/pinv-over-lu/same-h/.*/solve-time-ratio").items()
     paper_pinv_lu = float(_row(TABLE_IV, solver="pinv").seconds / _row(TABLE_IV, solver="lu").seconds)
-    out.update(pinv_lu=pinv_lu.mean, pinv_lu_paper=paper_pinv_lu)
+    out.update(pinv_lu=pinv_lu.mean, pinv_lu_paper=paper_pinv_lu,
+               pinv_lu_what=", ".join(pinv_lu.setting[k] for k in ("features", "timed") if pinv_lu.setting.get(k))
+               or "one feature matrix")
     chol, d_head = store.at_width("cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d={d}/solve-time-ratio",
                                   HEAD_WIDTH)
     out.update(pinv_chol=chol.mean, pinv_chol_d=d_head,
@@ -206,6 +211,7 @@ def inconsistency_findings() -> dict:
             "t4_pinv_acc": float(t4.accuracy), "pinv_d": int(t1.n_hidden),
             "sgd_s_paper": float(sgd.train_seconds),
             "speedup_if_t4": float(sgd.train_seconds / t4.seconds),
+            "gain_paper": _claim_value("gain_d2000_to_d4000"),
             "sgd_table": float(sgd.accuracy), "sgd_figure": float(FIG_SCALING_BASELINES["mnist"]),
             "cnn_table": float(_row(TABLE_VI, family="sgd", model="cnn").accuracy),
             "cnn_figure": float(FIG_SCALING_BASELINES["cifar10"]),
@@ -230,15 +236,22 @@ def scaling_findings(store: Store) -> dict:
     widest = max(loo, key=width.get)
     limit = store.get("mnist/arccos-kernel/accuracy").mean
     cifar_limit = store.get("cifar10/arccos-kernel/accuracy").mean
+    cnn = store.get("cifar10/sgd-cnn/accuracy").mean
+    held = store.get("mnist/green-elm/unit/cholesky/ln-d-fit/held-out-error").setting
+    asymptote = store.get("mnist/green-elm/unit/cholesky/saturating-fit/asymptote").mean
     return {"ln_worse_n": len(worse), "ln_n": len(DATASET_NAMES),
+            "ln_fit_widths": f"{thousands(min(held['fit_widths']))} to {thousands(max(held['fit_widths']))}",
+            "ln_held_out_widths": " and ".join(thousands(w) for w in held["held_out_widths"]),
+            "asymptote_mnist": asymptote, "asymptote_vs_limit": abs(limit - asymptote),
+            "asymptote_words": by_sign(asymptote - limit, "above", "below"),
             "ln_worse_text": ", ".join(worse) if worse else "none",
             "ln_mnist_error": mnist_ln, "sat_mnist_error": mnist_sat,
             "ultra_d": f"{width[widest]:,}",
             "ultra_acc": loo[widest].mean, "limit_mnist": limit,
             "limit_mnist_gap": abs(limit - loo[widest].mean),
             "limit_mnist_words": by_sign(limit - loo[widest].mean, "above", "below"),
-            "limit_cifar": cifar_limit, "cnn_figure_gap": abs(FIG_SCALING_BASELINES["cifar10"] - cifar_limit),
-            "limit_cifar_words": by_sign(cifar_limit - FIG_SCALING_BASELINES["cifar10"], "above", "below")}
+            "limit_cifar": cifar_limit, "limit_cifar_vs_cnn": abs(cifar_limit - cnn),
+            "limit_cifar_words": by_sign(cifar_limit - cnn, "above", "below")}
 
 
 def _best_patch(store: Store, dataset: str) -> tuple[Result, str, Result]:
@@ -400,6 +413,48 @@ def verdict_markdown(directory: str | Path) -> str:
     return f"**Verdicts** on the paper's {len(frame)} claims ([scorecard](scorecard.ipynb)): {items}."
 
 
+#: the claims whose scorecard verdict the conclusion quotes, each glued as ``verdict_<claim id>``
+#: (:func:`verdict_glues`); the page's every verdict word is one of these glues (:func:`verdict_problems`)
+CONCLUSION_CLAIMS = (
+    "feature_learning_not_needed_mnist", "streaming_rls_exact", "total_cost_linear_in_n", "gain_d2000_to_d4000",
+    "table1_mnist_pinv_d2000_accuracy", "abstract_mnist_d4000_accuracy", "abstract_fashion_accuracy",
+    "abstract_comparable_to_sgd", "speedup_vs_sgd_mnist_d2000", "accuracy_near_logarithmic_in_d",
+    "high_entropy_no_feature_pruning", "mnist_sea_distributed_over_sgd", "weight_scale_unit",
+    "table1_mnist_sgd_accuracy", "table1_fashion_sgd_accuracy", "table6_elm_raw_accuracy",
+    "rotation_advantage_15deg", "more_robust_to_rotation", "table4_pinv_d2000_seconds",
+    "pinv_over_cholesky_speedup_d4000", "cifar10_raw_speedup_vs_sgd", "listing3_sub_second_updates",
+    "predictable_path_to_parity", "ultra_wide_million_dimensions", "fig_scaling_cifar10_d2000_accuracy",
+    "streaming_sgd_catastrophic_forgetting", "w1_from_seed_storage",
+    "abstract_scaling_hypothesis")
+#: glue-name prefix of a claim's verdict, and the glue name of the scorecard's counts
+VERDICT_GLUE, COUNTS_GLUE = "verdict_", "verdict_counts"
+#: the words a reader takes for a judgement (every scorecard label is made of them)
+VERDICT_WORDS = re.compile(r"\b(?:reproduced|differs?|inconclusive|not comparable|holds?|not measurable)\b",
+                           re.I)
+
+
+def counts_text(card) -> str:
+    """The scorecard's claims per verdict, every label that occurs, in the scorecard's order:
+    "reproduced: 2; differs, within margin: 2; …"."""
+    from .scorecard import STATUSES
+
+    totals = card["verdict"].value_counts()
+    return "; ".join(f"{label}: {int(totals[label])}" for label in STATUSES if label in totals)
+
+
+def verdict_glues(card) -> dict:
+    """{glue name: text} of the scorecard's judgements the conclusion quotes: ``verdict_<claim>`` the
+    label of each of :data:`CONCLUSION_CLAIMS`, ``verdict_counts`` (:func:`counts_text`) and
+    ``n_claims``. ``card``: :func:`greenelm_book.scorecard.scorecard`'s rows."""
+    labels = dict(zip(card["claim"], card["verdict"]))
+    missing = [claim for claim in CONCLUSION_CLAIMS if claim not in labels]
+    if missing:
+        raise KeyError(f"the scorecard has no claim {missing}")
+    out = {f"{VERDICT_GLUE}{claim}": labels[claim] for claim in CONCLUSION_CLAIMS}
+    out.update({COUNTS_GLUE: counts_text(card), "n_claims": len(card)})
+    return out
+
+
 def findings(directory: str | Path) -> dict:
     """Every number and word the conclusion quotes, read from the results in ``directory``."""
     store = Store(directory)
@@ -483,31 +538,92 @@ def rendered_text(notebook: str | Path) -> str:
     """The prose of an executed notebook as a reader sees it: markdown cells with each
     ``{glue:text}`` role replaced by its glued value (formatted as the role asks), roles reduced to
     their text, and the Markdown that code cells display."""
-    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    return "\n\n".join(text for _, text in rendered_parts(notebook))
+
+
+def _glued(nb: dict) -> dict:
+    """{name: value} of every glue of a notebook (its JSON)."""
     glued = {}
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
             name = output.get("metadata", {}).get("scrapbook", {}).get("name")
             if name and (value := glued_value(output)) is not None:
                 glued[name] = value
+    return glued
 
+
+def _render(source: str, glued: dict, where, role=None) -> str:
+    """Markdown ``source`` as a reader sees it: ``{glue:text}`` roles replaced by ``role(name, text)``
+    (default: the text), other roles reduced to their text."""
     def value(match):
         name, spec = match.group(1), match.group(2) or ""
         if name not in glued:
-            raise KeyError(f"{notebook}: {{glue:text}}`{name}` was never glued")
-        return format(glued[name], spec)
+            raise KeyError(f"{where}: {{glue:text}}`{name}` was never glued")
+        text = format(glued[name], spec)
+        return role(name, text) if role else text
 
+    text = _GLUE.sub(value, source)
+    text = re.sub(r"\{(?:doc|ref)\}`([^`<]*?)\s*(?:<[^>]*>)?`", r"\1", text)
+    return re.sub(r"\{cite\}`[^`]*`", "[1]", text)
+
+
+def rendered_parts(notebook: str | Path, role=None) -> list[tuple[str, str]]:
+    """[(kind, text)] of an executed notebook as a reader sees it, in page order: ("markdown", a
+    markdown cell rendered by :func:`_render`) and ("output", the Markdown a code cell displays)."""
+    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    glued = _glued(nb)
     parts = []
     for cell in nb["cells"]:
         if cell["cell_type"] == "markdown":
-            text = _GLUE.sub(value, "".join(cell["source"]))
-            text = re.sub(r"\{(?:doc|ref)\}`([^`<]*?)\s*(?:<[^>]*>)?`", r"\1", text)
-            text = re.sub(r"\{cite\}`[^`]*`", "[1]", text)
-            parts.append(text)
+            parts.append(("markdown", _render("".join(cell["source"]), glued, notebook, role)))
         for output in cell.get("outputs", []):
             if "text/markdown" in output.get("data", {}):
-                parts.append("".join(output["data"]["text/markdown"]))
-    return "\n\n".join(parts)
+                parts.append(("output", "".join(output["data"]["text/markdown"])))
+    return parts
+
+
+#: the heading the conclusion's bottom line opens with
+BOTTOM_LINE_HEADING = "## The bottom line"
+
+
+def bottom_line_text(notebook: str | Path) -> str:
+    """The rendered bottom line of the conclusion (the markdown cell that opens with
+    :data:`BOTTOM_LINE_HEADING`)."""
+    cells = [text for kind, text in rendered_parts(notebook) if kind == "markdown"
+             and text.lstrip().startswith(BOTTOM_LINE_HEADING)]
+    if len(cells) != 1:
+        raise LookupError(f"{notebook}: {len(cells)} cells open with {BOTTOM_LINE_HEADING!r}, expected one")
+    return cells[0]
+
+
+def verdict_problems(notebook: str | Path, card) -> list[str]:
+    """Where a page's verdict words do not come from the scorecard's judgement (``card``:
+    :func:`greenelm_book.scorecard.scorecard`'s rows): a ``verdict_<claim>`` glue whose text is not
+    the scorecard's label of that claim (or names no claim), a ``verdict_counts`` glue that is not
+    :func:`counts_text`, and any verdict word (:data:`VERDICT_WORDS`) elsewhere in the page's
+    rendered text. Empty when every verdict word is the scorecard's."""
+    labels = dict(zip(card["claim"], card["verdict"]))
+    problems = []
+
+    def role(name, text):
+        if name == COUNTS_GLUE:
+            if text != counts_text(card):
+                problems.append(f"the counts read {text!r}; the scorecard's are {counts_text(card)!r}")
+            return "\x00"
+        if name.startswith(VERDICT_GLUE):
+            claim = name.removeprefix(VERDICT_GLUE)
+            if claim not in labels:
+                problems.append(f"{name}: no claim {claim!r} on the scorecard")
+            elif text != labels[claim]:
+                problems.append(f"{claim}: the page says {text!r}, the scorecard {labels[claim]!r}")
+            return "\x00"
+        return text
+
+    for _, text in rendered_parts(notebook, role):
+        for match in VERDICT_WORDS.finditer(text):
+            context = text[max(0, match.start() - 60):match.end() + 20].replace("\x00", "<verdict>")
+            problems.append(f"a verdict word not from the scorecard: {match.group(0)!r} in …{context}…")
+    return problems
 
 
 def word_count(text: str) -> int:

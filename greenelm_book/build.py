@@ -78,11 +78,13 @@ def generated_pages(source_dir: str | Path, toc: str | Path | None = None) -> di
     ``source_dir/results``) and, when the toc lists it, the environment page. For ``book/`` they are
     committed (a clean checkout builds as it is)."""
     from .bottom_line import HEADLINE_PAGE, headline_markdown
+    from .deviations import DEVIATIONS_PAGE, deviations_markdown
     from .scorecard import summary_markdown
 
     source_dir = Path(source_dir)
     out = {SCORECARD_SUMMARY: summary_markdown(source_dir / "results"),
-           HEADLINE_PAGE: headline_markdown(source_dir / "results")}
+           HEADLINE_PAGE: headline_markdown(source_dir / "results"),
+           DEVIATIONS_PAGE: deviations_markdown(source_dir / "results")}
     if ENVIRONMENT_PAGE in pages(toc):
         out[ENVIRONMENT_PAGE] = environment_page(source_dir, toc)
     return out

@@ -3,7 +3,10 @@
 (1) each finding is the store's value of the configuration it names, and the paper's value beside
 it is the paper's constant; (2) widths fall back to the widest measured one below the paper's, and
 the words follow the sign of their number; (3) the committed headline page is current and the
-intro opens with it; (4) the conclusion's prose: every number glued, at most 1,500 words rendered.
+intro opens with it; (4) the conclusion's prose: every number glued, at most 1,500 words rendered,
+its bottom line at most 250; (5) every verdict word on the conclusion is the scorecard's judgement of
+the claim it stands beside (a planted contradiction fails); (6) the deviations page: generated from
+the store, current, at most 1,500 words, its GPU row the streaming chapter's H200 measurement.
 """
 
 from __future__ import annotations
@@ -278,17 +281,18 @@ def test_no_number_in_the_conclusion_prose_is_typed_in():
         assert not digits, f"typed-in numbers in the conclusion: {digits}"
 
 
-def test_every_glued_name_is_a_finding(found):
+def test_every_glued_name_is_a_finding(found, card):
     names = {m.group(1) for source in _markdown_cells() for m in bl._GLUE.finditer(source)}
     assert names, "the conclusion quotes no finding"
-    assert names <= set(found), f"glued names with no finding: {sorted(names - set(found))}"
+    known = set(found) | set(bl.verdict_glues(card))
+    assert names <= known, f"glued names with no finding: {sorted(names - known)}"
 
 
 def test_the_rendered_conclusion_fits_in_1500_words(found):
     text = bl.rendered_text(CONCLUSION_PAGE)
     assert "{glue:text}" not in text
     assert 500 <= bl.word_count(text) <= 1500, bl.word_count(text)
-    for snippet in (f"{found['acc_mnist_gap']:.1f} points {found['acc_mnist_words']}",
+    for snippet in (f"{found['acc_mnist_gap']:.2f} points {found['acc_mnist_words']}",
                     f"{found['speedup']:.2f}× Green-ELM's pinv fit", f"{found['t1_pinv_s']:.2f} s in Table I"):
         assert snippet in text
 
@@ -308,3 +312,173 @@ def test_rendered_text_formats_glued_values(tmp_path):
     path.write_text(json.dumps(nb))
     assert bl.rendered_text(path) == "x is 1.23 (the scaling chapter)"
     assert bl.word_count("**x** is 1.23 — (the scaling chapter)") == 6
+
+
+def test_the_bottom_line_fits_in_250_words():
+    for page in (CONCLUSION_PAGE, ROOT / "tests" / "notebooks" / "conclusion.ipynb"):
+        text = bl.bottom_line_text(page)
+        assert "{glue:text}" not in text
+        assert 120 <= bl.word_count(text) <= 250, (page, bl.word_count(text))
+    text = bl.rendered_text(CONCLUSION_PAGE)
+    assert text.index(bl.BOTTOM_LINE_HEADING) < text.index("\n## ", text.index(bl.BOTTOM_LINE_HEADING) + 1)
+    first = [line for line in text.splitlines() if line.startswith("## ")][0]
+    assert first == bl.BOTTOM_LINE_HEADING, "the conclusion must open with its bottom line"
+
+
+def test_the_bottom_line_names_the_store_numbers(found):
+    text = " ".join(bl.bottom_line_text(CONCLUSION_PAGE).split())
+    for snippet in (f"{found['acc_mnist_gap']:.2f} points {found['acc_mnist_words']}",
+                    f"{found['acc_fashion_gap']:.2f} points {found['acc_fashion_words']}",
+                    f"is {found['speedup']:.2f}× here", f"{found['limit_mnist']:.2f} % on",
+                    f"{found['limit_cifar_vs_cnn']:.2f} points {found['limit_cifar_words']} the book's SGD-trained CNN"):
+        assert snippet in text, snippet
+    # the CIFAR-10 limit is set against the book's own CNN, not the paper's figure's baseline
+    cnn = bl.Store(STORE_DIR).get("cifar10/sgd-cnn/accuracy").mean
+    assert found["limit_cifar_vs_cnn"] == pytest.approx(abs(found["limit_cifar"] - cnn))
+    assert found["limit_cifar_words"] == ("above" if found["limit_cifar"] > cnn else "below")
+
+
+# ----------------------------------------------------------------------------- (5) verdict words
+@pytest.fixture(scope="module")
+def card():
+    from greenelm_book.scorecard import scorecard
+
+    return scorecard(STORE_DIR)
+
+
+def test_every_verdict_word_on_the_conclusion_is_the_scorecards(card):
+    assert bl.verdict_problems(CONCLUSION_PAGE, card) == []
+    from greenelm_book.scorecard import scorecard
+
+    smoke = ROOT / "tests" / "notebooks"
+    assert bl.verdict_problems(smoke / "conclusion.ipynb", scorecard(smoke / "results")) == []
+
+
+def test_the_quoted_claims_are_the_ones_the_source_glues():
+    source = CONCLUSION_SOURCE.read_text(encoding="utf-8")
+    used = set(re.findall(r"\{glue:text\}`verdict_([a-z0-9_]+)`", source)) - {"counts"}
+    assert used == set(bl.CONCLUSION_CLAIMS)
+    assert "{glue:text}`verdict_counts`" in source
+
+
+def _planted(tmp_path, change):
+    """A copy of the executed conclusion with ``change`` (nb -> None) applied."""
+    import json
+
+    nb = json.loads(CONCLUSION_PAGE.read_text(encoding="utf-8"))
+    change(nb)
+    path = tmp_path / "conclusion.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    return path
+
+
+def test_a_planted_contradiction_fails(tmp_path, card):
+    claim = "speedup_vs_sgd_mnist_d2000"
+    label = dict(zip(card.claim, card.verdict))[claim]
+    other = "reproduced" if label != "reproduced" else "differs, beyond margin"
+    # the scorecard judges otherwise than the page says
+    flipped = card.copy()
+    flipped.loc[flipped.claim == claim, "verdict"] = other
+    problems = bl.verdict_problems(CONCLUSION_PAGE, flipped)
+    assert any(p.startswith(f"{claim}: the page says {label!r}") for p in problems), problems
+    assert any(p.startswith("the counts read") for p in problems), problems
+
+    # the page's glued label is not the scorecard's
+    def glue_other(nb):
+        for cell in nb["cells"]:
+            for output in cell.get("outputs", []):
+                if output.get("metadata", {}).get("scrapbook", {}).get("name") == f"verdict_{claim}":
+                    output["data"] = {key: repr(other) for key in output["data"]}
+    problems = bl.verdict_problems(_planted(tmp_path, glue_other), card)
+    assert problems and all(claim in p for p in problems), problems
+
+    # a verdict word typed into the prose, beside a claim, without the scorecard
+    def typed(nb):
+        cell = next(c for c in nb["cells"] if c["cell_type"] == "markdown"
+                    and "".join(c["source"]).startswith(bl.BOTTOM_LINE_HEADING))
+        cell["source"] = "".join(cell["source"]).replace("- **Beyond the paper.**",
+                                                         "- The 119× speed-up is reproduced.\n- **Beyond the paper.**")
+    problems = bl.verdict_problems(_planted(tmp_path, typed), card)
+    assert len(problems) == 1 and "'reproduced'" in problems[0], problems
+
+
+def test_the_bottom_lines_groups_agree_with_their_verdicts(card):
+    """A claim under "What reproduces" is one the scorecard finds reproduced or holding; one under
+    "What does not" is one it does not."""
+    import jupytext
+
+    labels = dict(zip(card.claim, card.verdict))
+    nb = jupytext.read(CONCLUSION_SOURCE, fmt="py:percent")
+    cell = next(c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith(bl.BOTTOM_LINE_HEADING))
+    bullets = {m.group(1): m.group(2) for m in re.finditer(r"(?ms)^- \*\*([^*]+)\*\*(.*?)(?=^- |^\s*$)", cell)}
+    agree = {"reproduced", "holds"}
+    reproduces = re.findall(r"verdict_([a-z0-9_]+)`", bullets["What reproduces."])
+    does_not = re.findall(r"verdict_([a-z0-9_]+)`", bullets["What does not."])
+    assert reproduces and does_not
+    assert all(labels[c] in agree for c in reproduces), {c: labels[c] for c in reproduces}
+    assert not any(labels[c] in agree for c in does_not), {c: labels[c] for c in does_not}
+
+
+def _first_number(text: str) -> float:
+    return float(re.search(r"-?\d+(?:\.\d+)?", text).group(0))
+
+
+@pytest.mark.parametrize("claim, name, digits", [
+    ("table1_mnist_pinv_d2000_accuracy", "acc_mnist", 2), ("abstract_mnist_d4000_accuracy", "acc_mnist_wide", 2),
+    ("abstract_fashion_accuracy", "acc_fashion", 2), ("speedup_vs_sgd_mnist_d2000", "speedup", 2),
+    ("table4_pinv_d2000_seconds", "pinv_lu", 1), ("pinv_over_cholesky_speedup_d4000", "pinv_chol", 1),
+    ("cifar10_raw_speedup_vs_sgd", "speedup_raw", 1), ("table6_elm_raw_accuracy", "acc_cifar_raw", 2),
+    ("rotation_advantage_15deg", "rotation_advantage", 2), ("table1_mnist_sgd_accuracy", "sgd_mnist", 2)])
+def test_a_quoted_number_is_the_measurement_the_scorecard_judged(card, found, claim, name, digits):
+    """Where the conclusion quotes a claim's number beside its verdict, it is the value the scorecard
+    judged, at the precision the page prints."""
+    ours = dict(zip(card.claim, card.ours))[claim]
+    assert round(_first_number(ours), digits) == pytest.approx(round(found[name], digits)), (claim, ours)
+
+
+# ----------------------------------------------------------------------------- (6) the deviations page
+def test_the_deviations_page_is_generated_current_and_short():
+    from greenelm_book.deviations import DEVIATIONS_PAGE, deviations_markdown
+
+    text = (ROOT / DEVIATIONS_PAGE).read_text(encoding="utf-8")
+    assert text == deviations_markdown(STORE_DIR), "book/deviations.md is stale: rebuild the generated pages"
+    assert bl.word_count(text) <= 1500, bl.word_count(text)
+    assert "252.2" not in text and "134.5" not in text
+
+
+def test_the_deviations_gpu_row_states_the_h200_measurement(store):
+    from greenelm_book.deviations import deviations_markdown
+
+    text = deviations_markdown(STORE_DIR)
+    reports = store.matching(r"gpu-report/green-elm/stream/(listing3|cholesky)/torch-cuda/d=\d+/b=\d+/update-seconds")
+    assert len(reports) == 2, "the streaming chapter recorded no GPU measurement"
+    listing3 = next(r for k, r in reports.items() if "/listing3/" in k)
+    ours = next(r for k, r in reports.items() if "/cholesky/" in k)
+    gpu_row = next(line for line in text.splitlines() if line.startswith("| GPU |"))
+    assert listing3.setting["gpu"] in gpu_row
+    paragraph = next(line for line in text.splitlines() if line.startswith("**GPU.**"))
+    assert f"{1e3 * statistics.median(listing3.values):.2f} ms per update for listing 3" in paragraph
+    assert f"{1e3 * statistics.median(ours.values):.2f} ms for the book's update" in paragraph
+    assert listing3.setting["measured"] in paragraph and "Not measured on a GPU:" in paragraph
+    # a store without a GPU report says the CUDA row is not measured
+    smoke = deviations_markdown(ROOT / "tests" / "notebooks" / "results")
+    if not bl.Store(ROOT / "tests" / "notebooks" / "results").matching(r"gpu-report/.*"):
+        assert "Table V's CUDA row is not measured" in smoke
+
+
+def test_the_deviations_page_reads_its_settings_from_the_store(tmp_path):
+    """Move the CNN's recorded seconds and the page's epoch time moves with them."""
+    import json
+    import shutil
+
+    from greenelm_book.deviations import deviations_markdown
+
+    results = tmp_path / "results"
+    shutil.copytree(STORE_DIR, results)
+    store = json.loads((results / "baselines.json").read_text())
+    run = store["results"]["cifar10/sgd-cnn/train-seconds"]
+    run["values"] = [v * 2 for v in run["values"]]
+    (results / "baselines.json").write_text(json.dumps(store))
+    per_epoch = statistics.fmean(run["values"]) / run["setting"]["epochs"]
+    assert f"an epoch takes {per_epoch:.1f} s" in deviations_markdown(results)
+    assert f"an epoch takes {per_epoch:.1f} s" not in deviations_markdown(STORE_DIR)
