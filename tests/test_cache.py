@@ -37,6 +37,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 @pytest.fixture(autouse=True)
 def _cache(tmp_path, monkeypatch):
     monkeypatch.setenv("GREENELM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(results_cache.RECORD_ENV, str(tmp_path / "record"))       # not the committed one
+    monkeypatch.delenv(results_cache.RECORD_WRITE_ENV, raising=False)
 
 
 def temporaries(folder) -> list[pathlib.Path]:

@@ -53,6 +53,8 @@ def other():
 @pytest.fixture(autouse=True)
 def _cache(tmp_path, monkeypatch):
     monkeypatch.setenv("GREENELM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(results_cache.RECORD_ENV, str(tmp_path / "record"))       # not the committed one
+    monkeypatch.delenv(results_cache.RECORD_WRITE_ENV, raising=False)
 
 
 @pytest.fixture
