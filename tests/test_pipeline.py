@@ -384,14 +384,15 @@ def test_the_in_place_book_build_reads_no_other_folder():
 
 
 def test_the_committed_generated_pages_are_what_the_runner_writes():
-    """book/environment.md, book/headline_findings.md and book/scorecard_summary.md are committed, so that `jupyter-book build .`
+    """book/deviations.md, book/environment.md, book/headline_findings.md and book/scorecard_summary.md are committed, so that `jupyter-book build .`
     of a clean checkout renders the whole book; they must be what `runner html --source book` (or a
     run into book/) would write from the committed chapters and results."""
     from greenelm_book.build import generated_pages
 
     tracked = subprocess.run(["git", "ls-files", "book"], cwd=ROOT, capture_output=True, text=True).stdout.split()
     expected = generated_pages(ROOT / "book")
-    assert sorted(expected) == ["book/environment.md", "book/headline_findings.md", "book/scorecard_summary.md"]
+    assert sorted(expected) == ["book/deviations.md", "book/environment.md", "book/headline_findings.md",
+                                "book/scorecard_summary.md"]
     for page, text in expected.items():
         assert page in tracked, f"{page} is not committed"
         assert (ROOT / page).read_text(encoding="utf-8") == text, (
