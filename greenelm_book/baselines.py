@@ -442,14 +442,15 @@ def table1_runs(store, seeds, config: SGDConfig, subset: int | None) -> dict:
 def answer_table1(store, table1: dict) -> None:
     """Answer Table I's and the scaling figure's SGD claims (accuracy by the verdict rule, seconds
     never judged across machines) from the MLP's results."""
-    from .report import judge_time, judge_value
+    from .report import judge_time
+    from .verdicts import value_vs_paper
 
     claims = _claims()
     for claim, name in (("table1_mnist_sgd_accuracy", "mnist"), ("table1_fashion_sgd_accuracy", "fashion-mnist"),
                         ("fig_scaling_mnist_sgd_baseline_accuracy", "mnist"),
                         ("fig_scaling_fashion_sgd_baseline_accuracy", "fashion-mnist")):
         acc = table1[name, "mlp"][0]
-        store.answer(claim, judge_value(claims[claim].value, acc.values, "%"), keys=[acc.key],
+        store.answer(claim, value_vs_paper(claims[claim].value, acc.values, "%"), keys=[acc.key],
                      note=f"784-64-10 MLP, 10 epochs of SGD (our optimiser settings), {acc.n} seeds")
     for claim, name in (("table1_mnist_sgd_seconds", "mnist"), ("table1_fashion_sgd_seconds", "fashion-mnist")):
         sec = table1[name, "mlp"][1]

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 
 from . import paper
-from .report import (Verdict, by_sign, colour, judge_qualitative, judge_time, judge_value, not_comparable,
+from .report import (Verdict, by_sign, colour, judge_qualitative, judge_time, not_comparable,
                      ours_text, prediction_interval)
-from .verdicts import all_some_none
+from .verdicts import all_some_none, value_vs_paper
 
 SCALES = ("unit", "he")
 IV_SOLVERS = ("pinv", "lu", "cholesky")
@@ -126,7 +126,7 @@ def table_i_verdicts(acc: dict, table_i_rows: pd.DataFrame) -> pd.DataFrame:
             "paper (%)": row.accuracy,
             "ours, unit (%)": f"{unit.mean:.2f} ± {unit.sd:.2f}" if unit else "not run",
             "ours, he (%)": f"{he.mean:.2f} ± {he.sd:.2f}" if he else "not run",
-            "verdict (unit)": (f"{judge_value(row.accuracy, unit.values).label} "
+            "verdict (unit)": (f"{value_vs_paper(row.accuracy, unit.values).label} "
                                f"({unit.mean - row.accuracy:+.2f})") if unit else "not run"})
     return pd.DataFrame(rows)
 
@@ -390,7 +390,7 @@ def readout(acc: dict, name: str, width: int):
 
 def answer_accuracy(store, acc: dict, lu_accuracy, claim_id: str, paper_value: float, name: str, solver: str,
                     width: int, *, profile: str, solver_table_width: int, extra: str = ""):
-    """Judge a paper accuracy against our `unit` runs of (name, solver, width) (:func:`judge_value`);
+    """Judge a paper accuracy against our `unit` runs of (name, solver, width) (:func:`~greenelm_book.verdicts.value_vs_paper`);
     pinv falls back to the Cholesky readout where pinv is not run; inconclusive when neither is."""
     sweep = "cholesky" if solver == "lu" else solver
     result = lu_accuracy if (solver == "lu" and name == "mnist" and width == solver_table_width) \
@@ -404,7 +404,7 @@ def answer_accuracy(store, acc: dict, lu_accuracy, claim_id: str, paper_value: f
     he = acc.get((name, "he", sweep, width))
     he_note = f"; with W ~ N(0, 2/D): {ours_text(he.values, '%')}" if he else ""
     note = f"W ~ N(0, 1) (the paper's code){he_note}{extra}"
-    return store.answer(claim_id, judge_value(paper_value, result.values, "%"), keys=[result.key], note=note)
+    return store.answer(claim_id, value_vs_paper(paper_value, result.values, "%"), keys=[result.key], note=note)
 
 
 def answer_time(store, times: dict, claim_id: str, paper_value: float, name: str, solver: str, width: int,

@@ -22,7 +22,7 @@ from .paper import CLAIMS, FIG_SCALING_BASELINES, TABLE_I, TABLE_IV, dataset_nam
 from .report import Verdict, not_comparable
 from .results import Answer
 
-__all__ = ["Judgement", "judge_claim", "scorecard_verdict", "shared_verdict", "CLAIM_TESTS"]
+__all__ = ["Judgement", "judge_claim", "scorecard_verdict", "answer_as_scorecard", "shared_verdict", "CLAIM_TESTS"]
 
 QUALITATIVE = ("holds", "partly holds", "does not hold")
 
@@ -56,7 +56,10 @@ def _not_comparable(claim, answer, results, keys, why: str = "") -> Judgement:
     if claim.value is not None and claim.kind != "qualitative" and claim.unit == first.unit.replace("pts", "points"):
         verdict = not_comparable(reason, claim.value, first.values, claim.unit, _digits(answer.verdict.ours))
     else:
-        verdict = Verdict("not comparable", answer.verdict.ours, reason)
+        recorded = answer.verdict
+        info = (f"; for information, the chapter's test gives {recorded.label} ({recorded.detail})"
+                if recorded.label in QUALITATIVE else "")
+        verdict = Verdict("not comparable", recorded.ours, reason + info)
     return Judgement(verdict, "not_comparable", tuple(keys), tuple(results[k].values for k in keys))
 
 
@@ -268,3 +271,14 @@ def scorecard_verdict(claim_id: str, chapter_verdict: Verdict, keys, results: di
         raise KeyError(f"{claim_id}: the judgement needs every result it rests on; missing {missing}")
     claim = next(c for c in CLAIMS if c.id == claim_id)
     return judge_claim(claim, Answer(claim_id, chapter_verdict, tuple(keys)), results, {}).verdict
+
+
+def answer_as_scorecard(store, claim_id: str, chapter_verdict: Verdict, keys, results=(), note: str = "") -> Verdict:
+    """Record in ``store`` (a :class:`~greenelm_book.results.ChapterResults`) the scorecard's
+    judgement of ``chapter_verdict`` on ``keys`` and return it, for the page to show: the chapter's
+    label and the scorecard's are one. ``results``: Results of other chapters the keys name."""
+    keys = list(keys)
+    visible = {**store.results, **{r.key: r for r in results}}
+    verdict = scorecard_verdict(claim_id, chapter_verdict, keys, visible)
+    store.answer(claim_id, verdict, keys=keys, note=note)
+    return verdict

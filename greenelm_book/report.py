@@ -1,9 +1,10 @@
 """The book's one verdict rule, its table and figure style, and the words that follow a number's sign.
 
 **The verdict rule** (:data:`RULE`, stated once in the intro and applied by every chapter through
-the ``judge_*`` functions): the paper reports single runs, so a paper value is **reproduced** when
+the functions of :mod:`greenelm_book.verdicts`): the paper reports single runs, so a paper value is **reproduced** when
 it lies inside our 95 % *prediction interval for a single run*, mean ± t(0.975, n−1) · sd · √(1 + 1/n)
-over n ≥ 5 seeds (widened by half the last printed digit of the paper's value); otherwise the verdict
+over n ≥ 5 seeds (widened by half the last printed digit of the paper's value), and TOST puts our
+mean within the practical margin (inside the interval without that: **inconclusive**); otherwise the verdict
 is **differs**, with the signed difference (ours − paper's) and the interval, split by a practical
 margin chosen in advance per unit (accuracy ±0.5 points): *within* (an equivalence test, TOST, puts
 our mean inside it), *beyond* (a one-sided test puts it outside) or *undecided*. Fewer than five runs
@@ -27,11 +28,12 @@ import pandas as pd
 
 MIN_RUNS = 5
 RULE = ("a paper value is reproduced when it lies inside our 95 % prediction interval for a single "
-        "run (the paper reports single runs), computed over at least 5 seeds; otherwise we give the "
-        "signed difference (ours − paper's) with that interval, and whether it lies within or "
-        "beyond a practical margin chosen in advance (accuracy: ±0.5 points, by an equivalence test). "
-        "Different settings are not comparable (the difference is shown for information), timings "
-        "across machines are never judged (their ratios only on direction and order of magnitude), and "
+        "run (the paper reports single runs), computed over at least 5 seeds, and an equivalence test "
+        "(TOST) puts our mean within a practical margin chosen in advance (accuracy: ±0.5 points); "
+        "otherwise we give the signed difference (ours − paper's) with that interval, and whether it "
+        "lies within or beyond the margin (the ladder below). Different settings are not comparable "
+        "(the difference is shown for information), timings across machines are never judged (their "
+        "ratios, timed in one quiet run, only on direction and order of magnitude: ×/÷ 3), and "
         "qualitative claims are judged by a stated test")
 VERDICT_LABELS = ("reproduced", "differs, within margin", "differs, margin undecided", "differs",
                   "differs, beyond margin", "inconclusive", "not comparable", "holds", "partly holds",
@@ -91,23 +93,6 @@ def ours_text(values, unit: str = "%", digits: int = 2) -> str:
     """Our value as shown in every table: ``"97.02 ± 0.11 % (n = 5)"`` (mean ± sd over runs)."""
     values = np.ravel(values)
     return f"{spread_text(values, digits)}{_unit_text(unit)} (n = {len(values)})"
-
-
-def judge_value(paper: float, values, unit: str = "%", digits: int = 2,
-                min_runs: int = MIN_RUNS) -> Verdict:
-    """The verdict rule for a number the paper prints once and we measured over ``values`` runs."""
-    values = [float(v) for v in np.ravel(values)]
-    ours = ours_text(values, unit, digits)
-    diff = statistics.fmean(values) - paper
-    signed = _signed(diff, unit, digits)
-    if len(values) < min_runs:
-        return Verdict("inconclusive", ours, f"{signed}; {len(values)} run(s), the rule needs {min_runs}")
-    lo, hi = prediction_interval(values)
-    tolerance = 0.5 * 10 ** -_decimals(paper)
-    interval = f"95 % PI {lo:.{digits}f}–{hi:.{digits}f}"
-    if lo - tolerance <= paper <= hi + tolerance:
-        return Verdict("reproduced", ours, interval)
-    return Verdict("differs", ours, f"{signed}; {interval}")
 
 
 def not_comparable(reason: str, paper: float | None = None, values=None, unit: str = "%",

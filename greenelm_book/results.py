@@ -7,7 +7,7 @@ configuration reads it back from here, so one configuration has one value in the
     acc = store.record("mnist/elm/unit/cholesky/d=2000/accuracy", accuracies, "%",
                        dataset="mnist", model="Green-ELM", weight_scale="unit", solver="cholesky",
                        n_hidden=2000, alpha=1e-3, seeds=[0, 1, 2, 3, 4])
-    store.answer("table1_mnist_elm_accuracy", judge_value(97.15, acc.values, "%"), key=acc.key)
+    store.answer("table1_mnist_elm_accuracy", value_vs_paper(97.15, acc.values, "%"), keys=[acc.key])
     other = store.get("baselines", "mnist/sgd-mlp/e=10/accuracy")      # another chapter's result
 
 The store is one JSON file per chapter, ``<results dir>/<chapter>.json``, written atomically

@@ -15,9 +15,9 @@ import pandas as pd
 
 from .baselines import MLP_HIDDEN
 from .perturb import paired_difference
-from .report import Verdict, by_sign, colour, judge_qualitative, judge_value
+from .report import Verdict, by_sign, colour, judge_qualitative
 from .trained import at_angle, elm_run, owned_result, sgd_run
-from .verdicts import all_some_none
+from .verdicts import all_some_none, value_vs_paper
 
 #: points: the clean accuracies are "comparable" when the 95 % CI of their paired difference lies
 #: within ± this (not comparable when it lies outside, inconclusive otherwise)
@@ -244,7 +244,7 @@ def answer_claims(store, setup: Setup, *, claim: dict, angles, cleans: dict, rot
         True, test="a setting rather than a result: the chapter evaluates every model at the paper's 15°",
         ours=f"15° is among our angles {angles[0]}–{angles[-1]}°"), keys=[rotated[ELM][theta].key])
     adv_slp = advantages[ELM, SLP][1]
-    store.answer("rotation_advantage_15deg", judge_value(claim["advantage_vs_sgd_perceptron"], adv_slp.values,
+    store.answer("rotation_advantage_15deg", value_vs_paper(claim["advantage_vs_sgd_perceptron"], adv_slp.values,
                                                          "points"),
                  keys=[adv_slp.key], note=f"pinv Green-ELM d = {H}, W ~ N(0, 1), against the SGD perceptron "
                                           f"({setup.epochs} epochs), paired by seed")

@@ -23,8 +23,9 @@ import pandas as pd
 
 from . import paper
 from . import verdicts
-from .report import (Verdict, by_sign, colour, judge_qualitative, judge_value, not_comparable, spread_text,
+from .report import (Verdict, by_sign, colour, judge_qualitative, not_comparable, spread_text,
                      thousands)
+from .verdicts import value_vs_paper
 from .rejudge import shared_verdict
 from .results_cache import memoize
 from .scaling import (calibrate_complexity, calibrate_per_seed, fit_hypothesis, held_out_test, model_residuals,
@@ -277,7 +278,7 @@ def answer_figure_points(store, acc: dict, profile: str) -> pd.DataFrame:
             continue
         result = acc[name, d]
         verdict = (not_comparable(NOT_RAW, row.accuracy, result.values) if name == "cifar10"
-                   else judge_value(row.accuracy, result.values))
+                   else value_vs_paper(row.accuracy, result.values))
         store.answer(claim, verdict, keys=[result.key],
                      note="" if name == "cifar10" else "Green-ELM, W ~ N(0, 1), Cholesky, λ = 1e-3, full data")
         rows.append({"dataset": SHORT[name], "d": d, "paper (%)": row.accuracy, "ours (%)": result.mean,
@@ -300,7 +301,7 @@ def answer_gains(store, plan: ScalingPlan, acc: dict) -> dict:
             result = store.record(f"mnist/green-elm/unit/cholesky/gain-{a}-to-{b}", values, "points",
                                   **plan.data("mnist"), **BASE, solver="cholesky", alpha=plan.alpha, widths=[a, b],
                                   quantity="accuracy gain", seeds=len(values))
-            store.answer(claim, judge_value(paper_gain, values, "points"),
+            store.answer(claim, value_vs_paper(paper_gain, values, "points"),
                          keys=[result.key, acc["mnist", a].key, acc["mnist", b].key])
             texts[label] = f"{result.mean:+.2f} ± {result.sd:.2f}" if result.n > 1 else f"{result.mean:+.2f}"
         else:
@@ -444,13 +445,13 @@ def answer_table3(store, calib: dict, reproduced: bool) -> None:
     """Table III's claims: α, β and C (Fashion-MNIST) by the verdict rule over seeds, C (MNIST) by
     definition, C (CIFAR-10) not comparable, and whether Algorithm 2 gives Table III (``reproduced``)."""
     table = paper.TABLE_III
-    store.answer("table3_alpha", judge_value(table["alpha"], calib["alpha"].values, "", digits=4),
+    store.answer("table3_alpha", value_vs_paper(table["alpha"], calib["alpha"].values, "", digits=4),
                  keys=[calib["alpha"].key])
-    store.answer("table3_beta", judge_value(table["beta"], calib["beta"].values, "", digits=4),
+    store.answer("table3_beta", value_vs_paper(table["beta"], calib["beta"].values, "", digits=4),
                  keys=[calib["beta"].key])
     store.answer("table3_c_mnist", judge_qualitative(True, test="the anchor's C is 1 by Algorithm 2's definition",
                                                      ours="C (MNIST) = 1 by construction"), keys=[calib["alpha"].key])
-    store.answer("table3_c_fashion", judge_value(table["C_fashion-mnist"], calib["C_fashion-mnist"].values, "",
+    store.answer("table3_c_fashion", value_vs_paper(table["C_fashion-mnist"], calib["C_fashion-mnist"].values, "",
                                                  digits=4), keys=[calib["C_fashion-mnist"].key])
     store.answer("table3_c_cifar10", not_comparable(
         "the paper's C_cifar comes from its CIFAR-10 curve, which is not raw pixels; ours is raw pixels (the "

@@ -160,7 +160,8 @@ def table_label(group: str) -> str:
 
 
 def _test_text(test: str) -> str:
-    return f" · test: {html.escape(test)}" if test else ""
+    """The named test behind a verdict, folded away from the reader's text."""
+    return (f'<details class="sc-test"><summary>test</summary>{html.escape(test)}</details>' if test else "")
 
 
 def tests_table(frame: pd.DataFrame) -> pd.DataFrame:
@@ -186,7 +187,7 @@ def comparability_markdown(frame: pd.DataFrame) -> str:
     keys = frame.attrs.get("keys", ())
     reasons = pd.Series([comparability(k).reason for k in keys if not comparability(k).comparable],
                         dtype=object).value_counts()
-    lines = [f"- {reason} ({int(reasons.get(reason, 0))} of the keys)" for _, reason in NOT_COMPARABLE]
+    lines = [f"- {reason} ({int(reasons.get(reason, 0))} stored results)" for _, reason in NOT_COMPARABLE]
     lines += [f"- comparable although a rule above matches: {reason}" for _, reason in EXCEPTIONS]
     return "\n".join(lines) + "\n"
 
@@ -201,7 +202,7 @@ def section_html(rows: pd.DataFrame) -> str:
         colour = _BADGE[row.verdict]
         detail = html.escape(row.detail)
         if row.same_as:                          # the repeated judgement links to the row it repeats
-            detail = detail.replace(row.same_as, f'<a href="#claim-{row.same_as}">{row.same_as}</a>', 1)
+            detail = detail.replace(row.same_as, f'<a href="#claim-{row.same_as}">another row</a>', 1)
         note = f'<br><span class="sc-note">{html.escape(row.note)}</span>' if row.note else ""
         out.append(
             f'<tr id="claim-{row.claim}"><td>{html.escape(row.statement)}'
@@ -213,9 +214,33 @@ def section_html(rows: pd.DataFrame) -> str:
     return "".join(out)
 
 
+def label_disagreements(frame: pd.DataFrame) -> pd.DataFrame:
+    """The claims whose chapter recorded (and its page showed) another label than the scorecard's
+    judgement: claim, chapter, recorded, verdict (every "differs, …" label counted as "differs")."""
+    recorded = frame[frame.recorded != ""]
+    differ = recorded.recorded.map(base_verdict) != recorded.verdict.map(base_verdict)
+    return recorded.loc[differ, ["claim", "chapter", "recorded", "verdict"]].reset_index(drop=True)
+
+
+def ladder_markdown() -> str:
+    """The ladder of labels for a number against the paper's (:data:`greenelm_book.verdicts.LADDER`)
+    and every chapter test's threshold with its reason (:data:`~greenelm_book.verdicts.THRESHOLDS`),
+    as two Markdown tables."""
+    from .verdicts import LADDER, THRESHOLDS
+
+    lines = ["**The ladder** (a number against the paper's; each label implies at least what the ones "
+             "below it imply):", "", "| label | requires |", "| --- | --- |"]
+    lines += [f"| {label} | {requires} |" for label, requires in LADDER]
+    lines += ["", "**The thresholds of the chapters' own tests**, each with its reason:", "",
+              "| threshold | decides | why |", "| --- | --- | --- |"]
+    lines += [f"| {threshold} | {claims} | {why} |" for threshold, claims, why in THRESHOLDS]
+    return "\n".join(lines) + "\n"
+
+
 def summary_markdown(directory: str | Path) -> str:
-    """The intro's summary: how many of the paper's claims got each verdict, and how many unique
-    judgements (a Markdown table)."""
+    """The intro's summary: the verdict rule, how many of the paper's claims got each verdict and
+    how many unique judgements (a Markdown table), then the ladder and the thresholds
+    (:func:`ladder_markdown`)."""
     from .report import RULE
 
     frame = scorecard(directory)
@@ -224,4 +249,4 @@ def summary_markdown(directory: str | Path) -> str:
              "| --- | ---: | ---: |"]
     lines += [f"| {verdict} | {int(row['claims'])} | {int(row['unique'])} |" for verdict, row in table.iterrows()]
     lines.append(f"| **all** | **{len(frame)}** | **{int((frame.same_as == '').sum())}** |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n\n" + ladder_markdown()

@@ -24,8 +24,9 @@ from . import paper
 from .backbones import default_backbone, extract, get_backbone
 from .experiments import load_split
 from .forgetting import METHODS as FORGETTING_METHODS, final_gaps, forgetting_experiment
-from .report import (by_sign, colour, judge_latency, judge_qualitative, judge_time, judge_value, not_comparable,
+from .report import (by_sign, colour, judge_latency, judge_qualitative, judge_time, not_comparable,
                      not_measurable, thousands)
+from .verdicts import value_vs_paper
 from .results_cache import memoize
 from .streaming_bench import (device_name, drift_experiment, make_stream_data, oracle_accuracy,
                               paired_speedup, replay_sgd)
@@ -502,7 +503,7 @@ def table5_accuracy(sgd_keys: dict, oracle: OracleKeys, bench: dict, backends) -
 def _accuracy_verdict(streams: Streams, claim_value: float, result):
     """Judged against the paper only with its backbone (ResNet-18, all images, 224 px)."""
     if streams.backbone == "resnet18" and streams.backbone_subset is None and streams.image_size == 224:
-        return judge_value(claim_value, result.values, "%")
+        return value_vs_paper(claim_value, result.values, "%")
     return not_comparable(_not_comparable_reason(streams), claim_value, result.values, "%")
 
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from .baselines import MLP_HIDDEN
 from .entropy import histogram_entropy, near_zero_fraction, quantile_symmetry, weight_statistics
+from .rejudge import answer_as_scorecard
 from .report import by_sign, colour, judge_qualitative, not_comparable, not_measurable
 from .trained import elm_run, owned_result, sgd_run
 from .verdicts import all_some_none
@@ -399,10 +400,10 @@ def answer_claims(store, rec: dict, stats: pd.DataFrame, deficits: dict, digit_r
              f"{max(gaps.values()):.2f} bits"), keys=[r.key for r in deficits.values()])
 
     star_H_min, sample_H_max = float(stars[4].min()), float(np.max(H_img))
-    store.answer("sea_stars_apart_from_digits", judge_qualitative(
+    answer_as_scorecard(store, "sea_stars_apart_from_digits", judge_qualitative(
         star_H_min > sample_H_max, test="every star's H above every test image's H",
         ours=f"lowest star {star_H_min:.2f} bits, highest image {sample_H_max:.2f} bits (an image has at most 256 "
-             f"grey levels; the separation follows from what is measured)"), keys=[col_H.key])
+             f"grey levels; the separation follows from what is measured)"), [col_H.key])
     lowest = int(by_digit.loc[by_digit["median_H"].idxmin(), "digit"])
     store.answer("sea_ones_low_entropy_island", judge_qualitative(
         lowest == 1, test="digit 1 has the lowest median image entropy",

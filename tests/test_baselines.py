@@ -283,7 +283,8 @@ def test_spread_text_and_verdict_rows(store):
     assert list(rows.columns) == ["what", "paper", "ours", "verdict"]
     assert list(rows.paper) == ["96.84 %", "17.45 s"]
     assert rows.verdict.iloc[1] == "not comparable"
-    assert rows.verdict.iloc[0] == store.answers["table1_mnist_sgd_accuracy"].verdict.label == "reproduced"
+    # 96.84 inside the interval, but sd 0.39 leaves equivalence within ±0.5 unshown (TOST p ≈ 0.08)
+    assert rows.verdict.iloc[0] == store.answers["table1_mnist_sgd_accuracy"].verdict.label == "inconclusive"
 
 
 def test_answer_table1_answers_six_claims_and_words(store):

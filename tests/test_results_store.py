@@ -19,8 +19,9 @@ import pytest
 from scipy.stats import t
 
 from greenelm_book.paper import CLAIMS
-from greenelm_book.report import (Verdict, judge_qualitative, judge_time, judge_value, not_comparable,
+from greenelm_book.report import (Verdict, judge_qualitative, judge_time, not_comparable,
                                   not_measurable, prediction_interval, by_sign)
+from greenelm_book.verdicts import value_vs_paper
 from greenelm_book.results import ChapterResults, ResultsFileError, load_all
 from greenelm_book.scorecard import UNANSWERED, counts, scorecard, section_html
 
@@ -42,26 +43,26 @@ def test_prediction_interval_is_the_single_run_t_interval():
         prediction_interval([97.0])
 
 
-def test_judge_value_reproduced_inside_the_interval_and_signed_outside():
+def test_value_vs_paper_reproduced_inside_the_interval_and_signed_outside():
     values = [96.9, 97.0, 97.1, 97.2, 96.95]
     lo, hi = prediction_interval(values)
-    assert judge_value(97.15, values).label == "reproduced"
-    above = judge_value(hi + 0.5, values)
-    assert above.label == "differs" and above.detail.startswith("-")
-    below = judge_value(lo - 0.5, values)
-    assert below.label == "differs" and below.detail.startswith("+")
+    assert value_vs_paper(97.15, values).label == "reproduced"
+    above = value_vs_paper(hi + 0.5, values)
+    assert above.label == "differs, beyond margin" and above.detail.startswith("-")
+    below = value_vs_paper(lo - 0.5, values)
+    assert below.label == "differs, beyond margin" and below.detail.startswith("+")
     assert "95 % PI" in above.detail and "(n = 5)" in above.ours
 
 
-def test_judge_value_widens_by_half_the_printed_digit():
+def test_value_vs_paper_widens_by_half_the_printed_digit():
     values = [97.0, 97.0, 97.0, 97.0, 97.0]           # zero spread: the interval is a point
-    assert judge_value(97.0, values).label == "reproduced"
-    assert judge_value(97.004, values).label == "differs"   # printed to 3 decimals: ±0.0005
-    assert judge_value(97.4, values).label == "differs"     # printed to 1 decimal: ±0.05
+    assert value_vs_paper(97.0, values).label == "reproduced"
+    assert value_vs_paper(97.004, values).label == "differs, within margin"   # printed to 3 decimals: ±0.0005
+    assert value_vs_paper(97.4, values).label == "differs, within margin"     # printed to 1 decimal: ±0.05
 
 
 def test_fewer_than_five_runs_are_inconclusive():
-    verdict = judge_value(97.15, [97.0, 97.1, 97.2])
+    verdict = value_vs_paper(97.15, [97.0, 97.1, 97.2])
     assert verdict.label == "inconclusive" and "3 run(s)" in verdict.detail
 
 
@@ -120,7 +121,7 @@ def test_non_finite_values_are_refused(store):
 
 def test_answers_need_a_known_claim_and_existing_results(store):
     store.record("mnist/x/accuracy", [97.0] * 5, "%")
-    store.answer(A_CLAIM, judge_value(97.0, [97.0] * 5), keys="mnist/x/accuracy")
+    store.answer(A_CLAIM, value_vs_paper(97.0, [97.0] * 5), keys="mnist/x/accuracy")
     with pytest.raises(ValueError, match="not a claim id"):
         store.answer("no_such_claim", not_measurable("x"))
     with pytest.raises(KeyError, match="no result"):
@@ -158,7 +159,7 @@ def test_a_re_execution_starts_from_nothing(tmp_path):
 ])
 def test_bad_results_files_name_the_problem(store, tmp_path, edit, words):
     store.record("mnist/x/accuracy", [97.0] * 5, "%")
-    store.answer(A_CLAIM, judge_value(97.0, [97.0] * 5), keys="mnist/x/accuracy")
+    store.answer(A_CLAIM, value_vs_paper(97.0, [97.0] * 5), keys="mnist/x/accuracy")
     path = tmp_path / "random_features.json"
     data = json.loads(path.read_text())
     edit(data)
@@ -180,7 +181,7 @@ def test_scorecard_has_one_row_per_claim_and_counts_every_verdict(tmp_path):
     paper_value = CLAIMS[0].value                       # the scorecard re-judges against the claim's value
     runs = [paper_value + d for d in (-0.1, 0.0, 0.1, 0.05, -0.05)]
     store.record("mnist/x/accuracy", runs, "%")
-    store.answer(A_CLAIM, judge_value(paper_value, runs), keys="mnist/x/accuracy", note="the setting")
+    store.answer(A_CLAIM, value_vs_paper(paper_value, runs), keys="mnist/x/accuracy", note="the setting")
     card = scorecard(tmp_path)
     assert list(card.claim) == [c.id for c in CLAIMS]
     assert card.set_index("claim").loc[A_CLAIM, "verdict"] == "reproduced"
