@@ -46,8 +46,9 @@ from typing import NamedTuple
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
 
-from ._validation import check_dtype, check_positive_int
-from .features import RandomReLUFeatures
+from ._threads import object_lock
+from ._validation import check_dtype, check_positive_int, require_memory
+from .features import RandomReLUFeatures, projection_memory
 from .solvers import NormalEquations, solve
 
 __all__ = ["FeatureSpec", "fit_dask", "sufficient_statistics", "as_dask_array"]
@@ -212,6 +213,31 @@ def _compute(collection, client=None, scheduler=None, retries: int = 0):
     return dask.compute(collection, scheduler=scheduler)[0]
 
 
+def dask_memory_plan(n_inputs: int, n_hidden: int, n_outputs: int, dtype: str, chunk_size: int,
+                     block_rows: int, split_every: int, solver: str, tasks_here: int) -> dict[str, int]:
+    """Bytes a :func:`fit_dask` allocates in this process: ``tasks_here`` map tasks at once (the
+    local schedulers run them here; 0 with a client, whose workers have memory of their own), each
+    with W (cached), its row block's features and sums and its packed (d, d + k) output, the tree
+    sum's ``split_every + 1`` partial sums, and on the client the summed statistics, the normal
+    equations built from them, the solve's copies and the estimator's own projection."""
+    D, d, k = int(n_inputs), int(n_hidden), int(n_outputs)
+    size, packed = np.dtype(dtype).itemsize, 8 * d * (d + k)
+    parts = {}
+    if tasks_here:
+        rows = min(int(chunk_size), int(block_rows))
+        parts[f"{tasks_here} map task(s) at once: W (D × d = {D} × {d}), a block of features "
+              f"({rows} × {d}), the block's HᵀH and its packed [HᵀH | HᵀY]"] = tasks_here * (
+            size * D * d + size * rows * d + 8 * d * d + packed
+            + (4 * (d + k) * (d + k + rows) if dtype == "float32" else 0))
+        parts[f"the tree sum's split_every + 1 = {int(split_every) + 1} partial sums "
+              f"(d × (d + k) = {d} × {d + k} float64)"] = (int(split_every) + 1) * packed
+    copies = {"cholesky": 1, "lu": 3, "eigh": 2}.get(solver, 1)
+    parts[f"the client's summed [HᵀH | HᵀY] and the normal equations built from it (2 × {d} × {d + k})"] = 2 * packed
+    parts[f"the solve's {copies} cop{'y' if copies == 1 else 'ies'} of HᵀH + λI ({solver})"] = copies * 8 * d * d
+    parts.update(projection_memory(D, d, dtype))
+    return parts
+
+
 def fit_dask(estimator, X, y, *, classes=None, client=None, scheduler=None, retries: int = 0,
              split_every: int = 4):
     """Fit ``estimator`` (ELMClassifier or ELMRegressor) on dask data; returns it, fitted.
@@ -229,6 +255,11 @@ def fit_dask(estimator, X, y, *, classes=None, client=None, scheduler=None, retr
     ("threads", "processes", "sync" or None for dask's default, which is the active Client
     when one exists). A worker that dies mid-task is rescheduled by the scheduler on its own
     (``distributed.scheduler.allowed-failures`` times).
+
+    Before any task runs, what this process allocates (:func:`dask_memory_plan`: with a local
+    scheduler the map tasks too) is checked against the memory available: ``MemoryError`` naming
+    the sizes.  The estimator is updated under its lock (``greenelm._threads.object_lock``), so
+    threads reading it meanwhile see the old model or the new one.
     """
     from .estimator import ELMClassifier
 
@@ -244,15 +275,42 @@ def fit_dask(estimator, X, y, *, classes=None, client=None, scheduler=None, retr
     if X.shape[0] == 0:
         raise ValueError("X has no rows: cannot fit")
     is_classifier = isinstance(estimator, ELMClassifier)
+    dtype = check_dtype(estimator.dtype)
+    d, D = int(estimator.n_hidden), int(X.shape[1])
+    if is_classifier and y.ndim != 1:
+        raise ValueError(f"y must be 1-D labels (N,) for a classifier, got shape {y.shape}")
+    known_outputs = (len(np.unique(np.asarray(classes))) if classes is not None else 2) if is_classifier \
+        else (1 if y.ndim == 1 else int(y.shape[1]))
+    if client is not None or scheduler in ("processes",):
+        tasks_here = 0
+    else:
+        import os
+
+        tasks_here = 1 if scheduler in ("sync", "single-threaded", "synchronous") else \
+            max(1, min(len(X.chunks[0]), os.cpu_count() or 1))
+    _check_rows(X, "X")
+    block_rows = int(max(X.chunks[0])) if len(X.chunks[0]) else 0
+    require_memory(dask_memory_plan(D, d, known_outputs, dtype, chunk_size, block_rows,
+                                    check_positive_int("split_every", split_every), estimator.solver,
+                                    tasks_here),
+                   f"fit_dask({type(estimator).__name__}(n_hidden={d})) on X ({X.shape[0]} × {D})",
+                   hint="lower n_hidden, chunk_size or the row blocks of X (X.rechunk)")
     if is_classifier:
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-D labels (N,) for a classifier, got shape {y.shape}")
         if classes is None:
             da = _dask_array()
 
             _check_rows(y, "y")
             classes = _compute(da.unique(y), client, scheduler, retries)
         classes = np.unique(np.asarray(classes))
+    with object_lock(estimator):
+        return _fit_dask_locked(estimator, X, y, classes, is_classifier, dtype, chunk_size, client,
+                                scheduler, retries, split_every)
+
+
+def _fit_dask_locked(estimator, X, y, classes, is_classifier, dtype, chunk_size, client, scheduler,
+                     retries, split_every):
+    """:func:`fit_dask` from the labels on, under the estimator's lock."""
+    if is_classifier:
         check_classification_targets(classes)
         if len(classes) < 2:
             raise ValueError(f"ELMClassifier needs at least 2 classes in y; got {len(classes)}")
@@ -268,7 +326,6 @@ def fit_dask(estimator, X, y, *, classes=None, client=None, scheduler=None, retr
     estimator.n_features_in_ = int(X.shape[1])
     estimator.seed_ = estimator._draw_seed()
     device = None if estimator.device is None else str(estimator.device)
-    dtype = check_dtype(estimator.dtype)
     spec = FeatureSpec(estimator.n_features_in_, int(estimator.n_hidden), estimator.seed_,
                        estimator.weight_scale, estimator.bias, dtype, device)
     lazy = sufficient_statistics(X, y, spec, chunk_size, classes if is_classifier else None,
@@ -280,6 +337,7 @@ def fit_dask(estimator, X, y, *, classes=None, client=None, scheduler=None, retr
                                           dtype, estimator.device)
     estimator._snapshot_params()          # the parameters of this fit, as ``fit`` records them
     estimator.stream_, estimator._fitted_by_partial_fit, estimator._partial_state_missing = None, False, None
+    estimator._waiting_rows, estimator._waiting_count = [], 0   # rows an earlier partial_fit gathered
     estimator._features = estimator._make_features()
     estimator.equations_ = equations
     estimator.coef_ = solve(equations, estimator.solver, estimator.alpha)

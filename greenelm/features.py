@@ -26,12 +26,33 @@ from scipy.linalg import blas
 from scipy.sparse import issparse
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 
-from ._validation import check_choice, check_device, check_dtype, check_positive_int, seed_from_random_state
+from ._validation import (check_choice, check_device, check_dtype, check_positive_int, require_memory,
+                          seed_from_random_state)
 
 WEIGHT_SCALES = ("he", "unit")
 BIAS_DISTRIBUTIONS = ("normal", "uniform")
 DTYPES = ("float64", "float32")
 DEFAULT_CHUNK_ROWS = 4096
+#: a block of features smaller than this is allocated without asking how much memory is free
+#: (reading /proc/meminfo and the cgroup files costs ~0.1 ms, not worth it for a small predict)
+GUARD_FLOOR_BYTES = 64 << 20
+
+
+def projection_memory(n_inputs: int, n_hidden: int, dtype: str, device=None) -> dict[str, int]:
+    """Bytes of drawing the projection: W (D × d) in float64, then its cast (or its tensor)."""
+    D, d = int(n_inputs), int(n_hidden)
+    return {f"W's float64 draw (D × d = {D} × {d})": 8 * D * d,
+            f"W in {dtype} ({D} × {d}{'' if device is None else f' on {device}'})":
+                np.dtype(dtype).itemsize * D * d}
+
+
+def require_features_memory(n_rows: int, n_hidden: int, dtype: str, what: str, device=None,
+                            hint: str = "transform fewer rows at a time") -> None:
+    """Refuse a block of features H (n_rows × d) that does not fit (above GUARD_FLOOR_BYTES)."""
+    size = np.dtype(dtype).itemsize * int(n_rows) * int(n_hidden)
+    if size >= GUARD_FLOOR_BYTES:
+        require_memory({f"the features H (n × d = {n_rows} × {n_hidden} {dtype})": size}, what,
+                       device, hint)
 
 
 def row_chunks(n_rows: int, chunk_rows: int) -> Iterator[slice]:
@@ -106,6 +127,18 @@ class RandomReLUFeatures:
 
     def __post_init__(self):
         self.dtype = check_dtype(self.dtype, DTYPES)
+        n_inputs = check_positive_int("n_inputs", self.n_inputs)
+        n_hidden = check_positive_int("n_hidden", self.n_hidden)
+        what = f"RandomReLUFeatures(n_inputs={n_inputs}, n_hidden={n_hidden})"
+        # the float64 draw is on the host; W, cast, where the features are computed
+        plan = projection_memory(n_inputs, n_hidden, self.dtype, self.device)
+        on_host = self.device is None or str(self.device) == "cpu"
+        if on_host:
+            require_memory(plan, what, self.device, hint="lower n_hidden")
+        else:
+            draw, cast = plan.items()
+            require_memory(dict([draw]), what, None, hint="lower n_hidden")
+            require_memory(dict([cast]), what, self.device, hint="lower n_hidden")
         W, b = draw_projection(self.n_inputs, self.n_hidden, self.seed, self.weight_scale, self.bias)
         if self.device is None:
             self.W, self.b = W.astype(self.dtype), b.astype(self.dtype)
@@ -124,6 +157,9 @@ class RandomReLUFeatures:
         blocks computed one after another reuse one buffer.  A fresh (n, d) array is first touched
         inside the multithreaded GEMM, whose page faults made a 4,096 × 4,000 block 1.5-1.8× slower
         than the same GEMM into a reused buffer (``benchmarks/report.md``, fits against their floor)."""
+        if out is None:
+            require_features_memory(X.shape[0], self.n_hidden, self.dtype,
+                                    f"RandomReLUFeatures.transform of {X.shape[0]} rows", self.device)
         if out is not None and (self.device is not None or not isinstance(out, np.ndarray)
                                 or out.dtype != np.dtype(self.dtype) or not out.flags.c_contiguous
                                 or out.shape != (X.shape[0], self.n_hidden)):
@@ -163,6 +199,8 @@ class RandomReLUFeatures:
         n_rows = X.shape[0] if issparse(X) else len(X)
         buffer = None
         if reuse and self.device is None and n_rows:
+            require_features_memory(min(chunk_rows, n_rows), self.n_hidden, self.dtype,
+                                    "a block of features", hint="lower chunk_rows or n_hidden")
             buffer = np.empty((min(chunk_rows, n_rows), self.n_hidden), dtype=self.dtype)
         for rows in row_chunks(n_rows, chunk_rows):
             out = None if buffer is None else buffer[: rows.stop - rows.start]
@@ -174,7 +212,10 @@ class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
     X may be dense or SciPy sparse (any format; converted to CSR): the features are dense.
 
-    ``fit`` only draws ``W`` (D, d) and ``b`` (d,) from the seed (the data give D); the features
+    ``fit`` only draws ``W`` (D, d) and ``b`` (d,) from the seed (the data give D); before it, it
+    checks that W (its float64 draw and its cast) and the features of the X it is given (N × d,
+    what ``fit_transform`` returns) fit in the memory available, and ``transform`` checks its
+    output: ``MemoryError`` naming the sizes, before allocating.  The features
     equal :meth:`RandomReLUFeatures.transform` with the same seed exactly, and those of
     :class:`greenelm.ELMRegressor` / :class:`greenelm.ELMClassifier` with the same parameters, so a
     ``Pipeline`` of this transformer and a ridge without intercept is a Green-ELM.
@@ -248,6 +289,12 @@ class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
         check_choice("bias", self.bias, BIAS_DISTRIBUTIONS)
         dtype = check_dtype(self.dtype, DTYPES)
         check_device(self.device)
+        D, d, N = int(self.n_features_in_), int(self.n_hidden), X.shape[0]
+        require_memory({**projection_memory(D, d, dtype, self.device),
+                        f"H = transform(X) (N × d = {N} × {d} {dtype}), what fit_transform returns":
+                            np.dtype(dtype).itemsize * N * d},
+                       f"RandomReLUTransformer(n_hidden={d}).fit on X ({N} × {D})",
+                       hint="lower n_hidden (W is D × d, the features N × d)")
         self.seed_ = seed_from_random_state(self.random_state)
         self.features_ = RandomReLUFeatures(self.n_features_in_, self.n_hidden, self.seed_,
                                             self.weight_scale, self.bias, dtype, self.device)
@@ -262,6 +309,9 @@ class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
 
         check_is_fitted(self, "features_")
         X = validate_data(self, X, reset=False, accept_sparse="csr", dtype=(np.float64, np.float32))
+        require_features_memory(X.shape[0], self.n_hidden, self.features_.dtype,
+                                f"RandomReLUTransformer.transform of {X.shape[0]} rows",
+                                hint="transform fewer rows at a time, or lower n_hidden")
         if self.device is None:
             return self.features_.transform(X)
         out = np.empty((X.shape[0], self.n_hidden), dtype=self.features_.dtype)

@@ -45,8 +45,9 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._threads import blas_controller, blas_threads, shared_executor
-from ._validation import check_choice, check_device, check_positive_int, seed_from_random_state
-from .features import DTYPES, row_chunks
+from ._validation import (check_choice, check_device, check_positive_int, require_memory,
+                          seed_from_random_state)
+from .features import DTYPES, GUARD_FLOOR_BYTES, row_chunks
 
 #: how :class:`RandomPatchFeatures` chooses its filters (see its ``dictionary`` parameter)
 DICTIONARIES = ("sampled", "kmeans")
@@ -59,6 +60,40 @@ STRIP_BYTES = 1 << 20
 #: block): below glibc's 32 MiB ceiling for fresh mmaps (16–24 MiB ran fastest of 2–32 MiB and the
 #: whole block at K = 1,024 and 4,096)
 TORCH_CPU_Z_BYTES = 16 << 20
+
+#: why :class:`RandomPatchFeatures` fails scikit-learn's generic estimator checks
+GENERIC_CHECK_DATA = ("scikit-learn's generic checks fit on small tables (e.g. 30 × 3 values a row), "
+                      "not on rows of whole images of image_shape; fit refuses such rows as a shape "
+                      "error (ValueError naming image_shape) rather than guess an image from them")
+#: the generic checks that fit such tables (their names in scikit-learn 1.6 – 1.9): each fails on
+#: the shape error; every other generic check passes
+GENERIC_CHECKS_ON_TABLES = (
+    "check_dict_unchanged", "check_dont_overwrite_parameters",
+    "check_dtype_object", "check_estimators_dtypes", "check_estimators_fit_returns_self",
+    "check_estimators_nan_inf", "check_estimators_overwrite_params", "check_estimators_pickle",
+    "check_f_contiguous_array_estimator", "check_fit2d_1feature", "check_fit2d_1sample",
+    "check_fit2d_predict1d", "check_fit_check_is_fitted", "check_fit_idempotent",
+    "check_fit_score_takes_y", "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance", "check_n_features_in", "check_n_features_in_after_fitting",
+    "check_pipeline_consistency", "check_positive_only_tag_during_fit", "check_readonly_memmap_input",
+    "check_transformer_data_not_an_array", "check_transformer_general",
+    "check_transformer_preserve_dtypes")
+
+
+def expected_failed_checks(estimator) -> dict[str, str]:
+    """The generic scikit-learn checks ``estimator`` (a :class:`RandomPatchFeatures`) is expected to
+    fail, each with its reason: pass it as ``expected_failed_checks=`` to
+    ``sklearn.utils.estimator_checks.check_estimator`` or ``parametrize_with_checks`` (scikit-learn
+    ≥ 1.6, which replaced the ``_xfail_checks`` tag by that argument).
+
+    Only ``image_shape=(1, 1)`` with ``patch_size=1, pool=1`` (1 × 1 pixels, each table column a
+    channel) fits every table the checks use, and passes them all; any other image shape fails the checks of
+    :data:`GENERIC_CHECKS_ON_TABLES` (:data:`GENERIC_CHECK_DATA`) and passes the rest."""
+    if np.ndim(estimator.image_shape) == 1 and tuple(estimator.image_shape) == (1, 1) \
+            and estimator.patch_size == 1 and estimator.pool == 1:
+        return {}
+    return {name: GENERIC_CHECK_DATA for name in GENERIC_CHECKS_ON_TABLES}
+
 
 def _positive_number(name: str, value, allow_zero: bool = False) -> float:
     try:
@@ -107,6 +142,11 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     dtype : "float32" (default) or "float64", the features' precision
     device : None (NumPy) or a torch device
     random_state : int seed (or a Generator / RandomState, from which one seed is drawn)
+
+    Memory: ``fit`` and ``transform`` first count what they allocate (the drawn patches and their
+    copies, the dictionary and the folded projection; the features, the images' patches and the
+    pooled sums) and raise ``MemoryError`` naming the sizes when it exceeds the memory available
+    (:func:`greenelm._validation.require_memory`), before allocating.
 
     Examples
     --------
@@ -217,10 +257,43 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         patches /= np.sqrt(patches.var(axis=1, keepdims=True) + float(self.contrast_eps))
         return patches
 
+    def _fit_memory(self, channels: int) -> dict[str, int]:
+        """Bytes ``fit`` allocates (every copy counted): the drawn patches (indices, the gathered
+        patches and their float64 copies), the covariance and whitening, the dictionary's patches
+        (drawn, centred, whitened, unit-norm) and the folded projection (p²C × K, three copies)."""
+        p, K = int(self.patch_size), int(self.n_patches)
+        P = p * p * int(channels)
+        whitening = int(self.n_whitening)
+        drawn = int(self.kmeans_sample) if self.dictionary == "kmeans" else K
+        return {f"n_whitening = {whitening} patches of p²C = {P} values (indices, two copies)":
+                    whitening * (3 * 8 + 2 * 8 * P),
+                f"the covariance and whitening (p²C × p²C, four copies)": 4 * 8 * P * P,
+                f"the dictionary's {drawn} drawn patches (indices, four copies of {drawn} × {P})":
+                    drawn * (3 * 8 + 4 * 8 * P),
+                f"the filters and folded projection (n_patches × p²C = {K} × {P}, four copies)":
+                    4 * 8 * K * (P + 1)}
+
+    def _transform_memory(self, n_images: int, images_shape) -> dict[str, int]:
+        """Bytes ``transform`` of ``n_images`` images allocates: the features, the images' patches
+        (one row of p²C + 1 values per position) and the pooled sums."""
+        height, width, channels = images_shape
+        p, pool, K = int(self.patch_size), int(self.pool), int(self.n_patches)
+        positions = (height - p + 1) * (width - p + 1)
+        size = np.dtype(self.dtype).itemsize
+        return {f"the features (n × 2·K·pool² = {n_images} × {self.n_features_out} {self.dtype})":
+                    size * n_images * self.n_features_out,
+                f"the images' patches (n × {positions} positions × (p²C + 1 = {p * p * channels + 1}))":
+                    size * n_images * positions * (p * p * channels + 1),
+                "the pooled sums (pool² × 2 × n × K)": size * pool * pool * 2 * n_images * K}
+
     def fit(self, X, y=None) -> "RandomPatchFeatures":
         """Draw the whitening and the filters from the training images X (N, H·W·C); y is ignored."""
         self._check_params()
         images = self._images(X, reset=True)
+        require_memory(self._fit_memory(images.shape[3]),
+                       f"RandomPatchFeatures(n_patches={self.n_patches}, n_whitening={self.n_whitening}"
+                       + (f", kmeans_sample={self.kmeans_sample}" if self.dictionary == "kmeans" else "")
+                       + ").fit", hint="lower n_patches, n_whitening or kmeans_sample")
         p = int(self.patch_size)
         self.seed_ = seed_from_random_state(self.random_state)
         rng = np.random.default_rng(self.seed_)
@@ -292,9 +365,17 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """Features of X (n, H·W·C) → (n, 2·K·pool²) in ``dtype`` (a torch tensor on ``device``)."""
         check_is_fitted(self, "filters_")
         images = self._images(X)
+        self._check_transform_memory(images)
         if self.device is None:
             return self._transform_numpy(images)
         return self._transform_torch(images)
+
+    def _check_transform_memory(self, images) -> None:
+        plan = self._transform_memory(len(images), images.shape[1:])
+        if sum(plan.values()) >= GUARD_FLOOR_BYTES:
+            require_memory(plan, f"RandomPatchFeatures(n_patches={self.n_patches}).transform of "
+                                 f"{len(images)} images", self.device,
+                           hint="transform fewer images at a time (chunks()), or lower n_patches")
 
     def chunks(self, X, chunk_rows: int = DEFAULT_CHUNK_IMAGES) -> Iterator[tuple[slice, object]]:
         """Yield ``(rows, features[rows])`` for consecutive blocks of at most ``chunk_rows`` images."""
@@ -303,6 +384,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         images = self._images(X)
         for rows in row_chunks(len(images), chunk_rows):
             block = images[rows]
+            self._check_transform_memory(block)
             yield rows, (self._transform_numpy(block) if self.device is None else self._transform_torch(block))
 
     def _transform_numpy(self, images: np.ndarray, gemm_only: bool = False) -> np.ndarray:

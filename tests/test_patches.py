@@ -12,7 +12,7 @@ import scipy.sparse
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from greenelm import NormalEquations, RandomPatchFeatures, RidgePath
-from greenelm.patches import pool_bounds
+from greenelm.patches import expected_failed_checks, pool_bounds
 
 SHAPE = (9, 8, 3)
 
@@ -374,3 +374,41 @@ def test_kmeans_dictionary_gives_seeded_unit_centroids_that_cover_the_patches_be
     coverage = {name: (probe @ model.filters_.T).max(axis=1).mean()
                 for name, model in (("kmeans", kmeans), ("sampled", sampled))}
     assert coverage["kmeans"] > coverage["sampled"] + 0.02, coverage
+
+
+# Real image shapes: scikit-learn's generic tables are not rows of such images, so the checks that
+# fit them are expected to fail, each with its reason (patches.expected_failed_checks); the rest pass.
+IMAGE_SHAPED = [RandomPatchFeatures((8, 8, 3), n_patches=4, patch_size=3, pool=2, n_whitening=200),
+                RandomPatchFeatures((6, 5), n_patches=3, patch_size=2, pool=1, n_whitening=100, dtype="float64")]
+
+
+@parametrize_with_checks(IMAGE_SHAPED, expected_failed_checks=expected_failed_checks)
+def test_scikit_learn_checks_on_image_shapes(estimator, check):
+    check(estimator)
+
+
+@pytest.mark.parametrize("estimator", IMAGE_SHAPED, ids=["8x8x3", "6x5"])
+def test_the_expected_failures_are_exactly_the_checks_that_fail_and_say_why(estimator):
+    import warnings
+
+    from sklearn.utils.estimator_checks import check_estimator
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results = check_estimator(estimator, on_fail=None)
+    failed = {result["check_name"] for result in results if result["status"] == "failed"}
+    passed = {result["check_name"] for result in results if result["status"] == "passed"}
+    run = {result["check_name"] for result in results}
+    expected = expected_failed_checks(estimator)
+    assert failed and failed == set(expected) & run       # exactly the declared ones fail
+    assert all("not on rows of whole images of image_shape" in reason for reason in expected.values())
+    assert len(passed) >= 15                                         # the others do run, and pass
+    for result in results:                       # each fails on the shape error (or wraps it)
+        if result["status"] == "failed":
+            error, words = result["exception"], []
+            while error is not None:
+                words.append(str(error))
+                error = error.__cause__ or error.__context__
+            assert any("image_shape" in text for text in words), (result["check_name"], words[0][:200])
+    square = RandomPatchFeatures((1, 1), n_patches=3, patch_size=1, pool=1, n_whitening=50)
+    assert expected_failed_checks(square) == {}                       # 1 × 1 images pass them all
