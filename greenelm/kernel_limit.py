@@ -63,6 +63,8 @@ def _check_jitter(jitter) -> float | list[float]:
                              f"held-out rows), got {value!r}")
         return float(value)
 
+    if isinstance(jitter, np.ndarray) and jitter.ndim == 0:
+        return one(jitter.item())
     if isinstance(jitter, (list, tuple, np.ndarray)):
         if len(jitter) == 0:
             raise ValueError("jitter is an empty list: give a number, or a non-empty list of candidates "
@@ -196,13 +198,13 @@ class _KernelLimitBase(BaseEstimator):
         if fitted is not False:
             return fitted
         views = _check_views(self.views)
-        if self.n_views_given_ == 0:
+        if self._n_view_functions == 0:
             if views is not None:
                 raise ValueError(f"this model was fitted without views, but views={self.views!r} is set; "
                                  "set views=None (or fit again with the views)")
             return None
-        if views is None or len(views) != self.n_views_given_:
-            raise ValueError(f"this model was fitted with {self.n_views_given_} view function(s), which a model "
+        if views is None or len(views) != self._n_view_functions:
+            raise ValueError(f"this model was fitted with {self._n_view_functions} view function(s), which a model "
                              "file cannot hold (it holds data, never code): give them again, the same functions "
                              f"in the same order, with model.set_params(views=[...]) (got views={self.views!r})")
         return views
@@ -267,7 +269,7 @@ class _KernelLimitBase(BaseEstimator):
         self.X_fit_, self.dual_coef_, self._norms = train, coef, norms
         self.jitter_, self.mu_, self.attempts_ = float(last), float(mu), int(used)
         self.n_views_ = n_views
-        self.n_views_given_ = 0 if views is None else n_views
+        self._n_view_functions = 0 if views is None else n_views
         self._fitted_views = views
         self._fitted_params = self.get_params(deep=False)
         self.fit_seconds_ = dict(zip(["kernel", "fit"], np.diff(clock).tolist()))
@@ -322,7 +324,7 @@ class _KernelLimitBase(BaseEstimator):
         arrays = {"train_rows": self.X_fit_, "coef": np.asarray(self.dual_coef_, dtype=np.float32)}
         meta = {"format_version": persistence.KERNEL_LIMIT_FORMAT, "class": type(self).__name__,
                 "params": params, "seed": int(self.seed_), "n_features_in": int(self.n_features_in_),
-                "n_outputs": int(self.dual_coef_.shape[1]), "n_views": int(self.n_views_given_),
+                "n_outputs": int(self.dual_coef_.shape[1]), "n_views": int(self._n_view_functions),
                 "fitted": {"jitter": self.jitter_, "mu": self.mu_, "attempts": self.attempts_,
                            "validation_scores": self.validation_scores_},
                 "single_output": None, "classes": None, "feature_names": hasattr(self, "feature_names_in_")}
@@ -604,12 +606,11 @@ def read_kernel_limit(archive, path, meta: dict, headers: dict, device):
     model.X_fit_, model.dual_coef_ = np.ascontiguousarray(train), np.ascontiguousarray(coef)
     model._norms = [_augmented_norms(view) for view in model.X_fit_]
     model.seed_, model.n_features_in_, model.n_outputs_ = meta["seed"], meta["n_features_in"], k
-    model.n_views_, model.n_views_given_ = int(n_views), meta["n_views"]
+    model.n_views_, model._n_view_functions = int(n_views), meta["n_views"]
     model.jitter_, model.mu_ = float(fitted["jitter"]), float(fitted["mu"])
     model.attempts_, model.validation_scores_ = fitted["attempts"], fitted["validation_scores"]
     model._fitted_params = model.get_params(deep=False)
     if meta["n_views"]:
-        model._fitted_params["views"] = None
         warnings.warn(f"{path} holds a model fitted with {meta['n_views']} view function(s), which a model file "
                       "cannot hold: give them again, the same functions in the same order, with "
                       "model.set_params(views=[...]) before predicting", UserWarning, stacklevel=4)

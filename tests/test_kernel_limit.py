@@ -425,3 +425,12 @@ def test_progress_bars_change_nothing(capsys):
     quiet = KernelLimitClassifier(jitter=[1e-3, 1e-2], block_rows=16).fit(X, y)
     shown = KernelLimitClassifier(jitter=[1e-3, 1e-2], block_rows=16, progress=True).fit(X, y)
     np.testing.assert_array_equal(quiet.decision_function(X), shown.decision_function(X))
+
+
+def test_set_params_after_fit_changes_nothing_until_the_next_fit():
+    X, y = blobs(n=60, seed=20)
+    model = KernelLimitClassifier(jitter=np.float64(1e-2), weight_scale="he", block_rows=16).fit(X[:40], y[:40])
+    before = model.decision_function(X[40:])
+    model.set_params(weight_scale="unit", block_rows=3, views=[mirror])
+    np.testing.assert_array_equal(model.decision_function(X[40:]), before)
+    assert not np.array_equal(model.fit(X[:40], y[:40]).decision_function(X[40:]), before)
