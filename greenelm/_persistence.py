@@ -601,10 +601,12 @@ def _check_state(path, state, params: dict, d: int, k: int) -> dict:
     return {f"state_{names[0]}": ((d, d), dtype), f"state_{names[1]}": ((d, k), dtype)}
 
 
-def read_model(path, estimators: dict, device=SAVED_DEVICE):
+def read_model(path, estimators: dict, device=SAVED_DEVICE, kernel_reader=None):
     """Validate the file at ``path`` (a path or a seekable binary file object) and rebuild the
     model (without its projection); returns ``(model, projection_sha256)``.  Raises
-    :class:`ModelFileError` for a bad file."""
+    :class:`ModelFileError` for a bad file. ``kernel_reader(archive, path, meta, headers, device)``
+    reads a file of one of :data:`KERNEL_LIMIT_CLASSES` (returned with ``None``; the caller passes
+    :func:`greenelm.kernel_limit.read_kernel_limit`, so this module imports no estimator)."""
     source = path
     if _is_file_object(source, "r"):
         path = getattr(source, "name", None) or f"<{type(source).__name__}>"
@@ -614,13 +616,13 @@ def read_model(path, estimators: dict, device=SAVED_DEVICE):
         raise ModelFileError(path, "file", f"not an .npz archive (a zip of .npy arrays): {error}") \
             from error
     with archive:
-        model, meta = _read_archive(archive, path, estimators, device)
+        model, meta = _read_archive(archive, path, estimators, device, kernel_reader)
     if meta is None:         # a kernel-limit model, read whole: no projection to rebuild
         return model, None
     return _place(model, meta, path, device)
 
 
-def _read_archive(archive: zipfile.ZipFile, path, estimators: dict, device=SAVED_DEVICE):
+def _read_archive(archive: zipfile.ZipFile, path, estimators: dict, device=SAVED_DEVICE, kernel_reader=None):
     headers = _npy_headers(archive, path)
     if "meta" not in headers:
         raise ModelFileError(path, "meta", "missing: not a greenelm model file")
@@ -637,9 +639,8 @@ def _read_archive(archive: zipfile.ZipFile, path, estimators: dict, device=SAVED
     if "format_version" not in meta:
         raise ModelFileError(path, "meta", "missing key(s) 'format_version': not a greenelm model file")
     version = meta["format_version"]
-    if isinstance(meta.get("class"), str) and meta["class"] in KERNEL_LIMIT_CLASSES:
-        from .kernel_limit import read_kernel_limit     # checks its format_version itself
-        return read_kernel_limit(archive, path, meta, headers, device), None
+    if isinstance(meta.get("class"), str) and meta["class"] in KERNEL_LIMIT_CLASSES and kernel_reader is not None:
+        return kernel_reader(archive, path, meta, headers, device), None     # checks its format_version itself
     if not _is_int(version) or version not in READABLE_VERSIONS:
         raise ModelFileError(path, "format_version", f"{version!r} is not a format this greenelm "
                                                      f"reads ({', '.join(map(str, READABLE_VERSIONS))}; "

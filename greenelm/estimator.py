@@ -743,7 +743,9 @@ def load_model(path, device=SAVED_DEVICE):
     True
     """
     estimators = {cls.__name__: cls for cls in (ELMClassifier, ELMRegressor, ELMClassifierCV, ELMRegressorCV)}
-    model, expected = read_model(path, estimators, device)
+    from .kernel_limit import read_kernel_limit
+
+    model, expected = read_model(path, estimators, device, kernel_reader=read_kernel_limit)
     if expected is None:      # a greenelm.kernel_limit model: no projection (read and checked whole)
         return model
     model._snapshot_params()
