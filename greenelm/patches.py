@@ -143,6 +143,8 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     device : None (NumPy) or a torch device
     random_state : int seed (or a Generator / RandomState, from which one seed is drawn)
 
+    Notes
+    -----
     Memory: ``fit`` and ``transform`` first count what they allocate (the drawn patches and their
     copies, the dictionary and the folded projection; the features, the images' patches and the
     pooled sums) and raise ``MemoryError`` naming the sizes when it exceeds the memory available

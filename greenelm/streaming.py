@@ -198,6 +198,8 @@ class StreamingRidge:
         updates, each reading and writing all of P, into few compute-bound ones.
         ``ELMClassifier(partial_fit_method="rls")`` uses it.
 
+    Notes
+    -----
     Thread-safe: updates and reads run one at a time under the object's lock (see
     :mod:`greenelm.streaming`); an update from one thread waits for a read in another.
 
