@@ -61,8 +61,7 @@ RULES = {
                       "(p < 0.05); differs, within margin when TOST does but the interval misses the "
                       "paper's value; inconclusive when the interval holds the paper's value but "
                       "equivalence is not shown; differs, beyond margin when a one-sided t-test puts "
-                      "our mean outside the margin; differs, margin undecided otherwise (the ladder: "
-                      ":data:`LADDER`)",
+                      "our mean outside the margin; differs, margin undecided otherwise",
     "difference_vs_paper": "as value_vs_paper (the same ladder), for a difference of two independently "
                            "measured quantities (Welch's prediction interval, TOST and margin test)",
     "same_machine_ratio": "two timings from one run here: holds when the 95 % CI of their ratio "
@@ -110,8 +109,8 @@ THRESHOLDS = (
                  "of each point; a frozen head no more than 1 point below the SGD head",
      "the widest gap the paper itself calls parity (CIFAR-10 raw pixels, 51 % against 52 %)"),
     ("±0.5 point, ±0.25 bit, ±10 % (relative)", "a number against the paper's (value and difference tests)",
-     "the practical margins of PRACTICAL_MARGINS, fixed before any result: a printed decimal plus the "
-     "seed spread the paper does not report"),
+     "the practical margins, fixed per unit before any result: a printed decimal plus the seed "
+     "spread the paper does not report"),
     ("> 10 points", "a frozen backbone is effective (lift over raw pixels); catastrophic forgetting",
      "twenty times the seed-to-seed spread of an accuracy here (≤ 0.5 point): a change no spread or "
      "setting detail can make"),
