@@ -269,7 +269,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         drawn = int(self.kmeans_sample) if self.dictionary == "kmeans" else K
         return {f"n_whitening = {whitening} patches of p²C = {P} values (indices, two copies)":
                     whitening * (3 * 8 + 2 * 8 * P),
-                f"the covariance and whitening (p²C × p²C, four copies)": 4 * 8 * P * P,
+                "the covariance and whitening (p²C × p²C, four copies)": 4 * 8 * P * P,
                 f"the dictionary's {drawn} drawn patches (indices, four copies of {drawn} × {P})":
                     drawn * (3 * 8 + 4 * 8 * P),
                 f"the filters and folded projection (n_patches × p²C = {K} × {P}, four copies)":
