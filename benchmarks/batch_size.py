@@ -3,7 +3,7 @@
 Run from the repository root, alone on the machine (every ratio is measured in one run, each timed
 fit in a fresh process, the repeats interleaved)::
 
-    python -m benchmarks.batch_size                 # writes benchmarks/batch_size.{json,md} (~15 min)
+    python -m benchmarks.batch_size                 # writes benchmarks/reports/batch_size.{json,md} (~15 min)
     python -m benchmarks.batch_size --quick --out /tmp/batch   # small sizes, a minute
 
 Three tables:
@@ -228,7 +228,7 @@ def readout_rows(n_patches: int, subset, loo_rows: int, device, alphas=None) -> 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes: checks the harness, measures nothing")
-    parser.add_argument("--out", default="benchmarks/batch_size")
+    parser.add_argument("--out", default="benchmarks/reports/batch_size")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--readout-patches", type=int, default=1024, help="K of the image readout")
     parser.add_argument("--readout-only", action="store_true", help="only the image readout table")

@@ -4,6 +4,7 @@ choice and the final fit (``greenelm.kernels.held_out_kernel_ridge_predict``).
 Run from the repository root, alone on the machine::
 
     OMP_WAIT_POLICY=PASSIVE python -m benchmarks.held_out_limit     # CIFAR-10, K = 1,024 pooled 3 x 3, mirror images
+                                                                    # writes benchmarks/reports/held_out_limit.{json,md}
     python -m benchmarks.held_out_limit --subset 600 --n-patches 8 --out /tmp/quick
 
 This is the frontier chapter's held-out limit (``fit_ridge_limits``, through
@@ -91,7 +92,7 @@ def main(argv=None) -> None:
     parser.add_argument("--views", nargs="*", default=["flip"])
     parser.add_argument("--jitters", type=float, nargs="+", default=[1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1])
     parser.add_argument("--held-out", type=int, nargs=2, default=[20000, 10000], metavar=("N_FIT", "N_VALIDATION"))
-    parser.add_argument("--out", default="benchmarks/held_out_limit")
+    parser.add_argument("--out", default="benchmarks/reports/held_out_limit")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     run = measure(args.dataset, args.n_patches, args.pool, args.seed, args.subset, tuple(args.views), args.jitters,

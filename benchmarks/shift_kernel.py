@@ -4,6 +4,7 @@ against a symmetrised kernel over relative shifts, on a subset.
 Run from the repository root, alone on the machine::
 
     OMP_WAIT_POLICY=PASSIVE python -m benchmarks.shift_kernel      # MNIST, 10,000 training images, K = 256 pooled 3 x 3
+                                                                    # writes benchmarks/reports/shift_kernel.{json,md}
     python -m benchmarks.shift_kernel --subset 500 --n-patches 8 --out /tmp/quick
 
 The frontier chapter's stacked limit on MNIST (the arc-cosine kernel, He scale, on standardised
@@ -212,7 +213,7 @@ def main(argv=None) -> None:
     parser.add_argument("--kernels", nargs="+", choices=KERNELS, default=list(KERNELS))
     parser.add_argument("--no-eigenvalue", dest="eigenvalue", action="store_false",
                         help="skip the smallest eigenvalue (an O(n³) reduction per kernel)")
-    parser.add_argument("--out", default="benchmarks/shift_kernel")
+    parser.add_argument("--out", default="benchmarks/reports/shift_kernel")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     run = measure(args.n_patches, args.pool, args.seed, args.subset, args.jitters, args.kernels, args.eigenvalue)

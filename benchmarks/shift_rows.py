@@ -6,6 +6,7 @@ and its four one-pixel shifts (five rows per image folded into the same d × d s
 Run from the repository root, alone on the machine::
 
     OMP_WAIT_POLICY=PASSIVE python -m benchmarks.shift_rows                 # MNIST, 20,000 images, d = 8,000
+                                                                             # writes benchmarks/reports/shift_rows.{json,md}
     python -m benchmarks.shift_rows --subset 300 --widths 50 --n-patches 4 --out /tmp/quick
 
 ``benchmarks/shift_kernel`` averages the shifts into the stacked limit's kernel, at V² = 25 kernel
@@ -87,7 +88,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_patch_arguments(parser, n_patches=256, subset=20000)
     parser.add_argument("--widths", type=int, nargs="+", default=[8000])
-    parser.add_argument("--out", default="benchmarks/shift_rows")
+    parser.add_argument("--out", default="benchmarks/reports/shift_rows")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     run = measure(args.n_patches, args.pool, args.seed, args.subset, args.widths)
