@@ -25,7 +25,7 @@ import os
 import time
 from pathlib import Path
 
-from .patches import add_patch_arguments, provenance, write_report
+from .patches import TEST_IMAGES_NOTE, add_patch_arguments, provenance, write_report
 
 
 def measure(dataset: str, n_patches: int, pool: int, seed: int, subset, views, jitters, n_fit: int,
@@ -65,7 +65,7 @@ def markdown(report: dict) -> str:
                        for j, a in zip(run["jitters"], run["validation_accuracy"]))
     s = run["seconds"]
     lines = ["# The stacked limit with μ chosen on held-out rows, in one computation", "",
-             f"{report['machine']}, {report['date']}; `{report['command']}`.", "",
+             f"{report['machine']}, {report['date']}; `{report['command']}`.", "", TEST_IMAGES_NOTE, "",
              f"{run['dataset']}, K = {run['n_patches']} pooled {run['pool']} × {run['pool']} ({run['n_features']} "
              f"inputs), views {', '.join(run['views'])}, seed {run['seed']}: the arc-cosine kernel (He scale) averaged "
              f"over the views, one {run['n_train']} × {run['n_train']} float32 kernel; the ridge chosen on "

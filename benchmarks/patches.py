@@ -275,6 +275,13 @@ def add_patch_arguments(parser: argparse.ArgumentParser, n_patches: int, subset:
     parser.add_argument("--subset", type=int, default=subset)
 
 
+#: the line a report that scores variants on the test images carries under its command (issue 49:
+#: a number read from the test labels while comparing variants is exploration, not a result)
+TEST_IMAGES_NOTE = ("**Exploration, not a result:** the test accuracies here score a configuration among variants "
+                    "compared on the test images, so no page may quote them (`benchmarks/reports/README.md`); "
+                    "a re-run on validation rows replaces them.")
+
+
 def provenance(module: str, argv=None) -> dict:
     """The machine, the UTC date and the command line (``python -m <module> ...``) of a report."""
     from greenelm_book.bench import cpu_model

@@ -40,7 +40,7 @@ import time
 
 import numpy as np
 
-from .patches import add_patch_arguments, provenance, write_report
+from .patches import TEST_IMAGES_NOTE, add_patch_arguments, provenance, write_report
 
 #: the views of ``greenelm_book.frontier.augmented(images, "shift")`` after the identity, in its order
 SHIFTS = ("down", "up", "right", "left")
@@ -164,7 +164,7 @@ def markdown(report: dict) -> str:
     m = report["measure"]
     jitters = m["jitters"]
     lines = ["# One-pixel shifts in the stacked limit's kernel", "",
-             f"{report['machine']}, {report['date']}; `{report['command']}`.", "",
+             f"{report['machine']}, {report['date']}; `{report['command']}`.", "", TEST_IMAGES_NOTE, "",
              f"MNIST, the first {m['n_train']:,} training and {m['n_test']:,} test images, K = {m['n_patches']} "
              f"pooled {m['pool']} × {m['pool']} ({m['n_features']:,} inputs), seed {m['seed']}; features of the "
              f"images and their four one-pixel shifts in {m['feature_seconds']:.0f} s. Test accuracy (%) at each "

@@ -23,7 +23,7 @@ import time
 
 import numpy as np
 
-from .patches import add_patch_arguments, provenance, write_report
+from .patches import TEST_IMAGES_NOTE, add_patch_arguments, provenance, write_report
 
 
 def measure(n_patches: int, pool: int, seed: int, subset: int, widths) -> dict:
@@ -55,7 +55,7 @@ def markdown(report: dict) -> str:
 
     m = report["measure"]
     lines = ["# One-pixel shifts as extra rows of the stacked map", "",
-             f"{report['machine']}, {report['date']}; `{report['command']}`.", "",
+             f"{report['machine']}, {report['date']}; `{report['command']}`.", "", TEST_IMAGES_NOTE, "",
              f"MNIST, the first {m['n_train']:,} training and {m['n_test']:,} test images, K = {m['n_patches']} "
              f"pooled {m['pool']} × {m['pool']} ({m['n_features']:,} inputs), seed {m['seed']}; features of the "
              f"images and their four one-pixel shifts in {m['feature_seconds']:.0f} s. The stacked map (He-scaled "

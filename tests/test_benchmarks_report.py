@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from benchmarks import run
+from benchmarks.patches import TEST_IMAGES_NOTE
 
 
 def _entry(result, ok=True):
@@ -161,6 +162,7 @@ def test_held_out_limit_reports_the_chapter_s_computation_and_each_part(tmp_path
     assert (chapter["validation"], chapter["jitter"], chapter["accuracy"]) == (curve, run_["jitter"], run_["accuracy"])
     text = (tmp_path / "limit.md").read_text()
     assert "| one computation (this run) |" in text and f"chosen {run_['jitter']:g}" in text
+    assert TEST_IMAGES_NOTE in text                          # exploration on the test images, said so
 
 
 def test_arccos_kernel_times_both_transforms_of_one_block_and_reports_their_ratios(tmp_path):
@@ -198,6 +200,7 @@ def test_shift_rows_pairs_each_shift_with_its_label_and_reports_each_fit():
          "fit_seconds": 40.0}]}}
     assert ("At d = 8,000 the shifts as rows move the test accuracy from 99.00 % to 99.20 % (+0.20 points, 20 % "
             "fewer errors) for 4.0× the fit's seconds.") in shift_rows.markdown(report)
+    assert TEST_IMAGES_NOTE in shift_rows.markdown(report)
 
 
 def test_shift_kernel_terms_and_report(tmp_path):
@@ -246,6 +249,7 @@ def test_shift_kernel_terms_and_report(tmp_path):
     text = (tmp_path / "shift.md").read_text()
     assert text.count("\n| ") == 2 + len(shift_kernel.KERNELS) and "| average | 25 / 25 |" in text
     assert "| test-shifts | 1 / 5 |" in text and "The second layer's limit moves" in text
+    assert TEST_IMAGES_NOTE in text
     runs = {run_["kernel"]: run_ for run_ in report["runs"]}
     errors = [100 - max(a for a in runs[name]["accuracy"] if a is not None) for name in ("identity", "average")]
     assert f"the test error goes from {errors[0]:.2f} % to {errors[1]:.2f} %" in text
