@@ -71,7 +71,7 @@ def sum_block_rows(n_hidden: int, dtype: str = "float64") -> int:
     the sums reads and writes all d² entries of the Gram (float32 blocks: three such passes), for
     n·d² multiply-adds of ``syrk``: with fewer than a few hundred rows a block is memory-bound, and
     8-row blocks ran 33× slower than one block at d = 8,192 on this project's 2-core machine.
-    At these sizes ``syrk`` is within 10 % of its large-block rate (``benchmarks/batch_size.md``).
+    At these sizes ``syrk`` is within 10 % of its large-block rate (``benchmarks/reports/batch_size.md``).
 
     Examples
     --------
