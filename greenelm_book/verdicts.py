@@ -36,7 +36,8 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDE
            "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
            "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
            "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
-           "flatter_than_anchor", "margin_label", "LADDER", "THRESHOLDS"]
+           "flatter_than_anchor", "margin_label", "LADDER", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
+           "gain_label", "gain_over"]
 
 #: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
 TEST_LEVEL = 0.05
@@ -86,6 +87,10 @@ RULES = {
     "reaches_reference": "holds when our value reaches the reference on every dataset (partly: on some)",
     "flatter_than_anchor": "holds when every other dataset's mean slope is positive and below the "
                            "anchor's (partly: for some)",
+    "gain_over": "a gain of variant B over variant A, from n ≥ 3 seeds that each ran both (paired): "
+                 "gain (holds) when the mean paired difference B − A exceeds twice the sd of the paired "
+                 "differences (and the floor, e.g. one test image); loss (does not hold) when it lies "
+                 "below minus that; otherwise no gain shown (inconclusive)",
 }
 #: the ladder of labels for a number against the paper's, strongest first: each label implies at
 #: least what the ones below it imply ((label, what it requires), shown on the intro page)
@@ -494,3 +499,64 @@ def flatter_than_anchor(slopes: dict, anchor: str) -> Verdict:
                         ", ".join(f"{dataset_name(n)} {means[n]:.2f}" for n in means) + " (mean slopes)",
                         f"every dataset's mean slope positive and below {dataset_name(anchor)}'s")
 
+
+
+#: the words of :func:`gain_over`'s outcome, and the verdict label each gives the claim "B gains over A"
+GAIN_LABELS = {"gain": "holds", "no gain shown": "inconclusive", "loss": "does not hold"}
+#: seeds :func:`gain_over` needs (each running both variants): an sd of the differences needs 2, and
+#: with 2 a difference of sd 0 would pass on one coincidence
+MIN_GAIN_RUNS = 3
+
+
+def _paired(a, b) -> np.ndarray:
+    a, b = _runs(a), _runs(b)
+    if a.shape != b.shape:
+        raise ValueError(f"a paired comparison needs one value per seed on each side, got {a.size} and {b.size}")
+    return b - a
+
+
+def gain_label(a, b, floor: float = 0.0, min_runs: int = MIN_GAIN_RUNS) -> str:
+    """``"gain"``, ``"no gain shown"`` or ``"loss"`` of B over A (:data:`RULES` ``["gain_over"]``).
+
+    ``a``, ``b``: per-seed values (n,) of the two variants, the same seeds in the same order. With
+    d = b − a, a gain when mean(d) > max(2·sd(d), ``floor``) (sd with ddof 1), a loss when
+    mean(d) < −max(2·sd(d), ``floor``), else no gain shown (also with fewer than ``min_runs`` seeds).
+
+    Why this rule and not a paired t-test: a claimed gain must exceed the seeds' spread of the
+    difference itself, not only be unlikely to be zero: the t-test's bar, t·sd/√n, falls with more
+    seeds while the spread does not (at n = 3 and the book's :data:`TEST_LEVEL`, one-sided, it is
+    1.69 sd; this rule asks 2 sd at every n, the book's "2 standard deviations" of a separated mean).
+    Pairing by seed (the same split and dictionary draws for both variants) removes the part of the
+    spread the variants share. ``floor`` keeps a difference the measurement cannot resolve (one test
+    image: 100 / M points) from being a gain when the differences happen to agree exactly."""
+    if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not math.isfinite(floor) or floor < 0:
+        raise ValueError(f"floor must be a finite number >= 0, got {floor!r}")
+    d = _paired(a, b)
+    if d.size < max(int(min_runs), 2):
+        return "no gain shown"
+    bar = max(2 * float(d.std(ddof=1)), float(floor))
+    mean = float(d.mean())
+    if mean > bar:
+        return "gain"
+    if mean < -bar:
+        return "loss"
+    return "no gain shown"
+
+
+def gain_over(a, b, names: tuple[str, str] = ("A", "B"), floor: float = 0.0, unit: str = "points",
+              digits: int = 2, min_runs: int = MIN_GAIN_RUNS) -> Verdict:
+    """The claim "B gains over A" judged by :func:`gain_label` on per-seed values ``a``, ``b`` (n,):
+    holds (gain), does not hold (loss) or inconclusive (no gain shown, or fewer than ``min_runs``
+    seeds); ``ours`` starts with the outcome's words."""
+    word = gain_label(a, b, floor, min_runs)
+    d = _paired(a, b)
+    spread = f" ± {float(d.std(ddof=1)):.{digits}f}" if d.size > 1 else ""
+    ours = (f"{word}: {names[1]} − {names[0]} = {float(d.mean()):+.{digits}f}{spread}"
+            f"{_unit_text(unit if unit != '%' else 'points')} (paired, n = {d.size})")
+    if d.size < max(int(min_runs), 2):
+        return Verdict("inconclusive", ours, f"the rule needs {max(int(min_runs), 2)} seeds, each running both")
+    bar = max(2 * float(d.std(ddof=1)), float(floor))
+    where = "within" if word == "no gain shown" else "beyond"
+    floor_text = f", at least the floor {floor:g}" if floor else ""
+    return Verdict(GAIN_LABELS[word], ours, f"the mean paired difference {_signed(float(d.mean()), unit, digits)} lies "
+                                            f"{where} ±{bar:.{digits}f} (2 sd of the paired differences{floor_text})")
