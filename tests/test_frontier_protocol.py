@@ -280,3 +280,36 @@ def test_the_gain_verdict_labels_and_rule():
     assert V.gain_over([99.0, 99.1], [99.5, 99.6]).label == "inconclusive"
     assert set(V.GAIN_LABELS) == {"gain", "no gain shown", "loss"}
     assert "gain_over" in V.TESTS and "twice the sd of the paired differences" in V.RULES["gain_over"]
+
+
+MNIST_PROTOCOL = """
+seeds: [0, 1, 2]
+datasets:
+  mnist:
+    validation_size: 200
+    defaults: {patch_size: 5, pool: 2, n_whitening: 2000, n_patches: 16}
+    grid:
+      - {variant: [limit], ridge: [[1.0e-4, 1.0e-2]]}
+      - {variant: [readout], ridge: [[1.0e-2, 1.0, 100.0]]}
+    fixed:
+      - {model: paper-map-limit, input: pixels}
+"""
+
+
+def test_the_protocol_on_a_thousand_mnist_images_from_its_parameters_file(tmp_path):
+    from greenelm.data import DataNotFoundError
+
+    params = tmp_path / "protocol.yml"
+    params.write_text(MNIST_PROTOCOL, encoding="utf-8")
+    try:
+        summary = fp.run_dataset("mnist", params=params, subset=1000, seeds=[0])
+    except DataNotFoundError as error:
+        pytest.skip(f"MNIST is not here ({error}); set GREENELM_DATA")
+    (run,) = summary["runs"]
+    assert json.loads(json.dumps(summary)) == summary
+    assert (run["n_train"], run["n_fit"], run["n_validation"], run["n_test"]) == (1000, 800, 200, 1000)
+    validation = [r["validation_accuracy"] for r in run["grid"]]
+    assert run["validation_accuracy"] == max(validation) and run["test_accuracy"] > 85
+    (read,) = summary["gate"]["reads"]
+    assert (read["kind"], read["seed"], read["configuration"]) == ("pick", 0, run["pick"])
+    assert summary["gate"]["fixed"] == {"mnist": [{"model": "paper-map-limit", "input": "pixels"}]}
