@@ -1,0 +1,108 @@
+"""benchmarks/headline_ratios.py: both sides interleaved in one process, the report's fields, the verdict
+by the book's rule on the recorded pairs. Tiny sizes only; nothing here asserts on speed."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks import headline_ratios as hr
+from greenelm_book.verdicts import ratio_across_machines
+
+
+def _have(name: str) -> bool:
+    from greenelm.data import load_dataset
+
+    try:
+        load_dataset(name, subset=10)
+    except Exception:
+        return False
+    return True
+
+
+needs_mnist = pytest.mark.skipif(not _have("mnist"), reason="MNIST is not available (GREENELM_DATA)")
+
+FIELDS = {"claim", "paper_ratio", "paper_text", "numerator", "denominator", "data", "name", "started_at",
+          "finished_at", "pid", "shape", "threads", "calls", "pairs", "ratios", "verdict"}
+
+
+def test_interleave_warms_up_each_side_once_then_alternates():
+    log = []
+    out = hr.interleave(lambda i: log.append(("a", i)) or 2.0, lambda i: log.append(("b", i)) or 0.5, 6,
+                        clock=lambda: "2026-01-01T00:00:00+00:00")
+    assert log == [("a", -1), ("b", -1)] + [(s, i) for i in range(6) for s in ("a", "b")]
+    assert out["calls"] == [[i, s] for s, i in log]
+    assert [p["pair"] for p in out["pairs"]] == list(range(6))
+    assert all(p["ratio"] == 4.0 and p["computed_at"].startswith("2026") for p in out["pairs"])
+    assert len({p["pid"] for p in out["pairs"]}) == 1
+
+
+def test_interleave_rejects_no_pairs_and_non_positive_times():
+    with pytest.raises(ValueError, match="pairs"):
+        hr.interleave(lambda i: 1.0, lambda i: 1.0, 0)
+    with pytest.raises(ValueError, match="positive"):
+        hr.interleave(lambda i: 1.0, lambda i: 0.0, 5)
+
+
+def _pairs(ratios, pids=None):
+    pids = pids or [1] * len(ratios)
+    return {"pairs": [{"pair": i, "a_seconds": r, "b_seconds": 1.0, "ratio": r, "computed_at": "t", "pid": p}
+                      for i, (r, p) in enumerate(zip(ratios, pids))]}
+
+
+def test_fewer_than_five_pairs_is_inconclusive_and_two_processes_are_not_judged():
+    name = "table4_pinv_over_lu_mnist_d2000"
+    assert hr.judge(name, _pairs([12.0, 13.0, 12.5, 12.8]), quiet=True)["label"] == "inconclusive"
+    assert hr.judge(name, _pairs([12.0, 13.0, 12.5, 12.8, 12.6]), quiet=True)["label"] == "reproduced"
+    assert hr.judge(name, _pairs([12.0, 13.0, 12.5, 12.8, 12.6]), quiet=False)["label"] == "inconclusive"
+    split = hr.judge(name, _pairs([12.0, 13.0, 12.5, 12.8, 12.6], pids=[1, 1, 1, 2, 2]), quiet=True)
+    assert split["label"] == "not comparable" and split["same_run"] is False
+
+
+def test_refuses_a_busy_machine_unless_small_or_allowed(monkeypatch, tmp_path):
+    monkeypatch.setattr(hr, "load_average", lambda: [3.0, 3.0, 3.0])
+    with pytest.raises(SystemExit, match="load average"):
+        hr.run(["table4_pinv_over_lu_mnist_d2000"], 5, small=False, out_dir=tmp_path)
+    assert not (tmp_path / "headline_ratios.json").exists()
+
+
+def test_list_names_every_ratio_with_an_estimate(capsys):
+    assert hr.main(["--list"]) == 0
+    out = capsys.readouterr().out
+    for name, ratio in hr.RATIOS.items():
+        assert name in out and ratio.claim in out
+    assert not hr.RATIOS["conv_total_over_sgd_cnn"].default
+    assert all(est["total"] is None or est["total"] > 0 for est in (hr.estimate_seconds(n, 5) for n in hr.RATIOS))
+
+
+@needs_mnist
+def test_small_run_interleaves_in_one_process_and_records_the_verdict(tmp_path):
+    names = ["table4_pinv_over_lu_mnist_d2000", "sgd_mlp_over_pinv_mnist"]
+    hr.main(["--small", "--pairs", "5", "--only", *names, "--out-dir", str(tmp_path)])
+    report = json.loads((tmp_path / "headline_ratios.json").read_text())
+    assert {"command", "started_at", "finished_at", "quiet", "settings", "ratios"} <= set(report)
+    settings = report["settings"]
+    assert settings["small"] and settings["pairs"] == 5 and settings["isolated"]
+    assert len(settings["load_before"]) == 3 and len(settings["load_after"]) == 3
+    assert {"cpu", "cores"} <= set(settings["machine"])
+    assert list(report["ratios"]) == names
+    for name, entry in report["ratios"].items():
+        assert FIELDS <= set(entry), FIELDS - set(entry)
+        assert entry["pid"] != __import__("os").getpid()                    # a process of its own
+        assert entry["calls"] == [[-1, "a"], [-1, "b"]] + [[i, s] for i in range(5) for s in ("a", "b")]
+        assert len(entry["pairs"]) >= 5 and {p["pid"] for p in entry["pairs"]} == {entry["pid"]}
+        for p in entry["pairs"]:
+            assert p["ratio"] == pytest.approx(p["a_seconds"] / p["b_seconds"])
+            assert entry["started_at"] <= p["computed_at"] <= entry["finished_at"]
+        assert entry["ratios"] == [p["ratio"] for p in entry["pairs"]]
+        assert set(entry["threads"]["env"]) == set(hr.THREAD_ENV) and entry["threads"]["blas"]
+        expected = ratio_across_machines(hr.RATIOS[name].paper_ratio, entry["ratios"], quiet=report["quiet"],
+                                         same_run=True)
+        assert (entry["verdict"]["label"], entry["verdict"]["ours"], entry["verdict"]["detail"]) == \
+            (expected.label, expected.ours, expected.detail)
+        assert entry["verdict"]["same_run"] is True and entry["verdict"]["quiet"] == report["quiet"]
+    assert "torch_threads" in report["ratios"]["sgd_mlp_over_pinv_mnist"]["threads"]
+    md = (tmp_path / "headline_ratios.md").read_text()
+    for name, entry in report["ratios"].items():
+        assert name in md and entry["verdict"]["label"] in md
