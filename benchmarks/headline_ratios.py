@@ -373,7 +373,8 @@ def run(names, pairs: int, small: bool, out_dir: Path, allow_busy: bool = False,
         print(f"{name}: {pairs} pairs{' (small)' if small else ''} ...", file=sys.stderr, flush=True)
         if isolated:
             got = run_isolated("benchmarks.headline_ratios:measure_ratio",
-                               {"name": name, "pairs": pairs, "small": small}, cwd=str(ROOT))
+                               {"name": name, "pairs": pairs, "small": small}, cwd=str(ROOT),
+                               env={"OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")})  # as the chapters
             measured = got["result"] if got["ok"] else None
             entry["peak_rss_bytes"] = got["peak_rss_bytes"]
             if not got["ok"]:
