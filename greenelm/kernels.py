@@ -561,19 +561,8 @@ def held_out_kernel_ridge_predict(train_views, Y, test_views, jitters, fit_rows,
     clock = [time.perf_counter()]
     kernel = _averaged_kernel(train_views, norms, block_rows, progress)
     clock.append(time.perf_counter())
-    coefs, validation_mu = [], []
-    for jitter in jitters:     # the block taken anew for each: one n_fit² copy at a time
-        # sorted fit rows: the block's lower triangle is read from the kernel's lower triangle
-        (coef,), (mu,) = _ridge_coefficients(kernel[np.ix_(fit_rows, fit_rows)], Y[fit_rows], [jitter],
-                                             cholesky_block, progress)
-        coefs.append(coef)
-        validation_mu.append(mu)
-    if all(coef is None for coef in coefs):
-        raise np.linalg.LinAlgError(f"no jitter of {jitters} factorised the kernel of the {len(fit_rows)} fitted rows")
-    predicted = _scores_per_coefficient(coefs, len(validation_rows), block_rows,
-                                        lambda rows: _symmetric_take(kernel, validation_rows[rows], fit_rows))
-    validation = [None if scores is None else float(score(scores, Y[validation_rows])) for scores in predicted]
-    chosen = max((value, jitter) for value, jitter in zip(validation, jitters) if value is not None)[1]
+    chosen, validation, validation_mu = held_out_choice(kernel, Y, jitters, fit_rows, validation_rows, score,
+                                                        block_rows, cholesky_block, progress)
     clock.append(time.perf_counter())
     (coef,), (mu,) = _ridge_coefficients(kernel, Y, [chosen], cholesky_block, progress)
     del kernel
@@ -606,9 +595,7 @@ def held_out_choice(kernel: np.ndarray, Y, jitters, fit_rows, validation_rows,
     (disjoint index arrays into the N rows); ``score(scores (n_v, k), Y[validation_rows])`` (higher is
     better) picks the jitter, a tie going to the larger one. Returns (the chosen jitter, the score per
     jitter (None where the block did not factorise), μ per jitter); raises ``LinAlgError`` when no
-    jitter factorised the block. (The same steps as :func:`held_out_kernel_ridge_predict`'s, which
-    keeps its own lines until the book's results that reach it are next recomputed: their cache keys
-    follow its code.)
+    jitter factorised the block (:func:`held_out_kernel_ridge_predict` chooses by it).
     """
     jitters = _checked_jitters(jitters)
     if not isinstance(kernel, np.ndarray) or kernel.ndim != 2 or kernel.shape[0] != kernel.shape[1]:
