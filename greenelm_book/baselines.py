@@ -550,16 +550,27 @@ def answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_wide, elm_sec,
     from .report import Verdict, judge_qualitative
 
     claims = _claims()
+    from .bench import record_quiet_ratio
     from .rejudge import scorecard_verdict
 
     speedup = judge_between(claims["speedup_vs_sgd_mnist_d2000"].value, mnist_sec.values, elm_sec.values,
                             "ratio", unit="×", min_runs=(5, 3))
     # a ratio measured against another machine's: the scorecard's test (direction and order of magnitude)
-    speedup = scorecard_verdict("speedup_vs_sgd_mnist_d2000", speedup, [mnist_sec.key, elm_sec.key],
-                                {mnist_sec.key: mnist_sec, elm_sec.key: elm_sec})
-    store.answer("speedup_vs_sgd_mnist_d2000", speedup, keys=[mnist_sec.key, elm_sec.key],
-                 note=f"our 784-64-10 MLP's 10-epoch training time over Green-ELM's fit time (pinv, d = "
-                      f"{speedup_width}, W ~ N(0, 1)), both on this machine and on data in memory")
+    # the benchmark times the paper's setting: all 60,000 images, d = 2000
+    quiet = (record_quiet_ratio(store, "sgd_mlp_over_pinv_mnist",
+                                f"mnist/sgd-mlp-over-green-elm/unit/pinv/d={speedup_width}/quiet-time-ratio")
+             if speedup_width == 2000 and elm_sec.setting.get("n_train") == 60_000 else None)
+    if quiet is None:          # the chapter's own timings, from separate runs: shown, not judged
+        keys, note = [mnist_sec.key, elm_sec.key], (
+            f"our 784-64-10 MLP's 10-epoch training time over Green-ELM's fit time (pinv, d = {speedup_width}, "
+            "W ~ N(0, 1)), timed in separate runs on this machine")
+    else:                      # both sides timed in one quiet process, interleaved, pair by pair
+        keys, note = [quiet.key], (
+            f"our 784-64-10 MLP's 10-epoch training time over Green-ELM's fit time (pinv, d = {speedup_width}), "
+            f"both timed in one quiet process, interleaved, {quiet.n} pairs (benchmarks/headline_ratios)")
+    speedup = scorecard_verdict("speedup_vs_sgd_mnist_d2000", speedup, keys, {**store.results,
+                                mnist_sec.key: mnist_sec, elm_sec.key: elm_sec})
+    store.answer("speedup_vs_sgd_mnist_d2000", speedup, keys=keys, note=note)
     wide_gap = judge_between(claims["mnist_d4000_beats_sgd_by_1_26"].value, elm_wide.values, mnist_acc.values,
                              "difference", unit="points")
     store.answer("mnist_d4000_beats_sgd_by_1_26", wide_gap, keys=[elm_wide.key, mnist_acc.key],

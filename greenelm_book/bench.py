@@ -477,3 +477,47 @@ def _main(argv: Sequence[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(_main(sys.argv[1:]))
+
+
+#: the headline ratios timed in one quiet process each (``python -m benchmarks.headline_ratios``)
+HEADLINE_RATIOS = Path(__file__).resolve().parents[1] / "benchmarks" / "headline_ratios.json"
+
+
+def quiet_ratio(name: str, path: str | Path = HEADLINE_RATIOS) -> dict | None:
+    """The entry ``name`` of the headline-ratio benchmark's report (its pairs, both sides, data, the
+    process and times), with ``"quiet"`` (the report's: the machine was quiet when it started) and
+    ``"source"`` added; None when the report or the entry does not exist. Raises ValueError for a
+    report that is not the benchmark's (names the file and what is wrong)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    report = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(report, dict) or not isinstance(report.get("ratios"), list):
+        raise ValueError(f"{path}: not a headline-ratio report (no list 'ratios')")
+    for entry in report["ratios"]:
+        if entry.get("name") == name:
+            pairs = entry.get("pairs")
+            if not pairs or not all(isinstance(p, dict) and p.get("ratio", 0) > 0 for p in pairs):
+                raise ValueError(f"{path}: ratio {name!r} has no positive pair ratios")
+            return {**entry, "quiet": bool(report.get("quiet")), "source": str(path.name)}
+    return None
+
+
+def record_quiet_ratio(store, name: str, key: str, path: str | Path = HEADLINE_RATIOS):
+    """Record (in ``store``, a :class:`~greenelm_book.results.ChapterResults`) the paired ratios of
+    the headline-ratio benchmark's entry ``name`` under ``key`` (unit ×, one value per pair), its
+    setting saying what each side timed, the run (process and start) and when each pair was
+    computed; returns the Result, or None when the benchmark has not measured it."""
+    entry = quiet_ratio(name, path)
+    if entry is None:
+        return None
+    pairs = entry["pairs"]
+    timing = ("quiet: one process, the two sides interleaved after a warm-up" if entry["quiet"] else
+              "one process, the two sides interleaved, on a machine that was not quiet")
+    return store.record(key, [p["ratio"] for p in pairs], "×", source=f"benchmarks/{entry['source']}",
+                        numerator=entry["numerator"], denominator=entry["denominator"], data=entry["data"],
+                        timing=timing, run=f"pid {entry['pid']} at {entry['started_at']}",
+                        started_at=entry["started_at"], finished_at=entry["finished_at"],
+                        computed_at=[p["computed_at"] for p in pairs], pairs=len(pairs),
+                        numerator_seconds=[p["a_seconds"] for p in pairs],
+                        denominator_seconds=[p["b_seconds"] for p in pairs])

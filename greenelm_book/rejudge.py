@@ -216,7 +216,8 @@ def _judge_number(claim, answer, results, answers, keys) -> Judgement:
             if other is not None and other.keys and other.keys[0] in results:
                 b = results[other.keys[0]]
                 verdict = V.ratio_across_machines(paper_ratio, first.values, b.values,
-                                                  quiet=is_quiet_timing(first.setting) and is_quiet_timing(b.setting))
+                                                  quiet=is_quiet_timing(first.setting) and is_quiet_timing(b.setting),
+                                                  same_run=same_run(first, b))
                 verdict = Verdict(verdict.label, verdict.ours,
                                   f"Table IV's pinv / LU = {paper_ratio:.1f}× in the paper; {verdict.detail}")
                 return _judged(verdict, "ratio_across_machines", [first.key, b.key], results)
@@ -227,12 +228,13 @@ def _judge_number(claim, answer, results, answers, keys) -> Judgement:
         if len(keys) >= 3:                       # (paired ratio key, numerator key, denominator key)
             a, b = results[keys[1]], results[keys[2]]
             quiet = is_quiet_timing(a.setting) and is_quiet_timing(b.setting)
-            verdict = V.ratio_across_machines(claim.value, a.values, b.values, quiet=quiet)
+            verdict = V.ratio_across_machines(claim.value, a.values, b.values, quiet=quiet, same_run=same_run(a, b))
             return _judged(verdict, "ratio_across_machines", [a.key, b.key], results)
         if len(keys) == 2:                       # (numerator key, denominator key)
             a, b = results[keys[0]], results[keys[1]]
             quiet = is_quiet_timing(a.setting) and is_quiet_timing(b.setting)
-            return _judged(V.ratio_across_machines(claim.value, a.values, b.values, quiet=quiet),
+            return _judged(V.ratio_across_machines(claim.value, a.values, b.values, quiet=quiet,
+                                                   same_run=same_run(a, b)),
                            "ratio_across_machines", keys, results)
         verdict = V.ratio_across_machines(claim.value, first.values, quiet=is_quiet_timing(first.setting))
         return _judged(verdict, "ratio_across_machines", [first.key], results)
@@ -244,6 +246,14 @@ def _judge_number(claim, answer, results, answers, keys) -> Judgement:
     if unit == "exponent" or unit == "degrees" or math.isnan(claim.value):
         return _judged(answer.verdict, "chapter_test", keys, results)
     return _judged(V.value_vs_paper(claim.value, first.values, unit, digits), "value_vs_paper", [first.key], results)
+
+
+def same_run(a, b) -> bool:
+    """Whether two stored timings were measured in one run: both settings name the same ``run``
+    (a benchmark's process and start time). Two results without it come from separate runs (two
+    chapters, or two processes of one), so a ratio of them is not judged."""
+    run_a, run_b = a.setting.get("run"), b.setting.get("run")
+    return bool(run_a) and run_a == run_b
 
 
 def shared_verdict(claim_id: str, keys, results: dict, ours: str = "") -> Verdict:

@@ -265,7 +265,12 @@ def test_the_issues_cases_are_judged_on_comparable_evidence_only():
     assert card.loc["cholesky_accuracy_cost_0_01", "test"] == "value_vs_paper"
     assert card.loc["pinv_over_cholesky_speedup_d4000", "test"] == "ratio_across_machines"
     assert card.loc["table4_pinv_d2000_seconds", "test"] == "ratio_across_machines"
-    assert card.loc["speedup_vs_sgd_mnist_d2000", "verdict"] == "inconclusive"     # SGD timings not isolated
+    # SGD and the fit timed in separate runs: not judged (the quiet benchmark's pairs replace them)
+    assert card.loc["speedup_vs_sgd_mnist_d2000", "verdict"] in ("not comparable", "reproduced", "differs",
+                                                                "inconclusive")
+    if card.loc["speedup_vs_sgd_mnist_d2000", "test"] != "ratio_across_machines" or "quiet" not in str(
+            card.loc["speedup_vs_sgd_mnist_d2000", "note"]):
+        assert card.loc["speedup_vs_sgd_mnist_d2000", "verdict"] == "not comparable"
     assert card.loc["abstract_comparable_to_sgd", "test"] == "equivalent_accuracy"
 
 
@@ -334,7 +339,7 @@ def test_the_pages_timing_ratios_read_as_on_the_scorecard():
 
     folder = ROOT / "book" / "results"
     card = scorecard(folder).set_index("claim")
-    for chapter, claim in (("baselines", "speedup_vs_sgd_mnist_d2000"), ("cifar10", "cifar10_raw_speedup_vs_sgd")):
+    for chapter, claim in (("cifar10", "cifar10_raw_speedup_vs_sgd"),):    # baselines: tests/test_one_voice.py
         stored = json.loads((folder / f"{chapter}.json").read_text())["answers"][claim]["verdict"]
         assert stored["label"] == card.loc[claim, "verdict"], (claim, stored, card.loc[claim, "verdict"])
     assert card.loc["cifar10_raw_speedup_vs_sgd", "verdict"] == "not comparable"

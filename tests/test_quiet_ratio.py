@@ -1,0 +1,57 @@
+"""The headline-ratio benchmark's pairs as a stored result, and the rule that a ratio of two
+separate runs is not judged while one quiet process's interleaved pairs are."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from greenelm_book import bench
+from greenelm_book.rejudge import scorecard_verdict, same_run
+from greenelm_book.results import ChapterResults, Result
+
+
+def _report(path, quiet=True, ratios=(2.1, 2.0, 2.2, 2.05, 2.15)):
+    pairs = [{"pair": i, "a_seconds": r, "b_seconds": 1.0, "ratio": r, "computed_at": f"2026-11-28T09:0{i}:00+00:00",
+              "pid": 42} for i, r in enumerate(ratios)]
+    entry = {"name": "sgd_mlp_over_pinv_mnist", "numerator": "SGD", "denominator": "pinv", "data": "MNIST",
+             "pid": 42, "started_at": "2026-11-28T09:00:00+00:00", "finished_at": "2026-11-28T09:05:00+00:00",
+             "pairs": pairs}
+    path.write_text(json.dumps({"quiet": quiet, "ratios": [entry]}))
+    return path
+
+
+def test_the_quiet_pairs_are_recorded_with_their_run_and_times(tmp_path):
+    report = _report(tmp_path / "headline_ratios.json")
+    store = ChapterResults("baselines", "smoke", tmp_path / "results")
+    key = "mnist/sgd-mlp-over-green-elm/unit/pinv/d=2000/quiet-time-ratio"
+    result = bench.record_quiet_ratio(store, "sgd_mlp_over_pinv_mnist", key, report)
+    assert result.values == (2.1, 2.0, 2.2, 2.05, 2.15) and result.unit == "×"
+    assert "quiet" in result.setting["timing"] and result.setting["run"] == "pid 42 at 2026-11-28T09:00:00+00:00"
+    assert len(result.setting["computed_at"]) == 5
+    assert bench.record_quiet_ratio(store, "no_such_ratio", key, report) is None
+    assert bench.record_quiet_ratio(store, "sgd_mlp_over_pinv_mnist", key, tmp_path / "absent.json") is None
+
+
+def test_a_report_that_is_not_the_benchmarks_is_refused(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"ratios": {}}))
+    with pytest.raises(ValueError, match="not a headline-ratio report"):
+        bench.quiet_ratio("x", bad)
+
+
+def test_one_quiet_process_is_judged_and_separate_runs_are_not(tmp_path):
+    report = _report(tmp_path / "headline_ratios.json", ratios=(0.55, 0.57, 0.6, 0.56, 0.58))
+    store = ChapterResults("baselines", "smoke", tmp_path / "results")
+    quiet = bench.record_quiet_ratio(store, "sgd_mlp_over_pinv_mnist", "mnist/q/quiet-time-ratio", report)
+    from greenelm_book.report import Verdict
+
+    verdict = scorecard_verdict("speedup_vs_sgd_mnist_d2000", Verdict("inconclusive", ""), [quiet.key], {quiet.key: quiet})
+    assert verdict.label == "differs" and "opposite direction" in verdict.detail     # 0.57× against 11.6×
+    sgd = Result("mnist/sgd/seconds", (10.0,) * 5, "s", {"timing": "quiet"}, "baselines", "m", "d", "c")
+    fit = Result("mnist/elm/seconds", (1.0,) * 5, "s", {"timing": "quiet"}, "baselines", "m", "d", "c")
+    assert not same_run(sgd, fit)
+    apart = scorecard_verdict("speedup_vs_sgd_mnist_d2000", Verdict("inconclusive", ""), [sgd.key, fit.key],
+                              {sgd.key: sgd, fit.key: fit})
+    assert apart.label == "not comparable" and "different runs" in apart.detail
