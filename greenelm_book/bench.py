@@ -483,12 +483,13 @@ if __name__ == "__main__":
 HEADLINE_RATIOS = Path(__file__).resolve().parents[1] / "benchmarks" / "headline_ratios.json"
 
 
-def quiet_ratio(name: str, path: str | Path = HEADLINE_RATIOS) -> dict | None:
+def quiet_ratio(name: str, path: str | Path | None = None) -> dict | None:
     """The entry ``name`` of the headline-ratio benchmark's report (its pairs, both sides, data, the
     process and times), with ``"quiet"`` (the report's: the machine was quiet when it started) and
     ``"source"`` added; None when the report or the entry does not exist. Raises ValueError for a
-    report that is not the benchmark's (names the file and what is wrong)."""
-    path = Path(path)
+    report that is not the benchmark's (names the file and what is wrong). ``path``: the report
+    (default :data:`HEADLINE_RATIOS`)."""
+    path = Path(HEADLINE_RATIOS if path is None else path)
     if not path.is_file():
         return None
     report = json.loads(path.read_text(encoding="utf-8"))
@@ -503,7 +504,7 @@ def quiet_ratio(name: str, path: str | Path = HEADLINE_RATIOS) -> dict | None:
     return None
 
 
-def record_quiet_ratio(store, name: str, key: str, path: str | Path = HEADLINE_RATIOS):
+def record_quiet_ratio(store, name: str, key: str, path: str | Path | None = None):
     """Record (in ``store``, a :class:`~greenelm_book.results.ChapterResults`) the paired ratios of
     the headline-ratio benchmark's entry ``name`` under ``key`` (unit ×, one value per pair), its
     setting saying what each side timed, the run (process and start) and when each pair was
