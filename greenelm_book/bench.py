@@ -493,15 +493,15 @@ def quiet_ratio(name: str, path: str | Path | None = None) -> dict | None:
     if not path.is_file():
         return None
     report = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(report, dict) or not isinstance(report.get("ratios"), list):
-        raise ValueError(f"{path}: not a headline-ratio report (no list 'ratios')")
-    for entry in report["ratios"]:
-        if entry.get("name") == name:
-            pairs = entry.get("pairs")
-            if not pairs or not all(isinstance(p, dict) and p.get("ratio", 0) > 0 for p in pairs):
-                raise ValueError(f"{path}: ratio {name!r} has no positive pair ratios")
-            return {**entry, "quiet": bool(report.get("quiet")), "source": str(path.name)}
-    return None
+    if not isinstance(report, dict) or not isinstance(report.get("ratios"), dict):
+        raise ValueError(f"{path}: not a headline-ratio report (no mapping 'ratios' of name to entry)")
+    entry = report["ratios"].get(name)
+    if entry is None:
+        return None
+    pairs = entry.get("pairs")
+    if not pairs or not all(isinstance(p, dict) and p.get("ratio", 0) > 0 for p in pairs):
+        raise ValueError(f"{path}: ratio {name!r} has no positive pair ratios")
+    return {**entry, "quiet": bool(report.get("quiet")), "source": str(path.name)}
 
 
 def record_quiet_ratio(store, name: str, key: str, path: str | Path | None = None):

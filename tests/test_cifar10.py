@@ -191,10 +191,10 @@ def test_the_119x_claim_reads_the_quiet_benchmarks_pairs_at_the_papers_shape(sto
     pairs = [{"pair": i, "a_seconds": 9.7, "b_seconds": 1.0, "ratio": r, "computed_at": "2026-11-28T09:12:00+00:00",
               "pid": 7} for i, r in enumerate((9.6, 9.7, 9.8, 9.75, 9.65))]
     report = tmp_path / "headline_ratios.json"
-    report.write_text(json.dumps({"quiet": True, "ratios": [{
+    report.write_text(json.dumps({"quiet": True, "ratios": {"pinv_over_cholesky_n50000_d4000": {
         "name": "pinv_over_cholesky_n50000_d4000", "numerator": "pinv", "denominator": "cholesky", "data": "H",
         "pid": 7, "started_at": "2026-11-28T09:11:00+00:00", "finished_at": "2026-11-28T09:19:00+00:00",
-        "pairs": pairs}]}))
+        "pairs": pairs}}}))
     monkeypatch.setattr(bench, "HEADLINE_RATIOS", report)
     ii, ridge, speedup, cost = _table_ii(store)
     claims = cifar10.answer_solver_claims(store, ii, speedup, cost, "why", 50_000, 4000)

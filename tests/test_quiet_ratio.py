@@ -18,7 +18,7 @@ def _report(path, quiet=True, ratios=(2.1, 2.0, 2.2, 2.05, 2.15)):
     entry = {"name": "sgd_mlp_over_pinv_mnist", "numerator": "SGD", "denominator": "pinv", "data": "MNIST",
              "pid": 42, "started_at": "2026-11-28T09:00:00+00:00", "finished_at": "2026-11-28T09:05:00+00:00",
              "pairs": pairs}
-    path.write_text(json.dumps({"quiet": quiet, "ratios": [entry]}))
+    path.write_text(json.dumps({"quiet": quiet, "ratios": {entry["name"]: entry}}))
     return path
 
 
@@ -36,7 +36,7 @@ def test_the_quiet_pairs_are_recorded_with_their_run_and_times(tmp_path):
 
 def test_a_report_that_is_not_the_benchmarks_is_refused(tmp_path):
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"ratios": {}}))
+    bad.write_text(json.dumps({"ratios": []}))
     with pytest.raises(ValueError, match="not a headline-ratio report"):
         bench.quiet_ratio("x", bad)
 
@@ -55,3 +55,12 @@ def test_one_quiet_process_is_judged_and_separate_runs_are_not(tmp_path):
     apart = scorecard_verdict("speedup_vs_sgd_mnist_d2000", Verdict("inconclusive", ""), [sgd.key, fit.key],
                               {sgd.key: sgd, fit.key: fit})
     assert apart.label == "not comparable" and "different runs" in apart.detail
+
+
+def test_the_committed_benchmark_report_reads():
+    """The benchmark's own report (benchmarks/headline_ratios.json) is what quiet_ratio reads."""
+    entry = bench.quiet_ratio("sgd_mlp_over_pinv_mnist")
+    if entry is None:
+        pytest.skip("no committed headline-ratio report")
+    assert len(entry["pairs"]) >= 5 and entry["source"] == "headline_ratios.json"
+    assert {p["pid"] for p in entry["pairs"]} == {entry["pid"]}
