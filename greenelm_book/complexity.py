@@ -29,7 +29,7 @@ import pandas as pd
 from greenelm.solvers import fit_flops
 
 from . import bench
-from .report import Verdict, judge_qualitative
+from .report import Verdict, judge_qualitative, judge_time
 
 __all__ = ["EXPONENT_MARGIN", "COUNT_TOLERANCE", "measure_gemm", "phase_sweep", "factorization_sweep",
            "loglog_fit", "exponent_table", "exponent_verdict", "count_sentence", "exponent_display",
@@ -403,7 +403,8 @@ def report_source(report: Mapping) -> dict:
 def record_table_iv(store, report: Mapping, paper_iv: pd.DataFrame, n_hidden: int = 2000,
                     alpha: float = 1e-3, dataset: str = "mnist") -> tuple:
     """Record the report's listing-2 solve times on one shared H (Table IV's setting) and the
-    pinv / LU ratio; returns (table, {solver: Result}, ratio Result)."""
+    pinv / LU ratio; returns (table, {solver: Result}, ratio Result): at Table IV's setting the
+    quiet paired ratio of the headline-ratio benchmark when it exists, else the report's one run."""
     same_h = pd.DataFrame([r for r in report["tables"]["same_h"] if r.get("solve_seconds") is not None])
     rows, results = [], {}
     for solver, variant in LISTING2.items():
@@ -420,7 +421,34 @@ def record_table_iv(store, report: Mapping, paper_iv: pd.DataFrame, n_hidden: in
         [results["pinv"].mean / results["lu"].mean], "×", dataset=dataset, model="paper listing 2", ratio="pinv / lu",
         n_train=60000, n_hidden=n_hidden, features="listing 1's H (seed 42), shared by every solver",
         timed="solve alone", **report_source(report))
-    return pd.DataFrame(rows), results, ratio
+    # Table IV's own setting (MNIST, d = 2000): the ratio from one quiet process's interleaved pairs
+    # (benchmarks/headline_ratios), which the claim is judged on, when the benchmark has measured it
+    quiet = (bench.record_quiet_ratio(store, "table4_pinv_over_lu_mnist_d2000",
+                                      f"{dataset}/paper-listing2/pinv-over-lu/same-h/n=60000/d={n_hidden}/quiet-time-ratio")
+             if dataset == "mnist" and n_hidden == 2000 else None)
+    return pd.DataFrame(rows), results, quiet if quiet is not None else ratio
+
+
+def _is_quiet_pairs(ratio) -> bool:
+    return "quiet" in str(ratio.setting.get("timing", "")) and "run" in ratio.setting
+
+
+def answer_table_iv(store, paper_iv: pd.DataFrame, solves: dict, ratio) -> None:
+    """Answer Table IV's seconds (never judged across machines); the pinv row also rests on the
+    pinv / LU ``ratio`` when it is quiet interleaved pairs, which the scorecard judges."""
+    for solver, res in solves.items():
+        keys = [res.key, ratio.key] if solver == "pinv" and _is_quiet_pairs(ratio) else [res.key]
+        store.answer(f"table4_{solver}_d2000_seconds", judge_time(paper_iv.loc[solver, "seconds"], res.values),
+                     keys=keys, note="paper listing 2 on listing 1's H, full MNIST, solve alone, "
+                                     "one run (benchmark report)")
+
+
+def ratio_how(ratio) -> str:
+    """How the pinv / LU ``ratio`` was timed, in words for the page."""
+    if _is_quiet_pairs(ratio):
+        return (f"timed pair by pair in one quiet process: {ratio.n} pairs, python -m "
+                f"benchmarks.headline_ratios, {ratio.setting['started_at'][:10]}")
+    return "from the report's one run of each"
 
 
 def record_fit_ratios(store, report: Mapping, widths=(2000, 4000), n_inputs: int = 784, n_outputs: int = 10,

@@ -212,6 +212,13 @@ def _judge_number(claim, answer, results, answers, keys) -> Judgement:
     if claim.kind == "time":
         if claim.id in TABLE_RATIOS:
             other_claim, paper_ratio = TABLE_RATIOS[claim.id]
+            paired = [results[k] for k in keys[1:] if results[k].unit == "×"]
+            if paired:                           # the ratio timed pair by pair in one run
+                verdict = V.ratio_across_machines(paper_ratio, paired[0].values,
+                                                  quiet=is_quiet_timing(paired[0].setting))
+                verdict = Verdict(verdict.label, verdict.ours,
+                                  f"Table IV's pinv / LU = {paper_ratio:.1f}× in the paper; {verdict.detail}")
+                return _judged(verdict, "ratio_across_machines", [paired[0].key], results)
             other = answers.get(other_claim)
             if other is not None and other.keys and other.keys[0] in results:
                 b = results[other.keys[0]]

@@ -64,3 +64,30 @@ def test_the_committed_benchmark_report_reads():
         pytest.skip("no committed headline-ratio report")
     assert len(entry["pairs"]) >= 5 and entry["source"] == "headline_ratios.json"
     assert {p["pid"] for p in entry["pairs"]} == {entry["pid"]}
+
+
+def test_table_iv_rests_on_the_quiet_pairs_when_they_exist(tmp_path):
+    import pandas as pd
+
+    from greenelm_book import complexity, paper
+    from greenelm_book.report import Verdict
+
+    report = _report(tmp_path / "headline_ratios.json", ratios=(10.5, 10.6, 10.7, 10.55, 10.65))
+    data = json.loads(report.read_text())
+    data["ratios"]["table4_pinv_over_lu_mnist_d2000"] = {**data["ratios"].pop("sgd_mlp_over_pinv_mnist"),
+                                                       "name": "table4_pinv_over_lu_mnist_d2000"}
+    report.write_text(json.dumps(data))
+    store = ChapterResults("hardware", "smoke", tmp_path / "results")
+    solves = {s: store.record(f"mnist/paper-listing2/{s}/d=2000/solve-seconds", [v], "s", solver=s)
+              for s, v in (("pinv", 23.5), ("lu", 1.7), ("cholesky", 1.7))}
+    quiet = bench.record_quiet_ratio(store, "table4_pinv_over_lu_mnist_d2000",
+                                     "mnist/paper-listing2/pinv-over-lu/d=2000/quiet-time-ratio", report)
+    paper_iv = paper.TABLE_IV.set_index("solver")
+    complexity.answer_table_iv(store, paper_iv, solves, quiet)
+    assert store.answers["table4_pinv_d2000_seconds"].keys == (solves["pinv"].key, quiet.key)
+    assert store.answers["table4_lu_d2000_seconds"].keys == (solves["lu"].key,)
+    assert complexity.ratio_how(quiet).startswith("timed pair by pair in one quiet process: 5 pairs")
+    verdict = scorecard_verdict("table4_pinv_d2000_seconds", Verdict("not comparable", ""),
+                                list(store.answers["table4_pinv_d2000_seconds"].keys), store.results)
+    assert verdict.label == "reproduced" and "Table IV's pinv / LU = 12.8×" in verdict.detail   # 10.6 vs 12.8
+    assert isinstance(paper_iv, pd.DataFrame)
