@@ -90,4 +90,5 @@ def test_table_iv_rests_on_the_quiet_pairs_when_they_exist(tmp_path):
     verdict = scorecard_verdict("table4_pinv_d2000_seconds", Verdict("not comparable", ""),
                                 list(store.answers["table4_pinv_d2000_seconds"].keys), store.results)
     assert verdict.label == "reproduced" and "Table IV's pinv / LU = 12.8×" in verdict.detail   # 10.6 vs 12.8
+    assert store.answers["table4_pinv_d2000_seconds"].verdict == verdict          # the page records the same
     assert isinstance(paper_iv, pd.DataFrame)
