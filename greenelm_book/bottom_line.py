@@ -186,10 +186,13 @@ def speed_findings(store: Store) -> dict:
            "speedup_elm_from": store.chapter[elm.key].replace("_", " ")}
     raw, _ = store.at_width("cifar10/green-elm/unit/cholesky/d={d}/sgd-mlp-over-fit-time-ratio", HEADLINE_WIDTH)
     out.update(speedup_raw=raw.mean, speedup_raw_paper=_claim_value("cifar10_raw_speedup_vs_sgd"))
-    (key, pinv_lu), = store.matching(r"mnist/paper-listing2/pinv-over-lu/same-h/.*/solve-time-ratio").items()
+    # Table IV's ratio as the scorecard judges it: the quiet interleaved pairs when measured
+    quiet = store.matching(r"mnist/paper-listing2/pinv-over-lu/same-h/.*/quiet-time-ratio")
+    (key, pinv_lu), = (quiet or store.matching(r"mnist/paper-listing2/pinv-over-lu/same-h/.*/solve-time-ratio")).items()
     paper_pinv_lu = float(_row(TABLE_IV, solver="pinv").seconds / _row(TABLE_IV, solver="lu").seconds)
     out.update(pinv_lu=pinv_lu.mean, pinv_lu_paper=paper_pinv_lu,
-               pinv_lu_what=", ".join(pinv_lu.setting[k] for k in ("features", "timed") if pinv_lu.setting.get(k))
+               pinv_lu_what=", ".join(pinv_lu.setting[k] for k in ("features", "timed", "timing")
+                                      if pinv_lu.setting.get(k))
                or "one feature matrix")
     chol, d_head = store.at_width("cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d={d}/solve-time-ratio",
                                   HEAD_WIDTH)
@@ -503,18 +506,11 @@ def headline_markdown(directory: str | Path) -> str:
         f"- **Width.** Fitted on the paper's widths, ln d predicts wider models worse than a saturating "
         f"law on {f['ln_worse_n']} of {f['ln_n']} datasets, and the exact d → ∞ limit of the paper's map "
         f"is {f['limit_mnist']:.2f} % on MNIST and {f['limit_cifar']:.2f} % on CIFAR-10 raw pixels.",
-        f"- **Beyond the paper.** A frozen map of whitened random patches with the same one-shot readout "
-        f"reaches {f['patch_cifar']:.2f} % on CIFAR-10 ({f['patch_cifar_config']}) in one {f['patch_cifar_s']:.0f} s "
-        f"fit on the book's CPU "
-        f"(Green-ELM on raw pixels: {f['acc_cifar_raw']:.2f} %; the book's SGD-trained CNN "
-        + (f"given the same seconds: {f['cnn_at_patch']:.2f} %)." if f["cnn_at_patch"] is not None else
-           f"after {f['cnn_s']:.0f} s of training: {f['cnn_acc']:.2f} %).")
-        + (f" The paper's map stacked on such features, in its d → ∞ limit, reaches {f['stacked_cifar']:.2f} % "
-           f"({f['stacked_cifar_config']}) in {f['stacked_cifar_min']:.0f} min of fitting"
-           + (f"; the CNN given as long reaches {f['cnn_at_stacked']:.2f} %." if f["cnn_at_stacked"] is not None
-              else f"; the CNN trained for {f['cnn_long_min']:.0f} min reaches {f['cnn_long_acc']:.2f} %."
-              if f["cnn_long_acc"] is not None else ".")
-           if f["stacked_cifar"] is not None else ""),
+        "- **Beyond the paper.** Whitened random patches with the same one-shot readout, and the paper's "
+        "map stacked on them in its d → ∞ limit, are the book's most accurate models, but the "
+        "configurations the frontier chapter shows were chosen among variants on the test images; the "
+        "book quotes no headline for them until its held-out protocol (every choice on training rows, "
+        "the test set read once per seed, three seeds) has run.",
     ]
     return "\n".join(lines) + "\n"
 

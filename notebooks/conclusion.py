@@ -55,8 +55,8 @@ glue_findings(verdict_glues(scorecard(results_dir(profile))))
 #   baseline is {glue:text}`sgd_table:.2f` % in Table I, {glue:text}`sgd_figure:g` % in the figure.
 # - **Beyond the paper.** The exact d → ∞ limit of its map reaches {glue:text}`limit_mnist:.2f` % on
 #   MNIST but {glue:text}`limit_cifar:.2f` % on CIFAR-10, {glue:text}`limit_cifar_vs_cnn:.2f` points
-#   {glue:text}`limit_cifar_words` the book's SGD-trained CNN; frozen random patches with the same
-#   readout reach {glue:text}`patch_cifar:.2f` % there.
+#   {glue:text}`limit_cifar_words` the book's SGD-trained CNN. Random patches go further, but their
+#   numbers were chosen on test images.
 #
 # All {glue:text}`n_claims` claims, by the scorecard: {glue:text}`verdict_counts`.
 
@@ -173,13 +173,11 @@ glue_findings(verdict_glues(scorecard(results_dir(profile))))
 # ## What the book adds
 #
 # - **A frozen map built for images.** The same one-shot readout on whitened random patches
-#   (`greenelm.RandomPatchFeatures`: no backpropagation, no pretrained weights) reaches
-#   {glue:text}`patch_cifar:.2f` % on CIFAR-10 ({glue:text}`patch_cifar_config`) in one
-#   {glue:text}`patch_cifar_s:.0f` s fit on the book's CPU, {glue:text}`patch_vs_cnn:.2f` points
-#   {glue:text}`patch_vs_cnn_words` the book's CNN ({glue:text}`cnn_acc:.2f` % after
-#   {glue:text}`cnn_s:.0f` s of training). On MNIST it reaches {glue:text}`patch_mnist:.2f` %, on
-#   Fashion-MNIST {glue:text}`patch_fashion:.2f` %. Stacked on those features, the paper's map in
-#   its d → ∞ limit {glue:text}`stacked_limits` ({doc}`frontier <frontier>`).
+#   (`greenelm.RandomPatchFeatures`: no backpropagation, no pretrained weights) and, stacked on
+#   them, the paper's map in its d → ∞ limit (`greenelm.KernelLimitClassifier`) are the book's most
+#   accurate models ({doc}`frontier <frontier>`). The configurations that chapter shows were chosen
+#   among variants on the test images, so the book quotes no headline for them until its held-out
+#   protocol (every choice on training rows, the test set read once per seed, three seeds) has run.
 # - **The baseline the paper leaves out:** ridge regression on the features with no random layer.
 #   On frozen backbone features it reaches {glue:text}`ridge_backbone:.2f` %, and the Green-ELM head
 #   {glue:text}`head_acc:.2f` %, {glue:text}`head_vs_ridge:.2f` points

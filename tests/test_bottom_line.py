@@ -73,7 +73,9 @@ def test_the_speed_up_is_the_ratio_of_geometric_means(store, found):
     assert found["speedup_paper"] == 11.6
     t4 = TABLE_IV.set_index("solver").seconds
     assert found["pinv_lu_paper"] == pytest.approx(t4["pinv"] / t4["lu"])
-    ratio = store.matching(r"mnist/paper-listing2/pinv-over-lu/.*/solve-time-ratio")
+    # Table IV's ratio as the scorecard judges it: the quiet interleaved pairs where they exist
+    ratio = (store.matching(r"mnist/paper-listing2/pinv-over-lu/.*/quiet-time-ratio")
+             or store.matching(r"mnist/paper-listing2/pinv-over-lu/.*/solve-time-ratio"))
     assert [found["pinv_lu"]] == [r.mean for r in ratio.values()]
     chol = store.get(f"cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d={found['pinv_chol_d']}"
                      "/solve-time-ratio")
@@ -229,16 +231,19 @@ def test_the_headline_page_quotes_the_findings(found):
     bullets = [line for line in text.splitlines() if line.startswith("- ")]
     assert 3 <= len(bullets) <= 5
     for snippet in (f"{found['acc_mnist_gap']:.2f} points {found['acc_mnist_words']}", f"{found['speedup']:.2f}×",
-                    f"{found['t4_pinv_s']:g} s in Table IV", f"{found['patch_cifar']:.2f} %",
-                    f"reaches {found['stacked_cifar']:.2f} % ({found['stacked_cifar_config']}) in "
-                    f"{found['stacked_cifar_min']:.0f} min",
-                    f"given the same seconds: {found['cnn_at_patch']:.2f} %"):
+                    f"{found['t4_pinv_s']:g} s in Table IV"):
         assert snippet in text
-    if found["cnn_at_stacked"] is not None:                  # the CNN's longest run covers the limit's fit
-        assert f"the CNN given as long reaches {found['cnn_at_stacked']:.2f} %" in text
-    else:                                                     # it does not: what it reached, and when
-        assert (f"the CNN trained for {found['cnn_long_min']:.0f} min reaches {found['cnn_long_acc']:.2f} %"
-                in text) and found["cnn_long_min"] < found["stacked_cifar_min"]
+
+
+def test_the_headline_page_quotes_no_number_chosen_on_the_test_images(found):
+    """The frontier's patch readouts and limits were picked among variants by test accuracy: the
+    intro names them without their numbers until the held-out protocol has run."""
+    text = bl.headline_markdown(STORE_DIR)
+    beyond = next(line for line in text.splitlines() if line.startswith("- **Beyond the paper.**"))
+    assert "chosen among variants on the test images" in beyond
+    for picked in (found["patch_cifar"], found["stacked_cifar"]):
+        assert f"{picked:.2f}" not in text
+    assert not any(ch.isdigit() for ch in beyond.replace("d → ∞", ""))
 
 
 def test_the_write_function_writes_the_include(tmp_path):
