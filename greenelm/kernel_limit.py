@@ -389,7 +389,7 @@ _PARAMETERS = """    Parameters
     dual_coef_ : ndarray of shape (N, k), float32
         A of ``(K̄ + μI) A = Y``.
     jitter_, mu_ : float
-        The jitter used (chosen, or raised by retries) and μ = jitter_ · mean(diag K̄).
+        The jitter used (chosen, or raised by retries) and μ = ``jitter_`` · mean(diag K̄).
     validation_scores_ : list or None
         The held-out score per jitter (None where its block did not factorise), for a list of jitters.
     attempts_ : int
