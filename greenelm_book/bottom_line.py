@@ -191,9 +191,9 @@ def speed_findings(store: Store) -> dict:
     (key, pinv_lu), = (quiet or store.matching(r"mnist/paper-listing2/pinv-over-lu/same-h/.*/solve-time-ratio")).items()
     paper_pinv_lu = float(_row(TABLE_IV, solver="pinv").seconds / _row(TABLE_IV, solver="lu").seconds)
     out.update(pinv_lu=pinv_lu.mean, pinv_lu_paper=paper_pinv_lu,
-               pinv_lu_what=", ".join(pinv_lu.setting[k] for k in ("features", "timed", "timing")
-                                      if pinv_lu.setting.get(k))
-               or "one feature matrix")
+               pinv_lu_what=("one shared H, the two solves interleaved in one quiet process" if quiet else
+                             ", ".join(pinv_lu.setting[k] for k in ("features", "timed") if pinv_lu.setting.get(k))
+                             or "one feature matrix"))
     chol, d_head = store.at_width("cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d={d}/solve-time-ratio",
                                   HEAD_WIDTH)
     out.update(pinv_chol=chol.mean, pinv_chol_d=d_head,
