@@ -241,6 +241,28 @@ def write_model(model, path, include_state, projection_sha256: str, params: dict
     return save_archive(path, meta, arrays)
 
 
+def check_output_meta(path, meta: dict, k: int, classifier: bool) -> dict:
+    """Check a model file's ``classes`` and ``single_output`` fields for a classifier or a regressor
+    with ``k`` outputs (:class:`ModelFileError` naming the field); returns the arrays they imply
+    (``{"classes": ((k,), kinds)}`` for a classifier, else ``{}``)."""
+    if classifier:
+        labels = meta["classes"]
+        if not (isinstance(labels, dict) and set(labels) == {"object"}
+                and isinstance(labels["object"], bool)):
+            raise ModelFileError(path, "classes", f"must be {{'object': true|false}}, got {labels!r}")
+        if meta["single_output"] is not None:
+            raise ModelFileError(path, "single_output", "must be null for a classifier")
+        if k < 2:
+            raise ModelFileError(path, "n_outputs", f"a classifier has one output per class (>= 2), got {k}")
+        return {"classes": ((k,), "biufSU")}
+    if meta["classes"] is not None:
+        raise ModelFileError(path, "classes", "must be null for a regressor")
+    if not isinstance(meta["single_output"], bool) or (meta["single_output"] and k != 1):
+        raise ModelFileError(path, "single_output", f"must be true (only when n_outputs is 1) or "
+                                                    f"false, got {meta['single_output']!r}")
+    return {}
+
+
 def save_archive(path, meta: dict, arrays: dict):
     """Write ``meta`` (plain JSON types) and ``arrays`` as a model file at ``path`` atomically (a
     temp file beside it, renamed), or into a binary file object; returns the path (or the object)."""
@@ -486,22 +508,7 @@ def _check_meta(path, meta: dict, estimators: dict, headers: dict):
         raise ModelFileError(path, "projection_sha256", f"must be 64 hex digits, got {digest!r}")
     d, k = params["n_hidden"], meta["n_outputs"]
     arrays = {"meta": ((), "U"), "coef": ((d, k), "f")}
-    if is_classifier(cls()):
-        labels = meta["classes"]
-        if not (isinstance(labels, dict) and set(labels) == {"object"}
-                and isinstance(labels["object"], bool)):
-            raise ModelFileError(path, "classes", f"must be {{'object': true|false}}, got {labels!r}")
-        if meta["single_output"] is not None:
-            raise ModelFileError(path, "single_output", "must be null for a classifier")
-        if k < 2:
-            raise ModelFileError(path, "n_outputs", f"a classifier has one output per class (>= 2), got {k}")
-        arrays["classes"] = ((k,), "biufSU")
-    else:
-        if meta["classes"] is not None:
-            raise ModelFileError(path, "classes", "must be null for a regressor")
-        if not isinstance(meta["single_output"], bool) or (meta["single_output"] and k != 1):
-            raise ModelFileError(path, "single_output", f"must be true (only when n_outputs is 1) or "
-                                                        f"false, got {meta['single_output']!r}")
+    arrays.update(check_output_meta(path, meta, k, is_classifier(cls())))
     if not isinstance(meta["feature_names"], bool):
         raise ModelFileError(path, "feature_names", f"must be true or false, got {meta['feature_names']!r}")
     if meta["feature_names"]:

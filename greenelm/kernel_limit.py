@@ -558,21 +558,7 @@ def read_kernel_limit(archive, path, meta: dict, headers: dict, device):
                                         "(without views the rows are the inputs)")
     expected = {"meta": ((), "U"), "train_rows": ((n_views, n, width), np.dtype(np.float32)),
                 "coef": ((n, k), np.dtype(np.float32))}
-    if cls is KernelLimitClassifier:
-        labels = meta["classes"]
-        if not (isinstance(labels, dict) and set(labels) == {"object"} and isinstance(labels["object"], bool)):
-            raise error(path, "classes", f"must be {{'object': true|false}}, got {labels!r}")
-        if meta["single_output"] is not None:
-            raise error(path, "single_output", "must be null for a classifier")
-        if k < 2:
-            raise error(path, "n_outputs", f"a classifier has one output per class (>= 2), got {k}")
-        expected["classes"] = ((k,), "biufSU")
-    else:
-        if meta["classes"] is not None:
-            raise error(path, "classes", "must be null for a regressor")
-        if not isinstance(meta["single_output"], bool) or (meta["single_output"] and k != 1):
-            raise error(path, "single_output", f"must be true (only when n_outputs is 1) or false, got "
-                                               f"{meta['single_output']!r}")
+    expected.update(persistence.check_output_meta(path, meta, k, cls is KernelLimitClassifier))
     if meta["feature_names"]:
         expected["feature_names_in"] = ((meta["n_features_in"],), "U")
     persistence._check_keys(path, "arrays", headers, expected)

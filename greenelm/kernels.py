@@ -518,6 +518,17 @@ def _held_out_rows(name: str, rows, n: int) -> np.ndarray:
     return np.sort(rows).astype(np.int64)
 
 
+def _checked_choice(fit_rows, validation_rows, n: int, score, block_rows):
+    """The held-out choice's arguments checked: (fit rows, validation rows) as disjoint index arrays
+    into ``n`` rows, ``score`` callable, ``block_rows`` a positive int; ValueError naming the problem."""
+    fit_rows, validation_rows = _held_out_rows("fit_rows", fit_rows, n), _held_out_rows("validation_rows", validation_rows, n)
+    if np.intersect1d(fit_rows, validation_rows).size:
+        raise ValueError("fit_rows and validation_rows share rows: the held-out rows must not be fitted")
+    if not callable(score):
+        raise ValueError(f"score must be a function (scores, Y) -> float, got {type(score).__name__}")
+    return fit_rows, validation_rows, check_positive_int("block_rows", block_rows)
+
+
 def _symmetric_take(lower: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """``K[rows][:, cols]`` of the symmetric K whose lower triangle ``lower`` (N, N) holds."""
     below = rows[:, None] >= cols[None, :]
@@ -552,12 +563,7 @@ def held_out_kernel_ridge_predict(train_views, Y, test_views, jitters, fit_rows,
     jitters = _checked_jitters(jitters)
     train_views, Y, test_views, norms, test_norms = _scaled_views(train_views, Y, test_views, weight_scale)
     n = len(Y)
-    fit_rows, validation_rows = _held_out_rows("fit_rows", fit_rows, n), _held_out_rows("validation_rows", validation_rows, n)
-    if np.intersect1d(fit_rows, validation_rows).size:
-        raise ValueError("fit_rows and validation_rows share rows: the held-out rows must not be fitted")
-    if not callable(score):
-        raise ValueError(f"score must be a function (scores, Y) -> float, got {type(score).__name__}")
-    block_rows = check_positive_int("block_rows", block_rows)
+    fit_rows, validation_rows, block_rows = _checked_choice(fit_rows, validation_rows, n, score, block_rows)
     clock = [time.perf_counter()]
     kernel = _averaged_kernel(train_views, norms, block_rows, progress)
     clock.append(time.perf_counter())
@@ -604,12 +610,7 @@ def held_out_choice(kernel: np.ndarray, Y, jitters, fit_rows, validation_rows,
     Y = np.asarray(Y, dtype=np.float64)
     if Y.ndim != 2 or len(Y) != n:
         raise ValueError(f"Y must be (N={n}, k), got shape {Y.shape}")
-    fit_rows, validation_rows = _held_out_rows("fit_rows", fit_rows, n), _held_out_rows("validation_rows", validation_rows, n)
-    if np.intersect1d(fit_rows, validation_rows).size:
-        raise ValueError("fit_rows and validation_rows share rows: the held-out rows must not be fitted")
-    if not callable(score):
-        raise ValueError(f"score must be a function (scores, Y) -> float, got {type(score).__name__}")
-    block_rows = check_positive_int("block_rows", block_rows)
+    fit_rows, validation_rows, block_rows = _checked_choice(fit_rows, validation_rows, n, score, block_rows)
     coefs, validation_mu = [], []
     for jitter in jitters:     # the block taken anew for each: one n_fit² copy at a time
         # sorted fit rows: the block's lower triangle is read from the kernel's lower triangle

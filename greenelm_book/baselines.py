@@ -551,7 +551,7 @@ def answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_wide, elm_sec,
 
     claims = _claims()
     from .bench import record_quiet_ratio
-    from .rejudge import scorecard_verdict
+    from .rejudge import answer_as_scorecard
 
     speedup = judge_between(claims["speedup_vs_sgd_mnist_d2000"].value, mnist_sec.values, elm_sec.values,
                             "ratio", unit="×", min_runs=(5, 3))
@@ -568,9 +568,8 @@ def answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_wide, elm_sec,
         keys, note = [quiet.key], (
             f"our 784-64-10 MLP's 10-epoch training time over Green-ELM's fit time (pinv, d = {speedup_width}), "
             f"both timed in one quiet process, interleaved, {quiet.n} pairs (benchmarks/headline_ratios)")
-    speedup = scorecard_verdict("speedup_vs_sgd_mnist_d2000", speedup, keys, {**store.results,
-                                mnist_sec.key: mnist_sec, elm_sec.key: elm_sec})
-    store.answer("speedup_vs_sgd_mnist_d2000", speedup, keys=keys, note=note)
+    speedup = answer_as_scorecard(store, "speedup_vs_sgd_mnist_d2000", speedup, keys, [mnist_sec, elm_sec],
+                                  note=note)
     wide_gap = judge_between(claims["mnist_d4000_beats_sgd_by_1_26"].value, elm_wide.values, mnist_acc.values,
                              "difference", unit="points")
     store.answer("mnist_d4000_beats_sgd_by_1_26", wide_gap, keys=[elm_wide.key, mnist_acc.key],
