@@ -7,7 +7,8 @@ paper by :func:`~greenelm_book.verdicts.value_vs_paper` (or a difference, a rati
 a timing), the qualitative claims whose test is shared by :data:`CLAIM_TESTS`, and the others by the
 chapter's own stated test (``chapter_test``) as recorded. Evidence that is not comparable
 (:mod:`greenelm_book.comparability`) makes the claim "not comparable", with the difference for
-information; a test over datasets that some keys leave is judged on the comparable ones.
+information; a test over datasets that some keys leave is judged on the comparable ones. A claim's
+first key is its primary evidence: when it is not comparable, neither is the claim.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import verdicts as V
-from .comparability import comparability, is_quiet_timing
+from .comparability import comparability as _comparability, is_quiet_timing
 from .paper import CLAIMS, FIG_SCALING_BASELINES, TABLE_I, TABLE_IV, dataset_name
 from .report import Verdict, not_comparable
 from .results import Answer
@@ -50,7 +51,8 @@ def _dataset(key: str) -> str:
 
 def _not_comparable(claim, answer, results, keys, why: str = "") -> Judgement:
     """"not comparable": the reasons of the keys, and (for a number) the difference for information."""
-    reasons = list(dict.fromkeys(comparability(k).reason for k in keys if not comparability(k).comparable))
+    judged = [_comparability(k, claim.chapter) for k in keys]
+    reasons = list(dict.fromkeys(c.reason for c in judged if not c.comparable))
     reason = "; ".join(reasons) + (f" ({why})" if why else "")
     first = results[keys[0]]
     if claim.value is not None and claim.kind != "qualitative" and claim.unit == first.unit.replace("pts", "points"):
@@ -80,14 +82,14 @@ def _equivalence(claim, answer, results):
 
 
 def _path_to_parity(claim, answer, results):
-    keys = [k for k in answer.keys if comparability(k).comparable]
+    keys = [k for k in answer.keys if _comparability(k, claim.chapter).comparable]
     limits = {_dataset(k): results[k].values for k in keys}
     verdict = V.reaches_reference(limits, FIG_SCALING_BASELINES, "figure's SGD baseline") if limits else None
     return verdict, keys, "reaches_reference"
 
 
 def _flatter(claim, answer, results):
-    keys = [k for k in answer.keys if comparability(k).comparable]
+    keys = [k for k in answer.keys if _comparability(k, claim.chapter).comparable]
     slopes = {_dataset(k): results[k].values for k in keys}
     if len(slopes) < 2 or "mnist" not in slopes:
         return None, keys, "flatter_than_anchor"
@@ -106,23 +108,23 @@ def _rises(claim, answer, results):
     return V.rises_at_every_step(curves), list(answer.keys), "rises_at_every_step"
 
 
-def _curves(answer, results):
+def _curves(claim, answer, results):
     """The comparable keys of an answer, grouped by dataset in their stored (width) order."""
     curves, used = {}, []
     for key in answer.keys:
-        if comparability(key).comparable:
+        if _comparability(key, claim.chapter).comparable:
             curves.setdefault(_dataset(key), []).append(results[key].values)
             used.append(key)
     return curves, used
 
 
 def _rises_throughout(claim, answer, results):
-    curves, used = _curves(answer, results)
+    curves, used = _curves(claim, answer, results)
     return (V.rises_throughout(curves) if curves else None), used, "rises_throughout"
 
 
 def _gains_shrink(claim, answer, results):
-    curves, used = _curves(answer, results)
+    curves, used = _curves(claim, answer, results)
     return (V.gains_shrink(curves) if curves else None), used, "gains_shrink"
 
 
@@ -173,7 +175,7 @@ def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
     if recorded.label == "not measurable here":
         return Judgement(recorded, "not_measurable", tuple(keys))
     if claim.id in CLAIM_TESTS and len(keys) == len(answer.keys) and keys:
-        if claim.id not in SUBSETTING and not all(comparability(k).comparable for k in keys):
+        if claim.id not in SUBSETTING and not all(_comparability(k, claim.chapter).comparable for k in keys):
             judged = _not_comparable(claim, answer, results, keys)
             info, _, test = CLAIM_TESTS[claim.id](claim, answer, results)
             verdict = Verdict("not comparable", info.ours, f"{judged.verdict.detail}; for information, "
@@ -182,23 +184,28 @@ def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
         verdict, used, test = CLAIM_TESTS[claim.id](claim, answer, results)
         if verdict is None or not used:
             return _not_comparable(claim, answer, results, keys, "nothing comparable left to judge")
-        dropped = [k for k in keys if not comparability(k).comparable]
+        dropped = [k for k in keys if not _comparability(k, claim.chapter).comparable]
         if dropped:
             left_out = sorted(dataset_name(n) for n in {_dataset(k) for k in dropped} - {_dataset(k) for k in used})
             verdict = Verdict(verdict.label, verdict.ours, f"{verdict.detail}; judged on the comparable "
-                              f"datasets ({', '.join(left_out)} not comparable: {comparability(dropped[0]).reason})")
+                              f"datasets ({', '.join(left_out)} not comparable: "
+                              f"{_comparability(dropped[0], claim.chapter).reason})")
         return _judged(verdict, test, used, results)
     if not keys:
         test = "not_comparable" if recorded.label == "not comparable" else "chapter_test"
         return Judgement(recorded, test)
-    if not any(comparability(k).comparable for k in keys) or (
-            claim.kind != "qualitative" and not comparability(keys[0]).comparable):
-        return _not_comparable(claim, answer, results, keys if claim.kind == "qualitative" else keys[:1])
+    # the first key is a claim's primary evidence (a frozen head's accuracy for "the head is effective"):
+    # when it is not comparable, neither is the claim, whatever the other keys are
+    if not _comparability(keys[0], claim.chapter).comparable:
+        primary = [k for k in keys if not _comparability(k, claim.chapter).comparable]
+        return _not_comparable(claim, answer, results, primary if claim.kind == "qualitative" else keys[:1])
+    if not any(_comparability(k, claim.chapter).comparable for k in keys):
+        return _not_comparable(claim, answer, results, keys)
     if recorded.label in QUALITATIVE or claim.value is None:
         test = "not_comparable" if recorded.label == "not comparable" else "chapter_test"
-        partly = [k for k in keys if not comparability(k).comparable]
+        partly = [k for k in keys if not _comparability(k, claim.chapter).comparable]
         if partly and test == "chapter_test":
-            reasons = "; ".join(dict.fromkeys(comparability(k).reason for k in partly))
+            reasons = "; ".join(dict.fromkeys(_comparability(k, claim.chapter).reason for k in partly))
             recorded = Verdict(recorded.label, recorded.ours, f"{recorded.detail}; rests partly on "
                                f"evidence not comparable to the paper's ({reasons})")
         return _judged(recorded, test, keys, results)

@@ -36,7 +36,7 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDE
            "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
            "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
            "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
-           "flatter_than_anchor", "margin_label", "LADDER", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
+           "difference_interval", "flatter_than_anchor", "margin_label", "LADDER", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
            "gain_label", "gain_over"]
 
 #: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
@@ -85,8 +85,10 @@ RULES = {
     "gains_shrink": "holds when each widening's mean gain is smaller than the previous one, on every "
                     "curve (partly: on some)",
     "reaches_reference": "holds when our value reaches the reference on every dataset (partly: on some)",
-    "flatter_than_anchor": "holds when every other dataset's mean slope is positive and below the "
-                           "anchor's (partly: for some)",
+    "flatter_than_anchor": "holds when, for every other dataset, the 95 % Welch confidence interval of "
+                           "the anchor's slope minus its slope (per-seed slopes) lies above 0 and its mean "
+                           "slope is positive (partly: for some, the others steeper); inconclusive when an "
+                           "interval straddles 0",
     "gain_over": "a gain of variant B over variant A, from n ≥ 3 seeds that each ran both (paired): "
                  "gain (holds) when the mean paired difference B − A exceeds twice the sd of the paired "
                  "differences (and the floor, e.g. one test image); loss (does not hold) when it lies "
@@ -487,18 +489,40 @@ def reaches_reference(values: dict, references: dict, what: str = "reference") -
                         f"our value reaches the {what} on every dataset")
 
 
-def flatter_than_anchor(slopes: dict, anchor: str) -> Verdict:
-    """``slopes``: ``{dataset: per-seed slopes}``; holds when every other dataset's mean slope is
-    positive and below the anchor's (the anchor's positive too), partly for some."""
+def difference_interval(a, b, level: float = 0.95) -> tuple[float, float, float]:
+    """``(mean(a) − mean(b), low, high)``: the difference of two sets of independent runs with its
+    ``level`` Welch confidence interval. Needs ≥ 2 runs per side."""
+    from scipy.stats import t
+
+    estimate, se, dof = _welch(_runs(a), _runs(b))
+    half = float(t.ppf(0.5 + level / 2, dof)) * se if se > 0 else 0.0
+    return estimate, estimate - half, estimate + half
+
+
+def flatter_than_anchor(slopes: dict, anchor: str, level: float = 0.95) -> Verdict:
+    """``slopes``: ``{dataset: per-seed slopes}`` (≥ 2 seeds each). A dataset is flatter when the
+    ``level`` Welch interval of (anchor's slope − its slope) lies above 0 and its mean slope is
+    positive, steeper when the interval lies below 0 (or its slope is not positive); otherwise
+    undecided. Holds when every other dataset is flatter, partly when some are and none is undecided,
+    does not hold when none is; inconclusive when an interval straddles 0."""
     if anchor not in slopes or len(slopes) < 2:
         raise ValueError(f"flatter_than_anchor needs {anchor!r} and at least one other dataset")
     means = {n: float(_runs(v).mean()) for n, v in slopes.items()}
     others = [n for n in means if n != anchor]
-    flatter = [means[anchor] > 0 and 0 < means[n] < means[anchor] for n in others]
-    return _qualitative(all_some_none(flatter),
-                        ", ".join(f"{dataset_name(n)} {means[n]:.2f}" for n in means) + " (mean slopes)",
-                        f"every dataset's mean slope positive and below {dataset_name(anchor)}'s")
-
+    outcomes, intervals = {}, []
+    for n in others:
+        diff, low, high = difference_interval(slopes[anchor], slopes[n], level)
+        outcomes[n] = ("flatter" if low > 0 and means[n] > 0 and means[anchor] > 0
+                       else "steeper" if high < 0 or means[n] <= 0 else "undecided")
+        intervals.append(f"{dataset_name(anchor)} − {dataset_name(n)} {diff:+.2f} ({level:.0%} CI {low:+.2f} to {high:+.2f})")
+    ours = (", ".join(f"{dataset_name(n)} {means[n]:.2f}" for n in means) + " (mean slopes); "
+            + "; ".join(intervals))
+    test = (f"every dataset's mean slope positive and below {dataset_name(anchor)}'s, by the {level:.0%} "
+            f"Welch confidence interval of the slope difference (lying above 0)")
+    if "undecided" in outcomes.values():
+        return Verdict("inconclusive", ours, f"{test}; the interval straddles 0 for "
+                       + ", ".join(dataset_name(n) for n, o in outcomes.items() if o == "undecided"))
+    return _qualitative(all_some_none(o == "flatter" for o in outcomes.values()), ours, test)
 
 
 #: the words of :func:`gain_over`'s outcome, and the verdict label each gives the claim "B gains over A"

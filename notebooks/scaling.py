@@ -37,7 +37,8 @@
 # **Setting.** Green-ELM as in the paper's code: $W \sim \mathcal{N}(0, 1)$, $b \sim \mathcal{N}(0, 1)$,
 # ReLU, ridge readout by Cholesky with λ = 10⁻³, pixels scaled to [0, 1], CIFAR-10 as raw pixels
 # (3072-d). MNIST and Fashion-MNIST at the paper's widths are the random-features chapter's
-# results (independent draws, five seeds). Everything else here uses **nested widths**: per seed
+# results, and CIFAR-10 raw pixels at {glue:text}`cifar10_read` the CIFAR-10 chapter's
+# (independent draws, five seeds: one value per configuration). Everything else here uses **nested widths**: per seed
 # one projection of the largest width, its $H^\top H$ accumulated once, and the model of width d
 # uses the first d hidden units (the leading d × d block) — the first d columns of a Gaussian W
 # are themselves a width-d draw, so each width is an honest Green-ELM.
@@ -117,7 +118,9 @@ glue("paper_model_worst", f"{paper_model_worst:.1f}")
 #
 # At the paper's widths, MNIST and Fashion-MNIST come from the random-features chapter (one
 # independent draw per width and seed); CIFAR-10 raw pixels are measured here, one width-
-# {glue:text}`paper_dmax` model per seed whose leading blocks give every narrower width. Beyond the
+# {glue:text}`paper_dmax` model per seed whose leading blocks give every narrower width, except
+# where the CIFAR-10 chapter measured the same configuration ({glue:text}`cifar10_read`), which is
+# read. Beyond the
 # paper's range, one width-{glue:text}`d_max` model per dataset ({glue:text}`n_held_seeds` seed(s):
 # these widths are the held-out test, not judged against the paper) gives d =
 # {glue:text}`held_widths_text`. Results are cached on disk keyed by the parameters and the code.
@@ -129,6 +132,7 @@ for name, text in sc.width_glues(plan).items():
 # dataset the widest model (held-out widths, λ paths, conditioning)
 cifar_runs, widest = sc.wide_runs(plan)
 acc = sc.record_curves(store, plan, cifar_runs, widest)
+glue("cifar10_read", sc.cifar10_read_text(acc, plan))
 curve = sc.curve_frame(acc)
 
 # %%
@@ -244,9 +248,11 @@ sc.answer_slope_claims(store, calib, slopes, datasets, our_model_worst, paper_mo
 # stated, measurable choice: the **spectral entropy** (bits) of each training set's pixel covariance,
 # $\mathcal{H} = -\sum_i p_i \log_2 p_i$ with $p_i$ the normalised eigenvalues. Per dataset
 # $A = m \ln d + \epsilon$, across datasets $\ln m = \ln \Psi - \gamma \ln \mathcal{H}$, seed by seed.
-# **Test**: the hypothesis orders the slopes by complexity when γ > 0 on every seed (with three
-# datasets, two parameters leave one degree of freedom, so this is all four points per curve can
-# say). γ per seed: {glue:text}`gamma_text`.
+# With our $\mathcal{H}$, γ per seed: {glue:text}`gamma_text` (γ > 0 would order the slopes by
+# complexity; with three datasets, two parameters leave one degree of freedom). This is information,
+# not a verdict: the paper never defines $\mathcal{H}$, and the sign of γ follows from whichever
+# entropy one picks, so the scorecard records the γ claim as not measurable, and judges the abstract's
+# hypothesis on the part that can be measured, whether ln d predicts the held-out wider widths (above).
 
 # %% tags=["remove-cell"]
 entropies = sc.dataset_entropies(splits)
@@ -363,7 +369,8 @@ show_table(cond_rows, integers=["d"])
 train_rows, rising_train = sc.record_train_accuracy(store, plan, widest)
 sc.answer_separability(store, plan, acc, rising_train)
 parity, short_of = sc.parity_rows(kernel, held_tests, plan)
-sc.answer_parity(store, plan, kernel)
+sc.answer_parity(store, plan, acc)
+glue("verdict_parity", store.answers["predictable_path_to_parity"].verdict.label)
 glue("short_of", ", ".join(short_of) or "no dataset")
 
 # %% [markdown]
@@ -374,18 +381,19 @@ glue("short_of", ", ".join(short_of) or "no dataset")
 show_table(sc.train_table(train_rows, datasets), digits=2, integers=["d"])
 
 # %% [markdown]
-# The paper's "predictable path to parity with gradient-based methods" needs the curve's ceiling to
-# reach the trained baseline. The ceiling of each dataset — the exact d → ∞ accuracy where the
-# kernel was computed here, else the asymptote of the saturating law fitted on the paper's widths,
-# which is an extrapolation from those widths, not the d → ∞ value — against the figure's baseline
-# (the row's method is named beside it). The exact d → ∞ value for MNIST (the arc-cosine kernel) is
-# computed in {doc}`the frontier chapter <frontier>`.
+# The paper's "predictable path to parity with gradient-based methods" is judged on what was
+# measured: each dataset's mean accuracy at d = {glue:text}`paper_dmax` against the figure's baseline
+# (*{glue:text}`verdict_parity`*). Whether a law predicts the curve beyond the measured widths is the
+# held-out ln d test's question (above). For information, the ceiling of each dataset — the exact
+# d → ∞ accuracy where the kernel was computed here, else the asymptote of the saturating law fitted
+# on the paper's widths, an extrapolation, not a d → ∞ value — beside the figure's baseline (the
+# row's method is named beside it). MNIST's exact d → ∞ accuracy (the arc-cosine kernel) is computed
+# in {doc}`the frontier chapter <frontier>`.
 
 # %%
 show_table(parity, digits=2)
 
 # %% [markdown]
 # The ceiling lies below the paper's baseline on: {glue:text}`short_of`. The verdict on the path to
-# parity judges MNIST's and Fashion-MNIST's ceilings; CIFAR-10 raw's is not comparable with the
-# paper's curve. The cost of widening
+# parity judges MNIST and Fashion-MNIST; CIFAR-10 raw is not comparable with the paper's curve. The cost of widening
 # grows as $Nd^2$ (the Gram) and $d^3$ (the solve).

@@ -30,6 +30,7 @@ AWAITING_RE_EXECUTION = {
     "pinv_d4000_behind_sgd": "cifar10",
     "pinv_over_cholesky_speedup_d4000": "cifar10",
     "cholesky_accuracy_cost_0_01": "cifar10",
+    "abstract_frozen_backbone_effective": "cifar10",   # its primary evidence is EfficientNet's, not ResNet-18's
 }
 
 

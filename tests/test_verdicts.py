@@ -14,9 +14,9 @@ from scipy import stats
 from greenelm_book import verdicts as V
 from greenelm_book.comparability import comparability, is_quiet_timing
 from greenelm_book.paper import CLAIMS
-from greenelm_book.rejudge import CLAIM_TESTS
-from greenelm_book.report import prediction_interval
-from greenelm_book.results import load_all
+from greenelm_book.rejudge import CLAIM_TESTS, scorecard_verdict
+from greenelm_book.report import Verdict, prediction_interval
+from greenelm_book.results import Result, load_all
 from greenelm_book.scorecard import counts, scorecard, verdict_totals
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -175,8 +175,25 @@ def test_qualitative_tests_on_curves():
     assert V.rises_throughout({"cifar10": flat}).label == "does not hold"
     assert V.gains_shrink({"mnist": up}).label == "holds"                      # gains 2.40 then 1.55
     assert V.reaches_reference({"mnist": up[2]}, {"mnist": 95.1}).label == "holds"
-    assert V.flatter_than_anchor({"mnist": [2.4, 2.3], "fashion": [2.1, 2.2]}, "mnist").label == "holds"
-    assert V.flatter_than_anchor({"mnist": [2.4, 2.3], "cifar10": [2.9, 2.8]}, "mnist").label == "does not hold"
+    mnist, fashion = [2.45, 2.3, 2.35, 2.4, 2.35], [2.1, 2.2, 2.15, 2.05, 2.2]
+    assert V.flatter_than_anchor({"mnist": mnist, "fashion": fashion}, "mnist").label == "holds"
+    assert V.flatter_than_anchor({"mnist": mnist, "cifar10": [2.9, 2.8, 2.85, 2.95, 2.9]}, "mnist").label == "does not hold"
+    # means 2.35 against 2.15, but two seeds each: the Welch interval (t with ~2 dof) straddles 0
+    assert V.flatter_than_anchor({"mnist": [2.4, 2.3], "fashion": [2.1, 2.2]}, "mnist").label == "inconclusive"
+    assert V.flatter_than_anchor({"mnist": mnist, "fashion": fashion, "cifar10": [2.9, 2.8, 2.85, 2.95, 2.9]},
+                                 "mnist").label == "partly holds"
+
+
+def test_difference_interval_is_welchs():
+    """The slope test's interval equals scipy's Welch test turned into a 95 % CI."""
+    from scipy import stats
+
+    a, b = [2.45, 2.3, 2.35, 2.4, 2.35], [2.1, 2.2, 2.15, 2.05, 2.2]
+    diff, low, high = V.difference_interval(a, b)
+    ci = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
+    assert diff == pytest.approx(0.23) and (low, high) == pytest.approx((ci.low, ci.high))
+    with pytest.raises(ValueError, match="at least 2 runs"):
+        V.difference_interval([1.0], b)
 
 
 # ---------------------------------------------------------------- comparability as data
@@ -199,6 +216,21 @@ def test_comparability_rules(key, comparable):
     result = comparability(key)
     assert result.comparable is comparable
     assert bool(result.reason) is not comparable
+
+
+def test_one_raw_pixel_accuracy_is_comparable_with_table_vi_and_not_with_the_scaling_figure():
+    """The CIFAR-10 chapter's raw-pixel Green-ELM is Table VI's setting; the scaling chapter reads the
+    same record for the figure's CIFAR-10 curve, which is not raw pixels: not comparable there only,
+    and the scorecard's judgement of a scaling claim says so."""
+    key = "cifar10/green-elm/unit/cholesky/d=2000/accuracy"
+    assert comparability(key, "cifar10").comparable and comparability(key).comparable
+    figure = comparability(key, "scaling")
+    assert not figure.comparable and "scaling figure's CIFAR-10 curve" in figure.reason
+    assert comparability("mnist/green-elm/unit/cholesky/d=2000/accuracy", "scaling").comparable
+    results = {key: Result(key, (46.2, 46.5, 46.9, 46.1, 46.8), "%", {}, "cifar10", "AMD EPYC, 2 cores",
+                           "2026-11-28", "")}
+    verdict = scorecard_verdict("fig_scaling_cifar10_d2000_accuracy", Verdict("differs", "46.50 %"), [key], results)
+    assert verdict.label == "not comparable" and "scaling figure's CIFAR-10 curve" in verdict.detail
 
 
 def test_an_unstated_optimiser_makes_nothing_not_comparable():
@@ -322,9 +354,9 @@ def test_the_summary_api_counts_unique_judgements_and_merges_differs():
 def test_qualitative_texts_name_the_datasets_as_the_book_does():
     """The verdict texts (shown on the pages and the scorecard) print "Fashion-MNIST 2.14", not the
     store's id "fashion-mnist 2.14"; a curve labelled otherwise keeps its own label."""
-    flatter = V.flatter_than_anchor({"mnist": [2.4, 2.3], "fashion-mnist": [2.1, 2.2]}, "mnist")
-    assert flatter.ours == "MNIST 2.35, Fashion-MNIST 2.15 (mean slopes)", flatter.ours
-    assert flatter.detail.endswith("below MNIST's"), flatter.detail
+    flatter = V.flatter_than_anchor({"mnist": [2.4, 2.3, 2.35], "fashion-mnist": [2.1, 2.2, 2.15]}, "mnist")
+    assert flatter.ours.startswith("MNIST 2.35, Fashion-MNIST 2.15 (mean slopes); MNIST − Fashion-MNIST +0.20"), flatter.ours
+    assert "below MNIST's" in flatter.detail, flatter.detail
     reached = V.reaches_reference({"cifar10": [71.0, 71.2], "raw pixels": [50.0]},
                                   {"cifar10": 70.0, "raw pixels": 60.0})
     assert reached.ours == "CIFAR-10: 71.10 vs 70.00, raw pixels: 50.00 vs 60.00", reached.ours
