@@ -29,6 +29,17 @@ BUILD = ROOT / "_build"
 PROFILES = ("smoke", "full")
 #: chapters that summarise the others' results: executed last, stale when those results change
 SUMMARY_CHAPTERS = ("scorecard", "conclusion")
+#: chapter -> the chapters whose results it reads (``ChapterResults.get``): executed after them
+#: whatever their place in the toc (the scaling chapter, third in reading order, reads CIFAR-10's
+#: raw-pixel record). ``tests/test_execute.py`` checks it against the reads the store records.
+READS_FROM = {
+    "baselines": ("random_features",),
+    "scaling": ("random_features", "cifar10"),
+    "entropy": ("baselines", "random_features"),
+    "rotation": ("baselines", "random_features"),
+    "cifar10": ("baselines",),
+    "frontier": ("baselines", "scaling"),
+}
 
 
 def _toc_files(entries: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -147,9 +158,21 @@ def injected_parameters(name: str, profile: str, overrides: Mapping[str, Any] | 
     return {**dict(table.get(name) or {}), **dict(overrides or {}), "profile": profile}
 
 
-def execution_order(names: list[str]) -> list[str]:
-    """``names`` in toc order, the summary chapters (:data:`SUMMARY_CHAPTERS`) moved to the end."""
-    return [n for n in names if n not in SUMMARY_CHAPTERS] + [n for n in names if n in SUMMARY_CHAPTERS]
+def execution_order(names: list[str], reads_from: Mapping[str, Iterable[str]] | None = None) -> list[str]:
+    """``names`` in toc order, except that a chapter runs after the chapters of ``names`` it reads
+    (``reads_from``, default :data:`READS_FROM`), and the summary chapters (:data:`SUMMARY_CHAPTERS`)
+    run last. ValueError on a cycle."""
+    reads_from = READS_FROM if reads_from is None else reads_from
+    body = [n for n in names if n not in SUMMARY_CHAPTERS]
+    ordered: list[str] = []
+    pending = list(body)
+    while pending:
+        ready = next((n for n in pending if all(r in ordered or r not in body for r in reads_from.get(n, ()))), None)
+        if ready is None:
+            raise ValueError(f"the chapters {pending} read each other's results in a cycle ({dict(reads_from)})")
+        ordered.append(ready)
+        pending.remove(ready)
+    return ordered + [n for n in names if n in SUMMARY_CHAPTERS]
 
 
 def relative(path: Path) -> str:
