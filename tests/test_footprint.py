@@ -109,8 +109,10 @@ def test_energy_answers_need_counters_and_say_so_without():
 
 
 def test_activation_and_edge_verdicts():
-    assert footprint.activation_verdict(230.0, 200.0, 150.0).label == "does not hold"
-    assert footprint.activation_verdict(300 * 1024, 200.0, 150.0).label == "holds"
+    small, large = footprint.activation_verdict(230.0, 200.0, 150.0), footprint.activation_verdict(300 * 1024, 200.0, 150.0)
+    assert small.label == large.label == "not measurable here"          # no device, no deep network here
+    assert "keeps less memory" in small.detail and "keeps more memory" in large.detail
+    assert small.ours.startswith("activations 230 KiB per batch vs Green-ELM's 200 MiB")
     edge = footprint.edge_verdict(_records(), 2, 60000, 2000)
     assert edge.label == "not measurable here" and "12.0 CPU s" in edge.detail and "200 MiB" in edge.detail
     table = footprint.training_table(_records(), 2000, 64, 10)
