@@ -26,7 +26,8 @@ import pandas as pd
 from .report import median_text, show_table, spread_text
 from .results import load_all
 
-__all__ = ["FORMS", "result_text", "glue_result", "keyed_table", "shown_entries", "page_disagreements"]
+__all__ = ["FORMS", "result_text", "glue_result", "keyed_table", "shown_entries", "page_disagreements",
+           "RUN_FIELDS", "configuration", "duplicate_configurations"]
 
 #: the statistics a page may print for a result's runs
 FORMS = ("mean", "spread", "median")
@@ -156,3 +157,27 @@ def page_disagreements(notebook: str | Path, results: str | Path) -> list[str]:
         if entry["printed"] != now:
             problems.append(f"{where} printed as {entry['printed']!r}, the store gives {now!r}")
     return problems
+
+
+#: setting fields that say how or when a configuration was run, not what it is: two results that
+#: differ only in these (or in their seeds) are one configuration measured twice
+RUN_FIELDS = frozenset({"seeds", "timing", "timed", "run", "date", "machine", "command", "source", "design",
+                        "evaluated_on", "quantity", "note"})
+
+
+def configuration(key: str, result) -> tuple:
+    """What a stored result measures, whatever chapter or key holds it: (quantity, the last part of
+    the key; unit; the setting without :data:`RUN_FIELDS`, as sorted JSON)."""
+    setting = {k: v for k, v in sorted(result.setting.items()) if k not in RUN_FIELDS}
+    return key.rsplit("/", 1)[-1], result.unit, json.dumps(setting, sort_keys=True, default=str)
+
+
+def duplicate_configurations(results: str | Path) -> list[list[tuple[str, str, float]]]:
+    """Configurations that two chapters of the store ``results`` (a results dir) each measured
+    (one configuration, two values): one list per configuration of ``(chapter, key, mean)``. A
+    chapter that shows another's result reads it (:meth:`ChapterResults.get`) and is not listed."""
+    groups: dict[tuple, list] = {}
+    for chapter, data in sorted(load_all(results).items()):
+        for key, result in data["results"].items():
+            groups.setdefault(configuration(key, result), []).append((chapter, key, result.mean))
+    return [found for found in groups.values() if len({chapter for chapter, _, _ in found}) > 1]
