@@ -101,18 +101,33 @@ def stream_one(library: str, n_hidden: int, batch: int, n_batches: int, n_initia
         accuracy = model.score(X_test, y_test)
     else:
         from greenelm import RandomReLUFeatures, StreamingRidge
+        from greenelm.streaming import rls_block_rows
 
+        gathered = library == "greenelm-gathered"
         features = RandomReLUFeatures(X.shape[1], n_hidden, seed=0)
         Y = np.eye(10)
-        state = StreamingRidge(alpha=1e-3).fit(features.transform(X[:n_initial]), Y[y[:n_initial]])
-        for rows in stream:
-            H = features.transform(X[rows])
+        state = StreamingRidge(alpha=1e-3, block_rows=rls_block_rows(n_hidden) if gathered else None)
+        state.fit(features.transform(X[:n_initial]), Y[y[:n_initial]])
+        batches = [(features.transform(X[rows]), Y[y[rows]]) for rows in stream]    # features untimed
+        if gathered:
+            # batches wait and go in as blocks of rls_block_rows(d) rows: the time per batch is the
+            # whole stream's, the last flush (the read) included, over the number of batches
+            state.update(*batches[0])
+            state.coef_                                   # warm-up: the first block's calls
             start = time.perf_counter()
-            state.update(H, Y[y[rows]])
-            times.append(time.perf_counter() - start)
+            for H, T in batches[1:]:
+                state.update(H, T)
+            state.coef_
+            times = [(time.perf_counter() - start) / (len(batches) - 1)]
+        else:
+            for H, T in batches:
+                start = time.perf_counter()
+                state.update(H, T)
+                times.append(time.perf_counter() - start)
         accuracy = np.mean((features.transform(X_test) @ state.coef_).argmax(axis=1) == y_test)
     timed = times[1:] if len(times) > 1 else times       # the first update warms up (first calls)
-    return {"update_seconds": float(np.median(timed)), "accuracy": 100 * float(accuracy)}
+    return {"update_seconds": float(np.median(timed)), "update_runs": [float(t) for t in timed],
+            "accuracy": 100 * float(accuracy)}
 
 
 def gemm_rate() -> dict:
@@ -176,6 +191,7 @@ def fit_rounds(d: int, n_train, repeats: int, libraries=LIBRARIES, log=print) ->
         to_floor = [r["fits"][library]["seconds"]
                     / flop_floor_seconds(N, 784, d, 10, r["rates"], dtype) for r in done]
         rows.append({"library": library, "d": d, "repeats": len(done), "fit (s)": _median(seconds),
+                     "fit runs (s)": seconds,
                      "range (s)": _spread(seconds), "ratio to greenelm float64": _median(to_reference),
                      "ratio to floor": _median(to_floor), "floor ratio range": _spread(to_floor),
                      "accuracy (%)": _median([r["fits"][library]["accuracy"] for r in done]),
@@ -183,23 +199,56 @@ def fit_rounds(d: int, n_train, repeats: int, libraries=LIBRARIES, log=print) ->
     return records, rows
 
 
-def stream_rows(widths, batches: dict, initial: int, rate: float, log=print) -> list:
+STREAMERS = ("greenelm", "greenelm-gathered", "pyoselm")
+
+
+def stream_rows(widths, batches: dict, initial: int, rate: float | None = None, log=print,
+                libraries=STREAMERS) -> list:
     """One process per library and width: the median update time and its ratio to 3·d²·B FLOPs at
-    ``rate`` (float64 GFLOP/s)."""
+    the float64 GEMM rate ``rate`` (GFLOP/s), or, when None, at the rate measured in a process of
+    its own just before each width's updates (a same-run ratio either way)."""
     rows = []
     for width in widths:
-        update_floor = 3.0 * width * width * 250 / (rate * 1e9)
-        for library in ("greenelm", "pyoselm"):
+        width_rate = rate if rate is not None else _isolated("gemm_rate")["float64"]
+        update_floor = 3.0 * width * width * 250 / (width_rate * 1e9)
+        for library in libraries:
             result = _isolated("stream_one", library=library, n_hidden=width, batch=250,
                                n_batches=batches[library], n_initial=initial)
             log(f"streaming {library} d={width}: {result.get('update_seconds', result.get('error'))}")
             rows.append({"library": library, "d": width, "B": 250, "updates": batches[library],
+                         "GEMM (GFLOP/s)": width_rate,
                          "update (s)": result.get("update_seconds"),
+                         "update runs (s)": result.get("update_runs", []),
                          "ratio to floor": (result["update_seconds"] / update_floor
                                             if "update_seconds" in result else None),
                          "accuracy (%)": result.get("accuracy"), "peak (GB)": result["peak_gb"],
                          **({"note": result["error"][:80]} if "error" in result else {})})
     return rows
+
+
+STREAM_TEXT = ("Median seconds per update (batches of B rows after an initial block), one process per library "
+               "and width; floor 3·d²·B FLOPs at a float64 GEMM rate of the same run. `greenelm` applies each "
+               "batch as it comes; `greenelm-gathered` (`StreamingRidge(block_rows=rls_block_rows(d))`) lets "
+               "batches wait and applies them as blocks of d/4 rows: its time is the whole stream's, the last "
+               "block included, per batch. pyoselm uses sigmoid neurons (it has no ReLU) and is timed on fewer "
+               "updates (each takes seconds).")
+
+
+def write_streaming_only(args, streaming: list, seconds: float) -> None:
+    """``--streaming-only``: the streaming table alone, in ``{out}.json`` and ``{out}.md``."""
+    from greenelm_book.bench import machine_info, write_report
+
+    command = "python -m benchmarks.peers " + " ".join(__import__("sys").argv[1:])
+    date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    report = {"machine": machine_info(), "date": date, "command": command.strip(), "duration_seconds": seconds,
+              "streaming": streaming}
+    machine = report["machine"]
+    preamble = (f"# greenelm's streaming update against its floor and pyoselm\n\n{machine.get('cpu')} "
+                f"({machine.get('cores')} cores), {date}; `{report['command']}` ({seconds / 60:.1f} min). Each "
+                "width's float64 GEMM rate measured in a process of its own just before its updates.\n")
+    write_report(report, f"{args.out}.json", f"{args.out}.md", [("Streaming updates, B = 250", STREAM_TEXT + " Floor "
+                 "at the GEMM rate column.", streaming, None)], preamble)
+    print(open(f"{args.out}.md").read())
 
 
 def main(argv=None) -> None:
@@ -208,6 +257,9 @@ def main(argv=None) -> None:
     parser.add_argument("--d", type=int, default=4000, help="hidden width of the fits")
     parser.add_argument("--rows", type=int, default=None, help="training rows (default: all 60,000)")
     parser.add_argument("--stream-widths", type=int, nargs="*", default=[2000, 4000])
+    parser.add_argument("--streaming-only", action="store_true",
+                        help="only the streaming updates, each width's floor at a GEMM rate measured just "
+                             "before it (writes --out, merges nothing)")
     parser.add_argument("--out", default="benchmarks/peers")
     parser.add_argument("--report", default=None,
                         help="report.json to merge the tables into (default: benchmarks/report.json when "
@@ -219,11 +271,16 @@ def main(argv=None) -> None:
 
     started = time.perf_counter()
     log = lambda message: print(f"[{time.perf_counter() - started:6.0f} s] {message}", flush=True)  # noqa: E731
+    small = bool(args.rows)
+    batches = {"greenelm": 4 if small else 20, "greenelm-gathered": 8 if small else 20,
+               "pyoselm": 3 if small else 4}
+    if args.streaming_only:
+        streaming = stream_rows(args.stream_widths, batches, 1000 if small else 5000, None, log=log)
+        write_streaming_only(args, streaming, time.perf_counter() - started)
+        return
     records, rows = fit_rounds(args.d, args.rows, args.repeats, log=log)
     rates64 = [r["rates"]["float64"] for r in records if "float64" in r["rates"]]
     rate = _median(rates64) or float("nan")
-    small = bool(args.rows)
-    batches = {"greenelm": 4 if small else 20, "pyoselm": 3 if small else 4}
     streaming = stream_rows(args.stream_widths, batches, 1000 if small else 5000, rate, log=log)
     command = ("python -m benchmarks.peers " + " ".join(argv if argv is not None else __import__("sys").argv[1:])).strip()
     date = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -241,9 +298,7 @@ def main(argv=None) -> None:
                 "images. Medians over the rounds; the ratios are medians of each round's own ratios. Floor: "
                 "the fit's FLOPs (features, Gram, solve) at the GEMM rates of the same round. hpelm uses its "
                 "own sigmoid neurons (it has no ReLU); the others ReLU.")
-    stream_text = ("Median seconds per update (batches of B rows after an initial block), one process per "
-                   "library and width; floor 3·d²·B FLOPs at the run's float64 GEMM rate. pyoselm uses "
-                   "sigmoid neurons (it has no ReLU) and is timed on fewer updates (each takes seconds).")
+    stream_text = STREAM_TEXT + " Floor at the run's float64 GEMM rate."
     sections = [(f"Fits on MNIST ({N:,} rows), d = {args.d:,}", fit_text, rows, None),
                 ("Streaming updates, B = 250", stream_text, streaming, None)]
     write_report(report, f"{args.out}.json", f"{args.out}.md", sections, preamble)

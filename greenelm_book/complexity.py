@@ -311,8 +311,10 @@ def peer_tables(report: Mapping, gemm_gflops: float, n_inputs: int = 784, n_outp
 
     Reads only fields that exist: a row's time is its list of runs (``"fit runs (s)"``, ``"runs
     (s)"``, ``"times"``) or its one ``"fit (s)"``; streaming ``"update runs (s)"`` or ``"update (s)"``;
-    shown as the median with ``runs``.  Ratios are recomputed: to greenelm float64's median time,
-    and to the FLOP floor (:func:`greenelm.solvers.fit_flops`; streaming 3·d²·B) at ``gemm_gflops``
+    shown as the median with ``runs``.  Ratios are the report's own, measured in its run (``"ratio
+    to greenelm float64"``, ``"ratio to floor"``: medians of each round's ratios at that round's GEMM
+    rate); a report without them gets them recomputed: to greenelm float64's median time, and to
+    the FLOP floor (:func:`greenelm.solvers.fit_flops`; streaming 3·d²·B) at ``gemm_gflops``
     (float64 rows only: a float32 floor needs a float32 rate).  N is the row's or the report's
     ``n_train``, else full MNIST's 60,000 (the benchmark's default run).
     """
@@ -330,10 +332,16 @@ def peer_tables(report: Mapping, gemm_gflops: float, n_inputs: int = 784, n_outp
                      "accuracy (%)": _median(row, "accuracy (%)"),
                      "peak (GB)": max(_values(row, "peak (GB)"), default=float("nan")),
                      "floor (s)": floor if float64 else float("nan")})
+    same_run = [(row.get("ratio to greenelm float64"), row.get("ratio to floor")) for row in report["fits"]]
     fits = pd.DataFrame(fits)
     reference = fits.loc[fits.library == "greenelm-float64", "fit (s)"]
     fits["× greenelm"] = fits["fit (s)"] / (reference.iloc[0] if len(reference) else float("nan"))
     fits["× floor"] = fits["fit (s)"] / fits["floor (s)"]
+    for i, (to_greenelm, to_floor) in enumerate(same_run):     # the report's own, from its run
+        if to_greenelm is not None:
+            fits.loc[i, "× greenelm"] = float(to_greenelm)
+        if to_floor is not None:
+            fits.loc[i, "× floor"] = float(to_floor)
     streaming = []
     for row in report.get("streaming", []):
         times = _values(row, "update runs (s)", "runs (s)", "times", "update (s)")
@@ -342,7 +350,9 @@ def peer_tables(report: Mapping, gemm_gflops: float, n_inputs: int = 784, n_outp
                           "update (s)": statistics.median(times) if times else float("nan"),
                           "accuracy (%)": _median(row, "accuracy (%)"),
                           "peak (GB)": max(_values(row, "peak (GB)"), default=float("nan")),
-                          "× floor": statistics.median(times) / (3.0 * d * d * b / rate) if times else float("nan")})
+                          "× floor": (float(row["ratio to floor"]) if row.get("ratio to floor") is not None
+                                      else statistics.median(times) / (3.0 * d * d * b / rate) if times
+                                      else float("nan"))})
     streaming = pd.DataFrame(streaming)
     if len(streaming):
         own = streaming[streaming.library == "greenelm"].set_index("d")["update (s)"]

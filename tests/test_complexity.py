@@ -204,6 +204,17 @@ def test_peer_tables_read_repeated_records_as_medians():
     assert stream.set_index("library").loc["pyoselm", "update (s)"] == 2.0
 
 
+def test_peer_tables_show_the_reports_own_same_run_ratios():
+    """A report's ratios come from its own run (each round's GEMM rate); the chapter's rate is not used."""
+    report = json.loads(json.dumps(ONE_FIT))
+    report["fits"][2].update({"ratio to greenelm float64": 1.25, "ratio to floor": 1.5})
+    report["streaming"][0]["ratio to floor"] = 1.1
+    fits, stream = complexity.peer_tables(report, gemm_gflops=100.0)
+    assert tuple(fits.set_index("library").loc["hpelm", ["× greenelm", "× floor"]]) == (1.25, 1.5)
+    assert fits.set_index("library").loc["greenelm-float64", "× greenelm"] == 1.0      # recomputed: none given
+    assert stream.set_index("library").loc["greenelm", "× floor"] == 1.1
+
+
 def test_peer_tables_refuse_another_file_and_read_the_committed_one():
     with pytest.raises(ValueError, match="no list 'fits'"):
         complexity.peer_tables({"rows": []}, 100.0)
