@@ -132,7 +132,9 @@ glue_findings(verdict_glues(scorecard(results_dir(profile))))
 # {glue:text}`ln_worse_n` of {glue:text}`ln_n` datasets (on MNIST a mean error of
 # {glue:text}`ln_mnist_error:.2f` points against {glue:text}`sat_mnist_error:.2f` for the saturating law;
 # *{glue:text}`verdict_accuracy_near_logarithmic_in_d`*). The paper's scaling hypothesis, built on
-# that law, fares no better (*{glue:text}`verdict_abstract_scaling_hypothesis`*).
+# that law, fares no better on the part that can be measured
+# (*{glue:text}`verdict_abstract_scaling_hypothesis`*); its entropy term cannot be, since the paper
+# never defines the entropy it divides by (*{glue:text}`verdict_scaling_hypothesis_gamma`*).
 #
 # **The d → ∞ limit, computed exactly.** The paper asks whether a million-dimensional layer reaches
 # the state of the art. For its map the infinite-width limit is kernel ridge regression with the
@@ -141,8 +143,8 @@ glue_findings(verdict_glues(scorecard(results_dir(profile))))
 # {glue:text}`limit_mnist_words` the widest fit measured (d = {glue:text}`ultra_d`, λ chosen by
 # leave-one-out: {glue:text}`ultra_acc:.2f` %). The saturating law fitted on the paper's widths
 # extrapolates to {glue:text}`asymptote_mnist:.2f` %, {glue:text}`asymptote_vs_limit:.2f` points
-# {glue:text}`asymptote_words` that exact value, and on that extrapolation the "predictable path to
-# parity" with SGD is judged (*{glue:text}`verdict_predictable_path_to_parity`*). On CIFAR-10 raw
+# {glue:text}`asymptote_words` that exact value. The "predictable path to parity" with SGD is judged
+# on measured widths, not on either ceiling (*{glue:text}`verdict_predictable_path_to_parity`*). On CIFAR-10 raw
 # pixels the limit is {glue:text}`limit_cifar:.2f` %, {glue:text}`limit_cifar_vs_cnn:.2f` points
 # {glue:text}`limit_cifar_words` the book's SGD-trained CNN ({glue:text}`cnn_acc:.2f` %), far from the
 # state of the art (*{glue:text}`verdict_ultra_wide_million_dimensions`*).
