@@ -234,6 +234,11 @@ STREAM_TEXT = ("Median seconds per update (batches of B rows after an initial bl
                "updates (each takes seconds).")
 
 
+def _without_runs(rows: list) -> list:
+    """The rows for a Markdown table: every run is in the JSON, the table shows medians and ranges."""
+    return [{k: v for k, v in row.items() if not k.endswith("runs (s)")} for row in rows]
+
+
 def write_streaming_only(args, streaming: list, seconds: float) -> None:
     """``--streaming-only``: the streaming table alone, in ``{out}.json`` and ``{out}.md``."""
     from greenelm_book.bench import machine_info, write_report
@@ -247,7 +252,7 @@ def write_streaming_only(args, streaming: list, seconds: float) -> None:
                 f"({machine.get('cores')} cores), {date}; `{report['command']}` ({seconds / 60:.1f} min). Each "
                 "width's float64 GEMM rate measured in a process of its own just before its updates.\n")
     write_report(report, f"{args.out}.json", f"{args.out}.md", [("Streaming updates, B = 250", STREAM_TEXT + " Floor "
-                 "at the GEMM rate column.", streaming, None)], preamble)
+                 "at the GEMM rate column.", _without_runs(streaming), None)], preamble)
     print(open(f"{args.out}.md").read())
 
 
@@ -299,8 +304,8 @@ def main(argv=None) -> None:
                 "the fit's FLOPs (features, Gram, solve) at the GEMM rates of the same round. hpelm uses its "
                 "own sigmoid neurons (it has no ReLU); the others ReLU.")
     stream_text = STREAM_TEXT + " Floor at the run's float64 GEMM rate."
-    sections = [(f"Fits on MNIST ({N:,} rows), d = {args.d:,}", fit_text, rows, None),
-                ("Streaming updates, B = 250", stream_text, streaming, None)]
+    sections = [(f"Fits on MNIST ({N:,} rows), d = {args.d:,}", fit_text, _without_runs(rows), None),
+                ("Streaming updates, B = 250", stream_text, _without_runs(streaming), None)]
     write_report(report, f"{args.out}.json", f"{args.out}.md", sections, preamble)
     target = args.report or ("benchmarks/report.json" if args.out == "benchmarks/peers" else None)
     if target:
