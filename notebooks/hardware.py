@@ -278,10 +278,13 @@ show_table(fit_ratios.rename(columns={c: f"{c} (×)" for c in fit_ratios.columns
 #
 # Users choosing an ELM library compare scikit-elm, hpelm and, for streaming, pyoselm. The
 # benchmark `benchmarks/peers.py` (named below with its date) fits each on full MNIST, each fit in
-# a fresh process, and times the streaming updates of pyoselm's OS-ELM against greenelm's
-# `StreamingRidge`. The tables read that file. Their floor columns use **this chapter's** GEMM
-# rate (above): a fit's FLOPs (`fit_flops`) at that rate, float64 rows only (a float32 floor would
-# need a float32 rate), and $3 d^2 B$ FLOPs per streaming update.
+# a fresh process, in rounds (each round: the machine's GEMM rates, then one fit per library in
+# an order rotated from round to round), and times the streaming updates of pyoselm's OS-ELM
+# against greenelm's `StreamingRidge`, batch by batch and gathered into blocks of d/4 rows. The
+# tables read that file, and every ratio in them was measured in that run: to greenelm float64 and
+# to the floor (a fit's FLOPs, `fit_flops`, at the GEMM rate of its own round; $3 d^2 B$ FLOPs per
+# streaming update at the run's float64 rate), medians of each round's own ratio. No ratio here
+# mixes that run with this chapter's.
 
 # %% tags=["remove-cell"]
 peers = json.loads((ROOT / peers_path).read_text())
@@ -302,8 +305,9 @@ show_table(peer_stream, digits=2, integers=["d", "B", "runs"])
 # Measured by {glue:text}`peers_command` on {glue:text}`peers_date` ({glue:text}`peers_machine`),
 # at least {glue:text}`peers_runs` fit(s) per row (the `runs` column; a time is the median of its
 # runs).
-# hpelm and pyoselm use their own sigmoid neurons (neither has ReLU); the others ReLU. The
-# accuracy is on the 10,000 test images; peak memory is the fitting process's.
+# hpelm and pyoselm use their own sigmoid neurons (neither has ReLU); the others ReLU. The peers
+# run in float64, their default; greenelm in float64 and float32. The accuracy is on the 10,000
+# test images; peak memory is the fitting process's.
 
 # %% [markdown]
 # ## Memory: greenelm, the paper's listing, and SGD
