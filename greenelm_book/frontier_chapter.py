@@ -52,7 +52,9 @@ LONG_SGD = {"mnist": ("mlp",), "fashion-mnist": ("mlp",), "cifar10": ("cnn",)}
 #: the published anchors' sources, as the anchor table names them
 SOURCES = {"mcdonnell2015fast": "McDonnell et al. 2015", "mcdonnell2015enhanced": "McDonnell & Vladusich 2015",
            "coates2011analysis": "Coates, Lee & Ng 2011", "thiry2021unreasonable": "Thiry et al. 2021",
-           "recht2018cifar": "Recht et al. 2018"}
+           "recht2018cifar": "Recht et al. 2018", "shankar2020neural": "Shankar et al. 2020",
+           "chen2019cknpytorch": "Chen 2019 (code of Mairal 2016)", "page2018how": "Page 2018",
+           "jordan2024airbench": "Jordan 2024"}
 #: the dictionaries in words
 WORDS = {"kmeans": "k-means", "sampled": "sampled"}
 #: the patch dictionary of the chapter's main sweep (its keys do not name it)
@@ -1574,20 +1576,34 @@ def budget_sentence(store, records: dict, datasets) -> str:
 
 
 def anchor_table(best: dict, overall: dict | None = None) -> pd.DataFrame:
-    """The published anchors of the datasets fitted, beside our best patch readout and, with
+    """The published anchors of the datasets fitted, each with what it trains, its size and its
+    augmentation (the compute is in :func:`anchor_notes`), beside our best patch readout and, with
     ``overall`` (:func:`best_overall`), the chapter's best result (the stacked map's limit, when it
-    is better)."""
+    is better). Every anchor of a fitted dataset shows, those with no counterpart of ours (the
+    networks trained end to end) included: "ours" is the dataset's best, not a matched method."""
     from . import paper
 
     rows = []
     for row in paper.ANCHORS.itertuples():
         if row.dataset in best:
             rows.append({"dataset": DATASET_NAMES[row.dataset], "published method": row.method,
+                         "trained": row.trained, "size": row.size, "augmentation": row.augmentation,
                          "source": SOURCES[row.source], "published (%)": row.accuracy,
                          "ours, patch readout (%)": best[row.dataset][1]["accuracy"].mean})
             if overall is not None:
                 rows[-1]["ours, best (%)"] = overall[row.dataset][0]["accuracy"].mean
     return pd.DataFrame(rows)
+
+
+def anchor_notes(datasets=None) -> list[str]:
+    """The anchors' compute, as their sources state it, one line each in :func:`anchor_table`'s
+    order (all datasets, or those in ``datasets``): the footnotes of the table, which leaves the
+    column out to fit the page."""
+    from . import paper
+
+    return [f"{SOURCES[row.source]}, {row.accuracy:g} % on {DATASET_NAMES[row.dataset]}, trained: {row.trained}; "
+            f"compute: {row.compute}." for row in paper.ANCHORS.itertuples()
+            if datasets is None or row.dataset in datasets]
 
 
 # ----------------------------------------------------------------------------- part 4: cost curve

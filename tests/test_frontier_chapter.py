@@ -7,6 +7,7 @@ import math
 import re
 from functools import partial
 from pathlib import Path
+from types import SimpleNamespace
 
 import matplotlib
 import numpy as np
@@ -16,6 +17,7 @@ import pytest
 matplotlib.use("Agg")
 
 from greenelm_book import frontier_chapter as fc
+from greenelm_book import paper
 from greenelm_book.report import thousands
 from greenelm_book.results import ChapterResults, Result, load_all
 
@@ -841,9 +843,10 @@ def test_parity_counts_the_epochs_within_the_readouts_time(store):
         "readout fits in that time; the fastest takes 2 s for 53.80 %; CIFAR-10's SGD CNN (60.00 % in 10 s): "
         "53.80 % in 2 s (K = 8 sampled patches, 2 × 2 pooling).")
     anchors = fc.anchor_table(best)
-    assert list(anchors.columns) == ["dataset", "published method", "source", "published (%)",
-                                     "ours, patch readout (%)"]
+    assert list(anchors.columns) == ["dataset", "published method", "trained", "size", "augmentation", "source",
+                                     "published (%)", "ours, patch readout (%)"]
     assert set(anchors["dataset"]) == {"MNIST", "CIFAR-10"} and set(anchors["ours, patch readout (%)"]) == {53.8}
+    assert len(anchors) == len(paper.ANCHORS)                  # every anchor of a fitted dataset shows
     # with the chapter's best beside it: a stacked limit above the readout is the best, one below is not
     better = {key: store.record(f"{key[0]}/stacked-patches/limit-{i}/{stat}", [value], unit, n_patches=8, pool=3)
               for i, (key, value) in enumerate({("mnist", 8, 3, "vanishing"): 60.0,
@@ -868,6 +871,69 @@ def test_parity_counts_the_epochs_within_the_readouts_time(store):
         "(35.00 points above its 60.00 %). CIFAR-10's SGD MLP ended")
     width = store.record("mnist/stacked-patches/p=5/pool=2/k=8/d=8000/accuracy", [1.0], "%")
     assert fc.result_label({"accuracy": width}) == "stacked map at d = 8\u202f000"
+
+
+# ----------------------------------------------------------------------------- published anchors
+ANCHOR_COLUMNS = ["dataset", "method", "accuracy", "trained", "size", "augmentation", "compute", "source"]
+
+
+def _bib_keys() -> set[str]:
+    return set(re.findall(r"^@\w+\{([^,\s]+),", (ROOT / "book" / "references.bib").read_text(), re.M))
+
+
+def test_every_anchor_says_what_is_trained_its_size_augmentation_and_compute():
+    assert list(paper.ANCHORS.columns) == ANCHOR_COLUMNS
+    for row in paper.ANCHORS.itertuples(index=False):
+        for column, value in zip(ANCHOR_COLUMNS, row):
+            assert value is not None and str(value).strip() and not pd.isna(value), (column, row)
+        assert row.trained in paper.TRAINED, row
+        assert row.dataset in ("mnist", "cifar10") and 0 < row.accuracy <= 100
+
+
+def test_every_anchor_source_has_a_short_name_and_a_bibtex_entry():
+    keys = _bib_keys()
+    for source in paper.ANCHORS.source.unique():
+        assert source in fc.SOURCES, source
+        assert source in keys, source
+    assert set(fc.SOURCES) <= keys
+
+
+def test_no_anchor_trained_by_sgd_is_called_training_free():
+    for row in paper.ANCHORS.itertuples():
+        if "SGD" in row.trained:
+            assert not re.search(r"training[- ]free|no training|untrained|one[- ]shot", row.method, re.I), row.method
+        if row.trained in ("nothing",):
+            assert "SGD" not in row.method
+
+
+def test_the_anchors_include_the_kernel_methods_and_the_fast_sgd_recipes():
+    trained = dict(zip(paper.ANCHORS.source + "/" + paper.ANCHORS.accuracy.astype(str), paper.ANCHORS.trained))
+    assert trained["shankar2020neural/90.0"] == "kernel ridge"
+    assert trained["chen2019cknpytorch/90.2"] == "whole network (SGD)"          # the supervised CKN
+    assert trained["chen2019cknpytorch/84.0"] == "convex readout (SVM)"         # the unsupervised one
+    assert trained["page2018how/94.08"] == trained["jordan2024airbench/94.01"] == "whole network (SGD)"
+    # Thiry et al.'s "linear" and one-hidden-layer heads are trained by SGD, on crops and flips
+    thiry = paper.ANCHORS[paper.ANCHORS.source == "thiry2021unreasonable"]
+    assert set(thiry.trained) == {"SGD-trained head"} and 88.5 in set(thiry.accuracy)
+    assert thiry.augmentation.str.contains("flips").all()
+
+
+def test_the_anchor_table_shows_every_anchor_with_its_training_and_the_notes_its_compute():
+    best = {name: (None, {"accuracy": SimpleNamespace(mean=50.0)}) for name in ("mnist", "cifar10")}
+    table = fc.anchor_table(best)
+    assert list(table.columns) == ["dataset", "published method", "trained", "size", "augmentation", "source",
+                                   "published (%)", "ours, patch readout (%)"]
+    assert "compute" not in table.columns                                        # in the notes instead
+    rows = {(r["source"], r["trained"]) for r in table.to_dict("records")}
+    assert {("Shankar et al. 2020", "kernel ridge"), ("Chen 2019 (code of Mairal 2016)", "whole network (SGD)"),
+            ("Page 2018", "whole network (SGD)"), ("Jordan 2024", "whole network (SGD)")} <= rows
+    # only the fitted datasets' anchors, in ANCHORS' order; the notes follow the same rows
+    cifar = fc.anchor_table({"cifar10": best["cifar10"]})
+    assert set(cifar.dataset) == {"CIFAR-10"} and len(cifar) == (paper.ANCHORS.dataset == "cifar10").sum()
+    notes = fc.anchor_notes(["cifar10"])
+    assert len(notes) == len(cifar)
+    assert notes[-1].startswith("Jordan 2024, 94.01 % on CIFAR-10, trained: whole network (SGD); compute: 3.29 s")
+    assert any("79 s on one V100" in note for note in notes) and len(fc.anchor_notes()) == len(paper.ANCHORS)
 
 
 def test_a_long_runs_kept_epochs_hold_the_parity_of_the_whole_run():
