@@ -36,7 +36,7 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDE
            "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
            "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
            "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
-           "difference_interval", "flatter_than_anchor", "margin_label", "LADDER", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
+           "difference_interval", "reaches_within_margin", "flatter_than_anchor", "margin_label", "LADDER", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
            "gain_label", "gain_over"]
 
 #: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
@@ -85,6 +85,10 @@ RULES = {
     "gains_shrink": "holds when each widening's mean gain is smaller than the previous one, on every "
                     "curve (partly: on some)",
     "reaches_reference": "holds when our value reaches the reference on every dataset (partly: on some)",
+    "reaches_within_margin": "non-inferiority against runs of the book's own: holds when, on every dataset, "
+                             "the 95 % Welch confidence interval of our mean minus the reference's lies above "
+                             "−1 point (partly: on some, the others below); inconclusive when an interval "
+                             "straddles −1",
     "flatter_than_anchor": "holds when, for every other dataset, the 95 % Welch confidence interval of "
                            "the anchor's slope minus its slope (per-seed slopes) lies above 0 and its mean "
                            "slope is positive (partly: for some, the others steeper); inconclusive when an "
@@ -499,6 +503,29 @@ def difference_interval(a, b, level: float = 0.95) -> tuple[float, float, float]
     return estimate, estimate - half, estimate + half
 
 
+def reaches_within_margin(pairs: dict, margin: float = PARITY_MARGIN, level: float = 0.95,
+                          what: str = "reference") -> Verdict:
+    """``pairs``: ``{dataset: (our runs, the reference's runs)}`` (≥ 2 runs each, independent). A
+    dataset reaches the reference when the ``level`` Welch interval of (ours − reference) lies above
+    −``margin`` (non-inferiority), falls short when it lies below, else undecided. Holds when every
+    dataset reaches, partly when some do and none is undecided, does not hold when none does;
+    inconclusive when an interval straddles −margin."""
+    if not pairs:
+        raise ValueError("reaches_within_margin needs at least one dataset")
+    outcomes, texts = {}, []
+    for name, (ours, reference) in pairs.items():
+        diff, low, high = difference_interval(ours, reference, level)
+        outcomes[name] = "reaches" if low > -margin else "short" if high < -margin else "undecided"
+        texts.append(f"{dataset_name(name)}: {float(_runs(ours).mean()):.2f} vs {float(_runs(reference).mean()):.2f} "
+                     f"({diff:+.2f}, {level * 100:.0f} % CI {low:+.2f} to {high:+.2f})")
+    test = (f"our mean accuracy no more than {margin:g} point below the {what} on every dataset: the {level * 100:.0f} % "
+            f"Welch confidence interval of the difference lies above −{margin:g}")
+    if "undecided" in outcomes.values():
+        return Verdict("inconclusive", "; ".join(texts), f"{test}; the interval straddles −{margin:g} for "
+                       + ", ".join(dataset_name(n) for n, o in outcomes.items() if o == "undecided"))
+    return _qualitative(all_some_none(o == "reaches" for o in outcomes.values()), "; ".join(texts), test)
+
+
 def flatter_than_anchor(slopes: dict, anchor: str, level: float = 0.95) -> Verdict:
     """``slopes``: ``{dataset: per-seed slopes}`` (≥ 2 seeds each). A dataset is flatter when the
     ``level`` Welch interval of (anchor's slope − its slope) lies above 0 and its mean slope is
@@ -514,10 +541,10 @@ def flatter_than_anchor(slopes: dict, anchor: str, level: float = 0.95) -> Verdi
         diff, low, high = difference_interval(slopes[anchor], slopes[n], level)
         outcomes[n] = ("flatter" if low > 0 and means[n] > 0 and means[anchor] > 0
                        else "steeper" if high < 0 or means[n] <= 0 else "undecided")
-        intervals.append(f"{dataset_name(anchor)} − {dataset_name(n)} {diff:+.2f} ({level:.0%} CI {low:+.2f} to {high:+.2f})")
+        intervals.append(f"{dataset_name(anchor)} − {dataset_name(n)} {diff:+.2f} ({level * 100:.0f} % CI {low:+.2f} to {high:+.2f})")
     ours = (", ".join(f"{dataset_name(n)} {means[n]:.2f}" for n in means) + " (mean slopes); "
             + "; ".join(intervals))
-    test = (f"every dataset's mean slope positive and below {dataset_name(anchor)}'s, by the {level:.0%} "
+    test = (f"every dataset's mean slope positive and below {dataset_name(anchor)}'s, by the {level * 100:.0f} % "
             f"Welch confidence interval of the slope difference (lying above 0)")
     if "undecided" in outcomes.values():
         return Verdict("inconclusive", ours, f"{test}; the interval straddles 0 for "

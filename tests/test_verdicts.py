@@ -184,6 +184,34 @@ def test_qualitative_tests_on_curves():
                                  "mnist").label == "partly holds"
 
 
+def test_reaching_the_books_own_sgd_is_non_inferiority_within_one_point():
+    ours, sgd = [96.8, 96.9, 97.0, 96.95, 96.9], [97.3, 97.2, 97.25, 97.3, 97.25]     # 0.35 below
+    assert V.reaches_within_margin({"mnist": (ours, sgd)}).label == "holds"
+    far = [95.8, 95.9, 96.0, 95.95, 95.9]                                             # 1.35 below
+    assert V.reaches_within_margin({"mnist": (far, sgd)}).label == "does not hold"
+    assert V.reaches_within_margin({"mnist": (ours, sgd), "fashion-mnist": (far, sgd)}).label == "partly holds"
+    wide = [96.0, 97.5, 96.3, 97.2, 96.1]                                             # 0.6 below, spread wide
+    verdict = V.reaches_within_margin({"mnist": (wide, sgd)})
+    assert verdict.label == "inconclusive" and "straddles −1" in verdict.detail
+    assert "MNIST: 96.91 vs 97.26 (-0.35, 95 % CI" in V.reaches_within_margin({"mnist": (ours, sgd)}).ours
+
+
+def test_what_sgd_reaches_is_judged_against_the_books_own_sgd_where_the_store_has_it():
+    from greenelm_book.rejudge import judge_claim
+    from greenelm_book.results import Answer
+
+    claim = next(c for c in CLAIMS if c.id == "ultra_wide_relu_sufficient")
+    elm = {"mnist/green-elm/unit/cholesky/d=4000/accuracy": [96.8, 96.9, 97.0, 96.95, 96.9]}
+    own = {"mnist/sgd-mlp/accuracy": [97.3, 97.2, 97.25, 97.3, 97.25]}
+    results = {k: Result(k, tuple(v), "%", {}, "x", "m", "2026-11-28", "") for k, v in {**elm, **own}.items()}
+    answer = Answer(claim.id, Verdict("holds", ""), tuple(elm))
+    judged = judge_claim(claim, answer, results, {})
+    assert judged.test == "reaches_within_margin" and judged.verdict.label == "holds"
+    assert set(judged.keys) == set(elm) | set(own)
+    alone = judge_claim(claim, answer, {k: v for k, v in results.items() if k in elm}, {})
+    assert alone.test == "reaches_reference"                  # no SGD runs of ours: the paper's Table I
+
+
 def test_difference_interval_is_welchs():
     """The slope test's interval equals scipy's Welch test turned into a 95 % CI."""
     from scipy import stats
@@ -355,7 +383,7 @@ def test_qualitative_texts_name_the_datasets_as_the_book_does():
     """The verdict texts (shown on the pages and the scorecard) print "Fashion-MNIST 2.14", not the
     store's id "fashion-mnist 2.14"; a curve labelled otherwise keeps its own label."""
     flatter = V.flatter_than_anchor({"mnist": [2.4, 2.3, 2.35], "fashion-mnist": [2.1, 2.2, 2.15]}, "mnist")
-    assert flatter.ours.startswith("MNIST 2.35, Fashion-MNIST 2.15 (mean slopes); MNIST − Fashion-MNIST +0.20"), flatter.ours
+    assert flatter.ours.startswith("MNIST 2.35, Fashion-MNIST 2.15 (mean slopes); MNIST − Fashion-MNIST +0.20 (95 % CI"), flatter.ours
     assert "below MNIST's" in flatter.detail, flatter.detail
     reached = V.reaches_reference({"cifar10": [71.0, 71.2], "raw pixels": [50.0]},
                                   {"cifar10": 70.0, "raw pixels": 60.0})
