@@ -232,6 +232,36 @@ class UndeclaredFixedMeasurement(ValueError):
     """A configuration asked to be scored as a fixed measurement that was not declared before the run."""
 
 
+#: the format of a gate's ledger file (every read of the test labels, kept across processes)
+LEDGER_FORMAT = "greenelm-test-reads/1"
+_READ_FIELDS = {"dataset", "seed", "kind", "key", "configuration", "what", "n_test", "at"}
+
+
+def _write_json_atomically(path: Path, data) -> None:
+    """``data`` as JSON at ``path``: written to a temporary file beside it, then renamed over it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+
+
+def _read_ledger(path: Path) -> list[dict]:
+    """The reads a gate's ledger file holds ([] when it does not exist); ValueError naming the file
+    when it is not a ledger (a gate never starts from a ledger it cannot read)."""
+    if not path.exists():
+        return []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: not a test-read ledger ({error})") from error
+    if not isinstance(data, dict) or data.get("format") != LEDGER_FORMAT or not isinstance(data.get("reads"), list):
+        raise ValueError(f"{path}: not a test-read ledger of format {LEDGER_FORMAT}")
+    for read in data["reads"]:
+        if not isinstance(read, dict) or set(read) != _READ_FIELDS or read["kind"] not in KINDS:
+            raise ValueError(f"{path}: a read that is not a gate's record: {read!r}")
+    return [dict(read) for read in data["reads"]]
+
+
 class TestGate:
     """The one way to the test labels: it records which configuration read them, per (dataset, seed).
 
@@ -242,12 +272,15 @@ class TestGate:
     mapping) and its kind: ``"pick"`` (the protocol's choice: one configuration per (dataset, seed);
     a second is refused with :class:`TestSetAlreadyRead`; the same one may read again, each read
     recorded) or ``"fixed"`` (only a declared configuration, else :class:`UndeclaredFixedMeasurement`;
-    any number of them). :meth:`record` lists every read, JSON-able.
+    any number of them). :meth:`record` lists every read, JSON-able. With ``ledger`` (a file path) the
+    reads are also kept in that file, written after each read and read back when a gate is made, so a
+    later process (a resumed run, the next seed) is held to the picks recorded before it.
     """
 
     __test__ = False                     # not a pytest test class, whatever its name
 
-    def __init__(self, labels: Mapping[str, Any], fixed: Mapping[str, Sequence] | None = None):
+    def __init__(self, labels: Mapping[str, Any], fixed: Mapping[str, Sequence] | None = None,
+                 ledger: str | Path | None = None):
         self.__labels = {str(name): np.array(values, copy=True) for name, values in labels.items()}
         for name, values in self.__labels.items():
             values.setflags(write=False)
@@ -259,7 +292,8 @@ class TestGate:
                              f"(datasets: {sorted(self.__labels)})")
         self._fixed = {name: {configuration_key(c): json.loads(configuration_key(c)) for c in configs}
                        for name, configs in (fixed or {}).items()}
-        self._reads: list[dict] = []
+        self._ledger = None if ledger is None else Path(ledger)
+        self._reads: list[dict] = _read_ledger(self._ledger) if self._ledger is not None else []
 
     def __repr__(self) -> str:
         return (f"TestGate(datasets={sorted(self.__labels)}, reads={len(self._reads)}, "
@@ -297,6 +331,8 @@ class TestGate:
                             "configuration": json.loads(key), "what": what,
                             "n_test": int(self.__labels[dataset].size),
                             "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")})
+        if self._ledger is not None:
+            _write_json_atomically(self._ledger, {"format": LEDGER_FORMAT, "reads": self._reads})
 
     def n_test(self, dataset: str) -> int:
         """M, the number of test labels of ``dataset`` (not a read)."""
@@ -460,9 +496,28 @@ def pick_index(validation: Sequence[float | None], grid: Sequence) -> int:
     return min(tied, key=lambda i: (tuple(grid[i].cost()) if hasattr(grid[i], "cost") else (), i))
 
 
+def _selection_fit(build, candidate, image_shape, seed: int, X_fit, y_fit, X_validation, y_validation) -> dict:
+    """One candidate fitted on the fit rows and scored on the validation rows: {"validation_accuracy"
+    (%, None when the fit failed), "info", "error", "seconds"}."""
+    began = time.perf_counter()
+    entry = {"validation_accuracy": None, "info": {}, "error": None}
+    model = None
+    try:
+        model = build(candidate, tuple(image_shape), int(seed))
+        model.fit(X_fit, y_fit)
+        predicted = np.asarray(model.predict(X_validation))
+        entry["validation_accuracy"] = 100 * float(np.mean(predicted == y_validation))
+        entry["info"] = _info(model)
+    except (np.linalg.LinAlgError, MemoryError) as error:
+        entry["error"] = f"{type(error).__name__}: {error}"
+    del model
+    entry["seconds"] = time.perf_counter() - began
+    return json.loads(json.dumps(entry, allow_nan=False))
+
+
 def run_protocol(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Sequence[Candidate], seed: int, *,
                  image_shape, validation_size=0.2, fit_size=None,
-                 build: Callable[[Candidate, tuple, int], Any] = build_model) -> dict:
+                 build: Callable[[Candidate, tuple, int], Any] = build_model, cache: str | None = None) -> dict:
     """The protocol for one dataset and seed (see the module).
 
     X_train (N, H·W·C) and y_train (N,): the training rows; X_test (M, H·W·C): the test images (their
@@ -471,6 +526,10 @@ def run_protocol(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: S
     ``seed``); ``build(candidate, image_shape, seed)``: an unfitted model with ``fit(X, y)`` and
     ``predict(X)``. A candidate whose fit fails (``LinAlgError``: no jitter factorised;
     ``MemoryError``: it does not fit this machine) is recorded with its error and no validation accuracy.
+    ``cache``: a name for the data (e.g. ``"mnist, all rows"``): each candidate's selection fit is then
+    memoised (:func:`greenelm_book.results_cache.memoize`, keyed by that name, the seed, the split and
+    the candidate), so a run stopped midway resumes where it stopped; its seconds are those of the run
+    that computed it.
 
     Returns a JSON-able record: dataset, seed, n_train, n_fit, n_validation, n_test, "grid" [{candidate,
     validation_accuracy (%), seconds, info, error}], "pick" (candidate), "pick_index", "tie_rule",
@@ -495,21 +554,22 @@ def run_protocol(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: S
     fit_rows, validation_rows = held_out_rows(len(y_train), fit_size, validation_size, int(seed))
     rows = []
     for candidate in grid:
-        began = time.perf_counter()
-        entry = {"candidate": candidate.as_dict() if isinstance(candidate, Candidate) else dict(candidate),
-                 "validation_accuracy": None, "info": {}, "error": None}
-        model = None
-        try:
-            model = build(candidate, tuple(image_shape), int(seed))
-            model.fit(X_train[fit_rows], y_train[fit_rows])
-            predicted = np.asarray(model.predict(X_train[validation_rows]))
-            entry["validation_accuracy"] = 100 * float(np.mean(predicted == y_train[validation_rows]))
-            entry["info"] = _info(model)
-        except (np.linalg.LinAlgError, MemoryError) as error:
-            entry["error"] = f"{type(error).__name__}: {error}"
-        del model
-        entry["seconds"] = time.perf_counter() - began
-        rows.append(entry)
+        described = candidate.as_dict() if isinstance(candidate, Candidate) else dict(candidate)
+
+        def fit_one(candidate=candidate):
+            return _selection_fit(build, candidate, image_shape, seed, X_train[fit_rows], y_train[fit_rows],
+                                  X_train[validation_rows], y_train[validation_rows])
+
+        if cache is None:
+            entry = fit_one()
+        else:
+            from .results_cache import memoize
+
+            entry, _ = memoize("frontier-protocol-selection", {
+                "data": str(cache), "dataset": dataset, "seed": int(seed), "n_train": int(len(y_train)),
+                "fit_rows": int(len(fit_rows)), "validation_rows": int(len(validation_rows)),
+                "candidate": json.loads(configuration_key(described)), "image_shape": list(image_shape)}, fit_one)
+        rows.append({"candidate": described, **entry})
     selection = time.perf_counter() - start
     if all(r["validation_accuracy"] is None for r in rows):
         raise RuntimeError(f"{dataset}, seed {seed}: no candidate of the grid could be fitted on the fit rows: "
@@ -627,8 +687,77 @@ def run_dataset(dataset: str, *, params: str | Path | None = None, subset: int |
     return summary
 
 
+#: where the per-seed records of the protocol and the gate's ledger are committed
+RUNS_DIR = Path(__file__).resolve().parent.parent / "book" / "frontier_protocol"
+
+
+def seed_record_path(out_dir: str | Path, dataset: str, seed: int) -> Path:
+    """The file of one (dataset, seed) protocol record."""
+    return Path(out_dir) / f"{dataset}-seed{int(seed)}.json"
+
+
+def run_and_record(dataset: str, seeds: Sequence[int], *, out_dir: str | Path = RUNS_DIR,
+                   params: str | Path | None = None, subset: int | None = None, build: Callable = build_model,
+                   log: Callable[[str], None] = print) -> list[Path]:
+    """The protocol for ``dataset``, one seed at a time, each record written (atomically) to
+    ``out_dir/<dataset>-seed<seed>.json`` as soon as it is done, the test reads to the gate's ledger
+    ``out_dir/test-reads.json`` (kept across runs: a seed whose pick was already scored cannot be scored
+    for another configuration). A seed whose record exists is skipped; a seed stopped midway resumes
+    from its memoised selection fits. Returns the records' paths. Hours per seed at the full grid."""
+    from .frontier import IMAGE_SHAPES
+
+    spec = load_protocol(params)
+    if dataset not in spec["datasets"]:
+        raise KeyError(f"{dataset!r} has no grid in the protocol's parameters (have {sorted(spec['datasets'])})")
+    entry = spec["datasets"][dataset]
+    X_train, y_train, X_test, y_test = protocol_data(dataset, subset)
+    gate = TestGate({dataset: y_test}, fixed={dataset: entry["fixed"]}, ledger=Path(out_dir) / "test-reads.json")
+    del y_test
+    written = []
+    for seed in seeds:
+        path = seed_record_path(out_dir, dataset, seed)
+        if path.exists():
+            log(f"{dataset}, seed {seed}: recorded already ({path}), skipped")
+            written.append(path)
+            continue
+        log(f"{dataset}, seed {seed}: {len(entry['grid'])} candidates, then the refit")
+        record = run_protocol(dataset, X_train, y_train, X_test, gate, entry["grid"], int(seed),
+                              image_shape=IMAGE_SHAPES[dataset][0], validation_size=entry["validation_size"],
+                              fit_size=entry["fit_size"], build=build,
+                              cache=f"{dataset}, {'all rows' if subset is None else f'first {subset} rows'}")
+        record["subset"] = subset
+        _write_json_atomically(path, record)
+        log(f"{dataset}, seed {seed}: test {record['test_accuracy']:.2f} %, {record['seconds']['total']:.0f} s -> {path}")
+        written.append(path)
+    return written
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m greenelm_book.frontier_protocol --dataset mnist --seed 0 [--seed 1 ...] [--subset N]
+    [--out DIR] [--params FILE]``: :func:`run_and_record`. Run it alone on the machine, under the run
+    lock, in the background: ``flock /tmp/greenelm-run.lock python -m greenelm_book.frontier_protocol ...``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m greenelm_book.frontier_protocol",
+                                     description="the frontier's protocol, one (dataset, seed) record at a time")
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--seed", type=int, action="append", required=True, help="repeat for several seeds")
+    parser.add_argument("--subset", type=int, default=None, help="first N rows of each split (default: all)")
+    parser.add_argument("--out", default=str(RUNS_DIR), help=f"records and ledger (default {RUNS_DIR})")
+    parser.add_argument("--params", default=None, help=f"the protocol's parameters (default {PROTOCOL_PARAMS})")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    run_and_record(args.dataset, args.seed, out_dir=args.out, params=args.params, subset=args.subset,
+                   log=lambda message: print(f"[{time.perf_counter() - started:7.0f} s] {message}", flush=True))
+
+
+if __name__ == "__main__":
+    main()
+
+
 __all__ = ["BLOCK_ROWS", "Candidate", "INNER_FIT_ROWS", "INNER_VALIDATION_ROWS", "KINDS", "PROTOCOL_PARAMS",
            "PatchModel", "TIE_RULE", "TestGate",
            "TestSetAlreadyRead", "UndeclaredFixedMeasurement", "VARIANTS", "VIEWS", "build_model",
            "configuration_key", "expand_grid", "load_protocol", "mean_sd", "pick_index", "protocol_data",
-           "run_dataset", "run_fixed", "run_protocol", "run_seeds", "variant_validation"]
+           "run_dataset", "run_fixed", "run_protocol", "run_seeds", "variant_validation", "LEDGER_FORMAT", "RUNS_DIR",
+           "seed_record_path", "run_and_record", "main"]

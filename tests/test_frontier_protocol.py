@@ -313,3 +313,55 @@ def test_the_protocol_on_a_thousand_mnist_images_from_its_parameters_file(tmp_pa
     (read,) = summary["gate"]["reads"]
     assert (read["kind"], read["seed"], read["configuration"]) == ("pick", 0, run["pick"])
     assert summary["gate"]["fixed"] == {"mnist": [{"model": "paper-map-limit", "input": "pixels"}]}
+
+
+# ----------------------------------------------------------------------------- across processes
+def test_the_gates_ledger_holds_a_later_gate_to_the_picks_recorded_before_it(tmp_path):
+    ledger = tmp_path / "test-reads.json"
+    y = np.array([0, 1, 2, 1])
+    first, second = small("limit"), small("limit", n_patches=8)
+    TestGate({"tiny": y}, ledger=ledger).score("tiny", 0, first, [0, 1, 2, 0])
+    later = TestGate({"tiny": y}, ledger=ledger)                  # another process, the same file
+    assert [r["key"] for r in later.reads()] == [fp.configuration_key(first)]
+    with pytest.raises(TestSetAlreadyRead, match="seed 0"):
+        later.score("tiny", 0, second, y)
+    assert later.score("tiny", 0, first, y) == 100.0 and later.score("tiny", 1, second, y) == 100.0
+    assert len(json.loads(ledger.read_text())["reads"]) == 3
+    ledger.write_text('{"format": "something else", "reads": []}')
+    with pytest.raises(ValueError, match="not a test-read ledger"):
+        TestGate({"tiny": y}, ledger=ledger)
+    ledger.write_text("{broken")
+    with pytest.raises(ValueError, match="not a test-read ledger"):
+        TestGate({"tiny": y}, ledger=ledger)
+
+
+def test_a_seed_is_recorded_when_done_and_a_resumed_run_reuses_its_selection_fits(data, tmp_path, monkeypatch):
+    """``run_and_record``: one file per (dataset, seed), written when the seed is done; a recorded seed
+    is skipped, and a seed run again from the start reads its memoised selection fits."""
+    X_train, y_train, X_test, y_test = data
+    monkeypatch.setenv("GREENELM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("GREENELM_RECORD_DIR", str(tmp_path / "record"))
+    monkeypatch.setattr(fp, "protocol_data", lambda dataset, subset=None: (X_train, y_train, X_test, y_test))
+    import greenelm_book.frontier as frontier
+
+    monkeypatch.setitem(frontier.IMAGE_SHAPES, "tiny", (SHAPE, 3))
+    params = tmp_path / "protocol.yml"
+    params.write_text("seeds: [0, 1, 2]\ndatasets:\n  tiny:\n    validation_size: 100\n    fit_size: null\n"
+                      "    defaults: {n_patches: 6, patch_size: 3, pool: 2, n_whitening: 400}\n"
+                      "    grid:\n      - {variant: [readout], ridge: [[1.0e-2, 1.0, 100.0]]}\n"
+                      "      - {variant: [limit], ridge: [[1.0e-4, 1.0e-2]]}\n    fixed: []\n", encoding="utf-8")
+    out = tmp_path / "runs"
+    spy = Spy()
+    (path,) = fp.run_and_record("tiny", [0], out_dir=out, params=params, build=spy, log=lambda m: None)
+    record = json.loads(path.read_text())
+    assert path.name == "tiny-seed0.json" and record["seed"] == 0 and record["subset"] is None
+    assert [r["kind"] for r in json.loads((out / "test-reads.json").read_text())["reads"]] == ["pick"]
+    fits = len(spy.fits)
+    fp.run_and_record("tiny", [0], out_dir=out, params=params, build=spy, log=lambda m: None)
+    assert len(spy.fits) == fits                                  # recorded: skipped, nothing fitted
+    path.unlink()                                                 # as if stopped before its record
+    fp.run_and_record("tiny", [0], out_dir=out, params=params, build=spy, log=lambda m: None)
+    assert len(spy.fits) == fits + 1                              # only the refit: the selection was memoised
+    again = json.loads(path.read_text())
+    assert [r["validation_accuracy"] for r in again["grid"]] == [r["validation_accuracy"] for r in record["grid"]]
+    assert again["test_accuracy"] == record["test_accuracy"]
