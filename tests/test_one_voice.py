@@ -22,8 +22,6 @@ AWAITING_RE_EXECUTION = {
     "table1_mnist_sgd_accuracy": "baselines",
     "speedup_vs_sgd_mnist_d2000": "baselines",
     "table1_fashion_pinv_d500_accuracy": "random_features",
-    "fig_scaling_mnist_d1000_accuracy": "scaling",
-    "fig_scaling_fashion_d500_accuracy": "scaling",
     "cifar10_raw_parity_with_sgd": "cifar10",
     "elm_conv_viable_readout": "cifar10",
     "elm_conv_total_time_parity": "cifar10",
