@@ -165,7 +165,7 @@ def show_table(frame: pd.DataFrame, digits: int = 2, integers=(), caption: str |
     formats = {}
     for column in frame.columns:
         if column in integers or pd.api.types.is_integer_dtype(frame[column]):
-            formats[column] = lambda v: "—" if pd.isna(v) else thousands(int(v), "\u2009")
+            formats[column] = lambda v: "—" if pd.isna(v) else thousands(int(v))
         elif pd.api.types.is_float_dtype(frame[column]):
             formats[column] = (lambda v, d=digits: "—" if pd.isna(v) else f"{v:.{d}f}")
     styler = frame.style.hide(axis="index").format(formats, na_rep="—")

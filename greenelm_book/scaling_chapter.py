@@ -54,7 +54,7 @@ ANCHOR = "mnist"
 
 def spaced(d: int) -> str:
     """A width as the prose prints it, thousands separated by a thin space: ``16 000``."""
-    return thousands(int(d), "\u2009")
+    return thousands(int(d))
 
 
 def elm_key(name: str, d: int, quantity: str = "accuracy", solver: str = "cholesky") -> str:

@@ -51,8 +51,8 @@ def test_plan_from_parameters_sorts_widths_and_expands_seeds():
     assert plan.design_paper == "first d units of one width-1000 draw per seed"
     assert plan.design_wide == "first d units of one width-1500 draw per seed"
     glues = sc.width_glues(_plan(held_out_widths=[8000, 16000]))
-    assert glues == {"paper_dmax": "1\u2009000", "d_max": "16\u2009000", "n_held_seeds": "1",
-                     "held_widths_text": "8\u2009000 and 16\u2009000"}
+    assert glues == {"paper_dmax": "1\u202f000", "d_max": "16\u202f000", "n_held_seeds": "1",
+                     "held_widths_text": "8\u202f000 and 16\u202f000"}
 
 
 def test_table3_from_the_paper_points_and_a_perturbed_one():
@@ -375,7 +375,7 @@ def test_lambda_choices_are_labelled_one_nested_draw_beside_the_seed_means(store
     assert math.isnan(table.iloc[2, 6]) and math.isnan(table.iloc[3, 6])     # held-out widths: one draw only
     glues = sc.lambda_glues(choices, all_interior, plan)
     assert glues["all_interior"].startswith("no") and glues["lambda_gain"] == "-2.00 to +1.00"
-    assert (glues["d_prev"], glues["cifar_prev"], glues["cifar_last"]) == ("1\u2009200", "82.00", "83.00")
+    assert (glues["d_prev"], glues["cifar_prev"], glues["cifar_last"]) == ("1\u202f200", "82.00", "83.00")
     assert glues["drop_words"] == "gains at λ = 1e-3 too, so there is no drop to explain"
     dropping = choices.assign(test_at_alpha=np.where(choices.d == 1500, 70.0, choices.test_at_alpha))
     assert sc.lambda_glues(dropping, True, plan)["drop_words"].startswith("still loses at LOO's λ")
@@ -465,7 +465,7 @@ def test_cifar10_curve_reads_the_cifar10_chapters_own_width_when_it_matches(tmp_
     assert sc.cifar10_chapter_result(store, _plan(alpha=1.0), 1000) is None
     acc = {("cifar10", 1000): own, ("cifar10", 500): store.record(
         "cifar10/green-elm/unit/cholesky/nested-in-d=1000/d=500/accuracy", [40.0], "%")}
-    assert sc.cifar10_read_text(acc, plan) == "d = 1\u2009000"
+    assert sc.cifar10_read_text(acc, plan) == "d = 1\u202f000"
     assert sc.cifar10_read_text({k: v for k, v in acc.items() if k[1] == 500}, plan) == "no width"
 
 
