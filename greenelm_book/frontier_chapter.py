@@ -1586,9 +1586,10 @@ def anchor_table(best: dict, overall: dict | None = None) -> pd.DataFrame:
     rows = []
     for row in paper.ANCHORS.itertuples():
         if row.dataset in best:
-            rows.append({"dataset": DATASET_NAMES[row.dataset], "published method": row.method,
-                         "trained": row.trained, "size": row.size, "augmentation": row.augmentation,
-                         "source": SOURCES[row.source], "published (%)": row.accuracy,
+            rows.append({"dataset": DATASET_NAMES[row.dataset],
+                         "published method (source)": f"{row.method} ({SOURCES[row.source]})",
+                         "trained": row.trained, "size; augmentation": f"{row.size}; {row.augmentation}",
+                         "published (%)": row.accuracy,
                          "ours, patch readout (%)": best[row.dataset][1]["accuracy"].mean})
             if overall is not None:
                 rows[-1]["ours, best (%)"] = overall[row.dataset][0]["accuracy"].mean

@@ -843,7 +843,7 @@ def test_parity_counts_the_epochs_within_the_readouts_time(store):
         "readout fits in that time; the fastest takes 2 s for 53.80 %; CIFAR-10's SGD CNN (60.00 % in 10 s): "
         "53.80 % in 2 s (K = 8 sampled patches, 2 × 2 pooling).")
     anchors = fc.anchor_table(best)
-    assert list(anchors.columns) == ["dataset", "published method", "trained", "size", "augmentation", "source",
+    assert list(anchors.columns) == ["dataset", "published method (source)", "trained", "size; augmentation",
                                      "published (%)", "ours, patch readout (%)"]
     assert set(anchors["dataset"]) == {"MNIST", "CIFAR-10"} and set(anchors["ours, patch readout (%)"]) == {53.8}
     assert len(anchors) == len(paper.ANCHORS)                  # every anchor of a fitted dataset shows
@@ -921,11 +921,12 @@ def test_the_anchors_include_the_kernel_methods_and_the_fast_sgd_recipes():
 def test_the_anchor_table_shows_every_anchor_with_its_training_and_the_notes_its_compute():
     best = {name: (None, {"accuracy": SimpleNamespace(mean=50.0)}) for name in ("mnist", "cifar10")}
     table = fc.anchor_table(best)
-    assert list(table.columns) == ["dataset", "published method", "trained", "size", "augmentation", "source",
+    assert list(table.columns) == ["dataset", "published method (source)", "trained", "size; augmentation",
                                    "published (%)", "ours, patch readout (%)"]
     assert "compute" not in table.columns                                        # in the notes instead
-    rows = {(r["source"], r["trained"]) for r in table.to_dict("records")}
-    assert {("Shankar et al. 2020", "kernel ridge"), ("Chen 2019 (code of Mairal 2016)", "whole network (SGD)"),
+    rows = {(r["published method (source)"].rsplit(" (", 1)[-1].rstrip(")"), r["trained"])
+            for r in table.to_dict("records")}
+    assert {("Shankar et al. 2020", "kernel ridge"), ("code of Mairal 2016", "whole network (SGD)"),
             ("Page 2018", "whole network (SGD)"), ("Jordan 2024", "whole network (SGD)")} <= rows
     # only the fitted datasets' anchors, in ANCHORS' order; the notes follow the same rows
     cifar = fc.anchor_table({"cifar10": best["cifar10"]})
