@@ -38,6 +38,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
+from greenelm._cachefiles import atomic_write
 from greenelm._validation import check_choice, check_positive_int
 from greenelm.features import row_chunks
 
@@ -238,11 +239,9 @@ _READ_FIELDS = {"dataset", "seed", "kind", "key", "configuration", "what", "n_te
 
 
 def _write_json_atomically(path: Path, data) -> None:
-    """``data`` as JSON at ``path``: written to a temporary file beside it, then renamed over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    """``data`` as JSON at ``path``, written atomically (:func:`greenelm._cachefiles.atomic_write`)."""
+    text = json.dumps(data, indent=1, allow_nan=False) + "\n"
+    atomic_write(Path(path), lambda handle: handle.write(text.encode("utf-8")))
 
 
 def _read_ledger(path: Path) -> list[dict]:
