@@ -350,6 +350,24 @@ def _sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
+def _run_record(net: nn.Module, recipe, *, accuracy, accuracy_no_tta, seconds, eval_seconds, steps: int,
+                steps_per_epoch: int, epochs, total_steps: int, stopped_early: bool, per_epoch: list, seed: int,
+                n_train: int, n_test: int, device, dtype: str, return_model: bool) -> dict:
+    """What both trainers return: accuracies, seconds, the steps run against the schedule, the weights'
+    checksum and the setting (the trained ``net`` under ``"model"`` when ``return_model``)."""
+    result = {
+        "accuracy": accuracy, "accuracy_no_tta": accuracy_no_tta, "seconds": seconds,
+        "eval_seconds": eval_seconds, "epochs_run": steps / steps_per_epoch, "epochs": float(epochs),
+        "steps_run": steps, "total_steps": total_steps, "stopped_early": stopped_early,
+        "per_epoch": per_epoch, "weights_sha256": _checksum(net), "seed": seed,
+        "n_train": n_train, "n_test": n_test, "device": str(device), "dtype": dtype,
+        "threads": torch.get_num_threads(), "recipe": recipe.as_dict(),
+    }
+    if return_model:
+        result["model"] = net
+    return result
+
+
 def _checksum(model: nn.Module) -> str:
     """sha256 of the model's state (every tensor's bytes in state-dict order), for reproducibility."""
     h = hashlib.sha256()
@@ -725,18 +743,11 @@ def train_airbench(X_train, y_train, X_test, y_test, *, seed: int, epochs: float
         _sync(device)
         eval_seconds = time.perf_counter() - eval_start
 
-    result = {
-        "accuracy": accuracy, "accuracy_no_tta": accuracy_no_tta, "seconds": seconds,
-        "eval_seconds": eval_seconds, "epochs_run": steps / steps_per_epoch, "epochs": float(epochs),
-        "steps_run": steps, "total_steps": total_steps, "stopped_early": stopped_early,
-        "per_epoch": per_epoch, "weights_sha256": _checksum(net), "seed": seed,
-        "n_train": len(x_train), "n_test": len(x_test), "device": str(device),
-        "dtype": str(dtype).replace("torch.", ""), "threads": torch.get_num_threads(),
-        "recipe": recipe.as_dict(),
-    }
-    if return_model:
-        result["model"] = net
-    return result
+    return _run_record(net, recipe, accuracy=accuracy, accuracy_no_tta=accuracy_no_tta, seconds=seconds,
+                       eval_seconds=eval_seconds, steps=steps, steps_per_epoch=steps_per_epoch, epochs=epochs,
+                       total_steps=total_steps, stopped_early=stopped_early, per_epoch=per_epoch, seed=seed,
+                       n_train=len(x_train), n_test=len(x_test), device=device,
+                       dtype=str(dtype).replace("torch.", ""), return_model=return_model)
 
 
 # --------------------------------------------------------------------------- the MNIST CNN
@@ -854,17 +865,10 @@ def train_small_cnn(X_train, y_train, X_test, y_test, *, seed: int, epochs: int 
         _sync(device)
         eval_seconds = time.perf_counter() - eval_start
 
-    result = {
-        "accuracy": accuracy, "accuracy_no_tta": accuracy, "seconds": seconds,
-        "eval_seconds": eval_seconds, "epochs_run": steps / steps_per_epoch, "epochs": float(epochs),
-        "steps_run": steps, "total_steps": total_steps, "stopped_early": stopped_early,
-        "per_epoch": per_epoch, "weights_sha256": _checksum(net), "seed": seed,
-        "n_train": n, "n_test": len(x_test), "device": str(device), "dtype": "float32",
-        "threads": torch.get_num_threads(), "recipe": recipe.as_dict(),
-    }
-    if return_model:
-        result["model"] = net
-    return result
+    return _run_record(net, recipe, accuracy=accuracy, accuracy_no_tta=accuracy, seconds=seconds,
+                       eval_seconds=eval_seconds, steps=steps, steps_per_epoch=steps_per_epoch, epochs=epochs,
+                       total_steps=total_steps, stopped_early=stopped_early, per_epoch=per_epoch, seed=seed,
+                       n_train=n, n_test=len(x_test), device=device, dtype="float32", return_model=return_model)
 
 
 # --------------------------------------------------------------------------- FLOPs
