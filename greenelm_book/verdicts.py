@@ -503,6 +503,16 @@ def difference_interval(a, b, level: float = 0.95) -> tuple[float, float, float]
     return estimate, estimate - half, estimate + half
 
 
+def _interval_outcomes(outcomes: dict, good: str, ours: str, test: str, boundary: str) -> Verdict:
+    """The verdict of per-dataset interval outcomes (``{dataset: good | another word | "undecided"}``):
+    inconclusive when an interval straddles ``boundary`` (naming those datasets), else holds when
+    every outcome is ``good``, partly when some are, does not hold when none is."""
+    undecided = [dataset_name(n) for n, o in outcomes.items() if o == "undecided"]
+    if undecided:
+        return Verdict("inconclusive", ours, f"{test}; the interval straddles {boundary} for {', '.join(undecided)}")
+    return _qualitative(all_some_none(o == good for o in outcomes.values()), ours, test)
+
+
 def reaches_within_margin(pairs: dict, margin: float = PARITY_MARGIN, level: float = 0.95,
                           what: str = "reference") -> Verdict:
     """``pairs``: ``{dataset: (our runs, the reference's runs)}`` (≥ 2 runs each, independent). A
@@ -520,10 +530,7 @@ def reaches_within_margin(pairs: dict, margin: float = PARITY_MARGIN, level: flo
                      f"({diff:+.2f}, {level * 100:.0f} % CI {low:+.2f} to {high:+.2f})")
     test = (f"our mean accuracy no more than {margin:g} point below the {what} on every dataset: the {level * 100:.0f} % "
             f"Welch confidence interval of the difference lies above −{margin:g}")
-    if "undecided" in outcomes.values():
-        return Verdict("inconclusive", "; ".join(texts), f"{test}; the interval straddles −{margin:g} for "
-                       + ", ".join(dataset_name(n) for n, o in outcomes.items() if o == "undecided"))
-    return _qualitative(all_some_none(o == "reaches" for o in outcomes.values()), "; ".join(texts), test)
+    return _interval_outcomes(outcomes, "reaches", "; ".join(texts), test, f"−{margin:g}")
 
 
 def flatter_than_anchor(slopes: dict, anchor: str, level: float = 0.95) -> Verdict:
@@ -546,10 +553,7 @@ def flatter_than_anchor(slopes: dict, anchor: str, level: float = 0.95) -> Verdi
             + "; ".join(intervals))
     test = (f"every dataset's mean slope positive and below {dataset_name(anchor)}'s, by the {level * 100:.0f} % "
             f"Welch confidence interval of the slope difference (lying above 0)")
-    if "undecided" in outcomes.values():
-        return Verdict("inconclusive", ours, f"{test}; the interval straddles 0 for "
-                       + ", ".join(dataset_name(n) for n, o in outcomes.items() if o == "undecided"))
-    return _qualitative(all_some_none(o == "flatter" for o in outcomes.values()), ours, test)
+    return _interval_outcomes(outcomes, "flatter", ours, test, "0")
 
 
 #: the words of :func:`gain_over`'s outcome, and the verdict label each gives the claim "B gains over A"
