@@ -85,23 +85,23 @@ test-oldest: $(OLDEST_STAMP)
 	$(OLDEST_VENV)/bin/python -m pytest -q -o addopts="-p no:cacheprovider" $(LIBRARY_TESTS)
 
 smoke: venv system-deps
-	$(PY) -m greenelm_book.runner run --profile smoke --out _smoke
-	$(PY) -m greenelm_book.runner html --source _smoke
+	$(PY) -m greenelm_book.running.runner run --profile smoke --out _smoke
+	$(PY) -m greenelm_book.running.runner html --source _smoke
 
 references: venv system-deps
-	$(PY) -m greenelm_book.runner run --profile smoke --out tests/notebooks
+	$(PY) -m greenelm_book.running.runner run --profile smoke --out tests/notebooks
 
 # Renders the committed executed chapters, re-executing only the stale ones (minutes on a fresh clone:
 # their results come from the committed cache of record, book/cache, where their keys still match).
 book: venv system-deps
-	$(PY) -m greenelm_book.runner run --profile full --out book --stale-only
-	$(PY) -m greenelm_book.runner html --source book
+	$(PY) -m greenelm_book.running.runner run --profile full --out book --stale-only
+	$(PY) -m greenelm_book.running.runner html --source book
 
 # Recomputes every chapter at the full profile, ignoring the cache of record and the local cache
 # (hours on two cores), rewrites the record, then renders.
 book-full: venv system-deps data
-	$(PY) -m greenelm_book.runner run --profile full --out book --recompute
-	$(PY) -m greenelm_book.runner html --source book
+	$(PY) -m greenelm_book.running.runner run --profile full --out book --recompute
+	$(PY) -m greenelm_book.running.runner html --source book
 
 bench: venv
 	$(PY) -m benchmarks.run

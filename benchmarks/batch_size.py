@@ -16,7 +16,7 @@ Three tables:
 * ``NormalEquations(8192, 10, "float32").update`` over 4,096 rows in blocks of 8, 64, 512 and 4,096
   rows (the rows are gathered into blocks of :func:`greenelm.solvers.sum_block_rows`) against the
   float32 ``syrk`` floor, N·d² FLOPs at the rate measured in the same process;
-* the image readout (``greenelm_book.frontier.patch_readout``, CIFAR-10, K filters, all 50,000
+* the image readout (``greenelm_book.chapters.frontier_features.patch_readout``, CIFAR-10, K filters, all 50,000
   training images) end to end, stage by stage, against the sum of its floors measured in the same
   run: the map's one GEMM (all images' patches times the folded p²C × K filters, in the map's own
   blocks), the Gram's N·d² FLOPs at the measured float32 ``syrk`` rate, one eigendecomposition of
@@ -139,7 +139,7 @@ def readout_floors(n_patches: int, n_images: int, chunk_images: int = 8) -> dict
 def image_readout(n_patches: int, subset, loo_rows: int, device, alphas=None) -> dict:
     """``patch_readout`` on CIFAR-10 (one seed), its stages' seconds and peak memory; ``alphas``:
     the first λ grid (None: patch_readout's)."""
-    from greenelm_book.frontier import patch_readout
+    from greenelm_book.chapters.frontier_features import patch_readout
 
     grid = {} if alphas is None else {"alphas": tuple(alphas)}
     run = patch_readout("cifar10", n_patches, 0, subset=subset, loo_rows=loo_rows, device=device, **grid)

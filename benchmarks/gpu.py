@@ -98,9 +98,9 @@ def cuda_gemm_rate(m: int, n: int, k: int, dtype: str, device: str, repeats: int
 def stream_data(shapes: Shapes, seed: int = 0):
     """Random embeddings of ``shapes.stream_images`` + ``stream_test`` images through listing 3's
     projection (full shapes: 512-d, 50,000 + 2,000 images, d = 4000), split 80/20 as the paper
-    does: a :class:`~greenelm_book.streaming_bench.StreamData`."""
+    does: a :class:`~greenelm_book.chapters.streaming_harness.StreamData`."""
     from greenelm.features import RandomReLUFeatures
-    from greenelm_book.streaming_bench import StreamData, hidden_features
+    from greenelm_book.chapters.streaming_harness import StreamData, hidden_features
 
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((shapes.stream_images + shapes.stream_test, shapes.stream_inputs))
@@ -114,7 +114,7 @@ def stream_data(shapes: Shapes, seed: int = 0):
 def streaming_rows(shapes: Shapes, n_batches: int) -> tuple[list[dict], dict]:
     """Table V's update on torch-cuda and NumPy, interleaved: median seconds, the CPU/GPU ratio of
     the same method, the floor ratio on the GPU and the distance to the batch oracle."""
-    from greenelm_book.streaming_bench import streaming_benchmark
+    from greenelm_book.chapters.streaming_harness import streaming_benchmark
 
     d, B, device = shapes.stream_width, shapes.stream_batch, shapes.device
     bench = streaming_benchmark(stream_data(shapes), B, shapes.stream_alpha, ("listing3", "cholesky", "information"),

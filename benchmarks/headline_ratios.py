@@ -4,7 +4,7 @@ Each ratio runs in a fresh Python process of its own (``greenelm_book.bench.run_
 data are loaded once, each side is called once untimed (warm-up), then the two sides alternate
 A, B, A, B, ... for ``--pairs`` pairs on the same data and the same threads. Each pair's ratio
 A / B is one measurement; the ratio is judged by the book's one rule for ratios measured on another
-machine, :func:`greenelm_book.verdicts.ratio_across_machines` (``quiet``: the 1-minute load average
+machine, :func:`greenelm_book.judging.verdicts.ratio_across_machines` (``quiet``: the 1-minute load average
 at the start was at most :data:`QUIET_LOAD`; ``same_run``: every pair came from that one process).
 Each side reuses the book's own function (listed by ``--list``).
 
@@ -66,10 +66,10 @@ class Ratio:
 RATIOS = {r.name: r for r in (
     Ratio("sgd_mlp_over_pinv_mnist", "speedup_vs_sgd_mnist_d2000", 11.6,
           "11.6× (SGD 17.45 s / Green-ELM 1.5 s)",
-          f"greenelm_book.baselines.train('mlp', ...): the 784-64-10 MLP, SGDConfig(epochs={MNIST_EPOCHS}), "
+          f"greenelm_book.chapters.baselines.train('mlp', ...): the 784-64-10 MLP, SGDConfig(epochs={MNIST_EPOCHS}), "
           "CPU, its training loop's seconds (train_seconds)",
           "greenelm.ELMClassifier(n_hidden=2000, solver='pinv', weight_scale='unit').fit, wall seconds "
-          "(as greenelm_book.comparisons.elm_fit_times / solver_timing)",
+          "(as greenelm_book.judging.comparisons.elm_fit_times / solver_timing)",
           "MNIST, all 60,000 training images in memory (float32 for torch, float64 for the fit); seed i for pair i"),
     Ratio("pinv_over_cholesky_n50000_d4000", "pinv_over_cholesky_speedup_d4000", 119.04,
           "119.04× (1726.15 s / 14.50 s)",
@@ -77,7 +77,7 @@ RATIOS = {r.name: r for r in (
           "greenelm_book.paper_code.solve_green_elm(H, Y, 'cholesky', lam=1e-3): listing 2's own timer",
           "one shared H (50,000 × 4,000, float64) = relu(X W + b), X = CIFAR-10's 50,000 training images' raw "
           "pixels / 255, W ~ N(0, 2/D), b ~ N(0, 1) (greenelm.features.draw_projection(3072, 4000, 0, 'he', "
-          "'normal'), as greenelm_book.transfer.listing2_solvers); the solve's time depends only on H's shape"),
+          "'normal'), as greenelm_book.chapters.transfer.listing2_solvers); the solve's time depends only on H's shape"),
     Ratio("table4_pinv_over_lu_mnist_d2000", "table4_pinv_d2000_seconds", 74.1 / 5.8,
           "12.8× (Table IV: 74.1 s / 5.8 s)",
           "greenelm_book.paper_code.solve_green_elm(H, Y, 'pinv'): listing 2's own timer",
@@ -86,18 +86,18 @@ RATIOS = {r.name: r for r in (
           "(benchmarks.workloads.listing_features, as benchmarks/run.py's same_h_solvers)"),
     Ratio("cifar10_sgd_mlp_over_raw_fit", "cifar10_raw_speedup_vs_sgd", 149.0 / 29.0,
           "5.1× (Table VI: 149.0 s / 29.0 s)",
-          f"greenelm_book.baselines.train('mlp', ..., n_hidden={CIFAR_MLP_HIDDEN}): the 3072-{CIFAR_MLP_HIDDEN}-10 "
+          f"greenelm_book.chapters.baselines.train('mlp', ..., n_hidden={CIFAR_MLP_HIDDEN}): the 3072-{CIFAR_MLP_HIDDEN}-10 "
           f"MLP, SGDConfig(epochs={CIFAR_MLP_EPOCHS}), CPU, train_seconds",
           "greenelm.ELMClassifier(n_hidden=2000, solver='cholesky', alpha=1e-3, weight_scale='unit').fit, "
-          "greenelm_book.experiments.timed_fit (as greenelm_book.cifar10.raw_pixel_runs)",
+          "greenelm_book.chapters.experiments.timed_fit (as greenelm_book.chapters.cifar10.raw_pixel_runs)",
           "CIFAR-10, all 50,000 training images' raw pixels / 255 (float32, "
-          "greenelm_book.experiments.load_split); seed i for pair i"),
+          "greenelm_book.chapters.experiments.load_split); seed i for pair i"),
     Ratio("conv_total_over_sgd_cnn", "elm_conv_total_time_parity", 183.2 / 181.0,
           "1.01× (Table VI: Green-ELM + Conv 183.2 s / SGD + Conv 181.0 s; the claim is parity)",
-          f"greenelm_book.backbones.extract(random_conv frontend, {CONV_CHANNELS} channels, seed {CONV_SEED}) of "
+          f"greenelm_book.chapters.backbones.extract(random_conv frontend, {CONV_CHANNELS} channels, seed {CONV_SEED}) of "
           "the training images, then ELMClassifier(n_hidden=2000, solver='cholesky', alpha=1e-3, "
-          "weight_scale='he').fit on the features (as greenelm_book.cifar10.random_conv_pipeline)",
-          f"greenelm_book.baselines.train('cnn', ...): the small CNN, SGDConfig(epochs={CIFAR_CNN_EPOCHS}), CPU, "
+          "weight_scale='he').fit on the features (as greenelm_book.chapters.cifar10.random_conv_pipeline)",
+          f"greenelm_book.chapters.baselines.train('cnn', ...): the small CNN, SGDConfig(epochs={CIFAR_CNN_EPOCHS}), CPU, "
           "train_seconds",
           "CIFAR-10, all 50,000 training images; seed i for pair i", default=False),
 )}
@@ -139,7 +139,7 @@ def _seed(i: int) -> int:
 
 
 def _sgd_side(model: str, X, y, epochs: int, n_hidden: int | None, batch_size: int | None = None):
-    from greenelm_book.baselines import SGDConfig, train
+    from greenelm_book.chapters.baselines import SGDConfig, train
 
     config = SGDConfig(epochs=epochs) if batch_size is None else SGDConfig(epochs=epochs, batch_size=batch_size)
     return lambda i: train(model, X, y, _seed(i), config, n_hidden, device="cpu").train_seconds
@@ -147,7 +147,7 @@ def _sgd_side(model: str, X, y, epochs: int, n_hidden: int | None, batch_size: i
 
 def _elm_side(X, y, n_hidden: int, solver: str, weight_scale: str):
     from greenelm.estimator import ELMClassifier
-    from greenelm_book.experiments import timed_fit
+    from greenelm_book.chapters.experiments import timed_fit
 
     return lambda i: timed_fit(ELMClassifier(n_hidden=n_hidden, solver=solver, alpha=ALPHA, weight_scale=weight_scale,
                                              random_state=_seed(i)), X, y)
@@ -192,7 +192,7 @@ def build_sides(name: str, small: bool) -> tuple[Callable, Callable, dict]:
         a, b_side = _listing2_sides(H, Y, "pinv", "lud")
         return a, b_side, {"H": list(H.shape), "dtype": str(H.dtype)}
     if name == "cifar10_sgd_mlp_over_raw_fit":
-        from greenelm_book.experiments import load_split
+        from greenelm_book.chapters.experiments import load_split
 
         n, d, epochs = (500, 100, 1) if small else (None, 2000, CIFAR_MLP_EPOCHS)
         pixels = load_split("cifar10", subset=n, dtype=np.float32)
@@ -200,7 +200,7 @@ def build_sides(name: str, small: bool) -> tuple[Callable, Callable, dict]:
                 _elm_side(pixels.X_train, pixels.y_train, d, "cholesky", "unit"),
                 {"n_train": int(len(pixels.y_train)), "n_hidden": d, "epochs": epochs})
     if name == "conv_total_over_sgd_cnn":
-        from greenelm_book.backbones import extract, get_backbone
+        from greenelm_book.chapters.backbones import extract, get_backbone
 
         n, d, epochs, channels = (200, 50, 1, 8) if small else (None, 2000, CIFAR_CNN_EPOCHS, CONV_CHANNELS)
         cifar = load_dataset("cifar10", subset=n)
@@ -241,7 +241,7 @@ def measure_ratio(name: str, pairs: int = 5, small: bool = False) -> dict:
 def judge(name: str, measured: dict, quiet: bool) -> dict:
     """The verdict of ratio ``name`` on its recorded pairs by ``ratio_across_machines`` (``same_run``:
     every pair from one process); returns ``{"label", "ours", "detail", "same_run", "quiet"}``."""
-    from greenelm_book.verdicts import ratio_across_machines
+    from greenelm_book.judging.verdicts import ratio_across_machines
 
     rows = measured["pairs"]
     same_run = len({r["pid"] for r in rows}) == 1
@@ -337,7 +337,7 @@ def _markdown(report: dict) -> str:
              "",
              "Each ratio ran in a fresh process of its own: one untimed call of each side, then the two sides "
              "alternately (A, B, A, B, ...) on the same data and threads; each pair's A / B is one measurement. "
-             "Verdict: `greenelm_book.verdicts.ratio_across_machines` (boundaries 1 and ×/÷ 3 of the paper's "
+             "Verdict: `greenelm_book.judging.verdicts.ratio_across_machines` (boundaries 1 and ×/÷ 3 of the paper's "
              "ratio, 95 % CI of the paired ratios).",
              "",
              markdown_table(rows),

@@ -8,10 +8,10 @@ Run from the repository root, alone on the machine::
     python -m benchmarks.held_out_limit --subset 600 --n-patches 8 --out /tmp/quick
 
 This is the frontier chapter's held-out limit (``fit_ridge_limits``, through
-``greenelm_book.frontier_chapter.held_out_limit_point``) run outside the results cache, with its
+``greenelm_book.chapters.frontier.held_out_limit_point``) run outside the results cache, with its
 parts reported: the features are computed once, the N × N kernel averaged over each image and its
 mirror image is built once, the ridges of the choice are solved on its block of ``n_fit`` rows
-(``greenelm_book.frontier.held_out_split``) and scored on the ``n_validation`` held-out rows, and the
+(``greenelm_book.chapters.frontier_features.held_out_split``) and scored on the ``n_validation`` held-out rows, and the
 chosen jitter's ridge is solved on all rows in place. The report gives the held-out curve, the test
 accuracy, the wall time of each part and the peak memory, beside the chapter's stored result for
 the same setting (computed in another run: a reference, not a same-run ratio).
@@ -31,8 +31,8 @@ from .patches import TEST_IMAGES_NOTE, add_patch_arguments, provenance, write_re
 def measure(dataset: str, n_patches: int, pool: int, seed: int, subset, views, jitters, n_fit: int,
             n_validation: int) -> dict:
     """One held-out limit on ``dataset``'s standardised patch views, as the frontier chapter computes
-    it (``greenelm_book.frontier_chapter.held_out_limit_point``), outside the results cache."""
-    from greenelm_book.frontier_chapter import held_out_limit_point
+    it (``greenelm_book.chapters.frontier.held_out_limit_point``), outside the results cache."""
+    from greenelm_book.chapters.frontier import held_out_limit_point
 
     start = time.perf_counter()
     run = held_out_limit_point(dataset, n_patches, seed, subset, pool, views, jitters, n_fit, n_validation)
@@ -49,7 +49,7 @@ def stored_reference(dataset: str, n_patches: int, pool: int, results="book/resu
     path = Path(results)
     if not path.is_file():
         return None
-    from greenelm_book.frontier_chapter import IMAGE_SHAPES, stacked_key
+    from greenelm_book.chapters.frontier import IMAGE_SHAPES, stacked_key
 
     base = stacked_key(dataset, n_patches, pool, None, "flip")
     stored = json.loads(path.read_text())["results"]

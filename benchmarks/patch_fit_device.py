@@ -1,6 +1,6 @@
 """Whole patch-readout fits with the features on NumPy against torch's CPU path, in one run.
 
-The frontier chapter computes its patch features with NumPy on a CPU (``frontier_chapter.
+The frontier chapter computes its patch features with NumPy on a CPU (``greenelm_book.chapters.frontier.
 feature_device``) because ``benchmarks/patches`` measured the map alone 1.9–4.8× faster there. This
 measures what the chapter runs, the whole fit (features, sums, λ by LOO, readout, prediction), on
 both paths, alternating in one process, so the choice rests on the fit and not on the map alone.
@@ -19,7 +19,7 @@ PATHS = {"numpy": None, "torch cpu": "cpu"}
 
 def measure(dataset: str, patches: int, subset: int | None, rounds: int) -> list[dict]:
     """``rounds`` fits per path, alternating (the order reversed every other round)."""
-    from greenelm_book.frontier import patch_readout
+    from greenelm_book.chapters.frontier_features import patch_readout
 
     runs = {path: [] for path in PATHS}
     for r in range(rounds):

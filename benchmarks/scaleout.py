@@ -5,7 +5,7 @@ Run from the repository root (under the shared heavy lock on a shared machine)::
     python -m benchmarks.scaleout                 # writes benchmarks/scaleout.json and .md
     python -m benchmarks.scaleout --sizes 60000 200000 --single-sizes 60000 --out /tmp/quick
 
-The data (``greenelm_book.scaleout.shifted_mnist``) are MNIST's training images repeated with seeded
+The data (``greenelm_book.chapters.scale_out.shifted_mnist``) are MNIST's training images repeated with seeded
 random shifts of up to 2 pixels, generated block by block inside the tasks, so no machine ever
 holds the whole matrix. Each size is fitted by :func:`greenelm.distributed.fit_dask` on a
 fresh ``LocalCluster`` of worker processes (1 thread each) for each size, warmed up on a tiny fit (MNIST loaded, W drawn), so each worker's peak resident memory
@@ -32,7 +32,7 @@ import numpy as np
 from tqdm import tqdm
 
 from greenelm.distributed import fit_dask
-from greenelm_book.scaleout import shifted_mnist
+from greenelm_book.chapters.scale_out import shifted_mnist
 from greenelm.estimator import ELMClassifier
 from greenelm.solvers import fit_flops
 from greenelm_book.bench import cpu_model

@@ -42,7 +42,7 @@ import numpy as np
 
 from .patches import TEST_IMAGES_NOTE, add_patch_arguments, provenance, write_report
 
-#: the views of ``greenelm_book.frontier.augmented(images, "shift")`` after the identity, in its order
+#: the views of ``greenelm_book.chapters.frontier_features.augmented(images, "shift")`` after the identity, in its order
 SHIFTS = ("down", "up", "right", "left")
 KERNELS = ("identity", "average", "symmetrised", "relative", "test-shifts", "two-layer")
 
@@ -109,7 +109,7 @@ def measure(n_patches: int, pool: int, seed: int, subset: int, jitters, kernels=
     without ``eigenvalue``: it costs an O(n³) reduction, more than the solves at 20,000 rows)."""
     from scipy.linalg import cho_factor, cho_solve, eigh
 
-    from greenelm_book.frontier import standardised_patch_views
+    from greenelm_book.chapters.frontier_features import standardised_patch_views
 
     start = time.perf_counter()
     features = standardised_patch_views("mnist", n_patches, seed, subset=subset, pool=pool, views=("shift",))

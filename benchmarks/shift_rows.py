@@ -1,6 +1,6 @@
 """One-pixel shifts as extra training rows of the stacked map: the chapter's stacked readout
 (the paper's random ReLU layer on the standardised patch features, then the ridge readout with λ by
-exact GCV, ``greenelm_book.frontier.stacked_readout``) fitted on each image alone against each image
+exact GCV, ``greenelm_book.chapters.frontier_features.stacked_readout``) fitted on each image alone against each image
 and its four one-pixel shifts (five rows per image folded into the same d × d sums), on a subset.
 
 Run from the repository root, alone on the machine::
@@ -28,9 +28,9 @@ from .patches import TEST_IMAGES_NOTE, add_patch_arguments, provenance, write_re
 
 def measure(n_patches: int, pool: int, seed: int, subset: int, widths) -> dict:
     """The standardised patch features of ``subset`` MNIST training images and their four one-pixel
-    shifts (and of the test images), then :func:`~greenelm_book.frontier.stacked_readout` at each of
+    shifts (and of the test images), then :func:`~greenelm_book.chapters.frontier_features.stacked_readout` at each of
     ``widths`` on the images alone and on the images with their shifts as extra rows."""
-    from greenelm_book.frontier import stacked_readout, standardised_patch_views
+    from greenelm_book.chapters.frontier_features import stacked_readout, standardised_patch_views
 
     start = time.perf_counter()
     features = standardised_patch_views("mnist", n_patches, seed, subset=subset, pool=pool, views=("shift",))

@@ -330,7 +330,7 @@ def _jsonable(value):
     return value
 
 
-# -- phase timing (the hardware chapter, through greenelm_book.complexity) ------------------------
+# -- phase timing (the hardware chapter, through greenelm_book.chapters.complexity) ------------------------
 PHASES = ("features", "gram", "solve")
 
 
@@ -505,7 +505,7 @@ def quiet_ratio(name: str, path: str | Path | None = None) -> dict | None:
 
 
 def record_quiet_ratio(store, name: str, key: str, path: str | Path | None = None):
-    """Record (in ``store``, a :class:`~greenelm_book.results.ChapterResults`) the paired ratios of
+    """Record (in ``store``, a :class:`~greenelm_book.store.results.ChapterResults`) the paired ratios of
     the headline-ratio benchmark's entry ``name`` under ``key`` (unit ×, one value per pair), its
     setting saying what each side timed, the run (process and start) and when each pair was
     computed; returns the Result, or None when the benchmark has not measured it."""

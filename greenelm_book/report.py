@@ -1,7 +1,7 @@
 """The book's one verdict rule, its table and figure style, and the words that follow a number's sign.
 
 **The verdict rule** (:data:`RULE`, stated once in the intro and applied by every chapter through
-the functions of :mod:`greenelm_book.verdicts`): the paper reports single runs, so a paper value is **reproduced** when
+the functions of :mod:`greenelm_book.judging.verdicts`): the paper reports single runs, so a paper value is **reproduced** when
 it lies inside our 95 % *prediction interval for a single run*, mean ± t(0.975, n−1) · sd · √(1 + 1/n)
 over n ≥ 5 seeds (widened by half the last printed digit of the paper's value), and TOST puts our
 mean within the practical margin (inside the interval without that: **inconclusive**); otherwise the verdict
@@ -13,8 +13,8 @@ the reason and the difference shown as information only; the paper's timings com
 machine and are never judged (a paper's ratio only on direction and order of magnitude). A
 qualitative claim **holds**, **partly holds** or **does not hold** by a stated test; **not
 measurable here** says why (no GPU, no energy counters). The tests themselves, one named function
-per kind, live in :mod:`greenelm_book.verdicts`; comparability per result key in
-:mod:`greenelm_book.comparability`.
+per kind, live in :mod:`greenelm_book.judging.verdicts`; comparability per result key in
+:mod:`greenelm_book.judging.comparability`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ VERDICT_LABELS = ("reproduced", "differs, within margin", "differs, margin undec
                   "differs, beyond margin", "inconclusive", "not comparable", "holds", "partly holds",
                   "does not hold", "not measurable here")
 #: the labels of a value judged against the paper's that is not reproduced, by the practical margin
-#: (:data:`greenelm_book.verdicts.PRACTICAL_MARGINS`); "differs" alone where a kind has no margin
+#: (:data:`greenelm_book.judging.verdicts.PRACTICAL_MARGINS`); "differs" alone where a kind has no margin
 #: (a ratio across machines, judged on direction and order of magnitude)
 DIFFERS_LABELS = ("differs, within margin", "differs, margin undecided", "differs", "differs, beyond margin")
 
@@ -223,7 +223,7 @@ def glue(name: str, value, display: bool = False):
 
 def spread_text(result, digits: int = 2) -> str:
     """``"97.15 ± 0.08"``: mean ± sd over runs, no unit (the mean alone for one run). ``result``: a
-    :class:`~greenelm_book.results.Result` or the runs' values (n,)."""
+    :class:`~greenelm_book.store.results.Result` or the runs' values (n,)."""
     values = [float(v) for v in np.ravel(getattr(result, "values", result))]
     spread = f" ± {statistics.stdev(values):.{digits}f}" if len(values) > 1 else ""
     return f"{statistics.fmean(values):.{digits}f}{spread}"

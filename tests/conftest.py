@@ -121,7 +121,7 @@ def tiny_project(tmp_path_factory) -> SimpleNamespace:
 @pytest.fixture(scope="session")
 def tiny_executed(tiny_project, tmp_path_factory) -> SimpleNamespace:
     """``tiny`` executed once by the runner at the smoke profile with the override seed=3."""
-    from greenelm_book.execute import execute_chapter
+    from greenelm_book.running.execute import execute_chapter
 
     out = tmp_path_factory.mktemp("tiny-out")
     path = execute_chapter("tiny", "smoke", out, {"seed": 3}, notebooks_dir=tiny_project.notebooks,

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 import torch
 
-from greenelm_book import backbones
-from greenelm_book.backbones import (CacheCorruptError, extract, from_trained_cnn, get_backbone,
+from greenelm_book.chapters import backbones
+from greenelm_book.chapters.backbones import (CacheCorruptError, extract, from_trained_cnn, get_backbone,
                                 resnet18_weights_available)
-from greenelm_book.baselines import build_model
+from greenelm_book.chapters.baselines import build_model
 
 RNG = np.random.default_rng(0)
 IMAGES = RNG.integers(0, 256, size=(6, 32, 32, 3), dtype=np.uint8)

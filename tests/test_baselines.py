@@ -1,5 +1,5 @@
-"""SGD baselines (greenelm_book.baselines: training, and the chapter's records, answers, prose numbers
-and figures) and rotations (greenelm_book.perturb): shapes, determinism, learning, exact rotations, keys
+"""SGD baselines (greenelm_book.chapters.baselines: training, and the chapter's records, answers, prose numbers
+and figures) and rotations (greenelm_book.chapters.perturb): shapes, determinism, learning, exact rotations, keys
 written, and clear errors. Small synthetic problems only (fast)."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 import torch
 
-from greenelm_book import baselines as bl
-from greenelm_book.baselines import (MLP_HIDDEN, SGDConfig, SmallCNN, build_model, predict, sgd_runs,
+from greenelm_book.chapters import baselines as bl
+from greenelm_book.chapters.baselines import (MLP_HIDDEN, SGDConfig, SmallCNN, build_model, predict, sgd_runs,
                                 train)
-from greenelm_book.experiments import Split
-from greenelm_book.perturb import accuracy_under_rotation, rotate, rotated_test_sets
+from greenelm_book.chapters.experiments import Split
+from greenelm_book.chapters.perturb import accuracy_under_rotation, rotate, rotated_test_sets
 from greenelm_book.report import spread_text
-from greenelm_book.results import ChapterResults
+from greenelm_book.store.results import ChapterResults
 
 FAST = SGDConfig(epochs=3, batch_size=32, lr=0.05)
 

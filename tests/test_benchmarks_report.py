@@ -97,7 +97,7 @@ def test_merge_keeps_what_the_new_run_did_not_measure_and_says_who_measured_what
 def test_patch_fit_device_alternates_the_paths_and_reports_the_ratio(monkeypatch):
     """benchmarks.patch_fit_device: each round runs both feature paths (reversed every other round),
     and the table gives each path's median fit against NumPy's."""
-    import greenelm_book.frontier as frontier
+    import greenelm_book.chapters.frontier_features as frontier
     from benchmarks import patch_fit_device as bench
 
     calls = []
@@ -145,7 +145,7 @@ def test_held_out_limit_reports_the_chapter_s_computation_and_each_part(tmp_path
     accuracy), one held-out value per jitter, and the parts' times adding up to no more than the
     one wall clock."""
     from benchmarks import held_out_limit
-    from greenelm_book.frontier_chapter import held_out_limit_point
+    from greenelm_book.chapters.frontier import held_out_limit_point
 
     held_out_limit.main(["--subset", "300", "--n-patches", "4", "--held-out", "150", "60",
                          "--jitters", "1e-6", "1e-2", "10", "--out", str(tmp_path / "limit")])
@@ -186,7 +186,7 @@ def test_shift_rows_pairs_each_shift_with_its_label_and_reports_each_fit():
     label (the fit equals stacked_readout on those rows built here), and the report's sentence follows
     the sign of the change."""
     from benchmarks import shift_rows
-    from greenelm_book.frontier import stacked_readout, standardised_patch_views
+    from greenelm_book.chapters.frontier_features import stacked_readout, standardised_patch_views
 
     m = shift_rows.measure(4, 3, 0, 150, [30])
     assert [(run["rows"], run["n_rows"]) for run in m["runs"]] == [("images", 150), ("images and shifts", 750)]

@@ -1,4 +1,4 @@
-"""greenelm_book.bottom_line: the conclusion's and the intro's numbers, against the committed store.
+"""greenelm_book.summaries.bottom_line: the conclusion's and the intro's numbers, against the committed store.
 
 (1) each finding is the store's value of the configuration it names, and the paper's value beside
 it is the paper's constant; (2) widths fall back to the widest measured one below the paper's, and
@@ -18,11 +18,11 @@ import statistics
 import numpy as np
 import pytest
 
-from greenelm_book import bottom_line as bl
+from greenelm_book.summaries import bottom_line as bl
 from greenelm_book.paper import FIG_SCALING, FIG_SCALING_BASELINES, TABLE_I, TABLE_IV, TABLE_VI
 from greenelm_book.report import thousands
-from greenelm_book.results import Result
-from greenelm_book.toc import ROOT
+from greenelm_book.store.results import Result
+from greenelm_book.running.toc import ROOT
 
 STORE_DIR = ROOT / "book" / "results"
 CONCLUSION_SOURCE = ROOT / "notebooks" / "conclusion.py"
@@ -41,7 +41,7 @@ def found():
 
 def _result(key, values, chapter="test", unit="%", **setting):
     return Result(key, tuple(float(v) for v in values), unit, setting, chapter, "test machine",
-                  "2026-01-01", "python -m greenelm_book.runner ...")
+                  "2026-01-01", "python -m greenelm_book.running.runner ...")
 
 
 # ----------------------------------------------------------------------------- (1) the store
@@ -150,7 +150,7 @@ def test_a_stacked_limit_is_named_by_its_variant_with_its_patch_size():
 
 
 def test_the_verdict_line_names_every_label_that_occurs():
-    from greenelm_book.scorecard import scorecard
+    from greenelm_book.summaries.scorecard import scorecard
 
     frame = scorecard(STORE_DIR)
     line = bl.verdict_markdown(STORE_DIR)
@@ -222,7 +222,7 @@ def test_an_empty_results_dir_is_a_clear_error(tmp_path):
 def test_the_committed_headline_page_is_current():
     page = ROOT / bl.HEADLINE_PAGE
     assert page.read_text(encoding="utf-8") == bl.headline_markdown(STORE_DIR), (
-        f"{bl.HEADLINE_PAGE} is stale: python -c 'from greenelm_book.bottom_line import write_headline_page; "
+        f"{bl.HEADLINE_PAGE} is stale: python -c 'from greenelm_book.summaries.bottom_line import write_headline_page; "
         "write_headline_page(\"book\")'")
 
 
@@ -346,14 +346,14 @@ def test_the_bottom_line_names_the_store_numbers(found):
 # ----------------------------------------------------------------------------- (5) verdict words
 @pytest.fixture(scope="module")
 def card():
-    from greenelm_book.scorecard import scorecard
+    from greenelm_book.summaries.scorecard import scorecard
 
     return scorecard(STORE_DIR)
 
 
 def test_every_verdict_word_on_the_conclusion_is_the_scorecards(card):
     assert bl.verdict_problems(CONCLUSION_PAGE, card) == []
-    from greenelm_book.scorecard import scorecard
+    from greenelm_book.summaries.scorecard import scorecard
 
     smoke = ROOT / "tests" / "notebooks"
     assert bl.verdict_problems(smoke / "conclusion.ipynb", scorecard(smoke / "results")) == []
@@ -443,7 +443,7 @@ def test_a_quoted_number_is_the_measurement_the_scorecard_judged(card, found, cl
 
 # ----------------------------------------------------------------------------- (6) the deviations page
 def test_the_deviations_page_is_generated_current_and_short():
-    from greenelm_book.deviations import DEVIATIONS_PAGE, deviations_markdown
+    from greenelm_book.summaries.deviations import DEVIATIONS_PAGE, deviations_markdown
 
     text = (ROOT / DEVIATIONS_PAGE).read_text(encoding="utf-8")
     assert text == deviations_markdown(STORE_DIR), "book/deviations.md is stale: rebuild the generated pages"
@@ -452,7 +452,7 @@ def test_the_deviations_page_is_generated_current_and_short():
 
 
 def test_the_deviations_gpu_row_states_the_h200_measurement(store):
-    from greenelm_book.deviations import deviations_markdown
+    from greenelm_book.summaries.deviations import deviations_markdown
 
     text = deviations_markdown(STORE_DIR)
     reports = store.matching(r"gpu-report/green-elm/stream/(listing3|cholesky)/torch-cuda/d=\d+/b=\d+/update-seconds")
@@ -476,7 +476,7 @@ def test_the_deviations_page_reads_its_settings_from_the_store(tmp_path):
     import json
     import shutil
 
-    from greenelm_book.deviations import deviations_markdown
+    from greenelm_book.summaries.deviations import deviations_markdown
 
     results = tmp_path / "results"
     shutil.copytree(STORE_DIR, results)

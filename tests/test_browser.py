@@ -1,7 +1,7 @@
 """The rendered book in a real browser (headless Chromium driven by selenium).
 
 ``test_reference_book_in_browser`` builds the book from the smoke reference notebooks in
-``tests/notebooks/`` with ``greenelm_book.build.build_html`` (jupyter-book, warnings are errors),
+``tests/notebooks/`` with ``greenelm_book.running.build.build_html`` (jupyter-book, warnings are errors),
 serves it from a local http.server and opens the intro and every chapter page at 1280 × 800: the
 title loads, each chapter shows at least one figure that decoded (natural width > 0), no page
 shows an error output, raw TeX or a literal MyST role, no table is wider than the text column,
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from greenelm_book import build, execute, toc
+from greenelm_book.running import build, execute, toc
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -174,14 +174,14 @@ def _rerun_box(driver) -> list[str]:
     if len(boxes) != 1:
         return out + [f"{len(boxes)} 'Re-run this chapter' boxes (want one)"]
     box = boxes[0]
-    if "greenelm_book.runner run" in box.text:
+    if "greenelm_book.running.runner run" in box.text:
         out.append("the re-run box is not folded")
     driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", box)
     box.find_element("css selector", "button, .admonition-title").click()
     try:
         from selenium.webdriver.support.ui import WebDriverWait
 
-        WebDriverWait(driver, 5).until(lambda d: "greenelm_book.runner run" in box.text)
+        WebDriverWait(driver, 5).until(lambda d: "greenelm_book.running.runner run" in box.text)
     except Exception:
         out.append("the re-run box does not open on the runner's command")
     return out
@@ -248,7 +248,7 @@ def test_reference_book_in_browser():
     names = toc.chapters()
     if not any((source / f"{n}.ipynb").is_file() for n in names):
         pytest.skip("no smoke reference notebooks in tests/notebooks/ yet (make them with: "
-                    "python -m greenelm_book.runner run --profile smoke --out tests/notebooks)")
+                    "python -m greenelm_book.running.runner run --profile smoke --out tests/notebooks)")
     _require_browser()
     html = build.build_html(source, quiet=True)
     check_book(html, names)

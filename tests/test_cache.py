@@ -28,8 +28,8 @@ from greenelm._cachefiles import (
     remove_stale_temporaries,
     temp_prefix,
 )
-from greenelm_book import results_cache
-from greenelm_book.results_cache import CacheWarning, memoize
+from greenelm_book.store import results_cache
+from greenelm_book.store.results_cache import CacheWarning, memoize
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -321,7 +321,7 @@ STALLING_MEMOIZE = """
         print("ready", flush=True)
         time.sleep(600)
     os.fsync = stall
-    from greenelm_book.results_cache import memoize
+    from greenelm_book.store.results_cache import memoize
     memoize("interrupted", {"n": 1000}, lambda: {"x": np.arange(1000.0)})
 """
 
@@ -357,7 +357,7 @@ def test_memoize_killed_mid_write_leaves_nothing_after_the_next_run():
 
 
 def test_killed_writer_of_the_embedding_cache_is_cleaned_by_the_next_extract():
-    from greenelm_book.backbones import (
+    from greenelm_book.chapters.backbones import (
         cache_path,
         extract,
         feature_cache_dir,
@@ -448,7 +448,7 @@ def test_a_planted_symlink_cannot_redirect_a_write(tmp_path):
 
 
 def test_backbone_cache_names_stay_inside_the_folder():
-    from greenelm_book.backbones import cache_path, feature_cache_dir, get_backbone
+    from greenelm_book.chapters.backbones import cache_path, feature_cache_dir, get_backbone
     bb = get_backbone("random_conv", channels=4)
     images = np.zeros((2, 32, 32, 3), np.uint8)
     path = cache_path(bb, images, "../../etc/" + "x" * 200)

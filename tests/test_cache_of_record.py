@@ -1,4 +1,4 @@
-"""The committed cache of record (greenelm_book.results_cache, book/cache): a fresh clone re-executes
+"""The committed cache of record (greenelm_book.store.results_cache, book/cache): a fresh clone re-executes
 a chapter from it without computing; changing code recomputes exactly the results that run it, and
 the recompute says which part of the key changed; a damaged record is not used; the caps keep large
 payloads out; only the full profile into book/ writes it; the committed record is sound."""
@@ -21,8 +21,9 @@ import nbformat
 import numpy as np
 import pytest
 
-from greenelm_book import results_cache, runner
-from greenelm_book.results_cache import CacheWarning, memoize
+from greenelm_book.store import results_cache
+from greenelm_book.running import runner
+from greenelm_book.store.results_cache import CacheWarning, memoize
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -144,7 +145,7 @@ def test_the_stated_budget():
 def test_a_recompute_names_the_changed_param(caplog):
     memoize("swept", {"n": 1, "options": {"eps": 0.5, "pool": 3}}, lambda: 1)
     memoize("swept-other", {"n": 9}, lambda: 1)                       # another name: never compared
-    with caplog.at_level(logging.WARNING, logger="greenelm_book.results_cache"):
+    with caplog.at_level(logging.WARNING, logger="greenelm_book.store.results_cache"):
         memoize("swept", {"n": 1, "options": {"eps": 0.25, "pool": 3}, "seed": 0}, lambda: 1)
     message = caplog.records[-1].getMessage()
     assert "params: options.eps 0.5 -> 0.25, seed added (0)" in message
@@ -155,18 +156,18 @@ def test_the_change_goes_to_the_compute_log_not_the_page_under_the_runner(tmp_pa
     log = tmp_path / "compute.jsonl"
     monkeypatch.setenv(results_cache.COMPUTE_LOG_ENV, str(log))
     memoize("logged", {"n": 1}, lambda: 1)
-    with caplog.at_level(logging.DEBUG, logger="greenelm_book.results_cache"):
+    with caplog.at_level(logging.DEBUG, logger="greenelm_book.store.results_cache"):
         memoize("logged", {"n": 2}, lambda: 1)
     assert caplog.records == []
     first, event, second = log_lines(log)                 # the event is written before computing
     assert "changed" not in first and "params: n 1 -> 2" in second["changed"]
     assert event["event"] == "computing" and event["changed"] == second["changed"]
-    from greenelm_book.execute import _compute_calls, compute_time
+    from greenelm_book.running.execute import _compute_calls, compute_time
     assert _compute_calls(log) == [first, second] and compute_time(log, 0.0)["memoized"] == 2
 
 
 def test_the_runner_reports_a_changed_key_from_whole_lines_of_the_log_as_they_come(tmp_path):
-    from greenelm_book.execute import _Follow
+    from greenelm_book.running.execute import _Follow
     log, said = tmp_path / "compute.jsonl", []
     follow = _Follow(log, None)                        # no thread: drained by hand
     follow.report = said.append
@@ -250,7 +251,7 @@ def test_changing_code_recomputes_exactly_the_result_that_runs_it_and_names_it(s
     assert ran(tmp_path) == ["alpha", "beta"]
     chapter(science())
     assert ran(tmp_path) == ["alpha", "beta"]                          # both from the cache
-    with caplog.at_level(logging.WARNING, logger="greenelm_book.results_cache"):
+    with caplog.at_level(logging.WARNING, logger="greenelm_book.store.results_cache"):
         alpha, beta = chapter(science(SCIENCE.replace("np.arange(n) * SCALE", "np.arange(n) * SCALE + 1")))
     assert ran(tmp_path) == ["alpha", "beta", "alpha"]
     np.testing.assert_array_equal(alpha, [1, 3, 5, 7])
@@ -258,7 +259,7 @@ def test_changing_code_recomputes_exactly_the_result_that_runs_it_and_names_it(s
     assert f"code: changed {PACKAGE}.science.alpha" in message and "toy-alpha" in message
     assert "beta" not in message and "params" not in message
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="greenelm_book.results_cache"):
+    with caplog.at_level(logging.WARNING, logger="greenelm_book.store.results_cache"):
         chapter(science(SCIENCE.replace("return np.arange(n)\n", "return helper(n)\n\n\ndef helper(n):\n"
                                         "    return np.arange(n)\n")))
     assert ran(tmp_path)[3:] == ["beta"]                  # alpha's code is back to its first version's entry
@@ -288,7 +289,7 @@ def test_a_recompute_names_the_changed_library(monkeypatch, caplog):
     monkeypatch.setattr(results_cache, "code_fingerprint", under_old_numpy)
     memoize("libbed", {}, lambda: np.zeros(2))
     monkeypatch.setattr(results_cache, "code_fingerprint", real)
-    with caplog.at_level(logging.WARNING, logger="greenelm_book.results_cache"):
+    with caplog.at_level(logging.WARNING, logger="greenelm_book.store.results_cache"):
         memoize("libbed", {}, lambda: np.zeros(2))
     message = caplog.records[-1].getMessage()
     assert f"libraries: numpy 1.0.0 -> {np.__version__}" in message and "params" not in message
@@ -359,7 +360,7 @@ def test_the_committed_record_is_sound_within_its_budget_and_not_ignored_by_git(
     leftovers = [p.name for p in folder.glob("*.npz") if not p.with_suffix(".json").is_file()]
     assert leftovers == [], "payloads without a manifest"
     index = results_cache._read_index(folder)
-    from greenelm_book.toc import chapters
+    from greenelm_book.running.toc import chapters
     assert set(index) <= set(chapters())
     assert set().union(*index.values()) <= set(results_cache.record_entries(folder)) if index else True
     if (ROOT / ".git").exists():
@@ -386,7 +387,7 @@ n = 3
 from functools import partial
 
 from record_pkg import science
-from greenelm_book.results_cache import memoize
+from greenelm_book.store.results_cache import memoize
 
 alpha = memoize("toy-alpha", {"n": n}, partial(science.alpha, n))[0]
 beta = memoize("toy-beta", {"n": n}, partial(science.beta, n))[0]

@@ -1,4 +1,4 @@
-"""greenelm_book.cifar10: the CIFAR-10 chapter's records, answers, tables and cached runs, on tiny inputs."""
+"""greenelm_book.chapters.cifar10: the CIFAR-10 chapter's records, answers, tables and cached runs, on tiny inputs."""
 
 from types import SimpleNamespace
 
@@ -8,9 +8,9 @@ import pytest
 
 torch = pytest.importorskip("torch")  # the SGD head and the random frontend; imported once, at collection
 
-from greenelm_book import cifar10  # noqa: E402
+from greenelm_book.chapters import cifar10  # noqa: E402
 from greenelm_book.report import spread_text  # noqa: E402
-from greenelm_book.results import ChapterResults  # noqa: E402
+from greenelm_book.store.results import ChapterResults  # noqa: E402
 
 DATA = {"dataset": "cifar10", "n_train": 100, "n_test": 50}
 SEEDS = [0, 1, 2, 3, 4]

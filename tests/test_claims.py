@@ -218,7 +218,7 @@ def test_table_names_and_compiled_numbers(tex):
 
 def test_every_book_chapter_has_a_claim():
     toc = (ROOT / "_toc.yml").read_text(encoding="utf-8")
-    from greenelm_book.toc import SUMMARY_CHAPTERS
+    from greenelm_book.running.toc import SUMMARY_CHAPTERS
 
     # the scorecard and the conclusion measure nothing: they summarise the other chapters' answers
     chapters = [ch for ch in re.findall(r"^\s*- file: book/(\w+)\s*$", toc, flags=re.MULTILINE)

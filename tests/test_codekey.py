@@ -1,4 +1,4 @@
-"""A results-cache key follows the code the computation runs (greenelm_book.codekey): comments,
+"""A results-cache key follows the code the computation runs (greenelm_book.store.codekey): comments,
 docstrings, formatting and moving a helper keep it; a change in any function it reaches, however
 deep, changes it; a change in code it never reaches does not."""
 
@@ -10,9 +10,9 @@ import textwrap
 
 import pytest
 
-from greenelm_book import results_cache
-from greenelm_book.codekey import code_fingerprint
-from greenelm_book.results_cache import memoize
+from greenelm_book.store import results_cache
+from greenelm_book.store.codekey import code_fingerprint
+from greenelm_book.store.results_cache import memoize
 
 PACKAGE = "codekey_pkg"
 
@@ -163,12 +163,12 @@ def inner_call():
 
 
 def test_the_books_computations_reach_the_code_their_old_module_lists_missed():
-    """The scaling chapter's cached function runs greenelm_book.experiments, which its hand-kept
+    """The scaling chapter's cached function runs greenelm_book.chapters.experiments, which its hand-kept
     list omitted; the walk finds it."""
-    from greenelm_book.scaling import wide_ridge_paths
+    from greenelm_book.chapters.scaling_law import wide_ridge_paths
 
     units = code_fingerprint(lambda: wide_ridge_paths())["units"]
-    assert "greenelm_book.experiments.accumulate_wide" in units
+    assert "greenelm_book.chapters.experiments.accumulate_wide" in units
     assert any(unit.startswith("greenelm.solvers.") for unit in units)
 
 

@@ -1,4 +1,4 @@
-"""greenelm_book.complexity: exponents with intervals, the verdict on operation-count claims, the
+"""greenelm_book.chapters.complexity: exponents with intervals, the verdict on operation-count claims, the
 fresh-process timings (tiny sizes, no timed assertions) and the reading of benchmarks/peers.json."""
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import pytest
 from scipy.stats import linregress, t
 
 from greenelm.solvers import fit_flops
-from greenelm_book import complexity
+from greenelm_book.chapters import complexity
 from greenelm_book.paper import HARDWARE_CLAIMS
-from greenelm_book.results import ChapterResults
+from greenelm_book.store.results import ChapterResults
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = HARDWARE_CLAIMS["complexity"]

@@ -1,4 +1,4 @@
-"""greenelm_book.entropy: the paper's histogram entropy and the weight-distribution statistics."""
+"""greenelm_book.chapters.weight_statistics: the paper's histogram entropy and the weight-distribution statistics."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from greenelm_book.entropy import (entropy_from_counts, gaussian_entropy, histogram_counts,
+from greenelm_book.chapters.weight_statistics import (entropy_from_counts, gaussian_entropy, histogram_counts,
                               histogram_entropy, hoyer_sparsity, linear_weights, matched_entropy,
                               near_zero_fraction, quantile_symmetry, weight_statistics)
 

@@ -1,10 +1,10 @@
-"""greenelm_book.execute: the *Re-run this chapter* box is one text whoever writes it."""
+"""greenelm_book.running.execute: the *Re-run this chapter* box is one text whoever writes it."""
 
 from __future__ import annotations
 
 import pytest
 
-from greenelm_book.execute import rerun_box
+from greenelm_book.running.execute import rerun_box
 
 
 def test_the_rerun_box_does_not_depend_on_the_order_of_nested_parameters():
@@ -21,7 +21,7 @@ def test_the_rerun_box_does_not_depend_on_the_order_of_nested_parameters():
 
 
 def test_a_chapter_runs_after_the_chapters_it_reads_and_the_summaries_run_last():
-    from greenelm_book.toc import READS_FROM, chapters, execution_order
+    from greenelm_book.running.toc import READS_FROM, chapters, execution_order
 
     names = chapters()
     order = execution_order(names)
@@ -40,7 +40,7 @@ def test_every_read_the_store_records_is_of_a_chapter_executed_before():
     import json
     from pathlib import Path
 
-    from greenelm_book.toc import READS_FROM
+    from greenelm_book.running.toc import READS_FROM
 
     for path in sorted((Path(__file__).resolve().parents[1] / "book" / "results").glob("*.json")):
         data = json.loads(path.read_text())

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from greenelm_book import experiments
-from greenelm_book.experiments import Split, accumulate_wide, memoize
+from greenelm_book.chapters import experiments
+from greenelm_book.chapters.experiments import Split, accumulate_wide, memoize
 
 
 @pytest.fixture(scope="module")

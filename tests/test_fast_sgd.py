@@ -1,4 +1,4 @@
-"""The fast-SGD opponents (greenelm_book.fast_sgd): airbench94 and the PyTorch examples' MNIST CNN.
+"""The fast-SGD opponents (greenelm_book.chapters.fast_sgd): airbench94 and the PyTorch examples' MNIST CNN.
 
 Every test runs in seconds on a CPU: on a few hundred synthetic (or real, when present) images, with
 the published recipe where one step is cheap enough and a narrow variant of it otherwise.
@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import torch
 
-from greenelm_book import fast_sgd as fs
+from greenelm_book.chapters import fast_sgd as fs
 
 #: a narrow, small-batch airbench (same code paths, ~1/30 of the FLOPs) for runs of a few seconds.
 NARROW = dataclasses.replace(fs.AIRBENCH94, widths=(16, 32, 32), batch_size=64)

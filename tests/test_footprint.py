@@ -1,12 +1,12 @@
-"""greenelm_book.footprint: model files, SGD FLOP counts, training footprints, RAPL arithmetic, and
+"""greenelm_book.chapters.footprint: model files, SGD FLOP counts, training footprints, RAPL arithmetic, and
 the hardware chapter's record and verdict functions built on them."""
 
 import numpy as np
 import pytest
 
 from greenelm.solvers import fit_flops
-from greenelm_book import footprint
-from greenelm_book.results import ChapterResults
+from greenelm_book.chapters import footprint
+from greenelm_book.store.results import ChapterResults
 
 
 def test_sgd_mlp_flops_by_hand():

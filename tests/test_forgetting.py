@@ -1,4 +1,4 @@
-"""The class-incremental forgetting experiment (greenelm_book.forgetting)."""
+"""The class-incremental forgetting experiment (greenelm_book.chapters.forgetting)."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("torch")
 
 from greenelm.solvers import solve_normal_equations
-from greenelm_book.forgetting import (
+from greenelm_book.chapters.forgetting import (
     METHODS,
     _reservoir,
     class_tasks,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from greenelm_book.frontier import augmented, cost_curve
-from greenelm_book.results import Result
+from greenelm_book.chapters.frontier_features import augmented, cost_curve
+from greenelm_book.store.results import Result
 
 
 def test_flip_mirrors_and_shifts_move_by_one_pixel_with_edges_repeated():
@@ -44,7 +44,7 @@ def test_ultra_wide_readout_and_leave_one_out_equal_refits():
     """λ path of :func:`ultra_wide` on a small MNIST subset: each LOO MSE equals the refits without the
     row, and the chosen λ's test accuracy equals ELMClassifier's with the same seed and λ."""
     from greenelm import ELMClassifier, RandomReLUFeatures, load_dataset
-    from greenelm_book.frontier import ultra_wide
+    from greenelm_book.chapters.frontier_features import ultra_wide
 
     run = ultra_wide("mnist", 300, 40, seed=3, lambdas=[0.1, 10.0, 1000.0], loo_rows=20)
     data = load_dataset("mnist", subset=300)
@@ -64,7 +64,7 @@ def test_ultra_wide_readout_and_leave_one_out_equal_refits():
 
 
 def test_memory_plans_name_their_stages_and_refuse_a_fit_that_will_not_fit():
-    from greenelm_book.frontier import check_memory, readout_memory, ultra_wide_memory
+    from greenelm_book.chapters.frontier_features import check_memory, readout_memory, ultra_wide_memory
 
     plan = readout_memory(8192, 10, 50_000, 10_000, 3072, 3000)
     d2 = 8192 * 8192
@@ -81,7 +81,7 @@ def test_memory_plans_name_their_stages_and_refuse_a_fit_that_will_not_fit():
 
 def test_patch_readout_reports_its_stages_and_equals_a_direct_ridge_fit():
     from greenelm import RandomPatchFeatures, load_dataset
-    from greenelm_book.frontier import patch_readout
+    from greenelm_book.chapters.frontier_features import patch_readout
 
     run = patch_readout("mnist", 8, seed=1, subset=300, loo_rows=50, alpha=1.0, chunk_images=7)
     assert set(run["stage_peak_gb"]) == {"sums", "spectrum", "loo"} and run["n_train"] == 300
@@ -96,7 +96,7 @@ def test_patch_readout_reports_its_stages_and_equals_a_direct_ridge_fit():
 
 
 def test_the_cholesky_readout_equals_the_eigendecomposition_readout():
-    from greenelm_book.frontier import patch_readout, readout_memory
+    from greenelm_book.chapters.frontier_features import patch_readout, readout_memory
 
     runs = {how: patch_readout("cifar10", 6, seed=2, subset=200, loo_rows=40, solver=how,
                                alphas=(0.1, 1.0, 10.0, 100.0)) for how in ("eigh", "cholesky")}
@@ -111,7 +111,7 @@ def test_the_cholesky_readout_equals_the_eigendecomposition_readout():
 
 
 def test_the_cholesky_path_skips_a_lambda_below_the_grams_rounding_and_keeps_float64_where_it_fits(monkeypatch):
-    import greenelm_book.frontier as frontier
+    import greenelm_book.chapters.frontier_features as frontier
 
     gram = np.eye(4)
     assert frontier.cholesky_gram(gram, 100, available=100 + 64) is gram                   # 4·d² more fits
@@ -155,7 +155,7 @@ def test_the_stacked_readout_tends_to_its_kernel_limit():
     the feature products' expectation over W, b: K ≈ HHᵀ/d; the finite ridge is solved in its dual
     form, N × N), and the readout's λ comes from the grid, the same for the same seed."""
     from greenelm import RandomReLUFeatures
-    from greenelm_book.frontier import stacked_kernel_limit, stacked_readout
+    from greenelm_book.chapters.frontier_features import stacked_kernel_limit, stacked_readout
 
     features = _blobs()
     limit = stacked_kernel_limit(features, jitter=1e-2)
@@ -174,7 +174,7 @@ def test_the_stacked_readout_tends_to_its_kernel_limit():
 
 
 def test_stacked_patch_features_are_standardised_on_the_training_images():
-    from greenelm_book.frontier import standardised_patch_features
+    from greenelm_book.chapters.frontier_features import standardised_patch_features
 
     features = standardised_patch_features("mnist", 4, seed=0, subset=120, pool=2)
     assert features["X_train"].shape == (120, 32) and features["X_test"].shape[1] == 32
@@ -186,7 +186,7 @@ def test_stacked_patch_features_are_standardised_on_the_training_images():
 
 def test_patch_views_are_the_patch_features_of_each_copy_standardised_as_the_images_are():
     from greenelm import RandomPatchFeatures, load_dataset
-    from greenelm_book.frontier import standardised_patch_features, standardised_patch_views
+    from greenelm_book.chapters.frontier_features import standardised_patch_features, standardised_patch_views
 
     views = standardised_patch_views("mnist", 4, seed=0, subset=120, pool=2, views=("flip",))
     alone = standardised_patch_features("mnist", 4, seed=0, subset=120, pool=2)

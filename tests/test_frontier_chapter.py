@@ -1,4 +1,4 @@
-"""greenelm_book.frontier_chapter: the frontier chapter's loops, records, answer, tables, figures and
+"""greenelm_book.chapters.frontier: the frontier chapter's loops, records, answer, tables, figures and
 sentences, on tiny hand-made inputs (the fits replaced by stand-ins, except one tiny stacked map)."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import pytest
 
 matplotlib.use("Agg")
 
-from greenelm_book import frontier_chapter as fc
+from greenelm_book.chapters import frontier as fc
 from greenelm_book import paper
 from greenelm_book.report import thousands
-from greenelm_book.results import ChapterResults, Result, load_all
+from greenelm_book.store.results import ChapterResults, Result, load_all
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -137,7 +137,7 @@ def test_fit_patches_keeps_the_cache_entries_and_passes_the_lambda_and_dictionar
         calls.append((name, params, compute))
         return compute(), {"cached": False}
 
-    monkeypatch.setattr("greenelm_book.results_cache.memoize", memoize)
+    monkeypatch.setattr("greenelm_book.store.results_cache.memoize", memoize)
     monkeypatch.setattr(fc, "patch_readout", _fake_readout)
     configs = [("mnist", 8, 2, "sampled", 0, ()), ("mnist", 8, 2, "sampled", 0, ("shift",)),
                ("mnist", 8, 2, "kmeans", 0, ())]
@@ -362,7 +362,7 @@ def test_the_limit_with_its_ridge_chosen_on_held_out_rows(store, cache):
     import numpy as np
 
     from greenelm.kernels import kernel_ridge_predict
-    from greenelm_book.frontier import held_out_split, standardised_patch_views
+    from greenelm_book.chapters.frontier_features import held_out_split, standardised_patch_views
 
     ridge = fc.fit_ridge_limits(store, {"mnist": [[4, 3]]}, seed=0, subset=120, jitters=[1e-6, 1e-2, 10.0],
                                 n_fit=20000, n_validation=10000)
@@ -430,7 +430,7 @@ def _plain_limit_beside(store, subset: int):
 
 def test_the_limit_with_one_pixel_shifts_averaged_into_its_kernel(store, cache):
     from greenelm.kernels import arccos_kernel
-    from greenelm_book.frontier import standardised_patch_views
+    from greenelm_book.chapters.frontier_features import standardised_patch_views
 
     shift = fc.fit_averaged_limits(store, {"mnist": [[4, 3]]}, seed=0, subset=120, jitter=1e-2, views=["shift"])
     record = shift["mnist", 4, 3, "shift"]
@@ -471,7 +471,7 @@ def test_the_limit_with_one_pixel_shifts_averaged_into_its_kernel(store, cache):
 
 def test_the_limit_on_the_patch_size_held_out_rows_choose(store, cache):
     from greenelm.kernels import arccos_kernel
-    from greenelm_book.frontier import held_out_split, patch_views
+    from greenelm_book.chapters.frontier_features import held_out_split, patch_views
 
     spec = {"mnist": [[4, 3, [5, 7]]]}
     sized = fc.fit_patch_size_limits(store, spec, seed=0, subset=150, jitter=1e-2, n_fit=20000, n_validation=10000)
@@ -530,7 +530,7 @@ def test_the_limit_on_the_patch_size_held_out_rows_choose(store, cache):
 
 def test_the_limit_on_the_threshold_and_whitening_held_out_rows_choose(store, cache):
     from greenelm.kernels import arccos_kernel
-    from greenelm_book.frontier import held_out_split, patch_views
+    from greenelm_book.chapters.frontier_features import held_out_split, patch_views
 
     spec = {"mnist": [[4, 3, [5, 7], [[0.25, 0.1], [0.75, 0.5], [1.0, 1.0]]]]}
     common = dict(seed=0, subset=150, jitter=1e-2, n_fit=20000, n_validation=10000)
@@ -608,7 +608,7 @@ def test_map_words_follow_the_sign():
 
 def test_map_settings_are_checked_and_patch_views_take_them():
     from greenelm import RandomPatchFeatures
-    from greenelm_book.frontier import patch_views
+    from greenelm_book.chapters.frontier_features import patch_views
 
     assert fc.map_setting({"patch_size": 7, "threshold": 1, "whiten_eps": 0.5}) == {
         "patch_size": 7, "threshold": 1.0, "whiten_eps": 0.5}
@@ -657,7 +657,7 @@ def test_patch_words_follow_the_sign():
 
 
 def test_patch_views_equal_the_frozen_copy_at_the_datasets_own_patch_size():
-    from greenelm_book.frontier import patch_views, standardised_patch_views
+    from greenelm_book.chapters.frontier_features import patch_views, standardised_patch_views
 
     frozen = standardised_patch_views("mnist", 4, 0, subset=60, pool=3, views=("shift",))
     general = patch_views("mnist", 4, 0, subset=60, pool=3, views=("shift",))
@@ -772,7 +772,7 @@ def test_ultra_wide_part_records_continues_the_curve_and_answers(store, monkeypa
     monkeypatch.setattr(fc, "ultra_wide", _fake_ultra)
     monkeypatch.setattr(fc, "kernel_limit", lambda *a, **k: {"accuracy": limit, "mu": 0.1, "jitter": 1e-6,
                                                               "n_train": 100})
-    monkeypatch.setattr("greenelm_book.results_cache.memoize", lambda name, params, compute: (compute(), {}))
+    monkeypatch.setattr("greenelm_book.store.results_cache.memoize", lambda name, params, compute: (compute(), {}))
     part = fc.ultra_wide_part(store, "mnist", [8000], subset=100, seed=0, loo_rows=50, kernel_jitter=1e-6)
     assert part["fit_widths"] == [500, 1000, 2000, 4000] and part["held_widths"] == [8000]
     assert store.results["mnist/green-elm/unit/ridge-loo/d=8000/lambda"].values == (100.0,)
@@ -798,7 +798,7 @@ def test_ultra_wide_part_reads_a_limit_the_scaling_chapter_measured(store, monke
     monkeypatch.setattr(fc, "ultra_wide", _fake_ultra)
     monkeypatch.setattr(fc, "kernel_limit", lambda *a, **k: {"accuracy": 0.0, "mu": 0.1, "jitter": 1e-6,
                                                               "n_train": 100})
-    monkeypatch.setattr("greenelm_book.results_cache.memoize", lambda name, params, compute: (compute(), {}))
+    monkeypatch.setattr("greenelm_book.store.results_cache.memoize", lambda name, params, compute: (compute(), {}))
     part = fc.ultra_wide_part(store, "mnist", [8000], subset=100, seed=0, loo_rows=50, kernel_jitter=1e-6)
     assert part["kernel_accuracy"] == 97.5 and "mnist/arccos-kernel/accuracy" not in store.results
     assert "scaling:mnist/arccos-kernel/accuracy" in store.reads

@@ -1,6 +1,6 @@
-"""The frontier's protocol (greenelm_book.frontier_protocol): the test gate refuses a second searched
+"""The frontier's protocol (greenelm_book.chapters.frontier_protocol): the test gate refuses a second searched
 configuration, the choice reads validation rows alone, the test set is read once per seed for the
-pick, and the records are JSON and repeat with the seed; the gain verdict (greenelm_book.verdicts)."""
+pick, and the records are JSON and repeat with the seed; the gain verdict (greenelm_book.judging.verdicts)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pickle
 import numpy as np
 import pytest
 
-from greenelm_book import frontier_protocol as fp
-from greenelm_book import verdicts as V
-from greenelm_book.frontier_protocol import Candidate, TestGate, TestSetAlreadyRead, UndeclaredFixedMeasurement
+from greenelm_book.chapters import frontier_protocol as fp
+from greenelm_book.judging import verdicts as V
+from greenelm_book.chapters.frontier_protocol import Candidate, TestGate, TestSetAlreadyRead, UndeclaredFixedMeasurement
 
 SHAPE = (8, 8, 1)
 
@@ -342,7 +342,7 @@ def test_a_seed_is_recorded_when_done_and_a_resumed_run_reuses_its_selection_fit
     monkeypatch.setenv("GREENELM_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv("GREENELM_RECORD_DIR", str(tmp_path / "record"))
     monkeypatch.setattr(fp, "protocol_data", lambda dataset, subset=None: (X_train, y_train, X_test, y_test))
-    import greenelm_book.frontier as frontier
+    import greenelm_book.chapters.frontier_features as frontier
 
     monkeypatch.setitem(frontier.IMAGE_SHAPES, "tiny", (SHAPE, 3))
     params = tmp_path / "protocol.yml"

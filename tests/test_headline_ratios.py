@@ -8,7 +8,7 @@ import json
 import pytest
 
 from benchmarks import headline_ratios as hr
-from greenelm_book.verdicts import ratio_across_machines
+from greenelm_book.judging.verdicts import ratio_across_machines
 
 
 def _have(name: str) -> bool:

@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from greenelm_book.shown import configuration, duplicate_configurations
+from greenelm_book.store.shown import configuration, duplicate_configurations
 
 ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "book" / "results"
@@ -44,7 +44,7 @@ def test_a_planted_second_value_is_found(tmp_path):
 
 
 def test_a_configuration_ignores_seeds_and_run_fields_but_not_what_was_measured():
-    from greenelm_book.results import Result
+    from greenelm_book.store.results import Result
 
     def result(**setting):
         return Result("k", (1.0,), "%", setting, "c", "m", "2026-11-28", "")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from greenelm_book import scorecard as sc
-from greenelm_book.verdicts import LADDER, THRESHOLDS
+from greenelm_book.summaries import scorecard as sc
+from greenelm_book.judging.verdicts import LADDER, THRESHOLDS
 
 ROOT = Path(__file__).resolve().parent.parent
 STORE = ROOT / "book" / "results"

@@ -18,7 +18,7 @@ import sys
 import nbformat
 import pytest
 
-from greenelm_book import environment, execute, freshness, runner, toc
+from greenelm_book.running import environment, execute, freshness, runner, toc
 
 ROOT = toc.ROOT
 CHAPTERS = toc.chapters()
@@ -80,9 +80,9 @@ def test_executed_notebooks_are_fresh(folder, profile):
     present = [n for n in CHAPTERS if (source_dir / f"{n}.ipynb").is_file()]
     if not present:
         pytest.skip(f"no executed chapters in {folder}/ yet "
-                    f"(python -m greenelm_book.runner run --profile {profile} --out {folder})")
+                    f"(python -m greenelm_book.running.runner run --profile {profile} --out {folder})")
     stale = freshness.staleness(source_dir)
-    assert not stale, (f"stale notebooks in {folder}/ (re-run: python -m greenelm_book.runner run "
+    assert not stale, (f"stale notebooks in {folder}/ (re-run: python -m greenelm_book.running.runner run "
                        f"--profile {profile} --out {folder} --chapter NAME): {stale}")
     for name in present:
         meta = freshness.provenance(source_dir / f"{name}.ipynb")
@@ -171,7 +171,7 @@ def test_present_hides_parameters_adds_the_box_and_changes_nothing_else():
         ["hide-input"]]
     box = nb.cells[1].source.replace(" \\\n    ", " ")
     assert box.startswith("````{admonition} Re-run this chapter\n:class: dropdown")
-    assert "python -m greenelm_book.runner run --profile full --out book --chapter t\n" in box
+    assert "python -m greenelm_book.running.runner run --profile full --out book --chapter t\n" in box
     # a list, a string papermill's -p would read as a number and a mapping go through -y, a float
     # with a decimal point (PyYAML reads 1e-05 as a string)
     assert """-y '{"jitter": {"a": 1.0e-05}}' -y '{"label": "1e3"}' -p profile full -y '{"widths": [5]}'""" \
@@ -195,12 +195,12 @@ def test_committed_chapters_are_presented(folder):
             nb = nbformat.read(path, as_version=4)
             assert execute.present(nb, name) is False, (
                 f"{folder}/{name}.ipynb: parameters shown or re-run box stale (the build fixes it: "
-                f"python -m greenelm_book.runner html --source {folder})")
+                f"python -m greenelm_book.running.runner html --source {folder})")
 
 
 def test_compute_time_sums_what_the_cache_recorded(tmp_path, monkeypatch):
     """memoize logs each call when the runner asks; a cached read counts its stored compute time."""
-    from greenelm_book import results_cache
+    from greenelm_book.store import results_cache
 
     monkeypatch.setenv("GREENELM_CACHE", str(tmp_path / "cache"))
     log = tmp_path / "compute.jsonl"
@@ -242,7 +242,7 @@ def test_freshness_notices_source_and_profile_changes(tiny_executed, tmp_path):
 def _cli(*args, cwd=ROOT):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
                                                                      os.environ.get("PYTHONPATH")]))}
-    return subprocess.run([sys.executable, "-m", "greenelm_book.runner", *map(str, args)], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "greenelm_book.running.runner", *map(str, args)], cwd=cwd,
                           env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -387,7 +387,7 @@ def test_the_committed_generated_pages_are_what_the_runner_writes():
     """book/deviations.md, book/environment.md, book/headline_findings.md and book/scorecard_summary.md are committed, so that `jupyter-book build .`
     of a clean checkout renders the whole book; they must be what `runner html --source book` (or a
     run into book/) would write from the committed chapters and results."""
-    from greenelm_book.build import generated_pages
+    from greenelm_book.running.build import generated_pages
 
     tracked = subprocess.run(["git", "ls-files", "book"], cwd=ROOT, capture_output=True, text=True).stdout.split()
     expected = generated_pages(ROOT / "book")
@@ -396,7 +396,7 @@ def test_the_committed_generated_pages_are_what_the_runner_writes():
     for page, text in expected.items():
         assert page in tracked, f"{page} is not committed"
         assert (ROOT / page).read_text(encoding="utf-8") == text, (
-            f"{page} is stale: run python -m greenelm_book.runner html --source book and commit it")
+            f"{page} is stale: run python -m greenelm_book.running.runner html --source book and commit it")
 
 
 def test_book_config_links_the_repository_only_when_told(monkeypatch):
@@ -404,7 +404,7 @@ def test_book_config_links_the_repository_only_when_told(monkeypatch):
     a malformed URL is refused with the variable's name."""
     import yaml
 
-    from greenelm_book.build import REPOSITORY_ENV, book_config
+    from greenelm_book.running.build import REPOSITORY_ENV, book_config
 
     monkeypatch.delenv(REPOSITORY_ENV, raising=False)
     assert book_config() == (ROOT / "_config.yml").read_text()

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from greenelm_book import bench
-from greenelm_book.rejudge import scorecard_verdict, same_run
-from greenelm_book.results import ChapterResults, Result
+from greenelm_book.judging.rejudge import scorecard_verdict, same_run
+from greenelm_book.store.results import ChapterResults, Result
 
 
 def _report(path, quiet=True, ratios=(2.1, 2.0, 2.2, 2.05, 2.15)):
@@ -69,7 +69,8 @@ def test_the_committed_benchmark_report_reads():
 def test_table_iv_rests_on_the_quiet_pairs_when_they_exist(tmp_path):
     import pandas as pd
 
-    from greenelm_book import complexity, paper
+    from greenelm_book.chapters import complexity
+    from greenelm_book import paper
     from greenelm_book.report import Verdict
 
     report = _report(tmp_path / "headline_ratios.json", ratios=(10.5, 10.6, 10.7, 10.55, 10.65))

@@ -1,4 +1,4 @@
-"""greenelm_book.random_features: the random-features chapter's records, tables and answers, on tiny
+"""greenelm_book.chapters.random_features: the random-features chapter's records, tables and answers, on tiny
 hand-made inputs (no fit runs here)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from greenelm_book import random_features as rf
-from greenelm_book.results import ChapterResults
+from greenelm_book.chapters import random_features as rf
+from greenelm_book.store.results import ChapterResults
 
 SIZES = {"mnist": (100, 50), "fashion-mnist": (100, 50)}
 

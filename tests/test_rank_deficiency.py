@@ -1,9 +1,9 @@
-"""greenelm_book.rank_deficiency: rank-deficient regimes, their readouts and stability measures."""
+"""greenelm_book.chapters.rank_deficiency: rank-deficient regimes, their readouts and stability measures."""
 
 import numpy as np
 import pytest
 
-from greenelm_book.rank_deficiency import (REGIMES, backward_error, numerical_rank, rank_deficiency_study,
+from greenelm_book.chapters.rank_deficiency import (REGIMES, backward_error, numerical_rank, rank_deficiency_study,
                                            regime_features, solve_readout)
 
 

@@ -21,9 +21,9 @@ from scipy.stats import t
 from greenelm_book.paper import CLAIMS
 from greenelm_book.report import (Verdict, judge_qualitative, judge_time, not_comparable,
                                   not_measurable, prediction_interval, by_sign)
-from greenelm_book.verdicts import value_vs_paper
-from greenelm_book.results import ChapterResults, ResultsFileError, load_all
-from greenelm_book.scorecard import UNANSWERED, counts, scorecard, section_html
+from greenelm_book.judging.verdicts import value_vs_paper
+from greenelm_book.store.results import ChapterResults, ResultsFileError, load_all
+from greenelm_book.summaries.scorecard import UNANSWERED, counts, scorecard, section_html
 
 ROOT = Path(__file__).resolve().parents[1]
 STORES = [ROOT / "book" / "results", ROOT / "tests" / "notebooks" / "results"]

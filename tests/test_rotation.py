@@ -1,14 +1,14 @@
-"""greenelm_book.rotation: the rotation chapter's records, tables and claim answers, on synthetic runs."""
+"""greenelm_book.chapters.rotation: the rotation chapter's records, tables and claim answers, on synthetic runs."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from greenelm_book import rotation as rot
+from greenelm_book.chapters import rotation as rot
 from greenelm_book.paper import ROTATION_CLAIM
-from greenelm_book.results import ChapterResults
-from greenelm_book.trained import ANGLES
+from greenelm_book.store.results import ChapterResults
+from greenelm_book.chapters.trained import ANGLES
 
 WIDTH = 1000
 ANGLES_SHOWN = [0, 15, 30, 45]

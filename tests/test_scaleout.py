@@ -1,4 +1,4 @@
-"""greenelm_book.scaleout: the generated data of the scale-out chapter and benchmark."""
+"""greenelm_book.chapters.scale_out: the generated data of the scale-out chapter and benchmark."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip("dask.array")
 
-from greenelm_book.scaleout import shifted_mnist
+from greenelm_book.chapters.scale_out import shifted_mnist
 
 
 @pytest.fixture(scope="module")
@@ -52,8 +52,8 @@ def test_bad_arguments_are_named(kwargs, message):
 # ------------------------------------------------------------------ the chapter's steps
 import json  # noqa: E402
 
-from greenelm_book import scaleout  # noqa: E402
-from greenelm_book.results import ChapterResults  # noqa: E402
+from greenelm_book.chapters import scale_out as scaleout  # noqa: E402
+from greenelm_book.store.results import ChapterResults  # noqa: E402
 
 
 def test_flop_split_client_share():

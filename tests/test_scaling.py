@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from greenelm_book import paper
-from greenelm_book.scaling import calibrate_complexity, fit_hypothesis, model_residuals, spectral_entropy
+from greenelm_book.chapters.scaling_law import calibrate_complexity, fit_hypothesis, model_residuals, spectral_entropy
 
 WIDTHS = [500, 1000, 2000, 4000]
 

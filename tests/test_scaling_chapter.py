@@ -1,4 +1,4 @@
-"""greenelm_book.scaling_chapter: the scaling chapter's records, answers and tables, on tiny hand-made
+"""greenelm_book.chapters.scaling: the scaling chapter's records, answers and tables, on tiny hand-made
 inputs (no Green-ELM is fitted here)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from greenelm_book import paper
-from greenelm_book import scaling_chapter as sc
-from greenelm_book import verdicts as V
-from greenelm_book.results import ChapterResults
-from greenelm_book.scaling import calibrate_complexity, wide_ridge_paths
+from greenelm_book.chapters import scaling as sc
+from greenelm_book.judging import verdicts as V
+from greenelm_book.store.results import ChapterResults
+from greenelm_book.chapters.scaling_law import calibrate_complexity, wide_ridge_paths
 
 DATASETS = ["mnist", "fashion-mnist", "cifar10"]
 
@@ -218,7 +218,7 @@ def test_shared_answers_judge_the_curves_other_chapters_recorded(store, tmp_path
     """The paper-width accuracies are random_features' results, not this chapter's: the shared test
     must see them (on straight curves, diminishing returns does not hold) and never answer with a
     placeholder; a result it cannot see is a KeyError."""
-    from greenelm_book.rejudge import shared_verdict
+    from greenelm_book.judging.rejudge import shared_verdict
 
     plan = _plan()
     rf = ChapterResults("random_features", "smoke", tmp_path)

@@ -4,7 +4,7 @@ exact leave-one-out on a row subset, and the λ search that extends its grid."""
 import numpy as np
 import pytest
 
-from greenelm_book.scaling import (RidgeAtWidth, calibrate_complexity, calibrate_per_seed, held_out_test,
+from greenelm_book.chapters.scaling_law import (RidgeAtWidth, calibrate_complexity, calibrate_per_seed, held_out_test,
                                    search_lambda)
 
 

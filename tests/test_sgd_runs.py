@@ -1,5 +1,5 @@
-"""The cached SGD runs (greenelm_book.baselines.sgd_run) and the two-sample comparisons
-(greenelm_book.comparisons): caching, rebuilt models, curves, intervals, verdicts, errors."""
+"""The cached SGD runs (greenelm_book.chapters.baselines.sgd_run) and the two-sample comparisons
+(greenelm_book.judging.comparisons): caching, rebuilt models, curves, intervals, verdicts, errors."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import torch
 from scipy import stats
 
-from greenelm_book.baselines import SGDConfig, model_from_run, predict, sgd_run, sgd_seeds, train
-from greenelm_book.comparisons import accuracy_within, between_interval, equivalence, judge_between
+from greenelm_book.chapters.baselines import SGDConfig, model_from_run, predict, sgd_run, sgd_seeds, train
+from greenelm_book.judging.comparisons import accuracy_within, between_interval, equivalence, judge_between
 
 FAST = SGDConfig(epochs=2, batch_size=50, lr=0.05)
 
@@ -158,11 +158,11 @@ def test_cpu_model_weights_are_plain_arrays(cache):
 
 def test_elm_fit_times_in_a_fresh_process():
     from greenelm_book.bench import run_isolated
-    from greenelm_book.comparisons import elm_fit_times
+    from greenelm_book.judging.comparisons import elm_fit_times
 
     direct = elm_fit_times("mnist", 20, subset=200, repeats=2)
     assert direct["n_train"] == 200 and len(direct["seconds"]) == 2 and min(direct["seconds"]) > 0
-    child = run_isolated("greenelm_book.comparisons:elm_fit_times",
+    child = run_isolated("greenelm_book.judging.comparisons:elm_fit_times",
                          {"dataset": "mnist", "n_hidden": 20, "subset": 200, "repeats": 3})
     assert child["ok"], child["error"]
     assert len(child["result"]["seconds"]) == 3 and child["result"]["n_train"] == 200

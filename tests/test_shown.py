@@ -1,4 +1,4 @@
-"""greenelm_book.shown: a number a page prints beside a configuration's label is the store's.
+"""greenelm_book.store.shown: a number a page prints beside a configuration's label is the store's.
 
 Unit tests build a results dir and a page by hand (the outputs ``glue_result`` and ``keyed_table``
 display, written into a notebook), then move the store or the page under it; the last test reads
@@ -12,8 +12,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from greenelm_book import shown
-from greenelm_book.results import ChapterResults
+from greenelm_book.store import shown
+from greenelm_book.store.results import ChapterResults
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE_DIRS = [ROOT / "book", ROOT / "tests" / "notebooks"]

@@ -1,10 +1,10 @@
-"""greenelm_book.solver_timing: one timed fit per seed, cached, with the accuracy of the same fit."""
+"""greenelm_book.chapters.solver_timing: one timed fit per seed, cached, with the accuracy of the same fit."""
 
 import pytest
 
 from greenelm.estimator import ELMClassifier
-from greenelm_book.experiments import load_split
-from greenelm_book.solver_timing import quiet_fit_times
+from greenelm_book.chapters.experiments import load_split
+from greenelm_book.chapters.solver_timing import quiet_fit_times
 
 
 @pytest.fixture

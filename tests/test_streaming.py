@@ -14,7 +14,7 @@ from greenelm.features import RandomReLUFeatures
 from greenelm.solvers import NormalEquations
 from greenelm.streaming import (METHODS, StreamingRidge, listing3_update_numpy, listing3_update_torch,
                                 update_flops)
-from greenelm_book.streaming_bench import (StreamData, drift_experiment, make_stream_data, paired_speedup,
+from greenelm_book.chapters.streaming_harness import (StreamData, drift_experiment, make_stream_data, paired_speedup,
                                            replay_sgd, streaming_benchmark)
 
 D, K, ALPHA = 40, 3, 0.1

@@ -1,11 +1,11 @@
-"""greenelm_book.streaming_bench.oracle_accuracy: the batch oracle's accuracy without holding H."""
+"""greenelm_book.chapters.streaming_harness.oracle_accuracy: the batch oracle's accuracy without holding H."""
 
 import numpy as np
 import pytest
 
 from greenelm.features import RandomReLUFeatures
-from greenelm_book.experiments import Split
-from greenelm_book.streaming_bench import batch_oracle, make_stream_data, oracle_accuracy
+from greenelm_book.chapters.experiments import Split
+from greenelm_book.chapters.streaming_harness import batch_oracle, make_stream_data, oracle_accuracy
 
 
 def test_oracle_accuracy_matches_the_batch_oracle_on_the_same_projection():

@@ -1,4 +1,4 @@
-"""The streaming chapter's functions (greenelm_book.streaming) on tiny streams: keys written and
+"""The streaming chapter's functions (greenelm_book.chapters.streaming) on tiny streams: keys written and
 their values, tables, prose numbers, answers and their verdicts; and latencies shown as medians."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ import pandas as pd
 import pytest
 
 from greenelm.features import RandomReLUFeatures
-from greenelm_book import streaming as st
+from greenelm_book.chapters import streaming as st
 from greenelm_book.paper import CLAIMS
-from greenelm_book.rejudge import judge_claim
+from greenelm_book.judging.rejudge import judge_claim
 from greenelm_book.report import judge_latency, judge_time, median_text
-from greenelm_book.results import ChapterResults
-from greenelm_book.streaming_bench import make_stream_data, streaming_benchmark
-from greenelm_book.transfer import feature_split
-from greenelm_book.verdicts import timing_across_machines
+from greenelm_book.store.results import ChapterResults
+from greenelm_book.chapters.streaming_harness import make_stream_data, streaming_benchmark
+from greenelm_book.chapters.transfer import feature_split
+from greenelm_book.judging.verdicts import timing_across_machines
 
 N_HIDDEN, BATCH = 24, 10
 
@@ -176,7 +176,7 @@ def test_answers_of_table5_and_the_update(store, streams, bench):
 def test_the_committed_gpu_report_gives_table5_its_cuda_row(store, streams, bench, tmp_path):
     import json
 
-    from greenelm_book.results import ROOT
+    from greenelm_book.store.results import ROOT
 
     gpu = st.record_gpu_latency(store)                       # benchmarks/gpu.json, from the repository
     report = json.loads((ROOT / st.GPU_REPORT).read_text())

@@ -1,12 +1,12 @@
-"""greenelm_book.trained (models kept for the entropy and rotation chapters) and perturb.paired_difference."""
+"""greenelm_book.chapters.trained (models kept for the entropy and rotation chapters) and perturb.paired_difference."""
 
 import numpy as np
 import pytest
 from scipy.stats import t
 
-from greenelm_book import trained
-from greenelm_book.perturb import paired_difference
-from greenelm_book.results import ChapterResults
+from greenelm_book.chapters import trained
+from greenelm_book.chapters.perturb import paired_difference
+from greenelm_book.store.results import ChapterResults
 
 SUBSET = 300
 
@@ -44,7 +44,7 @@ def test_rotation_lowers_accuracy_and_pinv_ignores_alpha():
 
 
 def test_sgd_run_weights_are_the_layers_of_the_trained_model():
-    from greenelm_book.baselines import SGDConfig, train
+    from greenelm_book.chapters.baselines import SGDConfig, train
     from greenelm.data import load_dataset
 
     run = trained.sgd_run("mnist", "mlp", 1, epochs=1, subset=SUBSET)

@@ -1,9 +1,9 @@
-"""greenelm_book.transfer: the readout loops behind the CIFAR-10 chapter (Tables II and VI)."""
+"""greenelm_book.chapters.transfer: the readout loops behind the CIFAR-10 chapter (Tables II and VI)."""
 
 import numpy as np
 import pytest
 
-from greenelm_book.transfer import (feature_split, greenelm_fits, listing2_runs, paired_ratios,
+from greenelm_book.chapters.transfer import (feature_split, greenelm_fits, listing2_runs, paired_ratios,
                                     ridge_readout, split_digest)
 
 

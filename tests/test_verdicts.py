@@ -1,4 +1,4 @@
-"""The book's tests (greenelm_book.verdicts) on real numbers, comparability as data, and the
+"""The book's tests (greenelm_book.judging.verdicts) on real numbers, comparability as data, and the
 scorecard's uniform judgement over the committed stores: every verdict from a named test, not
 comparable evidence gives "not comparable", each measurement judged once per paper value."""
 
@@ -11,13 +11,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from greenelm_book import verdicts as V
-from greenelm_book.comparability import comparability, is_quiet_timing
+from greenelm_book.judging import verdicts as V
+from greenelm_book.judging.comparability import comparability, is_quiet_timing
 from greenelm_book.paper import CLAIMS
-from greenelm_book.rejudge import CLAIM_TESTS, scorecard_verdict
+from greenelm_book.judging.rejudge import CLAIM_TESTS, scorecard_verdict
 from greenelm_book.report import Verdict, prediction_interval
-from greenelm_book.results import Result, load_all
-from greenelm_book.scorecard import counts, scorecard, verdict_totals
+from greenelm_book.store.results import Result, load_all
+from greenelm_book.summaries.scorecard import counts, scorecard, verdict_totals
 
 ROOT = Path(__file__).resolve().parent.parent
 STORES = [p for p in (ROOT / "book" / "results", ROOT / "tests" / "notebooks" / "results") if p.is_dir()]
@@ -197,8 +197,8 @@ def test_reaching_the_books_own_sgd_is_non_inferiority_within_one_point():
 
 
 def test_what_sgd_reaches_is_judged_against_the_books_own_sgd_where_the_store_has_it():
-    from greenelm_book.rejudge import judge_claim
-    from greenelm_book.results import Answer
+    from greenelm_book.judging.rejudge import judge_claim
+    from greenelm_book.store.results import Answer
 
     claim = next(c for c in CLAIMS if c.id == "ultra_wide_relu_sufficient")
     elm = {"mnist/green-elm/unit/cholesky/d=4000/accuracy": [96.8, 96.9, 97.0, 96.95, 96.9]}
@@ -263,7 +263,7 @@ def test_one_raw_pixel_accuracy_is_comparable_with_table_vi_and_not_with_the_sca
 
 def test_an_unstated_optimiser_makes_nothing_not_comparable():
     """MNIST's and CIFAR-10's MLPs get the same treatment of the optimiser the paper never states."""
-    from greenelm_book.comparability import RULES
+    from greenelm_book.judging.comparability import RULES
 
     assert not any("optimi" in reason or "learning rate" in reason for _, reason in RULES)
 
@@ -368,7 +368,7 @@ def test_the_mnist_d2000_accuracy_is_one_judgement():
 
 
 def test_the_summary_api_counts_unique_judgements_and_merges_differs():
-    from greenelm_book.scorecard import base_verdict, unique_judgements
+    from greenelm_book.summaries.scorecard import base_verdict, unique_judgements
 
     card = scorecard(ROOT / "book" / "results")
     merged = counts(card, unique=True, split_differs=False).loc["all"]

@@ -1,4 +1,4 @@
-"""greenelm_book.weight_entropy: the entropy chapter's loops, records and claim answers, on tiny weights."""
+"""greenelm_book.chapters.entropy: the entropy chapter's loops, records and claim answers, on tiny weights."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from greenelm_book import weight_entropy as we
-from greenelm_book.baselines import MLP_HIDDEN
-from greenelm_book.results import ChapterResults
+from greenelm_book.chapters import entropy as we
+from greenelm_book.chapters.baselines import MLP_HIDDEN
+from greenelm_book.store.results import ChapterResults
 
 SEEDS = [0, 1]
 WIDTH = 30

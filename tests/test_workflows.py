@@ -36,5 +36,5 @@ def test_ci_workflow_runs_make_test():
 
 def test_pages_workflow_renders_committed_chapters_only():
     lines = run_lines("pages.yml")
-    assert ".venv/bin/python -m greenelm_book.runner html --source book" in lines
+    assert ".venv/bin/python -m greenelm_book.running.runner html --source book" in lines
     assert not [line for line in lines if " run " in f" {line} " or "make book" in line], lines

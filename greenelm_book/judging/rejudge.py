@@ -1,0 +1,319 @@
+"""The book's uniform judgement of every stored answer: each claim re-judged by one named test of
+:mod:`greenelm_book.judging.verdicts`, applied to the runs its chapter stored, after comparability.
+
+A chapter records its answer at execution (its verdict, and the result keys it rests on); this
+module judges the claim again from those results alone, recomputing nothing: numbers against the
+paper by :func:`~greenelm_book.judging.verdicts.value_vs_paper` (or a difference, a ratio across machines,
+a timing), the qualitative claims whose test is shared by :data:`CLAIM_TESTS`, and the others by the
+chapter's own stated test (``chapter_test``) as recorded. Evidence that is not comparable
+(:mod:`greenelm_book.judging.comparability`) makes the claim "not comparable", with the difference for
+information; a test over datasets that some keys leave is judged on the comparable ones. A claim's
+first key is its primary evidence: when it is not comparable, neither is the claim.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+from . import verdicts as V
+from .comparability import comparability as _comparability, is_quiet_timing
+from ..paper import CLAIMS, FIG_SCALING_BASELINES, TABLE_I, TABLE_IV, dataset_name
+from ..report import Verdict, not_comparable
+from ..store.results import Answer
+
+__all__ = ["Judgement", "judge_claim", "scorecard_verdict", "answer_as_scorecard", "shared_verdict", "CLAIM_TESTS"]
+
+QUALITATIVE = ("holds", "partly holds", "does not hold")
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One claim's judgement: the verdict, the named test that gave it (one of
+    :data:`greenelm_book.judging.verdicts.TESTS`) and the result keys it used."""
+
+    verdict: Verdict
+    test: str
+    keys: tuple = ()
+    values: tuple = field(default=(), compare=False)     # the runs of each key used, for uniqueness
+
+
+def _digits(text: str, default: int = 2) -> int:
+    """Decimals of the first number in ``text`` ("95.95 ± 0.13 %" -> 2), to show ours as the chapter did."""
+    match = re.search(r"\d+\.(\d+)", text or "")
+    return len(match.group(1)) if match else default
+
+
+def _dataset(key: str) -> str:
+    return key.split("/", 1)[0]
+
+
+def _not_comparable(claim, answer, results, keys, why: str = "") -> Judgement:
+    """"not comparable": the reasons of the keys, and (for a number) the difference for information."""
+    judged = [_comparability(k, claim.chapter) for k in keys]
+    reasons = list(dict.fromkeys(c.reason for c in judged if not c.comparable))
+    reason = "; ".join(reasons) + (f" ({why})" if why else "")
+    first = results[keys[0]]
+    if claim.value is not None and claim.kind != "qualitative" and claim.unit == first.unit.replace("pts", "points"):
+        verdict = not_comparable(reason, claim.value, first.values, claim.unit, _digits(answer.verdict.ours))
+    else:
+        recorded = answer.verdict
+        info = (f"; for information, the chapter's test gives {recorded.label} ({recorded.detail})"
+                if recorded.label in QUALITATIVE else "")
+        verdict = Verdict("not comparable", recorded.ours, reason + info)
+    return Judgement(verdict, "not_comparable", tuple(keys), tuple(results[k].values for k in keys))
+
+
+def _needs_all(keys, results):
+    """The keys a comparison needs; ``None`` when one is missing from the store."""
+    return None if any(k not in results for k in keys) else list(keys)
+
+
+def _judged(verdict: Verdict, test: str, keys, results) -> Judgement:
+    return Judgement(verdict, test, tuple(keys), tuple(results[k].values for k in keys))
+
+
+# ------------------------------------------------------------------ claim-specific shared tests
+def _equivalence(claim, answer, results):
+    a, b = answer.keys[:2]
+    verdict = V.equivalent_accuracy(results[a].values, results[b].values, names=("Green-ELM", "SGD"))
+    return verdict, [a, b], "equivalent_accuracy"
+
+
+def _path_to_parity(claim, answer, results):
+    keys = [k for k in answer.keys if _comparability(k, claim.chapter).comparable]
+    limits = {_dataset(k): results[k].values for k in keys}
+    verdict = V.reaches_reference(limits, FIG_SCALING_BASELINES, "figure's SGD baseline") if limits else None
+    return verdict, keys, "reaches_reference"
+
+
+def _flatter(claim, answer, results):
+    keys = [k for k in answer.keys if _comparability(k, claim.chapter).comparable]
+    slopes = {_dataset(k): results[k].values for k in keys}
+    if len(slopes) < 2 or "mnist" not in slopes:
+        return None, keys, "flatter_than_anchor"
+    return V.flatter_than_anchor(slopes, "mnist"), keys, "flatter_than_anchor"
+
+
+def _above_95(claim, answer, results):
+    key = answer.keys[0]
+    return V.above_threshold(results[key].values, 95.0), [key], "above_threshold"
+
+
+def _rises(claim, answer, results):
+    curves: dict = {}
+    for key in answer.keys:
+        curves.setdefault(_dataset(key), []).append(results[key].values)
+    return V.rises_at_every_step(curves), list(answer.keys), "rises_at_every_step"
+
+
+def _curves(claim, answer, results):
+    """The comparable keys of an answer, grouped by dataset in their stored (width) order."""
+    curves, used = {}, []
+    for key in answer.keys:
+        if _comparability(key, claim.chapter).comparable:
+            curves.setdefault(_dataset(key), []).append(results[key].values)
+            used.append(key)
+    return curves, used
+
+
+def _rises_throughout(claim, answer, results):
+    curves, used = _curves(claim, answer, results)
+    return (V.rises_throughout(curves) if curves else None), used, "rises_throughout"
+
+
+def _gains_shrink(claim, answer, results):
+    curves, used = _curves(claim, answer, results)
+    return (V.gains_shrink(curves) if curves else None), used, "gains_shrink"
+
+
+#: the book's own SGD MLP of a dataset (the baselines chapter), what "reaches SGD" is judged against
+OWN_SGD_KEY = "{dataset}/sgd-mlp/accuracy"
+
+
+def _reaches_sgd(claim, answer, results):
+    """What SGD reaches is judged against the book's own SGD MLP runs where the store has them on
+    every dataset (non-inferiority, ±1 point), else against the paper's Table I values."""
+    own = {_dataset(k): OWN_SGD_KEY.format(dataset=_dataset(k)) for k in answer.keys}
+    if all(key in results for key in own.values()):
+        pairs = {_dataset(k): (results[k].values, results[own[_dataset(k)]].values) for k in answer.keys}
+        verdict = V.reaches_within_margin(pairs, what="book's own SGD MLP (baselines chapter)")
+        return verdict, list(answer.keys) + list(own.values()), "reaches_within_margin"
+    sgd = TABLE_I[TABLE_I.solver == "sgd"].set_index("dataset")["accuracy"].to_dict()
+    values = {_dataset(k): results[k].values for k in answer.keys}
+    return V.reaches_reference(values, sgd, "paper's SGD MLP (Table I)"), list(answer.keys), "reaches_reference"
+
+
+def _pinv_behind_sgd(claim, answer, results):
+    a, b = answer.keys[:2]
+    verdict = V.same_machine_ratio(results[a].values, results[b].values, claimed="above",
+                                   what="pinv / SGD time")
+    return verdict, [a, b], "same_machine_ratio"
+
+
+#: qualitative claims judged by a shared test of :mod:`greenelm_book.judging.verdicts`; a function returns
+#: ``(verdict or None, keys used, test name)`` (None: nothing comparable left to judge)
+CLAIM_TESTS = {
+    "abstract_comparable_to_sgd": _equivalence,
+    "cifar10_raw_parity_with_sgd": _equivalence,
+    "predictable_path_to_parity": _path_to_parity,
+    "slope_inverse_to_complexity": _flatter,
+    "mnist_alpha_high_others_dampened": _flatter,
+    "scaling_slopes_diverge": _flatter,
+    "above_95_single_step": _above_95,
+    "feature_learning_not_needed_mnist": _above_95,
+    "abstract_untangle_without_backprop": _rises,
+    "ultra_wide_relu_sufficient": _reaches_sgd,
+    "pinv_d4000_behind_sgd": _pinv_behind_sgd,
+    "d_correlates_with_separability": _rises_throughout,
+    "diminishing_returns": _gains_shrink,
+}
+#: claims that subset their datasets to the comparable ones (the others need every key comparable)
+SUBSETTING = {"predictable_path_to_parity", "slope_inverse_to_complexity", "mnist_alpha_high_others_dampened",
+              "scaling_slopes_diverge", "d_correlates_with_separability", "diminishing_returns"}
+#: a paper's seconds judged as a ratio within its own table: claim -> (denominator claim, paper ratio)
+TABLE_RATIOS = {"table4_pinv_d2000_seconds": (
+    "table4_lu_d2000_seconds",
+    float(TABLE_IV.set_index("solver").loc["pinv", "seconds"] / TABLE_IV.set_index("solver").loc["lu", "seconds"]))}
+
+
+def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
+    """The book's uniform judgement of ``claim`` from its stored ``answer`` and the store's ``results``
+    (``{key: Result}``); ``answers``: every stored answer (``{claim id: Answer}``)."""
+    recorded = answer.verdict
+    keys = [k for k in answer.keys if k in results]
+    if recorded.label == "not measurable here":
+        return Judgement(recorded, "not_measurable", tuple(keys))
+    if claim.id in CLAIM_TESTS and len(keys) == len(answer.keys) and keys:
+        if claim.id not in SUBSETTING and not all(_comparability(k, claim.chapter).comparable for k in keys):
+            judged = _not_comparable(claim, answer, results, keys)
+            info, _, test = CLAIM_TESTS[claim.id](claim, answer, results)
+            verdict = Verdict("not comparable", info.ours, f"{judged.verdict.detail}; for information, "
+                              f"{test}: {info.label} ({info.detail})")
+            return Judgement(verdict, judged.test, judged.keys, judged.values)
+        verdict, used, test = CLAIM_TESTS[claim.id](claim, answer, results)
+        if verdict is None or not used:
+            return _not_comparable(claim, answer, results, keys, "nothing comparable left to judge")
+        dropped = [k for k in keys if not _comparability(k, claim.chapter).comparable]
+        if dropped:
+            left_out = sorted(dataset_name(n) for n in {_dataset(k) for k in dropped} - {_dataset(k) for k in used})
+            verdict = Verdict(verdict.label, verdict.ours, f"{verdict.detail}; judged on the comparable "
+                              f"datasets ({', '.join(left_out)} not comparable: "
+                              f"{_comparability(dropped[0], claim.chapter).reason})")
+        return _judged(verdict, test, used, results)
+    if not keys:
+        test = "not_comparable" if recorded.label == "not comparable" else "chapter_test"
+        return Judgement(recorded, test)
+    # the first key is a claim's primary evidence (a frozen head's accuracy for "the head is effective"):
+    # when it is not comparable, neither is the claim, whatever the other keys are
+    if not _comparability(keys[0], claim.chapter).comparable:
+        primary = [k for k in keys if not _comparability(k, claim.chapter).comparable]
+        return _not_comparable(claim, answer, results, primary if claim.kind == "qualitative" else keys[:1])
+    if not any(_comparability(k, claim.chapter).comparable for k in keys):
+        return _not_comparable(claim, answer, results, keys)
+    if recorded.label in QUALITATIVE or claim.value is None:
+        test = "not_comparable" if recorded.label == "not comparable" else "chapter_test"
+        partly = [k for k in keys if not _comparability(k, claim.chapter).comparable]
+        if partly and test == "chapter_test":
+            reasons = "; ".join(dict.fromkeys(_comparability(k, claim.chapter).reason for k in partly))
+            recorded = Verdict(recorded.label, recorded.ours, f"{recorded.detail}; rests partly on "
+                               f"evidence not comparable to the paper's ({reasons})")
+        return _judged(recorded, test, keys, results)
+    return _judge_number(claim, answer, results, answers, keys)
+
+
+def _judge_number(claim, answer, results, answers, keys) -> Judgement:
+    """A number of the paper: a timing, a ratio across machines, a difference or a value."""
+    first = results[keys[0]]
+    digits = _digits(answer.verdict.ours)
+    if claim.kind == "time":
+        if claim.id in TABLE_RATIOS:
+            other_claim, paper_ratio = TABLE_RATIOS[claim.id]
+            paired = [results[k] for k in keys[1:] if results[k].unit == "×"]
+            if paired:                           # the ratio timed pair by pair in one run
+                verdict = V.ratio_across_machines(paper_ratio, paired[0].values,
+                                                  quiet=is_quiet_timing(paired[0].setting))
+                verdict = Verdict(verdict.label, verdict.ours,
+                                  f"Table IV's pinv / LU = {paper_ratio:.1f}× in the paper; {verdict.detail}")
+                return _judged(verdict, "ratio_across_machines", [paired[0].key], results)
+            other = answers.get(other_claim)
+            if other is not None and other.keys and other.keys[0] in results:
+                b = results[other.keys[0]]
+                verdict = V.ratio_across_machines(paper_ratio, first.values, b.values,
+                                                  quiet=is_quiet_timing(first.setting) and is_quiet_timing(b.setting),
+                                                  same_run=same_run(first, b))
+                verdict = Verdict(verdict.label, verdict.ours,
+                                  f"Table IV's pinv / LU = {paper_ratio:.1f}× in the paper; {verdict.detail}")
+                return _judged(verdict, "ratio_across_machines", [first.key, b.key], results)
+        latency = answer.verdict.ours.startswith("median ")      # shown as the chapter showed it
+        return _judged(V.timing_across_machines(claim.value, first.values, digits, median=latency),
+                       "timing_across_machines", [first.key], results)
+    if claim.kind == "ratio":
+        if len(keys) >= 3:                       # (paired ratio key, numerator key, denominator key)
+            a, b = results[keys[1]], results[keys[2]]
+            quiet = is_quiet_timing(a.setting) and is_quiet_timing(b.setting)
+            verdict = V.ratio_across_machines(claim.value, a.values, b.values, quiet=quiet, same_run=same_run(a, b))
+            return _judged(verdict, "ratio_across_machines", [a.key, b.key], results)
+        if len(keys) == 2:                       # (numerator key, denominator key)
+            a, b = results[keys[0]], results[keys[1]]
+            quiet = is_quiet_timing(a.setting) and is_quiet_timing(b.setting)
+            return _judged(V.ratio_across_machines(claim.value, a.values, b.values, quiet=quiet,
+                                                   same_run=same_run(a, b)),
+                           "ratio_across_machines", keys, results)
+        verdict = V.ratio_across_machines(claim.value, first.values, quiet=is_quiet_timing(first.setting))
+        return _judged(verdict, "ratio_across_machines", [first.key], results)
+    unit = "" if claim.unit.startswith("fraction") else claim.unit
+    if claim.kind == "difference" and len(keys) == 2 and first.unit == "%":
+        a, b = results[keys[0]], results[keys[1]]
+        verdict = V.difference_vs_paper(claim.value, a.values, b.values, unit, digits)
+        return _judged(verdict, "difference_vs_paper", keys, results)
+    if unit == "exponent" or unit == "degrees" or math.isnan(claim.value):
+        return _judged(answer.verdict, "chapter_test", keys, results)
+    return _judged(V.value_vs_paper(claim.value, first.values, unit, digits), "value_vs_paper", [first.key], results)
+
+
+def same_run(a, b) -> bool:
+    """Whether two stored timings were measured in one run: both settings name the same ``run``
+    (a benchmark's process and start time). Two results without it come from separate runs (two
+    chapters, or two processes of one), so a ratio of them is not judged."""
+    run_a, run_b = a.setting.get("run"), b.setting.get("run")
+    return bool(run_a) and run_a == run_b
+
+
+def shared_verdict(claim_id: str, keys, results: dict, ours: str = "") -> Verdict:
+    """The verdict the scorecard gives ``claim_id`` (one of :data:`CLAIM_TESTS`) from the results
+    ``keys`` of ``results`` (``{key: Result}``): its shared test on the comparable keys, "not
+    comparable" when none is left. A chapter answers such a claim with this verdict, so its page and
+    the scorecard say the same thing by one function. ``ours`` stands in for our value where the
+    verdict is "not comparable" before any test ran."""
+    if claim_id not in CLAIM_TESTS:
+        raise ValueError(f"{claim_id!r} has no shared test; those that do: {sorted(CLAIM_TESTS)}")
+    if not keys:
+        raise KeyError(f"{claim_id}: the shared test needs every result it rests on; missing all")
+    # a claim of CLAIM_TESTS is judged from its keys alone: the chapter's verdict is a placeholder
+    return scorecard_verdict(claim_id, Verdict("holds", ours), keys, results)
+
+
+def scorecard_verdict(claim_id: str, chapter_verdict: Verdict, keys, results: dict) -> Verdict:
+    """The verdict the scorecard gives ``claim_id`` when the chapter answers it with
+    ``chapter_verdict`` from ``keys`` (``results``: ``{key: Result}``, other chapters' included;
+    KeyError if one is missing): a chapter shows this one, so a number it judges (a ratio across
+    machines, a value on a setting that is not comparable) reads the same on its page and on the
+    scorecard."""
+    missing = [k for k in keys if k not in results]
+    if missing:
+        raise KeyError(f"{claim_id}: the judgement needs every result it rests on; missing {missing}")
+    claim = next(c for c in CLAIMS if c.id == claim_id)
+    return judge_claim(claim, Answer(claim_id, chapter_verdict, tuple(keys)), results, {}).verdict
+
+
+def answer_as_scorecard(store, claim_id: str, chapter_verdict: Verdict, keys, results=(), note: str = "") -> Verdict:
+    """Record in ``store`` (a :class:`~greenelm_book.store.results.ChapterResults`) the scorecard's
+    judgement of ``chapter_verdict`` on ``keys`` and return it, for the page to show: the chapter's
+    label and the scorecard's are one. ``results``: Results of other chapters the keys name."""
+    keys = list(keys)
+    visible = {**store.results, **{r.key: r for r in results}}
+    verdict = scorecard_verdict(claim_id, chapter_verdict, keys, visible)
+    store.answer(claim_id, verdict, keys=keys, note=note)
+    return verdict

@@ -1,0 +1,617 @@
+"""The book's tests, one named function per kind of test, each rule stated once (:data:`RULES`).
+
+Every verdict the scorecard shows comes from one of these functions applied to the runs stored in
+the results store (:mod:`greenelm_book.store.results`); chapters call the same functions when they judge.
+
+- :func:`value_vs_paper` — a number the paper prints once against our runs: the prediction-interval
+  rule of :data:`greenelm_book.report.RULE` (n ≥ 5), and beside it a **practical margin** chosen in
+  advance per unit (:data:`PRACTICAL_MARGINS`; accuracy ±0.5 points): a "differs" is *within the
+  margin* when the two one-sided tests (TOST) put the mean within it, *beyond the margin* when a
+  one-sided test puts it outside, else the margin is undecided.
+- :func:`difference_vs_paper` — the same for a paper's difference of two single runs (Welch).
+- :func:`same_machine_ratio` — two timings measured in one run here: the 95 % confidence interval
+  of their ratio (log scale) must exclude 1 on the claimed side.
+- :func:`ratio_across_machines` — a paper's ratio from another machine: judged only on direction
+  and order of magnitude (our 95 % CI against the boundaries 1 and ×/÷ 3 of the paper's ratio),
+  from ≥ 5 pairs timed in one quiet run; never by a prediction interval.
+- :func:`timing_across_machines` — a paper's seconds: never judged (information only).
+- :func:`equivalent_accuracy` — "comparable to", "parity": one equivalence test (TOST, Welch) on
+  the accuracy difference at ±:data:`PARITY_MARGIN` points, shared by every such claim.
+- qualitative tests shared by the chapters: :func:`above_threshold`, :func:`rises_at_every_step`,
+  :func:`rises_throughout`, :func:`gains_shrink`,
+  :func:`reaches_reference`, :func:`flatter_than_anchor`, and :func:`all_some_none` (the one
+  "holds / partly / does not hold" rule for a test applied to several datasets or regimes).
+"""
+
+from __future__ import annotations
+
+import math
+import numpy as np
+
+from ..paper import dataset_name
+from ..report import MIN_RUNS, Verdict, _decimals, _signed, _unit_text, ours_text, prediction_interval
+
+__all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDER_OF_MAGNITUDE", "RULES",
+           "TESTS", "practical_margin", "tost_p", "beyond_margin_p", "margin_outcome", "value_vs_paper",
+           "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
+           "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
+           "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
+           "difference_interval", "reaches_within_margin", "flatter_than_anchor", "margin_label", "LADDER", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
+           "gain_label", "gain_over"]
+
+#: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
+TEST_LEVEL = 0.05
+#: the practical margin per unit, chosen before looking at the results: (size, "absolute" or
+#: "relative" to the paper's value). Accuracy: half a point — the rounding of a percentage to one
+#: decimal plus the seed-to-seed spread the paper does not report; a difference of accuracies in
+#: points: the same; an entropy in bits: a quarter bit (a 19 % change of a histogram's width); a
+#: dimensionless fitted parameter (Table III's α, β, C; a symmetry score): 10 % of the paper's value.
+PRACTICAL_MARGINS = {"%": (0.5, "absolute"), "points": (0.5, "absolute"), "bits": (0.25, "absolute"),
+                     "": (0.10, "relative"), "fraction": (0.10, "relative"),
+                     "fraction per ln d": (0.10, "relative")}
+#: "comparable", "parity": the widest accuracy gap the paper itself calls parity (CIFAR-10 raw
+#: pixels, 51 % against 52 %), in points
+PARITY_MARGIN = 1.0
+#: a cross-machine ratio agrees in order of magnitude when ours is within this factor of the paper's
+#: (×/÷ 3: half an order of magnitude, rounded to the factor a reader can check in their head)
+ORDER_OF_MAGNITUDE = 3.0
+
+RULES = {
+    "value_vs_paper": "reproduced when the paper's value lies inside our 95 % prediction interval for "
+                      "one run (n ≥ 5 runs) and TOST puts our mean within the practical margin "
+                      "(p < 0.05); differs, within margin when TOST does but the interval misses the "
+                      "paper's value; inconclusive when the interval holds the paper's value but "
+                      "equivalence is not shown; differs, beyond margin when a one-sided t-test puts "
+                      "our mean outside the margin; differs, margin undecided otherwise",
+    "difference_vs_paper": "as value_vs_paper (the same ladder), for a difference of two independently "
+                           "measured quantities (Welch's prediction interval, TOST and margin test)",
+    "same_machine_ratio": "two timings from one run here: holds when the 95 % CI of their ratio "
+                          "(Welch, log scale, n ≥ 5 each) lies on the claimed side of 1, does not hold "
+                          "when it lies on the other side, else inconclusive",
+    "ratio_across_machines": "a paper's ratio from another machine, both sides timed in one quiet run "
+                             "(≥ 5 pairs): reproduced when our 95 % CI lies on the paper's side of 1 and "
+                             "within ×/÷ 3 of the paper's ratio; differs when it lies wholly on the other "
+                             "side of 1 or wholly beyond ×/÷ 3; inconclusive only when it straddles one of "
+                             "those boundaries (or with fewer runs, or timings not recorded as quiet); "
+                             "not comparable when the two sides come from different runs",
+    "timing_across_machines": "a paper's seconds are never judged: ours and the ratio, information only",
+    "equivalent_accuracy": "comparable / parity: holds when TOST (Welch) puts the mean accuracy "
+                           "difference within ±1 point (p < 0.05), does not hold when a one-sided test "
+                           "puts it beyond, else inconclusive",
+    "above_threshold": "holds when the lower end of our 95 % prediction interval is above the threshold",
+    "rises_at_every_step": "holds when the mean rises by more than 2 sd at every step, on every curve "
+                           "(partly: on some curves)",
+    "rises_throughout": "holds when the mean rises with every widening, on every curve (partly: on some)",
+    "gains_shrink": "holds when each widening's mean gain is smaller than the previous one, on every "
+                    "curve (partly: on some)",
+    "reaches_reference": "holds when our value reaches the reference on every dataset (partly: on some)",
+    "reaches_within_margin": "non-inferiority against runs of the book's own: holds when, on every dataset, "
+                             "the 95 % Welch confidence interval of our mean minus the reference's lies above "
+                             "−1 point (partly: on some, the others below); inconclusive when an interval "
+                             "straddles −1",
+    "flatter_than_anchor": "holds when, for every other dataset, the 95 % Welch confidence interval of "
+                           "the anchor's slope minus its slope (per-seed slopes) lies above 0 and its mean "
+                           "slope is positive (partly: for some, the others steeper); inconclusive when an "
+                           "interval straddles 0",
+    "gain_over": "a gain of variant B over variant A, from n ≥ 3 seeds that each ran both (paired): "
+                 "gain (holds) when the mean paired difference B − A exceeds twice the sd of the paired "
+                 "differences (and the floor, e.g. one test image); loss (does not hold) when it lies "
+                 "below minus that; otherwise no gain shown (inconclusive)",
+}
+#: the ladder of labels for a number against the paper's, strongest first: each label implies at
+#: least what the ones below it imply ((label, what it requires), shown on the intro page)
+LADDER = (
+    ("reproduced", "the paper's value inside our 95 % prediction interval and TOST puts our mean within "
+                   "the practical margin (p < 0.05); a ratio: our CI on the paper's side of 1 and within "
+                   "×/÷ 3 of it"),
+    ("differs, within margin", "TOST puts our mean within the practical margin, but the prediction "
+                               "interval misses the paper's value"),
+    ("inconclusive", "the paper's value inside our interval but equivalence not shown, fewer than 5 "
+                     "runs, or a ratio's CI straddling a boundary"),
+    ("differs, margin undecided", "the interval misses the paper's value; neither within nor beyond the "
+                                  "margin is shown"),
+    ("differs, beyond margin", "a one-sided t-test puts our mean outside the practical margin "
+                               "(p < 0.05); a ratio: its CI wholly on the other side of 1 or beyond ×/÷ 3"),
+)
+#: every threshold a chapter's own stated test uses ("chapter_test" on the scorecard), in one place:
+#: (threshold, the claims it decides, why this value)
+THRESHOLDS = (
+    ("±1 point", "parity and \"comparable\" accuracies (every chapter); the scaling index within 1 point "
+                 "of each point; a frozen head no more than 1 point below the SGD head",
+     "the widest gap the paper itself calls parity (CIFAR-10 raw pixels, 51 % against 52 %)"),
+    ("±0.5 point, ±0.25 bit, ±10 % (relative)", "a number against the paper's (value and difference tests)",
+     "the practical margins, fixed per unit before any result: a printed decimal plus the seed "
+     "spread the paper does not report"),
+    ("> 10 points", "a frozen backbone is effective (lift over raw pixels); catastrophic forgetting",
+     "twenty times the seed-to-seed spread of an accuracy here (≤ 0.5 point): a change no spread or "
+     "setting detail can make"),
+    ("2 (combined) standard deviations", "a mean rises at every step; Green-ELM's readout entropy above "
+                                         "every SGD matrix's; pinv's accuracy above the factorisations'",
+     "about a 95 % separation of two means, as the book's other tests"),
+    ("0.5 bit of a Gaussian's entropy", "high entropy of the readout (per column, every regime)",
+     "twice the practical margin of an entropy; about a 40 % change of a histogram's width"),
+    ("Hoyer sparsity 0.293, excess kurtosis 3", "dense / broadly distributed / sparse weights",
+     "the Laplace law's values: the usual boundary between dense (Gaussian-like) and sparse priors"),
+    ("exponent within 0.05 (FLOP model) and ±0.25 (wall time)", "the complexity exponents in N and d",
+     "0.05 is the FLOP model's rounding; a quarter power is the smallest change of exponent two-core "
+     "timings over this range of sizes resolve"),
+    ("0.9 ≤ p ≤ 1.1", "total cost linear in N (the Dask fit)", "the relative margin of a fitted parameter (10 %)"),
+    ("more than half of the fit", "the Gram and the factorisation dominate", "what \"dominate\" means"),
+    ("0.8–1.25×", "time parity of two pipelines on one machine",
+     "the usual equivalence band for a ratio (±20 % on the log scale)"),
+    ("under a quarter of the pipeline", "a readout cheap enough to be viable", "the paper's own share "
+                                                                               "(5.2 of 183.2 s) with room"),
+    ("1e-8 relative; 100× farther", "exact RLS; float64 mitigates drift",
+     "float64 round-off over thousands of updates stays orders below 1e-8; a hundredfold gap separates "
+     "float32 drift from round-off"),
+    ("1 s", "sub-second streaming updates", "the claim's own words"),
+    ("tenfold", "Tikhonov improves the conditioning", "an order of magnitude, as numerical practice reads "
+                                                      "\"improves conditioning\""),
+    ("99.5 % on MNIST", "the ultra-wide map reaches the state of the art",
+     "the accuracy of a plain convolutional network trained by SGD on MNIST, the bar the paper's "
+     "question sets"),
+)
+#: every test name the scorecard may cite (the functions above, and the two that only record)
+TESTS = tuple(RULES) + ("not_comparable", "not_measurable", "chapter_test")
+
+
+def _runs(values) -> np.ndarray:
+    values = np.asarray(values, dtype=float).ravel()
+    if values.size == 0 or not np.isfinite(values).all():
+        raise ValueError(f"runs must be a non-empty list of finite numbers, got {values!r}")
+    return values
+
+
+def practical_margin(unit: str, paper: float) -> tuple[float, str]:
+    """``(margin, text)`` for a value in ``unit``: ``(0.5, "±0.5-pt")``, ``(0.0043, "±10% (relative)")``
+    for a paper's 0.0431; ``(nan, "")`` for a unit with no margin (seconds, ratios)."""
+    if unit not in PRACTICAL_MARGINS:
+        return float("nan"), ""
+    size, kind = PRACTICAL_MARGINS[unit]
+    if kind == "relative":
+        return abs(paper) * size, f"±{size:.0%} (relative)"
+    name = {"%": "pt", "points": "pt", "bits": "bit"}.get(unit, unit)
+    return size, f"±{size:g}-{name}"
+
+
+def _welch(a: np.ndarray, b: np.ndarray | None) -> tuple[float, float, float]:
+    """``(estimate, standard error, degrees of freedom)`` of mean(a) (``b`` None, one sample) or of
+    mean(a) − mean(b) (Welch)."""
+    if b is None:
+        if a.size < 2:
+            raise ValueError("a t-test needs at least 2 runs")
+        return float(a.mean()), float(a.std(ddof=1) / math.sqrt(a.size)), float(a.size - 1)
+    if a.size < 2 or b.size < 2:
+        raise ValueError("a Welch test needs at least 2 runs on each side")
+    va, vb = a.var(ddof=1) / a.size, b.var(ddof=1) / b.size
+    se = math.sqrt(va + vb)
+    dof = (va + vb) ** 2 / (va ** 2 / (a.size - 1) + vb ** 2 / (b.size - 1)) if se > 0 else float("inf")
+    return float(a.mean() - b.mean()), se, float(dof)
+
+
+def _p_greater(estimate: float, se: float, dof: float, bound: float) -> float:
+    """p of the one-sided t-test H0: true value ≤ bound against > bound."""
+    from scipy.stats import t
+
+    if se == 0:
+        return 0.0 if estimate > bound else 1.0
+    return float(t.sf((estimate - bound) / se, dof))
+
+
+def tost_p(a, target: float, margin: float, b=None) -> float:
+    """TOST p-value that mean(a) (or mean(a) − mean(b), Welch) lies within target ± margin: the
+    larger of the two one-sided t-tests' p (small: equivalent). Needs ≥ 2 runs per side."""
+    estimate, se, dof = _welch(_runs(a), None if b is None else _runs(b))
+    lower = _p_greater(estimate, se, dof, target - margin)
+    upper = _p_greater(-estimate, se, dof, -(target + margin))
+    return max(lower, upper)
+
+
+def beyond_margin_p(a, target: float, margin: float, b=None) -> float:
+    """p of the one-sided t-test that mean(a) (or mean(a) − mean(b)) lies beyond target ± margin on
+    the side of the estimate (small: the difference exceeds the margin)."""
+    estimate, se, dof = _welch(_runs(a), None if b is None else _runs(b))
+    if estimate >= target:
+        return _p_greater(estimate, se, dof, target + margin)
+    return _p_greater(-estimate, se, dof, -(target - margin))
+
+
+def margin_outcome(a, target: float, margin: float, b=None) -> tuple[str, float]:
+    """``("within", TOST p)``, ``("beyond", p)`` or ``("undecided", TOST p)`` at :data:`TEST_LEVEL`."""
+    p_within = tost_p(a, target, margin, b)
+    if p_within < TEST_LEVEL:
+        return "within", p_within
+    p_beyond = beyond_margin_p(a, target, margin, b)
+    if p_beyond < TEST_LEVEL:
+        return "beyond", p_beyond
+    return "undecided", p_within
+
+
+def margin_label(outcome: str) -> str:
+    """The scorecard label of a "differs" by its margin outcome."""
+    return {"within": "differs, within margin", "beyond": "differs, beyond margin",
+            "undecided": "differs, margin undecided"}[outcome]
+
+
+def _margin_text(outcome: str, p: float, margin_text: str, diff_text: str) -> str:
+    if outcome == "within":
+        return f"within the {margin_text} margin (TOST p = {p:.2g})"
+    if outcome == "beyond":
+        return f"{diff_text}, beyond the {margin_text} margin (p = {p:.2g})"
+    return f"the {margin_text} margin undecided (TOST p = {p:.2g})"
+
+
+def value_vs_paper(paper: float, values, unit: str = "%", digits: int = 2,
+                   min_runs: int = MIN_RUNS) -> Verdict:
+    """A number the paper prints once against our runs (:data:`RULES` ``["value_vs_paper"]``).
+
+    ``values``: one value per run (n,). Labels: reproduced, "differs, within margin", "differs,
+    beyond margin", "differs, margin undecided", inconclusive (n < ``min_runs``).
+    """
+    values = _runs(values)
+    ours = ours_text(values, unit, digits)
+    diff = float(values.mean()) - paper
+    signed = _signed(diff, unit, digits)
+    if values.size < min_runs:
+        return Verdict("inconclusive", ours, f"{signed}; {values.size} run(s), the rule needs {min_runs}")
+    lo, hi = prediction_interval(values)
+    tolerance = 0.5 * 10 ** -_decimals(paper)
+    interval = f"95 % PI {lo:.{digits}f}–{hi:.{digits}f}"
+    inside = lo - tolerance <= paper <= hi + tolerance
+    margin, margin_text = practical_margin(unit, paper)
+    if math.isnan(margin):
+        return Verdict("reproduced", ours, interval) if inside else Verdict("differs", ours, f"{signed}; {interval}")
+    outcome, p = margin_outcome(values, paper, margin)
+    diff_text = f"differs by {abs(diff):.{digits}f}{_unit_text('points' if unit == '%' else unit)}"
+    return _laddered(inside, outcome, p, ours, f"{signed}; {interval}", margin_text, diff_text)
+
+
+def _laddered(inside: bool, outcome: str, p: float, ours: str, evidence: str, margin_text: str,
+              diff_text: str) -> Verdict:
+    """The ladder of :data:`LADDER` for a number with a practical margin: ``inside`` (the paper's
+    value lies in our prediction interval) and the margin's ``outcome`` with its ``p``."""
+    margin_words = _margin_text(outcome, p, margin_text, diff_text)
+    if outcome == "within":
+        return Verdict("reproduced" if inside else "differs, within margin", ours, f"{evidence}; {margin_words}")
+    if inside and outcome == "undecided":
+        return Verdict("inconclusive", ours, f"{evidence}; the paper's value lies inside our interval but "
+                                             f"{margin_words}: equivalence is not shown")
+    return Verdict(margin_label(outcome), ours, f"{evidence}; {margin_words}")
+
+
+def difference_vs_paper(paper: float, a, b, unit: str = "points", digits: int = 2,
+                        min_runs: int = MIN_RUNS) -> Verdict:
+    """A paper's difference of two single runs against mean(a) − mean(b) (independent runs, Welch):
+    :func:`greenelm_book.judging.comparisons.judge_between`'s prediction interval, then the margin."""
+    from .comparisons import judge_between
+
+    verdict = judge_between(paper, a, b, "difference", unit, digits, (min_runs, min_runs))
+    margin, margin_text = practical_margin(unit, paper)
+    if verdict.label == "inconclusive" or math.isnan(margin):
+        return verdict
+    a, b = _runs(a), _runs(b)
+    outcome, p = margin_outcome(a, paper, margin, b)
+    diff = float(a.mean() - b.mean()) - paper
+    return _laddered(verdict.label == "reproduced", outcome, p, verdict.ours, verdict.detail, margin_text,
+                     f"differs by {abs(diff):.{digits}f} pts")
+
+
+def ratio_interval(a, b=None, level: float = 0.95) -> tuple[float, float, float]:
+    """``(ratio, low, high)``: the ratio of geometric means of ``a`` over ``b`` (independent runs,
+    Welch on the logs), or, with ``b`` None, the geometric mean of paired per-run ratios ``a``
+    (one-sample t on the logs), with its ``level`` confidence interval. Needs ≥ 2 runs per side."""
+    from scipy.stats import t
+
+    a = _runs(a)
+    if (a <= 0).any() or (b is not None and (_runs(b) <= 0).any()):
+        raise ValueError("a ratio needs positive values")
+    estimate, se, dof = _welch(np.log(a), None if b is None else np.log(_runs(b)))
+    half = float(t.ppf(0.5 + level / 2, dof)) * se if se > 0 else 0.0
+    return math.exp(estimate), math.exp(estimate - half), math.exp(estimate + half)
+
+
+def _ratio_runs(a, b) -> tuple[np.ndarray, np.ndarray | None, str]:
+    a = _runs(a)
+    if b is None:
+        return a, None, f"n = {a.size} paired runs"
+    b = _runs(b)
+    return a, b, f"n = {a.size} and {b.size}"
+
+
+def same_machine_ratio(a, b=None, *, claimed: str = "above", min_runs: int = MIN_RUNS,
+                       what: str = "ratio") -> Verdict:
+    """Two timings measured in one run here (:data:`RULES` ``["same_machine_ratio"]``).
+
+    ``a``, ``b``: runs of each (n_a,), (n_b,), or ``a`` alone: paired per-run ratios. ``claimed``:
+    "above" (the claim: a / b > 1) or "below".
+    """
+    if claimed not in ("above", "below"):
+        raise ValueError(f"claimed must be 'above' or 'below', got {claimed!r}")
+    a, b, runs = _ratio_runs(a, b)
+    sizes = [a.size] + ([] if b is None else [b.size])
+    if min(sizes) < max(min_runs, 2):
+        estimate = float(np.exp(np.log(a).mean() - (0 if b is None else np.log(b).mean())))
+        return Verdict("inconclusive", f"{what} {estimate:.2f}× ({runs})",
+                       f"the test needs {min_runs} runs per side")
+    ratio, low, high = ratio_interval(a, b)
+    ours = f"{what} {ratio:.2f}× (95 % CI {low:.2f}–{high:.2f}, {runs})"
+    side = "above" if low > 1 else ("below" if high < 1 else None)
+    if side is None:
+        return Verdict("inconclusive", ours, "the 95 % CI of the ratio contains 1")
+    return Verdict("holds" if side == claimed else "does not hold", ours,
+                   f"the 95 % CI of the ratio lies {side} 1 (claimed: {claimed})")
+
+
+def ratio_across_machines(paper_ratio: float, a, b=None, *, quiet: bool, same_run: bool = True,
+                          min_runs: int = MIN_RUNS) -> Verdict:
+    """A paper's ratio measured on another machine (:data:`RULES` ``["ratio_across_machines"]``).
+
+    ``a``, ``b``: runs of numerator and denominator here (or ``a`` alone: paired per-run ratios);
+    ``quiet``: whether the store records these timings as quiet (a step of their own or the
+    benchmark's fresh processes); ``same_run``: whether both sides were timed in one run (a ratio
+    whose sides come from different runs or days is not judged). The boundaries are 1 (direction)
+    and the paper's ratio ×/÷ :data:`ORDER_OF_MAGNITUDE`; our 95 % CI decides, and only a CI that
+    straddles a boundary is inconclusive.
+    """
+    if not paper_ratio > 0:
+        raise ValueError(f"paper_ratio must be positive, got {paper_ratio!r}")
+    a, b, runs = _ratio_runs(a, b)
+    sizes = [a.size] + ([] if b is None else [b.size])
+    estimate = float(np.exp(np.log(a).mean() - (0 if b is None else np.log(b).mean())))
+    factor = estimate / paper_ratio
+    info = f"ours / paper's = {factor:.2g}"
+    if not same_run:
+        return Verdict("not comparable", f"{estimate:.2f}× ({runs})",
+                       f"{info}; its two sides were timed in different runs, so the ratio is not judged")
+    if min(sizes) < max(min_runs, 2) or not quiet:
+        why = [] if quiet else ["the timings are not recorded as quiet"]
+        if min(sizes) < min_runs:
+            why.append(f"{runs}, the test needs {min_runs} per side")
+        return Verdict("inconclusive", f"{estimate:.2f}× ({runs})",
+                       f"{info}; {'; '.join(why)} (another machine: direction and order of magnitude only)")
+    ratio, low, high = ratio_interval(a, b)
+    ours = f"{ratio:.2f}× (95 % CI {low:.2f}–{high:.2f}, {runs})"
+    band = (paper_ratio / ORDER_OF_MAGNITUDE, paper_ratio * ORDER_OF_MAGNITUDE)
+    paper_side = "above" if paper_ratio > 1 else "below"
+    opposite = high < 1 if paper_ratio > 1 else low > 1
+    if opposite:
+        return Verdict("differs", ours, f"{info}; opposite direction: our 95 % CI lies "
+                                        f"{'below' if paper_side == 'above' else 'above'} 1, the paper's ratio {paper_side}")
+    if high < band[0] or low > band[1]:
+        return Verdict("differs", ours, f"{info}; our 95 % CI lies beyond ×/÷ {ORDER_OF_MAGNITUDE:g} of the paper's")
+    if band[0] <= low and high <= band[1] and (low > 1 if paper_ratio > 1 else high < 1):
+        return Verdict("reproduced", ours, f"{info}; same direction, our 95 % CI within ×/÷ "
+                                           f"{ORDER_OF_MAGNITUDE:g} of the paper's")
+    return Verdict("inconclusive", ours, f"{info}; our 95 % CI straddles a boundary (1, or ×/÷ "
+                                         f"{ORDER_OF_MAGNITUDE:g} of the paper's)")
+
+
+def timing_across_machines(paper_seconds: float, values, digits: int = 2, median: bool = False) -> Verdict:
+    """A paper's seconds: never judged across machines (:data:`RULES` ``["timing_across_machines"]``);
+    ``median=True`` for a latency (ours shown as its median and IQR, :func:`~greenelm_book.report.judge_time`)."""
+    from ..report import judge_time
+
+    return judge_time(paper_seconds, _runs(values), digits, median=median)
+
+
+def equivalent_accuracy(a, b, margin: float = PARITY_MARGIN, min_runs: int = MIN_RUNS,
+                        names: tuple[str, str] = ("ours", "baseline")) -> Verdict:
+    """"Comparable to", "parity" (:data:`RULES` ``["equivalent_accuracy"]``): the one equivalence test
+    on the accuracy difference mean(a) − mean(b) (runs (n_a,), (n_b,), in %)."""
+    a, b = _runs(a), _runs(b)
+    diff = float(a.mean() - b.mean())
+    ours = f"{names[0]} − {names[1]} = {diff:+.2f} pts (n = {a.size} and {b.size})"
+    if min(a.size, b.size) < max(min_runs, 2):
+        return Verdict("inconclusive", ours, f"the test needs {min_runs} runs per side")
+    outcome, p = margin_outcome(a, 0.0, margin, b)
+    if outcome == "within":
+        return Verdict("holds", ours, f"equivalent within ±{margin:g} pt (TOST p = {p:.2g})")
+    if outcome == "beyond":
+        return Verdict("does not hold", ours, f"the gap exceeds ±{margin:g} pt (one-sided p = {p:.2g})")
+    return Verdict("inconclusive", ours, f"neither within nor beyond ±{margin:g} pt (TOST p = {p:.2g})")
+
+
+def all_some_none(flags) -> bool | str:
+    """The one rule for a test applied to several datasets or regimes: True when every flag is
+    true, "partly" when some are, False when none is (or there are none)."""
+    flags = [bool(f) for f in flags]
+    if flags and all(flags):
+        return True
+    return "partly" if any(flags) else False
+
+
+def _qualitative(outcome, ours: str, test: str) -> Verdict:
+    from ..report import judge_qualitative
+
+    return judge_qualitative(outcome, test, ours)
+
+
+def above_threshold(values, threshold: float, min_runs: int = MIN_RUNS, unit: str = "%") -> Verdict:
+    """Holds when the lower end of our 95 % prediction interval (runs (n,)) is above ``threshold``."""
+    values = _runs(values)
+    if values.size < min_runs:
+        return Verdict("inconclusive", ours_text(values, unit), f"the test needs {min_runs} runs")
+    low = prediction_interval(values)[0]
+    return _qualitative(bool(low > threshold), f"{ours_text(values, unit)}; PI from {low:.2f}",
+                        f"the lower end of the 95 % prediction interval above {threshold:g}")
+
+
+def rises_at_every_step(curves: dict, min_runs: int = MIN_RUNS) -> Verdict:
+    """``curves``: ``{name: [runs at width 1, runs at width 2, ...]}`` in width order. A curve rises
+    when each step's mean gain exceeds twice the larger sd of its two ends; all / some / none."""
+    if not curves:
+        raise ValueError("rises_at_every_step needs at least one curve")
+    rising = {}
+    for name, points in curves.items():
+        points = [_runs(p) for p in points]
+        if min(p.size for p in points) < min_runs:
+            return Verdict("inconclusive", "", f"{dataset_name(name)}: the test needs {min_runs} runs per width")
+        rising[name] = all(b.mean() - a.mean() > 2 * max(a.std(ddof=1), b.std(ddof=1))
+                           for a, b in zip(points, points[1:]))
+    return _qualitative(all_some_none(rising.values()),
+                        ", ".join(f"{dataset_name(n)}: {'rises' if r else 'not at every step'}" for n, r in rising.items()),
+                        "the mean rises by more than 2 sd at every step, on every curve")
+
+
+def _means_by_curve(curves: dict) -> dict:
+    if not curves or any(len(points) < 2 for points in curves.values()):
+        raise ValueError("every curve needs at least two widths")
+    return {name: np.array([_runs(p).mean() for p in points]) for name, points in curves.items()}
+
+
+def rises_throughout(curves: dict) -> Verdict:
+    """``curves``: ``{name: [runs at each width]}`` in width order; a curve rises throughout when its
+    mean rises with every widening; all / some / none."""
+    means = _means_by_curve(curves)
+    rising = {n: bool(np.all(np.diff(m) > 0)) for n, m in means.items()}
+    return _qualitative(all_some_none(rising.values()),
+                        f"rises throughout on {sum(rising.values())} of {len(rising)}: "
+                        + ", ".join(dataset_name(n) for n, r in rising.items() if r),
+                        "the mean accuracy rises with every widening, on every curve")
+
+
+def gains_shrink(curves: dict) -> Verdict:
+    """``curves``: ``{name: [runs at each width]}`` in width order; diminishing returns when each
+    widening's mean gain is smaller than the one before; all / some / none."""
+    means = _means_by_curve(curves)
+    shrinking = {n: bool(np.all(np.diff(np.diff(m)) < 0)) for n, m in means.items()}
+    return _qualitative(all_some_none(shrinking.values()),
+                        f"gains shrink throughout on {sum(shrinking.values())} of {len(shrinking)}: "
+                        + ", ".join(dataset_name(n) for n, r in shrinking.items() if r),
+                        "each widening's mean gain is smaller than the one before, on every curve")
+
+
+def reaches_reference(values: dict, references: dict, what: str = "reference") -> Verdict:
+    """``values``: ``{dataset: our value or runs}``, ``references``: ``{dataset: the value to reach}``;
+    holds when the mean reaches the reference on every dataset, partly on some."""
+    if not values or set(values) - set(references):
+        raise ValueError(f"every dataset of {sorted(values)} needs a reference, have {sorted(references)}")
+    means = {n: float(_runs(v).mean()) for n, v in values.items()}
+    reached = {n: means[n] >= references[n] for n in means}
+    return _qualitative(all_some_none(reached.values()),
+                        ", ".join(f"{dataset_name(n)}: {means[n]:.2f} vs {references[n]:.2f}" for n in means),
+                        f"our value reaches the {what} on every dataset")
+
+
+def difference_interval(a, b, level: float = 0.95) -> tuple[float, float, float]:
+    """``(mean(a) − mean(b), low, high)``: the difference of two sets of independent runs with its
+    ``level`` Welch confidence interval. Needs ≥ 2 runs per side."""
+    from scipy.stats import t
+
+    estimate, se, dof = _welch(_runs(a), _runs(b))
+    half = float(t.ppf(0.5 + level / 2, dof)) * se if se > 0 else 0.0
+    return estimate, estimate - half, estimate + half
+
+
+def _interval_outcomes(outcomes: dict, good: str, ours: str, test: str, boundary: str) -> Verdict:
+    """The verdict of per-dataset interval outcomes (``{dataset: good | another word | "undecided"}``):
+    inconclusive when an interval straddles ``boundary`` (naming those datasets), else holds when
+    every outcome is ``good``, partly when some are, does not hold when none is."""
+    undecided = [dataset_name(n) for n, o in outcomes.items() if o == "undecided"]
+    if undecided:
+        return Verdict("inconclusive", ours, f"{test}; the interval straddles {boundary} for {', '.join(undecided)}")
+    return _qualitative(all_some_none(o == good for o in outcomes.values()), ours, test)
+
+
+def reaches_within_margin(pairs: dict, margin: float = PARITY_MARGIN, level: float = 0.95,
+                          what: str = "reference") -> Verdict:
+    """``pairs``: ``{dataset: (our runs, the reference's runs)}`` (≥ 2 runs each, independent). A
+    dataset reaches the reference when the ``level`` Welch interval of (ours − reference) lies above
+    −``margin`` (non-inferiority), falls short when it lies below, else undecided. Holds when every
+    dataset reaches, partly when some do and none is undecided, does not hold when none does;
+    inconclusive when an interval straddles −margin."""
+    if not pairs:
+        raise ValueError("reaches_within_margin needs at least one dataset")
+    outcomes, texts = {}, []
+    for name, (ours, reference) in pairs.items():
+        diff, low, high = difference_interval(ours, reference, level)
+        outcomes[name] = "reaches" if low > -margin else "short" if high < -margin else "undecided"
+        texts.append(f"{dataset_name(name)}: {float(_runs(ours).mean()):.2f} vs {float(_runs(reference).mean()):.2f} "
+                     f"({diff:+.2f}, {level * 100:.0f} % CI {low:+.2f} to {high:+.2f})")
+    test = (f"our mean accuracy no more than {margin:g} point below the {what} on every dataset: the {level * 100:.0f} % "
+            f"Welch confidence interval of the difference lies above −{margin:g}")
+    return _interval_outcomes(outcomes, "reaches", "; ".join(texts), test, f"−{margin:g}")
+
+
+def flatter_than_anchor(slopes: dict, anchor: str, level: float = 0.95) -> Verdict:
+    """``slopes``: ``{dataset: per-seed slopes}`` (≥ 2 seeds each). A dataset is flatter when the
+    ``level`` Welch interval of (anchor's slope − its slope) lies above 0 and its mean slope is
+    positive, steeper when the interval lies below 0 (or its slope is not positive); otherwise
+    undecided. Holds when every other dataset is flatter, partly when some are and none is undecided,
+    does not hold when none is; inconclusive when an interval straddles 0."""
+    if anchor not in slopes or len(slopes) < 2:
+        raise ValueError(f"flatter_than_anchor needs {anchor!r} and at least one other dataset")
+    means = {n: float(_runs(v).mean()) for n, v in slopes.items()}
+    others = [n for n in means if n != anchor]
+    outcomes, intervals = {}, []
+    for n in others:
+        diff, low, high = difference_interval(slopes[anchor], slopes[n], level)
+        outcomes[n] = ("flatter" if low > 0 and means[n] > 0 and means[anchor] > 0
+                       else "steeper" if high < 0 or means[n] <= 0 else "undecided")
+        intervals.append(f"{dataset_name(anchor)} − {dataset_name(n)} {diff:+.2f} ({level * 100:.0f} % CI {low:+.2f} to {high:+.2f})")
+    ours = (", ".join(f"{dataset_name(n)} {means[n]:.2f}" for n in means) + " (mean slopes); "
+            + "; ".join(intervals))
+    test = (f"every dataset's mean slope positive and below {dataset_name(anchor)}'s, by the {level * 100:.0f} % "
+            f"Welch confidence interval of the slope difference (lying above 0)")
+    return _interval_outcomes(outcomes, "flatter", ours, test, "0")
+
+
+#: the words of :func:`gain_over`'s outcome, and the verdict label each gives the claim "B gains over A"
+GAIN_LABELS = {"gain": "holds", "no gain shown": "inconclusive", "loss": "does not hold"}
+#: seeds :func:`gain_over` needs (each running both variants): an sd of the differences needs 2, and
+#: with 2 a difference of sd 0 would pass on one coincidence
+MIN_GAIN_RUNS = 3
+
+
+def _paired(a, b) -> np.ndarray:
+    a, b = _runs(a), _runs(b)
+    if a.shape != b.shape:
+        raise ValueError(f"a paired comparison needs one value per seed on each side, got {a.size} and {b.size}")
+    return b - a
+
+
+def gain_label(a, b, floor: float = 0.0, min_runs: int = MIN_GAIN_RUNS) -> str:
+    """``"gain"``, ``"no gain shown"`` or ``"loss"`` of B over A (:data:`RULES` ``["gain_over"]``).
+
+    ``a``, ``b``: per-seed values (n,) of the two variants, the same seeds in the same order. With
+    d = b − a, a gain when mean(d) > max(2·sd(d), ``floor``) (sd with ddof 1), a loss when
+    mean(d) < −max(2·sd(d), ``floor``), else no gain shown (also with fewer than ``min_runs`` seeds).
+
+    Why this rule and not a paired t-test: a claimed gain must exceed the seeds' spread of the
+    difference itself, not only be unlikely to be zero: the t-test's bar, t·sd/√n, falls with more
+    seeds while the spread does not (at n = 3 and the book's :data:`TEST_LEVEL`, one-sided, it is
+    1.69 sd; this rule asks 2 sd at every n, the book's "2 standard deviations" of a separated mean).
+    Pairing by seed (the same split and dictionary draws for both variants) removes the part of the
+    spread the variants share. ``floor`` keeps a difference the measurement cannot resolve (one test
+    image: 100 / M points) from being a gain when the differences happen to agree exactly."""
+    if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not math.isfinite(floor) or floor < 0:
+        raise ValueError(f"floor must be a finite number >= 0, got {floor!r}")
+    d = _paired(a, b)
+    if d.size < max(int(min_runs), 2):
+        return "no gain shown"
+    bar = max(2 * float(d.std(ddof=1)), float(floor))
+    mean = float(d.mean())
+    if mean > bar:
+        return "gain"
+    if mean < -bar:
+        return "loss"
+    return "no gain shown"
+
+
+def gain_over(a, b, names: tuple[str, str] = ("A", "B"), floor: float = 0.0, unit: str = "points",
+              digits: int = 2, min_runs: int = MIN_GAIN_RUNS) -> Verdict:
+    """The claim "B gains over A" judged by :func:`gain_label` on per-seed values ``a``, ``b`` (n,):
+    holds (gain), does not hold (loss) or inconclusive (no gain shown, or fewer than ``min_runs``
+    seeds); ``ours`` starts with the outcome's words."""
+    word = gain_label(a, b, floor, min_runs)
+    d = _paired(a, b)
+    spread = f" ± {float(d.std(ddof=1)):.{digits}f}" if d.size > 1 else ""
+    ours = (f"{word}: {names[1]} − {names[0]} = {float(d.mean()):+.{digits}f}{spread}"
+            f"{_unit_text(unit if unit != '%' else 'points')} (paired, n = {d.size})")
+    if d.size < max(int(min_runs), 2):
+        return Verdict("inconclusive", ours, f"the rule needs {max(int(min_runs), 2)} seeds, each running both")
+    bar = max(2 * float(d.std(ddof=1)), float(floor))
+    where = "within" if word == "no gain shown" else "beyond"
+    floor_text = f", at least the floor {floor:g}" if floor else ""
+    return Verdict(GAIN_LABELS[word], ours, f"the mean paired difference {_signed(float(d.mean()), unit, digits)} lies "
+                                            f"{where} ±{bar:.{digits}f} (2 sd of the paired differences{floor_text})")
