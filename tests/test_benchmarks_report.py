@@ -265,3 +265,24 @@ def test_shift_kernel_terms_and_report(tmp_path):
                for run_ in json.loads((tmp_path / "quick.json").read_text())["measure"]["runs"])
     assert "| identity | 1 / 1 |" in (tmp_path / "quick.md").read_text()
     assert "not computed" in (tmp_path / "quick.md").read_text()
+
+
+def test_the_kernel_floor_counts_each_phases_flops():
+    from benchmarks.kernel_floor import floors
+
+    assert floors(rows=2, width=3, views=2, test=5, classes=10) == {
+        "kernel": 4 * (2 * 3 / 2) * 3 * 2,               # V² · N(N+1)/2 · D' · 2
+        "factorisation": 8 / 3 + 2 * 2 * 4 * 10,          # N³/3 + two triangular solves
+        "test_kernel": 4 * 5 * 2 * 3 * 2}                 # V² · M · N · D' · 2
+
+
+def test_the_kernel_floor_report_renders_each_block_against_the_floor(tmp_path):
+    from benchmarks import kernel_floor
+
+    kernel_floor.main(["--rows", "300", "--width", "32", "--test", "50", "--blocks", "64", "--repeats", "1",
+                       "--out", str(tmp_path / "kf")])
+    report = json.loads((tmp_path / "kf.json").read_text())
+    (fit,) = report["result"]["fits"]
+    assert fit["block"] == 64 and set(fit["over_floor"]) == {"kernel", "factorisation", "test_kernel"}
+    assert fit["fit"] >= fit["kernel"] > 0
+    assert "| 64 |" in (tmp_path / "kf.md").read_text()

@@ -1,0 +1,141 @@
+"""The kernel limit's fit against its floor: the kernel, the factorisation and the test kernel of
+``greenelm.KernelLimitClassifier`` timed phase by phase, each beside its FLOP count at the float32
+GEMM rate measured in the same run.
+
+Run from the repository root, alone on the machine (the ratios are measured in one run)::
+
+    OMP_WAIT_POLICY=PASSIVE python -m benchmarks.kernel_floor        # writes benchmarks/kernel_floor.{json,md}
+    python -m benchmarks.kernel_floor --rows 1500 --width 256 --test 300 --blocks 256 --out /tmp/quick
+
+Synthetic standardised features (N × D' float32, seeded) stand for the patch features: the kernel's
+work depends on N, D', the number of views V and the block of rows, not on what the features hold.
+The second view (``--views 2``, the mirror image's features) is a fixed permutation of the columns.
+Floors, at the best GEMM rate of the run:
+
+* the kernel: its lower triangle's products, V² · N(N+1)/2 · D' · 2 FLOPs;
+* the factorisation: N³/3 FLOPs for the Cholesky factor and 2 · 2N²k for the two triangular solves;
+* the test kernel: V² · M · N · D' · 2 FLOPs.
+
+The GEMM rate is the best median of a float32 GEMM at each fit's kernel-block shape (block rows × D'
+by D' × N) and of a square one of order 4,096. The whole fit is timed once per block size
+(``--blocks``): the kernel's block is the lever the fit exposes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from .patches import provenance, write_report
+
+SQUARE = 4096
+
+
+def gemm_rate(m: int, k: int, n: int, repeats: int) -> float:
+    """Median GFLOP/s of a float32 (m, k) @ (k, n) product (row-major operands, the second transposed)."""
+    rng = np.random.default_rng(1)
+    A = rng.standard_normal((m, k), dtype=np.float32)
+    B = rng.standard_normal((n, k), dtype=np.float32)
+    A @ B[:64].T                                          # warm-up
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        A @ B.T
+        times.append(time.perf_counter() - start)
+    return 2.0 * m * k * n / float(np.median(times)) / 1e9
+
+
+def fit_phases(rows: int, width: int, views: int, test: int, block: int, classes: int = 10) -> dict:
+    """One fit and one prediction of the kernel limit on synthetic features: seconds per phase."""
+    from greenelm import KernelLimitClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((rows + test, width), dtype=np.float32)
+    y = rng.integers(0, classes, rows + test)
+    permutation = rng.permutation(width)
+    maps = [lambda X: X, lambda X, p=permutation: X[:, p]][:views]
+    model = KernelLimitClassifier(jitter=1e-3, weight_scale="he", views=maps if views > 1 else None,
+                                  block_rows=block)
+    start = time.perf_counter()
+    model.fit(X[:rows], y[:rows])
+    whole = time.perf_counter() - start
+    start = time.perf_counter()
+    model.predict(X[rows:])
+    predict = time.perf_counter() - start
+    return {"block": block, "kernel": model.fit_seconds_["kernel"], "factorisation": model.fit_seconds_["fit"],
+            "fit": whole, "test_kernel": predict}
+
+
+def floors(rows: int, width: int, views: int, test: int, classes: int = 10) -> dict:
+    """FLOPs of each phase (see the module)."""
+    n = float(rows)
+    return {"kernel": views ** 2 * n * (n + 1) / 2 * width * 2,
+            "factorisation": n ** 3 / 3 + 2 * 2 * n * n * classes,
+            "test_kernel": views ** 2 * float(test) * n * width * 2}
+
+
+def measure(rows: int, width: int, views: int, test: int, blocks, repeats: int) -> dict:
+    from greenelm._threads import blas_threads
+
+    load_before = [round(x, 2) for x in os.getloadavg()]
+    rates = {"square": gemm_rate(SQUARE, SQUARE, SQUARE, repeats)}
+    for block in blocks:
+        rates[f"block {block}"] = gemm_rate(block, width, rows, repeats)
+    best = max(rates.values())
+    flops = floors(rows, width, views, test)
+    fits = [fit_phases(rows, width, views, test, block) for block in blocks]
+    for fit in fits:
+        fit["over_floor"] = {phase: fit[phase] / (flops[phase] / (best * 1e9)) for phase in flops}
+        fit["total_over_floor"] = (fit["fit"] + fit["test_kernel"]) / (sum(flops.values()) / (best * 1e9))
+    return {"rows": rows, "width": width, "views": views, "test": test, "threads": blas_threads(),
+            "load_before": load_before, "load_after": [round(x, 2) for x in os.getloadavg()],
+            "gemm_gflops": rates, "best_gflops": best, "flops": flops,
+            "floor_seconds": {phase: f / (best * 1e9) for phase, f in flops.items()}, "fits": fits}
+
+
+def markdown(report: dict) -> str:
+    r = report["result"]
+    rates = ", ".join(f"{name} {value:.0f}" for name, value in r["gemm_gflops"].items())
+    floor = r["floor_seconds"]
+    lines = ["# The kernel limit's fit against its floor", "",
+             f"{report['machine']}, {report['date']}; `{report['command']}`. "
+             f"N = {r['rows']:,} training rows of D' = {r['width']:,} float32 features, V = {r['views']} view(s), "
+             f"M = {r['test']:,} test rows, {r['threads']} BLAS threads; load average {r['load_before']} before, "
+             f"{r['load_after']} after. Float32 GEMM (GFLOP/s, medians of "
+             f"{report['repeats']}): {rates}; floors at the best, {r['best_gflops']:.0f} GFLOP/s: kernel "
+             f"{floor['kernel']:.1f} s, factorisation {floor['factorisation']:.1f} s, test kernel "
+             f"{floor['test_kernel']:.1f} s.", "",
+             "| block rows | kernel (s) | × floor | factorisation (s) | × floor | whole fit (s) | test kernel (s) "
+             "| × floor | fit + test × floor |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for fit in r["fits"]:
+        over = fit["over_floor"]
+        lines.append(f"| {fit['block']:,} | {fit['kernel']:.1f} | {over['kernel']:.2f} | {fit['factorisation']:.1f} | "
+                     f"{over['factorisation']:.2f} | {fit['fit']:.1f} | {fit['test_kernel']:.1f} | "
+                     f"{over['test_kernel']:.2f} | {fit['total_over_floor']:.2f} |")
+    lines += ["", "The whole fit also maps the rows through the views and computes their norms; the floors "
+              "count GEMM FLOPs only (the arc-cosine transform of each product is elementwise)."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=20000)
+    parser.add_argument("--width", type=int, default=18432, help="D' (CIFAR-10's K = 1,024 patches pooled 3 × 3)")
+    parser.add_argument("--views", type=int, default=2, choices=[1, 2])
+    parser.add_argument("--test", type=int, default=2000)
+    parser.add_argument("--blocks", type=int, nargs="+", default=[1024, 4096])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", default="benchmarks/kernel_floor")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    result = measure(args.rows, args.width, args.views, args.test, args.blocks, args.repeats)
+    write_report(provenance("benchmarks.kernel_floor", argv) | {"repeats": args.repeats, "result": result},
+                 args.out, markdown)
+
+
+if __name__ == "__main__":
+    main()
