@@ -328,13 +328,18 @@ def _markdown(report: dict) -> str:
                      "n pairs": len(r.get("pairs", [])),
                      "date (UTC)": f"{dates[0]} – {dates[-1]}" if dates else "—"})
     s = report["settings"]
-    lines = ["# Headline ratios, each in one quiet, isolated process",
-             "",
-             f"`{report['command']}` — {report['started_at']} to {report['finished_at']} (UTC); "
-             f"{s['machine']['cpu']}, {s['machine']['cores']} cores; load average {s['load_before']} before, "
-             f"{s['load_after']} after{' — NOT QUIET' if not report['quiet'] else ''}"
-             f"{'; --small: tiny sizes, a check of the machinery, not a measurement' if s['small'] else ''}.",
-             "",
+    runs = report.get("runs") or [{"command": report["command"], "started_at": report["started_at"],
+                                   "finished_at": report["finished_at"], "quiet": report["quiet"],
+                                   "load_before": s["load_before"], "load_after": s["load_after"],
+                                   "ratios": list(report["ratios"])}]
+    lines = ["# Headline ratios, each in one quiet, isolated process", ""]
+    for r in runs:
+        lines += [f"`{r['command']}` — {r['started_at']} to {r['finished_at']} (UTC); "
+                  f"{s['machine']['cpu']}, {s['machine']['cores']} cores; load average {r['load_before']} before, "
+                  f"{r['load_after']} after{' — NOT QUIET' if not r['quiet'] else ''}"
+                  f"{'; --small: tiny sizes, a check of the machinery, not a measurement' if s['small'] else ''}"
+                  + (f"; measured {', '.join(r['ratios'])}" if len(runs) > 1 else "") + ".", ""]
+    lines += [
              "Each ratio ran in a fresh process of its own: one untimed call of each side, then the two sides "
              "alternately (A, B, A, B, ...) on the same data and threads; each pair's A / B is one measurement. "
              "Verdict: `greenelm_book.judging.verdicts.ratio_across_machines` (boundaries 1 and ×/÷ 3 of the paper's "
@@ -348,10 +353,34 @@ def _markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def merged_report(path: Path, new: dict) -> dict:
+    """``new``'s ratios over the report at ``path``: the ratios ``new`` did not measure keep their entries
+    (each with its own run's quietness), the runs are listed in order. ``new`` alone when there is no
+    report at ``path`` or it is of the other size (``--small`` against full)."""
+    if not path.is_file():
+        return new
+    old = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(old, dict) or not isinstance(old.get("ratios"), dict):
+        raise ValueError(f"{path}: not a headline-ratio report (no mapping 'ratios' of name to entry)")
+    if bool(old.get("settings", {}).get("small")) != bool(new["settings"]["small"]):
+        return new
+    runs = old.get("runs") or [{"command": old.get("command"), "started_at": old.get("started_at"),
+                                "finished_at": old.get("finished_at"), "quiet": bool(old.get("quiet")),
+                                "load_before": old["settings"].get("load_before"),
+                                "load_after": old["settings"].get("load_after"), "ratios": list(old["ratios"])}]
+    kept = {name: {**entry, "quiet": bool(entry.get("quiet", old.get("quiet")))}
+            for name, entry in old["ratios"].items() if name not in new["ratios"]}
+    runs = [{**r, "ratios": [n for n in r["ratios"] if n in kept]} for r in runs]
+    ratios = {**kept, **new["ratios"]}
+    return {**new, "quiet": all(entry.get("quiet") for entry in ratios.values()),
+            "runs": [r for r in runs if r["ratios"]] + new["runs"], "ratios": ratios}
+
+
 def run(names, pairs: int, small: bool, out_dir: Path, allow_busy: bool = False, isolated: bool = True,
-        command: str = "") -> dict:
+        command: str = "", merge: bool = False) -> dict:
     """Measure each ratio in ``names`` (a fresh process each unless ``isolated=False``), judge it, write
-    ``headline_ratios.json`` and ``.md`` in ``out_dir``; returns the report."""
+    ``headline_ratios.json`` and ``.md`` in ``out_dir``; returns the report. ``merge``: keep the ratios of
+    the report already there that this run does not measure (:func:`merged_report`; ``--only``)."""
     from greenelm_book.bench import chapter_machine, run_isolated
 
     load_before = load_average()
@@ -392,6 +421,14 @@ def run(names, pairs: int, small: bool, out_dir: Path, allow_busy: bool = False,
         print(f"WARNING: the 1-minute load average rose to {report['settings']['load_after'][0]} during the run: "
               "something else ran; check before trusting the verdicts", file=sys.stderr)
     report["finished_at"] = utc_now()
+    this_run = {"command": command, "started_at": report["started_at"], "finished_at": report["finished_at"],
+                "quiet": quiet, "load_before": load_before, "load_after": report["settings"]["load_after"],
+                "ratios": list(names)}
+    for entry in report["ratios"].values():
+        entry["quiet"] = quiet                      # each ratio carries its own run's quietness
+    report["runs"] = [this_run]
+    if merge:
+        report = merged_report(out_dir / "headline_ratios.json", report)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "headline_ratios.json").write_text(json.dumps(report, indent=1, allow_nan=False) + "\n")
     (out_dir / "headline_ratios.md").write_text(_markdown(report))
@@ -419,7 +456,7 @@ def main(argv=None) -> int:
         print(f"WARNING: {args.pairs} pairs: the rule needs >= 5, every verdict will be inconclusive", file=sys.stderr)
     names = args.only or [n for n, r in RATIOS.items() if r.default]
     out_dir = args.out_dir or (Path(tempfile.gettempdir()) / "greenelm-headline-ratios-small" if args.small else HERE)
-    run(names, args.pairs, args.small, out_dir, args.allow_busy,
+    run(names, args.pairs, args.small, out_dir, args.allow_busy, merge=bool(args.only),
         command="python -m benchmarks.headline_ratios " + " ".join(argv if argv is not None else sys.argv[1:]))
     print(f"wrote {out_dir / 'headline_ratios.json'} and .md", file=sys.stderr)
     return 0

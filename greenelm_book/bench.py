@@ -485,7 +485,8 @@ HEADLINE_RATIOS = Path(__file__).resolve().parents[1] / "benchmarks" / "headline
 
 def quiet_ratio(name: str, path: str | Path | None = None) -> dict | None:
     """The entry ``name`` of the headline-ratio benchmark's report (its pairs, both sides, data, the
-    process and times), with ``"quiet"`` (the report's: the machine was quiet when it started) and
+    process and times), with ``"quiet"`` (the entry's own run's, else the report's: the machine was quiet
+    when that run started) and
     ``"source"`` added; None when the report or the entry does not exist. Raises ValueError for a
     report that is not the benchmark's (names the file and what is wrong). ``path``: the report
     (default :data:`HEADLINE_RATIOS`)."""
@@ -501,7 +502,7 @@ def quiet_ratio(name: str, path: str | Path | None = None) -> dict | None:
     pairs = entry.get("pairs")
     if not pairs or not all(isinstance(p, dict) and p.get("ratio", 0) > 0 for p in pairs):
         raise ValueError(f"{path}: ratio {name!r} has no positive pair ratios")
-    return {**entry, "quiet": bool(report.get("quiet")), "source": str(path.name)}
+    return {**entry, "quiet": bool(entry.get("quiet", report.get("quiet"))), "source": str(path.name)}
 
 
 def record_quiet_ratio(store, name: str, key: str, path: str | Path | None = None):

@@ -106,3 +106,36 @@ def test_small_run_interleaves_in_one_process_and_records_the_verdict(tmp_path):
     md = (tmp_path / "headline_ratios.md").read_text()
     for name, entry in report["ratios"].items():
         assert name in md and entry["verdict"]["label"] in md
+
+
+def _report(ratios: dict, quiet: bool, started: str) -> dict:
+    return {"command": f"run at {started}", "started_at": started, "finished_at": started + "+5", "quiet": quiet,
+            "settings": {"small": False, "pairs": 5, "load_before": [0.1] * 3, "load_after": [0.2] * 3,
+                         "machine": {"cpu": "c", "cores": 2}},
+            "ratios": {name: {"claim": "x", "paper_text": "p", "numerator": "a", "denominator": "b", "data": "d",
+                              "pairs": [{"ratio": r, "computed_at": started}], "verdict": {"label": "holds"}}
+                       for name, r in ratios.items()}}
+
+
+def test_a_run_of_some_ratios_keeps_the_others_each_with_its_own_runs_quietness(tmp_path):
+    """``--only`` merges into the report there: the ratios it did not measure keep their entries and
+    their run's quietness, and the report lists both runs."""
+    path = tmp_path / "headline_ratios.json"
+    path.write_text(json.dumps(_report({"one": 2.0, "two": 3.0}, quiet=True, started="t0")))
+    new = _report({"two": 4.0}, quiet=False, started="t1")
+    new["ratios"]["two"]["quiet"] = False
+    new["runs"] = [{"command": "run at t1", "started_at": "t1", "finished_at": "t1+5", "quiet": False,
+                    "load_before": [1.0] * 3, "load_after": [1.0] * 3, "ratios": ["two"]}]
+    merged = hr.merged_report(path, new)
+    assert merged["ratios"]["one"]["pairs"][0]["ratio"] == 2.0 and merged["ratios"]["one"]["quiet"] is True
+    assert merged["ratios"]["two"]["pairs"][0]["ratio"] == 4.0 and merged["ratios"]["two"]["quiet"] is False
+    assert [r["ratios"] for r in merged["runs"]] == [["one"], ["two"]] and merged["quiet"] is False
+    md = hr._markdown(merged)
+    assert "`run at t0`" in md and "`run at t1`" in md and "NOT QUIET" in md
+    path.write_text(json.dumps(merged))
+    from greenelm_book.bench import quiet_ratio
+
+    assert quiet_ratio("one", path)["quiet"] is True and quiet_ratio("two", path)["quiet"] is False
+    small = _report({"two": 4.0}, quiet=True, started="t2")
+    small["settings"]["small"] = True
+    assert hr.merged_report(path, small) is small                        # a check never mixes with a measurement
