@@ -1,0 +1,133 @@
+"""The frontier protocol's records as a page shows them: what each dataset's seeds picked and scored,
+the grid's validation accuracies, the SGD opponents, and the gains between variants.
+
+Reads the per-seed records of :mod:`greenelm_book.chapters.frontier_protocol` and
+:mod:`greenelm_book.chapters.frontier_opponents` (``book/frontier_protocol/``). Nothing here reads a
+test label: the test accuracies shown are those the gate recorded for each seed's pick and for the
+declared fixed measurements; every table of the grid shows validation accuracy.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import pandas as pd
+
+from ..judging.verdicts import gain_over
+from .frontier_protocol import RUNS_DIR, VARIANTS, configuration_key, mean_sd
+
+_PROTOCOL = re.compile(r"(?P<dataset>[a-z0-9-]+?)-seed(?P<seed>\d+)\.json")
+_OPPONENT = re.compile(r"(?P<dataset>[a-z0-9-]+?)-(?P<recipe>airbench94|pytorch-mnist-cnn)-"
+                       r"(?P<schedule>published|protocol-seconds)-seed(?P<seed>\d+)\.json")
+#: a variant in words
+VARIANT_WORDS = {"limit": "kernel limit (d → ∞)", "stacked": "the paper's map, finite width", "readout": "ridge readout"}
+
+
+def load_records(out_dir: str | Path = RUNS_DIR) -> dict:
+    """{dataset: {"protocol": {seed: record}, "opponents": {(schedule, seed): record}}} of the records in
+    ``out_dir`` (a full run's only: a record of a subset is a check and is left out)."""
+    out: dict = {}
+    for path in sorted(Path(out_dir).glob("*.json")):
+        opponent, protocol = _OPPONENT.fullmatch(path.name), _PROTOCOL.fullmatch(path.name)
+        if not (opponent or protocol):
+            continue
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if record.get("subset") is not None:
+            continue
+        if opponent:
+            entry = out.setdefault(opponent["dataset"], {"protocol": {}, "opponents": {}})
+            entry["opponents"][(opponent["schedule"], int(opponent["seed"]))] = record
+        else:
+            entry = out.setdefault(protocol["dataset"], {"protocol": {}, "opponents": {}})
+            entry["protocol"][int(protocol["seed"])] = record
+    return out
+
+
+def candidate_text(candidate: Mapping) -> str:
+    """A grid candidate in a few words: ``kernel limit, K = 1,024, 7 × 7 patches, t = 0.25, ε = 0.1, mirror``."""
+    parts = [VARIANT_WORDS.get(candidate.get("variant"), str(candidate.get("variant")))]
+    if candidate.get("n_hidden"):
+        parts.append(f"d = {int(candidate['n_hidden']):,}")
+    parts.append(f"K = {int(candidate['n_patches']):,}")
+    parts.append(f"{candidate['patch_size']} × {candidate['patch_size']} patches, pool {candidate['pool']}")
+    parts.append(f"t = {candidate['threshold']:g}, ε = {candidate['whiten_eps']:g}")
+    if candidate.get("views"):
+        parts.append(" + ".join({"flip": "mirror", "shift": "shifts"}.get(v, v) for v in candidate["views"]))
+    return ", ".join(parts)
+
+
+def _mean_sd_text(values, digits: int = 2) -> str:
+    summary = mean_sd(values)
+    return (f"{summary['mean']:.{digits}f}" + (f" ± {summary['sd']:.{digits}f}" if summary["sd"] is not None else "")
+            + f" (n = {summary['n']})")
+
+
+def headline_table(records: Mapping, planned_seeds: Sequence[int]) -> pd.DataFrame:
+    """One row per dataset: the seeds recorded of those planned, the test accuracy of each seed's pick
+    (mean ± sd), the picks, the whole protocol's seconds and the refit's (means), the peak memory."""
+    rows = []
+    for dataset, entry in records.items():
+        runs = [entry["protocol"][s] for s in sorted(entry["protocol"])]
+        if not runs:
+            continue
+        picks = sorted({candidate_text(r["pick"]) for r in runs})
+        rows.append({"dataset": dataset,
+                     "seeds": f"{len(runs)} of {len(planned_seeds)}",
+                     "test accuracy of the pick (%)": _mean_sd_text([r["test_accuracy"] for r in runs]),
+                     "pick": "; ".join(picks),
+                     "whole protocol (s)": f"{mean_sd([r['seconds']['total'] for r in runs])['mean']:,.0f}",
+                     "of it the refit (s)": f"{mean_sd([r['seconds']['refit'] for r in runs])['mean']:,.0f}",
+                     "peak memory (GB)": f"{max(r['peak_memory_gb'] for r in runs):.1f}"})
+    return pd.DataFrame(rows)
+
+
+def grid_table(records: Mapping, dataset: str) -> pd.DataFrame:
+    """The grid of ``dataset``, one row per candidate in the grid's order: its validation accuracy over
+    the recorded seeds (mean ± sd), its selection fit's seconds (mean), how many seeds picked it."""
+    runs = [records[dataset]["protocol"][s] for s in sorted(records[dataset]["protocol"])]
+    order = [configuration_key(row["candidate"]) for row in runs[0]["grid"]]
+    rows = []
+    for key in order:
+        entries = [row for run in runs for row in run["grid"] if configuration_key(row["candidate"]) == key]
+        scores = [e["validation_accuracy"] for e in entries if e["validation_accuracy"] is not None]
+        rows.append({"candidate": candidate_text(entries[0]["candidate"]),
+                     "validation accuracy (%)": _mean_sd_text(scores) if scores else "not fitted",
+                     "selection fit (s)": f"{mean_sd([e['seconds'] for e in entries])['mean']:,.0f}",
+                     "picked": sum(configuration_key(run["pick"]) == key for run in runs)})
+    return pd.DataFrame(rows)
+
+
+def opponents_table(records: Mapping) -> pd.DataFrame:
+    """One row per dataset and schedule: the SGD opponent's test accuracy (mean ± sd over seeds), its
+    training seconds and the epochs it ran (means)."""
+    rows = []
+    for dataset, entry in records.items():
+        for schedule in ("published", "protocol-seconds"):
+            runs = [r for (s, _), r in sorted(entry["opponents"].items()) if s == schedule]
+            if not runs:
+                continue
+            rows.append({"dataset": dataset, "opponent": runs[0]["configuration"]["model"],
+                         "schedule": "its own" if schedule == "published" else "the protocol's seconds",
+                         "test accuracy (%)": _mean_sd_text([r["accuracy"] for r in runs]),
+                         "training (s)": f"{mean_sd([r['seconds'] for r in runs])['mean']:,.0f}",
+                         "epochs run": f"{mean_sd([r['epochs_run'] for r in runs])['mean']:.1f}"})
+    return pd.DataFrame(rows)
+
+
+def variant_gains(records: Mapping, dataset: str, base: str = "readout") -> dict:
+    """{variant: the book's gain verdict of that variant over ``base``} on the per-seed best validation
+    accuracies of each variant (:func:`greenelm_book.judging.verdicts.gain_over`; never a test score)."""
+    from .frontier_protocol import variant_validation
+
+    runs = [records[dataset]["protocol"][s] for s in sorted(records[dataset]["protocol"])]
+    base_scores = variant_validation(runs, base)
+    return {variant: gain_over(base_scores, variant_validation(runs, variant),
+                               names=(VARIANT_WORDS[base], VARIANT_WORDS[variant]))
+            for variant in VARIANTS if variant != base}
+
+
+__all__ = ["VARIANT_WORDS", "candidate_text", "grid_table", "headline_table", "load_records", "opponents_table",
+           "variant_gains"]
