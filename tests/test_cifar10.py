@@ -202,3 +202,35 @@ def test_the_119x_claim_reads_the_quiet_benchmarks_pairs_at_the_papers_shape(sto
     assert answer.keys == ("cifar10/listing2/pinv-over-cholesky/n=50000/d=4000/quiet-time-ratio",)
     assert claims["verdict"] == answer.verdict and answer.verdict.label == "differs"    # 9.7x against 119.04x
     assert "beyond ×/÷ 3" in answer.verdict.detail and speedup.key in store.results
+
+
+def test_the_conv_parity_rests_on_the_quiet_benchmarks_pairs_at_the_papers_setting(store, tmp_path, monkeypatch):
+    """At d = 2000 on all 50,000 images the parity half of the test reads one quiet process's
+    interleaved pairs (benchmarks/headline_ratios: conv_total_over_sgd_cnn), recorded beside the
+    chapter's own run-by-run ratio, which stays in the store."""
+    import json
+
+    from greenelm_book import bench
+
+    _baselines(tmp_path)
+    raw = pd.DataFrame({"accuracy": [41.0] * 5, "fit_seconds": [1.0] * 5})
+    conv = {"dim": 512, "extract_train_seconds": 16.0, "extract_test_seconds": 8.0,
+            "fits": pd.DataFrame({"accuracy": [55.0] * 5, "fit_seconds": [4.0] * 5}), "ridge": {"accuracy": 50.0}}
+    raw_set = cifar10.raw_setting(DATA, 3072, 2000, 1e-3, SEEDS)
+    conv_set = cifar10.conv_setting(DATA, 4, 0, 512, 2000, 1e-3, SEEDS)
+    vi = cifar10.record_table_vi(store, DATA, raw, {"accuracy": 39.0}, conv, raw_set, conv_set)
+    vi.update(cifar10.read_sgd_baselines(store))
+    pairs = [{"pair": i, "a_seconds": 42.0, "b_seconds": 150.0, "ratio": r, "computed_at": "2026-11-28T14:55:00+00:00",
+              "pid": 9} for i, r in enumerate((0.29, 0.30, 0.26, 0.25, 0.31))]
+    report = tmp_path / "benchmark" / "headline_ratios.json"                 # not beside the store's files
+    report.parent.mkdir()
+    report.write_text(json.dumps({"quiet": True, "ratios": {"conv_total_over_sgd_cnn": {
+        "name": "conv_total_over_sgd_cnn", "numerator": "conv + fit", "denominator": "cnn", "data": "CIFAR-10",
+        "pid": 9, "started_at": "2026-11-28T14:50:00+00:00", "finished_at": "2026-11-28T15:09:00+00:00",
+        "pairs": pairs}}}))
+    monkeypatch.setattr(bench, "HEADLINE_RATIOS", report)
+    out = cifar10.answer_table_vi(store, vi, raw_set, conv_set, 50_000)
+    answer = store.answers["elm_conv_total_time_parity"]
+    assert answer.keys[0] == f"{out['conv_ratio'].key}/quiet" and out["quiet_conv_ratio"].n == 5
+    assert not out["parity"] and out["conv_ratio"].values == (1.0,) * 5        # the run-by-run ratio stays
+    assert "ratio 0.28× (5 interleaved pairs in one quiet process)" in out["v_parity"].detail + out["v_parity"].ours
