@@ -135,3 +135,20 @@ def test_the_rooms_contract_catches_an_upward_import(tmp_path):
     assert done.returncode != 0, done.stdout
     assert "The book's rooms: each imports only the rooms below it BROKEN" in done.stdout
     assert "greenelm_book.store.shown -> greenelm_book.summaries.scorecard" in done.stdout
+
+
+def test_a_module_run_as_main_resolves_its_relative_imports_from_the_package_it_was_run_from():
+    """``python -m greenelm_book.chapters.frontier_protocol`` names the module ``__main__``: its
+    function-level ``from .frontier_features import x`` keys as ``from .frontier import x``, as when imported."""
+    import importlib.util
+    import types
+
+    main = types.ModuleType("__main__")
+    main.__spec__ = importlib.util.find_spec("greenelm_book.chapters.frontier_protocol")
+    assert codekey._package_of(main) == "greenelm_book.chapters"
+    run_as_main = unit_text("def f():\n    from .frontier_features import IMAGE_SHAPES\n    return IMAGE_SHAPES\n",
+                            codekey._package_of(main))
+    assert "ImportFrom(module='frontier', names=[alias(name='IMAGE_SHAPES')], level=1)" in run_as_main
+    script = types.ModuleType("__main__")                      # a script: no package
+    script.__spec__ = None
+    assert codekey._package_of(script) == ""

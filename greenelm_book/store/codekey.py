@@ -348,7 +348,13 @@ def _distribution_version(top: str) -> str | None:
 
 
 def _package_of(module: types.ModuleType) -> str:
+    """The package a module's relative imports start from: its own name for a package, else its
+    parent's; for a module run as ``python -m package.module`` (named ``__main__``) the package it
+    was run from (``__spec__``), so its relative imports resolve as they do when it is imported."""
     name = module.__name__
+    if name == "__main__":
+        spec = getattr(module, "__spec__", None)
+        name = spec.name if spec is not None else ""
     return name if hasattr(module, "__path__") else name.rpartition(".")[0]
 
 
