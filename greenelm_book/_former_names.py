@@ -61,6 +61,8 @@ MOVED: dict[str, str] = {
 
 _CURRENT_TO_FORMER = {f"{PACKAGE}.{new}": f"{PACKAGE}.{old}" for old, new in MOVED.items()}
 _FORMER_TO_CURRENT = {f"{PACKAGE}.{old}": f"{PACKAGE}.{new}" for old, new in MOVED.items()}
+#: the current names, longest first: a label's module is its longest current-name prefix
+_CURRENT_LONGEST_FIRST = sorted(_CURRENT_TO_FORMER, key=len, reverse=True)
 
 
 def former_name(module: str | None) -> str | None:
@@ -71,7 +73,7 @@ def former_name(module: str | None) -> str | None:
 def former_label(label: str) -> str:
     """A code unit's label (``module.qualname``, :func:`greenelm_book.store.codekey.code_fingerprint`)
     with its module under the former name, so labels from before and after the move compare."""
-    for current in sorted(_CURRENT_TO_FORMER, key=len, reverse=True):
+    for current in _CURRENT_LONGEST_FIRST:
         if label.startswith(current + "."):
             return _CURRENT_TO_FORMER[current] + label[len(current):]
     return label

@@ -140,13 +140,11 @@ class _FormerImports(ast.NodeTransformer):
                 names.append(ast.alias(leaf, None if (alias.asname or alias.name) == leaf else
                                        (alias.asname or alias.name)))
             else:
-                parents.add(target)
+                parents.add(_former_names.former_name(target))
                 names.append(alias)
-        module = parents.pop() if len(parents) == 1 else target
-        if len(parents):                                # mixed rooms in one statement: leave it
+        if len(parents) != 1:                           # mixed rooms in one statement: leave it
             return node
-        if module == target:
-            module = _former_names.former_name(target)
+        (module,) = parents
         if node.level:
             rest = module[len(_former_names.PACKAGE) + 1:] if module != _former_names.PACKAGE else None
             return ast.ImportFrom(module=rest, names=names, level=1)
