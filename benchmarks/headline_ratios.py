@@ -328,10 +328,7 @@ def _markdown(report: dict) -> str:
                      "n pairs": len(r.get("pairs", [])),
                      "date (UTC)": f"{dates[0]} – {dates[-1]}" if dates else "—"})
     s = report["settings"]
-    runs = report.get("runs") or [{"command": report["command"], "started_at": report["started_at"],
-                                   "finished_at": report["finished_at"], "quiet": report["quiet"],
-                                   "load_before": s["load_before"], "load_after": s["load_after"],
-                                   "ratios": list(report["ratios"])}]
+    runs = report_runs(report)
     lines = ["# Headline ratios, each in one quiet, isolated process", ""]
     for r in runs:
         lines += [f"`{r['command']}` — {r['started_at']} to {r['finished_at']} (UTC); "
@@ -353,6 +350,16 @@ def _markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def report_runs(report: dict) -> list[dict]:
+    """The runs a report's ratios came from: its ``runs``, or for a report of one run written before
+    reports listed them, that run from the report's own fields."""
+    return report.get("runs") or [{"command": report.get("command"), "started_at": report.get("started_at"),
+                                   "finished_at": report.get("finished_at"), "quiet": bool(report.get("quiet")),
+                                   "load_before": report["settings"].get("load_before"),
+                                   "load_after": report["settings"].get("load_after"),
+                                   "ratios": list(report["ratios"])}]
+
+
 def merged_report(path: Path, new: dict) -> dict:
     """``new``'s ratios over the report at ``path``: the ratios ``new`` did not measure keep their entries
     (each with its own run's quietness), the runs are listed in order. ``new`` alone when there is no
@@ -364,10 +371,7 @@ def merged_report(path: Path, new: dict) -> dict:
         raise ValueError(f"{path}: not a headline-ratio report (no mapping 'ratios' of name to entry)")
     if bool(old.get("settings", {}).get("small")) != bool(new["settings"]["small"]):
         return new
-    runs = old.get("runs") or [{"command": old.get("command"), "started_at": old.get("started_at"),
-                                "finished_at": old.get("finished_at"), "quiet": bool(old.get("quiet")),
-                                "load_before": old["settings"].get("load_before"),
-                                "load_after": old["settings"].get("load_after"), "ratios": list(old["ratios"])}]
+    runs = report_runs(old)
     kept = {name: {**entry, "quiet": bool(entry.get("quiet", old.get("quiet")))}
             for name, entry in old["ratios"].items() if name not in new["ratios"]}
     runs = [{**r, "ratios": [n for n in r["ratios"] if n in kept]} for r in runs]
@@ -423,12 +427,9 @@ def run(names, pairs: int, small: bool, out_dir: Path, allow_busy: bool = False,
               f"above the {own} threads the measurement itself runs: something else ran; check before trusting "
               "the verdicts", file=sys.stderr)
     report["finished_at"] = utc_now()
-    this_run = {"command": command, "started_at": report["started_at"], "finished_at": report["finished_at"],
-                "quiet": quiet, "load_before": load_before, "load_after": report["settings"]["load_after"],
-                "ratios": list(names)}
     for entry in report["ratios"].values():
         entry["quiet"] = quiet                      # each ratio carries its own run's quietness
-    report["runs"] = [this_run]
+    report["runs"] = report_runs(report)            # this run, listed
     if merge:
         report = merged_report(out_dir / "headline_ratios.json", report)
     out_dir.mkdir(parents=True, exist_ok=True)

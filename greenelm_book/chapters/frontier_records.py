@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 import pandas as pd
 
 from ..judging.verdicts import gain_over
+from ..report import ours_text
 from .frontier_protocol import RUNS_DIR, VARIANTS, configuration_key, mean_sd
 
 _PROTOCOL = re.compile(r"(?P<dataset>[a-z0-9-]+?)-seed(?P<seed>\d+)\.json")
@@ -59,12 +60,6 @@ def candidate_text(candidate: Mapping) -> str:
     return ", ".join(parts)
 
 
-def _mean_sd_text(values, digits: int = 2) -> str:
-    summary = mean_sd(values)
-    return (f"{summary['mean']:.{digits}f}" + (f" ± {summary['sd']:.{digits}f}" if summary["sd"] is not None else "")
-            + f" (n = {summary['n']})")
-
-
 def headline_table(records: Mapping, planned_seeds: Sequence[int]) -> pd.DataFrame:
     """One row per dataset: the seeds recorded of those planned, the test accuracy of each seed's pick
     (mean ± sd), the picks, the whole protocol's seconds and the refit's (means), the peak memory."""
@@ -76,7 +71,7 @@ def headline_table(records: Mapping, planned_seeds: Sequence[int]) -> pd.DataFra
         picks = sorted({candidate_text(r["pick"]) for r in runs})
         rows.append({"dataset": dataset,
                      "seeds": f"{len(runs)} of {len(planned_seeds)}",
-                     "test accuracy of the pick (%)": _mean_sd_text([r["test_accuracy"] for r in runs]),
+                     "test accuracy of the pick (%)": ours_text([r["test_accuracy"] for r in runs], ""),
                      "pick": "; ".join(picks),
                      "whole protocol (s)": f"{mean_sd([r['seconds']['total'] for r in runs])['mean']:,.0f}",
                      "of it the refit (s)": f"{mean_sd([r['seconds']['refit'] for r in runs])['mean']:,.0f}",
@@ -94,7 +89,7 @@ def grid_table(records: Mapping, dataset: str) -> pd.DataFrame:
         entries = [row for run in runs for row in run["grid"] if configuration_key(row["candidate"]) == key]
         scores = [e["validation_accuracy"] for e in entries if e["validation_accuracy"] is not None]
         rows.append({"candidate": candidate_text(entries[0]["candidate"]),
-                     "validation accuracy (%)": _mean_sd_text(scores) if scores else "not fitted",
+                     "validation accuracy (%)": ours_text(scores, "") if scores else "not fitted",
                      "selection fit (s)": f"{mean_sd([e['seconds'] for e in entries])['mean']:,.0f}",
                      "picked": sum(configuration_key(run["pick"]) == key for run in runs)})
     return pd.DataFrame(rows)
@@ -111,7 +106,7 @@ def opponents_table(records: Mapping) -> pd.DataFrame:
                 continue
             rows.append({"dataset": dataset, "opponent": runs[0]["configuration"]["model"],
                          "schedule": "its own" if schedule == "published" else "the protocol's seconds",
-                         "test accuracy (%)": _mean_sd_text([r["accuracy"] for r in runs]),
+                         "test accuracy (%)": ours_text([r["accuracy"] for r in runs], ""),
                          "training (s)": f"{mean_sd([r['seconds'] for r in runs])['mean']:,.0f}",
                          "epochs run": f"{mean_sd([r['epochs_run'] for r in runs])['mean']:.1f}"})
     return pd.DataFrame(rows)
