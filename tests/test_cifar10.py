@@ -106,13 +106,13 @@ def test_answer_table_ii_and_solver_claims(store):
     assert cifar10.table_ii_time(ii, ["pinv"])["ours (s)"].tolist() == ["2.00 ± 0.00", "4.00 ± 0.00"]
 
 
-def _table_vi(store, tmp_path, **baselines):
+def _table_vi(store, tmp_path, width: int = 20, **baselines):
     _baselines(tmp_path, **baselines)
     raw = pd.DataFrame({"accuracy": [41.0, 41.5, 40.5, 41.0, 41.0], "fit_seconds": [1.0] * 5})
     conv = {"dim": 512, "extract_train_seconds": 16.0, "extract_test_seconds": 8.0,
             "fits": pd.DataFrame({"accuracy": [55.0] * 5, "fit_seconds": [4.0] * 5}), "ridge": {"accuracy": 50.0}}
-    raw_set = cifar10.raw_setting(DATA, 3072, 20, 1e-3, SEEDS)
-    conv_set = cifar10.conv_setting(DATA, 4, 0, 512, 20, 1e-3, SEEDS)
+    raw_set = cifar10.raw_setting(DATA, 3072, width, 1e-3, SEEDS)
+    conv_set = cifar10.conv_setting(DATA, 4, 0, 512, width, 1e-3, SEEDS)
     vi = cifar10.record_table_vi(store, DATA, raw, {"accuracy": 39.0}, conv, raw_set, conv_set)
     vi.update(cifar10.read_sgd_baselines(store))
     return vi, raw_set, conv_set
@@ -212,14 +212,7 @@ def test_the_conv_parity_rests_on_the_quiet_benchmarks_pairs_at_the_papers_setti
 
     from greenelm_book import bench
 
-    _baselines(tmp_path)
-    raw = pd.DataFrame({"accuracy": [41.0] * 5, "fit_seconds": [1.0] * 5})
-    conv = {"dim": 512, "extract_train_seconds": 16.0, "extract_test_seconds": 8.0,
-            "fits": pd.DataFrame({"accuracy": [55.0] * 5, "fit_seconds": [4.0] * 5}), "ridge": {"accuracy": 50.0}}
-    raw_set = cifar10.raw_setting(DATA, 3072, 2000, 1e-3, SEEDS)
-    conv_set = cifar10.conv_setting(DATA, 4, 0, 512, 2000, 1e-3, SEEDS)
-    vi = cifar10.record_table_vi(store, DATA, raw, {"accuracy": 39.0}, conv, raw_set, conv_set)
-    vi.update(cifar10.read_sgd_baselines(store))
+    vi, raw_set, conv_set = _table_vi(store, tmp_path, width=2000)
     pairs = [{"pair": i, "a_seconds": 42.0, "b_seconds": 150.0, "ratio": r, "computed_at": "2026-11-28T14:55:00+00:00",
               "pid": 9} for i, r in enumerate((0.29, 0.30, 0.26, 0.25, 0.31))]
     report = tmp_path / "benchmark" / "headline_ratios.json"                 # not beside the store's files

@@ -11,23 +11,14 @@ import pytest
 
 from greenelm_book.chapters import frontier_protocol as fp
 from greenelm_book.chapters import frontier_records as fr
+from test_frontier_protocol import SHAPE, tiny_images          # the protocol tests' images
 
-SHAPE = (8, 8, 1)
 PARAMS = ("seeds: [0, 1, 2]\ndatasets:\n  tiny:\n    validation_size: 100\n    fit_size: null\n"
           "    defaults: {n_patches: 6, patch_size: 3, pool: 2, n_whitening: 400}\n"
           "    grid:\n      - {variant: [readout], ridge: [[1.0e-2, 1.0, 100.0]]}\n"
           "      - {variant: [limit], ridge: [[1.0e-4, 1.0e-2]]}\n"
           "      - {variant: [stacked], n_hidden: [40], ridge: [[1.0e-2, 1.0, 100.0, 10000.0]]}\n"
           "    fixed:\n      - {model: pytorch-mnist-cnn, schedule: published}\n")
-
-
-def tiny_images(n: int, seed: int):
-    rng = np.random.default_rng(seed)
-    y = rng.integers(0, 3, n)
-    X = 0.3 * rng.random((n, 8, 8))
-    for i, label in enumerate(y):
-        X[i, 1 + 2 * label:3 + 2 * label, rng.integers(0, 3):rng.integers(5, 8)] += 0.7
-    return X.reshape(n, -1).astype(np.float32), y
 
 
 @pytest.fixture(scope="module")
