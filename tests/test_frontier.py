@@ -42,7 +42,7 @@ def test_cost_curve_pairs_each_time_with_its_accuracy_once():
 
 def test_ultra_wide_readout_and_leave_one_out_equal_refits():
     """λ path of :func:`ultra_wide` on a small MNIST subset: each LOO MSE equals the refits without the
-    row, and the chosen λ's test accuracy equals ELMClassifier's with the same seed and λ."""
+    row, and the chosen λ's test predictions equal ELMClassifier's with the same seed and λ."""
     from greenelm import ELMClassifier, RandomReLUFeatures, load_dataset
     from greenelm_book.chapters.frontier_features import ultra_wide
 
@@ -60,7 +60,9 @@ def test_ultra_wide_readout_and_leave_one_out_equal_refits():
             errors.append(np.sum((Y[j] - H[j] @ W) ** 2))
         assert step["loo_mse"] == pytest.approx(np.mean(errors), rel=1e-4)
     model = ELMClassifier(n_hidden=40, alpha=run["alpha"], dtype="float32", random_state=3).fit(X, y)
-    assert run["test_accuracy"] == pytest.approx(100 * model.score(data.flat("test", np.float32), data.y_test))
+    assert "test_accuracy" not in run and all("test_accuracy" not in step for step in run["paths"])   # never scored here
+    agree = np.mean(run["test_predicted"] == model.predict(data.flat("test", np.float32)))
+    assert agree >= 0.99                             # float32 products: a near-tie may flip
 
 
 def test_memory_plans_name_their_stages_and_refuse_a_fit_that_will_not_fit():

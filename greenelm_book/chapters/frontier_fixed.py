@@ -1,0 +1,166 @@
+"""The frontier's declared fixed measurements of the paper's own map on the pixels (issue 49).
+
+``params/frontier_protocol.yml`` declares, before any run, the configurations that are measured as
+they are rather than chosen: the paper's map (``relu(XW + b)``, W, b ~ N(0, 1)) on the raw pixels at
+a width past the scaling chapter's widest, and its d → ∞ limit (arc-cosine kernel ridge on every
+training image). Neither is picked among test scores; each reads the test labels once, through the
+protocol's :class:`~greenelm_book.chapters.frontier_protocol.TestGate`, as a read of kind ``"fixed"``
+in the same ledger as the protocol's picks.
+
+* ``{"model": "paper-map", "input": "pixels", "n_hidden": d}``: one model of width d
+  (:func:`~greenelm_book.chapters.frontier_features.ultra_wide`: float32 Gram, float64 Cholesky per λ,
+  λ by exact leave-one-out on training rows, searched from the scaling chapter's choice at its widest
+  width, ×10 either side, until interior). Widths the scaling chapter measures are read there, not here.
+* ``{"model": "paper-map-limit", "input": "pixels"}``: ``greenelm.KernelLimitClassifier`` (unit
+  weight scale, jitter 1e-6 of mean diag K, ×10 after a failed factorisation), all training images.
+
+Run alone, under the run lock::
+
+    flock /tmp/greenelm-run.lock python -m greenelm_book.chapters.frontier_fixed --dataset mnist
+
+A record (``<dataset>-paper-map-d<d>-seed<seed>.json`` or ``<dataset>-paper-map-limit-seed<seed>.json``
+beside the protocol's) is written atomically when its run is done; a run whose record exists is skipped.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import time
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .frontier_protocol import RUNS_DIR, TestGate, _write_json_atomically, load_protocol, protocol_data
+
+#: the paper's-map configurations this module measures (the opponents are frontier_opponents')
+MODELS = ("paper-map", "paper-map-limit")
+#: the pixel limit's first jitter (μ / mean diag K): the vanishing ridge of the scaling chapter's limits
+LIMIT_JITTER = 1e-6
+#: where the scaling chapter's results are (its λ at its widest width starts the search)
+RESULTS_DIR = Path(__file__).resolve().parents[2] / "book" / "results"
+
+
+def fixed_record_path(out_dir: str | Path, dataset: str, configuration: dict, seed: int) -> Path:
+    """The file of one fixed measurement's record."""
+    name = ("paper-map-limit" if configuration["model"] == "paper-map-limit"
+            else f"paper-map-d{int(configuration['n_hidden'])}")
+    return Path(out_dir) / f"{dataset}-{name}-seed{int(seed)}.json"
+
+
+def scaling_lambda(dataset: str, results_dir: str | Path = RESULTS_DIR) -> tuple[int, float]:
+    """(d, λ): the scaling chapter's widest Green-ELM of ``dataset`` (unit scale, λ by exact LOO) and its
+    λ, from its results; LookupError naming the file when it has none."""
+    path = Path(results_dir) / "scaling.json"
+    results = json.loads(path.read_text(encoding="utf-8"))["results"]
+    prefix = f"{dataset}/green-elm/unit/ridge-loo/d="
+    widths = sorted(int(key[len(prefix):].split("/")[0]) for key in results
+                    if key.startswith(prefix) and key.endswith("/lambda"))
+    if not widths:
+        raise LookupError(f"{path}: no {prefix}<d>/lambda result (execute the scaling chapter first)")
+    return widths[-1], float(np.mean(results[f"{prefix}{widths[-1]}/lambda"]["values"]))
+
+
+def measure(dataset: str, configuration: dict, seed: int, X_train, y_train, X_test, gate: TestGate, *,
+            subset: int | None = None, loo_rows: int = 3000, results_dir: str | Path = RESULTS_DIR) -> dict:
+    """Fit one declared configuration (:data:`MODELS`) and score it through ``gate`` (kind ``"fixed"``;
+    an undeclared configuration is refused before anything is fitted). Returns the record's fields."""
+    from greenelm import KernelLimitClassifier
+
+    from ..bench import peak_rss_bytes, reset_peak_rss
+    from .frontier_features import ultra_wide
+
+    if configuration.get("model") not in MODELS or configuration.get("input") != "pixels":
+        raise ValueError(f"{configuration} is not one of this module's measurements ({MODELS} on pixels)")
+    gate._check(dataset, int(seed), configuration, "fixed")
+    reset_peak_rss()
+    began = time.perf_counter()
+    if configuration["model"] == "paper-map":
+        widest, start = scaling_lambda(dataset, results_dir)
+        lambdas = [start / 10, start, start * 10]
+        run = ultra_wide(dataset, subset, int(configuration["n_hidden"]), int(seed), lambdas, loo_rows=loo_rows)
+        predicted = run.pop("test_predicted")
+        fields = {**run, "lambdas_from": {"scaling_width": widest, "lambda": start}}
+    else:
+        model = KernelLimitClassifier(jitter=LIMIT_JITTER, weight_scale="unit", attempts=3)
+        model.fit(X_train, y_train)
+        predicted = model.predict(X_test)
+        fields = {"jitter": float(model.jitter_), "mu": float(model.mu_), "attempts": int(model.attempts_),
+                  "fit_seconds": {k: float(v) for k, v in model.fit_seconds_.items()}}
+    seconds = time.perf_counter() - began
+    accuracy = gate.score(dataset, int(seed), configuration, np.asarray(predicted), kind="fixed")
+    return {**fields, "test_accuracy": accuracy, "seconds": seconds, "n_train": int(len(y_train)),
+            "peak_memory_gb": peak_rss_bytes() / 1e9}
+
+
+def run_measurements(dataset: str, seed: int = 0, *, models: Sequence[str] = MODELS, out_dir: str | Path = RUNS_DIR,
+                     params: str | Path | None = None, subset: int | None = None, loo_rows: int = 3000,
+                     results_dir: str | Path = RESULTS_DIR, log: Callable[[str], None] = print) -> list[Path]:
+    """Every configuration of ``models`` that ``params`` declares for ``dataset`` as a fixed measurement
+    on the pixels, each recorded (atomically) as it is done; a recorded one is skipped. Returns the
+    records' paths."""
+    entry = load_protocol(params)["datasets"].get(dataset)
+    if entry is None:
+        raise KeyError(f"{dataset!r} has no entry in the protocol's parameters")
+    declared = [c for c in entry["fixed"] if c.get("model") in models and c.get("input") == "pixels"]
+    for configuration in [c for c in declared if _read_elsewhere(dataset, c, results_dir)]:
+        log(f"{dataset}, {configuration}: the scaling chapter measures this width; read there, not here")
+    declared = [c for c in declared if not _read_elsewhere(dataset, c, results_dir)]
+    todo = [c for c in declared if not fixed_record_path(out_dir, dataset, c, seed).exists()]
+    paths = [fixed_record_path(out_dir, dataset, c, seed) for c in declared]
+    if not todo:
+        log(f"{dataset}: every declared measurement of {list(models)} is recorded already")
+        return paths
+    X_train, y_train, X_test, y_test = protocol_data(dataset, subset)
+    gate = TestGate({dataset: y_test}, fixed={dataset: entry["fixed"]}, ledger=Path(out_dir) / "test-reads.json")
+    del y_test
+    for configuration in todo:
+        started = datetime.datetime.now(datetime.timezone.utc)
+        fields = measure(dataset, configuration, seed, X_train, y_train, X_test, gate, subset=subset,
+                         loo_rows=loo_rows, results_dir=results_dir)
+        record = {"dataset": dataset, "seed": int(seed), "configuration": configuration, "subset": subset,
+                  "started_at": started.isoformat(timespec="seconds"), **fields,
+                  "test_reads": [r for r in gate.reads(dataset, int(seed)) if r["configuration"] == configuration]}
+        path = fixed_record_path(out_dir, dataset, configuration, seed)
+        _write_json_atomically(path, record)
+        log(f"{dataset}, {configuration}: test {record['test_accuracy']:.2f} %, {record['seconds']:.0f} s -> {path}")
+    return [p for p in paths if p.exists()]
+
+
+def _read_elsewhere(dataset: str, configuration: dict, results_dir: str | Path) -> bool:
+    """Whether the scaling chapter records the paper's map of ``dataset`` at this width (one value per
+    configuration: it is read from there)."""
+    path = Path(results_dir) / "scaling.json"
+    if configuration.get("model") != "paper-map" or not path.is_file():
+        return False
+    results = json.loads(path.read_text(encoding="utf-8"))["results"]
+    return f"{dataset}/green-elm/unit/ridge-loo/d={int(configuration['n_hidden'])}/accuracy" in results
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m greenelm_book.chapters.frontier_fixed --dataset D [--seed S] [--model paper-map ...]
+    [--subset N] [--out DIR] [--params FILE]``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m greenelm_book.chapters.frontier_fixed",
+                                     description="the frontier's declared fixed measurements of the paper's map")
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--model", action="append", choices=MODELS, help="default: both")
+    parser.add_argument("--subset", type=int, default=None, help="first N rows of each split (default: all)")
+    parser.add_argument("--loo-rows", type=int, default=3000, help="rows whose exact LOO residuals choose λ")
+    parser.add_argument("--out", default=str(RUNS_DIR), help=f"records and ledger (default {RUNS_DIR})")
+    parser.add_argument("--params", default=None, help="the protocol's parameters (default params/frontier_protocol.yml)")
+    args = parser.parse_args(argv)
+    began = time.perf_counter()
+    run_measurements(args.dataset, args.seed, models=args.model or MODELS, out_dir=args.out, params=args.params,
+                     subset=args.subset, loo_rows=args.loo_rows,
+                     log=lambda message: print(f"[{time.perf_counter() - began:7.0f} s] {message}", flush=True))
+
+
+if __name__ == "__main__":
+    main()
+
+
+__all__ = ["LIMIT_JITTER", "MODELS", "fixed_record_path", "main", "measure", "run_measurements", "scaling_lambda"]
