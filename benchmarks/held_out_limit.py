@@ -32,7 +32,7 @@ def measure(dataset: str, n_patches: int, pool: int, seed: int, subset, views, j
             n_validation: int) -> dict:
     """One held-out limit on ``dataset``'s standardised patch views, as the frontier chapter computes
     it (``greenelm_book.chapters.frontier.held_out_limit_point``), outside the results cache."""
-    from greenelm_book.chapters.frontier import held_out_limit_point
+    from greenelm_book.chapters.frontier_exploration import held_out_limit_point
 
     start = time.perf_counter()
     run = held_out_limit_point(dataset, n_patches, seed, subset, pool, views, jitters, n_fit, n_validation)
@@ -49,7 +49,7 @@ def stored_reference(dataset: str, n_patches: int, pool: int, results="book/resu
     path = Path(results)
     if not path.is_file():
         return None
-    from greenelm_book.chapters.frontier import IMAGE_SHAPES, stacked_key
+    from greenelm_book.chapters.frontier_exploration import IMAGE_SHAPES, stacked_key
 
     base = stacked_key(dataset, n_patches, pool, None, "flip")
     stored = json.loads(path.read_text())["results"]

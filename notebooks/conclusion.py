@@ -22,9 +22,9 @@ profile = "smoke"
 seed = 0
 
 # %% tags=["remove-cell"]
-from greenelm_book.bottom_line import findings, glue_findings, verdict_glues
-from greenelm_book.results import results_dir
-from greenelm_book.scorecard import scorecard
+from greenelm_book.summaries.bottom_line import findings, glue_findings, verdict_glues
+from greenelm_book.store.results import results_dir
+from greenelm_book.summaries.scorecard import scorecard
 
 glue_findings(findings(results_dir(profile)))
 glue_findings(verdict_glues(scorecard(results_dir(profile))))
@@ -175,11 +175,10 @@ glue_findings(verdict_glues(scorecard(results_dir(profile))))
 # ## What the book adds
 #
 # - **A frozen map built for images.** The same one-shot readout on whitened random patches
-#   (`greenelm.RandomPatchFeatures`: no backpropagation, no pretrained weights) and, stacked on
-#   them, the paper's map in its d → ∞ limit (`greenelm.KernelLimitClassifier`) are the book's most
-#   accurate models ({doc}`frontier <frontier>`). The configurations that chapter shows were chosen
-#   among variants on the test images, so the book quotes no headline for them until its held-out
-#   protocol (every choice on training rows, the test set read once per seed, three seeds) has run.
+#   (`greenelm.RandomPatchFeatures`: no backpropagation, no pretrained weights) and, on them, the
+#   paper's map in its d → ∞ limit (`greenelm.KernelLimitClassifier`), every choice made on held-out
+#   training rows and the test set read once per seed ({doc}`frontier <frontier>`):
+#   {glue:text}`protocol_text`.
 # - **The baseline the paper leaves out:** ridge regression on the features with no random layer.
 #   On frozen backbone features it reaches {glue:text}`ridge_backbone:.2f` %, and the Green-ELM head
 #   {glue:text}`head_acc:.2f` %, {glue:text}`head_vs_ridge:.2f` points

@@ -22,7 +22,7 @@
 #
 # Every verdict on this page is the book's uniform judgement: each chapter stored its answer and
 # the runs it rests on, and this page judges every claim again from those stored runs by one named
-# test (`greenelm_book.verdicts`), the same test for parallel claims. Verdicts: *reproduced* /
+# test (`greenelm_book.judging.verdicts`), the same test for parallel claims. Verdicts: *reproduced* /
 # *differs* (the rule above), a *differs* split by the practical margin chosen in advance
 # (*within margin*: an equivalence test, TOST, puts our mean within it; *beyond margin*: a
 # one-sided test puts it outside; *margin undecided*: neither; a ratio measured on another machine
@@ -41,8 +41,8 @@ seed = 0
 from IPython.display import HTML, Markdown, display
 
 from greenelm_book.report import RULE, glue, set_style
-from greenelm_book.results import results_dir
-from greenelm_book.scorecard import (comparability_markdown, counts, scorecard, section_html, table_label,
+from greenelm_book.store.results import results_dir
+from greenelm_book.summaries.scorecard import (comparability_markdown, counts, scorecard, section_html, table_label,
                                      tests_table, verdict_totals)
 
 set_style()
@@ -77,7 +77,7 @@ display(HTML(table.rename(index=short).to_html(classes="greenelm-table greenelm-
 # %% tags=["remove-input"]
 import matplotlib.pyplot as plt
 
-from greenelm_book.scorecard import _BADGE
+from greenelm_book.summaries.scorecard import _BADGE
 
 unique = totals["unique"]
 fig, ax = plt.subplots(figsize=(7, 0.42 * len(unique) + 0.8))
@@ -92,7 +92,7 @@ plt.show()
 # %% [markdown]
 # ## The tests
 #
-# Each verdict names the test that gave it; each test is a function of `greenelm_book.verdicts`
+# Each verdict names the test that gave it; each test is a function of `greenelm_book.judging.verdicts`
 # with a unit test, its rule stated once. {glue:text}`scorecard_rejudged` rows carry a note where
 # the chapter's page, judged when the chapter ran, said something else.
 

@@ -145,7 +145,7 @@ def test_held_out_limit_reports_the_chapter_s_computation_and_each_part(tmp_path
     accuracy), one held-out value per jitter, and the parts' times adding up to no more than the
     one wall clock."""
     from benchmarks import held_out_limit
-    from greenelm_book.chapters.frontier import held_out_limit_point
+    from greenelm_book.chapters.frontier_exploration import held_out_limit_point
 
     held_out_limit.main(["--subset", "300", "--n-patches", "4", "--held-out", "150", "60",
                          "--jitters", "1e-6", "1e-2", "10", "--out", str(tmp_path / "limit")])

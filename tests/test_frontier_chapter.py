@@ -1,4 +1,4 @@
-"""greenelm_book.chapters.frontier: the frontier chapter's loops, records, answer, tables, figures and
+"""greenelm_book.chapters.frontier_exploration (the frontier's search before its protocol): the former chapter's loops, records, answer, tables, figures and
 sentences, on tiny hand-made inputs (the fits replaced by stand-ins, except one tiny stacked map)."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from greenelm_book.chapters import frontier as fc
+from greenelm_book.chapters import frontier_exploration as fc
 from greenelm_book import paper
 from greenelm_book.report import thousands
 from greenelm_book.store.results import ChapterResults, Result, load_all
@@ -753,58 +753,6 @@ def test_the_goal_sentence_counts_the_limit_on_another_grid():
                              "pooled 3 × 3, in 11.7 min and 15.0 GB). ")
 
 
-# ----------------------------------------------------------------------------- part 1 and its answer
-def _ultra_store(directory: Path, widths=(500, 1000, 2000, 4000)):
-    """A scaling chapter whose LOO curve lies on 80 + 2 ln(d / 500)."""
-    values = {f"mnist/green-elm/unit/ridge-loo/d={d}/accuracy": [80 + 2 * math.log(d / 500)] for d in widths}
-    values[f"mnist/green-elm/unit/ridge-loo/d={widths[-1]}/lambda"] = [100.0]
-    _put(directory, "scaling", values)
-
-
-def _fake_ultra(dataset, subset, n_hidden, seed, lambdas, loo_rows=3000):
-    return {"alpha": lambdas[1], "test_accuracy": 80 + 2 * math.log(n_hidden / 500), "interior": True,
-            "loo_rows": 50, "paths": []}
-
-
-@pytest.mark.parametrize("limit, label", [(99.0, "holds"), (95.0, "does not hold")])
-def test_ultra_wide_part_records_continues_the_curve_and_answers(store, monkeypatch, limit, label):
-    _ultra_store(store.directory)
-    monkeypatch.setattr(fc, "ultra_wide", _fake_ultra)
-    monkeypatch.setattr(fc, "kernel_limit", lambda *a, **k: {"accuracy": limit, "mu": 0.1, "jitter": 1e-6,
-                                                              "n_train": 100})
-    monkeypatch.setattr("greenelm_book.store.results_cache.memoize", lambda name, params, compute: (compute(), {}))
-    part = fc.ultra_wide_part(store, "mnist", [8000], subset=100, seed=0, loo_rows=50, kernel_jitter=1e-6)
-    assert part["fit_widths"] == [500, 1000, 2000, 4000] and part["held_widths"] == [8000]
-    assert store.results["mnist/green-elm/unit/ridge-loo/d=8000/lambda"].values == (100.0,)
-    assert store.results["mnist/arccos-kernel/accuracy"].values == (limit,)           # scaling did not measure it
-    assert "scaling:mnist/green-elm/unit/ridge-loo/d=4000/lambda" in store.reads
-    answer = fc.answer_ultra_wide(store, part, 98.0)
-    assert answer.verdict.label == label and answer.keys == ("mnist/green-elm/unit/ridge-loo/d=8000/accuracy",
-                                                             "mnist/arccos-kernel/accuracy")
-    assert "held-out widths 8000" in answer.verdict.detail and "reaches 98.0 % on MNIST" in answer.verdict.detail
-    glues = fc.ultra_glues(part, 98.0)
-    assert glues["d_ultra"] == "8\u202f000" and glues["lam_ultra"] == "1e+02" and glues["ultra_interior"] == "yes"
-    assert glues["ln_error_abs"] < 1e-6 and glues["gap_words"] == "above"
-    assert glues["limit_sentence"].startswith("even a million" if label == "holds" else "no width of this map")
-    assert fc.ultra_intro_glues(part) == {"ultra_name": "MNIST", "ultra_text": "8\u202f000"}
-    assert fc.plot_ultra_wide(part).axes[0].get_xscale() == "log"
-
-
-def test_ultra_wide_part_reads_a_limit_the_scaling_chapter_measured(store, monkeypatch):
-    _put(store.directory, "scaling", {**{f"mnist/green-elm/unit/ridge-loo/d={d}/accuracy": [80 + 2 * math.log(d / 500)]
-                                         for d in (500, 1000, 2000, 4000)},
-                                      "mnist/green-elm/unit/ridge-loo/d=4000/lambda": [100.0],
-                                      "mnist/arccos-kernel/accuracy": [97.5]})
-    monkeypatch.setattr(fc, "ultra_wide", _fake_ultra)
-    monkeypatch.setattr(fc, "kernel_limit", lambda *a, **k: {"accuracy": 0.0, "mu": 0.1, "jitter": 1e-6,
-                                                              "n_train": 100})
-    monkeypatch.setattr("greenelm_book.store.results_cache.memoize", lambda name, params, compute: (compute(), {}))
-    part = fc.ultra_wide_part(store, "mnist", [8000], subset=100, seed=0, loo_rows=50, kernel_jitter=1e-6)
-    assert part["kernel_accuracy"] == 97.5 and "mnist/arccos-kernel/accuracy" not in store.results
-    assert "scaling:mnist/arccos-kernel/accuracy" in store.reads
-    assert fc.answer_ultra_wide(store, part, 99.5).verdict.label == "does not hold"       # 97.5 < 99.5
-
-
 # ----------------------------------------------------------------------------- parity, anchors, cost curve
 def test_parity_counts_the_epochs_within_the_readouts_time(store):
     _put(store.directory, "baselines", {
@@ -1014,18 +962,3 @@ def test_the_widest_fits_say_they_solved_by_one_cholesky_per_lambda_and_why(stor
     assert list(table["solve"]) == ["eigh", "eigh", "Cholesky"]
     assert store.results["mnist/patch-readout/p=5/pool=2/k=2048/accuracy"].setting["solver"] == \
         "one float64 Cholesky factorisation of G + λI per λ"
-
-
-# ----------------------------------------------------------------------------- the chapter's source
-def test_the_chapter_is_prose_over_calls():
-    import jupytext
-
-    nb = jupytext.read(ROOT / "notebooks" / "frontier.py", fmt="py:percent")
-    code = [c for c in nb.cells if c.cell_type == "code" and "parameters" not in c.metadata.get("tags", [])]
-    for cell in code:
-        lines = [line for line in cell.source.splitlines() if line.strip()]
-        assert len(lines) <= 15, cell.source
-        assert not re.search(r"^\s*def |\blambda\b|\bMODULES\b|modules=", cell.source, re.M), cell.source
-    params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
-    for name in ("dictionary", "pool", "stacked_widths", "stacked_limit", "wide_patches", "seeds"):
-        assert re.search(rf"^{name} = ", params.source, re.M), name

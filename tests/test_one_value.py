@@ -12,20 +12,10 @@ from greenelm_book.store.shown import configuration, duplicate_configurations
 ROOT = Path(__file__).resolve().parents[1]
 STORE = ROOT / "book" / "results"
 
-#: (chapter, key) pairs that measure a configuration another chapter measured too. The frontier's
-#: "long" CNN repeats the baselines' CNN for its first eight epochs; the frontier's opponent is
-#: replaced (or reads the baselines' runs) when it is re-executed under its protocol.
-AWAITING_RE_EXECUTION = {("frontier", "cifar10/sgd-cnn/long/e=8/accuracy"),
-                         ("frontier", "cifar10/sgd-cnn/long/e=8/train-seconds")} | {
-    ("frontier", f"cifar10/sgd-cnn/long/e={e}/{q}") for e in range(1, 8) for q in ("accuracy", "train-seconds")}
-
-
 
 def test_no_configuration_is_measured_by_two_chapters():
     found = duplicate_configurations(STORE)
-    listed = {(c, k) for group in found for c, k, _ in group if c == "frontier"}
-    assert listed == AWAITING_RE_EXECUTION, sorted(listed ^ AWAITING_RE_EXECUTION)
-    assert all(any(c == "frontier" for c, _, _ in group) for group in found), found
+    assert found == [], found
 
 
 def test_a_planted_second_value_is_found(tmp_path):

@@ -1,0 +1,164 @@
+"""The frontier chapter's page (greenelm_book.chapters.frontier): it reads committed records and fits
+nothing. Each protocol seed, fixed measurement and opponent is recorded once with one value per seed;
+the headline and the tables are those records; part 1 continues the scaling chapter's curve with the
+fixed measurements and says which command makes a missing one; the anchors table names what every
+row trains and the kernel limit's size as a kernel, not a feature count."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from greenelm_book.chapters import frontier as fc
+from greenelm_book.paper import ANCHORS
+from greenelm_book.running.toc import ROOT
+from greenelm_book.store.results import ChapterResults
+
+RECORDS = ROOT / "book" / "frontier_protocol"
+WIDE = {"dataset": "mnist", "seed": 0, "configuration": {"model": "paper-map", "input": "pixels", "n_hidden": 32000},
+        "subset": None, "started_at": "2026-11-28T17:00:00+00:00", "alpha": 1e5, "test_accuracy": 97.9,
+        "interior": True, "loo_rows": 3000, "seconds": 1500.0, "peak_memory_gb": 15.0, "n_train": 60000}
+LIMIT = {"dataset": "mnist", "seed": 0, "configuration": {"model": "paper-map-limit", "input": "pixels"},
+         "subset": None, "started_at": "2026-11-28T17:30:00+00:00", "test_accuracy": 98.74, "jitter": 1e-6,
+         "mu": 1e-3, "seconds": 600.0, "peak_memory_gb": 15.2, "n_train": 60000}
+
+
+@pytest.fixture
+def setup(tmp_path):
+    records = tmp_path / "records"
+    records.mkdir()
+    for path in RECORDS.glob("*-seed*.json"):
+        if "paper-map" not in path.name:
+            shutil.copy(path, records)
+    results = tmp_path / "results"
+    results.mkdir()
+    shutil.copy(ROOT / "book" / "results" / "scaling.json", results)
+    return records, ChapterResults("frontier", "full", results)
+
+
+def _write_fixed(records):
+    (records / "mnist-paper-map-d32000-seed0.json").write_text(json.dumps(WIDE))
+    (records / "mnist-paper-map-limit-seed0.json").write_text(json.dumps(LIMIT))
+
+
+def test_each_protocol_seed_and_opponent_is_recorded_once_with_one_value_per_seed(setup):
+    records_dir, store = setup
+    records = fc.load_records(records_dir)
+    protocol = fc.record_protocol(store, records, [0, 1, 2])
+    assert set(protocol) == {d for d in records if records[d]["protocol"]}
+    for dataset, part in protocol.items():
+        runs = [records[dataset]["protocol"][s] for s in sorted(records[dataset]["protocol"])]
+        assert part["accuracy"].values == tuple(r["test_accuracy"] for r in runs)
+        assert part["seconds"].values == tuple(r["seconds"]["total"] for r in runs)
+        assert part["accuracy"].setting["picks"] == [fc.configuration_key(r["pick"]) for r in runs]
+        assert all(at.startswith("20") for at in part["accuracy"].setting["computed_at"])   # when the test set was read
+        row = fc.headline_table(protocol, [0, 1, 2]).set_index("dataset").loc[fc.DATASET_NAMES[dataset]]
+        assert row["seeds"] == f"{len(runs)} of 3"
+    again = fc.record_protocol(store, records, [0, 1, 2])                   # the same records: the same results
+    assert {d: p["accuracy"].values for d, p in again.items()} == {d: p["accuracy"].values for d, p in protocol.items()}
+
+
+def test_the_anchors_table_names_what_each_row_trains_and_the_limit_as_a_kernel(setup):
+    records_dir, store = setup
+    protocol = fc.record_protocol(store, fc.load_records(records_dir), [0, 1, 2])
+    table = fc.anchor_table(protocol)
+    assert list(table.columns) == ["dataset", "method (source)", "trained", "size", "augmentation", "test accuracy (%)"]
+    for dataset in protocol:
+        name = fc.DATASET_NAMES[dataset]
+        ours = table[(table["dataset"] == name) & table["method (source)"].str.startswith("this book: the protocol")]
+        (size,) = ours["size"]
+        n = protocol[dataset]["runs"][0]["n_train"]
+        assert size == f"N × N kernel, N = {n:,}: {4 * n * n / 1e9:.1f} GB in float32"
+        assert (table["dataset"] == name).sum() == (ANCHORS["dataset"] == dataset).sum() + 1 + len(protocol[dataset]["opponents"])
+    assert table["trained"].str.len().min() > 0 and "—" not in set(table["trained"])
+
+
+def test_part_one_continues_the_scaling_curve_with_the_fixed_measurements(setup):
+    records_dir, store = setup
+    with pytest.raises(FileNotFoundError, match="python -m greenelm_book.chapters.frontier_fixed --dataset mnist"):
+        fc.ultra_wide_part(store, "mnist", records_dir)
+    _write_fixed(records_dir)
+    part = fc.ultra_wide_part(store, "mnist", records_dir)
+    assert part["d_ultra"] == 32000 and part["loo_curve"][32000] == 97.9 and part["lambda"][32000] == 1e5
+    assert part["kernel_accuracy"] == 98.74 and store.results["mnist/arccos-kernel/accuracy"].setting["record"] == (
+        "mnist-paper-map-limit-seed0.json")
+    scaling = json.loads((store.directory / "scaling.json").read_text())["results"]
+    for d, value in part["loo_curve"].items():                  # the scaling chapter's widths are read, not copied
+        key = f"mnist/green-elm/unit/ridge-loo/d={d}/accuracy"
+        assert (key in scaling) == (d != 32000) and value == pytest.approx(np.mean(
+            scaling[key]["values"]) if d != 32000 else 97.9)
+    glues = fc.ultra_glues(part, 99.5)
+    assert glues["gap_words"] == "above" and "stays below 99.5 %" in glues["limit_sentence"]
+    assert fc.answer_ultra_wide(store, part, 99.5).verdict.label == "does not hold"      # 98.74 < 99.5
+
+
+def test_the_opponent_sentence_follows_the_sign_of_the_gap(setup):
+    records_dir, store = setup
+    protocol = fc.record_protocol(store, fc.load_records(records_dir), [0, 1, 2])
+    text = fc.opponents_sentence(protocol)
+    for dataset, part in protocol.items():
+        for result in part["opponents"].values():
+            gap = part["accuracy"].mean - result["accuracy"].mean
+            assert f"{abs(gap):.2f} points {'above' if gap > 0 else 'below'}" in text
+    assert fc.opponents_sentence({}) == "No SGD opponent has a record yet."
+
+
+def _synthetic_scaling(directory, limit=None):
+    """A scaling chapter whose LOO curve lies on 80 + 2 ln(d / 500) up to d = 4000 (and its limit)."""
+    scaling = ChapterResults("scaling", "full", directory)
+    for d in (500, 1000, 2000, 4000):
+        scaling.record(f"mnist/green-elm/unit/ridge-loo/d={d}/accuracy", [80 + 2 * np.log(d / 500)], "%")
+    scaling.record("mnist/green-elm/unit/ridge-loo/d=4000/lambda", [100.0], "")
+    if limit is not None:
+        scaling.record("mnist/arccos-kernel/accuracy", [limit], "%")
+
+
+@pytest.mark.parametrize("limit, label", [(99.0, "holds"), (95.0, "does not hold")])
+def test_the_answer_holds_only_when_ln_d_predicts_and_the_limit_reaches_the_bar(tmp_path, limit, label):
+    _synthetic_scaling(tmp_path / "results")
+    records = tmp_path / "records"
+    records.mkdir()
+    wide = dict(WIDE, configuration=dict(WIDE["configuration"], n_hidden=8000), alpha=100.0,
+                test_accuracy=80 + 2 * np.log(8000 / 500))
+    (records / "mnist-paper-map-d8000-seed0.json").write_text(json.dumps(wide))
+    (records / "mnist-paper-map-limit-seed0.json").write_text(json.dumps(dict(LIMIT, test_accuracy=limit)))
+    store = ChapterResults("frontier", "full", tmp_path / "results")
+    part = fc.ultra_wide_part(store, "mnist", records)
+    assert part["fit_widths"] == [500, 1000, 2000, 4000] and part["held_widths"] == [8000]
+    assert "scaling:mnist/green-elm/unit/ridge-loo/d=4000/accuracy" in store.reads
+    answer = fc.answer_ultra_wide(store, part, 98.0)
+    assert answer.verdict.label == label and answer.keys == ("mnist/green-elm/unit/ridge-loo/d=8000/accuracy",
+                                                             "mnist/arccos-kernel/accuracy")
+    glues = fc.ultra_glues(part, 98.0)
+    assert glues["ln_error_abs"] < 1e-6 and glues["d_ultra"] == "8\u202f000" and glues["lam_ultra"] == "1e+02"
+    assert fc.plot_ultra_wide(part).axes[0].get_xscale() == "log"
+
+
+def test_a_limit_the_scaling_chapter_measured_is_read_there_not_from_the_record(tmp_path):
+    _synthetic_scaling(tmp_path / "results", limit=97.5)
+    records = tmp_path / "records"
+    records.mkdir()
+    _write_fixed(records)
+    store = ChapterResults("frontier", "full", tmp_path / "results")
+    part = fc.ultra_wide_part(store, "mnist", records)
+    assert part["kernel_accuracy"] == 97.5 and "mnist/arccos-kernel/accuracy" not in store.results
+    assert "scaling:mnist/arccos-kernel/accuracy" in store.reads
+
+
+def test_the_chapter_is_prose_over_calls_and_fits_nothing():
+    import re
+
+    import jupytext
+
+    nb = jupytext.read(ROOT / "notebooks" / "frontier.py", fmt="py:percent")
+    code = [c for c in nb.cells if c.cell_type == "code" and "parameters" not in c.metadata.get("tags", [])]
+    for cell in code:
+        lines = [line for line in cell.source.splitlines() if line.strip()]
+        assert len(lines) <= 15, cell.source
+        assert not re.search(r"^\s*def |\blambda\b|\.fit\(|memoize", cell.source, re.M), cell.source
+    params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    for name in ("ultra_dataset", "ultra_goal", "records_dir", "protocol_params"):
+        assert re.search(rf"^{name} = ", params.source, re.M), name
