@@ -162,3 +162,14 @@ def test_the_chapter_is_prose_over_calls_and_fits_nothing():
     params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
     for name in ("ultra_dataset", "ultra_goal", "records_dir", "protocol_params"):
         assert re.search(rf"^{name} = ", params.source, re.M), name
+
+
+def test_gains_are_said_in_the_gain_rules_own_words_on_validation_accuracy(setup):
+    records_dir, store = setup
+    records = fc.load_records(records_dir)
+    protocol = fc.record_protocol(store, records, [0, 1, 2])
+    text = fc.gains_text(records, protocol)
+    for dataset in protocol:
+        for verdict in fc.variant_gains(records, dataset).values():
+            assert verdict.ours in text                      # "no gain shown: B − A = … (paired, n = …)"
+    assert "inconclusive" not in text and "holds" not in text    # no claim of the paper is judged here
