@@ -317,6 +317,21 @@ def test_the_protocol_on_a_thousand_mnist_images_from_its_parameters_file(tmp_pa
 
 
 # ----------------------------------------------------------------------------- across processes
+def test_two_gates_on_one_ledger_keep_each_others_reads_and_picks(tmp_path):
+    """Two processes' gates made before either read: each sees the other's reads when it reads, so
+    neither overwrites the other's reads in the file and the second pick of a (dataset, seed) is refused."""
+    ledger = tmp_path / "test-reads.json"
+    y = np.array([0, 1, 2, 0])
+    first, second = {"model": "a"}, {"model": "b"}
+    one, two = TestGate({"tiny": y}, ledger=ledger), TestGate({"tiny": y}, ledger=ledger)
+    one.score("tiny", 0, first, [0, 1, 2, 0])
+    two.score("tiny", 1, second, [0, 1, 2, 0])                      # another seed: allowed
+    with pytest.raises(TestSetAlreadyRead, match="already read"):
+        two.score("tiny", 0, second, [0, 1, 2, 0])                  # seed 0 was picked by the other gate
+    reads = json.loads(ledger.read_text())["reads"]
+    assert [(r["seed"], r["configuration"]) for r in reads] == [(0, first), (1, second)]
+
+
 def test_the_gates_ledger_holds_a_later_gate_to_the_picks_recorded_before_it(tmp_path):
     ledger = tmp_path / "test-reads.json"
     y = np.array([0, 1, 2, 1])

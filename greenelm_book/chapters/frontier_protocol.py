@@ -308,6 +308,7 @@ class TestGate:
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
             raise ValueError(f"seed must be an integer, got {seed!r}")
         check_choice("kind", kind, KINDS)
+        self._sync()                                     # reads another process made since this gate began
         key = configuration_key(configuration)
         if kind == "fixed":
             if key not in self._fixed.get(dataset, {}):
@@ -325,13 +326,30 @@ class TestGate:
                 "the configuration before the run as a fixed measurement")
         return key
 
+    def _sync(self, new: dict | None = None) -> None:
+        """Merge the ledger file's reads into this gate's (another process may have added some since this
+        gate was made) and, with ``new``, append it and write the merged ledger back, all under an
+        exclusive lock of ``<ledger>.lock`` so two processes never overwrite each other's reads."""
+        if self._ledger is None:
+            if new is not None:
+                self._reads.append(new)
+            return
+        import fcntl
+
+        self._ledger.parent.mkdir(parents=True, exist_ok=True)
+        with open(self._ledger.with_name(self._ledger.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            on_file = _read_ledger(self._ledger)
+            seen = {json.dumps(read, sort_keys=True) for read in on_file}
+            self._reads = on_file + [r for r in self._reads if json.dumps(r, sort_keys=True) not in seen]
+            if new is not None:
+                self._reads.append(new)
+                _write_json_atomically(self._ledger, {"format": LEDGER_FORMAT, "reads": self._reads})
+
     def _note(self, dataset: str, seed: int, key: str, kind: str, what: str) -> None:
-        self._reads.append({"dataset": dataset, "seed": int(seed), "kind": kind, "key": key,
-                            "configuration": json.loads(key), "what": what,
-                            "n_test": int(self.__labels[dataset].size),
-                            "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")})
-        if self._ledger is not None:
-            _write_json_atomically(self._ledger, {"format": LEDGER_FORMAT, "reads": self._reads})
+        self._sync({"dataset": dataset, "seed": int(seed), "kind": kind, "key": key,
+                    "configuration": json.loads(key), "what": what, "n_test": int(self.__labels[dataset].size),
+                    "at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")})
 
     def n_test(self, dataset: str) -> int:
         """M, the number of test labels of ``dataset`` (not a read)."""
