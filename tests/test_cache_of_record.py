@@ -32,7 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def _folders(tmp_path, monkeypatch):
     monkeypatch.setenv("GREENELM_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv(results_cache.RECORD_ENV, str(tmp_path / "record"))
-    for var in (results_cache.RECORD_WRITE_ENV, results_cache.RECOMPUTE_ENV, results_cache.COMPUTE_LOG_ENV):
+    for var in (results_cache.RECORD_WRITE_ENV, results_cache.RECOMPUTE_ENV, results_cache.COMPUTE_LOG_ENV,
+                results_cache.STORED_ONLY_ENV):
         monkeypatch.delenv(var, raising=False)
 
 
@@ -311,6 +312,21 @@ def test_recompute_since_ignores_what_was_stored_before_it(tmp_path, monkeypatch
     monkeypatch.setenv(results_cache.RECOMPUTE_ENV, "yesterday")
     with pytest.raises(ValueError, match="GREENELM_RECOMPUTE_SINCE='yesterday': expected a Unix time"):
         memoize("again", {}, compute)
+
+
+def test_stored_only_answers_from_the_stores_and_refuses_to_compute_naming_what_changed(tmp_path, monkeypatch):
+    compute, calls = counted(7)
+    monkeypatch.setenv(results_cache.RECORD_WRITE_ENV, "1")
+    memoize("kept", {"n": 1}, compute)
+    monkeypatch.delenv(results_cache.RECORD_WRITE_ENV)
+    fresh_machine(monkeypatch, tmp_path)
+    monkeypatch.setenv(results_cache.STORED_ONLY_ENV, "1")
+    assert memoize("kept", {"n": 1}, compute)[0] == 7 and calls == [1]           # from the record
+    with pytest.raises(results_cache.NotStored, match=r"kept \(kept-[0-9a-f]{16}\) is not stored: .*params: n 1 -> 2"):
+        memoize("kept", {"n": 2}, compute)
+    assert calls == [1] and not list((tmp_path / "fresh" / "results").glob("kept-*.json"))[1:]   # nothing computed
+    with pytest.raises(SystemExit, match="--recompute and --stored-only contradict"):
+        runner.main(["run", "--profile", "smoke", "--out", str(tmp_path / "out"), "--recompute", "--stored-only"])
 
 
 def test_a_chapters_replaced_entries_are_removed_and_prune_lists_what_no_chapter_uses(tmp_path, monkeypatch):

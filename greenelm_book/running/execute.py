@@ -36,7 +36,9 @@ The cache of record (:mod:`greenelm_book.store.results_cache`): with ``record=DI
 ``GREENELM_RECORD_DIR=DIR`` and ``GREENELM_RECORD_WRITE=1``, so every result it reads or computes
 within the record's caps is put there; after a successful run the record's index lists the
 entries the chapter used, and those it used before and no chapter uses now are removed. With
-``recompute_since=T`` (the runner's ``--recompute``) entries written before ``T`` count as absent.
+``recompute_since=T`` (the runner's ``--recompute``) entries written before ``T`` count as absent;
+with ``stored_only`` (the runner's ``--stored-only``) a computation that no store holds fails the
+chapter (``NotStored``) instead of running: a re-execution that costs minutes or nothing.
 What the compute log says about each result goes to ``report`` (the runner: its stderr), not the
 page: which part of a key changed as its computation starts, then, once the chapter ran, where its
 results came from, entries that could not be trusted or were left out of the record.
@@ -66,6 +68,7 @@ from ..store.results_cache import (
     RECOMPUTE_ENV,
     RECORD_ENV,
     RECORD_WRITE_ENV,
+    STORED_ONLY_ENV,
     update_record_index,
 )
 from .toc import (
@@ -422,6 +425,7 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
                     cwd: str | Path | None = None, progress: bool = True,
                     kernel: str = KERNEL, start_timeout: int = 120,
                     record: str | Path | None = None, recompute_since: float | None = None,
+                    stored_only: bool = False,
                     report: Callable[[str], None] | None = _to_stderr) -> Path:
     """Execute ``notebooks/<name>.py`` with papermill into ``out_dir/<name>.ipynb``; return that path.
 
@@ -430,8 +434,8 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
     On a failing cell raise :class:`ChapterError` (message ``chapter <name> failed at cell <n>:
     <ename>: <evalue>``, ``n`` counting the cells of the .py from 1) and keep the partial notebook
     as ``out_dir/<name>.failed.ipynb``; ``out_dir/<name>.ipynb`` is only ever replaced atomically
-    by a complete, successful run. ``record`` (the cache of record to write), ``recompute_since``
-    and ``report`` (a line at a time; default stderr): see the module docstring.
+    by a complete, successful run. ``record`` (the cache of record to write), ``recompute_since``,
+    ``stored_only`` and ``report`` (a line at a time; default stderr): see the module docstring.
     """
     import nbformat
     import papermill
@@ -463,7 +467,8 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
         inp = Path(tmpdir) / f"{name}.ipynb"
         nbformat.write(nb, inp)
         tmp = Path(tmpdir) / f"{name}.out.ipynb"     # papermill's output while it runs
-        variables = ("GREENELM_RESULTS_DIR", COMPUTE_LOG_ENV, RECORD_ENV, RECORD_WRITE_ENV, RECOMPUTE_ENV)
+        variables = ("GREENELM_RESULTS_DIR", COMPUTE_LOG_ENV, RECORD_ENV, RECORD_WRITE_ENV, RECOMPUTE_ENV,
+                     STORED_ONLY_ENV)
         saved = {var: os.environ.get(var) for var in variables}
         os.environ["GREENELM_RESULTS_DIR"] = str((out_dir / "results").resolve())
         log = Path(tmpdir) / "compute.jsonl"
@@ -475,6 +480,10 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
             os.environ[RECORD_WRITE_ENV] = "1"
         if recompute_since is not None:
             os.environ[RECOMPUTE_ENV] = repr(float(recompute_since))
+        if stored_only:
+            os.environ[STORED_ONLY_ENV] = "1"
+        else:
+            os.environ.pop(STORED_ONLY_ENV, None)
         removed: list[str] = []
         follow = _Follow(log, report)
         start = time.perf_counter()

@@ -7,7 +7,7 @@ book); this module is their command line. Run from anywhere (the kernel's workin
 the repository root)::
 
     python -m greenelm_book.running.runner run --profile {smoke,full} --out DIR [--chapter NAME ...] [-p KEY VALUE ...]
-                                   [--stale-only] [--recompute] [--record DIR | --no-record]
+                                   [--stale-only] [--recompute | --stored-only] [--record DIR | --no-record]
     python -m greenelm_book.running.runner html --source DIR        # DIR = book: in place -> _build/html
     python -m greenelm_book.running.runner check-fresh --source book
     python -m greenelm_book.running.runner prune-record [--dry-run]  # entries of book/cache no chapter uses
@@ -20,7 +20,9 @@ The cache of record (``book/cache``, :mod:`greenelm_book.store.results_cache`): 
 (after the local cache, before computing); only ``run --profile full --out book`` writes it (or
 ``--record DIR`` for another folder; ``--no-record`` never). ``--recompute`` recomputes every
 result, ignoring the record and the local cache (``make book-full``); without it a chapter is
-re-executed from stored results where their keys match (``make book``: minutes). After a run
+re-executed from stored results where their keys match (``make book``: minutes); ``--stored-only``
+refuses to compute anything: a chapter that needs a computation no store holds fails, its page left
+as it was. After a run
 that wrote the record with no failure, the entries no chapter of the toc uses are pruned (listed).
 """
 
@@ -90,6 +92,8 @@ def _cmd_run(args) -> int:
     if args.record is not None and args.no_record:
         raise SystemExit("error: --record and --no-record contradict each other")
     record = record_for(args.profile, out, args.record, args.no_record)
+    if args.recompute and args.stored_only:
+        raise SystemExit("error: --recompute and --stored-only contradict each other")
     since = time.time() if args.recompute else None
     if record is not None:
         print(f"cache of record: {relative(record)} (read and written)", flush=True)
@@ -114,7 +118,8 @@ def _cmd_run(args) -> int:
         try:
             path = execute_chapter(name, args.profile, out, ov, notebooks_dir=args.notebooks,
                                    profile_params=table, progress=not args.no_progress,
-                                   record=record, recompute_since=since, report=_print_err)
+                                   record=record, recompute_since=since, stored_only=args.stored_only,
+                                   report=_print_err)
         except ChapterError as exc:
             print(str(exc), file=sys.stderr, flush=True)
             failures.append(name)
@@ -195,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
                      help="skip chapters whose notebook in --out is fresh for these settings")
     run.add_argument("--recompute", action="store_true",
                      help="recompute every result, ignoring the local cache and the cache of record")
+    run.add_argument("--stored-only", action="store_true",
+                     help="execute from stored results only: a computation that neither the local cache nor the "
+                          "cache of record holds fails the chapter instead of running (its page is left as it was)")
     run.add_argument("--record", type=Path, default=None,
                      help="cache of record to write (default: book/cache for --profile full --out book)")
     run.add_argument("--no-record", action="store_true", help="write no cache of record")

@@ -93,7 +93,7 @@ from greenelm.data import cache_dir as data_cache_dir
 from .._former_names import former_label
 from .codekey import code_fingerprint
 
-__all__ = ["CacheWarning", "RECORD_ENTRY_MAX_BYTES", "RECORD_TOTAL_MAX_BYTES", "cache_dir",
+__all__ = ["CacheWarning", "NotStored", "RECORD_ENTRY_MAX_BYTES", "STORED_ONLY_ENV", "RECORD_TOTAL_MAX_BYTES", "cache_dir",
            "explain_change", "memoize", "prune_record", "record_dir", "record_entries",
            "update_record_index"]
 
@@ -105,6 +105,9 @@ RECORD_ENV = "GREENELM_RECORD_DIR"
 RECORD_WRITE_ENV = "GREENELM_RECORD_WRITE"
 #: environment variable: a Unix time; entries written before it count as absent (``--recompute``)
 RECOMPUTE_ENV = "GREENELM_RECOMPUTE_SINCE"
+#: environment variable: ``1`` makes :func:`memoize` refuse to compute (:class:`NotStored`) what no
+#: store holds: a re-execution from stored results only (``runner run --stored-only``)
+STORED_ONLY_ENV = "GREENELM_STORED_ONLY"
 #: the committed cache of record
 RECORD = Path(__file__).resolve().parents[2] / "book" / "cache"
 #: the largest entry (payload and manifest, bytes) the record takes; larger ones stay local
@@ -119,6 +122,11 @@ _log = logging.getLogger(__name__)
 FORMAT = "greenelm-results/2"
 _MASKED_DTYPES = {"Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64",
                   "Float32", "Float64", "boolean"}
+
+
+class NotStored(RuntimeError):
+    """A computation that neither the local cache nor the cache of record holds, asked for while
+    :data:`STORED_ONLY_ENV` forbids computing."""
 
 
 class CacheWarning(UserWarning):
@@ -768,6 +776,9 @@ def memoize(name: str, params: dict, compute, refresh: bool = False):
         _log_event("computing", name=name, entry=entry, changed=changed)       # the runner shows it now
     elif changed:
         _log.warning("recomputing %s", changed)
+    if os.environ.get(STORED_ONLY_ENV) == "1":
+        raise NotStored(f"{name} ({entry}) is not stored{': ' + changed if changed else ''}; "
+                        f"{STORED_ONLY_ENV}=1 (the runner's --stored-only) forbids computing it: run without it")
     start = time.perf_counter()
     result = compute()
     seconds = time.perf_counter() - start
