@@ -123,7 +123,7 @@ glue("gains_text", fc.gains_text(records, protocol))
 # %% tags=["hide-input"]
 for dataset in protocol:
     display(Markdown(f"**{fc.DATASET_NAMES[dataset]}**"))
-    show_table(fc.grid_view(records, dataset), integers=["picked"])
+    display(show_table(fc.grid_view(records, dataset), integers=["picked"]))
 
 # %% [markdown]
 # Is a variant better than the plain ridge readout? The book's gain rule (a mean paired difference of

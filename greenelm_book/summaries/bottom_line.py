@@ -175,15 +175,27 @@ def speed_findings(store: Store) -> dict:
     backbone features (the 119×)."""
     from ..judging.comparisons import between_interval
 
-    sgd = store.get("mnist/sgd-mlp/train-seconds")
-    elm, d = store.at_width("mnist/green-elm/unit/pinv/d={d}/fit-seconds", HEADLINE_WIDTH)
-    ratio, low, high = between_interval(sgd.values, elm.values, "ratio")
+    from ..judging.verdicts import ratio_interval
+
+    # the 11.6× as the scorecard judges it: the quiet interleaved pairs when measured (one clock),
+    # else the two chapters' own timings (a prediction interval for one run of each)
+    quiet_speed = store.matching(r"mnist/sgd-mlp-over-green-elm/unit/pinv/d=\d+/quiet-time-ratio")
+    if quiet_speed:
+        (key, pairs), = quiet_speed.items()
+        ratio, low, high = ratio_interval(pairs.values)
+        d = int(re.search(r"/d=(\d+)/", key).group(1))
+        how = (f"both timed in one quiet process, interleaved, {pairs.n} pairs; 95 % confidence interval "
+               f"{low:.2f}× to {high:.2f}×")
+    else:
+        sgd = store.get("mnist/sgd-mlp/train-seconds")
+        elm, d = store.at_width("mnist/green-elm/unit/pinv/d={d}/fit-seconds", HEADLINE_WIDTH)
+        ratio, low, high = between_interval(sgd.values, elm.values, "ratio")
+        how = (f"the MLP timed in the {store.chapter[sgd.key].replace('_', ' ')} chapter, {sgd.mean:.1f} s, the fit in "
+               f"the {store.chapter[elm.key].replace('_', ' ')} chapter, {elm.mean:.1f} s; a prediction interval of "
+               f"{low:.2f}× to {high:.2f}× for one run of each")
     out = {"speedup": ratio, "speedup_low": low, "speedup_high": high, "speedup_d": d,
-           "speedup_paper": _claim_value("speedup_vs_sgd_mnist_d2000"),
-           "speedup_sgd_s": sgd.mean, "speedup_elm_s": elm.mean,
-           "speedup_words": by_sign(ratio - 1, "longer than", "shorter than", "as long as"),
-           "speedup_sgd_from": store.chapter[sgd.key].replace("_", " "),
-           "speedup_elm_from": store.chapter[elm.key].replace("_", " ")}
+           "speedup_paper": _claim_value("speedup_vs_sgd_mnist_d2000"), "speedup_how": how,
+           "speedup_words": by_sign(ratio - 1, "longer than", "shorter than", "as long as")}
     raw, _ = store.at_width("cifar10/green-elm/unit/cholesky/d={d}/sgd-mlp-over-fit-time-ratio", HEADLINE_WIDTH)
     out.update(speedup_raw=raw.mean, speedup_raw_paper=_claim_value("cifar10_raw_speedup_vs_sgd"))
     # Table IV's ratio as the scorecard judges it: the quiet interleaved pairs when measured
