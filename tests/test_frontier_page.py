@@ -78,7 +78,7 @@ def test_the_anchors_table_names_what_each_row_trains_and_the_limit_as_a_kernel(
 
 def test_part_one_continues_the_scaling_curve_with_the_fixed_measurements(setup):
     records_dir, store = setup
-    with pytest.raises(FileNotFoundError, match="python -m greenelm_book.chapters.frontier_fixed --dataset mnist"):
+    with pytest.raises(FileNotFoundError, match="python -m greenelm_book.chapters.frontier_fixed --dataset mnist --seed 0"):
         fc.ultra_wide_part(store, "mnist", records_dir)
     _write_fixed(records_dir)
     part = fc.ultra_wide_part(store, "mnist", records_dir)
@@ -160,7 +160,7 @@ def test_the_chapter_is_prose_over_calls_and_fits_nothing():
         assert len(lines) <= 15, cell.source
         assert not re.search(r"^\s*def |\blambda\b|\.fit\(|memoize", cell.source, re.M), cell.source
     params = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
-    for name in ("ultra_dataset", "ultra_goal", "records_dir", "protocol_params"):
+    for name in ("seed", "ultra_dataset", "ultra_goal", "records_dir", "protocol_params"):
         assert re.search(rf"^{name} = ", params.source, re.M), name
 
 
@@ -173,3 +173,11 @@ def test_gains_are_said_in_the_gain_rules_own_words_on_validation_accuracy(setup
         for verdict in fc.variant_gains(records, dataset).values():
             assert verdict.ours in text                      # "no gain shown: B − A = … (paired, n = …)"
     assert "inconclusive" not in text and "holds" not in text    # no claim of the paper is judged here
+
+
+def test_the_chapters_relative_paths_are_read_from_the_root_whatever_the_working_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)                              # nbval runs a smoke reference from its own folder
+    assert fc.planned_seeds("params/frontier_protocol.yml") == [0, 1, 2]
+    assert fc.load_records("book/frontier_protocol") == fc.load_records(RECORDS)
+    assert fc.fixed_records("mnist", "book/frontier_protocol") == fc.fixed_records("mnist", RECORDS)
+    assert fc.fixed_records("mnist", RECORDS, seed=1) == {"widths": {}, "limit": None}     # another seed's only

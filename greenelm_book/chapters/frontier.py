@@ -35,7 +35,8 @@ import pandas as pd
 from ..paper import DATASET_NAMES
 from ..report import by_sign, colour, duration_text, judge_qualitative, thousands
 from .frontier_protocol import RUNS_DIR, configuration_key, load_protocol
-from .frontier_records import candidate_text, load_records, variant_gains
+from .frontier_records import candidate_text, variant_gains
+from .frontier_records import load_records as _load_records
 
 #: the published anchors' sources, as the anchor table names them
 SOURCES = {"mcdonnell2015fast": "McDonnell et al. 2015", "mcdonnell2015enhanced": "McDonnell & Vladusich 2015",
@@ -48,14 +49,28 @@ RECIPE_WORDS = {"pytorch-mnist-cnn": "the PyTorch examples' MNIST CNN", "airbenc
 #: the datasets in the page's order
 DATASETS = ("mnist", "fashion-mnist", "cifar10")
 GB = 1e9
+#: the repository's root: a relative path of the chapter's parameters is read from there, whatever the
+#: kernel's working directory (the runner's is the root; nbval runs a smoke reference from its folder)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def repo_path(path: str | Path) -> Path:
+    """``path`` as given when absolute, else under the repository's root."""
+    path = Path(path)
+    return path if path.is_absolute() else ROOT / path
+
+
+def load_records(records_dir: str | Path = RUNS_DIR) -> dict:
+    """:func:`~greenelm_book.chapters.frontier_records.load_records` of ``records_dir`` (relative: to the root)."""
+    return _load_records(repo_path(records_dir))
 
 
 # ----------------------------------------------------------------------------- part 1: ultra wide
-def fixed_records(dataset: str, records_dir: str | Path = RUNS_DIR) -> dict:
-    """The fixed measurements of the paper's map on ``dataset``'s pixels recorded in ``records_dir``
-    (full runs only): {"widths": {d: record}, "limit": record or None}, each with its file name."""
+def fixed_records(dataset: str, records_dir: str | Path = RUNS_DIR, seed: int = 0) -> dict:
+    """The fixed measurements of the paper's map on ``dataset``'s pixels with ``seed`` recorded in
+    ``records_dir`` (full runs only): {"widths": {d: record}, "limit": record or None}, each with its file name."""
     out: dict = {"widths": {}, "limit": None}
-    for path in sorted(Path(records_dir).glob(f"{dataset}-paper-map-*-seed*.json")):
+    for path in sorted(repo_path(records_dir).glob(f"{dataset}-paper-map-*-seed{int(seed)}.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
         if record.get("subset") is not None or record.get("dataset") != dataset:
             continue
@@ -67,7 +82,7 @@ def fixed_records(dataset: str, records_dir: str | Path = RUNS_DIR) -> dict:
     return out
 
 
-def ultra_wide_part(store, dataset: str, records_dir: str | Path = RUNS_DIR) -> dict:
+def ultra_wide_part(store, dataset: str, records_dir: str | Path = RUNS_DIR, seed: int = 0) -> dict:
     """Part 1: the scaling chapter's curve of the paper's map (λ by exact LOO), continued by the fixed
     measurements at wider d, and the map's d → ∞ limit (read from the scaling chapter when it measured
     it, else from its fixed record); each width past the scaling chapter's recorded here. The ln d law
@@ -85,12 +100,12 @@ def ultra_wide_part(store, dataset: str, records_dir: str | Path = RUNS_DIR) -> 
     scaling_widths = sorted(int(k[len(prefix):].split("/")[0]) for k in scaling if k.startswith(prefix)
                             and k.endswith("/accuracy"))
     loo_curve = {d: store.get("scaling", f"{prefix}{d}/accuracy").mean for d in scaling_widths}
-    found = fixed_records(dataset, records_dir)
+    found = fixed_records(dataset, records_dir, seed)
     wider = {d: r for d, r in found["widths"].items() if d not in loo_curve}
     if not wider or found["limit"] is None:
         raise FileNotFoundError(f"{records_dir}: no record of the paper's map on {dataset}'s pixels past d = "
                                 f"{max(scaling_widths, default=0)}, or of its limit; run python -m "
-                                f"greenelm_book.chapters.frontier_fixed --dataset {dataset}")
+                                f"greenelm_book.chapters.frontier_fixed --dataset {dataset} --seed {seed}")
     chosen = {}
     for d, record in sorted(wider.items()):
         setting = dict(dataset=dataset, model="Green-ELM", weight_scale="unit", seeds=[record["seed"]], n_hidden=d,
@@ -482,11 +497,11 @@ def log_ticks(ax, values=None, ratio: float = 1.6) -> None:
 
 def planned_seeds(params: str | Path | None = None) -> list[int]:
     """The seeds ``params/frontier_protocol.yml`` plans for every dataset."""
-    return list(load_protocol(params)["seeds"])
+    return list(load_protocol(None if params is None else repo_path(params))["seeds"])
 
 
 __all__ = ["DATASETS", "RECIPE_WORDS", "SOURCES", "anchor_notes", "anchor_table", "answer_ultra_wide",
            "fixed_records", "gains_text", "grid_view", "headline_table", "limit_memory_gb", "limits_text",
            "load_records", "log_ticks", "opponents_sentence", "opponents_view", "picks_text", "plot_ultra_wide",
            "pick_size", "planned_seeds", "protocol_runs", "protocol_sentence", "record_protocol", "spaced", "ultra_glues",
-           "ultra_intro_glues", "ultra_wide_part"]
+           "repo_path", "ultra_intro_glues", "ultra_wide_part"]
