@@ -100,6 +100,19 @@ def test_cache_miss_then_hit(tmp_path):
     assert not nocache.cached and nocache.path is None
 
 
+def test_stored_only_reads_cached_features_and_refuses_to_extract_others(monkeypatch):
+    from greenelm_book.store.results_cache import STORED_ONLY_ENV, NotStored
+
+    bb = get_backbone("random_conv", channels=8)
+    first = extract(bb, IMAGES, "toy/stored", progress=False, return_info=True)
+    monkeypatch.setenv(STORED_ONLY_ENV, "1")                       # the runner's --stored-only
+    again = extract(bb, IMAGES, "toy/stored", progress=False, return_info=True)
+    assert again.cached and np.array_equal(again.features, first.features)
+    with pytest.raises(NotStored, match=r"features of toy/other \(\d+ images\) are not in the feature cache"):
+        extract(bb, IMAGES, "toy/other", progress=False)
+    assert not list(first.path.parent.glob("*toy_other*")) and not list(first.path.parent.glob("*toy-other*"))
+
+
 @pytest.mark.parametrize("damage", ["flip", "truncate", "garbage"])
 def test_corrupt_cache_detected(damage):
     bb = get_backbone("random_conv", channels=8)
