@@ -69,36 +69,6 @@ def test_thousands_groups_with_a_no_break_space():
     assert thousands(4096, separator="") == "4096"
 
 
-def test_log_axes_label_spaced_values_without_breaking_and_no_minor_labels(store):
-    import matplotlib.pyplot as plt
-    import matplotlib.ticker as ticker
-
-    assert fc.spaced([1500, 500, 1000, 1200, 3000, 3000]) == [500, 1000, 3000]
-    fig, (left, right) = plt.subplots(1, 2)
-    left.plot([500, 1200, 3000], [1, 2, 3])
-    left.set_xscale("log")
-    fc.log_ticks(left, [500, 1000, 1200, 1500, 3000])
-    fig.canvas.draw()
-    labels = [t.get_text() for t in left.get_xticklabels() if t.get_text()]
-    assert labels == ["500", "1\u202f000", "3\u202f000"]
-    assert isinstance(left.xaxis.get_minor_formatter(), ticker.NullFormatter)
-    right.plot([0.05, 2000], [1, 2])
-    right.set_xscale("log")
-    fc.log_ticks(right)
-    fig.canvas.draw()
-    labels = [t.get_text() for t in right.get_xticklabels() if t.get_text()]
-    assert "1\u202f000" in labels and "0.1" in labels and isinstance(right.xaxis.get_minor_formatter(),
-                                                                       ticker.NullFormatter)
-    plt.close(fig)
-    configs = fc.patch_configs(["mnist"], [64, 256], 256, {"mnist": [1024]}, [0], 0, [2, 3], {}, [])
-    fig = fc.plot_patches(fc.record_patches(store, _runs(configs), 100),
-                          ["mnist"], {"mnist": [64, 256, 1024]}, 256, {}, {"mnist": 99.5}, [2, 3], [])
-    fig.canvas.draw()               # 512 … 8 192 features with pool 3's 1 152 and 4 608 among them
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels() if t.get_text()] == ["512", "2\u202f048", "8\u202f192"]
-    plt.close(fig)
-
-
-# ----------------------------------------------------------------------------- part 2: which fits, which keys
 def test_patch_configs_gate_the_pools_and_dictionaries():
     kwargs = dict(judged=32, wide={"cifar10": [64]}, seeds=[0, 1], seed=0, augment={"cifar10": ["flip"]})
     plain = fc.patch_configs(["mnist", "cifar10"], [8, 32], pools=[2], dictionaries=[], **kwargs)
@@ -962,3 +932,16 @@ def test_the_widest_fits_say_they_solved_by_one_cholesky_per_lambda_and_why(stor
     assert list(table["solve"]) == ["eigh", "eigh", "Cholesky"]
     assert store.results["mnist/patch-readout/p=5/pool=2/k=2048/accuracy"].setting["solver"] == \
         "one float64 Cholesky factorisation of G + λI per λ"
+
+
+def test_the_patch_plot_labels_its_feature_counts_without_overlap(store):
+    import matplotlib.pyplot as plt
+
+    configs = fc.patch_configs(["mnist"], [64, 256], 256, {"mnist": [1024]}, [0], 0, [2, 3], {}, [])
+    fig = fc.plot_patches(fc.record_patches(store, _runs(configs), 100),
+                          ["mnist"], {"mnist": [64, 256, 1024]}, 256, {}, {"mnist": 99.5}, [2, 3], [])
+    fig.canvas.draw()               # 512 … 8 192 features with pool 3's 1 152 and 4 608 among them
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels() if t.get_text()] == ["512", "2\u202f048", "8\u202f192"]
+    plt.close(fig)
+
+

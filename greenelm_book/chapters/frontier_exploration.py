@@ -39,6 +39,7 @@ from .frontier_features import (IMAGE_SHAPES, cost_curve, held_out_split, patch_
                                 stacked_kernel_limit, stacked_readout, standardised_patch_features,
                                 standardised_patch_views)
 from ..paper import DATASET_NAMES
+from .frontier import SOURCES, log_ticks          # the page's anchors' sources and log axes
 from ..report import by_sign, colour, duration_text, errors_removed, ours_text, show_table, thousands
 
 #: the augmentations in words
@@ -49,12 +50,6 @@ SGD_LABELS = {"sgd-mlp": "SGD MLP", "sgd-cnn": "SGD CNN"}
 #: the SGD networks the chapter may train for longer than the baselines chapter did (the MLP of
 #: Table I on the 28 × 28 datasets, the small CNN on CIFAR-10: the strongest SGD network of each)
 LONG_SGD = {"mnist": ("mlp",), "fashion-mnist": ("mlp",), "cifar10": ("cnn",)}
-#: the published anchors' sources, as the anchor table names them
-SOURCES = {"mcdonnell2015fast": "McDonnell et al. 2015", "mcdonnell2015enhanced": "McDonnell & Vladusich 2015",
-           "coates2011analysis": "Coates, Lee & Ng 2011", "thiry2021unreasonable": "Thiry et al. 2021",
-           "recht2018cifar": "Recht et al. 2018", "shankar2020neural": "Shankar et al. 2020",
-           "chen2019cknpytorch": "Chen 2019 (code of Mairal 2016)", "page2018how": "Page 2018",
-           "jordan2024airbench": "Jordan 2024"}
 #: the dictionaries in words
 WORDS = {"kmeans": "k-means", "sampled": "sampled"}
 #: the patch dictionary of the chapter's main sweep (its keys do not name it)
@@ -1608,33 +1603,6 @@ def limit_memory_sentence(stacked: dict, pooled: dict) -> str:
 
 
 # ----------------------------------------------------------------------------- figures
-def spaced(values, ratio: float = 1.6) -> list:
-    """The values of ``values`` (positive) kept for tick labels on a log axis: the smallest, then
-    each at least ``ratio`` × the last kept one (so labels of close values do not overlap)."""
-    kept = []
-    for value in sorted(set(values)):
-        if not kept or value >= ratio * kept[-1]:
-            kept.append(value)
-    return kept
-
-
-def log_ticks(ax, values=None, ratio: float = 1.6) -> None:
-    """A log-scaled x axis labelled without overlap: at the :func:`spaced` ones of ``values`` when
-    given (each at least ``ratio`` × the last; each printed with
-    :func:`~greenelm_book.report.thousands`, whose separator does not break), else at the powers
-    of ten; minor ticks are kept but never labelled."""
-    import matplotlib.ticker as ticker
-
-    if values is not None:
-        values = spaced(values, ratio)
-        ax.xaxis.set_major_locator(ticker.FixedLocator(values))
-        ax.xaxis.set_major_formatter(ticker.FixedFormatter([thousands(v) for v in values]))
-    else:
-        ax.xaxis.set_major_locator(ticker.LogLocator(base=10))
-        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: thousands(v) if v >= 1 else f"{v:g}"))
-    ax.xaxis.set_minor_formatter(ticker.NullFormatter())
-
-
 def limit_features_words(spec: dict | None) -> list[str]:
     """Each [K, pool] pair of ``spec`` ({dataset: [[K, pool], …]}) in words: "MNIST's K = 256 features
     pooled 3 × 3"."""
