@@ -61,6 +61,37 @@ def test_each_protocol_seed_and_opponent_is_recorded_once_with_one_value_per_see
     assert {d: p["accuracy"].values for d, p in again.items()} == {d: p["accuracy"].values for d, p in protocol.items()}
 
 
+def test_the_headline_is_the_picks_test_accuracy_mean_and_sd_over_the_seeds(setup):
+    records_dir, store = setup
+    seed0 = json.loads((records_dir / "mnist-seed0.json").read_text())
+    for seed, accuracy in ((1, 99.41), (2, 99.50)):              # two more seeds of the same protocol
+        (records_dir / f"mnist-seed{seed}.json").write_text(json.dumps(dict(seed0, seed=seed, test_accuracy=accuracy)))
+    protocol = fc.record_protocol(store, fc.load_records(records_dir), [0, 1, 2])
+    scores = [seed0["test_accuracy"], 99.41, 99.50]
+    row = fc.headline_table(protocol, [0, 1, 2]).set_index("dataset").loc["MNIST"]
+    assert row["seeds"] == "3 of 3"
+    assert row["test accuracy (%)"] == f"{np.mean(scores):.2f} ± {np.std(scores, ddof=1):.2f} (n = 3)"
+    assert f"MNIST {np.mean(scores):.2f} ± {np.std(scores, ddof=1):.2f} % over 3 of 3 seeds" in \
+        fc.protocol_sentence(protocol, [0, 1, 2])
+
+
+def test_the_opponents_table_names_the_recipe_and_its_schedule(setup):
+    records_dir, store = setup
+    records = fc.load_records(records_dir)
+    protocol = fc.record_protocol(store, records, [0, 1, 2])
+    rows = fc.opponents_view(protocol).to_dict("records")
+    for dataset, part in protocol.items():
+        for schedule, result in part["opponents"].items():
+            found = [r for (s, _), r in records[dataset]["opponents"].items() if s == schedule]
+            assert result["accuracy"].setting["epochs_run"] == [r["epochs_run"] for r in found]
+            (row,) = [r for r in rows if r["dataset"] == fc.DATASET_NAMES[dataset] and r["trained"] ==
+                      "whole network (SGD)" and fc.SCHEDULE_WORDS[schedule] in r["method"]]
+            assert row["method"].startswith(fc.RECIPE_WORDS[found[0]["configuration"]["model"]])
+            scores = [r["accuracy"] for r in found]
+            spread = f" ± {np.std(scores, ddof=1):.2f}" if len(scores) > 1 else ""
+            assert row["test accuracy (%)"] == f"{np.mean(scores):.2f}{spread} (n = {len(scores)})"
+
+
 def test_the_anchors_table_names_what_each_row_trains_and_the_limit_as_a_kernel(setup):
     records_dir, store = setup
     protocol = fc.record_protocol(store, fc.load_records(records_dir), [0, 1, 2])

@@ -415,7 +415,10 @@ def extract(backbone: Backbone, images, dataset: str, cache: bool = True, root=N
             except CacheCorruptError:
                 if on_corrupt == "raise":
                     raise
-    _refuse_when_stored_only(backbone, dataset, len(images), path)
+    from ..store.results_cache import refuse_when_stored_only
+
+    refuse_when_stored_only(f"{backbone.name} features of {dataset} ({len(images):,} images) are not in the feature "
+                            f"cache ({path if path is not None else 'caching off'})", "extracting them")
     start = time.perf_counter()
     features = backbone.transform(images, batch_size=batch_size, progress=progress,
                                   desc=f"{backbone.name} {dataset}")
@@ -426,19 +429,6 @@ def extract(backbone: Backbone, images, dataset: str, cache: bool = True, root=N
         _write(path, features, key, seconds)
     result = Extraction(features, False, seconds, path)
     return result if return_info else result.features
-
-
-def _refuse_when_stored_only(backbone, dataset: str, n_images: int, path) -> None:
-    """Raise :class:`~greenelm_book.store.results_cache.NotStored` instead of extracting features that
-    the feature cache does not hold, when the runner executes from stored results only (``--stored-only``)."""
-    import os
-
-    from ..store.results_cache import STORED_ONLY_ENV, NotStored
-
-    if os.environ.get(STORED_ONLY_ENV) == "1":
-        raise NotStored(f"{backbone.name} features of {dataset} ({n_images:,} images) are not in the feature cache "
-                        f"({path if path is not None else 'caching off'}); {STORED_ONLY_ENV}=1 (the runner's "
-                        "--stored-only) forbids extracting them: run without it")
 
 
 def _main(argv=None) -> int:

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..paper import DATASET_NAMES
-from ..report import by_sign, colour, duration_text, judge_qualitative, thousands
+from ..report import by_sign, colour, duration_text, judge_qualitative, spread_text, thousands
 from .frontier_protocol import RUNS_DIR, configuration_key, load_protocol
 from .frontier_records import candidate_text, variant_gains
 from .frontier_records import load_records as _load_records
@@ -46,6 +46,8 @@ SOURCES = {"mcdonnell2015fast": "McDonnell et al. 2015", "mcdonnell2015enhanced"
            "jordan2024airbench": "Jordan 2024"}
 #: the opponents' recipes in words
 RECIPE_WORDS = {"pytorch-mnist-cnn": "the PyTorch examples' MNIST CNN", "airbench94": "airbench94 (Jordan 2024)"}
+#: how long an opponent trained, in words, by its schedule (:data:`~greenelm_book.chapters.frontier_opponents.SCHEDULES`)
+SCHEDULE_WORDS = {"published": "its own schedule", "protocol-seconds": "cut at the protocol's seconds"}
 #: the datasets in the page's order
 DATASETS = ("mnist", "fashion-mnist", "cifar10")
 GB = 1e9
@@ -133,8 +135,7 @@ def ultra_wide_part(store, dataset: str, records_dir: str | Path = RUNS_DIR, see
     return {"dataset": dataset, "prefix": prefix, "widths": sorted(wider), "d_ultra": max(wider),
             "loo_curve": loo_curve, "lambda": chosen, "interior": all(r["interior"] for r in wider.values()),
             "kernel_key": kernel_key, "kernel_accuracy": kernel_accuracy, "fit_widths": fit_widths,
-            "held_widths": held_widths, "test": test, "records": {**{d: r for d, r in wider.items()},
-                                                                  "limit": found["limit"]}}
+            "held_widths": held_widths, "test": test, "records": {**wider, "limit": found["limit"]}}
 
 
 def ultra_intro_glues(part: dict) -> dict:
@@ -247,11 +248,11 @@ def record_protocol(store, records: dict, planned_seeds) -> dict:
                 "memory": store.record(f"{prefix}/peak-memory", [r["peak_memory_gb"] for r in runs], "GB",
                                        quantity="the process's peak resident memory", **setting),
                 "opponents": {}}
-        for (schedule, _), first in sorted(records[dataset]["opponents"].items()):
-            if schedule in part["opponents"]:
-                continue
-            found = [r for (s, _), r in sorted(records[dataset]["opponents"].items()) if s == schedule]
-            recipe = first["configuration"]["model"]
+        by_schedule: dict[str, list] = {}
+        for (schedule, _), run in sorted(records[dataset]["opponents"].items()):
+            by_schedule.setdefault(schedule, []).append(run)
+        for schedule, found in by_schedule.items():
+            recipe = found[0]["configuration"]["model"]
             opponent = dict(dataset=dataset, recipe=recipe, schedule=schedule, seeds=[r["seed"] for r in found],
                             epochs_run=[r["epochs_run"] for r in found], machine="2 CPU cores",
                             computed_at=[r["started_at"] for r in found])
@@ -293,7 +294,7 @@ def picks_text(protocol: dict) -> str:
 
 def grid_view(records: dict, dataset: str) -> pd.DataFrame:
     """The grid of ``dataset`` in validation accuracy (:func:`~greenelm_book.chapters.frontier_records.grid_table`),
-    its candidates without the variant's long name where the table's first column says it."""
+    with shorter column names to fit the book's column."""
     from .frontier_records import grid_table
 
     frame = grid_table(records, dataset)
@@ -315,10 +316,8 @@ def protocol_sentence(protocol: dict, planned_seeds) -> str:
     """The protocol's outcome in words, per dataset, with how many planned seeds have run."""
     parts = []
     for dataset, part in protocol.items():
-        n = len(part["seeds"])
-        spread = (f"{part['accuracy'].mean:.2f} ± {float(np.std(part['accuracy'].values, ddof=1)):.2f} %"
-                  if n > 1 else f"{part['accuracy'].mean:.2f} %")
-        parts.append(f"{DATASET_NAMES[dataset]} {spread} over {n} of {len(planned_seeds)} seeds, "
+        parts.append(f"{DATASET_NAMES[dataset]} {spread_text(part['accuracy'])} % over {len(part['seeds'])} of "
+                     f"{len(planned_seeds)} seeds, "
                      f"{duration_text(part['seconds'].mean)} for the whole protocol per seed")
     missing = [DATASET_NAMES[d] for d in DATASETS if d not in protocol]
     text = "The protocol gives " + "; ".join(parts) + "."
@@ -343,8 +342,7 @@ def opponents_view(protocol: dict) -> pd.DataFrame:
         for schedule, result in part["opponents"].items():
             recipe = result["accuracy"].setting["recipe"]
             rows.append({"dataset": DATASET_NAMES[dataset],
-                         "method": f"{RECIPE_WORDS.get(recipe, recipe)}, "
-                                   + ("its own schedule" if schedule == "published" else "cut at the protocol's seconds"),
+                         "method": f"{RECIPE_WORDS.get(recipe, recipe)}, {SCHEDULE_WORDS[schedule]}",
                          "trained": "whole network (SGD)",
                          "test accuracy (%)": ours_text(result["accuracy"].values, ""),
                          "seconds": f"{result['seconds'].mean:,.0f}"})
@@ -360,9 +358,8 @@ def opponents_sentence(protocol: dict) -> str:
             ratio = part["seconds"].mean / result["seconds"].mean
             parts.append(f"on {DATASET_NAMES[dataset]} the protocol's pick is {abs(gap):.2f} points "
                          f"{by_sign(gap, 'above', 'below', 'level with')} "
-                         f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} trained "
-                         + ("to its own schedule" if schedule == "published" else "for the protocol's seconds")
-                         + f", and the whole protocol takes {ratio:.1f}× its training seconds")
+                         f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} ({SCHEDULE_WORDS[schedule]}), "
+                         f"and the whole protocol takes {ratio:.1f}× its training seconds")
     if not parts:
         return "No SGD opponent has a record yet."
     text = "; ".join(parts)
@@ -370,7 +367,7 @@ def opponents_sentence(protocol: dict) -> str:
             "not a judged comparison.")
 
 
-def limit_memory_gb(n_train: int, n_views: int = 1) -> float:
+def limit_memory_gb(n_train: int) -> float:
     """The kernel limit's N × N float32 kernel, in GB (the views average into the same N × N kernel)."""
     return 4 * int(n_train) ** 2 / GB
 
@@ -403,7 +400,7 @@ def anchor_table(protocol: dict) -> pd.DataFrame:
             recipe = result["accuracy"].setting["recipe"]
             rows.append({"dataset": DATASET_NAMES[dataset],
                          "method (source)": f"this book: {RECIPE_WORDS.get(recipe, recipe)} on two CPU cores, "
-                                            + ("its own schedule" if schedule == "published" else "the protocol's seconds"),
+                                            f"{SCHEDULE_WORDS[schedule]}",
                          "trained": "whole network (SGD)", "size": OPPONENT_SIZES.get(recipe, "—"),
                          "augmentation": OPPONENT_AUGMENTATION.get(recipe, "—"),
                          "test accuracy (%)": ours_text(result["accuracy"].values, "")})
@@ -451,8 +448,7 @@ def anchor_notes(protocol: dict) -> list[str]:
                      f"CPU cores, every selection fit, the refit and the scoring counted.")
         for schedule, result in part["opponents"].items():
             recipe = RECIPE_WORDS.get(result['accuracy'].setting['recipe'])
-            lines.append(f"{recipe[0].upper() + recipe[1:]} on {DATASET_NAMES[dataset]} here "
-                         f"({'its own schedule' if schedule == 'published' else 'cut at the protocol seconds'}): "
+            lines.append(f"{recipe[0].upper() + recipe[1:]} on {DATASET_NAMES[dataset]} here ({SCHEDULE_WORDS[schedule]}): "
                          f"{result['seconds'].mean:,.0f} s of training on two CPU cores.")
     return lines
 
@@ -500,7 +496,7 @@ def planned_seeds(params: str | Path | None = None) -> list[int]:
     return list(load_protocol(None if params is None else repo_path(params))["seeds"])
 
 
-__all__ = ["DATASETS", "RECIPE_WORDS", "SOURCES", "anchor_notes", "anchor_table", "answer_ultra_wide",
+__all__ = ["DATASETS", "RECIPE_WORDS", "SCHEDULE_WORDS", "SOURCES", "anchor_notes", "anchor_table", "answer_ultra_wide",
            "fixed_records", "gains_text", "grid_view", "headline_table", "limit_memory_gb", "limits_text",
            "load_records", "log_ticks", "opponents_sentence", "opponents_view", "picks_text", "plot_ultra_wide",
            "pick_size", "planned_seeds", "protocol_runs", "protocol_sentence", "record_protocol", "spaced", "ultra_glues",

@@ -49,16 +49,26 @@ def fixed_record_path(out_dir: str | Path, dataset: str, configuration: dict, se
     return Path(out_dir) / f"{dataset}-{name}-seed{int(seed)}.json"
 
 
+#: the scaling chapter's key of the paper's map at width d, λ by exact LOO (``.format(dataset=, d=)``)
+SCALING_KEY = "{dataset}/green-elm/unit/ridge-loo/d={d}"
+
+
+def scaling_results(results_dir: str | Path = RESULTS_DIR) -> dict:
+    """The scaling chapter's results ({key: {"values": ...}}; {} when it has not been executed)."""
+    path = Path(results_dir) / "scaling.json"
+    return json.loads(path.read_text(encoding="utf-8"))["results"] if path.is_file() else {}
+
+
 def scaling_lambda(dataset: str, results_dir: str | Path = RESULTS_DIR) -> tuple[int, float]:
     """(d, λ): the scaling chapter's widest Green-ELM of ``dataset`` (unit scale, λ by exact LOO) and its
     λ, from its results; LookupError naming the file when it has none."""
-    path = Path(results_dir) / "scaling.json"
-    results = json.loads(path.read_text(encoding="utf-8"))["results"]
-    prefix = f"{dataset}/green-elm/unit/ridge-loo/d="
+    results = scaling_results(results_dir)
+    prefix = SCALING_KEY.format(dataset=dataset, d="")
     widths = sorted(int(key[len(prefix):].split("/")[0]) for key in results
                     if key.startswith(prefix) and key.endswith("/lambda"))
     if not widths:
-        raise LookupError(f"{path}: no {prefix}<d>/lambda result (execute the scaling chapter first)")
+        raise LookupError(f"{Path(results_dir) / 'scaling.json'}: no {prefix}<d>/lambda result (execute the "
+                          "scaling chapter first)")
     return widths[-1], float(np.mean(results[f"{prefix}{widths[-1]}/lambda"]["values"]))
 
 
@@ -104,9 +114,11 @@ def run_measurements(dataset: str, seed: int = 0, *, models: Sequence[str] = MOD
     if entry is None:
         raise KeyError(f"{dataset!r} has no entry in the protocol's parameters")
     declared = [c for c in entry["fixed"] if c.get("model") in models and c.get("input") == "pixels"]
-    for configuration in [c for c in declared if _read_elsewhere(dataset, c, results_dir)]:
+    scaling = scaling_results(results_dir)
+    elsewhere = [c for c in declared if _read_elsewhere(dataset, c, scaling)]
+    for configuration in elsewhere:
         log(f"{dataset}, {configuration}: the scaling chapter measures this width; read there, not here")
-    declared = [c for c in declared if not _read_elsewhere(dataset, c, results_dir)]
+    declared = [c for c in declared if c not in elsewhere]
     todo = [c for c in declared if not fixed_record_path(out_dir, dataset, c, seed).exists()]
     paths = [fixed_record_path(out_dir, dataset, c, seed) for c in declared]
     if not todo:
@@ -128,14 +140,11 @@ def run_measurements(dataset: str, seed: int = 0, *, models: Sequence[str] = MOD
     return [p for p in paths if p.exists()]
 
 
-def _read_elsewhere(dataset: str, configuration: dict, results_dir: str | Path) -> bool:
-    """Whether the scaling chapter records the paper's map of ``dataset`` at this width (one value per
-    configuration: it is read from there)."""
-    path = Path(results_dir) / "scaling.json"
-    if configuration.get("model") != "paper-map" or not path.is_file():
-        return False
-    results = json.loads(path.read_text(encoding="utf-8"))["results"]
-    return f"{dataset}/green-elm/unit/ridge-loo/d={int(configuration['n_hidden'])}/accuracy" in results
+def _read_elsewhere(dataset: str, configuration: dict, scaling: dict) -> bool:
+    """Whether the scaling chapter's results ``scaling`` hold the paper's map of ``dataset`` at this width
+    (one value per configuration: it is read from there)."""
+    return configuration.get("model") == "paper-map" and \
+        SCALING_KEY.format(dataset=dataset, d=int(configuration["n_hidden"])) + "/accuracy" in scaling
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -163,4 +172,5 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["LIMIT_JITTER", "MODELS", "fixed_record_path", "main", "measure", "run_measurements", "scaling_lambda"]
+__all__ = ["LIMIT_JITTER", "MODELS", "SCALING_KEY", "fixed_record_path", "main", "measure", "run_measurements",
+           "scaling_lambda", "scaling_results"]

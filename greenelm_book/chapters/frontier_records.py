@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Mapping
 
 import pandas as pd
 
@@ -21,6 +21,9 @@ from ..report import ours_text
 from .frontier_protocol import RUNS_DIR, VARIANTS, configuration_key, mean_sd
 
 _PROTOCOL = re.compile(r"(?P<dataset>[a-z0-9-]+?)-seed(?P<seed>\d+)\.json")
+#: the fixed measurements' records (:func:`~greenelm_book.chapters.frontier_fixed.fixed_record_path`), which the
+#: protocol's pattern would otherwise read as seeds of a dataset named "mnist-paper-map-d32000"
+_FIXED = re.compile(r"[a-z0-9-]+?-paper-map-(?:limit|d\d+)-seed\d+\.json")
 _OPPONENT = re.compile(r"(?P<dataset>[a-z0-9-]+?)-(?P<recipe>airbench94|pytorch-mnist-cnn)-"
                        r"(?P<schedule>published|protocol-seconds)-seed(?P<seed>\d+)\.json")
 #: a variant in words
@@ -33,7 +36,7 @@ def load_records(out_dir: str | Path = RUNS_DIR) -> dict:
     out: dict = {}
     for path in sorted(Path(out_dir).glob("*.json")):
         opponent, protocol = _OPPONENT.fullmatch(path.name), _PROTOCOL.fullmatch(path.name)
-        if not (opponent or protocol):
+        if _FIXED.fullmatch(path.name) or not (opponent or protocol):
             continue
         record = json.loads(path.read_text(encoding="utf-8"))
         if record.get("subset") is not None:
@@ -60,25 +63,6 @@ def candidate_text(candidate: Mapping) -> str:
     return ", ".join(parts)
 
 
-def headline_table(records: Mapping, planned_seeds: Sequence[int]) -> pd.DataFrame:
-    """One row per dataset: the seeds recorded of those planned, the test accuracy of each seed's pick
-    (mean ± sd), the picks, the whole protocol's seconds and the refit's (means), the peak memory."""
-    rows = []
-    for dataset, entry in records.items():
-        runs = [entry["protocol"][s] for s in sorted(entry["protocol"])]
-        if not runs:
-            continue
-        picks = sorted({candidate_text(r["pick"]) for r in runs})
-        rows.append({"dataset": dataset,
-                     "seeds": f"{len(runs)} of {len(planned_seeds)}",
-                     "test accuracy of the pick (%)": ours_text([r["test_accuracy"] for r in runs], ""),
-                     "pick": "; ".join(picks),
-                     "whole protocol (s)": f"{mean_sd([r['seconds']['total'] for r in runs])['mean']:,.0f}",
-                     "of it the refit (s)": f"{mean_sd([r['seconds']['refit'] for r in runs])['mean']:,.0f}",
-                     "peak memory (GB)": f"{max(r['peak_memory_gb'] for r in runs):.1f}"})
-    return pd.DataFrame(rows)
-
-
 def grid_table(records: Mapping, dataset: str) -> pd.DataFrame:
     """The grid of ``dataset``, one row per candidate in the grid's order: its validation accuracy over
     the recorded seeds (mean ± sd), its selection fit's seconds (mean), how many seeds picked it."""
@@ -95,23 +79,6 @@ def grid_table(records: Mapping, dataset: str) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def opponents_table(records: Mapping) -> pd.DataFrame:
-    """One row per dataset and schedule: the SGD opponent's test accuracy (mean ± sd over seeds), its
-    training seconds and the epochs it ran (means)."""
-    rows = []
-    for dataset, entry in records.items():
-        for schedule in ("published", "protocol-seconds"):
-            runs = [r for (s, _), r in sorted(entry["opponents"].items()) if s == schedule]
-            if not runs:
-                continue
-            rows.append({"dataset": dataset, "opponent": runs[0]["configuration"]["model"],
-                         "schedule": "its own" if schedule == "published" else "the protocol's seconds",
-                         "test accuracy (%)": ours_text([r["accuracy"] for r in runs], ""),
-                         "training (s)": f"{mean_sd([r['seconds'] for r in runs])['mean']:,.0f}",
-                         "epochs run": f"{mean_sd([r['epochs_run'] for r in runs])['mean']:.1f}"})
-    return pd.DataFrame(rows)
-
-
 def variant_gains(records: Mapping, dataset: str, base: str = "readout") -> dict:
     """{variant: the book's gain verdict of that variant over ``base``} on the per-seed best validation
     accuracies of each variant (:func:`greenelm_book.judging.verdicts.gain_over`; never a test score)."""
@@ -124,5 +91,4 @@ def variant_gains(records: Mapping, dataset: str, base: str = "readout") -> dict
             for variant in VARIANTS if variant != base}
 
 
-__all__ = ["VARIANT_WORDS", "candidate_text", "grid_table", "headline_table", "load_records", "opponents_table",
-           "variant_gains"]
+__all__ = ["VARIANT_WORDS", "candidate_text", "grid_table", "load_records", "variant_gains"]

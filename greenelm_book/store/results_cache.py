@@ -93,7 +93,8 @@ from greenelm.data import cache_dir as data_cache_dir
 from .._former_names import former_label
 from .codekey import code_fingerprint
 
-__all__ = ["CacheWarning", "NotStored", "RECORD_ENTRY_MAX_BYTES", "STORED_ONLY_ENV", "RECORD_TOTAL_MAX_BYTES", "cache_dir",
+__all__ = ["CacheWarning", "NotStored", "RECORD_ENTRY_MAX_BYTES", "STORED_ONLY_ENV",
+           "refuse_when_stored_only", "RECORD_TOTAL_MAX_BYTES", "cache_dir",
            "explain_change", "memoize", "prune_record", "record_dir", "record_entries",
            "update_record_index"]
 
@@ -127,6 +128,13 @@ _MASKED_DTYPES = {"Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32"
 class NotStored(RuntimeError):
     """A computation that neither the local cache nor the cache of record holds, asked for while
     :data:`STORED_ONLY_ENV` forbids computing."""
+
+
+def refuse_when_stored_only(missing: str, doing: str = "computing it") -> None:
+    """Raise :class:`NotStored` (``missing``, then why) when :data:`STORED_ONLY_ENV` forbids computing:
+    the one check of every store a chapter computes through (this cache, the backbones' feature cache)."""
+    if os.environ.get(STORED_ONLY_ENV) == "1":
+        raise NotStored(f"{missing}; {STORED_ONLY_ENV}=1 (the runner's --stored-only) forbids {doing}: run without it")
 
 
 class CacheWarning(UserWarning):
@@ -776,9 +784,7 @@ def memoize(name: str, params: dict, compute, refresh: bool = False):
         _log_event("computing", name=name, entry=entry, changed=changed)       # the runner shows it now
     elif changed:
         _log.warning("recomputing %s", changed)
-    if os.environ.get(STORED_ONLY_ENV) == "1":
-        raise NotStored(f"{name} ({entry}) is not stored{': ' + changed if changed else ''}; "
-                        f"{STORED_ONLY_ENV}=1 (the runner's --stored-only) forbids computing it: run without it")
+    refuse_when_stored_only(f"{name} ({entry}) is not stored{': ' + changed if changed else ''}")
     start = time.perf_counter()
     result = compute()
     seconds = time.perf_counter() - start

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..paper import (CLAIMS, DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
                     TABLE_IV, TABLE_VI)
-from ..report import by_sign, thousands
+from ..report import by_sign, spread_text, thousands
 from ..store.results import Result, load_all
 from ..store.shown import glued_value
 
@@ -281,8 +281,7 @@ def protocol_text(store: Store) -> str:
         found = store.results.get(f"{dataset}/frontier-protocol/test-accuracy")
         if found is None:
             continue
-        spread = f" ± {statistics.stdev(found.values):.2f}" if found.n > 1 else ""
-        parts.append(f"{found.mean:.2f}{spread} % on {DATASET_NAMES[dataset]} ({found.n} of "
+        parts.append(f"{spread_text(found)} % on {DATASET_NAMES[dataset]} ({found.n} of "
                      f"{len(found.setting['planned_seeds'])} planned seeds)")
     return "; ".join(parts) if parts else "no seed recorded yet"
 
@@ -294,7 +293,6 @@ def frontier_findings(store: Store) -> dict:
     for name, dataset in PROTOCOL_DATASETS:
         found = store.results.get(f"{dataset}/frontier-protocol/test-accuracy")
         out[f"protocol_{name}"] = None if found is None else found.mean
-        out[f"protocol_{name}_n"] = 0 if found is None else found.n
     cnn = store.get("cifar10/sgd-cnn/accuracy")
     out.update(cnn_acc=cnn.mean, cnn_s=store.get("cifar10/sgd-cnn/train-seconds").mean)
     head, _ = store.at_width("cifar10/green-elm/efficientnet-lite0/cholesky/d={d}/accuracy", HEAD_WIDTH)
