@@ -25,8 +25,11 @@ BATCHES = (slice(0, 100), slice(100, 200), slice(200, 240))
 
 
 def torch_or_skip(device):
+    """Skip without torch, and on "cuda" where torch sees no GPU."""
     if device is not None:
-        pytest.importorskip("torch")
+        torch = pytest.importorskip("torch")
+        if device == "cuda" and not torch.cuda.is_available():
+            pytest.skip("torch sees no GPU")
 
 
 def data(seed: int = 0):
@@ -76,7 +79,7 @@ def streamed(make, X, y, read_between: bool):
 READS = ("decision_function", "predict", "coef_", "score", "pickle")
 
 
-@pytest.mark.parametrize("device", [None, "cpu"], ids=["numpy", "torch-cpu"])
+@pytest.mark.parametrize("device", [None, "cpu", "cuda"], ids=["numpy", "torch-cpu", "cuda"])
 @pytest.mark.parametrize("method", ["normal", "rls"])
 def test_the_first_read_from_many_threads_at_once_gives_fit_s_model(method, device):
     torch_or_skip(device)
@@ -135,7 +138,7 @@ def test_a_regressor_s_first_read_from_many_threads(method):
         assert close(model.predict(X), expected)
 
 
-@pytest.mark.parametrize("device", [None, "cpu"], ids=["numpy", "torch-cpu"])
+@pytest.mark.parametrize("device", [None, "cpu", "cuda"], ids=["numpy", "torch-cpu", "cuda"])
 @pytest.mark.parametrize("method", ["normal", "rls"])
 def test_reads_interleaved_with_partial_fit_see_a_whole_model(method, device):
     """One thread streams six batches; readers read all the while.  Each read equals the model fit
