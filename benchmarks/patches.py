@@ -265,14 +265,19 @@ def main(argv=None) -> None:
     write_report(report, args.out, markdown)
 
 
-def add_patch_arguments(parser: argparse.ArgumentParser, n_patches: int, subset: int | None) -> None:
+def add_patch_arguments(parser: argparse.ArgumentParser, n_patches: int, subset: int | None,
+                        validation: int | None = None) -> None:
     """The options of a benchmark on the frontier chapter's standardised patch features: ``--n-patches``,
-    ``--pool`` (3), ``--seed`` (0) and ``--subset`` (training and test images; None: all), with the
-    given defaults."""
+    ``--pool`` (3), ``--seed`` (0) and ``--subset`` (the first images; None: all), with the given
+    defaults; with ``validation``, ``--validation``: the validation rows held out of those training
+    images (the benchmark scores them, never the test images)."""
     parser.add_argument("--n-patches", type=int, default=n_patches)
     parser.add_argument("--pool", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--subset", type=int, default=subset)
+    if validation is not None:
+        parser.add_argument("--validation", type=int, default=validation,
+                            help="validation rows held out of the training images (the rest are fitted)")
 
 
 #: the line a report that scores variants on the test images carries under its command (issue 49:
@@ -280,6 +285,11 @@ def add_patch_arguments(parser: argparse.ArgumentParser, n_patches: int, subset:
 TEST_IMAGES_NOTE = ("**Exploration, not a result:** the test accuracies here score a configuration among variants "
                     "compared on the test images, so no page may quote them (`benchmarks/reports/README.md`); "
                     "a re-run on validation rows replaces them.")
+
+#: the line a report that compares variants on validation rows carries under its command
+VALIDATION_NOTE = ("**Validation rows only:** the variants are fitted on rows of the training images and scored on "
+                   "other training rows held out; the test images are never read, so these accuracies choose "
+                   "nothing the frontier reports (its protocol makes its own choices, `book/frontier_protocol/`).")
 
 
 def provenance(module: str, argv=None) -> dict:

@@ -5,14 +5,16 @@ and its four one-pixel shifts (five rows per image folded into the same d × d s
 
 Run from the repository root, alone on the machine::
 
-    OMP_WAIT_POLICY=PASSIVE python -m benchmarks.shift_rows                 # MNIST, 20,000 images, d = 8,000
-                                                                             # writes benchmarks/reports/shift_rows.{json,md}
-    python -m benchmarks.shift_rows --subset 300 --widths 50 --n-patches 4 --out /tmp/quick
+    OMP_WAIT_POLICY=PASSIVE python -m benchmarks.shift_rows                 # MNIST, 20,000 fit and 10,000
+                                                                             # validation rows, d = 8,000; writes
+                                                                             # benchmarks/reports/shift_rows.{json,md}
+    python -m benchmarks.shift_rows --subset 300 --validation 100 --widths 50 --n-patches 4 --out /tmp/quick
 
 ``benchmarks/shift_kernel`` averages the shifts into the stacked limit's kernel, at V² = 25 kernel
 products for N rows; here they enter the finite map as 5·N rows of its Gram, whose cost grows with
-the rows, not their square. Both the fits see the same features, weights and λ grid; the test images
-are scored as they are (no shifts at test time).
+the rows, not their square. Both the fits see the same features, weights and λ grid; the validation
+rows (held out of the first ``--subset`` training images, ``held_out_patch_views``) are scored as they
+are (no shifts when scoring); the test images are never read.
 """
 
 from __future__ import annotations
@@ -23,30 +25,32 @@ import time
 
 import numpy as np
 
-from .patches import TEST_IMAGES_NOTE, add_patch_arguments, provenance, write_report
+from .patches import VALIDATION_NOTE, add_patch_arguments, provenance, write_report
 
 
-def measure(n_patches: int, pool: int, seed: int, subset: int, widths) -> dict:
-    """The standardised patch features of ``subset`` MNIST training images and their four one-pixel
-    shifts (and of the test images), then :func:`~greenelm_book.chapters.frontier_features.stacked_readout` at each of
-    ``widths`` on the images alone and on the images with their shifts as extra rows."""
-    from greenelm_book.chapters.frontier_features import stacked_readout, standardised_patch_views
+def measure(n_patches: int, pool: int, seed: int, subset: int, n_validation: int, widths) -> dict:
+    """The standardised patch features of the first ``subset`` MNIST training images and their four
+    one-pixel shifts, ``n_validation`` of them held out (seed ``seed``), then
+    :func:`~greenelm_book.chapters.frontier_features.stacked_readout` at each of ``widths``, fitted on
+    the fit rows alone and on the fit rows with their shifts as extra rows, scored on the validation rows."""
+    from greenelm_book.chapters.frontier_features import held_out_patch_views, stacked_readout
 
     start = time.perf_counter()
-    features = standardised_patch_views("mnist", n_patches, seed, subset=subset, pool=pool, views=("shift",))
+    features = held_out_patch_views("mnist", n_patches, seed, subset=subset, n_validation=n_validation, pool=pool,
+                                    views=("shift",))
     feature_seconds = time.perf_counter() - start
-    y_train, n_views = features["y_train"], len(features["X_train"])
-    stacked = np.concatenate(features.pop("X_train"))      # the images' rows first, then each shift's
+    y_train, n_views = features["y_fit"], len(features["X_fit"])
+    stacked = np.concatenate(features.pop("X_fit"))        # the images' rows first, then each shift's
     rows = {"images": {"X_train": stacked[:len(y_train)], "y_train": y_train},
             "images and shifts": {"X_train": stacked, "y_train": np.tile(y_train, n_views)}}
     runs = []
     for width in widths:
         for name, train in rows.items():
-            run = stacked_readout(train | {"X_test": features["X_test"][0], "y_test": features["y_test"]},
-                                  int(width), seed)
+            scored = {"X_test": features["X_validation"][0], "y_test": features["y_validation"]}  # stacked_readout's
+            run = stacked_readout(train | scored, int(width), seed)
             runs.append({"rows": name, "n_rows": len(train["y_train"])} | run)
-    return {"n_patches": n_patches, "pool": pool, "seed": seed, "subset": subset, "n_train": len(y_train),
-            "n_test": len(features["y_test"]), "n_features": int(features["n_features"]),
+    return {"n_patches": n_patches, "pool": pool, "seed": seed, "subset": subset, "n_fit": len(y_train),
+            "n_validation": len(features["y_validation"]), "scored": "validation", "n_features": int(features["n_features"]),
             "feature_seconds": feature_seconds, "runs": runs}
 
 
@@ -55,13 +59,14 @@ def markdown(report: dict) -> str:
 
     m = report["measure"]
     lines = ["# One-pixel shifts as extra rows of the stacked map", "",
-             f"{report['machine']}, {report['date']}; `{report['command']}`.", "", TEST_IMAGES_NOTE, "",
-             f"MNIST, the first {m['n_train']:,} training and {m['n_test']:,} test images, K = {m['n_patches']} "
+             f"{report['machine']}, {report['date']}; `{report['command']}`.", "", VALIDATION_NOTE, "",
+             f"MNIST, the first {m['subset']:,} training images: {m['n_fit']:,} fit rows and {m['n_validation']:,} "
+             f"validation rows (seed {m['seed']}), K = {m['n_patches']} "
              f"pooled {m['pool']} × {m['pool']} ({m['n_features']:,} inputs), seed {m['seed']}; features of the "
              f"images and their four one-pixel shifts in {m['feature_seconds']:.0f} s. The stacked map (He-scaled "
              "random ReLU layer of width d, λ by exact GCV over 10⁻²…10⁴), fitted on the images alone or on the "
              "images and their shifts (5 rows per image); fit seconds exclude the patch features.", "",
-             "| d | training rows | rows | test accuracy (%) | λ (GCV) | fit (s) |",
+             "| d | training rows | rows | validation accuracy (%) | λ (GCV) | fit (s) |",
              "| ---: | --- | ---: | ---: | ---: | ---: |"]
     for run in m["runs"]:
         lines.append(f"| {run['n_hidden']:,} | {run['rows']} | {run['n_rows']:,} | {run['accuracy']:.2f} | "
@@ -77,7 +82,7 @@ def markdown(report: dict) -> str:
         gap = shifted["accuracy"] - alone["accuracy"]
         share = errors_removed(shifted["accuracy"], alone["accuracy"])
         errors = "" if share is None else f", {abs(share) * 100:.0f} % {'fewer' if gap >= 0 else 'more'} errors"
-        lines.append(f"At d = {width:,} the shifts as rows move the test accuracy from {alone['accuracy']:.2f} % to "
+        lines.append(f"At d = {width:,} the shifts as rows move the validation accuracy from {alone['accuracy']:.2f} % to "
                      f"{shifted['accuracy']:.2f} % ({gap:+.2f} points{errors}) for "
                      f"{shifted['fit_seconds'] / alone['fit_seconds']:.1f}× the fit's seconds.")
     lines.append("")
@@ -86,12 +91,12 @@ def markdown(report: dict) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    add_patch_arguments(parser, n_patches=256, subset=20000)
+    add_patch_arguments(parser, n_patches=256, subset=30000, validation=10000)
     parser.add_argument("--widths", type=int, nargs="+", default=[8000])
     parser.add_argument("--out", default="benchmarks/reports/shift_rows")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    run = measure(args.n_patches, args.pool, args.seed, args.subset, args.widths)
+    run = measure(args.n_patches, args.pool, args.seed, args.subset, args.validation, args.widths)
     write_report(provenance("benchmarks.shift_rows", argv) | {"measure": run}, args.out, markdown)
 
 

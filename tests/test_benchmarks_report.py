@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from benchmarks import run
-from benchmarks.patches import TEST_IMAGES_NOTE
+from benchmarks.patches import VALIDATION_NOTE
 
 
 def _entry(result, ok=True):
@@ -141,9 +141,9 @@ def test_gpu_dry_run_writes_its_report_at_the_dry_run_shapes_and_leaves_the_full
 
 
 def test_held_out_limit_reports_the_chapter_s_computation_and_each_part(tmp_path):
-    """benchmarks.held_out_limit: the chapter's held-out limit (same rows, same choice, same test
-    accuracy), one held-out value per jitter, and the parts' times adding up to no more than the
-    one wall clock."""
+    """benchmarks.held_out_limit: the chapter's held-out limit (same rows, same choice), one held-out
+    value per jitter, the parts' times adding up to no more than the one wall clock, and no test
+    label read (none reaches the report)."""
     from benchmarks import held_out_limit
     from greenelm_book.chapters.frontier_exploration import held_out_limit_point
 
@@ -157,12 +157,13 @@ def test_held_out_limit_reports_the_chapter_s_computation_and_each_part(tmp_path
     assert len(curve) == 3 and run_["jitter"] == max(zip(curve, run_["jitters"]))[1]
     parts = run_["seconds"]
     assert sum(parts[k] for k in ("features", "kernel", "validation", "fit", "test")) <= parts["total"]
-    assert 0 <= run_["accuracy"] <= 100 and run_["peak_memory_gb"] > 0
-    chapter = held_out_limit_point("cifar10", 4, 0, 300, 3, ("flip",), [1e-6, 1e-2, 10.0], 150, 60)
-    assert (chapter["validation"], chapter["jitter"], chapter["accuracy"]) == (curve, run_["jitter"], run_["accuracy"])
+    assert "accuracy" not in run_ and run_["peak_memory_gb"] > 0
+    chapter = held_out_limit_point("cifar10", 4, 0, 300, 3, ("flip",), [1e-6, 1e-2, 10.0], 150, 60,
+                                   read_test_labels=False)
+    assert (chapter["validation"], chapter["jitter"], chapter["accuracy"]) == (curve, run_["jitter"], None)
     text = (tmp_path / "limit.md").read_text()
     assert "| one computation (this run) |" in text and f"chosen {run_['jitter']:g}" in text
-    assert TEST_IMAGES_NOTE in text                          # exploration on the test images, said so
+    assert held_out_limit.NO_TEST_LABELS_NOTE in text and "test accuracy (%)" not in text
 
 
 def test_arccos_kernel_times_both_transforms_of_one_block_and_reports_their_ratios(tmp_path):
@@ -183,24 +184,25 @@ def test_arccos_kernel_times_both_transforms_of_one_block_and_reports_their_rati
 
 def test_shift_rows_pairs_each_shift_with_its_label_and_reports_each_fit():
     """benchmarks.shift_rows: the shifted rows are the features of the four shifts, each with its image's
-    label (the fit equals stacked_readout on those rows built here), and the report's sentence follows
-    the sign of the change."""
+    label (the fit equals stacked_readout on those rows built here), the scored rows are validation
+    rows of the training images, and the report's sentence follows the sign of the change."""
     from benchmarks import shift_rows
-    from greenelm_book.chapters.frontier_features import stacked_readout, standardised_patch_views
+    from greenelm_book.chapters.frontier_features import held_out_patch_views, stacked_readout
 
-    m = shift_rows.measure(4, 3, 0, 150, [30])
+    m = shift_rows.measure(4, 3, 0, 200, 50, [30])
     assert [(run["rows"], run["n_rows"]) for run in m["runs"]] == [("images", 150), ("images and shifts", 750)]
-    features = standardised_patch_views("mnist", 4, 0, subset=150, pool=3, views=("shift",))
-    rows = {"X_train": np.vstack(features["X_train"]), "y_train": np.concatenate([features["y_train"]] * 5),
-            "X_test": features["X_test"][0], "y_test": features["y_test"]}
+    assert (m["n_fit"], m["n_validation"], m["scored"]) == (150, 50, "validation")
+    features = held_out_patch_views("mnist", 4, 0, subset=200, n_validation=50, pool=3, views=("shift",))
+    rows = {"X_train": np.vstack(features["X_fit"]), "y_train": np.concatenate([features["y_fit"]] * 5),
+            "X_test": features["X_validation"][0], "y_test": features["y_validation"]}
     assert stacked_readout(rows, 30, 0)["accuracy"] == m["runs"][1]["accuracy"]
     report = {"machine": "m", "date": "d", "command": "c", "measure": m | {"runs": [
         {"rows": "images", "n_rows": 10, "n_hidden": 8000, "accuracy": 99.0, "alpha": 1.0, "fit_seconds": 10.0},
         {"rows": "images and shifts", "n_rows": 50, "n_hidden": 8000, "accuracy": 99.2, "alpha": 0.1,
          "fit_seconds": 40.0}]}}
-    assert ("At d = 8,000 the shifts as rows move the test accuracy from 99.00 % to 99.20 % (+0.20 points, 20 % "
-            "fewer errors) for 4.0× the fit's seconds.") in shift_rows.markdown(report)
-    assert TEST_IMAGES_NOTE in shift_rows.markdown(report)
+    assert ("At d = 8,000 the shifts as rows move the validation accuracy from 99.00 % to 99.20 % (+0.20 points, "
+            "20 % fewer errors) for 4.0× the fit's seconds.") in shift_rows.markdown(report)
+    assert VALIDATION_NOTE in shift_rows.markdown(report)
 
 
 def test_shift_kernel_terms_and_report(tmp_path):
@@ -223,9 +225,9 @@ def test_shift_kernel_terms_and_report(tmp_path):
         kernel = shift_kernel.kernel_of(name, views, views)
         np.testing.assert_allclose(kernel, kernel.T, rtol=1e-6, atol=1e-9)
     assert [len(shift_kernel._products(name)) for name in shift_kernel.KERNELS] == [1, 25, 9, 5, 1, 1]
-    assert shift_kernel._products("test-shifts", test=True) == [(a, 0, 0.2) for a in range(5)]
-    # test-time shifts: the test rows' kernel is the mean of their five views' kernels
-    np.testing.assert_allclose(shift_kernel.kernel_of("test-shifts", views, views[:1] * 5, test=True),
+    assert shift_kernel._products("test-shifts", scored=True) == [(a, 0, 0.2) for a in range(5)]
+    # shifts when scoring: the scored rows' kernel is the mean of their five views' kernels
+    np.testing.assert_allclose(shift_kernel.kernel_of("test-shifts", views, views[:1] * 5, scored=True),
                                np.mean([arccos_kernel(v, views[0], weight_scale="he", dtype="float32")
                                         for v in views], axis=0), rtol=1e-5, atol=1e-8)
     # the self-kernel is the arc-cosine kernel's diagonal; the second layer's limit matches a wide
@@ -241,26 +243,27 @@ def test_shift_kernel_terms_and_report(tmp_path):
     np.testing.assert_allclose(H2 @ H2.T / width, second, rtol=0.1)
     assert not np.allclose(second, first, rtol=0.1)            # the second layer is another kernel
 
-    shift_kernel.main(["--subset", "120", "--n-patches", "4", "--jitters", "1e-3", "1e-1",
+    shift_kernel.main(["--subset", "160", "--validation", "40", "--n-patches", "4", "--jitters", "1e-3", "1e-1",
                        "--out", str(tmp_path / "shift")])
     report = json.loads((tmp_path / "shift.json").read_text())["measure"]
     assert [run_["kernel"] for run_ in report["runs"]] == list(shift_kernel.KERNELS)
-    assert all(len(run_["accuracy"]) == 2 for run_ in report["runs"]) and report["n_train"] == 120
+    assert all(len(run_["accuracy"]) == 2 for run_ in report["runs"])
+    assert (report["n_fit"], report["n_validation"], report["scored"]) == (120, 40, "validation")
     text = (tmp_path / "shift.md").read_text()
     assert text.count("\n| ") == 2 + len(shift_kernel.KERNELS) and "| average | 25 / 25 |" in text
     assert "| test-shifts | 1 / 5 |" in text and "The second layer's limit moves" in text
-    assert TEST_IMAGES_NOTE in text
+    assert VALIDATION_NOTE in text and "test accuracy" not in text
     runs = {run_["kernel"]: run_ for run_ in report["runs"]}
     errors = [100 - max(a for a in runs[name]["accuracy"] if a is not None) for name in ("identity", "average")]
-    assert f"the test error goes from {errors[0]:.2f} % to {errors[1]:.2f} %" in text
+    assert f"the validation error goes from {errors[0]:.2f} % to {errors[1]:.2f} %" in text
 
     assert shift_kernel._fewer_errors(99.0, 98.0) == " (50 % fewer errors than the identity kernel)."
     assert shift_kernel._fewer_errors(97.0, 98.0) == " (50 % more errors than the identity kernel)."
     assert shift_kernel._fewer_errors(98.0, 98.0).startswith(" (as many errors")
     assert shift_kernel._fewer_errors(100.0, 100.0) == "."
 
-    shift_kernel.main(["--subset", "120", "--n-patches", "4", "--jitters", "1e-3", "--kernels", "identity",
-                       "symmetrised", "--no-eigenvalue", "--out", str(tmp_path / "quick")])
+    shift_kernel.main(["--subset", "120", "--validation", "40", "--n-patches", "4", "--jitters", "1e-3",
+                       "--kernels", "identity", "symmetrised", "--no-eigenvalue", "--out", str(tmp_path / "quick")])
     assert all(run_["smallest_eigenvalue"] is None
                for run_ in json.loads((tmp_path / "quick.json").read_text())["measure"]["runs"])
     assert "| identity | 1 / 1 |" in (tmp_path / "quick.md").read_text()
@@ -286,3 +289,39 @@ def test_the_kernel_floor_report_renders_each_block_against_the_floor(tmp_path):
     assert fit["block"] == 64 and set(fit["over_floor"]) == {"kernel", "factorisation", "test_kernel"}
     assert fit["fit"] >= fit["kernel"] > 0
     assert "| 64 |" in (tmp_path / "kf.md").read_text()
+
+
+def test_the_exploration_benchmarks_never_read_the_test_labels(monkeypatch):
+    """benchmarks.shift_kernel, shift_rows and held_out_limit compare variants: the first two score
+    validation rows held out of the training images, the third scores the test images (their kernel
+    is part of its cost) and reports no accuracy. The loader hands out -1 for every test label, a
+    class no image has: an accuracy computed from them would be exactly 0."""
+    import greenelm
+    from benchmarks import held_out_limit, shift_kernel, shift_rows
+
+    real = greenelm.load_dataset
+    loaded = []
+
+    def without_test_labels(*args, **kwargs):
+        loaded.append(args)
+        return _WithoutTestLabels(real(*args, **kwargs))
+
+    monkeypatch.setattr(greenelm, "load_dataset", without_test_labels)
+    kernel = shift_kernel.measure(4, 3, 0, 150, 50, [1e-2], kernels=("identity",), eigenvalue=False)
+    rows = shift_rows.measure(4, 3, 0, 150, 50, [20])
+    limit = held_out_limit.measure("cifar10", 4, 3, 0, 120, ("flip",), [1e-2, 1.0], 60, 30)
+    assert len(loaded) == 3, "a benchmark loaded its images past the loader"
+    assert kernel["n_validation"] == rows["n_validation"] == 50
+    assert min(kernel["runs"][0]["accuracy"] + [run_["accuracy"] for run_ in rows["runs"]]) > 0
+    assert "accuracy" not in limit
+
+
+class _WithoutTestLabels:
+    """A loaded dataset whose test labels are all -1; everything else as loaded."""
+
+    def __init__(self, data):
+        self._data = data
+        self.y_test = np.full(len(data.y_test), -1)
+
+    def __getattr__(self, name):
+        return getattr(self._data, name)

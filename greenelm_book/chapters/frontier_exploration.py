@@ -546,7 +546,7 @@ def stacked_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: i
 
 
 def held_out_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: int, views, jitters,
-                         n_fit: int, n_validation: int) -> dict:
+                         n_fit: int, n_validation: int, read_test_labels: bool = True) -> dict:
     """The stacked limit with its ridge μ chosen on held-out training rows, in one computation: the
     standardised patch features of (``dataset``, ``n_patches``, ``seed``, ``subset``, ``pool``) and of
     each image's augmented copies ``views`` (e.g. ``("flip",)``; ``()``: the images alone,
@@ -556,6 +556,9 @@ def held_out_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: 
     :func:`~greenelm_book.chapters.frontier_features.held_out_split`; the test rows are never read for the choice), then
     the best jitter's ridge on all training rows, in place
     (``greenelm.kernels.held_out_kernel_ridge_predict``).
+
+    ``read_test_labels=False`` (a benchmark of its parts' seconds) scores the test images without
+    reading their labels: "accuracy" is then None.
 
     Returns {"accuracy" (%), "mu", "jitter", "jitters", "validation" (% per jitter, None where the
     block did not factorise), "n_fit", "n_validation", "n_train", "seconds" ({"features", "kernel",
@@ -577,7 +580,8 @@ def held_out_limit_point(dataset: str, n_patches: int, seed: int, subset, pool: 
                                                  features.pop("X_test"), jitters, fit_rows, validation_rows,
                                                  weight_scale="he")
     seconds = {"features": float(features["seconds"]), **info["seconds"]}
-    return {"accuracy": 100 * float(np.mean(scores.argmax(1) == features["y_test"])), "mu": float(info["mu"]),
+    accuracy = 100 * float(np.mean(scores.argmax(1) == features["y_test"])) if read_test_labels else None
+    return {"accuracy": accuracy, "mu": float(info["mu"]),
             "jitter": float(info["jitter"]), "jitters": [float(j) for j in info["jitters"]],
             "validation": [None if value is None else 100 * value for value in info["validation"]],
             "n_fit": n_fit, "n_validation": n_validation, "n_train": len(y_train), "seconds": seconds,

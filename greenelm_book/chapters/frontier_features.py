@@ -593,6 +593,29 @@ def standardised_patch_views(dataset: str, n_patches: int, seed: int, subset: in
                                            for how in views for i in range(4 if how == "shift" else 1))}
 
 
+def held_out_patch_views(dataset: str, n_patches: int, seed: int, *, subset: int | None, n_validation: int,
+                         pool: int = 2, views=()) -> dict:
+    """The training images only, for a benchmark that compares variants: :func:`patch_views` of the
+    first ``subset`` training images (None: all) and of their copies ``views``, split into
+    ``n_validation`` validation rows and fit rows (the rest) by seed ``seed``'s
+    ``greenelm.kernel_limit.held_out_rows`` (the split of the library's held-out choices). The test
+    images are neither mapped nor scored. The features are standardised by the statistics of all the
+    ``subset`` images (no labels enter them).
+
+    Returns {"X_fit": [(n_fit, F) float32 per view], "y_fit", "X_validation": [(n_validation, F)
+    float32 per view], "y_validation", "seconds", "n_features", "views"}.
+    """
+    from greenelm.kernel_limit import held_out_rows
+
+    features = patch_views(dataset, n_patches, seed, subset=subset, pool=pool, views=views, test=False)
+    fit_rows, validation_rows = held_out_rows(len(features["y_train"]), None,
+                                              check_positive_int("n_validation", n_validation), seed)
+    every_view, y = features.pop("X_train"), np.asarray(features["y_train"])
+    return {"X_fit": [view[fit_rows] for view in every_view], "y_fit": y[fit_rows],
+            "X_validation": [view[validation_rows] for view in every_view], "y_validation": y[validation_rows],
+            "seconds": features["seconds"], "n_features": features["n_features"], "views": features["views"]}
+
+
 def patch_views(dataset: str, n_patches: int, seed: int, *, patch_size: int | None = None, subset: int | None = None,
                 pool: int = 2, views=(), dictionary: str = "sampled", chunk_images: int = 8,
                 threshold: float | None = None, whiten_eps: float | None = None, test: bool = True) -> dict:
