@@ -140,27 +140,30 @@ def test_gpu_dry_run_writes_its_report_at_the_dry_run_shapes_and_leaves_the_full
     assert full.stream_width == 4000 and full.n_train == 60_000
 
 
-def test_held_out_limit_reports_the_chapter_s_computation_and_each_part(tmp_path):
-    """benchmarks.held_out_limit: the chapter's held-out limit (same rows, same choice), one held-out
-    value per jitter, the parts' times adding up to no more than the one wall clock, and no test
-    label read (none reaches the report)."""
+def test_held_out_limit_reports_each_part_of_the_one_computation_and_no_test_accuracy(tmp_path):
+    """benchmarks.held_out_limit: the held-out curve and the chosen jitter of the library's
+    held_out_kernel_ridge_predict on the same views and rows, the parts' times adding up to no more
+    than the one wall clock, and no test accuracy anywhere in the report."""
     from benchmarks import held_out_limit
-    from greenelm_book.chapters.frontier_exploration import held_out_limit_point
+    from greenelm.kernels import held_out_kernel_ridge_predict
+    from greenelm_book.chapters.frontier_features import held_out_split, standardised_patch_views
 
     held_out_limit.main(["--subset", "300", "--n-patches", "4", "--held-out", "150", "60",
                          "--jitters", "1e-6", "1e-2", "10", "--out", str(tmp_path / "limit")])
     report = json.loads((tmp_path / "limit.json").read_text())
     run_ = report["run"]
-    assert report["reference"] is None                       # a subset has no stored counterpart
+    assert report["reference"] is None
     assert (run_["views"], run_["n_train"], run_["n_fit"], run_["n_validation"]) == (["identity", "flip"], 300, 150, 60)
     curve = run_["validation_accuracy"]
     assert len(curve) == 3 and run_["jitter"] == max(zip(curve, run_["jitters"]))[1]
     parts = run_["seconds"]
     assert sum(parts[k] for k in ("features", "kernel", "validation", "fit", "test")) <= parts["total"]
     assert "accuracy" not in run_ and run_["peak_memory_gb"] > 0
-    chapter = held_out_limit_point("cifar10", 4, 0, 300, 3, ("flip",), [1e-6, 1e-2, 10.0], 150, 60,
-                                   read_test_labels=False)
-    assert (chapter["validation"], chapter["jitter"], chapter["accuracy"]) == (curve, run_["jitter"], None)
+    features = standardised_patch_views("cifar10", 4, 0, subset=300, pool=3, views=("flip",))
+    fit, validation = held_out_split(300, 150, 60, 0)
+    _, info = held_out_kernel_ridge_predict(features["X_train"], np.eye(10)[features["y_train"]], features["X_test"],
+                                            [1e-6, 1e-2, 10.0], fit, validation, weight_scale="he")
+    assert [100 * v for v in info["validation"]] == curve and info["jitter"] == run_["jitter"]
     text = (tmp_path / "limit.md").read_text()
     assert "| one computation (this run) |" in text and f"chosen {run_['jitter']:g}" in text
     assert held_out_limit.NO_TEST_LABELS_NOTE in text and "test accuracy (%)" not in text

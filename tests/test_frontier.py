@@ -207,3 +207,41 @@ def test_patch_views_are_the_patch_features_of_each_copy_standardised_as_the_ima
     np.testing.assert_allclose(views["X_train"][0], standardised, atol=2e-5)
     with pytest.raises(ValueError, match="view"):
         standardised_patch_views("mnist", 4, seed=0, subset=120, views=("rotate",))
+
+
+def test_patch_views_equal_the_frozen_copy_at_the_datasets_own_patch_size():
+    from greenelm_book.chapters.frontier_features import patch_views, standardised_patch_views
+
+    frozen = standardised_patch_views("mnist", 4, 0, subset=60, pool=3, views=("shift",))
+    general = patch_views("mnist", 4, 0, subset=60, pool=3, views=("shift",))
+    assert general["patch_size"] == 5 and general["views"] == frozen["views"]
+    for part in ("X_train", "X_test"):
+        for a, b in zip(frozen[part], general[part], strict=True):
+            np.testing.assert_array_equal(a, b)
+    wider = patch_views("mnist", 4, 0, patch_size=9, subset=60, pool=3)
+    assert wider["patch_size"] == 9 and wider["X_train"][0].shape == frozen["X_train"][0].shape
+    assert not np.array_equal(wider["X_train"][0], frozen["X_train"][0])
+    with pytest.raises(ValueError, match="patch_size"):
+        patch_views("mnist", 4, 0, patch_size=0, subset=60, pool=3)
+
+
+def test_patch_views_take_the_maps_threshold_and_whitening():
+    from greenelm import RandomPatchFeatures
+    from greenelm_book.chapters.frontier_features import patch_views
+
+    own = RandomPatchFeatures((28, 28, 1))
+    default = patch_views("mnist", 4, 0, subset=60, pool=3)
+    explicit = patch_views("mnist", 4, 0, subset=60, pool=3, threshold=own.threshold, whiten_eps=own.whiten_eps)
+    assert (default["threshold"], default["whiten_eps"]) == (own.threshold, own.whiten_eps)
+    np.testing.assert_array_equal(default["X_train"][0], explicit["X_train"][0])
+    other = patch_views("mnist", 4, 0, subset=60, pool=3, threshold=0.75, whiten_eps=0.5, test=False)
+    assert (other["threshold"], other["whiten_eps"]) == (0.75, 0.5) and other["X_test"] == []
+    assert not np.array_equal(other["X_train"][0], default["X_train"][0])
+
+
+def test_errors_removed_is_the_share_of_the_base_errors():
+    from greenelm_book.report import errors_removed
+
+    assert errors_removed(99.2, 99.0) == pytest.approx(0.2)
+    assert errors_removed(98.5, 99.0) == pytest.approx(-0.5)
+    assert errors_removed(99.0, 100.0) is None

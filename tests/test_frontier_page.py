@@ -7,13 +7,15 @@ row trains and the kernel limit's size as a kernel, not a feature count."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from greenelm_book.chapters import frontier as fc
-from greenelm_book.paper import ANCHORS
+from greenelm_book.paper import ANCHORS, TRAINED
 from greenelm_book.running.toc import ROOT
 from greenelm_book.store.results import ChapterResults
 
@@ -235,3 +237,49 @@ def test_log_axes_label_spaced_values_without_breaking_and_no_minor_labels():
     assert "1\u202f000" in labels and "0.1" in labels and isinstance(right.xaxis.get_minor_formatter(),
                                                                        ticker.NullFormatter)
     plt.close(fig)
+
+
+# ----------------------------------------------------------------------------- the anchors' data (paper.ANCHORS)
+
+ANCHOR_COLUMNS = ["dataset", "method", "accuracy", "trained", "size", "augmentation", "compute", "source"]
+
+
+def _bib_keys() -> set[str]:
+    return set(re.findall(r"^@\w+\{([^,\s]+),", (ROOT / "book" / "references.bib").read_text(), re.M))
+
+
+def test_every_anchor_says_what_is_trained_its_size_augmentation_and_compute():
+    assert list(ANCHORS.columns) == ANCHOR_COLUMNS
+    for row in ANCHORS.itertuples(index=False):
+        for column, value in zip(ANCHOR_COLUMNS, row):
+            assert value is not None and str(value).strip() and not pd.isna(value), (column, row)
+        assert row.trained in TRAINED, row
+        assert row.dataset in ("mnist", "cifar10") and 0 < row.accuracy <= 100
+
+
+def test_every_anchor_source_has_a_short_name_and_a_bibtex_entry():
+    keys = _bib_keys()
+    for source in ANCHORS.source.unique():
+        assert source in fc.SOURCES, source
+        assert source in keys, source
+    assert set(fc.SOURCES) <= keys
+
+
+def test_no_anchor_trained_by_sgd_is_called_training_free():
+    for row in ANCHORS.itertuples():
+        if "SGD" in row.trained:
+            assert not re.search(r"training[- ]free|no training|untrained|one[- ]shot", row.method, re.I), row.method
+        if row.trained in ("nothing",):
+            assert "SGD" not in row.method
+
+
+def test_the_anchors_include_the_kernel_methods_and_the_fast_sgd_recipes():
+    trained = dict(zip(ANCHORS.source + "/" + ANCHORS.accuracy.astype(str), ANCHORS.trained))
+    assert trained["shankar2020neural/90.0"] == "kernel ridge"
+    assert trained["chen2019cknpytorch/90.2"] == "whole network (SGD)"          # the supervised CKN
+    assert trained["chen2019cknpytorch/84.0"] == "convex readout (SVM)"         # the unsupervised one
+    assert trained["page2018how/94.08"] == trained["jordan2024airbench/94.01"] == "whole network (SGD)"
+    # Thiry et al.'s "linear" and one-hidden-layer heads are trained by SGD, on crops and flips
+    thiry = ANCHORS[ANCHORS.source == "thiry2021unreasonable"]
+    assert set(thiry.trained) == {"SGD-trained head"} and 88.5 in set(thiry.accuracy)
+    assert thiry.augmentation.str.contains("flips").all()

@@ -20,8 +20,8 @@ Result keys (one configuration, one key):
   seed recorded;
 * ``<dataset>/<recipe>/<schedule>/{accuracy,train-seconds}``: the SGD opponents, one value per seed.
 
-The exploration that came before the protocol (variants scored on the test images) is
-:mod:`greenelm_book.chapters.frontier_exploration`; no page reads it.
+The search that came before the protocol (variants scored on the test images) is retired; its
+kernel limit's timing survives as ``benchmarks/held_out_limit.py``, which reads no test label.
 """
 
 from __future__ import annotations
