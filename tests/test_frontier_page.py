@@ -136,6 +136,9 @@ def test_the_opponent_sentence_follows_the_sign_of_the_gap(setup):
         for result in part["opponents"].values():
             gap = part["accuracy"].mean - result["accuracy"].mean
             assert f"{abs(gap):.2f} points {'above' if gap > 0 else 'below'}" in text
+            n, m = len(part["accuracy"].values), len(result["accuracy"].values)
+            assert f"({n} seed{'s' * (n != 1)} of the protocol, {m} seed{'s' * (m != 1)} of the opponent)" in text
+    assert "fewer than three seeds" in text
     assert fc.opponents_sentence({}) == "No SGD opponent has a record yet."
 
 

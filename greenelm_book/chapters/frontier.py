@@ -356,15 +356,22 @@ def opponents_sentence(protocol: dict) -> str:
         for schedule, result in part["opponents"].items():
             gap = part["accuracy"].mean - result["accuracy"].mean
             ratio = part["seconds"].mean / result["seconds"].mean
+            seeds = (f"{_seeds_text(part['accuracy'])} of the protocol, "
+                     f"{_seeds_text(result['accuracy'])} of the opponent")
             parts.append(f"on {DATASET_NAMES[dataset]} the protocol's pick is {abs(gap):.2f} points "
                          f"{by_sign(gap, 'above', 'below', 'level with')} "
                          f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} ({SCHEDULE_WORDS[schedule]}), "
-                         f"and the whole protocol takes {ratio:.1f}× its training seconds")
+                         f"and the whole protocol takes {ratio:.1f}× its training seconds ({seeds})")
     if not parts:
         return "No SGD opponent has a record yet."
     text = "; ".join(parts)
-    return (text[0].upper() + text[1:] + ". One seed of each side is a single measurement on one machine, "
-            "not a judged comparison.")
+    return (text[0].upper() + text[1:] + ". A side with fewer than three seeds has no spread to judge a difference "
+            "by: these are measurements on one machine, not judged comparisons.")
+
+
+def _seeds_text(result) -> str:
+    """'1 seed' or 'n seeds': how many seeds a recorded result holds."""
+    return f"{len(result.values)} seed{'s' if len(result.values) != 1 else ''}"
 
 
 def limit_memory_gb(n_train: int) -> float:
