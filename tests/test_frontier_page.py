@@ -105,6 +105,9 @@ def test_the_anchors_table_names_what_each_row_trains_and_the_limit_as_a_kernel(
         (size,) = ours["size"]
         n = protocol[dataset]["runs"][0]["n_train"]
         assert size == f"N × N kernel, N = {n:,}: {4 * n * n / 1e9:.1f} GB in float32"
+        (method,) = ours["method (source)"]                # seeds that picked the same variant name it once
+        variants = [part.strip() for part in method.removeprefix("this book: the protocol's pick, ").split(";")]
+        assert len(variants) == len(set(variants)), method
         assert (table["dataset"] == name).sum() == (ANCHORS["dataset"] == dataset).sum() + 1 + len(protocol[dataset]["opponents"])
     assert table["trained"].str.len().min() > 0 and "—" not in set(table["trained"])
 

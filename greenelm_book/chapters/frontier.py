@@ -396,7 +396,8 @@ def anchor_table(protocol: dict) -> pd.DataFrame:
         picks = list({configuration_key(run["pick"]): run for run in part["runs"]}.values())   # distinct picks
         rows.append({"dataset": DATASET_NAMES[dataset],
                      "method (source)": "this book: the protocol's pick, "
-                                        + "; ".join(PICK_METHODS[run["pick"]["variant"]] for run in picks),
+                                        + "; ".join(dict.fromkeys(PICK_METHODS[run["pick"]["variant"]]   # each once
+                                                                  for run in picks)),
                      "trained": "; ".join(dict.fromkeys(PICK_TRAINED[run["pick"]["variant"]] for run in picks)),
                      "size": "; ".join(dict.fromkeys(pick_size(run["pick"], run["n_train"]) for run in picks)),
                      "augmentation": "; ".join(dict.fromkeys(
