@@ -20,7 +20,6 @@ import pytest
 
 from greenelm_book.summaries import bottom_line as bl
 from greenelm_book.paper import FIG_SCALING, FIG_SCALING_BASELINES, TABLE_I, TABLE_IV, TABLE_VI
-from greenelm_book.report import thousands
 from greenelm_book.store.results import Result
 from greenelm_book.running.toc import ROOT
 

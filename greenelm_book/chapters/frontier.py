@@ -34,6 +34,7 @@ import pandas as pd
 
 from ..paper import DATASET_NAMES
 from ..report import by_sign, colour, duration_text, judge_qualitative, spread_text, thousands
+from ..store.results import ROOT
 from .frontier_protocol import RUNS_DIR, configuration_key, load_protocol
 from .frontier_records import candidate_text, variant_gains
 from .frontier_records import load_records as _load_records
@@ -51,13 +52,10 @@ SCHEDULE_WORDS = {"published": "its own schedule", "protocol-seconds": "cut at t
 #: the datasets in the page's order
 DATASETS = ("mnist", "fashion-mnist", "cifar10")
 GB = 1e9
-#: the repository's root: a relative path of the chapter's parameters is read from there, whatever the
-#: kernel's working directory (the runner's is the root; nbval runs a smoke reference from its folder)
-ROOT = Path(__file__).resolve().parents[2]
-
-
 def repo_path(path: str | Path) -> Path:
-    """``path`` as given when absolute, else under the repository's root."""
+    """``path`` as given when absolute, else under the repository's root (``store.results.ROOT``): a
+    relative path of the chapter's parameters is read from there, whatever the kernel's working
+    directory (the runner's is the root; nbval runs a smoke reference from its folder)."""
     path = Path(path)
     return path if path.is_absolute() else ROOT / path
 
@@ -95,18 +93,18 @@ def ultra_wide_part(store, dataset: str, records_dir: str | Path = RUNS_DIR, see
     kernel_key, kernel_accuracy, fit_widths, held_widths, test (HeldOutTest), records}."""
     from .. import paper
     from ..store.results import load_all
+    from .frontier_fixed import SCALING_KEY, scaling_widths
     from .scaling_law import held_out_test
 
     scaling = load_all(store.directory)["scaling"]["results"]
-    prefix = f"{dataset}/green-elm/unit/ridge-loo/d="
-    scaling_widths = sorted(int(k[len(prefix):].split("/")[0]) for k in scaling if k.startswith(prefix)
-                            and k.endswith("/accuracy"))
-    loo_curve = {d: store.get("scaling", f"{prefix}{d}/accuracy").mean for d in scaling_widths}
+    prefix = SCALING_KEY.format(dataset=dataset, d="")
+    measured = scaling_widths(scaling, dataset, "accuracy")
+    loo_curve = {d: store.get("scaling", f"{prefix}{d}/accuracy").mean for d in measured}
     found = fixed_records(dataset, records_dir, seed)
     wider = {d: r for d, r in found["widths"].items() if d not in loo_curve}
     if not wider or found["limit"] is None:
         raise FileNotFoundError(f"{records_dir}: no record of the paper's map on {dataset}'s pixels past d = "
-                                f"{max(scaling_widths, default=0)}, or of its limit; run python -m "
+                                f"{max(measured, default=0)}, or of its limit; run python -m "
                                 f"greenelm_book.chapters.frontier_fixed --dataset {dataset} --seed {seed}")
     chosen = {}
     for d, record in sorted(wider.items()):

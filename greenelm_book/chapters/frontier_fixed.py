@@ -59,17 +59,24 @@ def scaling_results(results_dir: str | Path = RESULTS_DIR) -> dict:
     return json.loads(path.read_text(encoding="utf-8"))["results"] if path.is_file() else {}
 
 
+def scaling_widths(results, dataset: str, quantity: str) -> list[int]:
+    """The widths d, ascending, at which the scaling chapter's results (any mapping keyed by result
+    key) hold ``quantity`` ("accuracy", "lambda") of the paper's map of ``dataset`` (:data:`SCALING_KEY`)."""
+    prefix = SCALING_KEY.format(dataset=dataset, d="")
+    return sorted(int(key[len(prefix):].split("/")[0]) for key in results
+                  if key.startswith(prefix) and key.endswith(f"/{quantity}"))
+
+
 def scaling_lambda(dataset: str, results_dir: str | Path = RESULTS_DIR) -> tuple[int, float]:
     """(d, λ): the scaling chapter's widest Green-ELM of ``dataset`` (unit scale, λ by exact LOO) and its
     λ, from its results; LookupError naming the file when it has none."""
     results = scaling_results(results_dir)
-    prefix = SCALING_KEY.format(dataset=dataset, d="")
-    widths = sorted(int(key[len(prefix):].split("/")[0]) for key in results
-                    if key.startswith(prefix) and key.endswith("/lambda"))
+    widths = scaling_widths(results, dataset, "lambda")
     if not widths:
-        raise LookupError(f"{Path(results_dir) / 'scaling.json'}: no {prefix}<d>/lambda result (execute the "
-                          "scaling chapter first)")
-    return widths[-1], float(np.mean(results[f"{prefix}{widths[-1]}/lambda"]["values"]))
+        raise LookupError(f"{Path(results_dir) / 'scaling.json'}: no {SCALING_KEY.format(dataset=dataset, d='')}<d>"
+                          "/lambda result (execute the scaling chapter first)")
+    widest = SCALING_KEY.format(dataset=dataset, d=widths[-1])
+    return widths[-1], float(np.mean(results[f"{widest}/lambda"]["values"]))
 
 
 def measure(dataset: str, configuration: dict, seed: int, X_train, y_train, X_test, gate: TestGate, *,
@@ -173,4 +180,4 @@ if __name__ == "__main__":
 
 
 __all__ = ["LIMIT_JITTER", "MODELS", "SCALING_KEY", "fixed_record_path", "main", "measure", "run_measurements",
-           "scaling_lambda", "scaling_results"]
+           "scaling_lambda", "scaling_results", "scaling_widths"]
