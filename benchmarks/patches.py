@@ -280,12 +280,6 @@ def add_patch_arguments(parser: argparse.ArgumentParser, n_patches: int, subset:
                             help="validation rows held out of the training images (the rest are fitted)")
 
 
-#: the line a report that scores variants on the test images carries under its command (issue 49:
-#: a number read from the test labels while comparing variants is exploration, not a result)
-TEST_IMAGES_NOTE = ("**Exploration, not a result:** the test accuracies here score a configuration among variants "
-                    "compared on the test images, so no page may quote them (`benchmarks/reports/README.md`); "
-                    "a re-run on validation rows replaces them.")
-
 #: the line a report that compares variants on validation rows carries under its command
 VALIDATION_NOTE = ("**Validation rows only:** the variants are fitted on rows of the training images and scored on "
                    "other training rows held out; the test images are never read, so these accuracies choose "

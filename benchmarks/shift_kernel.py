@@ -9,7 +9,8 @@ Run from the repository root, alone on the machine::
     python -m benchmarks.shift_kernel --subset 500 --validation 200 --n-patches 8 --out /tmp/quick
 
 The stacked limit on MNIST (the arc-cosine kernel, He scale, on standardised patch features) with
-each image's four one-pixel shifts averaged into its kernel: averaging over the shifts, as ``greenelm.kernels.averaged_kernel_ridge_predict`` does for the mirror image, costs V² = 25
+each image's four one-pixel shifts averaged into its kernel: averaging over the shifts, as
+``greenelm.kernels.averaged_kernel_ridge_predict`` does for the mirror image, costs V² = 25
 kernel products for V = 5 views. If the kernel were invariant to shifting both of its inputs,
 k(Tₐx, T_b y) = k(x, T_{b−a} y), the average would need one product per relative shift. This
 benchmark measures, on the same features, the validation accuracy and the seconds of six kernels:
@@ -147,7 +148,8 @@ def measure(n_patches: int, pool: int, seed: int, subset: int, n_validation: int
                      "solve_seconds": solve_seconds, "smallest_eigenvalue": smallest, "accuracy": accuracy})
         del K, K_scored
     return {"n_patches": n_patches, "pool": pool, "seed": seed, "subset": subset, "n_fit": len(y_train),
-            "n_validation": len(y_scored), "scored": "validation", "n_features": int(features["n_features"]), "feature_seconds": feature_seconds,
+            "n_validation": len(y_scored), "scored": "validation", "n_features": int(features["n_features"]),
+            "feature_seconds": feature_seconds,
             "jitters": [float(j) for j in jitters], "runs": runs}
 
 
@@ -170,8 +172,8 @@ def markdown(report: dict) -> str:
     lines = ["# One-pixel shifts in the stacked limit's kernel", "",
              f"{report['machine']}, {report['date']}; `{report['command']}`.", "", VALIDATION_NOTE, "",
              f"MNIST, the first {m['subset']:,} training images: {m['n_fit']:,} fit rows and {m['n_validation']:,} "
-             f"validation rows (seed {m['seed']}), K = {m['n_patches']} "
-             f"pooled {m['pool']} × {m['pool']} ({m['n_features']:,} inputs), seed {m['seed']}; features of the "
+             f"validation rows, K = {m['n_patches']} "
+             f"pooled {m['pool']} × {m['pool']} ({m['n_features']:,} inputs), seed {m['seed']} (patches and split); features of the "
              f"images and their four one-pixel shifts in {m['feature_seconds']:.0f} s. Validation accuracy (%) at "
              "each jitter (μ = jitter · mean diag K); kernel seconds = the fit and validation kernels' products and "
              "transforms, float32 products summed in float64 (a different code path from the chapter's; "
@@ -188,16 +190,17 @@ def markdown(report: dict) -> str:
     lines += ["", "— : the kernel plus μ·I did not factorise. The kernels: see the module's docstring.", ""]
     runs = {run["kernel"]: run for run in m["runs"]}
     base = runs.get("identity")
-    for name, what in (("average", "Averaging over the shifts"), ("test-shifts", "Averaging each validation image's "
-                       "prediction over its shifts (the fitted kernel unchanged)"),
+    for name, what in (("average", "Averaging over the shifts"),
+                       ("test-shifts", "Averaging each validation image's prediction over its shifts (the fitted "
+                        "kernel unchanged)"),
                        ("two-layer", "The second layer's limit")):
         if base is None or name not in runs:
             continue
         gains = [a - b for a, b in zip(runs[name]["accuracy"], base["accuracy"]) if a is not None and b is not None]
         if gains:
             best, best_base = (max(a for a in r["accuracy"] if a is not None) for r in (runs[name], base))
-            lines.append(f"{what} moves the validation accuracy by {min(gains):+.2f} to {max(gains):+.2f} points across "
-                         f"the jitters, for {runs[name]['kernel_seconds'] / base['kernel_seconds']:.1f}× the "
+            lines.append(f"{what} moves the validation accuracy by {min(gains):+.2f} to {max(gains):+.2f} points "
+                         f"across the jitters, for {runs[name]['kernel_seconds'] / base['kernel_seconds']:.1f}× the "
                          f"identity kernel's seconds; at the best jitter of each, the validation error goes from "
                          f"{100 - best_base:.2f} % to {100 - best:.2f} %"
                          + _fewer_errors(best, best_base))

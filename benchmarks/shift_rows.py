@@ -50,8 +50,8 @@ def measure(n_patches: int, pool: int, seed: int, subset: int, n_validation: int
             run = stacked_readout(train | scored, int(width), seed)
             runs.append({"rows": name, "n_rows": len(train["y_train"])} | run)
     return {"n_patches": n_patches, "pool": pool, "seed": seed, "subset": subset, "n_fit": len(y_train),
-            "n_validation": len(features["y_validation"]), "scored": "validation", "n_features": int(features["n_features"]),
-            "feature_seconds": feature_seconds, "runs": runs}
+            "n_validation": len(features["y_validation"]), "scored": "validation",
+            "n_features": int(features["n_features"]), "feature_seconds": feature_seconds, "runs": runs}
 
 
 def markdown(report: dict) -> str:
@@ -61,8 +61,8 @@ def markdown(report: dict) -> str:
     lines = ["# One-pixel shifts as extra rows of the stacked map", "",
              f"{report['machine']}, {report['date']}; `{report['command']}`.", "", VALIDATION_NOTE, "",
              f"MNIST, the first {m['subset']:,} training images: {m['n_fit']:,} fit rows and {m['n_validation']:,} "
-             f"validation rows (seed {m['seed']}), K = {m['n_patches']} "
-             f"pooled {m['pool']} × {m['pool']} ({m['n_features']:,} inputs), seed {m['seed']}; features of the "
+             f"validation rows, K = {m['n_patches']} "
+             f"pooled {m['pool']} × {m['pool']} ({m['n_features']:,} inputs), seed {m['seed']} (patches and split); features of the "
              f"images and their four one-pixel shifts in {m['feature_seconds']:.0f} s. The stacked map (He-scaled "
              "random ReLU layer of width d, λ by exact GCV over 10⁻²…10⁴), fitted on the images alone or on the "
              "images and their shifts (5 rows per image); fit seconds exclude the patch features.", "",
