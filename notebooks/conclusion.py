@@ -109,7 +109,7 @@ glue_findings(verdict_glues(scorecard(results_dir(profile))))
 # - **Table IV's pinv over LU**, timed on {glue:text}`pinv_lu_what`, is {glue:text}`pinv_lu:.1f`× here
 #   and {glue:text}`pinv_lu_paper:.1f`× in the paper (*{glue:text}`verdict_table4_pinv_d2000_seconds`*;
 #   {doc}`hardware <hardware>`).
-# - **The pseudoinverse over Cholesky** on backbone features at d = {glue:text}`pinv_chol_d` is
+# - **The pseudoinverse over Cholesky** at d = {glue:text}`pinv_chol_d`, on {glue:text}`pinv_chol_what`, is
 #   {glue:text}`pinv_chol:.1f`× against the paper's {glue:text}`pinv_chol_paper:g`×
 #   (*{glue:text}`verdict_pinv_over_cholesky_speedup_d4000`*): a ratio that large measures how slowly the
 #   paper's SVD ran more than how fast Cholesky is. On CIFAR-10 raw pixels SGD's training over the

@@ -56,10 +56,10 @@ import pandas as pd
 import matplotlib.pyplot as plt
 
 from greenelm_book import paper
-from greenelm_book import random_features as rf
-from greenelm_book.experiments import load_split
+from greenelm_book.chapters import random_features as rf
+from greenelm_book.chapters.experiments import load_split
 from greenelm_book.report import glue, set_style, show_table
-from greenelm_book.results import ChapterResults
+from greenelm_book.store.results import ChapterResults
 
 set_style()
 store = ChapterResults("random_features", profile)
@@ -73,7 +73,7 @@ sizes = {name: (len(s.y_train), len(s.y_test)) for name, s in splits.items()}
 #
 # Every (dataset, weight scale, width, seed) gets one projection, solved by pinv and by Cholesky on
 # the λ = 1e-3 normal equations (LU solves the same system and gives the same readout, see Table IV
-# below). The fits come from the book's shared sweep (`greenelm_book.sweeps`), so every chapter
+# below). The fits come from the book's shared sweep (`greenelm_book.chapters.sweeps`), so every chapter
 # that shows one of these configurations shows the same numbers. Accuracy is mean ± sd over seeds.
 
 # %% tags=["remove-cell"]

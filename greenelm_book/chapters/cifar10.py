@@ -15,6 +15,9 @@ The results of Table VI travel as one dict ``vi`` of :class:`~greenelm_book.stor
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import numpy as np
 import pandas as pd
 
@@ -26,7 +29,7 @@ from ..judging.verdicts import PARITY_MARGIN, value_vs_paper
 from ..store.results_cache import memoize
 from .transfer import feature_split, greenelm_fits, listing2_runs, paired_ratios, ridge_readout, split_digest
 
-__all__ = ["BACKBONE_LABELS", "SGD_SETTINGS", "accuracy_time_figure", "answer_backbone_effective",
+__all__ = ["BACKBONE_LABELS", "BackboneFeatures", "SGD_SETTINGS", "accuracy_time_figure", "answer_backbone_effective",
            "answer_solver_claims", "answer_table_ii", "answer_table_vi", "backbone_heads", "conv_setting",
            "describe_sgd", "expansion_table", "extract_features", "extraction_table", "head_setting",
            "listing2_flops", "random_conv_pipeline", "random_conv_runs", "ratio_table", "raw_pixel_runs",
@@ -58,37 +61,85 @@ def extract_features(net, cifar, tag: str, name: str, **options):
     return split, runs
 
 
-def record_extraction(store, label: str, runs: dict, features: dict, batch_size: int, device) -> dict:
-    """Record each split's extraction seconds (one run) under ``cifar10/{label}/{split}/extract-seconds``;
-    returns ``{split: Result}``."""
-    return {split: store.record(f"cifar10/{label}/{split}/extract-seconds", [r.seconds], "s", **features,
-                                split=split, images=len(r.features), batch_size=batch_size, device=device)
-            for split, r in runs.items()}
+class BackboneFeatures:
+    """A frozen backbone's features of CIFAR-10's train and test images, named by their identity and
+    extracted only when a computation needs them.
+
+    ``identity`` is the SHA-256 of both splits' feature-cache keys
+    (:func:`~greenelm_book.chapters.backbones.cache_key`: backbone, weights and their SHA-256,
+    preprocessing, the images' bytes) and of the labels' bytes: everything the features depend on, known
+    without running the network. The results computed from the features are stored under it, so a
+    re-execution that finds them stored (the cache of record) skips the extraction, as the feature cache
+    itself would. :meth:`split` extracts (or reads the feature cache) once."""
+
+    def __init__(self, net, cifar, tag: str, name: str, **options):
+        from .backbones import cache_key
+
+        self.net, self.cifar, self.tag, self.name, self.options = net, cifar, tag, name, options
+        h = hashlib.sha256(name.encode())
+        for split, images, labels in (("train", cifar.x_train, cifar.y_train), ("test", cifar.x_test, cifar.y_test)):
+            h.update(json.dumps(cache_key(net, images, f"cifar10/{split}{tag}"), sort_keys=True).encode())
+            labels = np.ascontiguousarray(labels)
+            h.update(f"|{labels.dtype}|{labels.shape}|".encode())
+            h.update(labels.data)
+        self.identity = h.hexdigest()
+        self._extracted = None
+
+    def extracted(self):
+        """``(split, runs)`` of :func:`extract_features`, extracted (or read from the feature cache) once."""
+        if self._extracted is None:
+            self._extracted = extract_features(self.net, self.cifar, self.tag, self.name, **self.options)
+        return self._extracted
+
+    def split(self):
+        """The features as a :class:`~greenelm_book.chapters.experiments.Split` (N, k)."""
+        return self.extracted()[0]
+
+    def summary(self) -> dict:
+        """``{"k": features per image, split: {"images", "seconds"}}``: the extraction's size and seconds
+        (measured when the features were computed), stored under :attr:`identity`."""
+        return memoize("cifar10-extraction", {"extraction": self.identity}, self._summarise)[0]
+
+    def _summarise(self) -> dict:
+        split, runs = self.extracted()
+        return {"k": int(split.X_train.shape[1]),
+                **{name: {"images": len(run.features), "seconds": float(run.seconds)} for name, run in runs.items()}}
 
 
-def extraction_table(runs: dict, k: int, image_size: int) -> pd.DataFrame:
+def record_extraction(store, label: str, summary: dict, features: dict, batch_size: int, device) -> dict:
+    """Record each split's extraction seconds (one run; ``summary`` of :meth:`BackboneFeatures.summary`)
+    under ``cifar10/{label}/{split}/extract-seconds``; returns ``{split: Result}``."""
+    return {split: store.record(f"cifar10/{label}/{split}/extract-seconds", [summary[split]["seconds"]], "s",
+                                **features, split=split, images=summary[split]["images"], batch_size=batch_size,
+                                device=device)
+            for split in ("train", "test")}
+
+
+def extraction_table(summary: dict, image_size: int) -> pd.DataFrame:
     """One row per split: images, features, image size (px), extraction (s), images / s."""
-    return pd.DataFrame([{"split": split, "images": len(r.features), "features": k, "image size (px)": image_size,
-                          "extraction (s)": r.seconds, "images / s": len(r.features) / r.seconds}
-                         for split, r in runs.items()])
+    return pd.DataFrame([{"split": split, "images": summary[split]["images"], "features": summary["k"],
+                          "image size (px)": image_size, "extraction (s)": summary[split]["seconds"],
+                          "images / s": summary[split]["images"] / summary[split]["seconds"]}
+                         for split in ("train", "test")])
 
 
 # ------------------------------------------------------------------ Table II: the head on the backbone
 
-def backbone_heads(embed, width: int, solvers, alpha: float, seeds, sgd_epochs: int):
-    """``(head, sgd_head, ridge_head)`` on the backbone's features, each cached: listing 2's runs
-    (one row per seed and solver), the 64-unit SGD MLP's runs (one row per seed), ridge's dict."""
+def backbone_heads(backbone: BackboneFeatures, width: int, solvers, alpha: float, seeds, sgd_epochs: int):
+    """``(head, sgd_head, ridge_head)`` on the backbone's features, each stored under the features'
+    identity (:class:`BackboneFeatures`, extracted only if one is not stored): listing 2's runs (one row
+    per seed and solver), the 64-unit SGD MLP's runs (one row per seed), ridge's dict."""
     from .baselines import SGDConfig, sgd_runs
 
-    digest = split_digest(embed)
-    head = memoize("cifar10-listing2", {"features": digest, "n_hidden": width, "solvers": solvers,
+    features = backbone.identity
+    head = memoize("cifar10-listing2", {"features": features, "n_hidden": width, "solvers": solvers,
                                         "alpha": alpha, "seeds": seeds},
-                   lambda: listing2_runs(embed, width, solvers, alpha, seeds, progress=False))[0]
-    sgd_head = memoize("cifar10-backbone-sgd", {"features": digest, "epochs": sgd_epochs, "seeds": seeds},
-                       lambda: sgd_runs(embed, "mlp", seeds, SGDConfig(epochs=sgd_epochs), n_hidden=64,
+                   lambda: listing2_runs(backbone.split(), width, solvers, alpha, seeds, progress=False))[0]
+    sgd_head = memoize("cifar10-backbone-sgd", {"features": features, "epochs": sgd_epochs, "seeds": seeds},
+                       lambda: sgd_runs(backbone.split(), "mlp", seeds, SGDConfig(epochs=sgd_epochs), n_hidden=64,
                                         progress=False))[0]
-    ridge_head = memoize("cifar10-backbone-ridge", {"features": digest, "alpha": alpha},
-                         lambda: ridge_readout(embed, alpha))[0]
+    ridge_head = memoize("cifar10-backbone-ridge", {"features": features, "alpha": alpha},
+                         lambda: ridge_readout(backbone.split(), alpha))[0]
     return head, sgd_head, ridge_head
 
 
@@ -441,17 +492,19 @@ def answer_table_vi(store, vi: dict, raw_set: dict, conv_set: dict, n_train: int
 
 
 def answer_backbone_effective(store, ii: dict, vi: dict, backbone_name: str) -> float:
-    """Answer "a frozen backbone is effective": the head beats raw pixels by > 10 points and is no
-    more than 1 point below the SGD head; returns the lift over raw pixels (points)."""
+    """Answer "a frozen backbone is effective" as the scorecard judges it (the chapter's test: the head
+    beats raw pixels by > 10 points and is no more than 1 point below the SGD head); returns the lift
+    over raw pixels (points)."""
     lift = ii["cholesky"]["accuracy"].mean - vi["raw_acc"].mean
     head_gap = ii["cholesky"]["accuracy"].mean - ii["sgd"]["accuracy"].mean
-    store.answer("abstract_frozen_backbone_effective",
-                 judge_qualitative(bool(lift > 10 and head_gap >= -1),
-                                   test="holds if the Green-ELM head on frozen ImageNet features beats Green-ELM on raw "
-                                        "pixels by more than 10 points and is no more than 1 point below the SGD head on "
-                                        f"the same features ({backbone_name}, not ResNet-18)",
-                                   ours=f"{lift:+.1f} points over raw pixels, {head_gap:+.2f} against the SGD head"),
-                 keys=[ii["cholesky"]["accuracy"].key, vi["raw_acc"].key, ii["sgd"]["accuracy"].key])
+    answer_as_scorecard(store, "abstract_frozen_backbone_effective",
+                        judge_qualitative(bool(lift > 10 and head_gap >= -1),
+                                          test="holds if the Green-ELM head on frozen ImageNet features beats Green-ELM "
+                                               "on raw pixels by more than 10 points and is no more than 1 point below "
+                                               f"the SGD head on the same features ({backbone_name}, not ResNet-18)",
+                                          ours=f"{lift:+.1f} points over raw pixels, {head_gap:+.2f} against the SGD "
+                                               "head"),
+                        [ii["cholesky"]["accuracy"].key, vi["raw_acc"].key, ii["sgd"]["accuracy"].key])
     return lift
 
 

@@ -196,7 +196,9 @@ def speed_findings(store: Store) -> dict:
     out = {"speedup": ratio, "speedup_low": low, "speedup_high": high, "speedup_d": d,
            "speedup_paper": _claim_value("speedup_vs_sgd_mnist_d2000"), "speedup_how": how,
            "speedup_words": by_sign(ratio - 1, "longer than", "shorter than", "as long as")}
+    # the 5.1× as the scorecard judges it: the quiet interleaved pairs when measured, else run by run
     raw, _ = store.at_width("cifar10/green-elm/unit/cholesky/d={d}/sgd-mlp-over-fit-time-ratio", HEADLINE_WIDTH)
+    raw = store.results.get(f"{raw.key}/quiet", raw)
     out.update(speedup_raw=raw.mean, speedup_raw_paper=_claim_value("cifar10_raw_speedup_vs_sgd"))
     # Table IV's ratio as the scorecard judges it: the quiet interleaved pairs when measured
     quiet = store.matching(r"mnist/paper-listing2/pinv-over-lu/same-h/.*/quiet-time-ratio")
@@ -206,9 +208,15 @@ def speed_findings(store: Store) -> dict:
                pinv_lu_what=("one shared H, the two solves interleaved in one quiet process" if quiet else
                              ", ".join(pinv_lu.setting[k] for k in ("features", "timed") if pinv_lu.setting.get(k))
                              or "one feature matrix"))
+    # the 119× as the scorecard judges it: listing 2's two solves on one H of the paper's shape, interleaved
+    # in one quiet process, when measured; else the chapter's run-by-run ratio on the backbone's features
     chol, d_head = store.at_width("cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d={d}/solve-time-ratio",
                                   HEAD_WIDTH)
+    quiet_chol = store.results.get(f"cifar10/listing2/pinv-over-cholesky/n=50000/d={d_head}/quiet-time-ratio")
+    chol = quiet_chol or chol
     out.update(pinv_chol=chol.mean, pinv_chol_d=d_head,
+               pinv_chol_what=("one H of the paper's shape (N = 50,000), the two solves interleaved in one quiet "
+                               "process" if quiet_chol else "CIFAR-10 backbone features"),
                pinv_chol_paper=float(HARDWARE_CLAIMS["pinv_over_cholesky_speedup_d4000"]))
     return out
 
@@ -422,8 +430,8 @@ def headline_markdown(directory: str | Path) -> str:
         f"({f['acc_fashion']:.2f} % against {f['acc_fashion_paper']:.2f} % at d = {f['acc_fashion_d']}).",
         f"- **Speed.** The paper's headline, training {f['speedup_paper']:g}× faster than SGD, is a ratio of "
         f"two single timings; on one machine our SGD MLP's training takes {f['speedup']:.2f}× Green-ELM's "
-        f"pinv fit. The pseudoinverse takes {f['pinv_chol']:.1f}× a Cholesky solve on CIFAR-10 backbone "
-        f"features, where the paper reports {f['pinv_chol_paper']:g}×.",
+        f"pinv fit. The pseudoinverse takes {f['pinv_chol']:.1f}× a Cholesky solve at d = {f['pinv_chol_d']} on "
+        f"{f['pinv_chol_what']}, where the paper reports {f['pinv_chol_paper']:g}×.",
         f"- **The paper disagrees with itself.** The same MNIST pinv fit at d = {f['pinv_d']} takes "
         f"{f['t1_pinv_s']:.2f} s in Table I and {f['t4_pinv_s']:g} s in Table IV; with Table IV's time its "
         f"own speed-up over SGD would be {f['speedup_if_t4']:.2f}×. Its text draws $W$ from "
