@@ -8,9 +8,10 @@ machine, :func:`greenelm_book.judging.verdicts.ratio_across_machines` (``quiet``
 at the start was at most :data:`QUIET_LOAD`; ``same_run``: every pair came from that one process).
 Each side reuses the book's own function (listed by ``--list``).
 
-    python -m benchmarks.headline_ratios [--pairs 5] [--only NAME ...] [--small] [--list]
+    python -m benchmarks.headline_ratios [--pairs 5] [--only NAME ...] [--small] [--list] [--rejudge]
 
-Writes ``benchmarks/headline_ratios.json`` and ``.md`` (``--out-dir`` elsewhere). ``--small`` runs
+Writes ``benchmarks/headline_ratios.json`` and ``.md`` (``--out-dir`` elsewhere); ``--rejudge`` judges
+the recorded pairs again and rewrites both, timing nothing. ``--small`` runs
 tiny sizes (a check of the machinery, not a measurement; written to a temporary folder by default).
 Run it alone on the machine: it refuses when the load average says the machine is busy
 (``--allow-busy`` runs anyway, judged not quiet). The Conv parity (~30 min at 5 pairs) is off by
@@ -51,7 +52,9 @@ ALPHA = 1e-3
 
 @dataclass(frozen=True)
 class Ratio:
-    """One headline ratio: its claim id, the paper's value and what each side times."""
+    """One headline ratio: its claim id, the paper's value, what each side times, and ``evidence``: the
+    result key under which its chapter records the pairs (``bench.record_quiet_ratio``), whose
+    comparability with the paper's setting the scorecard applies (:func:`judge` applies it too)."""
 
     name: str
     claim: str
@@ -60,6 +63,7 @@ class Ratio:
     numerator: str
     denominator: str
     data: str
+    evidence: str
     default: bool = True
 
 
@@ -70,20 +74,23 @@ RATIOS = {r.name: r for r in (
           "CPU, its training loop's seconds (train_seconds)",
           "greenelm.ELMClassifier(n_hidden=2000, solver='pinv', weight_scale='unit').fit, wall seconds "
           "(as greenelm_book.judging.comparisons.elm_fit_times / solver_timing)",
-          "MNIST, all 60,000 training images in memory (float32 for torch, float64 for the fit); seed i for pair i"),
+          "MNIST, all 60,000 training images in memory (float32 for torch, float64 for the fit); seed i for pair i",
+          "mnist/sgd-mlp-over-green-elm/unit/pinv/d=2000/quiet-time-ratio"),
     Ratio("pinv_over_cholesky_n50000_d4000", "pinv_over_cholesky_speedup_d4000", 119.04,
           "119.04× (1726.15 s / 14.50 s)",
           "greenelm_book.paper_code.solve_green_elm(H, Y, 'pinv'): listing 2's own timer",
           "greenelm_book.paper_code.solve_green_elm(H, Y, 'cholesky', lam=1e-3): listing 2's own timer",
           "one shared H (50,000 × 4,000, float64) = relu(X W + b), X = CIFAR-10's 50,000 training images' raw "
           "pixels / 255, W ~ N(0, 2/D), b ~ N(0, 1) (greenelm.features.draw_projection(3072, 4000, 0, 'he', "
-          "'normal'), as greenelm_book.chapters.transfer.listing2_solvers); the solve's time depends only on H's shape"),
+          "'normal'), as greenelm_book.chapters.transfer.listing2_solvers); the solve's time depends only on H's shape",
+          "cifar10/listing2/pinv-over-cholesky/n=50000/d=4000/quiet-time-ratio"),
     Ratio("table4_pinv_over_lu_mnist_d2000", "table4_pinv_d2000_seconds", 74.1 / 5.8,
           "12.8× (Table IV: 74.1 s / 5.8 s)",
           "greenelm_book.paper_code.solve_green_elm(H, Y, 'pinv'): listing 2's own timer",
           "greenelm_book.paper_code.solve_green_elm(H, Y, 'lud', lam=1e-3): listing 2's own timer",
           "one shared H: listing 1's features of MNIST's 60,000 training images at d = 2000, seed 42 "
-          "(benchmarks.workloads.listing_features, as benchmarks/run.py's same_h_solvers)"),
+          "(benchmarks.workloads.listing_features, as benchmarks/run.py's same_h_solvers)",
+          "mnist/paper-listing2/pinv-over-lu/same-h/n=60000/d=2000/quiet-time-ratio"),
     Ratio("cifar10_sgd_mlp_over_raw_fit", "cifar10_raw_speedup_vs_sgd", 149.0 / 29.0,
           "5.1× (Table VI: 149.0 s / 29.0 s)",
           f"greenelm_book.chapters.baselines.train('mlp', ..., n_hidden={CIFAR_MLP_HIDDEN}): the 3072-{CIFAR_MLP_HIDDEN}-10 "
@@ -91,7 +98,8 @@ RATIOS = {r.name: r for r in (
           "greenelm.ELMClassifier(n_hidden=2000, solver='cholesky', alpha=1e-3, weight_scale='unit').fit, "
           "greenelm_book.chapters.experiments.timed_fit (as greenelm_book.chapters.cifar10.raw_pixel_runs)",
           "CIFAR-10, all 50,000 training images' raw pixels / 255 (float32, "
-          "greenelm_book.chapters.experiments.load_split); seed i for pair i"),
+          "greenelm_book.chapters.experiments.load_split); seed i for pair i",
+          "cifar10/green-elm/unit/cholesky/d=2000/sgd-mlp-over-fit-time-ratio/quiet"),
     Ratio("conv_total_over_sgd_cnn", "elm_conv_total_time_parity", 183.2 / 181.0,
           "1.01× (Table VI: Green-ELM + Conv 183.2 s / SGD + Conv 181.0 s; the claim is parity)",
           f"greenelm_book.chapters.backbones.extract(random_conv frontend, {CONV_CHANNELS} channels, seed {CONV_SEED}) of "
@@ -99,7 +107,8 @@ RATIOS = {r.name: r for r in (
           "weight_scale='he').fit on the features (as greenelm_book.chapters.cifar10.random_conv_pipeline)",
           f"greenelm_book.chapters.baselines.train('cnn', ...): the small CNN, SGDConfig(epochs={CIFAR_CNN_EPOCHS}), CPU, "
           "train_seconds",
-          "CIFAR-10, all 50,000 training images; seed i for pair i", default=False),
+          "CIFAR-10, all 50,000 training images; seed i for pair i",
+          "cifar10/green-elm/random-conv/cholesky/d=2000/total-over-sgd-cnn-time-ratio/quiet", default=False),
 )}
 
 
@@ -240,15 +249,33 @@ def measure_ratio(name: str, pairs: int = 5, small: bool = False) -> dict:
 
 def judge(name: str, measured: dict, quiet: bool) -> dict:
     """The verdict of ratio ``name`` on its recorded pairs by ``ratio_across_machines`` (``same_run``:
-    every pair from one process); returns ``{"label", "ours", "detail", "same_run", "quiet"}``."""
+    every pair from one process), then, as the scorecard does, "not comparable" where the ratio's
+    evidence is not measured in the paper's setting (``judging.comparability``; the rule's own label is
+    kept in the detail); returns ``{"label", "ours", "detail", "same_run", "quiet"}``."""
+    from greenelm_book.judging.comparability import comparability
     from greenelm_book.judging.verdicts import ratio_across_machines
 
     rows = measured["pairs"]
     same_run = len({r["pid"] for r in rows}) == 1
     verdict = ratio_across_machines(RATIOS[name].paper_ratio, [r["ratio"] for r in rows], quiet=quiet,
                                     same_run=same_run)
-    return {"label": verdict.label, "ours": verdict.ours, "detail": verdict.detail, "same_run": same_run,
-            "quiet": quiet}
+    label, detail = verdict.label, verdict.detail
+    setting = comparability(RATIOS[name].evidence)
+    if not setting.comparable:
+        label, detail = "not comparable", f"{setting.reason}; the ratio rule alone gives {label}: {detail}"
+    return {"label": label, "ours": verdict.ours, "detail": detail, "same_run": same_run, "quiet": quiet}
+
+
+def rejudge(path: Path) -> dict:
+    """Judge again every measured ratio of the report at ``path`` (its ``.json``) from its recorded pairs
+    and quietness, with today's rule, and rewrite the ``.json`` and ``.md`` beside it; nothing is timed."""
+    report = json.loads(path.read_text())
+    for name, entry in report["ratios"].items():
+        if entry.get("pairs"):
+            entry["verdict"] = judge(name, entry, entry["quiet"])
+    path.write_text(json.dumps(report, indent=1, allow_nan=False) + "\n")
+    path.with_suffix(".md").write_text(_markdown(report))
+    return report
 
 
 # ---------------------------------------------------------------------------------- estimates
@@ -340,7 +367,9 @@ def _markdown(report: dict) -> str:
              "Each ratio ran in a fresh process of its own: one untimed call of each side, then the two sides "
              "alternately (A, B, A, B, ...) on the same data and threads; each pair's A / B is one measurement. "
              "Verdict: `greenelm_book.judging.verdicts.ratio_across_machines` (boundaries 1 and ×/÷ 3 of the paper's "
-             "ratio, 95 % CI of the paired ratios).",
+             "ratio, 95 % CI of the paired ratios), then \"not comparable\" where the book's scorecard finds the "
+             "setting not the paper's (`greenelm_book.judging.comparability`), the rule's own label kept in the "
+             "detail below.",
              "",
              markdown_table(rows),
              "## What each side times", ""]
@@ -445,6 +474,9 @@ def main(argv=None) -> int:
                         help=f"these ratios only (default: all but the Conv parity); one of {', '.join(RATIOS)}")
     parser.add_argument("--small", action="store_true", help="tiny sizes: a check of the machinery")
     parser.add_argument("--list", action="store_true", help="print the ratios and full-size estimates, and exit")
+    parser.add_argument("--rejudge", action="store_true",
+                        help="judge the recorded pairs of the report in --out-dir (default benchmarks/) again and "
+                             "rewrite it; times nothing")
     parser.add_argument("--allow-busy", action="store_true", help="run on a busy machine (judged not quiet)")
     parser.add_argument("--out-dir", type=Path, default=None,
                         help="where the .json and .md go (default: benchmarks/; with --small a temporary folder, "
@@ -454,6 +486,10 @@ def main(argv=None) -> int:
         parser.error("--pairs must be >= 1")
     if args.list:
         print_list(args.pairs)
+        return 0
+    if args.rejudge:
+        rejudge((args.out_dir or HERE) / "headline_ratios.json")
+        print(f"rewrote {(args.out_dir or HERE) / 'headline_ratios.json'} and .md", file=sys.stderr)
         return 0
     if args.pairs < 5:
         print(f"WARNING: {args.pairs} pairs: the rule needs >= 5, every verdict will be inconclusive", file=sys.stderr)

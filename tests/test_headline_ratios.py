@@ -60,6 +60,43 @@ def test_fewer_than_five_pairs_is_inconclusive_and_two_processes_are_not_judged(
     assert split["label"] == "not comparable" and split["same_run"] is False
 
 
+def test_a_ratio_whose_setting_is_not_the_papers_is_not_comparable_as_on_the_scorecard():
+    """The 5.1x and the Conv parity time an SGD network the paper does not describe: the rule alone would
+    judge them, the report says "not comparable" (as the scorecard) and keeps the rule's label in the detail."""
+    five = [2.2, 2.3, 2.25, 2.28, 2.27]
+    for name in ("cifar10_sgd_mlp_over_raw_fit", "conv_total_over_sgd_cnn"):
+        got = hr.judge(name, _pairs(five), quiet=True)
+        assert got["label"] == "not comparable" and "the ratio rule alone gives" in got["detail"]
+    assert hr.judge("sgd_mlp_over_pinv_mnist", _pairs([0.62] * 5), quiet=True)["label"] == "differs"
+
+
+def test_each_ratios_evidence_is_the_key_its_chapter_records_the_pairs_under():
+    from greenelm_book.summaries.bottom_line import Store
+    from greenelm_book.summaries.scorecard import scorecard
+
+    store = Store(hr.ROOT / "book" / "results")
+    card = scorecard(hr.ROOT / "book" / "results").set_index("claim")
+    report = json.loads((hr.HERE / "headline_ratios.json").read_text())
+    for name, ratio in hr.RATIOS.items():
+        result = store.get(ratio.evidence)
+        assert result.setting["source"] == "benchmarks/headline_ratios.json", name
+        assert list(result.values) == report["ratios"][name]["ratios"], name
+        assert report["ratios"][name]["verdict"]["label"] == card.loc[ratio.claim, "verdict"], name
+
+
+def test_rejudge_rewrites_the_verdicts_from_the_recorded_pairs(tmp_path):
+    path = tmp_path / "headline_ratios.json"
+    report = _report({"cifar10_sgd_mlp_over_raw_fit": 2.2}, True, "2026-11-28T09:00:00+00:00")
+    entry = report["ratios"]["cifar10_sgd_mlp_over_raw_fit"]
+    entry.update(_pairs([2.2, 2.3, 2.25, 2.28, 2.27]), quiet=True, ratios=[2.2, 2.3, 2.25, 2.28, 2.27],
+                 verdict={"label": "reproduced"})
+    path.write_text(json.dumps(report))
+    hr.rejudge(path)
+    again = json.loads(path.read_text())["ratios"]["cifar10_sgd_mlp_over_raw_fit"]
+    assert again["verdict"]["label"] == "not comparable" and again["ratios"] == [2.2, 2.3, 2.25, 2.28, 2.27]
+    assert "| not comparable |" in path.with_suffix(".md").read_text()
+
+
 def test_refuses_a_busy_machine_unless_small_or_allowed(monkeypatch, tmp_path):
     monkeypatch.setattr(hr, "load_average", lambda: [3.0, 3.0, 3.0])
     with pytest.raises(SystemExit, match="load average"):
