@@ -53,11 +53,11 @@ import numpy as np
 
 from greenelm.data import load_dataset
 from greenelm_book import paper
-from greenelm_book import rotation as rot
-from greenelm_book.perturb import rotate
+from greenelm_book.chapters import rotation as rot
+from greenelm_book.chapters.perturb import rotate
 from greenelm_book.report import glue, set_style, show_table
-from greenelm_book.results import ChapterResults
-from greenelm_book.trained import ANGLES, fallback_note
+from greenelm_book.store.results import ChapterResults
+from greenelm_book.chapters.trained import ANGLES, fallback_note
 
 # %%
 store = ChapterResults("rotation", profile)

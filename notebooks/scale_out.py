@@ -44,11 +44,11 @@ import warnings
 
 import matplotlib.pyplot as plt
 
-from greenelm_book import scaleout
-from greenelm_book.experiments import load_split
+from greenelm_book.chapters import scale_out as scaleout
+from greenelm_book.chapters.experiments import load_split
 from greenelm_book.report import glue, set_style, show_table
-from greenelm_book.results import ROOT, ChapterResults
-from greenelm_book.scaleout import shifted_mnist
+from greenelm_book.store.results import ROOT, ChapterResults
+from greenelm_book.chapters.scale_out import shifted_mnist
 
 warnings.filterwarnings("ignore", message=".*[Pp]ort .* is already in use.*")
 set_style()
@@ -81,7 +81,7 @@ glue("client_share_20m", f"{work['client share (%)'].iloc[-1]:.4f} %", display=F
 # scheduler and on a `LocalCluster` of worker processes (one thread each), with the training set
 # cut into blocks of `block_rows` rows (the last block ragged when it does not divide). As on a
 # real cluster, the workers read their blocks themselves: `shifted_mnist(..., max_shift=0)`
-# (`greenelm_book.scaleout`) is a dask array of MNIST's training images that each task loads from
+# (`greenelm_book.chapters.scale_out`) is a dask array of MNIST's training images that each task loads from
 # the dataset files, so no data travels in the task graph. The only difference allowed is the
 # order of floating-point additions. (The LocalCluster's time includes its fresh worker processes
 # importing greenelm and loading MNIST; the benchmark below warms its workers before timing. None

@@ -65,11 +65,11 @@ kernel_check_widths = [100, 1000, 10000]
 # %% tags=["remove-cell"]
 import matplotlib.pyplot as plt
 
-from greenelm_book import scaling_chapter as sc
-from greenelm_book.experiments import load_split
+from greenelm_book.chapters import scaling as sc
+from greenelm_book.chapters.experiments import load_split
 from greenelm_book.report import glue, set_style, show_table
-from greenelm_book.results import ChapterResults
-from greenelm_book.scaling import calibrate_complexity
+from greenelm_book.store.results import ChapterResults
+from greenelm_book.chapters.scaling_law import calibrate_complexity
 
 store = ChapterResults("scaling", profile)
 set_style()
@@ -84,7 +84,7 @@ plan = sc.ScalingPlan.from_parameters(
 #
 # Algorithm 2 fits $A = \alpha \ln d + \beta$ to MNIST by ordinary least squares, then for each other
 # dataset the OLS slope $m$ of $A - \beta$ against $\ln d$, and sets $\mathcal{C} = \alpha / m$.
-# `greenelm_book.scaling.calibrate_complexity` implements exactly that; on the twelve points of the
+# `greenelm_book.chapters.scaling_law.calibrate_complexity` implements exactly that; on the twelve points of the
 # paper's figure it returns Table III to the printed four decimals:
 
 # %%
