@@ -273,6 +273,10 @@ def test_the_119x_claim_reads_the_quiet_benchmarks_pairs_at_the_papers_shape(sto
     assert answer.keys == ("cifar10/listing2/pinv-over-cholesky/n=50000/d=4000/quiet-time-ratio",)
     assert claims["verdict"] == answer.verdict and answer.verdict.label == "differs"    # 9.7x against 119.04x
     assert "beyond ×/÷ 3" in answer.verdict.detail and speedup.key in store.results
+    # the page says which ratio the verdict rests on, beside the chapter's own run-by-run ratio
+    assert claims["judged_on"].endswith("one quiet process, interleaved, 5 pairs: 9.70×")
+    assert cifar10.table_ii_glue(ii, speedup, cost, ridge, {"train": speedup, "test": speedup}, claims,
+                                 ["pinv", "lud", "cholesky"])["c10_ratio_judged_on"] == claims["judged_on"]
 
 
 def test_the_conv_parity_rests_on_the_quiet_benchmarks_pairs_at_the_papers_setting(store, tmp_path, monkeypatch):
