@@ -100,7 +100,8 @@ data = {"dataset": "cifar10", "n_train": n_train, "n_test": n_test}
 # whichever run needs them first computes them (this chapter, the {doc}`streaming chapter <streaming>`, which
 # reads the same entry, or `python -m greenelm_book.chapters.backbones efficientnet_lite0`), and the time
 # shown is the one measured then and stored with the features. The extraction's seconds and every head
-# fitted on the features are stored under the same identity (`cifar10.BackboneFeatures`), so a
+# fitted on the features are stored under the same identity
+# (`greenelm_book.chapters.cifar10.BackboneFeatures`), so a
 # re-execution that finds them in the results store does not run the network again.
 
 # %%

@@ -21,8 +21,11 @@ The cache of record (``book/cache``, :mod:`greenelm_book.store.results_cache`): 
 ``--record DIR`` for another folder; ``--no-record`` never). ``--recompute`` recomputes every
 result, ignoring the record and the local cache (``make book-full``); without it a chapter is
 re-executed from stored results where their keys match (``make book``: minutes); ``--stored-only``
-refuses to compute anything: a chapter that needs a computation no store holds fails, its page left
-as it was. After a run
+refuses to compute anything the results caches hold: a chapter that needs a computation no store
+holds fails, its page left as it was. Timings that a chapter takes afresh on every execution by design
+(the hardware chapter's solves and footprints, in isolated processes; the streaming chapter's
+benchmark; the scale-out fits) are measured again under ``--stored-only`` too: re-executing those
+chapters is a re-measurement (minutes), to run alone. After a run
 that wrote the record with no failure, the entries no chapter of the toc uses are pruned (listed).
 """
 
@@ -202,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
                      help="recompute every result, ignoring the local cache and the cache of record")
     run.add_argument("--stored-only", action="store_true",
                      help="execute from stored results only: a computation that neither the local cache nor the "
-                          "cache of record holds fails the chapter instead of running (its page is left as it was)")
+                          "cache of record holds fails the chapter instead of running (its page is left as it was); "
+                          "timings a chapter takes afresh on every execution (hardware, streaming, scale_out) are "
+                          "still measured")
     run.add_argument("--record", type=Path, default=None,
                      help="cache of record to write (default: book/cache for --profile full --out book)")
     run.add_argument("--no-record", action="store_true", help="write no cache of record")
