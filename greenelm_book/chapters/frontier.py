@@ -52,6 +52,8 @@ SCHEDULE_WORDS = {"published": "its own schedule", "protocol-seconds": "cut at t
 #: the datasets in the page's order
 DATASETS = ("mnist", "fashion-mnist", "cifar10")
 GB = 1e9
+
+
 def repo_path(path: str | Path) -> Path:
     """``path`` as given when absolute, else under the repository's root (``store.results.ROOT``): a
     relative path of the chapter's parameters is read from there, whatever the kernel's working
