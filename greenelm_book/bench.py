@@ -483,6 +483,18 @@ if __name__ == "__main__":
 HEADLINE_RATIOS = Path(__file__).resolve().parents[1] / "benchmarks" / "headline_ratios.json"
 
 
+#: each headline ratio's name -> the result key under which its chapter records the quiet interleaved
+#: pairs (:func:`record_quiet_ratio`), at the paper's setting, the only one the benchmark times; read by
+#: the chapters that record them, the summaries that quote them and the benchmark's ``Ratio.evidence``
+QUIET_RATIO_KEYS = {
+    "sgd_mlp_over_pinv_mnist": "mnist/sgd-mlp-over-green-elm/unit/pinv/d=2000/quiet-time-ratio",
+    "pinv_over_cholesky_n50000_d4000": "cifar10/listing2/pinv-over-cholesky/n=50000/d=4000/quiet-time-ratio",
+    "table4_pinv_over_lu_mnist_d2000": "mnist/paper-listing2/pinv-over-lu/same-h/n=60000/d=2000/quiet-time-ratio",
+    "cifar10_sgd_mlp_over_raw_fit": "cifar10/green-elm/unit/cholesky/d=2000/sgd-mlp-over-fit-time-ratio/quiet",
+    "conv_total_over_sgd_cnn": "cifar10/green-elm/random-conv/cholesky/d=2000/total-over-sgd-cnn-time-ratio/quiet",
+}
+
+
 def quiet_ratio(name: str, path: str | Path | None = None) -> dict | None:
     """The entry ``name`` of the headline-ratio benchmark's report (its pairs, both sides, data, the
     process and times), with ``"quiet"`` (the entry's own run's, else the report's: the machine was quiet
@@ -505,11 +517,17 @@ def quiet_ratio(name: str, path: str | Path | None = None) -> dict | None:
     return {**entry, "quiet": bool(entry.get("quiet", report.get("quiet"))), "source": str(path.name)}
 
 
-def record_quiet_ratio(store, name: str, key: str, path: str | Path | None = None):
+def record_quiet_ratio(store, name: str, key: str | None = None, path: str | Path | None = None):
     """Record (in ``store``, a :class:`~greenelm_book.store.results.ChapterResults`) the paired ratios of
-    the headline-ratio benchmark's entry ``name`` under ``key`` (unit ×, one value per pair), its
+    the headline-ratio benchmark's entry ``name`` under ``key`` (default: ``QUIET_RATIO_KEYS[name]``;
+    unit ×, one value per pair), its
     setting saying what each side timed, the run (process and start) and when each pair was
     computed; returns the Result, or None when the benchmark has not measured it."""
+    if key is None:
+        if name not in QUIET_RATIO_KEYS:
+            raise ValueError(f"no result key for the quiet ratio {name!r}: pass key= or add it to QUIET_RATIO_KEYS "
+                             f"(known: {', '.join(sorted(QUIET_RATIO_KEYS))})")
+        key = QUIET_RATIO_KEYS[name]
     entry = quiet_ratio(name, path)
     if entry is None:
         return None

@@ -34,6 +34,30 @@ def test_the_quiet_pairs_are_recorded_with_their_run_and_times(tmp_path):
     assert bench.record_quiet_ratio(store, "sgd_mlp_over_pinv_mnist", key, tmp_path / "absent.json") is None
 
 
+def test_the_key_defaults_to_the_ratios_one_key_and_an_unknown_name_is_refused(tmp_path):
+    report = _report(tmp_path / "headline_ratios.json")
+    store = ChapterResults("baselines", "smoke", tmp_path / "results")
+    result = bench.record_quiet_ratio(store, "sgd_mlp_over_pinv_mnist", path=report)
+    assert result.key == bench.QUIET_RATIO_KEYS["sgd_mlp_over_pinv_mnist"]
+    with pytest.raises(ValueError, match="no result key for the quiet ratio 'no_such_ratio'"):
+        bench.record_quiet_ratio(store, "no_such_ratio", path=report)
+
+
+def test_every_quiet_ratio_key_is_recorded_in_the_committed_store_and_named_by_the_benchmark():
+    """One table names where each ratio's pairs live: the chapters wrote them there, and the benchmark's
+    ratios are exactly the table's names."""
+    from benchmarks import headline_ratios
+    from greenelm_book.store.results import load_all
+
+    recorded = {}
+    for chapter in load_all(bench.HEADLINE_RATIOS.parents[1] / "book" / "results").values():
+        recorded.update(chapter["results"])
+    assert set(headline_ratios.RATIOS) == set(bench.QUIET_RATIO_KEYS)
+    for name, key in bench.QUIET_RATIO_KEYS.items():
+        assert key in recorded, name
+        assert recorded[key].setting["source"] == "benchmarks/headline_ratios.json", name
+
+
 def test_a_report_that_is_not_the_benchmarks_is_refused(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps({"ratios": []}))

@@ -256,8 +256,7 @@ def answer_solver_claims(store, ii: dict, speedup, cost, why: str, n_train: int,
     if not (n_train == 50_000 and width == 4000):
         verdict = not_comparable(f"N = {n_train} and d = {width}, not the paper's 50,000 and 4000",
                                  claim_ratio, speedup.values, "×")
-    quiet = (record_quiet_ratio(store, "pinv_over_cholesky_n50000_d4000",
-                                f"cifar10/listing2/pinv-over-cholesky/n={n_train}/d={width}/quiet-time-ratio")
+    quiet = (record_quiet_ratio(store, "pinv_over_cholesky_n50000_d4000")
              if n_train == 50_000 and width == 4000 else None)
     if quiet is None:
         keys, note = [speedup.key], ("listing 2's pinv and Cholesky solves on the same H, timed by its own timer, "
@@ -446,8 +445,7 @@ def answer_table_vi(store, vi: dict, raw_set: dict, conv_set: dict, n_train: int
     v_speed = (value_vs_paper(5.1, raw_ratio.values, "×") if comparable and _same_images(mlp_s, n_train) else
                not_comparable(f"N = {n_train}, d = {raw_width}, or the SGD MLP's images differ from the paper's "
                               "setting", 5.1, raw_ratio.values, "×"))
-    quiet = (record_quiet_ratio(store, "cifar10_sgd_mlp_over_raw_fit",
-                                f"cifar10/green-elm/unit/cholesky/d={raw_width}/sgd-mlp-over-fit-time-ratio/quiet")
+    quiet = (record_quiet_ratio(store, "cifar10_sgd_mlp_over_raw_fit")
              if raw_width == 2000 and n_train == 50_000 else None)
     speed_keys, speed_note = (([raw_ratio.key, mlp_s.key, raw_s.key],
                                "SGD and the fit timed in separate runs on this machine, paired by seed index")
@@ -464,7 +462,7 @@ def answer_table_vi(store, vi: dict, raw_set: dict, conv_set: dict, n_train: int
     extract_share = rc_extract.mean / rc_total.mean
     # the ratio itself from the headline-ratio benchmark's quiet interleaved pairs at this setting when
     # they exist (one process), else the chapter's own runs paired by seed index
-    quiet_conv = (record_quiet_ratio(store, "conv_total_over_sgd_cnn", f"{conv_ratio.key}/quiet")
+    quiet_conv = (record_quiet_ratio(store, "conv_total_over_sgd_cnn")
                   if conv_width == 2000 and n_train == 50_000 else None)
     parity_ratio = conv_ratio if quiet_conv is None else quiet_conv
     parity = 0.8 <= parity_ratio.mean <= 1.25

@@ -20,6 +20,7 @@ import re
 import statistics
 from pathlib import Path
 
+from ..bench import QUIET_RATIO_KEYS
 from ..paper import (CLAIMS, DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
                     TABLE_IV, TABLE_VI)
 from ..report import by_sign, spread_text, thousands
@@ -179,11 +180,10 @@ def speed_findings(store: Store) -> dict:
 
     # the 11.6× as the scorecard judges it: the quiet interleaved pairs when measured (one clock),
     # else the two chapters' own timings (a prediction interval for one run of each)
-    quiet_speed = store.matching(r"mnist/sgd-mlp-over-green-elm/unit/pinv/d=\d+/quiet-time-ratio")
-    if quiet_speed:
-        (key, pairs), = quiet_speed.items()
+    pairs = store.results.get(QUIET_RATIO_KEYS["sgd_mlp_over_pinv_mnist"])
+    if pairs is not None:
         ratio, low, high = ratio_interval(pairs.values)
-        d = int(re.search(r"/d=(\d+)/", key).group(1))
+        d = int(re.search(r"/d=(\d+)/", pairs.key).group(1))
         how = (f"both timed in one quiet process, interleaved, {pairs.n} pairs; 95 % confidence interval "
                f"{low:.2f}× to {high:.2f}×")
     else:
@@ -198,11 +198,11 @@ def speed_findings(store: Store) -> dict:
            "speedup_words": by_sign(ratio - 1, "longer than", "shorter than", "as long as")}
     # the 5.1× as the scorecard judges it: the quiet interleaved pairs when measured, else run by run
     raw, _ = store.at_width("cifar10/green-elm/unit/cholesky/d={d}/sgd-mlp-over-fit-time-ratio", HEADLINE_WIDTH)
-    raw = store.results.get(f"{raw.key}/quiet", raw)
+    raw = store.results.get(QUIET_RATIO_KEYS["cifar10_sgd_mlp_over_raw_fit"], raw)
     out.update(speedup_raw=raw.mean, speedup_raw_paper=_claim_value("cifar10_raw_speedup_vs_sgd"))
     # Table IV's ratio as the scorecard judges it: the quiet interleaved pairs when measured
-    quiet = store.matching(r"mnist/paper-listing2/pinv-over-lu/same-h/.*/quiet-time-ratio")
-    (key, pinv_lu), = (quiet or store.matching(r"mnist/paper-listing2/pinv-over-lu/same-h/.*/solve-time-ratio")).items()
+    quiet = store.results.get(QUIET_RATIO_KEYS["table4_pinv_over_lu_mnist_d2000"])
+    pinv_lu = quiet or store.get("mnist/paper-listing2/pinv-over-lu/same-h/n=60000/d=2000/solve-time-ratio")
     paper_pinv_lu = float(_row(TABLE_IV, solver="pinv").seconds / _row(TABLE_IV, solver="lu").seconds)
     out.update(pinv_lu=pinv_lu.mean, pinv_lu_paper=paper_pinv_lu,
                pinv_lu_what=("one shared H, the two solves interleaved in one quiet process" if quiet else
@@ -212,7 +212,7 @@ def speed_findings(store: Store) -> dict:
     # in one quiet process, when measured; else the chapter's run-by-run ratio on the backbone's features
     chol, d_head = store.at_width("cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d={d}/solve-time-ratio",
                                   HEAD_WIDTH)
-    quiet_chol = store.results.get(f"cifar10/listing2/pinv-over-cholesky/n=50000/d={d_head}/quiet-time-ratio")
+    quiet_chol = store.results.get(QUIET_RATIO_KEYS["pinv_over_cholesky_n50000_d4000"]) if d_head == 4000 else None
     chol = quiet_chol or chol
     out.update(pinv_chol=chol.mean, pinv_chol_d=d_head,
                pinv_chol_what=("one H of the paper's shape (N = 50,000), the two solves interleaved in one quiet "
