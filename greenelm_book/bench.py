@@ -183,6 +183,16 @@ def peak_rss_bytes() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
+def load_average() -> list[float] | None:
+    """The machine's 1-, 5- and 15-minute load averages (to 0.01), None where the OS keeps none. A run
+    records them when it starts and ends: on this machine a quiet run starts near 0 and ends near
+    the number of threads it kept busy."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
 def reset_peak_rss() -> bool:
     """Reset this process's peak-RSS mark to its current RSS (Linux ``clear_refs``); True if done."""
     try:

@@ -48,6 +48,7 @@ def test_the_published_opponent_reads_the_test_labels_as_a_declared_fixed_measur
     record = json.loads(path.read_text())
     assert path.name == "mnist-pytorch-mnist-cnn-published-seed0.json"
     assert record["accuracy"] == 25.0 and record["time_budget"] is None and "model" not in record
+    assert all(len(record["load_average"][when]) == 3 for when in ("started", "finished"))
     assert train.calls == [{"n_train": 40, "seed": 0, "time_budget": None}]
     (read,) = json.loads((out / "test-reads.json").read_text())["reads"]
     assert (read["kind"], read["configuration"]) == ("fixed", {"model": "pytorch-mnist-cnn", "schedule": "published"})

@@ -206,6 +206,8 @@ def test_the_protocol_over_three_seeds_reads_the_test_set_once_per_seed_for_the_
         assert seconds["total"] == pytest.approx(seconds["selection"] + seconds["refit"] + seconds["scoring"])
         assert seconds["selection"] == pytest.approx(sum(r["seconds"] for r in run["grid"]))
         assert run["peak_memory_gb"] > 0 and run["selection_fits_read_back"] == 0
+        for when in ("started", "finished"):                   # the machine's load, as evidence of a quiet run
+            assert len(run["load_average"][when]) == 3 and min(run["load_average"][when]) >= 0
     # every selection fit saw the fit rows alone, every refit all the training rows; the test images
     # were predicted once per seed
     per_seed = len(GRID) + 1

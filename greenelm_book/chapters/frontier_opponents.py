@@ -89,13 +89,17 @@ def run_opponent(dataset: str, seed: int, schedule: str, *, out_dir: str | Path 
     gate = TestGate({dataset: y_test}, fixed={dataset: entry["fixed"]}, ledger=Path(out_dir) / "test-reads.json")
     del y_test
     labels = gate.release(dataset, int(seed), configuration, kind="fixed")   # refused unless declared
+    from ..bench import load_average
+
     started = datetime.datetime.now(datetime.timezone.utc)
+    load_started = load_average()
     clock = time.perf_counter()
     result = (train or _trainer(dataset))(X_train, y_train, X_test, labels, seed=int(seed), time_budget=budget)
     result = {k: v for k, v in result.items() if k != "model"}
     record = {"dataset": dataset, "seed": int(seed), "schedule": schedule, "configuration": configuration,
               "time_budget": budget, "subset": subset, "started_at": started.isoformat(timespec="seconds"),
-              "wall_seconds": time.perf_counter() - clock, **result,
+              "wall_seconds": time.perf_counter() - clock,
+              "load_average": {"started": load_started, "finished": load_average()}, **result,
               "test_reads": gate.reads(dataset, int(seed))}
     _write_json_atomically(path, record)
     log(f"{dataset}, {configuration['model']}, {schedule}, seed {seed}: test {record['accuracy']:.2f} %, "

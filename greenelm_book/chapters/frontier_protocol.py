@@ -491,10 +491,6 @@ def build_model(candidate: Candidate, image_shape, seed: int):
 
 
 # ----------------------------------------------------------------------------- the protocol
-def _peak_tools():
-    from ..bench import peak_rss_bytes, reset_peak_rss
-
-    return peak_rss_bytes, reset_peak_rss
 
 
 def _info(model) -> dict:
@@ -552,10 +548,13 @@ def run_protocol(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: S
     validation_accuracy (%), seconds, info, error}], "pick" (candidate), "pick_index", "tie_rule",
     "validation_accuracy", "test_accuracy" (%), "seconds" {"selection" (the sum of the selection fits'
     own seconds, read back or not), "refit", "scoring", "total" (their sum)}, "selection_fits_read_back",
-    "refit_info", "peak_memory_gb", "test_reads" (the gate's reads of this dataset and seed)."""
+    "refit_info", "peak_memory_gb", "load_average" {"started", "finished"} (the machine's 1-, 5- and 15-minute
+    load averages when this run started and finished, :func:`greenelm_book.bench.load_average`), "test_reads"
+    (the gate's reads of this dataset and seed)."""
     from greenelm.kernel_limit import held_out_rows
 
-    peak_rss_bytes, reset_peak_rss = _peak_tools()
+    from ..bench import load_average, peak_rss_bytes, reset_peak_rss
+
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise ValueError(f"seed must be an integer, got {seed!r}")
     grid = list(grid)
@@ -568,6 +567,7 @@ def run_protocol(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: S
         raise ValueError(f"X_test has {len(X_test)} rows, the gate holds {gate.n_test(dataset)} test labels "
                          f"of {dataset}")
     reset_peak_rss()
+    load_started = load_average()
     start = time.perf_counter()
     fit_rows, validation_rows = held_out_rows(len(y_train), fit_size, validation_size, int(seed))
     rows, read_back = [], 0
@@ -613,6 +613,7 @@ def run_protocol(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: S
               "seconds": {"selection": selection, "refit": refit, "scoring": scoring, "total": total},
               "selection_fits_read_back": int(read_back),
               "refit_info": _info(model), "peak_memory_gb": peak_rss_bytes() / GB,
+              "load_average": {"started": load_started, "finished": load_average()},
               "test_reads": gate.reads(dataset, int(seed))}
     return json.loads(json.dumps(record, allow_nan=False))
 
