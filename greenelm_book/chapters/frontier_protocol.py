@@ -491,8 +491,6 @@ def build_model(candidate: Candidate, image_shape, seed: int):
 
 
 # ----------------------------------------------------------------------------- the protocol
-
-
 def _info(model) -> dict:
     info = getattr(model, "info", None)
     return info() if callable(info) else {}
