@@ -328,3 +328,43 @@ class _WithoutTestLabels:
 
     def __getattr__(self, name):
         return getattr(self._data, name)
+
+
+def test_airbench_cpu_alternates_the_formats_times_the_steps_after_the_warm_up_and_reads_no_test_label(
+        monkeypatch):
+    """benchmarks.airbench_cpu: each round trains in both memory formats (reversed every other round) on
+    training rows, scoring other training rows; a step's seconds leave the first epoch out."""
+    import greenelm
+    from benchmarks import airbench_cpu as bench
+    from greenelm_book.chapters import fast_sgd
+
+    class TrainingRowsOnly:
+        x_train = np.zeros((40, 32, 32, 3), np.uint8)
+        y_train = np.arange(40) % 10
+
+        @property
+        def y_test(self):
+            raise AssertionError("the benchmark read a test label")
+
+    calls = []
+
+    def fake_train(X, y, X_scored, y_scored, *, seed, epochs, device, channels_last):
+        calls.append((channels_last, len(X), len(X_scored)))
+        assert np.array_equal(y_scored, TrainingRowsOnly.y_train[len(X):len(X) + len(X_scored)])
+        step = 2.0 if channels_last else 3.0
+        per_epoch = [{"steps": 10 * (e + 1), "seconds": 10 * step + (100.0 if e == 0 else 0.0)} for e in range(epochs)]
+        return {"per_epoch": per_epoch, "eval_seconds": 1.0, "accuracy": 50.0, "accuracy_no_tta": 40.0 + len(calls)}
+
+    monkeypatch.setattr(greenelm, "load_dataset", lambda name: TrainingRowsOnly())
+    monkeypatch.setattr(fast_sgd, "train_airbench", fake_train)
+    report = bench.measure(images=30, epochs=3, rounds=2, held_out=10)
+    assert calls == [(False, 30, 10), (True, 30, 10), (True, 30, 10), (False, 30, 10)]
+    contiguous, last = report["rows"]
+    assert contiguous["step_seconds"] == 3.0 and last["step_seconds"] == 2.0
+    assert last["step_over_contiguous"] == 2.0 / 3.0 and report["chosen"] == "channels_last"
+    rate = 1024 * fast_sgd.airbench_flops_per_image() / 2.0 / 1e9
+    assert last["gflops_per_second"] == pytest.approx(rate)
+    assert last["accuracy_no_tta"] == [42.0, 43.0]
+    table = bench.markdown({"machine": "m", "date": "d", "command": "c", "images": 30, "epochs": 3,
+                            "held_out": 10, **report})
+    assert f"| channels_last | 2.00 | 2.00–2.00 | 0.67 | {rate:.0f} |" in table

@@ -146,6 +146,7 @@ def test_real_cifar10_beats_chance():
     ("2-D labels", r"1-D array"),
     ("seed", r"seed must be"),
     ("time_budget", r"time_budget must be"),
+    ("channels_last", r"channels_last must be True or False, got 'yes'"),
 ])
 def test_bad_inputs_raise_value_errors_naming_the_problem(case, message):
     X, y = colour_toy(64, 0)
@@ -175,6 +176,8 @@ def test_bad_inputs_raise_value_errors_naming_the_problem(case, message):
         kwargs["seed"] = -1
     elif case == "time_budget":
         kwargs["time_budget"] = 0
+    elif case == "channels_last":
+        kwargs["channels_last"] = "yes"
     with pytest.raises(ValueError, match=message):
         fs.train_airbench(X, y, Xt, yt, **kwargs)
 
@@ -335,3 +338,31 @@ def test_small_cnn_time_budget_and_bad_inputs():
         fs.train_small_cnn(X, y[:10], Xt, yt, seed=0)
     with pytest.raises(ValueError, match="out of range"):
         fs.train_small_cnn(X, y + 9, Xt, yt, seed=0)
+
+
+def test_the_weights_memory_format_is_the_recipes_on_cuda_and_the_measured_one_on_the_cpu():
+    assert fs.airbench_channels_last("cuda") is True
+    assert fs.airbench_channels_last("cpu") is fs.CPU_CHANNELS_LAST
+    for channels_last in (False, True):
+        torch.manual_seed(0)
+        net = fs.make_airbench_net(NARROW, device="cpu", channels_last=channels_last)
+        conv = net[2].conv1.weight
+        assert conv.is_contiguous(memory_format=torch.channels_last) is channels_last
+        assert conv.is_contiguous() is not channels_last
+
+
+def test_both_memory_formats_train_the_same_net_to_rounding(one_thread):
+    """channels_last reorders the convolutions' sums, nothing else: one seed's short runs in the two
+    formats end with the same weights to float32 rounding and the same predictions."""
+    X, y = colour_toy(256, 0)
+    Xt, yt = colour_toy(64, 1)
+    runs = {channels_last: fs.train_airbench(X, y, Xt, yt, seed=3, epochs=2, recipe=NARROW, device="cpu",
+                                             channels_last=channels_last, return_model=True)
+            for channels_last in (False, True)}
+    assert runs[False]["memory_format"] == "contiguous" and runs[True]["memory_format"] == "channels_last"
+    contiguous, last = (runs[c]["model"].state_dict() for c in (False, True))
+    assert contiguous.keys() == last.keys()
+    for name, value in contiguous.items():
+        assert torch.allclose(value.float(), last[name].float(), rtol=1e-3, atol=1e-4), name
+    assert runs[False]["accuracy"] == runs[True]["accuracy"]
+    assert runs[False]["steps_run"] == runs[True]["steps_run"] == 8

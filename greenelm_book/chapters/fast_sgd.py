@@ -107,7 +107,8 @@ from torch import nn
 
 __all__ = [
     "AirbenchRecipe", "AIRBENCH94", "SmallCNNRecipe", "PYTORCH_MNIST_CNN",
-    "train_airbench", "train_small_cnn", "make_airbench_net", "airbench_optimizer",
+    "train_airbench", "train_small_cnn", "make_airbench_net", "airbench_optimizer", "airbench_channels_last",
+    "CPU_CHANNELS_LAST",
     "airbench_lr_factor", "init_whitening_conv", "make_small_cnn", "layer_flops",
     "airbench_flops_per_image", "small_cnn_flops_per_image", "airbench_seconds_estimate",
 ]
@@ -345,6 +346,23 @@ def _device(device) -> torch.device:
     return torch.device(device)
 
 
+def _flag(name: str, value) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+#: airbench94's weights in ``channels_last`` on the CPU too: ``benchmarks/airbench_cpu`` measures the
+#: recipe's training steps in both memory formats, alternating in one process, on this machine
+CPU_CHANNELS_LAST = False
+
+
+def airbench_channels_last(device) -> bool:
+    """Whether airbench94 keeps its weights in ``channels_last`` on ``device``: always on CUDA, as
+    the recipe does; on the CPU as :data:`CPU_CHANNELS_LAST` (the faster format here)."""
+    return True if _device(device).type == "cuda" else CPU_CHANNELS_LAST
+
+
 def _sync(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -431,17 +449,20 @@ class _ConvGroup(nn.Module):
         return self.activ(self.norm2(self.conv2(x)))
 
 
-def make_airbench_net(recipe: AirbenchRecipe = AIRBENCH94, device=None, dtype=None) -> nn.Sequential:
+def make_airbench_net(recipe: AirbenchRecipe = AIRBENCH94, device=None, dtype=None,
+                      channels_last: bool | None = None) -> nn.Sequential:
     """The airbench94 net (input (N, 3, 32, 32) normalised images → logits (N, num_classes)).
 
     Initialised from torch's global generator (call ``torch.manual_seed`` first); the whitening
     layer ``net[0]`` has ``weight.requires_grad = False`` and still needs
-    :func:`init_whitening_conv`. ``dtype`` defaults to float16 (BatchNorm kept in float32) and
-    ``channels_last`` on CUDA, as in the recipe, and float32 elsewhere.
+    :func:`init_whitening_conv`. ``dtype`` defaults to float16 (BatchNorm kept in float32) on CUDA,
+    as in the recipe, and float32 elsewhere; ``channels_last`` (the weights' memory format) to
+    :func:`airbench_channels_last` of the device.
     """
     device = _device(device)
     if dtype is None:
         dtype = torch.float16 if device.type == "cuda" else torch.float32
+    channels_last = airbench_channels_last(device) if channels_last is None else _flag("channels_last", channels_last)
     k = recipe.whiten_kernel_size
     whiten_width = 2 * 3 * k ** 2
     w1, w2, w3 = recipe.widths
@@ -459,7 +480,7 @@ def make_airbench_net(recipe: AirbenchRecipe = AIRBENCH94, device=None, dtype=No
     )
     net[0].weight.requires_grad = False
     net = net.to(device=device, dtype=dtype)
-    if device.type == "cuda":
+    if channels_last:
         net = net.to(memory_format=torch.channels_last)
     for mod in net.modules():
         if isinstance(mod, _BatchNorm):
@@ -615,7 +636,8 @@ def _accuracy(net, images, labels, tta_level, eval_batch) -> float:
 def train_airbench(X_train, y_train, X_test, y_test, *, seed: int, epochs: float | None = None,
                    time_budget: float | None = None, progress: bool = False,
                    eval_every_epoch: bool = False, recipe: AirbenchRecipe = AIRBENCH94,
-                   device=None, dtype=None, return_model: bool = False) -> dict:
+                   device=None, dtype=None, channels_last: bool | None = None,
+                   return_model: bool = False) -> dict:
     """Train airbench94 on 32×32 RGB images and report its test accuracy.
 
     Parameters
@@ -639,6 +661,8 @@ def train_airbench(X_train, y_train, X_test, y_test, *, seed: int, epochs: float
         region); otherwise only at the end.
     recipe : the hyper-parameters (default the published :data:`AIRBENCH94`).
     device, dtype : default CUDA when available, else CPU; float16 on CUDA and float32 on CPU.
+    channels_last : the weights' memory format (default :func:`airbench_channels_last` of the device);
+        the two formats compute the same sums in another order, so their runs agree to rounding.
     return_model : add the trained net under ``"model"``.
 
     Returns
@@ -648,7 +672,7 @@ def train_airbench(X_train, y_train, X_test, y_test, *, seed: int, epochs: float
     steps per epoch), ``epochs``, ``steps_run``, ``total_steps``, ``stopped_early``, ``per_epoch``
     (a list of {"epoch", "steps", "seconds" (that epoch's), "train_seconds" (cumulative),
     "accuracy" (no TTA, or None)}), ``weights_sha256``, ``seed``, ``n_train``, ``n_test``,
-    ``device``, ``dtype``, ``threads`` and ``recipe`` (the hyper-parameters as a dict).
+    ``device``, ``dtype``, ``memory_format``, ``threads`` and ``recipe`` (the hyper-parameters as a dict).
     """
     if not isinstance(recipe, AirbenchRecipe):
         raise ValueError(f"recipe must be an AirbenchRecipe, got {type(recipe).__name__}")
@@ -658,6 +682,7 @@ def train_airbench(X_train, y_train, X_test, y_test, *, seed: int, epochs: float
     device = _device(device)
     if dtype is None:
         dtype = torch.float16 if device.type == "cuda" else torch.float32
+    channels_last = airbench_channels_last(device) if channels_last is None else _flag("channels_last", channels_last)
     x_train = _images("X_train", X_train, 32, 3)
     x_test = _images("X_test", X_test, 32, 3)
     y_train = _labels("y_train", y_train, len(x_train), recipe.num_classes, "X_train")
@@ -676,7 +701,7 @@ def train_airbench(X_train, y_train, X_test, y_test, *, seed: int, epochs: float
 
     def prepare(x):
         x = ((x.to(device) - mean) / std).to(dtype)
-        return x.contiguous(memory_format=torch.channels_last) if device.type == "cuda" else x
+        return x.contiguous(memory_format=torch.channels_last) if channels_last else x
 
     y_train, y_test = y_train.to(device), y_test.to(device)
     gen = torch.Generator().manual_seed(seed)  # every data draw, on the CPU whatever the device
@@ -684,7 +709,7 @@ def train_airbench(X_train, y_train, X_test, y_test, *, seed: int, epochs: float
 
     with _fork_rng(device):
         torch.manual_seed(seed)
-        net = make_airbench_net(recipe, device, dtype)
+        net = make_airbench_net(recipe, device, dtype, channels_last)
         optimizer, scheduler = airbench_optimizer(net, total_steps, recipe)
         alpha_schedule = recipe.lookahead_base * (torch.arange(total_steps + 1) / total_steps) ** recipe.lookahead_power
 
@@ -747,7 +772,8 @@ def train_airbench(X_train, y_train, X_test, y_test, *, seed: int, epochs: float
                        eval_seconds=eval_seconds, steps=steps, steps_per_epoch=steps_per_epoch, epochs=epochs,
                        total_steps=total_steps, stopped_early=stopped_early, per_epoch=per_epoch, seed=seed,
                        n_train=len(x_train), n_test=len(x_test), device=device,
-                       dtype=str(dtype).replace("torch.", ""), return_model=return_model)
+                       dtype=str(dtype).replace("torch.", ""), return_model=return_model) | {
+        "memory_format": "channels_last" if channels_last else "contiguous"}
 
 
 # --------------------------------------------------------------------------- the MNIST CNN
