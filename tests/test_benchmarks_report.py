@@ -368,3 +368,9 @@ def test_airbench_cpu_alternates_the_formats_times_the_steps_after_the_warm_up_a
     table = bench.markdown({"machine": "m", "date": "d", "command": "c", "images": 30, "epochs": 3,
                             "held_out": 10, **report})
     assert f"| channels_last | 2.00 | 2.00–2.00 | 0.67 | {rate:.0f} |" in table
+    assert "Faster here in every run: **channels_last**" in table
+    overlapping = [dict(contiguous, step_range=[2.5, 3.5]), dict(last, step_range=[1.5, 2.6])]
+    assert bench.faster_format(overlapping) is None
+    assert "Neither format is faster in every run" in bench.markdown({
+        "machine": "m", "date": "d", "command": "c", "images": 30, "epochs": 3, "held_out": 10, **report,
+        "rows": overlapping, "chosen": None})
