@@ -59,11 +59,12 @@ import torch
 
 import greenelm
 from greenelm.solvers import fit_flops
-from greenelm_book import bench, complexity, footprint, paper
-from greenelm_book.baselines import MLP_HIDDEN, SGDConfig
-from greenelm_book.experiments import load_split
+from greenelm_book import bench, paper
+from greenelm_book.chapters import complexity, footprint
+from greenelm_book.chapters.baselines import MLP_HIDDEN, SGDConfig
+from greenelm_book.chapters.experiments import load_split
 from greenelm_book.report import colour, by_sign, glue, judge_qualitative, judge_time, set_style, show_table
-from greenelm_book.results import ChapterResults
+from greenelm_book.store.results import ChapterResults
 
 # %% tags=["remove-cell"]
 store, ROOT = ChapterResults("hardware", profile), Path(greenelm.__file__).resolve().parents[1]

@@ -90,11 +90,11 @@ from tqdm import TqdmWarning
 
 warnings.filterwarnings("ignore", category=TqdmWarning)  # no progress widgets in the book
 
-from greenelm_book import streaming as st
+from greenelm_book.chapters import streaming as st
+from greenelm_book.chapters.streaming_harness import available_backends, streaming_benchmark
 from greenelm_book.report import glue, set_style, show_table
-from greenelm_book.results import ChapterResults
-from greenelm_book.shown import glue_result
-from greenelm_book.streaming_bench import available_backends, streaming_benchmark
+from greenelm_book.store.results import ChapterResults
+from greenelm_book.store.shown import glue_result
 
 set_style()
 store = ChapterResults("streaming", profile)
@@ -257,7 +257,7 @@ st.answer_update_claims(store, streams, update_keys, oracle, sgd, sgd_keys, cost
 # first, then bird and cat, …), each task's rows seen once. Three learners read the same Green-ELM
 # features ($d$ = {glue:text}`forgetting_d`, one projection per seed) and fit the same model, a
 # linear readout over the ten classes; only the learning rule differs
-# (`greenelm_book.forgetting`):
+# (`greenelm_book.chapters.forgetting`):
 #
 # * **exact RLS** — `StreamingRidge`, updated in batches of {glue:text}`forgetting_batch` rows:
 #   after each task, the ridge solution on every row seen, with no row kept;

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: chapters whose sources still import the former names: a source changed is a page to re-execute, so
 #: each moves to the current names at its next re-execution (and leaves this list)
-SOURCES_ON_FORMER_NAMES = {"hardware", "streaming"}
+SOURCES_ON_FORMER_NAMES: set[str] = set()
 
 FORMER = re.compile(r"\bgreenelm_book\.(" + "|".join(sorted(map(re.escape, _former_names.MOVED), key=len,
                                                           reverse=True)) + r")\b")
