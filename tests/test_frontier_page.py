@@ -289,3 +289,27 @@ def test_the_anchors_include_the_kernel_methods_and_the_fast_sgd_recipes():
     thiry = ANCHORS[ANCHORS.source == "thiry2021unreasonable"]
     assert set(thiry.trained) == {"SGD-trained head"} and 88.5 in set(thiry.accuracy)
     assert thiry.augmentation.str.contains("flips").all()
+
+
+def test_a_dataset_short_of_its_planned_seeds_is_named_with_its_count_and_not_yet_headlined(tmp_path):
+    records = tmp_path / "records"
+    records.mkdir()
+    for seed in (0, 1, 2):
+        shutil.copy(RECORDS / f"fashion-mnist-seed{seed}.json", records)
+    seed0 = json.loads((RECORDS / "mnist-seed0.json").read_text())
+    for seed in (0, 1):
+        (records / f"mnist-seed{seed}.json").write_text(json.dumps(dict(seed0, seed=seed)))
+    results = tmp_path / "results"
+    results.mkdir()
+    shutil.copy(ROOT / "book" / "results" / "scaling.json", results)
+
+    def sentence():
+        store = ChapterResults("frontier", "full", results)
+        return fc.protocol_sentence(fc.record_protocol(store, fc.load_records(records), [0, 1, 2]), [0, 1, 2])
+
+    text = sentence()
+    assert ("MNIST has fewer seeds than planned (2 of 3), so its number is not yet the headline; the book's gain "
+            "rule judges no difference over fewer than 3 seeds.") in text
+    assert "Fashion-MNIST has" not in text and "one run's" not in text
+    (records / "mnist-seed2.json").write_text(json.dumps(dict(seed0, seed=2)))
+    assert "fewer seeds than planned" not in sentence()

@@ -323,9 +323,17 @@ def protocol_sentence(protocol: dict, planned_seeds) -> str:
     text = "The protocol gives " + "; ".join(parts) + "."
     if missing:
         text += f" {' and '.join(missing)} {'has' if len(missing) == 1 else 'have'} no seed recorded yet."
-    if any(len(part["seeds"]) < len(planned_seeds) for part in protocol.values()):
-        text += (" A dataset with fewer seeds than planned has no spread to judge a difference by: its number is "
-                 "one run's, not yet the headline.")
+    short = {DATASET_NAMES[d]: len(part["seeds"]) for d, part in protocol.items() if len(part["seeds"]) < len(planned_seeds)}
+    if short:
+        from ..judging.verdicts import MIN_GAIN_RUNS
+
+        one = len(short) == 1
+        counts = ", ".join(f"{name} {n} of {len(planned_seeds)}" if not one else f"{n} of {len(planned_seeds)}"
+                           for name, n in short.items())
+        text += (f" {' and '.join(short)} {'has' if one else 'have'} fewer seeds than planned ({counts}), so "
+                 f"{'its number is' if one else 'their numbers are'} not yet the headline")
+        text += (f"; the book's gain rule judges no difference over fewer than {MIN_GAIN_RUNS} seeds."
+                 if min(short.values()) < MIN_GAIN_RUNS else ".")
     return text
 
 
