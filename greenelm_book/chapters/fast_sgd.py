@@ -346,12 +346,6 @@ def _device(device) -> torch.device:
     return torch.device(device)
 
 
-def _flag(name: str, value) -> bool:
-    if not isinstance(value, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {value!r}")
-    return bool(value)
-
-
 #: airbench94's weights in ``channels_last`` on the CPU too: ``benchmarks/airbench_cpu`` measures the
 #: recipe's training steps in both memory formats, alternating in one process (on two AMD EPYC cores:
 #: 8.0–8.1 s per step contiguous, 6.0–8.6 s channels_last, neither faster in every run), so contiguous stays
@@ -362,6 +356,15 @@ def airbench_channels_last(device) -> bool:
     """Whether airbench94 keeps its weights in ``channels_last`` on ``device``: always on CUDA, as
     the recipe does; on the CPU as :data:`CPU_CHANNELS_LAST` (the faster format here)."""
     return True if _device(device).type == "cuda" else CPU_CHANNELS_LAST
+
+
+def _channels_last(device, channels_last) -> bool:
+    """``channels_last`` as asked (True or False), or :func:`airbench_channels_last` of ``device`` when None."""
+    if channels_last is None:
+        return airbench_channels_last(device)
+    if not isinstance(channels_last, (bool, np.bool_)):
+        raise ValueError(f"channels_last must be True or False, got {channels_last!r}")
+    return bool(channels_last)
 
 
 def _sync(device: torch.device) -> None:
@@ -463,7 +466,7 @@ def make_airbench_net(recipe: AirbenchRecipe = AIRBENCH94, device=None, dtype=No
     device = _device(device)
     if dtype is None:
         dtype = torch.float16 if device.type == "cuda" else torch.float32
-    channels_last = airbench_channels_last(device) if channels_last is None else _flag("channels_last", channels_last)
+    channels_last = _channels_last(device, channels_last)
     k = recipe.whiten_kernel_size
     whiten_width = 2 * 3 * k ** 2
     w1, w2, w3 = recipe.widths
@@ -683,7 +686,7 @@ def train_airbench(X_train, y_train, X_test, y_test, *, seed: int, epochs: float
     device = _device(device)
     if dtype is None:
         dtype = torch.float16 if device.type == "cuda" else torch.float32
-    channels_last = airbench_channels_last(device) if channels_last is None else _flag("channels_last", channels_last)
+    channels_last = _channels_last(device, channels_last)
     x_train = _images("X_train", X_train, 32, 3)
     x_test = _images("X_test", X_test, 32, 3)
     y_train = _labels("y_train", y_train, len(x_train), recipe.num_classes, "X_train")

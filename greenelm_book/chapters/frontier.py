@@ -328,8 +328,7 @@ def protocol_sentence(protocol: dict, planned_seeds) -> str:
         from ..judging.verdicts import MIN_GAIN_RUNS
 
         one = len(short) == 1
-        counts = ", ".join(f"{name} {n} of {len(planned_seeds)}" if not one else f"{n} of {len(planned_seeds)}"
-                           for name, n in short.items())
+        counts = ", ".join(f"{'' if one else name + ' '}{n} of {len(planned_seeds)}" for name, n in short.items())
         text += (f" {' and '.join(short)} {'has' if one else 'have'} fewer seeds than planned ({counts}), so "
                  f"{'its number is' if one else 'their numbers are'} not yet the headline")
         text += (f"; the book's gain rule judges no difference over fewer than {MIN_GAIN_RUNS} seeds."
