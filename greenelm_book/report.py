@@ -239,6 +239,35 @@ def thousands(value, separator: str = "\u202f") -> str:
     return f"{number:g}"
 
 
+def spaced_values(values, ratio: float = 1.6) -> list:
+    """The values of ``values`` (positive) kept for tick labels on a log axis: the smallest, then
+    each at least ``ratio`` × the last kept one (so labels of close values do not overlap)."""
+    kept = []
+    for value in sorted(set(values)):
+        if not kept or value >= ratio * kept[-1]:
+            kept.append(value)
+    return kept
+
+
+def log_ticks(ax, values=None, ratio: float = 1.6, axis: str = "x") -> None:
+    """A log-scaled ``axis`` ("x" or "y") of ``ax`` labelled without overlap: at the
+    :func:`spaced_values` of ``values`` when given (each printed with :func:`thousands`, whose
+    separator does not break), else at the powers of ten; minor ticks are kept but never labelled."""
+    import matplotlib.ticker as ticker
+
+    if axis not in ("x", "y"):
+        raise ValueError(f"axis must be 'x' or 'y', got {axis!r}")
+    scale = ax.xaxis if axis == "x" else ax.yaxis
+    if values is not None:
+        values = spaced_values(values, ratio)
+        scale.set_major_locator(ticker.FixedLocator(values))
+        scale.set_major_formatter(ticker.FixedFormatter([thousands(v) for v in values]))
+    else:
+        scale.set_major_locator(ticker.LogLocator(base=10))
+        scale.set_major_formatter(ticker.FuncFormatter(lambda v, _: thousands(v) if v >= 1 else f"{v:g}"))
+    scale.set_minor_formatter(ticker.NullFormatter())
+
+
 def median_text(values, unit: str = "s", digits: int = 3) -> str:
     """A latency as every page shows it: ``"median 0.639 s (IQR 0.473–0.702, n = 40)"``, the median
     and interquartile range over runs (batches); one run alone as ``"9.630 s (n = 1)"``. ``digits``

@@ -63,7 +63,8 @@ from greenelm_book import bench, paper
 from greenelm_book.chapters import complexity, footprint
 from greenelm_book.chapters.baselines import MLP_HIDDEN, SGDConfig
 from greenelm_book.chapters.experiments import load_split
-from greenelm_book.report import colour, by_sign, glue, judge_qualitative, judge_time, set_style, show_table
+from greenelm_book.report import (colour, by_sign, glue, judge_qualitative, judge_time, log_ticks, set_style,
+                                  show_table, thousands)
 from greenelm_book.store.results import ChapterResults
 
 # %% tags=["remove-cell"]
@@ -146,8 +147,10 @@ for ax, axis, column in ((axes[0], "N", "n_samples"), (axes[1], "d", "n_hidden")
                 label=complexity.LABELS[phase])
 axes[1].plot(factorization.order, factorization.seconds, "s--", color=colour("Cholesky solve"),
              label="Cholesky factorisation alone (order d)")
-axes[0].set(xscale="log", yscale="log", xlabel=f"N (d = {fixed_width})", ylabel="seconds (median of repeats)")
-axes[1].set(xscale="log", xlabel=f"d (N = {fixed_size}; the factorisation alone: its order)")
+axes[0].set(xscale="log", yscale="log", xlabel=f"N (d = {thousands(fixed_width)})", ylabel="seconds (median of repeats)")
+axes[1].set(xscale="log", xlabel=f"d (N = {thousands(fixed_size)}; the factorisation alone: its order)")
+log_ticks(axes[0], sizes)
+log_ticks(axes[1], set(widths) | set(orders))
 fig.legend(*axes[1].get_legend_handles_labels(), loc="lower center", ncol=2, bbox_to_anchor=(0.5, -0.1),
            frameon=False)
 fig.tight_layout()
@@ -329,8 +332,9 @@ for code, group in memory.groupby("code"):
     ax.plot(group["d"], group["added by the fit (MiB)"], "o-", color=colour(code), label=f"{code}: added by the fit")
 ax.plot(memory_widths, [memory_size * d * 8 / 2**20 for d in memory_widths], "k--", label="size of H (N×d)")
 ax.plot(memory_widths, [d * d * 8 / 2**20 for d in memory_widths], "k:", label="size of HᵀH (d×d)")
-ax.set(xscale="log", yscale="log", xlabel=f"d (N = {memory_size})", ylabel="MiB (float64)",
+ax.set(xscale="log", yscale="log", xlabel=f"d (N = {thousands(memory_size)})", ylabel="MiB (float64)",
        title="memory added by the fit against d")
+log_ticks(ax, memory_widths)
 ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), frameon=False)
 fig.tight_layout()
 plt.show()

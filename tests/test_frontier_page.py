@@ -222,29 +222,6 @@ def test_the_chapters_relative_paths_are_read_from_the_root_whatever_the_working
     assert fc.fixed_records("mnist", RECORDS, seed=1) == {"widths": {}, "limit": None}     # another seed's only
 
 
-def test_log_axes_label_spaced_values_without_breaking_and_no_minor_labels():
-    import matplotlib.pyplot as plt
-    import matplotlib.ticker as ticker
-
-    assert fc.spaced([1500, 500, 1000, 1200, 3000, 3000]) == [500, 1000, 3000]
-    fig, (left, right) = plt.subplots(1, 2)
-    left.plot([500, 1200, 3000], [1, 2, 3])
-    left.set_xscale("log")
-    fc.log_ticks(left, [500, 1000, 1200, 1500, 3000])
-    fig.canvas.draw()
-    labels = [t.get_text() for t in left.get_xticklabels() if t.get_text()]
-    assert labels == ["500", "1\u202f000", "3\u202f000"]
-    assert isinstance(left.xaxis.get_minor_formatter(), ticker.NullFormatter)
-    right.plot([0.05, 2000], [1, 2])
-    right.set_xscale("log")
-    fc.log_ticks(right)
-    fig.canvas.draw()
-    labels = [t.get_text() for t in right.get_xticklabels() if t.get_text()]
-    assert "1\u202f000" in labels and "0.1" in labels and isinstance(right.xaxis.get_minor_formatter(),
-                                                                       ticker.NullFormatter)
-    plt.close(fig)
-
-
 # ----------------------------------------------------------------------------- the anchors' data (paper.ANCHORS)
 
 ANCHOR_COLUMNS = ["dataset", "method", "accuracy", "trained", "size", "augmentation", "compute", "source"]

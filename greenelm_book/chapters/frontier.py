@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..paper import DATASET_NAMES
-from ..report import by_sign, colour, duration_text, judge_qualitative, spread_text, thousands
+from ..report import by_sign, colour, duration_text, judge_qualitative, log_ticks, spread_text, thousands
 from ..store.results import ROOT
 from .frontier_protocol import RUNS_DIR, configuration_key, load_protocol
 from .frontier_records import candidate_text, variant_gains
@@ -479,33 +479,6 @@ def limits_text(protocol: dict, part: dict) -> str:
               "the memory, past this machine's 24 GiB, and the kernel's products grow as N².")
 
 
-# ----------------------------------------------------------------------------- figures
-def spaced(values, ratio: float = 1.6) -> list:
-    """The values of ``values`` (positive) kept for tick labels on a log axis: the smallest, then
-    each at least ``ratio`` × the last kept one (so labels of close values do not overlap)."""
-    kept = []
-    for value in sorted(set(values)):
-        if not kept or value >= ratio * kept[-1]:
-            kept.append(value)
-    return kept
-
-
-def log_ticks(ax, values=None, ratio: float = 1.6) -> None:
-    """A log-scaled x axis labelled without overlap: at the :func:`spaced` ones of ``values`` when
-    given (each printed with :func:`~greenelm_book.report.thousands`, whose separator does not
-    break), else at the powers of ten; minor ticks are kept but never labelled."""
-    import matplotlib.ticker as ticker
-
-    if values is not None:
-        values = spaced(values, ratio)
-        ax.xaxis.set_major_locator(ticker.FixedLocator(values))
-        ax.xaxis.set_major_formatter(ticker.FixedFormatter([thousands(v) for v in values]))
-    else:
-        ax.xaxis.set_major_locator(ticker.LogLocator(base=10))
-        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: thousands(v) if v >= 1 else f"{v:g}"))
-    ax.xaxis.set_minor_formatter(ticker.NullFormatter())
-
-
 def planned_seeds(params: str | Path | None = None) -> list[int]:
     """The seeds ``params/frontier_protocol.yml`` plans for every dataset."""
     return list(load_protocol(None if params is None else repo_path(params))["seeds"])
@@ -513,6 +486,6 @@ def planned_seeds(params: str | Path | None = None) -> list[int]:
 
 __all__ = ["DATASETS", "RECIPE_WORDS", "SCHEDULE_WORDS", "SOURCES", "anchor_notes", "anchor_table", "answer_ultra_wide",
            "fixed_records", "gains_text", "grid_view", "headline_table", "limit_memory_gb", "limits_text",
-           "load_records", "log_ticks", "opponents_sentence", "opponents_view", "picks_text", "plot_ultra_wide",
-           "pick_size", "planned_seeds", "protocol_runs", "protocol_sentence", "record_protocol", "spaced", "ultra_glues",
+           "load_records", "opponents_sentence", "opponents_view", "picks_text", "plot_ultra_wide",
+           "pick_size", "planned_seeds", "protocol_runs", "protocol_sentence", "record_protocol", "ultra_glues",
            "repo_path", "ultra_intro_glues", "ultra_wide_part"]

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 
 from .. import paper
-from ..report import (Verdict, by_sign, colour, judge_qualitative, judge_time, not_comparable,
-                     ours_text, prediction_interval)
+from ..report import (Verdict, by_sign, colour, judge_qualitative, judge_time, log_ticks,
+                     not_comparable, ours_text, prediction_interval)
 from ..judging.verdicts import all_some_none, value_vs_paper
 
 SCALES = ("unit", "he")
@@ -145,9 +145,7 @@ def plot_accuracy_against_width(acc: dict, datasets, widths, seeds: int):
         points = paper.FIG_SCALING[paper.FIG_SCALING.dataset == name]
         ax.plot(points["n_hidden"], points["accuracy"], "kx--", markersize=8, label="paper's figure")
         ax.set(xscale="log", xlabel="hidden width d", ylabel="test accuracy (%)", title=name)
-        ax.set_xticks(sorted(set(widths) | set(points["n_hidden"])))
-        ax.xaxis.set_major_formatter(plt.ScalarFormatter())
-        ax.xaxis.set_minor_formatter(plt.NullFormatter())
+        log_ticks(ax, set(widths) | set(points["n_hidden"]))
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.06), frameon=False)
     fig.tight_layout(rect=(0, 0.06, 1, 1))

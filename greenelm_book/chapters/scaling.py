@@ -23,8 +23,8 @@ import pandas as pd
 
 from .. import paper
 from ..judging import verdicts
-from ..report import (Verdict, by_sign, colour, judge_qualitative, not_comparable, spread_text,
-                     thousands)
+from ..report import (Verdict, by_sign, colour, judge_qualitative, log_ticks, not_comparable,
+                     spread_text, thousands)
 from ..judging.verdicts import value_vs_paper
 from ..judging.rejudge import shared_verdict
 from ..store.results import load_all
@@ -286,8 +286,7 @@ def plot_curves(curve: pd.DataFrame, plan: ScalingPlan):
     ax.set(xscale="log", xlabel="hidden width d", ylabel="test accuracy (%)",
            title="accuracy against width (dotted: the paper's SGD/CNN baselines)")
     ticks = sorted(set(plan.all_widths) | {int(w) for w in fig_points.n_hidden})
-    ax.set_xticks(ticks, [spaced(d) for d in ticks], minor=False)
-    ax.set_xticks([], minor=True)
+    log_ticks(ax, ticks)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     return fig
 
@@ -707,8 +706,7 @@ def plot_lambda_choices(choices: pd.DataFrame, plan: ScalingPlan):
     axes[1].axhline(0, color="0.3", lw=0.8)
     axes[1].set(xscale="log", xlabel="hidden width d", ylabel="test gain over λ = 1e-3 (points)")
     for ax in axes:
-        ax.set_xticks(plan.all_widths, [spaced(d) for d in plan.all_widths], minor=False)
-        ax.set_xticks([], minor=True)
+        log_ticks(ax, plan.all_widths)
     axes[1].legend(fontsize=8, loc="upper left", frameon=False)
     fig.tight_layout()
     return fig
