@@ -112,12 +112,15 @@ show_table(fc.headline_table(protocol, seeds))
 
 # %% tags=["remove-cell"]
 glue("protocol_sentence", fc.protocol_sentence(protocol, seeds))
-glue("picks_text", fc.picks_text(protocol))
 glue("gains_text", fc.gains_text(records, protocol))
 
 # %% [markdown]
-# {glue:text}`protocol_sentence` The picks: {glue:text}`picks_text`
-#
+# {glue:text}`protocol_sentence` Each seed's pick, with its validation accuracy and its one test read:
+
+# %% tags=["hide-input"]
+show_table(fc.picks_table(protocol), integers=["seed"])
+
+# %% [markdown]
 # Each dataset's grid, in **validation** accuracy (mean ± sd over the seeds recorded; no test score),
 # with each candidate's selection-fit seconds and how many seeds picked it:
 

@@ -75,6 +75,12 @@ def test_the_headline_is_the_picks_test_accuracy_mean_and_sd_over_the_seeds(setu
     assert row["test accuracy (%)"] == f"{np.mean(scores):.2f} ± {np.std(scores, ddof=1):.2f} (n = 3)"
     assert f"MNIST {np.mean(scores):.2f} ± {np.std(scores, ddof=1):.2f} % over 3 of 3 seeds" in \
         fc.protocol_sentence(protocol, [0, 1, 2])
+    picks = fc.picks_table(protocol).query("dataset == 'MNIST'")
+    assert list(picks["seed"]) == [0, 1, 2]
+    assert list(picks["test (%)"]) == [f"{s:.2f}" for s in scores]            # each seed's one read
+    assert list(picks["validation (%)"]) == [f"{seed0['validation_accuracy']:.2f}"] * 3
+    assert set(picks["pick"]) == {fc.candidate_text(seed0["pick"])}
+    assert list(picks.columns) == ["dataset", "seed", "pick", "validation (%)", "test (%)", "whole protocol"]
 
 
 def test_the_opponents_table_names_the_recipe_and_its_schedule(setup):

@@ -282,14 +282,18 @@ def headline_table(protocol: dict, planned_seeds) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def picks_text(protocol: dict) -> str:
-    """What each dataset's seeds picked, in words: "MNIST, seed 0: kernel limit (d → ∞), K = 1,024, …"."""
-    lines = []
+def picks_table(protocol: dict) -> pd.DataFrame:
+    """One row per dataset and seed: the protocol's pick (:func:`candidate_text`), its validation
+    accuracy, its test accuracy (that seed's one read) and the whole protocol's seconds, the last two
+    read from the recorded results of :func:`record_protocol`."""
+    rows = []
     for dataset, part in protocol.items():
-        for run in part["runs"]:
-            lines.append(f"{DATASET_NAMES[dataset]}, seed {run['seed']}: {candidate_text(run['pick'])} "
-                         f"(validation {run['validation_accuracy']:.2f} %)")
-    return "; ".join(lines) + "."
+        for run, test, seconds in zip(part["runs"], part["accuracy"].values, part["seconds"].values, strict=True):
+            rows.append({"dataset": DATASET_NAMES[dataset], "seed": run["seed"],
+                         "pick": candidate_text(run["pick"]),
+                         "validation (%)": f"{run['validation_accuracy']:.2f}",
+                         "test (%)": f"{test:.2f}", "whole protocol": duration_text(seconds)})
+    return pd.DataFrame(rows)
 
 
 def grid_view(records: dict, dataset: str) -> pd.DataFrame:
@@ -486,6 +490,6 @@ def planned_seeds(params: str | Path | None = None) -> list[int]:
 
 __all__ = ["DATASETS", "RECIPE_WORDS", "SCHEDULE_WORDS", "SOURCES", "anchor_notes", "anchor_table", "answer_ultra_wide",
            "fixed_records", "gains_text", "grid_view", "headline_table", "limit_memory_gb", "limits_text",
-           "load_records", "opponents_sentence", "opponents_view", "picks_text", "plot_ultra_wide",
+           "load_records", "opponents_sentence", "opponents_view", "picks_table", "plot_ultra_wide",
            "pick_size", "planned_seeds", "protocol_runs", "protocol_sentence", "record_protocol", "ultra_glues",
            "repo_path", "ultra_intro_glues", "ultra_wide_part"]
