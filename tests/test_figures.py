@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import matplotlib
+import matplotlib.pyplot as plt
+import matplotlib.ticker as ticker
+import pytest
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import matplotlib.ticker as ticker  # noqa: E402
-import pytest  # noqa: E402
-
-from greenelm_book.report import log_ticks, spaced_values  # noqa: E402
+from greenelm_book.report import log_ticks, spaced_values
 
 
 def labels_of(ticks) -> list[str]:

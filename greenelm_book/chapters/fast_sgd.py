@@ -367,6 +367,13 @@ def _channels_last(device, channels_last) -> bool:
     return bool(channels_last)
 
 
+def _airbench_dtype(device: torch.device, dtype):
+    """``dtype`` as asked, or airbench94's default when None: float16 on CUDA, float32 on the CPU."""
+    if dtype is None:
+        return torch.float16 if device.type == "cuda" else torch.float32
+    return dtype
+
+
 def _sync(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -464,8 +471,7 @@ def make_airbench_net(recipe: AirbenchRecipe = AIRBENCH94, device=None, dtype=No
     :func:`airbench_channels_last` of the device.
     """
     device = _device(device)
-    if dtype is None:
-        dtype = torch.float16 if device.type == "cuda" else torch.float32
+    dtype = _airbench_dtype(device, dtype)
     channels_last = _channels_last(device, channels_last)
     k = recipe.whiten_kernel_size
     whiten_width = 2 * 3 * k ** 2
@@ -684,8 +690,7 @@ def train_airbench(X_train, y_train, X_test, y_test, *, seed: int, epochs: float
     epochs = recipe.train_epochs if epochs is None else _positive_number("epochs", epochs)
     time_budget = _budget(time_budget)
     device = _device(device)
-    if dtype is None:
-        dtype = torch.float16 if device.type == "cuda" else torch.float32
+    dtype = _airbench_dtype(device, dtype)
     channels_last = _channels_last(device, channels_last)
     x_train = _images("X_train", X_train, 32, 3)
     x_test = _images("X_test", X_test, 32, 3)
