@@ -485,10 +485,6 @@ def _main(argv: Sequence[str]) -> int:
     return 2
 
 
-if __name__ == "__main__":
-    sys.exit(_main(sys.argv[1:]))
-
-
 #: the headline ratios timed in one quiet process each (``python -m benchmarks.headline_ratios``)
 HEADLINE_RATIOS = Path(__file__).resolve().parents[1] / "benchmarks" / "headline_ratios.json"
 
@@ -551,3 +547,7 @@ def record_quiet_ratio(store, name: str, key: str | None = None, path: str | Pat
                         computed_at=[p["computed_at"] for p in pairs], pairs=len(pairs),
                         numerator_seconds=[p["a_seconds"] for p in pairs],
                         denominator_seconds=[p["b_seconds"] for p in pairs])
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

@@ -176,7 +176,7 @@ glue_findings(verdict_glues(scorecard(results_dir(profile))))
 #   (`greenelm.RandomPatchFeatures`: no backpropagation, no pretrained weights) and, on them, the
 #   paper's map in its d → ∞ limit (`greenelm.KernelLimitClassifier`), every choice made on held-out
 #   training rows and the test set read once per seed ({doc}`frontier <frontier>`):
-#   {glue:text}`protocol_text`.
+#   {glue:text}`protocol_text`. {glue:text}`opponent_sentence`
 # - **The baseline the paper leaves out:** ridge regression on the features with no random layer.
 #   On frozen backbone features it reaches {glue:text}`ridge_backbone:.2f` %, and the Green-ELM head
 #   {glue:text}`head_acc:.2f` %, {glue:text}`head_vs_ridge:.2f` points

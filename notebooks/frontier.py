@@ -160,8 +160,12 @@ glue("opponents_sentence", fc.opponents_sentence(protocol))
 show_table(fc.anchor_table(protocol))
 
 # %% [markdown]
-# Compute, as each source states it: {glue:text}`anchor_notes`
-#
+# Compute, as each source states it, and this book's seconds on this machine:
+
+# %% tags=["remove-input"]
+display(Markdown("\n".join(f"- {line}" for line in fc.anchor_notes(protocol))))
+
+# %% [markdown]
 # Sources: {cite}`mcdonnell2015fast`, {cite}`mcdonnell2015enhanced`, {cite}`coates2011analysis`,
 # {cite}`thiry2021unreasonable`, {cite}`recht2018cifar`, {cite}`shankar2020neural`,
 # {cite}`chen2019cknpytorch`, {cite}`page2018how`, {cite}`jordan2024airbench`.
@@ -173,5 +177,4 @@ show_table(fc.anchor_table(protocol))
 # 8 TB float64 Gram, and its limit is computed above without one. {glue:text}`limits_text`
 
 # %% tags=["remove-cell"]
-glue("anchor_notes", " ".join(fc.anchor_notes(protocol)))
 glue("limits_text", fc.limits_text(protocol, ultra))

@@ -18,8 +18,10 @@ import statistics
 import numpy as np
 import pytest
 
+from greenelm_book.chapters import frontier as fc
+from greenelm_book.report import duration_text, spread_text
 from greenelm_book.summaries import bottom_line as bl
-from greenelm_book.paper import FIG_SCALING, FIG_SCALING_BASELINES, TABLE_I, TABLE_IV, TABLE_VI
+from greenelm_book.paper import DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, TABLE_I, TABLE_IV, TABLE_VI
 from greenelm_book.store.results import Result
 from greenelm_book.running.toc import ROOT
 
@@ -138,6 +140,15 @@ def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
         assert found[f"protocol_{name}"] == (None if result is None else result.mean)
         if result is not None:
             assert f"{result.mean:.2f}" in found["protocol_text"] and f"{result.n} of 3 planned seeds" in found["protocol_text"]
+            seconds = store.get(f"{dataset}/frontier-protocol/seconds").mean
+            assert f"planned seeds, {duration_text(seconds)} each)" in found["protocol_text"]
+    opponents = store.matching(r"[a-z0-9-]+/[a-z0-9-]+/published/accuracy")      # the SGD opponents, own schedule
+    for key, result in opponents.items():
+        dataset = key.split("/")[0]
+        seconds = store.get(key.removesuffix("accuracy") + "train-seconds").mean
+        assert (f"{spread_text(result)} % on {DATASET_NAMES[dataset]} ({fc.RECIPE_WORDS[result.setting['recipe']]}, "
+                f"{result.n} seed{'s' * (result.n != 1)}, {duration_text(seconds)} of training)") in found["opponent_sentence"]
+    assert bool(found["opponent_sentence"]) == bool(opponents)
     assert found["limit_mnist"] == store.get("mnist/arccos-kernel/accuracy").mean
     assert found["ultra_acc"] == store.get(f"mnist/green-elm/unit/ridge-loo/d={found['ultra_d'].replace(',', '')}"
                                            "/accuracy").mean
@@ -231,6 +242,7 @@ def test_the_headline_page_quotes_the_frontier_protocol_and_no_number_chosen_on_
     text = bl.headline_markdown(STORE_DIR)
     beyond = next(line for line in text.splitlines() if line.startswith("- **Beyond the paper.**"))
     assert found["protocol_text"] in beyond and "held-out training rows" in beyond
+    assert found["opponent_sentence"] in beyond                    # the SGD opponents beside it, whichever wins
     exploration = store.matching(r".*/(patch-readout|stacked-patches)/.*/accuracy")   # the pre-protocol search
     assert not exploration, sorted(exploration)[:3]
 def test_the_write_function_writes_the_include(tmp_path):

@@ -118,6 +118,20 @@ def test_the_anchors_table_names_what_each_row_trains_and_the_limit_as_a_kernel(
     assert table["trained"].str.len().min() > 0 and "—" not in set(table["trained"])
 
 
+def test_the_anchor_notes_state_each_sources_compute_and_the_books_seconds(setup):
+    records_dir, store = setup
+    protocol = fc.record_protocol(store, fc.load_records(records_dir), [0, 1, 2])
+    notes = fc.anchor_notes(protocol)
+    for dataset, part in protocol.items():
+        name = fc.DATASET_NAMES[dataset]
+        for row in ANCHORS[ANCHORS["dataset"] == dataset].itertuples():
+            assert f"{fc.SOURCES[row.source]}, {row.accuracy:g} % on {name}: {row.compute}." in notes
+        assert f"This book's protocol on {name}: {part['seconds'].mean:,.0f} s per seed" in " ".join(notes)
+        for result in part["opponents"].values():
+            assert f"{result['seconds'].mean:,.0f} s of training on two CPU cores." in " ".join(notes)
+    assert all(note.endswith(".") and "\n" not in note for note in notes)      # one list item each
+
+
 def test_part_one_continues_the_scaling_curve_with_the_fixed_measurements(setup):
     records_dir, store = setup
     with pytest.raises(FileNotFoundError, match="python -m greenelm_book.chapters.frontier_fixed --dataset mnist --seed 0"):
@@ -137,18 +151,48 @@ def test_part_one_continues_the_scaling_curve_with_the_fixed_measurements(setup)
     assert fc.answer_ultra_wide(store, part, 99.5).verdict.label == "does not hold"      # 98.74 < 99.5
 
 
-def test_the_opponent_sentence_follows_the_sign_of_the_gap(setup):
+def test_the_opponent_sentence_pairs_seeds_and_follows_the_sign_of_the_gap(setup):
     records_dir, store = setup
     protocol = fc.record_protocol(store, fc.load_records(records_dir), [0, 1, 2])
     text = fc.opponents_sentence(protocol)
     for dataset, part in protocol.items():
         for result in part["opponents"].values():
-            gap = part["accuracy"].mean - result["accuracy"].mean
-            assert f"{abs(gap):.2f} points {'above' if gap > 0 else 'below'}" in text
-            n, m = len(part["accuracy"].values), len(result["accuracy"].values)
-            assert f"({n} seed{'s' * (n != 1)} of the protocol, {m} seed{'s' * (m != 1)} of the opponent)" in text
-    assert "fewer than three seeds" in text
+            ours = dict(zip(part["seeds"], part["accuracy"].values))
+            theirs = dict(zip(result["accuracy"].setting["seeds"], result["accuracy"].values))
+            gap = np.mean([ours[s] - theirs[s] for s in theirs])          # paired over the seeds both ran
+            assert f"On {fc.DATASET_NAMES[dataset]} the protocol's pick is {abs(gap):.2f} points " \
+                   f"{'above' if gap > 0 else 'below'}" in text
+            if len(theirs) < 3:
+                assert "no gain shown by the book's gain rule, since the rule needs 3 seeds" in text
     assert fc.opponents_sentence({}) == "No SGD opponent has a record yet."
+
+
+def test_the_gain_rule_judges_the_opponent_once_both_sides_have_three_seeds(setup):
+    records_dir, store = setup
+    seed0 = json.loads((records_dir / "mnist-seed0.json").read_text())
+    opponent = json.loads((records_dir / "mnist-pytorch-mnist-cnn-published-seed0.json").read_text())
+    ours, theirs = [99.50, 99.55, 99.60], [99.70, 99.74, 99.81]           # the opponent ahead on every seed
+    for seed in (0, 1, 2):
+        (records_dir / f"mnist-seed{seed}.json").write_text(json.dumps(dict(seed0, seed=seed, test_accuracy=ours[seed])))
+        (records_dir / f"mnist-pytorch-mnist-cnn-published-seed{seed}.json").write_text(
+            json.dumps(dict(opponent, seed=seed, accuracy=theirs[seed], seconds=100.0 * (seed + 1))))
+    protocol = fc.record_protocol(store, fc.load_records(records_dir), [0, 1, 2])
+    judged = fc.opponent_gain(protocol["mnist"], protocol["mnist"]["opponents"]["published"])
+    assert judged["seeds"] == [0, 1, 2] and judged["outcome"] == "loss"
+    assert judged["gap"] == pytest.approx(np.mean(np.subtract(ours, theirs)))
+    seconds = [seed0["seconds"]["total"]] * 3
+    assert judged["ratio"] == pytest.approx(np.mean(seconds) / 200.0)
+    text = fc.opponents_sentence(protocol)
+    assert (f"On MNIST the protocol's pick is {abs(judged['gap']):.2f} points below the PyTorch examples' MNIST CNN "
+            "(its own schedule) on the 3 seeds both ran: a loss by the book's gain rule, since the mean paired "
+            "difference") in text
+    (records_dir / "mnist-pytorch-mnist-cnn-published-seed2.json").unlink()   # two seeds: not judged
+    fresh = records_dir.parent / "results-two-seeds"
+    fresh.mkdir()
+    protocol = fc.record_protocol(ChapterResults("frontier", "full", fresh), fc.load_records(records_dir), [0, 1, 2])
+    judged = fc.opponent_gain(protocol["mnist"], protocol["mnist"]["opponents"]["published"])
+    assert judged["seeds"] == [0, 1] and judged["outcome"] == "no gain shown"
+    assert judged["verdict"].label == "inconclusive"
 
 
 def _synthetic_scaling(directory, limit=None):

@@ -360,29 +360,50 @@ def opponents_view(protocol: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def opponent_gain(part: dict, result: dict) -> dict:
+    """The book's gain rule (:func:`~greenelm_book.judging.verdicts.gain_over`) on "the protocol's pick
+    gains over the SGD opponent", paired by seed over the seeds both have run. ``part``: a dataset's
+    entry of :func:`record_protocol`; ``result``: one of its opponents. Returns {"verdict", "outcome"
+    ("gain", "loss" or "no gain shown"), "seeds" (both ran), "gap" (mean paired difference, points),
+    "ratio" (the protocol's whole seconds over the opponent's training seconds, means on those seeds)}."""
+    from ..judging.verdicts import GAIN_LABELS, gain_over
+
+    def by_seed(recorded):
+        return dict(zip(recorded.setting["seeds"], recorded.values, strict=True))
+
+    ours, theirs = by_seed(part["accuracy"]), by_seed(result["accuracy"])
+    common = [seed for seed in part["seeds"] if seed in theirs]
+    if not common:
+        raise ValueError("the protocol and its opponent share no seed; the gain rule pairs them by seed")
+    recipe = result["accuracy"].setting["recipe"]
+    verdict = gain_over([theirs[s] for s in common], [ours[s] for s in common],
+                        names=(RECIPE_WORDS.get(recipe, recipe), "the protocol's pick"))
+    ours_seconds, theirs_seconds = by_seed(part["seconds"]), by_seed(result["seconds"])
+    return {"verdict": verdict, "outcome": {label: word for word, label in GAIN_LABELS.items()}[verdict.label],
+            "seeds": common, "gap": float(np.mean([ours[s] - theirs[s] for s in common])),
+            "ratio": float(np.mean([ours_seconds[s] for s in common]) / np.mean([theirs_seconds[s] for s in common]))}
+
+
 def opponents_sentence(protocol: dict) -> str:
-    """The protocol against its SGD opponent on each dataset that has both, in words following the sign."""
-    parts = []
+    """The protocol against its SGD opponent on each dataset that has both, paired by seed, in words
+    following the sign of the difference, with the book's gain rule's verdict (:func:`opponent_gain`)."""
+    sentences = []
     for dataset, part in protocol.items():
         for schedule, result in part["opponents"].items():
-            gap = part["accuracy"].mean - result["accuracy"].mean
-            ratio = part["seconds"].mean / result["seconds"].mean
-            seeds = (f"{_seeds_text(part['accuracy'])} of the protocol, "
-                     f"{_seeds_text(result['accuracy'])} of the opponent")
-            parts.append(f"on {DATASET_NAMES[dataset]} the protocol's pick is {abs(gap):.2f} points "
-                         f"{by_sign(gap, 'above', 'below', 'level with')} "
-                         f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} ({SCHEDULE_WORDS[schedule]}), "
-                         f"and the whole protocol takes {ratio:.1f}× its training seconds ({seeds})")
-    if not parts:
+            judged = opponent_gain(part, result)
+            common, gap = judged["seeds"], judged["gap"]
+            seeds = (f"on the {len(common)} seeds both ran" if len(common) > 1
+                     else f"on seed {common[0]}, the one seed both ran")
+            outcome = {"gain": "a gain", "loss": "a loss"}.get(judged["outcome"], judged["outcome"])
+            sentences.append(
+                f"On {DATASET_NAMES[dataset]} the protocol's pick is {abs(gap):.2f} points "
+                f"{by_sign(gap, 'above', 'below', 'level with')} "
+                f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} ({SCHEDULE_WORDS[schedule]}) {seeds}: "
+                f"{outcome} by the book's gain rule, since {judged['verdict'].detail}; the whole protocol takes "
+                f"{judged['ratio']:.1f}× its training seconds.")
+    if not sentences:
         return "No SGD opponent has a record yet."
-    text = "; ".join(parts)
-    return (text[0].upper() + text[1:] + ". A side with fewer than three seeds has no spread to judge a difference "
-            "by: these are measurements on one machine, not judged comparisons.")
-
-
-def _seeds_text(result) -> str:
-    """'1 seed' or 'n seeds': how many seeds a recorded result holds."""
-    return f"{len(result.values)} seed{'s' if len(result.values) != 1 else ''}"
+    return " ".join(sentences) + " These are measurements on one machine, two CPU cores."
 
 
 def limit_memory_gb(n_train: int) -> float:
