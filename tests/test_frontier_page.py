@@ -163,7 +163,7 @@ def test_the_opponent_sentence_pairs_seeds_and_follows_the_sign_of_the_gap(setup
             assert f"On {fc.DATASET_NAMES[dataset]} the protocol's pick is {abs(gap):.2f} points " \
                    f"{'above' if gap > 0 else 'below'}" in text
             if len(theirs) < 3:
-                assert "no gain shown by the book's gain rule, since the rule needs 3 seeds" in text
+                assert "not judged by the book's gain rule: the rule needs 3 seeds, each running both" in text
     assert fc.opponents_sentence({}) == "No SGD opponent has a record yet."
 
 
@@ -184,7 +184,7 @@ def test_the_gain_rule_judges_the_opponent_once_both_sides_have_three_seeds(setu
     assert judged["ratio"] == pytest.approx(np.mean(seconds) / 200.0)
     text = fc.opponents_sentence(protocol)
     assert (f"On MNIST the protocol's pick is {abs(judged['gap']):.2f} points below the PyTorch examples' MNIST CNN "
-            "(its own schedule) on the 3 seeds both ran: a loss by the book's gain rule, since the mean paired "
+            "(its own schedule) on the 3 seeds both ran, a loss by the book's gain rule, since the mean paired "
             "difference") in text
     (records_dir / "mnist-pytorch-mnist-cnn-published-seed2.json").unlink()   # two seeds: not judged
     fresh = records_dir.parent / "results-two-seeds"

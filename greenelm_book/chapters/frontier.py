@@ -46,7 +46,7 @@ SOURCES = {"mcdonnell2015fast": "McDonnell et al. 2015", "mcdonnell2015enhanced"
            "chen2019cknpytorch": "Chen 2019 (code of Mairal 2016)", "page2018how": "Page 2018",
            "jordan2024airbench": "Jordan 2024"}
 #: the opponents' recipes in words
-RECIPE_WORDS = {"pytorch-mnist-cnn": "the PyTorch examples' MNIST CNN", "airbench94": "airbench94 (Jordan 2024)"}
+RECIPE_WORDS = {"pytorch-mnist-cnn": "the PyTorch examples' MNIST CNN", "airbench94": "Jordan's airbench94"}
 #: how long an opponent trained, in words, by its schedule (:data:`~greenelm_book.chapters.frontier_opponents.SCHEDULES`)
 SCHEDULE_WORDS = {"published": "its own schedule", "protocol-seconds": "cut at the protocol's seconds"}
 #: the datasets in the page's order
@@ -387,6 +387,8 @@ def opponent_gain(part: dict, result: dict) -> dict:
 def opponents_sentence(protocol: dict) -> str:
     """The protocol against its SGD opponent on each dataset that has both, paired by seed, in words
     following the sign of the difference, with the book's gain rule's verdict (:func:`opponent_gain`)."""
+    from ..judging.verdicts import MIN_GAIN_RUNS
+
     sentences = []
     for dataset, part in protocol.items():
         for schedule, result in part["opponents"].items():
@@ -394,13 +396,16 @@ def opponents_sentence(protocol: dict) -> str:
             common, gap = judged["seeds"], judged["gap"]
             seeds = (f"on the {len(common)} seeds both ran" if len(common) > 1
                      else f"on seed {common[0]}, the one seed both ran")
-            outcome = {"gain": "a gain", "loss": "a loss"}.get(judged["outcome"], judged["outcome"])
+            if len(common) < MIN_GAIN_RUNS:                     # the rule's own reason: too few seeds
+                judgement = f"not judged by the book's gain rule: {judged['verdict'].detail}"
+            else:
+                outcome = {"gain": "a gain", "loss": "a loss"}.get(judged["outcome"], judged["outcome"])
+                judgement = f"{outcome} by the book's gain rule, since {judged['verdict'].detail}"
             sentences.append(
                 f"On {DATASET_NAMES[dataset]} the protocol's pick is {abs(gap):.2f} points "
                 f"{by_sign(gap, 'above', 'below', 'level with')} "
-                f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} ({SCHEDULE_WORDS[schedule]}) {seeds}: "
-                f"{outcome} by the book's gain rule, since {judged['verdict'].detail}; the whole protocol takes "
-                f"{judged['ratio']:.1f}× its training seconds.")
+                f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} ({SCHEDULE_WORDS[schedule]}) {seeds}, "
+                f"{judgement}; the whole protocol takes {judged['ratio']:.1f}× its training seconds.")
     if not sentences:
         return "No SGD opponent has a record yet."
     return " ".join(sentences) + " These are measurements on one machine, two CPU cores."
