@@ -225,6 +225,12 @@ def _read_at(run: dict) -> str:
     return next((r["at"] for r in run.get("test_reads", []) if r["kind"] == "pick"), "")
 
 
+def opponent_key(dataset: str, recipe: str, schedule: str) -> str:
+    """The results-store key prefix of an SGD opponent: ``<dataset>/<recipe>/<schedule>``, followed by
+    ``/accuracy`` and ``/train-seconds`` (:func:`record_protocol`; read by the book's summaries)."""
+    return f"{dataset}/{recipe}/{schedule}"
+
+
 def record_protocol(store, records: dict, planned_seeds) -> dict:
     """Record each dataset's protocol (one value per seed recorded) and its SGD opponents; returns
     {dataset: {"accuracy", "seconds", "refit", "memory" (Results), "seeds": [..], "opponents": {schedule: Result}}}."""
@@ -256,7 +262,7 @@ def record_protocol(store, records: dict, planned_seeds) -> dict:
             opponent = dict(dataset=dataset, recipe=recipe, schedule=schedule, seeds=[r["seed"] for r in found],
                             epochs_run=[r["epochs_run"] for r in found], machine="2 CPU cores",
                             computed_at=[r["started_at"] for r in found])
-            key = f"{dataset}/{recipe}/{schedule}"
+            key = opponent_key(dataset, recipe, schedule)
             part["opponents"][schedule] = {
                 "accuracy": store.record(f"{key}/accuracy", [r["accuracy"] for r in found], "%",
                                          quantity="test accuracy (declared fixed measurement)", **opponent),
@@ -516,6 +522,6 @@ def planned_seeds(params: str | Path | None = None) -> list[int]:
 
 __all__ = ["DATASETS", "RECIPE_WORDS", "SCHEDULE_WORDS", "SOURCES", "anchor_notes", "anchor_table", "answer_ultra_wide",
            "fixed_records", "gains_text", "grid_view", "headline_table", "limit_memory_gb", "limits_text",
-           "load_records", "opponents_sentence", "opponents_view", "picks_table", "plot_ultra_wide",
+           "load_records", "opponent_gain", "opponent_key", "opponents_sentence", "opponents_view", "picks_table", "plot_ultra_wide",
            "pick_size", "planned_seeds", "protocol_runs", "protocol_sentence", "record_protocol", "ultra_glues",
            "repo_path", "ultra_intro_glues", "ultra_wide_part"]

@@ -300,15 +300,18 @@ def opponent_sentence(store: Store) -> str:
     """The frontier's SGD opponents trained to their own schedule, one sentence naming each dataset with
     a record: "… reach 99.13 % on MNIST (the PyTorch examples' MNIST CNN, 1 seed, 12.0 min of
     training); …"; "" when none has a record."""
-    from ..chapters.frontier import RECIPE_WORDS
+    from ..chapters.frontier import RECIPE_WORDS, opponent_key
+    from ..chapters.frontier_opponents import RECIPES
 
     parts = []
     for _, dataset in PROTOCOL_DATASETS:
-        for key, found in store.matching(rf"{re.escape(dataset)}/[a-z0-9-]+/published/accuracy").items():
-            seconds = store.get(key.removesuffix("accuracy") + "train-seconds")
-            recipe = found.setting["recipe"]
-            parts.append(f"{spread_text(found)} % on {DATASET_NAMES[dataset]} ({RECIPE_WORDS.get(recipe, recipe)}, "
-                         f"{found.n} seed{'s' if found.n != 1 else ''}, {duration_text(seconds.mean)} of training)")
+        key = opponent_key(dataset, RECIPES[dataset], "published")
+        found = store.results.get(f"{key}/accuracy")
+        if found is None:
+            continue
+        seconds = store.get(f"{key}/train-seconds")
+        parts.append(f"{spread_text(found)} % on {DATASET_NAMES[dataset]} ({RECIPE_WORDS[RECIPES[dataset]]}, "
+                     f"{found.n} seed{'s' if found.n != 1 else ''}, {duration_text(seconds.mean)} of training)")
     return ("Trained whole by SGD on the same two cores to their own schedules, the published fast-training "
             f"recipes reach {'; '.join(parts)}.") if parts else ""
 
