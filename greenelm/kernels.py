@@ -19,6 +19,17 @@ The N × N system is solved in place in float32 (N = 60,000: 14.4 GB) by a right
 Cholesky (:func:`cholesky_inplace`) on views of one NumPy array: SciPy's and torch's Cholesky
 routines would make a second N × N copy (and multithreaded OpenBLAS ``potrf`` fails beyond order
 16,000), while the blocked form runs multithreaded in place.
+
+**Views.** The kernel averaged over V views of each input, ``K̄(x, z) = mean over a, b of
+K(v_a(x), v_b(z))``, costs V² products of feature blocks. When the views form a group whose elements
+act on the features as permutations of their columns, ``v_a(x) = P_a v_0(x)`` (the identity and the
+mirror image's features of a mirror-symmetric patch map, :class:`~greenelm.RandomPatchFeatures` with
+``mirror_symmetric=True``), K depends on inner products and norms only, both unchanged by a common
+permutation, so ``K(v_a(x), v_b(z)) = K(v_b⁻¹ v_a(x), v_0(z))`` and the mean over the V² pairs is the
+mean over the V of ``K(v_a(x), v_0(z))``: V products, and only the first view of the training rows
+(``_averaged_kernel(..., symmetric=True)``, ``_averaged_block`` with the first view as its columns).
+Views that do not commute with the feature map are no such group: one-pixel shifts with zero fill
+lose a border's positions and bring in zeros, so a view set with shifts keeps the V² kernel.
 """
 
 from __future__ import annotations
@@ -354,15 +365,18 @@ def _scaled_views(train_views, Y, test_views, weight_scale: str):
             [_augmented_norms(view) for view in test_views])
 
 
-def _averaged_kernel(train_views, norms, block_rows: int, progress: bool) -> np.ndarray:
-    """The lower triangle of K̄ (N, N) float32 over the σ_w-scaled views (the strict upper triangle zero)."""
+def _averaged_kernel(train_views, norms, block_rows: int, progress: bool, symmetric: bool = False) -> np.ndarray:
+    """The lower triangle of K̄ (N, N) float32 over the σ_w-scaled views (the strict upper triangle zero);
+    ``symmetric``: the views form a group of column permutations, so K̄(x, z) = mean over a of
+    K(v_a(x), v_0(z)), V products instead of V² (see the module)."""
     n = len(train_views[0])
+    columns, column_norms = (train_views[:1], norms[:1]) if symmetric else (train_views, norms)
     kernel = np.zeros((n, n), dtype=np.float32)       # zero pages: the unused upper triangle stays finite
     for rows in progress_bar(list(row_chunks(n, block_rows)), desc="averaged kernel", disable=not progress):
         cols = slice(0, rows.stop)                      # the lower triangle, all the factorisation reads
         kernel[rows, cols] = _averaged_block([view[rows] for view in train_views],
-                                             [view[cols] for view in train_views],
-                                             [norm[rows] for norm in norms], [norm[cols] for norm in norms])
+                                             [view[cols] for view in columns],
+                                             [norm[rows] for norm in norms], [norm[cols] for norm in column_norms])
     return kernel
 
 
