@@ -23,6 +23,9 @@ with the bias, ``x̃ = [σ_w x, σ_b]`` (σ_w = 1 for ``weight_scale="unit"``, �
   declaration on its first rows (:data:`SYMMETRY_CHECK_ROWS`: the V-product and V² kernels of their
   block agree within :data:`SYMMETRY_RTOL` of its largest value) and refuses views that fail it. Shifts
   with zero fill do not commute with a patch map (the border): views with shifts keep the V² kernel.
+* **Depth.** ``depth`` composes the arc-cosine kernel (Cho and Saul, 2009; :mod:`greenelm.kernels`):
+  the limit of ``depth`` ReLU layers, elementwise work on each view pair's kernel before averaging;
+  depth 1 is the kernel above.
 * **The jitter** is given (a float; ``attempts`` > 1 retries a failed factorisation at ×10 from a
   copy of the kernel spilled to disk) or chosen among a list on held-out *training* rows of the same
   kernel (:func:`held_out_rows`: a seeded permutation, ``random_state``), then the ridge at the
@@ -35,7 +38,7 @@ names. View functions are code, which a model file never holds: a model fitted w
 with their number, and after loading takes them again from its ``views`` parameter
 (``model.set_params(views=[...])``, the same functions in the same order). With ``symmetric_views``
 (recorded with the parameters) ``train_rows`` holds the first view only, (1, N, D'); files written
-before the parameter existed load with it False.
+before ``symmetric_views`` and ``depth`` existed load with them False and 1.
 """
 
 from __future__ import annotations
@@ -183,7 +186,8 @@ class _KernelLimitBase(BaseEstimator):
     """Shared fit/predict; subclasses turn targets into Y (N, k) and scores into predictions."""
 
     def __init__(self, jitter=1e-3, weight_scale="unit", views=None, validation_size=0.2, fit_size=None,
-                 random_state=0, attempts=1, block_rows=DEFAULT_BLOCK_ROWS, progress=False, symmetric_views=False):
+                 random_state=0, attempts=1, block_rows=DEFAULT_BLOCK_ROWS, progress=False, symmetric_views=False,
+                 depth=1):
         self.jitter = jitter
         self.weight_scale = weight_scale
         self.views = views
@@ -194,6 +198,7 @@ class _KernelLimitBase(BaseEstimator):
         self.block_rows = block_rows
         self.progress = progress
         self.symmetric_views = symmetric_views
+        self.depth = depth
 
     def _check_params(self) -> None:
         jitter = _check_jitter(self.jitter)
@@ -210,6 +215,7 @@ class _KernelLimitBase(BaseEstimator):
             raise ValueError(f"progress must be True or False, got {self.progress!r}")
         if not isinstance(self.symmetric_views, (bool, np.bool_)):
             raise ValueError(f"symmetric_views must be True or False, got {self.symmetric_views!r}")
+        check_positive_int("depth", self.depth)
 
     # -- views -----------------------------------------------------------------------------
     def _views_now(self) -> list | None:
@@ -274,10 +280,11 @@ class _KernelLimitBase(BaseEstimator):
             self._map_rows(X[rows], views, train[:, rows], sigma, rows.start)
         train_views = list(train)
         norms = [_augmented_norms(view) for view in train_views]
+        depth = int(self.depth)
         if symmetric:
-            _check_symmetric_views(train_views, norms)
+            _check_symmetric_views(train_views, norms, depth)
         clock = [time.perf_counter()]
-        kernel = _averaged_kernel(train_views, norms, block_rows, bool(self.progress), symmetric)
+        kernel = _averaged_kernel(train_views, norms, block_rows, bool(self.progress), symmetric, depth)
         clock.append(time.perf_counter())
         self.validation_scores_ = None
         if fit_rows is not None:
@@ -322,7 +329,8 @@ class _KernelLimitBase(BaseEstimator):
             block = test[:, :rows.stop - rows.start]
             self._map_rows(X[rows], views, block, sigma, rows.start)
             test_norms = [_augmented_norms(view) for view in block]
-            scores[rows] = _averaged_block(list(block), train_views, test_norms, self._norms) @ self.dual_coef_
+            scores[rows] = _averaged_block(list(block), train_views, test_norms, self._norms,
+                                           int(params["depth"])) @ self.dual_coef_
         if not np.isfinite(scores).all():
             raise ValueError("the kernel ridge's scores hold NaN or inf (the inputs' norms overflow float32?)")
         return scores
@@ -367,15 +375,15 @@ class _KernelLimitBase(BaseEstimator):
         return persistence.save_archive(path, meta, arrays)
 
 
-def _check_symmetric_views(train_views, norms) -> None:
+def _check_symmetric_views(train_views, norms, depth: int = 1) -> None:
     """``symmetric_views=True`` checked on the first :data:`SYMMETRY_CHECK_ROWS` rows of the σ_w-scaled
     views (V arrays (N, D') float32, their norms): their V-product kernel block, mean over a of
     K(v_a(x), v_0(z)), must equal the V² one within :data:`SYMMETRY_RTOL` of its largest value; else
     ValueError (the views are no group of column permutations)."""
     m = min(SYMMETRY_CHECK_ROWS, len(train_views[0]))
     rows, row_norms = [view[:m] for view in train_views], [norm[:m] for norm in norms]
-    full = _averaged_block(rows, rows, row_norms, row_norms)
-    folded = _averaged_block(rows, rows[:1], row_norms, row_norms[:1])
+    full = _averaged_block(rows, rows, row_norms, row_norms, depth)
+    folded = _averaged_block(rows, rows[:1], row_norms, row_norms[:1], depth)
     gap, scale = float(np.abs(full - folded).max()), float(np.abs(full).max())
     if not gap <= SYMMETRY_RTOL * scale:
         raise ValueError(f"symmetric_views=True declares that the {len(rows)} views form a group acting on the "
@@ -420,6 +428,9 @@ _PARAMETERS = """    Parameters
         features and the mirror image's of a mirror-symmetric map): the kernel is the mean over a of
         K(v_a(x), v_0(z)), V products instead of V², and ``X_fit_`` keeps the first view only;
         checked at ``fit`` on its first rows (views that fail it, e.g. shifts, are refused).
+    depth : int, default=1
+        The arc-cosine kernel composed ``depth`` times (Cho and Saul, 2009): the limit of ``depth``
+        ReLU layers, elementwise work on each view pair's kernel block; 1 is the one-layer kernel.
     validation_size : float or int, default=0.2
         Held-out training rows for a list of jitters (a fraction, rounded up, or a count).
     fit_size : float, int or None, default=None
@@ -569,7 +580,7 @@ def read_kernel_limit(archive, path, meta: dict, headers: dict, device):
     params = meta["params"]
     if not isinstance(params, dict):
         raise error(path, "params", f"must be a JSON object, got {params!r}")
-    params = {"symmetric_views": False} | params      # files written before the parameter load with it False
+    params = {"symmetric_views": False, "depth": 1} | params    # files written before these parameters
     persistence._check_keys(path, "params", params, cls().get_params())
     if params["views"] is not None:
         raise error(path, "params", "views must be null (a model file holds no code; n_views counts them)")

@@ -350,6 +350,8 @@ def test_a_kernel_model_loads_on_numpy_only(tmp_path):
     ({"block_rows": 0}, "block_rows must be an integer >= 1"),
     ({"progress": "yes"}, "progress must be True or False"),
     ({"symmetric_views": "yes"}, "symmetric_views must be True or False"),
+    ({"depth": 0}, "depth must be an integer >= 1"),
+    ({"depth": 1.5}, "depth must be an integer >= 1"),
     ({"jitter": [1e-3, 1e-2], "fit_size": 30, "validation_size": 20}, "at least 1 fitted and 1 held-out row"),
 ])
 def test_bad_parameters_are_refused_at_fit_naming_them(params, words):
@@ -542,10 +544,10 @@ def test_a_symmetric_model_file_keeps_the_first_view_and_old_files_load(tmp_path
     with np.load(plain.save(tmp_path / "plain.npz"), allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in archive.files}
     meta = json.loads(str(arrays.pop("meta")))
-    del meta["params"]["symmetric_views"], meta["content_sha256"]
+    del meta["params"]["symmetric_views"], meta["params"]["depth"], meta["content_sha256"]
     persistence.save_archive(tmp_path / "old.npz", meta, arrays)
     old = load_model(tmp_path / "old.npz")
-    assert old.get_params()["symmetric_views"] is False
+    assert old.get_params()["symmetric_views"] is False and old.get_params()["depth"] == 1
     np.testing.assert_array_equal(old.decision_function(X[70:]), plain.decision_function(X[70:]))
 
 
@@ -554,3 +556,48 @@ def test_the_memory_plan_counts_the_kept_first_view_of_symmetric_views():
     symmetric = fit_memory(50_000, 18_432, 2, 10, 1024, symmetric_views=True)
     assert sum(symmetric.values()) - sum(plain.values()) == 4 * 50_000 * 18_432
     assert fit_memory(50_000, 18_432, 1, 10, 1024, symmetric_views=True) == fit_memory(50_000, 18_432, 1, 10, 1024)
+
+
+# -- depth: the arc-cosine kernel composed -----------------------------------------------------------
+def composed64(X, Z, depth, sigma_w=1.0):
+    """The arc-cosine kernel composed ``depth`` times (Cho & Saul 2009), in float64, directly: each
+    layer's kernel from the previous one's values and diagonals, K' = √(k_x k_z) J(θ) / (2π)."""
+    K = arccos64(X, Z, sigma_w)
+    kx, kz = np.diag(arccos64(X, X, sigma_w)), np.diag(arccos64(Z, Z, sigma_w))
+    for _ in range(depth - 1):
+        scale = np.sqrt(np.outer(kx, kz))
+        cos = np.clip(K / scale, -1, 1)
+        theta = np.arccos(cos)
+        K = scale * (np.sin(theta) + (np.pi - theta) * cos) / (2 * np.pi)
+        kx, kz = kx * np.pi / (2 * np.pi), kz * np.pi / (2 * np.pi)       # θ = 0 on the diagonal
+    return K
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_the_composed_kernel_and_its_ridge_equal_a_float64_composition(depth):
+    rng = np.random.default_rng(30)
+    X, T = rng.standard_normal((80, 5)), rng.standard_normal((30, 5))
+    Y = np.column_stack([np.sin(X[:, 0]), X[:, 1] * X[:, 2]])
+    train = [np.ascontiguousarray(X, dtype=np.float32)]
+    kernel = kernels._averaged_kernel(train, [kernels._augmented_norms(train[0])], 32, False, depth=depth)
+    np.testing.assert_allclose(np.tril(kernel), np.tril(composed64(X, X, depth)), rtol=1e-5, atol=1e-6)
+    model = KernelLimitRegressor(jitter=1e-2, depth=depth).fit(X, Y)
+    reference = composed64(T, X, depth) @ ridge64(composed64(X, X, depth), Y, 1e-2)
+    assert relative(model.predict(T), reference) < 1e-4
+    if depth > 1:                      # not the one-layer kernel's ridge
+        assert relative(arccos64(T, X) @ ridge64(arccos64(X, X), Y, 1e-2), reference) > 1e-3
+
+
+def test_depth_composes_each_view_pair_before_averaging_and_keeps_the_group_symmetry():
+    views = GROUPS["mirror"]
+    X, y = blobs(n=110, d=8, seed=31)
+    full = KernelLimitClassifier(jitter=1e-2, views=views, depth=2).fit(X[:80], y[:80])
+    folded = KernelLimitClassifier(jitter=1e-2, views=views, depth=2, symmetric_views=True).fit(X[:80], y[:80])
+    onehot = np.eye(3)[y[:80]]
+
+    def averaged(A, B):
+        return np.mean([composed64(a(A), b(B), 2) for a in views for b in views], axis=0)
+
+    reference = averaged(X[80:], X[:80]) @ ridge64(averaged(X[:80], X[:80]), onehot, 1e-2)
+    assert relative(full.decision_function(X[80:]), reference) < 1e-4
+    np.testing.assert_allclose(folded.decision_function(X[80:]), full.decision_function(X[80:]), rtol=0, atol=1e-4)
