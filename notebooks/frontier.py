@@ -34,6 +34,11 @@
 # as fixed measurements (the paper's own map on the pixels, its limit, the SGD opponents) read the
 # test set as such and are never picked among. Three seeds are planned; each seed's seconds count
 # every selection fit, the refit and the scoring, on this machine's two cores.
+#
+# The grid was fixed before any of these runs, but not before any test score: its families (the
+# whitened random patches, the d → ∞ readout, mirror images) were first explored in this chapter's
+# earlier frontier search, which compared them on test-set accuracy. The protocol keeps the test set
+# out of every choice within the grid, not out of the choice of the grid itself.
 # ```
 
 # %% tags=["parameters"]

@@ -486,3 +486,39 @@ def test_the_deviations_page_reads_its_settings_from_the_store(tmp_path):
     per_epoch = statistics.fmean(run["values"]) / run["setting"]["epochs"]
     assert f"an epoch takes {per_epoch:.1f} s" in deviations_markdown(results)
     assert f"an epoch takes {per_epoch:.1f} s" not in deviations_markdown(STORE_DIR)
+
+
+def _result(key, values, unit="%", **setting):
+    return Result(key, tuple(values), unit, setting, "c", "m", "2026-11-28", "")
+
+
+def test_solver_text_says_how_the_accuracy_was_fitted_from_its_setting():
+    assert bl.solver_text(_result("a/pinv/accuracy", [97.0], solver="pinv", alpha=0.0)) == "by pinv"
+    assert bl.solver_text(_result("a/cholesky/accuracy", [97.0], solver="cholesky", alpha=0.001)) == (
+        "by ridge (Cholesky, λ = 0.001)")
+    with pytest.raises(ValueError, match="no solver recorded"):
+        bl.solver_text(_result("a/accuracy", [97.0]))
+
+
+def test_the_conclusion_names_the_solver_of_each_mnist_width_as_recorded():
+    """The committed store: d = 2000 is fitted by pinv and the widest MNIST width by ridge (the
+    conclusion once said both were by pinv)."""
+    found = bl.findings(ROOT / "book" / "results")
+    assert found["acc_mnist_how"] == "by pinv"
+    assert found["acc_mnist_wide_how"].startswith("by ridge (Cholesky")
+    text = bl.rendered_text(CONCLUSION_PAGE)
+    assert f"{found['acc_mnist_wide_how']} {found['acc_mnist_wide']:.2f} %" in text
+
+
+def test_protocol_how_reads_the_rows_from_the_protocols_settings():
+    store = bl.Store.from_results([_result("mnist/frontier-protocol/test-accuracy", [99.5], n_validation=10000,
+                                           n_fit=20000, n_train=60000)])
+    assert bl.protocol_how(store) == ("every choice made on 10,000 held-out training rows (fitted on 20,000), "
+                                      "the test set read once per seed")
+    assert bl.protocol_how(bl.Store.from_results([])) == ""
+
+
+def test_the_conclusion_never_says_the_patches_were_chosen_on_test_images():
+    text = bl.rendered_text(CONCLUSION_PAGE)
+    assert "chosen on test" not in text
+    assert bl.findings(ROOT / "book" / "results")["protocol_how"] in text
