@@ -189,9 +189,8 @@ for name, value in bl.comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm
 
 
 # %% [markdown]
-# On this machine our MLP's 10 epochs take {glue:text}`bl_ratio:.2f` times Green-ELM's fit (the ratio
-# of the geometric means over runs; 95 % prediction interval for one training over one fit
-# {glue:text}`bl_ratio_low:.2f`–{glue:text}`bl_ratio_high:.2f`): its training is
+# On this machine our MLP's 10 epochs take {glue:text}`bl_ratio:.2f`× Green-ELM's fit
+# ({glue:text}`bl_ratio_how` {glue:text}`bl_ratio_low:.2f`–{glue:text}`bl_ratio_high:.2f`): its training is
 # {glue:text}`bl_ratio_words` Green-ELM's {glue:text}`bl_elm_s:.1f` s pinv fit, where the paper reports
 # 11.6× (verdict: {glue:text}`bl_speedup_verdict`). At d = {glue:text}`bl_speedup_width` Green-ELM's {glue:text}`bl_elm_acc:.2f` % lies
 # {glue:text}`bl_gap:.2f` points {glue:text}`bl_gap_words` the MLP (95 % CI of the difference
