@@ -32,8 +32,8 @@ glue_findings(verdict_glues(scorecard(results_dir(profile))))
 # %% [markdown]
 # ## The bottom line
 #
-# - **What reproduces.** A frozen random layer and one closed-form solve classify MNIST at
-#   {glue:text}`acc_mnist_wide:.2f` % (d = {glue:text}`acc_mnist_wide_d`) without a gradient step
+# - **What reproduces.** A frozen random layer and one solve classify MNIST at
+#   {glue:text}`acc_mnist_wide:.2f` % (d = {glue:text}`acc_mnist_wide_d`) without gradient steps
 #   (*{glue:text}`verdict_feature_learning_not_needed_mnist`*); streaming matches the batch solution to
 #   {glue:text}`stream_distance:.0e` (*{glue:text}`verdict_streaming_rls_exact`*);
 #   the fit's cost is linear in $N$ (*{glue:text}`verdict_total_cost_linear_in_n`*);
@@ -49,14 +49,14 @@ glue_findings(verdict_glues(scorecard(results_dir(profile))))
 #   (*{glue:text}`verdict_speedup_vs_sgd_mnist_d2000`*). Nor do growth as ln d
 #   (*{glue:text}`verdict_accuracy_near_logarithmic_in_d`*) or the weight-entropy argument
 #   (*{glue:text}`verdict_high_entropy_no_feature_pruning`*).
-# - **What the paper gets wrong about itself.** One MNIST fit takes {glue:text}`t1_pinv_s:.2f` s in
+# - **Where the paper contradicts itself.** One MNIST fit takes {glue:text}`t1_pinv_s:.2f` s in
 #   Table I, {glue:text}`t4_pinv_s:g` s in Table IV; with the second, its headline would be
 #   {glue:text}`speedup_if_t4:.2f`×. Its text and code draw $W$ at different scales; its MNIST SGD
 #   baseline is {glue:text}`sgd_table:.2f` % in Table I, {glue:text}`sgd_figure:g` % in the figure.
-# - **Beyond the paper.** The exact d → ∞ limit of its map reaches {glue:text}`limit_mnist:.2f` % on
+# - **Beyond the paper.** Its map's d → ∞ limit reaches {glue:text}`limit_mnist:.2f` % on
 #   MNIST but {glue:text}`limit_cifar:.2f` % on CIFAR-10, {glue:text}`limit_cifar_vs_cnn:.2f` points
-#   {glue:text}`limit_cifar_words` the book's SGD-trained CNN. Whitened random patches under the same
-#   readout go further, {glue:text}`protocol_how`: {glue:text}`protocol_text`.
+#   {glue:text}`limit_cifar_words` the book's SGD-trained CNN. Random patches go further,
+#   {glue:text}`protocol_how`.
 #
 # All {glue:text}`n_claims` claims, by the scorecard: {glue:text}`verdict_counts`.
 

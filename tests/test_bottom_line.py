@@ -488,16 +488,16 @@ def test_the_deviations_page_reads_its_settings_from_the_store(tmp_path):
     assert f"an epoch takes {per_epoch:.1f} s" not in deviations_markdown(STORE_DIR)
 
 
-def _result(key, values, unit="%", **setting):
+def _with_setting(key, values, unit="%", **setting):
     return Result(key, tuple(values), unit, setting, "c", "m", "2026-11-28", "")
 
 
 def test_solver_text_says_how_the_accuracy_was_fitted_from_its_setting():
-    assert bl.solver_text(_result("a/pinv/accuracy", [97.0], solver="pinv", alpha=0.0)) == "by pinv"
-    assert bl.solver_text(_result("a/cholesky/accuracy", [97.0], solver="cholesky", alpha=0.001)) == (
+    assert bl.solver_text(_with_setting("a/pinv/accuracy", [97.0], solver="pinv", alpha=0.0)) == "by pinv"
+    assert bl.solver_text(_with_setting("a/cholesky/accuracy", [97.0], solver="cholesky", alpha=0.001)) == (
         "by ridge (Cholesky, λ = 0.001)")
     with pytest.raises(ValueError, match="no solver recorded"):
-        bl.solver_text(_result("a/accuracy", [97.0]))
+        bl.solver_text(_with_setting("a/accuracy", [97.0]))
 
 
 def test_the_conclusion_names_the_solver_of_each_mnist_width_as_recorded():
@@ -511,10 +511,9 @@ def test_the_conclusion_names_the_solver_of_each_mnist_width_as_recorded():
 
 
 def test_protocol_how_reads_the_rows_from_the_protocols_settings():
-    store = bl.Store.from_results([_result("mnist/frontier-protocol/test-accuracy", [99.5], n_validation=10000,
+    store = bl.Store.from_results([_with_setting("mnist/frontier-protocol/test-accuracy", [99.5], n_validation=10000,
                                            n_fit=20000, n_train=60000)])
-    assert bl.protocol_how(store) == ("every choice made on 10,000 held-out training rows (fitted on 20,000), "
-                                      "the test set read once per seed")
+    assert bl.protocol_how(store) == "every choice made on 10,000 held-out training rows, the test set read once per seed"
     assert bl.protocol_how(bl.Store.from_results([])) == ""
 
 

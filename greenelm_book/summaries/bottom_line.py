@@ -311,20 +311,14 @@ def protocol_text(store: Store) -> str:
 
 def protocol_how(store: Store) -> str:
     """How the frontier protocol's test accuracies were obtained, from their settings: "every choice
-    made on 10,000 held-out training rows (fitted on 20,000), the test set read once per seed" (the
-    rows of each dataset joined when they differ); "" when no seed is recorded."""
-    rows = []
-    for _, dataset in PROTOCOL_DATASETS:
-        found = store.results.get(f"{dataset}/frontier-protocol/test-accuracy")
-        if found is not None:
-            rows.append((found.setting["n_validation"], found.setting["n_fit"]))
+    made on 10,000 held-out training rows, the test set read once per seed" (the counts of each
+    dataset joined when they differ); "" when no seed is recorded."""
+    rows = sorted({found.setting["n_validation"] for _, dataset in PROTOCOL_DATASETS
+                   if (found := store.results.get(f"{dataset}/frontier-protocol/test-accuracy")) is not None})
     if not rows:
         return ""
-    rows = sorted(set(rows))
-    held = " or ".join(f"{v:,}" for v, _ in rows)
-    fit = " or ".join(f"{f:,}" for _, f in rows)
-    return (f"every choice made on {held} held-out training rows (fitted on {fit}), the test set read once "
-            "per seed")
+    return (f"every choice made on {' or '.join(f'{v:,}' for v in rows)} held-out training rows, the test set "
+            "read once per seed")
 
 
 def opponent_sentence(store: Store) -> str:
