@@ -31,7 +31,7 @@
 # of the training loop on tensors already in memory, as `ELMClassifier.fit` is timed; the test
 # accuracy after each epoch is measured outside the timed region. Both run on this machine's CPU
 # with torch's default threads and `OMP_WAIT_POLICY=PASSIVE`: on a shared machine whose cores are
-# busy, OpenMP threads that spin while they wait make a 64-unit MLP 10–40× slower, and passive
+# busy, OpenMP threads that spin while they wait take cores from the work itself, and passive
 # waiting costs nothing on an idle one.
 #
 # **Epochs.** Table I's 10 epochs is the only schedule the paper states, so every MNIST and

@@ -299,7 +299,7 @@ plt.show()
 # {glue:text}`c10_extract_share:.0f` % of it, and a {glue:text}`c10_rc_fit:.1f` s fit), which is
 # {glue:text}`c10_conv_ratio:.2f`× SGD + Conv's training on this machine ({glue:text}`c10_conv_ratio_how`;
 # SGD + Conv's own runs: {glue:text}`c10_cnn_s:.1f` s): Green-ELM +
-# Conv is {glue:text}`c10_conv_faster` SGD + Conv, {glue:text}`c10_parity_words` the 0.8–1.25× band we
+# Conv is {glue:text}`c10_conv_faster` SGD + Conv, {glue:text}`c10_parity_words` the {glue:text}`c10_parity_band` band we
 # call parity (the paper: 183.2 s against 181 s). On these features ridge alone reaches
 # {glue:text}`c10_ridge_rc:.2f` %: the random layer puts Green-ELM {glue:text}`c10_rc_lift_abs:.2f` points
 # {glue:text}`c10_rc_lift_words` it.
