@@ -463,7 +463,13 @@ def test_the_deviations_gpu_row_states_the_h200_measurement(store):
     paragraph = next(line for line in text.splitlines() if line.startswith("**GPU.**"))
     assert f"{1e3 * statistics.median(listing3.values):.2f} ms per update for listing 3" in paragraph
     assert f"{1e3 * statistics.median(ours.values):.2f} ms for the book's update" in paragraph
-    assert listing3.setting["measured"] in paragraph and "Not measured on a GPU:" in paragraph
+    assert listing3.setting["measured"] in paragraph and "Not measured on a GPU in any chapter:" in paragraph
+    # the benchmark's one-shot fits on the GPU are named (the page once said the fits were never measured there)
+    import json
+
+    fits = [f for f in json.loads((ROOT / "benchmarks" / "gpu.json").read_text())["fits"] if f["device"] == "cuda"]
+    widths = sorted({f["n_hidden"] for f in fits})
+    assert f"timed one-shot fits of MNIST's shape on the NVIDIA H200 at d = {widths[0]:,} to {widths[-1]:,}" in paragraph
     # a store without a GPU report says the CUDA row is not measured
     smoke = deviations_markdown(ROOT / "tests" / "notebooks" / "results")
     if not bl.Store(ROOT / "tests" / "notebooks" / "results").matching(r"gpu-report/.*"):
@@ -521,3 +527,14 @@ def test_the_conclusion_never_says_the_patches_were_chosen_on_test_images():
     text = bl.rendered_text(CONCLUSION_PAGE)
     assert "chosen on test" not in text
     assert bl.findings(ROOT / "book" / "results")["protocol_how"] in text
+
+
+def test_the_gpu_sentence_without_a_benchmark_report_names_no_fit(tmp_path):
+    from greenelm_book.summaries import deviations
+
+    assert deviations.gpu_benchmark_fits(tmp_path / "absent.json") is None
+    assert deviations._unmeasured_on_gpu(None).startswith("Not measured on a GPU: the batch fits")
+    report = tmp_path / "gpu.json"
+    report.write_text('{"gpu": "G", "date": "2026-11-26", "fits": [{"device": "cpu", "n_hidden": 4000}, '
+                      '{"device": "cuda", "n_hidden": 8000}, {"device": "cuda", "n_hidden": 4000}]}')
+    assert deviations.gpu_benchmark_fits(report) == {"gpu": "G", "widths": [4000, 8000], "measured": "2026-11-26"}
