@@ -172,3 +172,25 @@ def test_a_store_changed_under_the_pages_is_found(tmp_path):
     pages_caught = {line.split(":")[0] for line in contradictions(texts, stored)
                     if "speedup_vs_sgd_mnist_d2000" in line}
     assert {"conclusion.ipynb", "headline_findings.md"} <= pages_caught, pages_caught
+
+
+HTML = ROOT / "_build" / "html" / "book"
+
+
+@pytest.mark.skipif(not HTML.is_dir(), reason="no rendered HTML (python -m greenelm_book.running.runner html)")
+def test_the_rendered_html_prints_each_judged_ratio_as_stored():
+    """The same check over the HTML a reader opens, when it has been built: only the listed
+    contradictions of pages awaiting execution."""
+    from test_prose import html_text
+
+    texts = {}
+    for path in sorted(HTML.glob("*.html")):
+        body = path.read_text(encoding="utf-8")
+        main = re.search(r'(?s)<main[^>]*>(.*)</main>', body)
+        texts[path.stem + (".md" if (ROOT / "book" / f"{path.stem}.md").exists() else ".ipynb")] = html_text(
+            main.group(1) if main else body)
+    problems = contradictions(texts, judged_ratios())
+    listed = {(page, claim, printed) for page, found in KNOWN.items() for claim, printed in found}
+    new = [line for line in problems
+           if not any(line.startswith(f"{page}: {claim} printed as {printed},") for page, claim, printed in listed)]
+    assert not new, "\n".join(new)
