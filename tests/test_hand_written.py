@@ -212,17 +212,13 @@ METHOD: dict[str, list[tuple[str, str]]] = {
     ],
 }
 
-#: hand-typed thresholds of tests, awaiting their chapter's next execution: the hardware and scale-out
-#: chapters re-measure timings whenever they run, so their prose changes with their next quiet run
+#: hand-typed thresholds of tests, awaiting their chapter's next execution: the hardware chapter
+#: re-measures timings whenever it runs, so its prose changes with its next quiet run
 #: (page -> [(kind, text as found)])
 KNOWN: dict[str, list[tuple[str, str]]] = {
     'notebooks/hardware.py': [
         ('number', "over the measured sizes must be within 0.05 of the paper's. Wal"),
         ('number', "ns the paper's exponent or lies within ±0.25 of it (a margin fix"),
-    ],
-    'notebooks/scale_out.py': [
-        ('number', 'ecard states (CPU-time exponent between 0.9 and 1.1) the total'),
-        ('number', 'ates (CPU-time exponent between 0.9 and 1.1) the total cost is'),
     ],
 }
 
