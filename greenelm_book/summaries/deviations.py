@@ -119,15 +119,14 @@ def _designs(results: dict) -> str:
 
 #: the committed report of ``python -m benchmarks.gpu``, relative to the repository
 GPU_BENCHMARK = "benchmarks/gpu.json"
+_REPOSITORY = Path(__file__).resolve().parents[2]
 
 
 def gpu_benchmark_fits(report: str | Path | None = None) -> dict | None:
     """What the GPU benchmark's report (``benchmarks/gpu.json``) timed beside Table V's update: the
     GPU, the widths of its one-shot fits (d, sorted) and their shape's N and D, from the report; None
     when there is no report or it timed no fit."""
-    from ..running.toc import ROOT
-
-    path = Path(report) if report is not None else ROOT / GPU_BENCHMARK
+    path = Path(report) if report is not None else _REPOSITORY / GPU_BENCHMARK
     if not path.exists():
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
