@@ -33,17 +33,17 @@
 # compares with, nor what its "geometry" axis $G$ is (the figure itself is missing from the source).
 # We therefore state our choices and show how the answer depends on them:
 #
-# - **Entropy** exactly as the paper defines it (`greenelm_book.chapters.weight_statistics.histogram_entropy`: `K` equal
+# - **Entropy** exactly as the paper defines it (`K` equal
 #   bins over $[\min w, \max w]$, counts normalised, empty bins dropped, $\log_2$). Our headline
 #   $K$ is 256 — one bin per grey level of an MNIST pixel — and every result is also shown against
 #   $K$.
 # - **Green-ELM readouts** on MNIST {cite}`lecun1998gradient`: $W \sim \mathcal N(0, 1)$ as in the
 #   paper's code, the minimum-norm `pinv` solution and the ridge solution (Cholesky, λ = 1e-3),
 #   over seeds and widths — the very models of the {doc}`random_features` and {doc}`rotation`
-#   chapters (`greenelm_book.chapters.trained` trains each once and keeps its weights).
+#   chapters (each is trained once and its weights kept).
 # - **SGD weights**: the 784-64-10 MLP of Table I (its hidden layer $W_1$, 784 × 64, and its
 #   readout $W_2$, 64 × 10) and the single-layer perceptron (784 × 10), trained by
-#   `greenelm_book.chapters.baselines` exactly as in the {doc}`SGD baselines <baselines>` chapter (10 epochs).
+#   exactly as in the {doc}`SGD baselines <baselines>` chapter (10 epochs).
 # - **Size.** A histogram entropy cannot exceed $\log_2 n$ for $n$ values and grows with $n$ even
 #   for one and the same distribution, so matrices of different sizes are also compared on random
 #   subsets of equal size, and each is set beside Gaussian samples of its own size (the reference
@@ -213,7 +213,7 @@ glue("ridge_sentence", (f"the ridge readout differs from the pseudoinverse's by 
 #   distribution symmetric about its mean has quantiles $q(p) - m = -(q(1-p) - m)$, hence $G = 1$;
 #   skew lowers $G$ (an image that is 80 % background and 20 % full ink has $G = 0.25$). Like $H$,
 #   $G$ ignores the order of the values and any affine rescaling, so images and weight vectors
-#   are measured alike (`greenelm_book.chapters.weight_statistics.quantile_symmetry`).
+#   are measured alike.
 #
 # We chose $G$ as the "symmetry" of the caption's "high-symmetry regime" that applies to both a
 # 784-pixel image and a $d$-dimensional readout column. Any other choice moves the points

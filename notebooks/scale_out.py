@@ -81,7 +81,7 @@ glue("client_share_20m", f"{work['client share (%)'].iloc[-1]:.4f} %", display=F
 # scheduler and on a `LocalCluster` of worker processes (one thread each), with the training set
 # cut into blocks of `block_rows` rows (the last block ragged when it does not divide). As on a
 # real cluster, the workers read their blocks themselves: `shifted_mnist(..., max_shift=0)`
-# (`greenelm_book.chapters.scale_out`) is a dask array of MNIST's training images that each task loads from
+# is a dask array of MNIST's training images that each task loads from
 # the dataset files, so no data travels in the task graph. The only difference allowed is the
 # order of floating-point additions. (The LocalCluster's time includes its fresh worker processes
 # importing greenelm and loading MNIST; the benchmark below warms its workers before timing. None
@@ -114,7 +114,7 @@ glue("equality_agreement", f"{min(equality_keys[n, 'agreement'].mean for n in ('
 # The three readouts differ by at most {glue:text}`worst_coef_difference` of their largest
 # coefficient — rounding, from adding the blocks in another order — and agree on
 # {glue:text}`equality_agreement` of the test predictions (accuracy {glue:text}`equality_accuracy`).
-# `tests/test_distributed.py` checks the same for ragged, single and column-chunked block layouts,
+# The library's tests check the same for ragged, single and column-chunked block layouts,
 # a worker killed mid-fit (Dask reschedules its task), and blocks with NaN, inf or the wrong width
 # (the error names the block and its rows).
 
@@ -150,7 +150,7 @@ for name, value in scaleout.benchmark_glues(bench, exponents).items():
 # wall time, {glue:text}`bench_per_million` and {glue:text}`bench_cpu_per_million` per million rows
 # ({glue:text}`bench_gflops`; 1-minute load average {glue:text}`bench_load` on two cores). Fitting
 # $\text{time} \propto N^{p}$ over the sizes gives $p$ = {glue:text}`bench_exponents`: by the test
-# the scorecard states (CPU-time exponent between 0.9 and 1.1) the total cost is
+# the scorecard states (CPU-time exponent {glue:text}`bench_linear_band`) the total cost is
 # {glue:text}`bench_linear` in $N$, as the paper's $O(NDd + Nd^2)$ terms predict once the fixed
 # costs are small. Each worker's peak memory stays within {glue:text}`bench_peak_range` for N from
 # {glue:text}`bench_n_range` ({glue:text}`bench_peak_change` from the smallest to the largest N,

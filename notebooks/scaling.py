@@ -84,7 +84,7 @@ plan = sc.ScalingPlan.from_parameters(
 #
 # Algorithm 2 fits $A = \alpha \ln d + \beta$ to MNIST by ordinary least squares, then for each other
 # dataset the OLS slope $m$ of $A - \beta$ against $\ln d$, and sets $\mathcal{C} = \alpha / m$.
-# `greenelm_book.chapters.scaling_law.calibrate_complexity` implements exactly that; on the twelve points of the
+# The book's calibration implements exactly that; on the twelve points of the
 # paper's figure it returns Table III to the printed four decimals:
 
 # %%

@@ -22,7 +22,7 @@
 #
 # Every verdict on this page is the book's uniform judgement: each chapter stored its answer and
 # the runs it rests on, and this page judges every claim again from those stored runs by one named
-# test (`greenelm_book.judging.verdicts`), the same test for parallel claims. Verdicts: *reproduced* /
+# test, the same test for parallel claims. Verdicts: *reproduced* /
 # *differs* (the rule above), a *differs* split by the practical margin chosen in advance
 # (*within margin*: an equivalence test, TOST, puts our mean within it; *beyond margin*: a
 # one-sided test puts it outside; *margin undecided*: neither; a ratio measured on another machine
@@ -92,7 +92,7 @@ plt.show()
 # %% [markdown]
 # ## The tests
 #
-# Each verdict names the test that gave it; each test is a function of `greenelm_book.judging.verdicts`
+# Each verdict names the test that gave it; each test is one function of the book's code
 # with a unit test, its rule stated once. {glue:text}`scorecard_rejudged` rows carry a note where
 # the chapter's page, judged when the chapter ran, said something else.
 

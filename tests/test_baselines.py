@@ -350,6 +350,7 @@ def test_answer_vs_green_elm_and_its_words(tmp_path, store):
     words = bl.comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_acc, answers, 3)
     assert words["bl_ratio"] == pytest.approx(1.5 / np.exp(np.mean(np.log([0.1, 0.12, 0.11]))))
     assert words["bl_ratio_words"] == "longer than" and words["bl_comparable"] == "undecided"
+    assert words["bl_ratio_how"].startswith("the ratio of the geometric means over separate runs")
     assert words["bl_budget_epochs"] == "0" and words["bl_budget_all"] == "on average"   # no epoch within 0.11 s
     assert words["bl_source"] == "read from the random_features chapter"
     frame = bl.comparison_frame(mnist_acc, mnist_sec, elm_acc, elm_sec, elm_acc, 3, 10, 10)
@@ -392,3 +393,23 @@ def test_the_figures_draw_one_panel_per_dataset(store):
     assert len(fig2.axes[0].get_lines()) == 2 + 3          # two curves, three paper lines
     plt.close(fig)
     plt.close(fig2)
+
+
+def test_comparison_words_print_the_ratio_the_speedup_was_judged_on(tmp_path, store):
+    """When the speed-up rests on quiet interleaved pairs, the prose's ratio is those pairs' (the
+    number the table and the scorecard print), not the ratio of the chapter's separate runs."""
+    from greenelm_book.judging.verdicts import Verdict, ratio_interval
+
+    other = elm_store(tmp_path)
+    elm_acc = other.results["mnist/green-elm/unit/pinv/d=10/accuracy"]
+    elm_sec = other.results["mnist/green-elm/unit/pinv/d=10/fit-seconds"]
+    mnist_acc, mnist_sec = bl.record_runs(store, "mnist/sgd-mlp", *fake_seeds([94.9, 95.1, 95.0], 0.5), FAST,
+                                          shown_curve=True)
+    answers = bl.answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_acc, elm_sec, 10, 10, 1.0)
+    pairs = store.record("mnist/sgd-mlp-over-green-elm/quiet-time-ratio", [0.61, 0.62, 0.63], "×")
+    store.answer("speedup_vs_sgd_mnist_d2000", Verdict("differs", "0.62×", "test"), keys=[pairs.key])
+    words = bl.comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_acc, answers, 3)
+    assert (words["bl_ratio"], words["bl_ratio_low"], words["bl_ratio_high"]) == pytest.approx(
+        ratio_interval(pairs.values))
+    assert words["bl_ratio_how"].startswith("both timed in one quiet process, interleaved, 3 pairs")
+    assert words["bl_ratio"] != pytest.approx(1.5 / np.exp(np.mean(np.log([0.1, 0.12, 0.11]))))

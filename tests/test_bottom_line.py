@@ -463,7 +463,13 @@ def test_the_deviations_gpu_row_states_the_h200_measurement(store):
     paragraph = next(line for line in text.splitlines() if line.startswith("**GPU.**"))
     assert f"{1e3 * statistics.median(listing3.values):.2f} ms per update for listing 3" in paragraph
     assert f"{1e3 * statistics.median(ours.values):.2f} ms for the book's update" in paragraph
-    assert listing3.setting["measured"] in paragraph and "Not measured on a GPU:" in paragraph
+    assert listing3.setting["measured"] in paragraph and "Not measured on a GPU in any chapter:" in paragraph
+    # the benchmark's one-shot fits on the GPU are named (the page once said the fits were never measured there)
+    import json
+
+    fits = [f for f in json.loads((ROOT / "benchmarks" / "gpu.json").read_text())["fits"] if f["device"] == "cuda"]
+    widths = sorted({f["n_hidden"] for f in fits})
+    assert f"timed one-shot fits of MNIST's shape on the NVIDIA H200 at d = {widths[0]:,} to {widths[-1]:,}" in paragraph
     # a store without a GPU report says the CUDA row is not measured
     smoke = deviations_markdown(ROOT / "tests" / "notebooks" / "results")
     if not bl.Store(ROOT / "tests" / "notebooks" / "results").matching(r"gpu-report/.*"):
@@ -486,3 +492,49 @@ def test_the_deviations_page_reads_its_settings_from_the_store(tmp_path):
     per_epoch = statistics.fmean(run["values"]) / run["setting"]["epochs"]
     assert f"an epoch takes {per_epoch:.1f} s" in deviations_markdown(results)
     assert f"an epoch takes {per_epoch:.1f} s" not in deviations_markdown(STORE_DIR)
+
+
+def _with_setting(key, values, unit="%", **setting):
+    return Result(key, tuple(values), unit, setting, "c", "m", "2026-11-28", "")
+
+
+def test_solver_text_says_how_the_accuracy_was_fitted_from_its_setting():
+    assert bl.solver_text(_with_setting("a/pinv/accuracy", [97.0], solver="pinv", alpha=0.0)) == "by pinv"
+    assert bl.solver_text(_with_setting("a/cholesky/accuracy", [97.0], solver="cholesky", alpha=0.001)) == (
+        "by ridge (Cholesky, λ = 0.001)")
+    with pytest.raises(ValueError, match="no solver recorded"):
+        bl.solver_text(_with_setting("a/accuracy", [97.0]))
+
+
+def test_the_conclusion_names_the_solver_of_each_mnist_width_as_recorded():
+    """The committed store: d = 2000 is fitted by pinv and the widest MNIST width by ridge (the
+    conclusion once said both were by pinv)."""
+    found = bl.findings(ROOT / "book" / "results")
+    assert found["acc_mnist_how"] == "by pinv"
+    assert found["acc_mnist_wide_how"].startswith("by ridge (Cholesky")
+    text = bl.rendered_text(CONCLUSION_PAGE)
+    assert f"{found['acc_mnist_wide_how']} {found['acc_mnist_wide']:.2f} %" in text
+
+
+def test_protocol_how_reads_the_rows_from_the_protocols_settings():
+    store = bl.Store.from_results([_with_setting("mnist/frontier-protocol/test-accuracy", [99.5], n_validation=10000,
+                                           n_fit=20000, n_train=60000)])
+    assert bl.protocol_how(store) == "every choice made on 10,000 held-out training rows, the test set read once per seed"
+    assert bl.protocol_how(bl.Store.from_results([])) == ""
+
+
+def test_the_conclusion_never_says_the_patches_were_chosen_on_test_images():
+    text = bl.rendered_text(CONCLUSION_PAGE)
+    assert "chosen on test" not in text
+    assert bl.findings(ROOT / "book" / "results")["protocol_how"] in text
+
+
+def test_the_gpu_sentence_without_a_benchmark_report_names_no_fit(tmp_path):
+    from greenelm_book.summaries import deviations
+
+    assert deviations.gpu_benchmark_fits(tmp_path / "absent.json") is None
+    assert deviations._unmeasured_on_gpu(None).startswith("Not measured on a GPU: the batch fits")
+    report = tmp_path / "gpu.json"
+    report.write_text('{"gpu": "G", "date": "2026-11-26", "fits": [{"device": "cpu", "n_hidden": 4000}, '
+                      '{"device": "cuda", "n_hidden": 8000}, {"device": "cuda", "n_hidden": 4000}]}')
+    assert deviations.gpu_benchmark_fits(report) == {"gpu": "G", "widths": [4000, 8000], "measured": "2026-11-26"}

@@ -87,7 +87,7 @@ def markdown_text(text: str, glued: dict[str, str] | None = None) -> str:
     """The reader's text of MyST markdown: code and directives' options out, ``{glue}`` roles
     replaced by their values, tables and figures marked."""
     glued = glued or {}
-    text = re.sub(r"(?ms)^(`{3,}|~{3,})(?!\{(?:admonition|note|tip|warning|important)\}).*?^\1\s*$",
+    text = re.sub(r"(?ms)^(`{3,}|~{3,})(?!\{(?:admonition|note|tip|warning|important|eval-rst)\}).*?^\1\s*$",
                   "", text)                                     # fenced code (not admonitions)
     text = re.sub(r"^(`{3,})\{.*$|^`{3,}\s*$|^:class:.*$", "", text, flags=re.M)  # admonition fences
 
@@ -102,8 +102,10 @@ def markdown_text(text: str, glued: dict[str, str] | None = None) -> str:
         return value
 
     text = re.sub(r"\{glue(:text|:md|:any|)\}`([^`]+)`", glue, text)
-    # {doc}`name` shows the page's title, {doc}`text <name>` the text
-    text = re.sub(r"\{doc\}`([^`<]+?)`", lambda m: titles().get(m.group(1).strip(), m.group(1)), text)
+    # {doc}`name` (and reStructuredText's :doc:`name`) shows the page's title, {doc}`text <name>` the text
+    text = re.sub(r"(?:\{doc\}|(?<![\w}]):doc:)`([^`<]+?)`", lambda m: titles().get(m.group(1).strip(), m.group(1)),
+                  text)
+    text = re.sub(r"(?<![\w}]):doc:`([^`<]*?)\s*<[^`]*>`", r"\1", text)
     text = re.sub(r"\{(?:doc|ref|cite|numref|eq|math)\}`([^`<]*?)(?:\s*<[^`]*>)?`", r"\1", text)
     text = re.sub(r"`[^`\n]+`", " ⟨code⟩ ", text)
     text = re.sub(r"!\[[^\]]*\]\([^)]*\)|^```\{figure\}.*$|\{glue:figure\}", " \x00figure\x00 ", text,
@@ -260,6 +262,19 @@ def test_the_checks_find_each_kind_of_defect():
             "points; they differ by at most 0.05 points. That is, as above, within 1 point. The "
             "figure below: \x00figure\x00")
     assert defects(fine) == [], defects(fine)
+
+
+def test_a_doc_role_shows_its_pages_title_in_markdown_and_restructuredtext():
+    """The API page's ``the :doc:`frontier``` read "the The frontier: …" in the HTML: a role
+    without its own text shows the page's title, so a doubled word is found."""
+    title = titles()["frontier"]
+    assert title.startswith("The ")
+    assert markdown_text("the {doc}`frontier` measures it") == f"the {title} measures it"
+    assert markdown_text("the :doc:`frontier` chapter") == f"the {title} chapter"
+    assert markdown_text("the :doc:`frontier chapter <frontier>` measures it") == "the frontier chapter measures it"
+    assert [kind for kind, _ in defects(markdown_text("the :doc:`frontier` chapter"))] == ["doubled word"]
+    # a reStructuredText block's prose is the reader's too (the API page's autodoc blocks)
+    assert "the " + title in markdown_text("```{eval-rst}\n.. currentmodule:: x\n\nthe :doc:`frontier`\n```")
 
 
 def test_rendered_text_replaces_glue_and_drops_code_and_removed_cells():

@@ -306,6 +306,7 @@ def benchmark_glues(bench: pd.DataFrame, fit: dict) -> dict:
              "bench_gflops": f"{largest.dask_gflops:.0f} GFLOP/s",
              "bench_exponents": f"{fit['wall']:.2f} for wall time and {fit['cpu']:.2f} for CPU time",
              "bench_linear": "linear" if fit["linear"] else "not linear",
+             "bench_linear_band": f"between {LINEAR[0]:g} and {LINEAR[1]:g}",
              "bench_peak_range": f"{peaks.min():.0f}–{peaks.max():.0f} MB",
              "bench_peak_change": f"{100 * (peaks[-1] / peaks[0] - 1):+.0f} %",
              "bench_n_range": f"{int(n_rows[0]):,} to {int(n_rows[-1]):,}",

@@ -117,11 +117,38 @@ def _designs(results: dict) -> str:
     return "; ".join(parts) + "; every other result one draw per width" if parts else _NOT_RECORDED
 
 
+#: the committed report of ``python -m benchmarks.gpu``, relative to the repository
+GPU_BENCHMARK = "benchmarks/gpu.json"
+_REPOSITORY = Path(__file__).resolve().parents[2]
+
+
+def gpu_benchmark_fits(report: str | Path | None = None) -> dict | None:
+    """What the GPU benchmark's report (``benchmarks/gpu.json``) timed beside Table V's update: the
+    GPU, the widths of its one-shot fits (d, sorted) and their shape's N and D, from the report; None
+    when there is no report or it timed no fit."""
+    path = Path(report) if report is not None else _REPOSITORY / GPU_BENCHMARK
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    widths = sorted({fit["n_hidden"] for fit in data.get("fits", []) if fit.get("device") == "cuda"})
+    return {"gpu": data["gpu"], "widths": widths, "measured": data["date"]} if widths else None
+
+
+def _unmeasured_on_gpu(fits: dict | None) -> str:
+    """The sentence of what no chapter measured on a GPU, naming the benchmark's fits when it has some."""
+    if fits is None:
+        return ("Not measured on a GPU: the batch fits (Tables I, II and IV), the SGD baselines, Table V's "
+                "accuracies and its GPU SGD row, and energy.")
+    return (f"The same benchmark ({GPU_BENCHMARK.removesuffix('.json')}.md, {fits['measured']}) timed one-shot "
+            f"fits of MNIST's shape on the {fits['gpu']} at d = {fits['widths'][0]:,} to {fits['widths'][-1]:,}; "
+            "no chapter shows or judges them. Not measured on a GPU in any chapter: the batch fits (Tables I, II "
+            "and IV), the SGD baselines, Table V's accuracies and its GPU SGD row, and energy.")
+
+
 def _gpu_text(results: dict) -> tuple[str, str]:
     """The GPU row's "This book" cell, and the paragraph under the table."""
     gpu = gpu_measurement(results)
-    unmeasured = ("Not measured on a GPU: the batch fits (Tables I, II and IV), the SGD baselines, Table V's "
-                  "accuracies and its GPU SGD row, and energy.")
+    unmeasured = _unmeasured_on_gpu(gpu_benchmark_fits())
     if gpu is None:
         return "none", "**GPU.** Table V's CUDA row is not measured. " + unmeasured
     faster = ("" if gpu["numpy_over_gpu"] is None else
