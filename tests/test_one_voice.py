@@ -29,7 +29,7 @@ def test_a_planted_contradiction_is_found(tmp_path):
     row = card[card.test == "value_vs_paper"].iloc[0]
     path = store / f"{row.chapter}.json"
     data = json.loads(path.read_text())
-    planted = "reproduced" if sc.base_verdict(row.verdict) != "reproduced" else "differs"
+    planted = "reproduced" if row.verdict != "reproduced" else "differs, within margin"
     data["answers"][row.claim]["verdict"]["label"] = planted
     path.write_text(json.dumps(data))
     found = sc.label_disagreements(sc.scorecard(store)).set_index("claim")
