@@ -121,7 +121,8 @@ def counts(frame: pd.DataFrame, unique: bool = False, split_differs: bool = True
     verdicts = frame["verdict"] if split_differs else frame["verdict"].map(_base)
     table = pd.crosstab(frame["section"].astype(str), verdicts)
     table = table.reindex([s for s in SECTIONS if s in table.index])
-    table = table[[s for s in STATUSES if s in table.columns]]
+    order = list(dict.fromkeys(s if split_differs else _base(s) for s in STATUSES))
+    table = table[[s for s in order if s in table.columns]]
     table.loc["all"] = table.sum(axis=0)
     return table
 
