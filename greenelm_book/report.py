@@ -36,7 +36,7 @@ RULE = ("a paper value is reproduced when it lies inside our 95 % prediction int
         "ratios, timed in one quiet run, only on direction and order of magnitude: ×/÷ 3), and "
         "qualitative claims are judged by a stated test")
 VERDICT_LABELS = ("reproduced", "differs, within margin", "differs, margin undecided",
-                  "differs, beyond margin", "same direction, within ×/÷ 3", "other direction or beyond ×/÷ 3",
+                  "differs, beyond margin", "concordant", "discordant",
                   "inconclusive", "not comparable", "holds", "partly holds", "does not hold", "not measurable here")
 #: the labels of a value judged against the paper's that is not reproduced, by the practical margin
 #: (:data:`greenelm_book.judging.verdicts.PRACTICAL_MARGINS`); a ratio across machines has its own

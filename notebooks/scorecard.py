@@ -27,7 +27,7 @@
 # above), or a *differs* split by the practical margin chosen in advance (*within margin*: an
 # equivalence test, TOST, puts our mean within it; *beyond margin*: a one-sided test puts it
 # outside; *margin undecided*: neither); a ratio of timings from another machine has words of its
-# own, never *reproduced*: *same direction, within ×/÷ 3* or *other direction or beyond ×/÷ 3*;
+# own, never *reproduced*: *concordant* (same direction, within ×/÷ 3 of the paper's) or *discordant*;
 # *inconclusive* (fewer than five runs, timings not recorded as quiet, or an interval straddling
 # a boundary of the test); *not comparable* (our setting differs — another
 # backbone, other features, an architecture the paper does not state — the reason is given and

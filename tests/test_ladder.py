@@ -89,7 +89,7 @@ def test_value_vs_paper_gives_the_label_of_its_facts(values, paper):
 @given(a=runs, b=runs, paper=st.floats(-5.0, 5.0, allow_nan=False).map(lambda v: round(v, 2)))
 def test_difference_vs_paper_labels_are_on_the_ladder(a, b, paper):
     label = V.difference_vs_paper(paper, a, b).label
-    assert label in LABELS and label not in ("same direction, within ×/÷ 3", "other direction or beyond ×/÷ 3")
+    assert label in LABELS and label not in ("concordant", "discordant")
 
 
 ratios = st.lists(st.floats(0.05, 50.0, allow_nan=False), min_size=2, max_size=8)
@@ -101,7 +101,7 @@ def test_a_ratio_from_another_machine_is_never_reproduced(paper, a, quiet, same_
     """A ratio of timings from another machine takes only its own words (or inconclusive / not
     comparable), and the label is the one of its CI's facts."""
     verdict = V.ratio_across_machines(paper, a, quiet=quiet, same_run=same_run)
-    assert verdict.label in ("same direction, within ×/÷ 3", "other direction or beyond ×/÷ 3", "inconclusive",
+    assert verdict.label in ("concordant", "discordant", "inconclusive",
                              "not comparable")
     if not same_run:
         assert verdict.label == "not comparable"
@@ -176,7 +176,7 @@ def test_rejudge_stored_rewrites_only_the_answers_whose_word_changed(tmp_path):
     assert rejudge_stored(store, "hardware") == [claim]
     after = json.loads(path.read_text())
     card = sc.scorecard(store).set_index("claim")
-    assert after["answers"][claim]["verdict"]["label"] == card.loc[claim, "verdict"] == "same direction, within ×/÷ 3"
+    assert after["answers"][claim]["verdict"]["label"] == card.loc[claim, "verdict"] == "concordant"
     del after["answers"][claim], data["answers"][claim]
     assert after == data
     assert rejudge_stored(store, "hardware") == []

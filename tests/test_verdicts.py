@@ -111,22 +111,22 @@ def test_ratio_interval_is_welch_on_the_logs():
 
 def test_ratio_across_machines_direction_and_order_of_magnitude_only():
     pinv, lu = [23.5, 24.1, 22.9, 23.8, 23.2], [1.72, 1.75, 1.70, 1.74, 1.71]   # ≈ 13.7×
-    assert V.ratio_across_machines(12.8, pinv, lu, quiet=True).label == "same direction, within ×/÷ 3"   # never "reproduced"
-    assert V.ratio_across_machines(36.0, pinv, lu, quiet=True).label == "same direction, within ×/÷ 3"   # within ×/÷ 3
+    assert V.ratio_across_machines(12.8, pinv, lu, quiet=True).label == "concordant"   # never "reproduced"
+    assert V.ratio_across_machines(36.0, pinv, lu, quiet=True).label == "concordant"   # within ×/÷ 3
     far = V.ratio_across_machines(119.04, pinv, lu, quiet=True)                         # factor 8.7
-    assert far.label == "other direction or beyond ×/÷ 3" and "beyond ×/÷ 3" in far.detail
-    assert V.ratio_across_machines(0.5, pinv, lu, quiet=True).label == "other direction or beyond ×/÷ 3"       # other side of 1
+    assert far.label == "discordant" and "beyond ×/÷ 3" in far.detail
+    assert V.ratio_across_machines(0.5, pinv, lu, quiet=True).label == "discordant"       # other side of 1
     assert V.ratio_across_machines(12.8, pinv, lu, quiet=False).label == "inconclusive"
     assert V.ratio_across_machines(12.8, pinv[:1], lu[:1], quiet=True).label == "inconclusive"
     even = ([1.0, 0.8, 1.2, 0.9, 1.1], [1.0, 1.1, 0.9, 1.05, 0.95])          # CI across 1
     straddles = V.ratio_across_machines(2.0, *even, quiet=True)
     assert straddles.label == "inconclusive" and "straddles" in straddles.detail
-    assert V.ratio_across_machines(11.6, *even, quiet=True).label == "other direction or beyond ×/÷ 3"   # wholly below 11.6 / 3
+    assert V.ratio_across_machines(11.6, *even, quiet=True).label == "discordant"   # wholly below 11.6 / 3
     # a CI across the ×/÷ 3 boundary is inconclusive; wholly beyond it differs, even far below 1
     wide = [13.0, 25.0, 40.0, 60.0, 90.0]
     assert V.ratio_across_machines(12.8, wide, quiet=True).label == "inconclusive"
     opposite = V.ratio_across_machines(11.6, [0.55, 0.57, 0.6, 0.56, 0.58], quiet=True)   # 0.57× against 11.6×
-    assert opposite.label == "other direction or beyond ×/÷ 3" and "opposite direction" in opposite.detail
+    assert opposite.label == "discordant" and "opposite direction" in opposite.detail
 
 
 def test_ratio_across_machines_is_not_judged_across_runs():
@@ -326,7 +326,7 @@ def test_the_issues_cases_are_judged_on_comparable_evidence_only():
     assert card.loc["pinv_over_cholesky_speedup_d4000", "test"] == "ratio_across_machines"
     assert card.loc["table4_pinv_d2000_seconds", "test"] == "ratio_across_machines"
     # SGD and the fit timed in separate runs: not judged (the quiet benchmark's pairs replace them)
-    assert card.loc["speedup_vs_sgd_mnist_d2000", "verdict"] in ("not comparable", "same direction, within ×/÷ 3", "other direction or beyond ×/÷ 3",
+    assert card.loc["speedup_vs_sgd_mnist_d2000", "verdict"] in ("not comparable", "concordant", "discordant",
                                                                 "inconclusive")
     if card.loc["speedup_vs_sgd_mnist_d2000", "test"] != "ratio_across_machines" or "quiet" not in str(
             card.loc["speedup_vs_sgd_mnist_d2000", "note"]):

@@ -14,7 +14,7 @@ the results store (:mod:`greenelm_book.store.results`); chapters call the same f
 - :func:`ratio_across_machines` — a paper's ratio from another machine: judged only on direction
   and order of magnitude (our 95 % CI against the boundaries 1 and ×/÷ 3 of the paper's ratio),
   from ≥ 5 pairs timed in one quiet run; never by a prediction interval, and never "reproduced":
-  its words are "same direction, within ×/÷ 3" and "other direction or beyond ×/÷ 3".
+  its words are "concordant" and "discordant".
 
 Every label any of these returns is on :data:`LADDER`, with the one condition that gives it;
 :func:`ladder_label` picks it from the judgement's facts and fails when the conditions do not
@@ -75,10 +75,10 @@ RULES = {
                           "(Welch, log scale, n ≥ 5 each) lies on the claimed side of 1, does not hold "
                           "when it lies on the other side, else inconclusive",
     "ratio_across_machines": "a paper's ratio from another machine, both sides timed in one quiet run "
-                             "(≥ 5 pairs): \"same direction, within ×/÷ 3\" when our 95 % CI lies on the paper's "
-                             "side of 1 and within ×/÷ 3 of the paper's ratio; \"other direction or beyond "
-                             "×/÷ 3\" when it lies wholly on the other side of 1 or wholly beyond ×/÷ 3 (never "
-                             "\"reproduced\": seconds from two machines); inconclusive only when it straddles one of "
+                             "(≥ 5 pairs): concordant when our 95 % CI lies on the paper's side of 1 and within "
+                             "×/÷ 3 of the paper's ratio; discordant when it lies wholly on the other side of 1 "
+                             "or wholly beyond ×/÷ 3 (never \"reproduced\": seconds from two machines); "
+                             "inconclusive only when it straddles one of "
                              "those boundaries (or with fewer runs, or timings not recorded as quiet); "
                              "not comparable when the two sides come from different runs",
     "timing_across_machines": "a paper's seconds are never judged: ours and the ratio, information only",
@@ -122,12 +122,12 @@ LADDER = (
                                   "paper's value and neither within nor beyond the margin is shown"),
     ("differs, beyond margin", "a number against the paper's (n ≥ 5): a one-sided t-test puts our mean "
                                "outside the practical margin (p < 0.05)"),
-    ("same direction, within ×/÷ 3", "a paper's ratio of two timings from another machine, both sides timed "
-                                     "here in one quiet run (≥ 5 pairs): our 95 % CI on the paper's side of 1 "
-                                     "and within ×/÷ 3 of the paper's ratio"),
-    ("other direction or beyond ×/÷ 3", "a paper's ratio of two timings from another machine, both sides timed "
-                                        "here in one quiet run (≥ 5 pairs): our 95 % CI wholly on the other "
-                                        "side of 1, or wholly beyond ×/÷ 3 of the paper's ratio"),
+    ("concordant", "a paper's ratio of two timings from another machine, both sides timed here in one quiet "
+                   "run (≥ 5 pairs): our 95 % CI on the paper's side of 1 and within ×/÷ 3 of the paper's "
+                   "ratio (same direction and order of magnitude; never \"reproduced\")"),
+    ("discordant", "a paper's ratio of two timings from another machine, both sides timed here in one quiet "
+                   "run (≥ 5 pairs): our 95 % CI wholly on the other side of 1, or wholly beyond ×/÷ 3 of the "
+                   "paper's ratio"),
     ("holds", "a claim's stated test passes on every dataset or regime it is applied to"),
     ("partly holds", "the stated test passes on some datasets or regimes and fails on the others, none "
                      "undecided"),
@@ -154,8 +154,8 @@ def _ratio_conditions(same_run: bool, enough: bool, side: str, band: str) -> dic
     agrees = side == "paper" and band == "inside"
     disagrees = side == "other" or band == "outside"
     return {"not comparable": not same_run,
-            "same direction, within ×/÷ 3": same_run and enough and agrees,
-            "other direction or beyond ×/÷ 3": same_run and enough and disagrees,
+            "concordant": same_run and enough and agrees,
+            "discordant": same_run and enough and disagrees,
             "inconclusive": same_run and (not enough or not (agrees or disagrees))}
 
 

@@ -388,7 +388,7 @@ CONCLUSION_CLAIMS = (
 VERDICT_GLUE, COUNTS_GLUE = "verdict_", "verdict_counts"
 #: the words a reader takes for a judgement (every scorecard label is made of them)
 VERDICT_WORDS = re.compile(r"\b(?:reproduced|differs?|inconclusive|not comparable|holds?|not measurable|"
-                           r"(?:same|other) direction)\b",
+                           r"concordant|discordant)\b",
                            re.I)
 
 

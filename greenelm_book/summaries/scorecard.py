@@ -139,7 +139,7 @@ def verdict_totals(frame: pd.DataFrame) -> pd.DataFrame:
 
 _BADGE = {"reproduced": "#1b7837", "holds": "#1b7837", "differs, within margin": "#d6604d",
           "differs, margin undecided": "#b2182b", "differs, beyond margin": "#67001f",
-          "same direction, within ×/÷ 3": "#5aae61", "other direction or beyond ×/÷ 3": "#b2182b",
+          "concordant": "#5aae61", "discordant": "#b2182b",
           "does not hold": "#b2182b",
           "partly holds": "#e08214", "inconclusive": "#e08214", "not comparable": "#5e6b7a",
           "not measurable here": "#5e6b7a", UNANSWERED: "#9e9e9e"}
