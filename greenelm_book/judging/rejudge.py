@@ -24,7 +24,7 @@ from ..report import Verdict, not_comparable
 from ..store.results import Answer
 
 __all__ = ["Judgement", "judge_claim", "scorecard_verdict", "answer_as_scorecard", "shared_verdict", "CLAIM_TESTS",
-           "OWN_PARITY_BASELINE", "OWN_MEASUREMENTS", "own_parity_keys", "rejudge_stored"]
+           "OWN_PARITY_BASELINE", "OWN_MEASUREMENTS", "own_parity_keys"]
 
 QUALITATIVE = ("holds", "partly holds", "does not hold")
 
@@ -377,39 +377,3 @@ def answer_as_scorecard(store, claim_id: str, chapter_verdict: Verdict, keys, re
     store.answer(claim_id, verdict, keys=keys, note=note)
     return verdict
 
-
-def rejudge_stored(directory, chapter: str) -> list[str]:
-    """Rewrite, in ``chapter``'s results file of ``directory``, every stored answer whose recorded label
-    is no longer the book's judgement of it (:func:`judge_claim` on the stored results: a word of the
-    ladder changed), with that judgement; returns the claims rewritten, in order. Nothing is measured or
-    recomputed, and only the answers' verdicts change. For a chapter whose re-execution re-measures
-    timings (the hardware chapter): its page then shows no stale label only where it does not print
-    the rewritten one, which the caller checks."""
-    import json
-    from dataclasses import asdict
-    from pathlib import Path
-
-    from greenelm._cachefiles import atomic_write
-    from ..store.results import load_all
-
-    directory = Path(directory)
-    stored = load_all(directory)
-    if chapter not in stored:
-        raise KeyError(f"no results of chapter {chapter} in {directory}")
-    results = {key: r for content in stored.values() for key, r in content["results"].items()}
-    answers = {c: a for content in stored.values() for c, a in content["answers"].items()}
-    path = directory / f"{chapter}.json"
-    data = json.loads(path.read_text())
-    changed = []
-    for claim in CLAIMS:
-        answer = stored[chapter]["answers"].get(claim.id)
-        if answer is None:
-            continue
-        judged = judge_claim(claim, answer, results, answers).verdict
-        if judged.label != answer.verdict.label:
-            data["answers"][claim.id]["verdict"] = asdict(judged)
-            changed.append(claim.id)
-    if changed:
-        text = json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n"
-        atomic_write(path, lambda handle: handle.write(text.encode()))
-    return changed
