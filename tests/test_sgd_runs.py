@@ -10,7 +10,8 @@ import torch
 from scipy import stats
 
 from greenelm_book.chapters.baselines import SGDConfig, model_from_run, predict, sgd_run, sgd_seeds, train
-from greenelm_book.judging.comparisons import accuracy_within, between_interval, equivalence, judge_between
+from greenelm_book.judging.comparisons import accuracy_within, between_interval, equivalence
+from greenelm_book.judging.verdicts import judge_between
 
 FAST = SGDConfig(epochs=2, batch_size=50, lr=0.05)
 

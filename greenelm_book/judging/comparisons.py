@@ -3,8 +3,8 @@
 
 :func:`prediction_check` is the prediction-interval step of the book's verdict rule
 (:data:`greenelm_book.report.RULE`) for a difference ``a − b`` or a ratio ``a / b`` of two
-independently measured quantities; :func:`judge_between` gives the verdict (the ladder of
-:data:`greenelm_book.judging.verdicts.LADDER`).
+independently measured quantities; :func:`greenelm_book.judging.verdicts.judge_between` gives the
+verdict (the ladder of :data:`greenelm_book.judging.verdicts.LADDER`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..report import MIN_RUNS, Verdict, _decimals
+from ..report import MIN_RUNS, _decimals
 
-__all__ = ["accuracy_within", "between_interval", "prediction_check", "judge_between", "equivalence", "elm_fit_times"]
+__all__ = ["accuracy_within", "between_interval", "prediction_check", "equivalence", "elm_fit_times"]
 
 
 def accuracy_within(curves: pd.DataFrame, seconds: float) -> pd.DataFrame:
@@ -98,22 +98,6 @@ def prediction_check(paper: float, a, b, op: str = "difference", unit: str = "po
     interval = f"95 % PI {low:.{digits}f}–{high:.{digits}f}"
     inside = bool(low - tolerance <= paper <= high + tolerance)
     return inside, ours, (interval if inside else f"{signed}; {interval}")
-
-
-def judge_between(paper: float, a, b, op: str = "difference", unit: str = "points", digits: int = 2,
-                  min_runs=(MIN_RUNS, MIN_RUNS)) -> Verdict:
-    """The book's verdict for a paper's difference (or ratio) of two single runs, from independent
-    runs ``a`` and ``b``: a difference by :func:`~greenelm_book.judging.verdicts.difference_vs_paper`
-    (the prediction interval, then the practical margin); a ratio of timings from separate runs by
-    :func:`~greenelm_book.judging.verdicts.ratio_across_machines`, which does not judge it ("not
-    comparable": its sides were not timed in one run)."""
-    from .verdicts import difference_vs_paper, ratio_across_machines
-
-    if op == "difference":
-        return difference_vs_paper(paper, a, b, unit, digits, min_runs)
-    if op == "ratio":
-        return ratio_across_machines(paper, a, b, quiet=False, same_run=False)
-    raise ValueError(f"op must be 'difference' or 'ratio', got {op!r}")
 
 
 def equivalence(a, b, margin: float, min_runs: int = MIN_RUNS):

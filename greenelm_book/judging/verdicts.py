@@ -41,7 +41,7 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDE
            "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
            "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
            "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
-           "difference_interval", "reaches_within_margin", "flatter_than_anchor", "margin_label", "LADDER", "LADDER_CONDITIONS",
+           "difference_interval", "reaches_within_margin", "flatter_than_anchor", "margin_label", "judge_between", "LADDER", "LADDER_CONDITIONS",
            "ladder_label", "mean_beyond_bound", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
            "gain_label", "gain_over"]
 
@@ -473,6 +473,20 @@ def ratio_across_machines(paper_ratio: float, a, b=None, *, quiet: bool, same_ru
     else:
         why = f"same direction, our 95 % CI within ×/÷ {ORDER_OF_MAGNITUDE:g} of the paper's"
     return Verdict(label, ours, f"{info}; {why}")
+
+
+def judge_between(paper: float, a, b, op: str = "difference", unit: str = "points", digits: int = 2,
+                  min_runs=(MIN_RUNS, MIN_RUNS)) -> Verdict:
+    """The book's verdict for a paper's difference (or ratio) of two single runs, from independent
+    runs ``a`` and ``b``: a difference by :func:`difference_vs_paper`
+    (the prediction interval, then the practical margin); a ratio of timings from separate runs by
+    :func:`ratio_across_machines`, which does not judge it ("not
+    comparable": its sides were not timed in one run)."""
+    if op == "difference":
+        return difference_vs_paper(paper, a, b, unit, digits, min_runs)
+    if op == "ratio":
+        return ratio_across_machines(paper, a, b, quiet=False, same_run=False)
+    raise ValueError(f"op must be 'difference' or 'ratio', got {op!r}")
 
 
 def timing_across_machines(paper_seconds: float, values, digits: int = 2, median: bool = False) -> Verdict:
