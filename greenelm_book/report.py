@@ -35,13 +35,13 @@ RULE = ("a paper value is reproduced when it lies inside our 95 % prediction int
         "(the difference is shown for information), timings across machines are never judged (their "
         "ratios, timed in one quiet run, only on direction and order of magnitude: ×/÷ 3), and "
         "qualitative claims are judged by a stated test")
-VERDICT_LABELS = ("reproduced", "differs, within margin", "differs, margin undecided", "differs",
-                  "differs, beyond margin", "inconclusive", "not comparable", "holds", "partly holds",
-                  "does not hold", "not measurable here")
+VERDICT_LABELS = ("reproduced", "differs, within margin", "differs, margin undecided",
+                  "differs, beyond margin", "concordant", "discordant",
+                  "inconclusive", "not comparable", "holds", "partly holds", "does not hold", "not measurable here")
 #: the labels of a value judged against the paper's that is not reproduced, by the practical margin
-#: (:data:`greenelm_book.judging.verdicts.PRACTICAL_MARGINS`); "differs" alone where a kind has no margin
-#: (a ratio across machines, judged on direction and order of magnitude)
-DIFFERS_LABELS = ("differs, within margin", "differs, margin undecided", "differs", "differs, beyond margin")
+#: (:data:`greenelm_book.judging.verdicts.PRACTICAL_MARGINS`); a ratio across machines has its own
+#: words (direction and order of magnitude), not these
+DIFFERS_LABELS = ("differs, within margin", "differs, margin undecided", "differs, beyond margin")
 
 
 @dataclass(frozen=True)

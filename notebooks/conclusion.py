@@ -58,7 +58,7 @@ glue_findings(verdict_glues(scorecard(results_dir(profile))))
 #   {glue:text}`limit_cifar_words` the book's SGD-trained CNN. Random patches go further,
 #   {glue:text}`protocol_how`.
 #
-# All {glue:text}`n_claims` claims, by the scorecard: {glue:text}`verdict_counts`.
+# The scorecard's {glue:text}`n_claims` claims: {glue:text}`verdict_counts`.
 
 # %% [markdown]
 # ## Accuracy

@@ -231,9 +231,11 @@ show_table(sc.table3_verdicts(store, calib), digits=4)
 # {glue:text}`our_model_worst` points (the paper's own points: {glue:text}`paper_model_worst`).
 # Per-seed slopes (points of accuracy per unit ln d): {glue:text}`slopes_text`. The paper's story
 # needs MNIST's slope to be the steepest ("for MNIST α is high; for the others C > 1 dampens the
-# curves"). Its verdicts compare MNIST with Fashion-MNIST only: CIFAR-10 raw's slope is shown for
-# information, and the claim that MNIST's and CIFAR-10's slopes diverge, which rests on it alone, is
-# not comparable.
+# curves"). Those two claims order the book's own slopes, so they are judged on every dataset this
+# chapter measured, CIFAR-10 on raw pixels included: the slopes by their differences from MNIST's,
+# "C > 1" by each dataset's per-seed C (Algorithm 2, MNIST's C is 1 by construction). The claim that
+# MNIST's and CIFAR-10's slopes diverge describes the paper's own CIFAR-10 curve, which is not raw
+# pixels, and is not comparable.
 
 # %% tags=["remove-cell"]
 our_model_worst = sc.our_model_miss(seed_curves, plan.paper_widths)
@@ -382,8 +384,10 @@ show_table(sc.train_table(train_rows, datasets), digits=2, integers=["d"])
 
 # %% [markdown]
 # The paper's "predictable path to parity with gradient-based methods" is judged on what was
-# measured: each dataset's mean accuracy at d = {glue:text}`paper_dmax` against the figure's baseline
-# (*{glue:text}`verdict_parity`*). Whether a law predicts the curve beyond the measured widths is the
+# measured, on every dataset this chapter measured: each dataset's accuracy at d = {glue:text}`paper_dmax`
+# against the book's own gradient-trained baseline of the kind the paper's figure draws (the
+# {doc}`baselines <baselines>` chapter's SGD MLP; on CIFAR-10 its CNN), by non-inferiority within
+# 1 point, as the scorecard's row shows (*{glue:text}`verdict_parity`*). Whether a law predicts the curve beyond the measured widths is the
 # held-out ln d test's question (above). For information, the ceiling of each dataset — the exact
 # d → ∞ accuracy where the kernel was computed here, else the asymptote of the saturating law fitted
 # on the paper's widths, an extrapolation, not a d → ∞ value — beside the figure's baseline (the
@@ -394,6 +398,6 @@ show_table(sc.train_table(train_rows, datasets), digits=2, integers=["d"])
 show_table(parity, digits=2)
 
 # %% [markdown]
-# The ceiling lies below the paper's baseline on: {glue:text}`short_of`. The verdict on the path to
-# parity judges MNIST and Fashion-MNIST; CIFAR-10 raw is not comparable with the paper's curve. The cost of widening
+# The ceiling lies below the paper's baseline on: {glue:text}`short_of`. The ceilings judge nothing:
+# the verdict on the path to parity rests on the measured accuracies alone. The cost of widening
 # grows as $Nd^2$ (the Gram) and $d^3$ (the solve).

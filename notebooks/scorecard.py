@@ -22,12 +22,14 @@
 #
 # Every verdict on this page is the book's uniform judgement: each chapter stored its answer and
 # the runs it rests on, and this page judges every claim again from those stored runs by one named
-# test, the same test for parallel claims. Verdicts: *reproduced* /
-# *differs* (the rule above), a *differs* split by the practical margin chosen in advance
-# (*within margin*: an equivalence test, TOST, puts our mean within it; *beyond margin*: a
-# one-sided test puts it outside; *margin undecided*: neither; a ratio measured on another machine
-# *differs* in direction or order of magnitude); *inconclusive* (fewer than five
-# runs, or timings not recorded as quiet); *not comparable* (our setting differs — another
+# test, the same test for parallel claims. Each verdict is one
+# label of the ladder on the introduction's page, given by one condition: *reproduced* (the rule
+# above), or a *differs* split by the practical margin chosen in advance (*within margin*: an
+# equivalence test, TOST, puts our mean within it; *beyond margin*: a one-sided test puts it
+# outside; *margin undecided*: neither); a ratio of timings from another machine has words of its
+# own, never *reproduced*: *concordant* (same direction, within ×/÷ 3 of the paper's) or *discordant*;
+# *inconclusive* (fewer than five runs, timings not recorded as quiet, or an interval straddling
+# a boundary of the test); *not comparable* (our setting differs — another
 # backbone, other features, an architecture the paper does not state — the reason is given and
 # the difference is information only); *holds*, *partly holds*, *does not hold* (a qualitative
 # claim, by the test stated under it); *not measurable here* (and why). Where this judgement
@@ -92,7 +94,7 @@ plt.show()
 # %% [markdown]
 # ## The tests
 #
-# Each verdict names the test that gave it; each test is one function of the book's code
+# Each verdict names the test that gave it; each test is a function of `greenelm_book.judging.verdicts`
 # with a unit test, its rule stated once. {glue:text}`scorecard_rejudged` rows carry a note where
 # the chapter's page, judged when the chapter ran, said something else.
 

@@ -54,7 +54,7 @@ def _pairs(ratios, pids=None):
 def test_fewer_than_five_pairs_is_inconclusive_and_two_processes_are_not_judged():
     name = "table4_pinv_over_lu_mnist_d2000"
     assert hr.judge(name, _pairs([12.0, 13.0, 12.5, 12.8]), quiet=True)["label"] == "inconclusive"
-    assert hr.judge(name, _pairs([12.0, 13.0, 12.5, 12.8, 12.6]), quiet=True)["label"] == "reproduced"
+    assert hr.judge(name, _pairs([12.0, 13.0, 12.5, 12.8, 12.6]), quiet=True)["label"] == "concordant"
     assert hr.judge(name, _pairs([12.0, 13.0, 12.5, 12.8, 12.6]), quiet=False)["label"] == "inconclusive"
     split = hr.judge(name, _pairs([12.0, 13.0, 12.5, 12.8, 12.6], pids=[1, 1, 1, 2, 2]), quiet=True)
     assert split["label"] == "not comparable" and split["same_run"] is False
@@ -67,7 +67,7 @@ def test_a_ratio_whose_setting_is_not_the_papers_is_not_comparable_as_on_the_sco
     for name in ("cifar10_sgd_mlp_over_raw_fit", "conv_total_over_sgd_cnn"):
         got = hr.judge(name, _pairs(five), quiet=True)
         assert got["label"] == "not comparable" and "the ratio rule alone gives" in got["detail"]
-    assert hr.judge("sgd_mlp_over_pinv_mnist", _pairs([0.62] * 5), quiet=True)["label"] == "differs"
+    assert hr.judge("sgd_mlp_over_pinv_mnist", _pairs([0.62] * 5), quiet=True)["label"] == "discordant"
 
 
 def test_each_ratios_evidence_is_the_key_its_chapter_records_the_pairs_under():

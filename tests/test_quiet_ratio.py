@@ -72,7 +72,7 @@ def test_one_quiet_process_is_judged_and_separate_runs_are_not(tmp_path):
     from greenelm_book.report import Verdict
 
     verdict = scorecard_verdict("speedup_vs_sgd_mnist_d2000", Verdict("inconclusive", ""), [quiet.key], {quiet.key: quiet})
-    assert verdict.label == "differs" and "opposite direction" in verdict.detail     # 0.57× against 11.6×
+    assert verdict.label == "discordant" and "opposite direction" in verdict.detail     # 0.57× against 11.6×
     sgd = Result("mnist/sgd/seconds", (10.0,) * 5, "s", {"timing": "quiet"}, "baselines", "m", "d", "c")
     fit = Result("mnist/elm/seconds", (1.0,) * 5, "s", {"timing": "quiet"}, "baselines", "m", "d", "c")
     assert not same_run(sgd, fit)
@@ -114,6 +114,6 @@ def test_table_iv_rests_on_the_quiet_pairs_when_they_exist(tmp_path):
     assert complexity.ratio_how(quiet).startswith("timed pair by pair in one quiet process: 5 pairs")
     verdict = scorecard_verdict("table4_pinv_d2000_seconds", Verdict("not comparable", ""),
                                 list(store.answers["table4_pinv_d2000_seconds"].keys), store.results)
-    assert verdict.label == "reproduced" and "Table IV's pinv / LU = 12.8×" in verdict.detail   # 10.6 vs 12.8
+    assert verdict.label == "concordant" and "Table IV's pinv / LU = 12.8×" in verdict.detail   # 10.6 vs 12.8
     assert store.answers["table4_pinv_d2000_seconds"].verdict == verdict          # the page records the same
     assert isinstance(paper_iv, pd.DataFrame)

@@ -10,7 +10,8 @@ import torch
 from scipy import stats
 
 from greenelm_book.chapters.baselines import SGDConfig, model_from_run, predict, sgd_run, sgd_seeds, train
-from greenelm_book.judging.comparisons import accuracy_within, between_interval, equivalence, judge_between
+from greenelm_book.judging.comparisons import accuracy_within, between_interval, equivalence
+from greenelm_book.judging.verdicts import judge_between
 
 FAST = SGDConfig(epochs=2, batch_size=50, lr=0.05)
 
@@ -126,13 +127,15 @@ def test_judge_between_follows_the_rule():
     rng = np.random.default_rng(0)
     a, b = 98.0 + 0.1 * rng.standard_normal(5), 96.8 + 0.1 * rng.standard_normal(5)
     assert judge_between(a.mean() - b.mean(), a, b).label == "reproduced"
-    far = judge_between(3.0, a, b)
-    assert far.label == "differs" and far.detail.startswith(f"{a.mean() - b.mean() - 3.0:+.2f} pts")
+    far = judge_between(3.0, a, b)                      # the ladder of difference_vs_paper: beyond the margin
+    assert far.label == "differs, beyond margin" and far.detail.startswith(f"{a.mean() - b.mean() - 3.0:+.2f} pts")
     assert judge_between(1.2, a[:3], b).label == "inconclusive"
     t_sgd, t_elm = np.array([10.9, 11.0, 10.8, 11.1, 10.9]), np.array([20.0, 21.0, 19.5])
     speedup = judge_between(11.6, t_sgd, t_elm, "ratio", unit="×", min_runs=(5, 3))
-    assert speedup.label == "differs" and speedup.ours == f"{np.exp(np.log(t_sgd).mean() - np.log(t_elm).mean()):.2f}× (n = 5 and 3)"
-    assert judge_between(11.6, t_sgd, t_elm, "ratio", unit="×").label == "inconclusive"
+    # a ratio of timings from separate runs is not judged (ratio_across_machines, same_run=False)
+    assert speedup.label == "not comparable" and speedup.ours == f"{np.exp(np.log(t_sgd).mean() - np.log(t_elm).mean()):.2f}× (n = 5 and 3)"
+    with pytest.raises(ValueError, match="op must be"):
+        judge_between(11.6, t_sgd, t_elm, "sum")
 
 
 def test_equivalence_decides_only_when_the_interval_is_clear():

@@ -546,7 +546,8 @@ def answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_wide, elm_sec,
     "comparable performance" (equivalence of the means within ± ``margin`` points). Returns
     {"speedup": Verdict, "wide_gap": Verdict, "outcome": True/False/None, "low", "high" (95 % CI of
     the mean difference, points), "gap": mean Green-ELM − mean MLP (points)}."""
-    from ..judging.comparisons import equivalence, judge_between
+    from ..judging.comparisons import equivalence
+    from ..judging.verdicts import judge_between
     from ..report import Verdict, judge_qualitative
 
     claims = _claims()

@@ -25,7 +25,7 @@ from .. import paper
 from ..bench import record_quiet_ratio
 from ..judging.rejudge import answer_as_scorecard
 from ..report import by_sign, judge_qualitative, judge_time, spread_text, not_comparable
-from ..judging.verdicts import PARITY_MARGIN, value_vs_paper
+from ..judging.verdicts import PARITY_MARGIN, ratio_across_machines, value_vs_paper
 from ..store.results_cache import memoize
 from .transfer import feature_split, greenelm_fits, listing2_runs, paired_ratios, ridge_readout, split_digest
 
@@ -261,7 +261,7 @@ def answer_solver_claims(store, ii: dict, speedup, cost, why: str, n_train: int,
     scorecard's verdict on "pinv falls behind SGD", and ``"judged_on"``: what the ratio's verdict rests on)."""
     flops = listing2_flops(n_train, width)
     claim_ratio = paper.HARDWARE_CLAIMS["pinv_over_cholesky_speedup_d4000"]
-    verdict = value_vs_paper(claim_ratio, speedup.values, "×")
+    verdict = ratio_across_machines(claim_ratio, speedup.values, quiet=False)   # the scorecard judges the stored ratio
     if not (n_train == 50_000 and width == 4000):
         verdict = not_comparable(f"N = {n_train} and d = {width}, not the paper's 50,000 and 4000",
                                  claim_ratio, speedup.values, "×")
@@ -453,7 +453,7 @@ def answer_table_vi(store, vi: dict, raw_set: dict, conv_set: dict, n_train: int
                              paired_ratios(mlp_s.values, raw_s.values), "×", **raw_set,
                              against="cifar10/sgd-mlp/train-seconds (baselines)",
                              timer="SGD training loop / ELMClassifier.fit, run by run")
-    v_speed = (value_vs_paper(5.1, raw_ratio.values, "×") if comparable and _same_images(mlp_s, n_train) else
+    v_speed = (ratio_across_machines(5.1, raw_ratio.values, quiet=False) if comparable and _same_images(mlp_s, n_train) else
                not_comparable(f"N = {n_train}, d = {raw_width}, or the SGD MLP's images differ from the paper's "
                               "setting", 5.1, raw_ratio.values, "×"))
     quiet = (record_quiet_ratio(store, "cifar10_sgd_mlp_over_raw_fit")

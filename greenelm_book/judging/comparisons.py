@@ -1,10 +1,10 @@
 """Comparisons of two measured quantities: a paper's difference or ratio of two single runs, and
 "comparable performance" as an equivalence test; what an SGD run reached within a time budget.
 
-:func:`judge_between` applies the book's verdict rule (:data:`greenelm_book.report.RULE`) to a
-difference ``a − b`` or a ratio ``a / b`` of two independently measured quantities (accuracies
-of two models over seeds, a training time over a fit time): the paper's single-run value is
-reproduced when it lies inside our 95 % prediction interval for one new run of each.
+:func:`prediction_check` is the prediction-interval step of the book's verdict rule
+(:data:`greenelm_book.report.RULE`) for a difference ``a − b`` or a ratio ``a / b`` of two
+independently measured quantities; :func:`greenelm_book.judging.verdicts.judge_between` gives the
+verdict (the ladder of :data:`greenelm_book.judging.verdicts.LADDER`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..report import MIN_RUNS, Verdict, _decimals
+from ..report import MIN_RUNS, _decimals
 
-__all__ = ["accuracy_within", "between_interval", "judge_between", "equivalence", "elm_fit_times"]
+__all__ = ["accuracy_within", "between_interval", "prediction_check", "equivalence", "elm_fit_times"]
 
 
 def accuracy_within(curves: pd.DataFrame, seconds: float) -> pd.DataFrame:
@@ -74,16 +74,13 @@ def between_interval(a, b, op: str = "difference", kind: str = "prediction", lev
     return centre, low, high
 
 
-def judge_between(paper: float, a, b, op: str = "difference", unit: str = "points", digits: int = 2,
-                  min_runs=(MIN_RUNS, MIN_RUNS)) -> Verdict:
-    """The book's verdict rule for a paper's difference (or ratio) of two single runs.
-
-    Ours is mean(a) − mean(b) (or the ratio of the geometric means, the centre of the log-scale
-    interval) over independent runs; the paper's value is reproduced when it
-    lies inside the 95 % prediction interval of :func:`between_interval` (widened by half the last
-    printed digit of ``paper``), else the verdict is "differs" with the signed difference (ours −
-    paper's) and the interval; fewer than ``min_runs`` = (runs of a, runs of b) is "inconclusive".
-    """
+def prediction_check(paper: float, a, b, op: str = "difference", unit: str = "points", digits: int = 2,
+                     min_runs=(MIN_RUNS, MIN_RUNS)) -> tuple:
+    """The prediction-interval step of the verdict rule for a paper's difference (or ratio) of two
+    single runs: ``(inside, ours, detail)`` with ``inside`` True when the paper's value lies inside the
+    95 % prediction interval of :func:`between_interval` (widened by half the last printed digit of
+    ``paper``), False when not, None with fewer than ``min_runs`` = (runs of a, runs of b). Ours is
+    mean(a) − mean(b) (or the ratio of the geometric means) over independent runs."""
     a, b = (np.asarray(v, dtype=float).ravel() for v in (a, b))
     if min(len(a), len(b)) >= 2:
         estimate = between_interval(a, b, op)[0]           # a ratio: of the geometric means
@@ -94,14 +91,13 @@ def judge_between(paper: float, a, b, op: str = "difference", unit: str = "point
     ours += f" (n = {len(a)} and {len(b)})"
     signed = f"{estimate - paper:+.{digits}f}{suffix}"
     if len(a) < min_runs[0] or len(b) < min_runs[1]:
-        return Verdict("inconclusive", ours, f"{signed}; {len(a)} and {len(b)} run(s), the rule needs "
-                                             f"{min_runs[0]} and {min_runs[1]}")
+        return None, ours, (f"{signed}; {len(a)} and {len(b)} run(s), the rule needs "
+                            f"{min_runs[0]} and {min_runs[1]}")
     _, low, high = between_interval(a, b, op, "prediction")
     tolerance = 0.5 * 10 ** -_decimals(paper)
     interval = f"95 % PI {low:.{digits}f}–{high:.{digits}f}"
-    if low - tolerance <= paper <= high + tolerance:
-        return Verdict("reproduced", ours, interval)
-    return Verdict("differs", ours, f"{signed}; {interval}")
+    inside = bool(low - tolerance <= paper <= high + tolerance)
+    return inside, ours, (interval if inside else f"{signed}; {interval}")
 
 
 def equivalence(a, b, margin: float, min_runs: int = MIN_RUNS):

@@ -13,7 +13,12 @@ the results store (:mod:`greenelm_book.store.results`); chapters call the same f
   of their ratio (log scale) must exclude 1 on the claimed side.
 - :func:`ratio_across_machines` — a paper's ratio from another machine: judged only on direction
   and order of magnitude (our 95 % CI against the boundaries 1 and ×/÷ 3 of the paper's ratio),
-  from ≥ 5 pairs timed in one quiet run; never by a prediction interval.
+  from ≥ 5 pairs timed in one quiet run; never by a prediction interval, and never "reproduced":
+  its words are "concordant" and "discordant".
+
+Every label any of these returns is on :data:`LADDER`, with the one condition that gives it;
+:func:`ladder_label` picks it from the judgement's facts and fails when the conditions do not
+give exactly one.
 - :func:`timing_across_machines` — a paper's seconds: never judged (information only).
 - :func:`equivalent_accuracy` — "comparable to", "parity": one equivalence test (TOST, Welch) on
   the accuracy difference at ±:data:`PARITY_MARGIN` points, shared by every such claim.
@@ -36,7 +41,8 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDE
            "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
            "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
            "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
-           "difference_interval", "reaches_within_margin", "flatter_than_anchor", "margin_label", "LADDER", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
+           "difference_interval", "reaches_within_margin", "flatter_than_anchor", "margin_label", "judge_between", "LADDER", "LADDER_CONDITIONS",
+           "ladder_label", "mean_beyond_bound", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
            "gain_label", "gain_over"]
 
 #: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
@@ -69,9 +75,10 @@ RULES = {
                           "(Welch, log scale, n ≥ 5 each) lies on the claimed side of 1, does not hold "
                           "when it lies on the other side, else inconclusive",
     "ratio_across_machines": "a paper's ratio from another machine, both sides timed in one quiet run "
-                             "(≥ 5 pairs): reproduced when our 95 % CI lies on the paper's side of 1 and "
-                             "within ×/÷ 3 of the paper's ratio; differs when it lies wholly on the other "
-                             "side of 1 or wholly beyond ×/÷ 3; inconclusive only when it straddles one of "
+                             "(≥ 5 pairs): concordant when our 95 % CI lies on the paper's side of 1 and within "
+                             "×/÷ 3 of the paper's ratio; discordant when it lies wholly on the other side of 1 "
+                             "or wholly beyond ×/÷ 3 (never \"reproduced\": seconds from two machines); "
+                             "inconclusive only when it straddles one of "
                              "those boundaries (or with fewer runs, or timings not recorded as quiet); "
                              "not comparable when the two sides come from different runs",
     "timing_across_machines": "a paper's seconds are never judged: ours and the ratio, information only",
@@ -79,6 +86,9 @@ RULES = {
                            "difference within ±1 point (p < 0.05), does not hold when a one-sided test "
                            "puts it beyond, else inconclusive",
     "above_threshold": "holds when the lower end of our 95 % prediction interval is above the threshold",
+    "mean_beyond_bound": "holds when, on every dataset, the 95 % confidence interval (t, over seeds) of the "
+                         "mean lies beyond the bound on the claimed side (partly: on some, the others on the "
+                         "other side); inconclusive when an interval straddles the bound",
     "rises_at_every_step": "holds when the mean rises by more than 2 sd at every step, on every curve "
                            "(partly: on some curves)",
     "rises_throughout": "holds when the mean rises with every widening, on every curve (partly: on some)",
@@ -98,21 +108,87 @@ RULES = {
                  "differences (and the floor, e.g. one test image); loss (does not hold) when it lies "
                  "below minus that; otherwise no gain shown (inconclusive)",
 }
-#: the ladder of labels for a number against the paper's, strongest first: each label implies at
-#: least what the ones below it imply ((label, what it requires), shown on the intro page)
+#: the ladder: every label a verdict function of this module returns, each with the one condition
+#: that gives it ((label, condition), shown on the intro page). For any judgement exactly one
+#: condition holds (:func:`ladder_label` checks it at every verdict; tests/test_ladder.py checks the
+#: conditions exclude each other and cover every case); no label implies another, and the two words
+#: of a ratio from another machine are its own (seconds timed elsewhere are never "reproduced")
 LADDER = (
-    ("reproduced", "the paper's value inside our 95 % prediction interval and TOST puts our mean within "
-                   "the practical margin (p < 0.05); a ratio: our CI on the paper's side of 1 and within "
-                   "×/÷ 3 of it"),
-    ("differs, within margin", "TOST puts our mean within the practical margin, but the prediction "
-                               "interval misses the paper's value"),
-    ("inconclusive", "the paper's value inside our interval but equivalence not shown, fewer than 5 "
-                     "runs, or a ratio's CI straddling a boundary"),
-    ("differs, margin undecided", "the interval misses the paper's value; neither within nor beyond the "
-                                  "margin is shown"),
-    ("differs, beyond margin", "a one-sided t-test puts our mean outside the practical margin "
-                               "(p < 0.05); a ratio: its CI wholly on the other side of 1 or beyond ×/÷ 3"),
+    ("reproduced", "a number against the paper's (n ≥ 5 runs): the paper's value inside our 95 % prediction "
+                   "interval for one run and TOST puts our mean within the practical margin (p < 0.05)"),
+    ("differs, within margin", "a number against the paper's (n ≥ 5): TOST puts our mean within the practical "
+                               "margin, but the prediction interval misses the paper's value"),
+    ("differs, margin undecided", "a number against the paper's (n ≥ 5): the prediction interval misses the "
+                                  "paper's value and neither within nor beyond the margin is shown"),
+    ("differs, beyond margin", "a number against the paper's (n ≥ 5): a one-sided t-test puts our mean "
+                               "outside the practical margin (p < 0.05)"),
+    ("concordant", "a paper's ratio of two timings from another machine, both sides timed here in one quiet "
+                   "run (≥ 5 pairs): our 95 % CI on the paper's side of 1 and within ×/÷ 3 of the paper's "
+                   "ratio (same direction and order of magnitude; never \"reproduced\")"),
+    ("discordant", "a paper's ratio of two timings from another machine, both sides timed here in one quiet "
+                   "run (≥ 5 pairs): our 95 % CI wholly on the other side of 1, or wholly beyond ×/÷ 3 of the "
+                   "paper's ratio"),
+    ("holds", "a claim's stated test passes on every dataset or regime it is applied to"),
+    ("partly holds", "the stated test passes on some datasets or regimes and fails on the others, none "
+                     "undecided"),
+    ("does not hold", "the stated test fails on every dataset or regime, none undecided"),
+    ("inconclusive", "the evidence does not decide its test: fewer runs than the test needs, timings not "
+                     "recorded as quiet, or an interval that straddles one of the test's boundaries (a number "
+                     "against the paper's: its value inside our prediction interval, the margin undecided)"),
+    ("not comparable", "the two sides were not measured alike: a setting other than the paper's, seconds "
+                       "on another machine, or a ratio whose two sides come from different runs; the "
+                       "difference is shown for information, never judged"),
+    ("not measurable here", "the book's machine cannot measure it (the claim's row says why)"),
 )
+
+
+def _value_conditions(enough: bool, inside: bool, margin: str) -> dict:
+    return {"reproduced": enough and inside and margin == "within",
+            "differs, within margin": enough and not inside and margin == "within",
+            "differs, margin undecided": enough and not inside and margin == "undecided",
+            "differs, beyond margin": enough and margin == "beyond",
+            "inconclusive": not enough or (inside and margin == "undecided")}
+
+
+def _ratio_conditions(same_run: bool, enough: bool, side: str, band: str) -> dict:
+    agrees = side == "paper" and band == "inside"
+    disagrees = side == "other" or band == "outside"
+    return {"not comparable": not same_run,
+            "concordant": same_run and enough and agrees,
+            "discordant": same_run and enough and disagrees,
+            "inconclusive": same_run and (not enough or not (agrees or disagrees))}
+
+
+def _test_conditions(enough: bool, outcomes: tuple) -> dict:
+    passed = [o == "pass" for o in outcomes]
+    decided = enough and "undecided" not in outcomes
+    return {"holds": decided and bool(passed) and all(passed),
+            "partly holds": decided and any(passed) and not all(passed),
+            "does not hold": decided and not any(passed),
+            "inconclusive": not decided}
+
+
+#: the conditions of :data:`LADDER` by kind of judgement, as predicates of its facts:
+#: ``value`` (enough runs, the paper's value inside our prediction interval, the margin's outcome
+#: "within" / "beyond" / "undecided"), ``ratio`` (same_run, enough: runs and quiet, our CI's side of 1
+#: "paper" / "other" / "straddles", its place against ×/÷ 3 "inside" / "outside" / "straddles") and
+#: ``test`` (enough runs, one outcome "pass" / "fail" / "undecided" per dataset or regime)
+LADDER_CONDITIONS = {"value": _value_conditions, "ratio": _ratio_conditions, "test": _test_conditions}
+
+
+def ladder_label(kind: str, **facts) -> str:
+    """The one label of :data:`LADDER` whose condition holds for ``facts`` of a judgement of ``kind``
+    (one of :data:`LADDER_CONDITIONS`); an error if none or several hold (a ladder that does not hold
+    together)."""
+    if kind not in LADDER_CONDITIONS:
+        raise ValueError(f"kind must be one of {sorted(LADDER_CONDITIONS)}, got {kind!r}")
+    held = [label for label, holds in LADDER_CONDITIONS[kind](**facts).items() if holds]
+    if len(held) != 1:
+        raise RuntimeError(f"the ladder gives {held or 'no label'} for {kind} {facts}: its conditions must "
+                           "exclude each other and cover every case")
+    return held[0]
+
+
 #: every threshold a chapter's own stated test uses ("chapter_test" on the scorecard), in one place:
 #: (threshold, the claims it decides, why this value)
 THRESHOLDS = (
@@ -148,8 +224,8 @@ THRESHOLDS = (
     ("tenfold", "Tikhonov improves the conditioning", "an order of magnitude, as numerical practice reads "
                                                       "\"improves conditioning\""),
     ("99.5 % on MNIST", "the ultra-wide map reaches the state of the art",
-     "the accuracy of a plain convolutional network trained by SGD on MNIST, the bar the paper's "
-     "question sets"),
+     "declared with the question, before any result, as the level of the state of the art on MNIST; it is "
+     "not what a plain CNN reaches (the frontier page shows the book's own plain CNN against it)"),
 )
 #: every test name the scorecard may cite (the functions above, and the two that only record)
 TESTS = tuple(RULES) + ("not_comparable", "not_measurable", "chapter_test")
@@ -246,21 +322,25 @@ def value_vs_paper(paper: float, values, unit: str = "%", digits: int = 2,
     """A number the paper prints once against our runs (:data:`RULES` ``["value_vs_paper"]``).
 
     ``values``: one value per run (n,). Labels: reproduced, "differs, within margin", "differs,
-    beyond margin", "differs, margin undecided", inconclusive (n < ``min_runs``).
+    beyond margin", "differs, margin undecided", inconclusive (n < ``min_runs``), by
+    :func:`ladder_label`. A unit without a practical margin (seconds, a ratio) is an error: a timing
+    from another machine goes to :func:`timing_across_machines`, a ratio to :func:`ratio_across_machines`.
     """
+    if unit not in PRACTICAL_MARGINS:
+        raise ValueError(f"no practical margin for unit {unit!r} (have {sorted(PRACTICAL_MARGINS)}): a paper's "
+                         "seconds are judged by timing_across_machines, a paper's ratio by ratio_across_machines")
     values = _runs(values)
     ours = ours_text(values, unit, digits)
     diff = float(values.mean()) - paper
     signed = _signed(diff, unit, digits)
     if values.size < min_runs:
-        return Verdict("inconclusive", ours, f"{signed}; {values.size} run(s), the rule needs {min_runs}")
+        return Verdict(ladder_label("value", enough=False, inside=False, margin="undecided"), ours,
+                       f"{signed}; {values.size} run(s), the rule needs {min_runs}")
     lo, hi = prediction_interval(values)
     tolerance = 0.5 * 10 ** -_decimals(paper)
     interval = f"95 % PI {lo:.{digits}f}–{hi:.{digits}f}"
     inside = lo - tolerance <= paper <= hi + tolerance
     margin, margin_text = practical_margin(unit, paper)
-    if math.isnan(margin):
-        return Verdict("reproduced", ours, interval) if inside else Verdict("differs", ours, f"{signed}; {interval}")
     outcome, p = margin_outcome(values, paper, margin)
     diff_text = f"differs by {abs(diff):.{digits}f}{_unit_text('points' if unit == '%' else unit)}"
     return _laddered(inside, outcome, p, ours, f"{signed}; {interval}", margin_text, diff_text)
@@ -271,29 +351,31 @@ def _laddered(inside: bool, outcome: str, p: float, ours: str, evidence: str, ma
     """The ladder of :data:`LADDER` for a number with a practical margin: ``inside`` (the paper's
     value lies in our prediction interval) and the margin's ``outcome`` with its ``p``."""
     margin_words = _margin_text(outcome, p, margin_text, diff_text)
-    if outcome == "within":
-        return Verdict("reproduced" if inside else "differs, within margin", ours, f"{evidence}; {margin_words}")
-    if inside and outcome == "undecided":
-        return Verdict("inconclusive", ours, f"{evidence}; the paper's value lies inside our interval but "
-                                             f"{margin_words}: equivalence is not shown")
-    return Verdict(margin_label(outcome), ours, f"{evidence}; {margin_words}")
+    label = ladder_label("value", enough=True, inside=inside, margin=outcome)
+    if label == "inconclusive":
+        return Verdict(label, ours, f"{evidence}; the paper's value lies inside our interval but "
+                                    f"{margin_words}: equivalence is not shown")
+    return Verdict(label, ours, f"{evidence}; {margin_words}")
 
 
 def difference_vs_paper(paper: float, a, b, unit: str = "points", digits: int = 2,
                         min_runs: int = MIN_RUNS) -> Verdict:
     """A paper's difference of two single runs against mean(a) − mean(b) (independent runs, Welch):
-    :func:`greenelm_book.judging.comparisons.judge_between`'s prediction interval, then the margin."""
-    from .comparisons import judge_between
+    :func:`greenelm_book.judging.comparisons.prediction_check`'s prediction interval, then the margin
+    (:func:`ladder_label`). ``min_runs``: runs per side, or (runs of a, runs of b)."""
+    from .comparisons import prediction_check
 
-    verdict = judge_between(paper, a, b, "difference", unit, digits, (min_runs, min_runs))
+    if unit not in PRACTICAL_MARGINS:
+        raise ValueError(f"no practical margin for unit {unit!r} (have {sorted(PRACTICAL_MARGINS)})")
+    sides = tuple(min_runs) if isinstance(min_runs, (tuple, list)) else (min_runs, min_runs)
+    inside, ours, detail = prediction_check(paper, a, b, "difference", unit, digits, sides)
+    if inside is None:
+        return Verdict(ladder_label("value", enough=False, inside=False, margin="undecided"), ours, detail)
     margin, margin_text = practical_margin(unit, paper)
-    if verdict.label == "inconclusive" or math.isnan(margin):
-        return verdict
     a, b = _runs(a), _runs(b)
     outcome, p = margin_outcome(a, paper, margin, b)
     diff = float(a.mean() - b.mean()) - paper
-    return _laddered(verdict.label == "reproduced", outcome, p, verdict.ours, verdict.detail, margin_text,
-                     f"differs by {abs(diff):.{digits}f} pts")
+    return _laddered(inside, outcome, p, ours, detail, margin_text, f"differs by {abs(diff):.{digits}f} pts")
 
 
 def ratio_interval(a, b=None, level: float = 0.95) -> tuple[float, float, float]:
@@ -361,29 +443,50 @@ def ratio_across_machines(paper_ratio: float, a, b=None, *, quiet: bool, same_ru
     factor = estimate / paper_ratio
     info = f"ours / paper's = {factor:.2g}"
     if not same_run:
-        return Verdict("not comparable", f"{estimate:.2f}× ({runs})",
+        return Verdict(ladder_label("ratio", same_run=False, enough=False, side="straddles", band="straddles"),
+                       f"{estimate:.2f}× ({runs})",
                        f"{info}; its two sides were timed in different runs, so the ratio is not judged")
     if min(sizes) < max(min_runs, 2) or not quiet:
         why = [] if quiet else ["the timings are not recorded as quiet"]
         if min(sizes) < min_runs:
             why.append(f"{runs}, the test needs {min_runs} per side")
-        return Verdict("inconclusive", f"{estimate:.2f}× ({runs})",
+        return Verdict(ladder_label("ratio", same_run=True, enough=False, side="straddles", band="straddles"),
+                       f"{estimate:.2f}× ({runs})",
                        f"{info}; {'; '.join(why)} (another machine: direction and order of magnitude only)")
     ratio, low, high = ratio_interval(a, b)
     ours = f"{ratio:.2f}× (95 % CI {low:.2f}–{high:.2f}, {runs})"
     band = (paper_ratio / ORDER_OF_MAGNITUDE, paper_ratio * ORDER_OF_MAGNITUDE)
-    paper_side = "above" if paper_ratio > 1 else "below"
-    opposite = high < 1 if paper_ratio > 1 else low > 1
-    if opposite:
-        return Verdict("differs", ours, f"{info}; opposite direction: our 95 % CI lies "
-                                        f"{'below' if paper_side == 'above' else 'above'} 1, the paper's ratio {paper_side}")
-    if high < band[0] or low > band[1]:
-        return Verdict("differs", ours, f"{info}; our 95 % CI lies beyond ×/÷ {ORDER_OF_MAGNITUDE:g} of the paper's")
-    if band[0] <= low and high <= band[1] and (low > 1 if paper_ratio > 1 else high < 1):
-        return Verdict("reproduced", ours, f"{info}; same direction, our 95 % CI within ×/÷ "
-                                           f"{ORDER_OF_MAGNITUDE:g} of the paper's")
-    return Verdict("inconclusive", ours, f"{info}; our 95 % CI straddles a boundary (1, or ×/÷ "
-                                         f"{ORDER_OF_MAGNITUDE:g} of the paper's)")
+    above = paper_ratio > 1
+    paper_words = "above" if above else "below"
+    side = ("paper" if (low > 1 if above else high < 1) else
+            "other" if (high < 1 if above else low > 1) else "straddles")
+    place = ("inside" if band[0] <= low and high <= band[1] else
+             "outside" if high < band[0] or low > band[1] else "straddles")
+    label = ladder_label("ratio", same_run=True, enough=True, side=side, band=place)
+    if side == "other":
+        why = (f"opposite direction: our 95 % CI lies {'below' if above else 'above'} 1, the paper's ratio "
+               f"{paper_words}")
+    elif place == "outside":
+        why = f"our 95 % CI lies beyond ×/÷ {ORDER_OF_MAGNITUDE:g} of the paper's"
+    elif label == "inconclusive":
+        why = f"our 95 % CI straddles a boundary (1, or ×/÷ {ORDER_OF_MAGNITUDE:g} of the paper's)"
+    else:
+        why = f"same direction, our 95 % CI within ×/÷ {ORDER_OF_MAGNITUDE:g} of the paper's"
+    return Verdict(label, ours, f"{info}; {why}")
+
+
+def judge_between(paper: float, a, b, op: str = "difference", unit: str = "points", digits: int = 2,
+                  min_runs=(MIN_RUNS, MIN_RUNS)) -> Verdict:
+    """The book's verdict for a paper's difference (or ratio) of two single runs, from independent
+    runs ``a`` and ``b``: a difference by :func:`difference_vs_paper`
+    (the prediction interval, then the practical margin); a ratio of timings from separate runs by
+    :func:`ratio_across_machines`, which does not judge it ("not
+    comparable": its sides were not timed in one run)."""
+    if op == "difference":
+        return difference_vs_paper(paper, a, b, unit, digits, min_runs)
+    if op == "ratio":
+        return ratio_across_machines(paper, a, b, quiet=False, same_run=False)
+    raise ValueError(f"op must be 'difference' or 'ratio', got {op!r}")
 
 
 def timing_across_machines(paper_seconds: float, values, digits: int = 2, median: bool = False) -> Verdict:
@@ -508,9 +611,12 @@ def _interval_outcomes(outcomes: dict, good: str, ours: str, test: str, boundary
     inconclusive when an interval straddles ``boundary`` (naming those datasets), else holds when
     every outcome is ``good``, partly when some are, does not hold when none is."""
     undecided = [dataset_name(n) for n, o in outcomes.items() if o == "undecided"]
+    label = ladder_label("test", enough=True, outcomes=tuple("undecided" if o == "undecided" else
+                                                             "pass" if o == good else "fail"
+                                                             for o in outcomes.values()))
     if undecided:
-        return Verdict("inconclusive", ours, f"{test}; the interval straddles {boundary} for {', '.join(undecided)}")
-    return _qualitative(all_some_none(o == good for o in outcomes.values()), ours, test)
+        return Verdict(label, ours, f"{test}; the interval straddles {boundary} for {', '.join(undecided)}")
+    return Verdict(label, ours, test)
 
 
 def reaches_within_margin(pairs: dict, margin: float = PARITY_MARGIN, level: float = 0.95,
@@ -531,6 +637,33 @@ def reaches_within_margin(pairs: dict, margin: float = PARITY_MARGIN, level: flo
     test = (f"our mean accuracy no more than {margin:g} point below the {what} on every dataset: the {level * 100:.0f} % "
             f"Welch confidence interval of the difference lies above −{margin:g}")
     return _interval_outcomes(outcomes, "reaches", "; ".join(texts), test, f"−{margin:g}")
+
+
+def mean_beyond_bound(values: dict, bound: float, claimed: str = "above", level: float = 0.95,
+                      what: str = "value") -> Verdict:
+    """``values``: ``{dataset: per-seed values}`` (≥ 2 each). A dataset passes when the ``level``
+    t confidence interval of its mean lies beyond ``bound`` on the ``claimed`` side ("above" or
+    "below"), fails when it lies wholly on the other side, else is undecided. Holds when every
+    dataset passes, partly when some do and none is undecided, does not hold when none does;
+    inconclusive when an interval straddles the bound (:data:`RULES` ``["mean_beyond_bound"]``)."""
+    from scipy.stats import t
+
+    if claimed not in ("above", "below"):
+        raise ValueError(f"claimed must be 'above' or 'below', got {claimed!r}")
+    if not values:
+        raise ValueError("mean_beyond_bound needs at least one dataset")
+    outcomes, texts = {}, []
+    for name, runs in values.items():
+        mean, se, dof = _welch(_runs(runs), None)
+        half = float(t.ppf(0.5 + level / 2, dof)) * se if se > 0 else 0.0
+        low, high = mean - half, mean + half
+        above, below = low > bound, high < bound
+        outcomes[name] = ("pass" if (above if claimed == "above" else below) else
+                          "fail" if (below if claimed == "above" else above) else "undecided")
+        texts.append(f"{dataset_name(name)}: {what} {mean:.2f} ({level * 100:.0f} % CI {low:.2f} to {high:.2f})")
+    test = (f"the {level * 100:.0f} % confidence interval of the mean {what} (over seeds) lies {claimed} "
+            f"{bound:g} on every dataset")
+    return _interval_outcomes(outcomes, "pass", "; ".join(texts), test, f"{bound:g}")
 
 
 def flatter_than_anchor(slopes: dict, anchor: str, level: float = 0.95) -> Verdict:

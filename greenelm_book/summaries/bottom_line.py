@@ -413,7 +413,8 @@ CONCLUSION_CLAIMS = (
 #: glue-name prefix of a claim's verdict, and the glue name of the scorecard's counts
 VERDICT_GLUE, COUNTS_GLUE = "verdict_", "verdict_counts"
 #: the words a reader takes for a judgement (every scorecard label is made of them)
-VERDICT_WORDS = re.compile(r"\b(?:reproduced|differs?|inconclusive|not comparable|holds?|not measurable)\b",
+VERDICT_WORDS = re.compile(r"\b(?:reproduced|differs?|inconclusive|not comparable|holds?|not measurable|"
+                           r"concordant|discordant)\b",
                            re.I)
 
 

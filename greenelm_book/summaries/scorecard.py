@@ -91,7 +91,7 @@ def scorecard(directory: str | Path) -> pd.DataFrame:
         if answer is not None:
             judged = judge_claim(claim, answer, results, answers)
             notes = [answer.note] if answer.note else []
-            if _base(judged.verdict.label) != _base(answer.verdict.label):
+            if judged.verdict.label != answer.verdict.label:
                 notes.append(f"re-judged by the book's rule ({judged.test}): the chapter's page said "
                              f"{answer.verdict}")
             row.update(ours=judged.verdict.ours, verdict=judged.verdict.label, detail=judged.verdict.detail,
@@ -121,7 +121,8 @@ def counts(frame: pd.DataFrame, unique: bool = False, split_differs: bool = True
     verdicts = frame["verdict"] if split_differs else frame["verdict"].map(_base)
     table = pd.crosstab(frame["section"].astype(str), verdicts)
     table = table.reindex([s for s in SECTIONS if s in table.index])
-    table = table[[s for s in STATUSES if s in table.columns]]
+    order = list(dict.fromkeys(s if split_differs else _base(s) for s in STATUSES))
+    table = table[[s for s in order if s in table.columns]]
     table.loc["all"] = table.sum(axis=0)
     return table
 
@@ -137,7 +138,8 @@ def verdict_totals(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 _BADGE = {"reproduced": "#1b7837", "holds": "#1b7837", "differs, within margin": "#d6604d",
-          "differs, margin undecided": "#b2182b", "differs": "#b2182b", "differs, beyond margin": "#67001f",
+          "differs, margin undecided": "#b2182b", "differs, beyond margin": "#67001f",
+          "concordant": "#5aae61", "discordant": "#b2182b",
           "does not hold": "#b2182b",
           "partly holds": "#e08214", "inconclusive": "#e08214", "not comparable": "#5e6b7a",
           "not measurable here": "#5e6b7a", UNANSWERED: "#9e9e9e"}
@@ -216,9 +218,10 @@ def section_html(rows: pd.DataFrame) -> str:
 
 def label_disagreements(frame: pd.DataFrame) -> pd.DataFrame:
     """The claims whose chapter recorded (and its page showed) another label than the scorecard's
-    judgement: claim, chapter, recorded, verdict (every "differs, …" label counted as "differs")."""
+    judgement, whole labels compared ("differs" against "differs, beyond margin" is a disagreement):
+    claim, chapter, recorded, verdict."""
     recorded = frame[frame.recorded != ""]
-    differ = recorded.recorded.map(base_verdict) != recorded.verdict.map(base_verdict)
+    differ = recorded.recorded != recorded.verdict
     return recorded.loc[differ, ["claim", "chapter", "recorded", "verdict"]].reset_index(drop=True)
 
 
@@ -228,8 +231,9 @@ def ladder_markdown() -> str:
     as two Markdown tables."""
     from ..judging.verdicts import LADDER, THRESHOLDS
 
-    lines = ["**The ladder** (a number against the paper's; each label implies at least what the ones "
-             "below it imply):", "", "| label | requires |", "| --- | --- |"]
+    lines = ["**The ladder** (every label a verdict can take, each given by one condition; for any judgement "
+             "exactly one condition holds, and no label implies another):", "", "| label | requires |",
+             "| --- | --- |"]
     lines += [f"| {label} | {requires} |" for label, requires in LADDER]
     lines += ["", "**The thresholds of the chapters' own tests**, each with its reason:", "",
               "| threshold | decides | why |", "| --- | --- | --- |"]
