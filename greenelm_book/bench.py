@@ -227,14 +227,52 @@ def kernel_release(platform_text: str | None) -> str | None:
 
 
 def blas_text(libraries: Sequence[Mapping[str, Any]] | None) -> str | None:
-    """The first BLAS of :func:`blas_info`'s list in words (``'openblas 0.3.30 (Haswell), 2 threads'``);
-    None when none is listed."""
+    """The BLAS libraries of :func:`blas_info`'s list in words, sorted so the order they were loaded in does
+    not count (``'openblas 0.3.30 (Haswell) + openblas 0.3.31.188.0 (Haswell), 2 threads'``); None when
+    none is listed."""
+    names, threads = set(), set()
     for lib in libraries or ():
         if lib.get("user_api") == "blas":
             arch = f" ({lib['architecture']})" if lib.get("architecture") else ""
-            return f"{lib.get('internal_api') or lib.get('library')} {lib.get('version')}{arch}, " \
-                   f"{lib.get('num_threads')} threads"
-    return None
+            names.add(f"{lib.get('internal_api') or lib.get('library')} {lib.get('version')}{arch}")
+            threads.add(lib.get("num_threads"))
+    if not names:
+        return None
+    return " + ".join(sorted(names)) + ", " + "/".join(str(t) for t in sorted(threads, key=str)) + " threads"
+
+
+def host_from_words(words: str) -> dict[str, Any]:
+    """A host as results record it from a report's words for its machine (``'Intel(R) Xeon(R) Processor,
+    16 cores'``: CPU model and cores; the other fields None, not recorded)."""
+    import re
+
+    cpu, _, rest = words.rpartition(",")
+    cores = re.fullmatch(r"\s*(\d+)\s+(?:CPU\s+)?cores", rest)
+    return {"cpu": (cpu.strip() or None) if cores else words, "cores": int(cores.group(1)) if cores else None,
+            "kernel": None, "blas": None, "gemm_gflops": None}
+
+
+def report_host(report: Mapping[str, Any]) -> dict | None:
+    """The host a benchmark report recorded (:func:`host_info`'s fields, None where it recorded a field not):
+    its ``machine`` (top level, ``meta`` or ``settings``: :func:`machine_info`'s or :func:`chapter_machine`'s
+    fields, or words), its ``blas`` list and its float64 GEMM peak (``peak``), where it recorded them."""
+    meta = report.get("meta") if isinstance(report.get("meta"), Mapping) else {}
+    settings = report.get("settings") if isinstance(report.get("settings"), Mapping) else {}
+    machine = report.get("machine") or meta.get("machine") or settings.get("machine")
+    if isinstance(machine, str):
+        return host_from_words(machine) if machine else None
+    blas = report.get("blas") or meta.get("blas") or (settings.get("parent_threads") or {}).get("blas")
+    if not isinstance(machine, Mapping):
+        return host_from_report(None, blas if isinstance(blas, list) else None)
+    machine = {"cpu": machine.get("cpu") or machine.get("processor"), "cores": machine.get("cores") or machine.get("cpus"),
+               "os": machine.get("os") or machine.get("platform")}
+    host = host_from_report(machine, blas if isinstance(blas, list) else None)
+    peak = report.get("peak") if isinstance(report.get("peak"), Mapping) else {}
+    gemm = (peak.get("used") or peak.get("start") or {}).get("float64") if peak else None
+    gemm = gemm.get("best") if isinstance(gemm, Mapping) else gemm      # the rate used, or a gemm_peak entry
+    if isinstance(gemm, (int, float)) and not isinstance(gemm, bool):
+        host["gemm_gflops"] = round(float(gemm), 1)
+    return host
 
 
 _HOST: dict | None = None
@@ -626,12 +664,10 @@ def record_quiet_ratio(store, name: str, key: str | None = None, path: str | Pat
     entry = quiet_ratio(name, path)
     if entry is None:
         return None
-    from .store.results import Provenance
-
     pairs = entry["pairs"]
     timing = ("quiet: one process, the two sides interleaved after a warm-up" if entry["quiet"] else
               "one process, the two sides interleaved, on a machine that was not quiet") + f" ({entry['quiet_reason']})"
-    measured = Provenance(date=max(p["computed_at"] for p in pairs)[:10], host=entry["host"])
+    measured = {"date": max(p["computed_at"] for p in pairs)[:10], "host": entry["host"]}     # a results.Provenance
     return store.record(key, [p["ratio"] for p in pairs], "×", provenance=measured,
                         source=f"benchmarks/{entry['source']}",
                         numerator=entry["numerator"], denominator=entry["denominator"], data=entry["data"],

@@ -31,7 +31,7 @@ timing result (:func:`is_timing`) carries the ``host`` that measured it (:func:`
 CPU model, cores, kernel, BLAS and GEMM rate; ``None``: not recorded), and :func:`same_host` says
 whether two timings were measured on one machine. Results written before these fields existed read
 back with ``executed`` = their old ``date`` and the measurement date and host not recorded
-(``python -m greenelm_book.store.migrate_provenance`` recovered what the records allow).
+(``python -m greenelm_book.running.migrate_provenance`` recovered what the records allow).
 """
 
 from __future__ import annotations
@@ -120,17 +120,26 @@ def is_timing(key: str, unit: str) -> bool:
 
 
 def _setting_host(setting: dict) -> dict | None:
-    """The host a setting names for an imported measurement (``host`` or ``machine``: a host dict, or
-    words such as ``'Intel(R) Xeon(R) Processor, 16 cores'``), as :data:`HOST_FIELDS`; None if none."""
+    """The host that measured an imported value, as :data:`HOST_FIELDS`: the one its setting names
+    (``host`` or ``machine``: a host dict, or words such as ``'Intel(R) Xeon(R) Processor, 16 cores'``),
+    else the one recorded by the benchmark report it names as its ``source`` (``benchmarks/<report>.json``,
+    :func:`greenelm_book.bench.report_host`); None when neither says."""
+    from ..bench import host_from_words, report_host
+
     for field in ("host", "machine"):
         value = setting.get(field)
         if isinstance(value, dict):
             return {f: value.get(f) for f in HOST_FIELDS}
         if isinstance(value, str) and value:
-            cpu, _, rest = value.rpartition(",")
-            cores = re.fullmatch(r"\s*(\d+)\s+(?:CPU\s+)?cores", rest)
-            return {"cpu": (cpu.strip() or None) if cores else value, "cores": int(cores.group(1)) if cores else None,
-                    "kernel": None, "blas": None, "gemm_gflops": None}
+            return host_from_words(value)
+    match = re.match(r"(benchmarks/[\w./-]+\.json)", str(setting.get("source", "")))
+    path = ROOT / match.group(1) if match else None
+    if path is not None and path.is_file():
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return report_host(report) if isinstance(report, dict) else None
     return None
 
 
@@ -256,7 +265,8 @@ class ChapterResults:
         return self.directory / f"{self.chapter}.json"
 
     # ------------------------------------------------------------------ writing
-    def record(self, key: str, values, unit: str, *, provenance: Provenance | None = None, **setting) -> Result:
+    def record(self, key: str, values, unit: str, *, provenance: Provenance | dict | None = None,
+               **setting) -> Result:
         """Record configuration ``key``: ``values`` (one per run), its ``unit`` and full ``setting``.
 
         ``provenance``: when and on what host the values were measured, where they were not measured
@@ -271,8 +281,11 @@ class ChapterResults:
         if not values or not all(math.isfinite(v) for v in values):
             raise ValueError(f"result {key}: values must be finite numbers, one per run; got {values}")
         setting = _jsonable(setting, f"result {key} setting")
+        if isinstance(provenance, dict) and set(provenance) <= {"date", "host"}:
+            provenance = Provenance(**provenance)
         if provenance is not None and not isinstance(provenance, Provenance):
-            raise TypeError(f"result {key}: provenance must be a results.Provenance, not {type(provenance).__name__}")
+            raise TypeError(f"result {key}: provenance must be a results.Provenance or a dict of its fields "
+                            f"('date', 'host'), not {provenance!r}")
         date, host = self._measured(setting, provenance, is_timing(key, str(unit)))
         result = Result(key, values, str(unit), setting, self.chapter, self.machine, date,
                         _command(self.chapter, self.profile), self.date, host)
