@@ -318,3 +318,27 @@ def test_a_page_reads_the_benchmark_reports_its_results_name(tmp_path):
     read = environment.records_read("frontier", {}, root=tmp_path)
     assert copy / "mnist-seed9.json" not in read and copy / "mnist-seed0.json" in read
     assert copy / "test-reads.json" not in read                      # the gate's ledger is not a run
+
+
+def test_where_compared_timings_were_measured_is_said_and_two_hosts_are_never_one():
+    from greenelm_book.store.results import measured_on_text
+
+    a, b = _timing(HOST), _timing(dict(HOST, gemm_gflops=40.0))
+    assert measured_on_text([a, b]) == f"measured on one host ({host_text(HOST)}), on 2026-11-29"
+    other = Result("k2/fit-seconds", (1.0,), "s", {}, "hardware", "m", "2026-11-28", "c", "2026-11-29",
+                   dict(HOST, kernel="6.18.44-fc-v782"))
+    text = measured_on_text([a, other])
+    assert "not shown to be one machine" in text and "kernel 6.18.44-fc-v782" in text and "(k2/fit-seconds)" in text
+    assert text.endswith("on 2026-11-28 to 2026-11-29")
+    undated = Result("k3/fit-seconds", (1.0,), "s", {}, "c", "m", "", "c", "2026-11-29", None)
+    assert measured_on_text([a, undated]).endswith("host not recorded (k3/fit-seconds) — not shown to be one "
+                                                   "machine; on 2026-11-29; measurement date not recorded")
+    with pytest.raises(ValueError, match="no results"):
+        measured_on_text([])
+
+
+def test_a_value_timed_after_a_cache_read_can_say_it_was_measured_now(tmp_path, monkeypatch, fake_host):
+    monkeypatch.setattr(results_mod, "_cache_reads", lambda: 5)
+    store = ChapterResults("streaming", "smoke", tmp_path)
+    result = store.record("s/update-seconds", [0.1], "s", provenance=Provenance.now())
+    assert (result.date, result.host) == (dt.date.today().isoformat(), HOST)

@@ -51,7 +51,7 @@ from greenelm._cachefiles import atomic_write
 from ..report import VERDICT_LABELS, Verdict
 
 __all__ = ["FORMAT", "ChapterResults", "Result", "Answer", "Provenance", "ResultsFileError", "load_all",
-           "results_dir", "measured_date", "is_timing", "same_host", "host_text", "NOT_RECORDED"]
+           "results_dir", "measured_date", "is_timing", "same_host", "host_text", "measured_on_text", "NOT_RECORDED"]
 
 FORMAT = 1
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,6 +95,14 @@ class Provenance:
         (its ``info``): the entry's ``computed_at`` day and ``host`` (not recorded by entries written
         before manifests carried them)."""
         return cls(str(info.get("computed_at") or "")[:10], info.get("host"))
+
+    @classmethod
+    def now(cls) -> "Provenance":
+        """Measured by this process today, on this host (:func:`greenelm_book.bench.host_info`): for a value a
+        chapter times itself after it has read something from the results cache."""
+        from ..bench import host_info
+
+        return cls(_dt.date.today().isoformat(), host_info())
 
 
 def measured_date(setting: dict) -> str:
@@ -167,6 +175,26 @@ def same_host(a: "Result", b: "Result") -> bool | None:
         return False
     complete = all(a.host.get(f) is not None and b.host.get(f) is not None for f in ("cpu", "cores", "kernel", "blas"))
     return True if complete else None
+
+
+def measured_on_text(results) -> str:
+    """Where and when timings that a page compares were measured, in one sentence: ``"measured on one host
+    (...), on 2026-11-28"``, or, when :func:`same_host` cannot vouch for every pair, each host with the
+    results it measured (so two hosts are never read as one machine); dates and hosts not recorded are
+    said so."""
+    results = list(results)
+    if not results:
+        raise ValueError("measured_on_text: no results")
+    days = sorted({r.date for r in results if r.date})
+    when = ("" if not days else days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}")
+    when += ("; " if days else "") + f"measurement date {NOT_RECORDED}" if any(not r.date for r in results) else ""
+    if all(same_host(results[0], r) for r in results[1:]):
+        return f"measured on one host ({host_text(results[0].host)}), on {when}"
+    hosts: dict[str, list[str]] = {}
+    for r in results:
+        hosts.setdefault(host_text(r.host), []).append(r.key)
+    return "measured on " + "; ".join(f"{h} ({', '.join(keys)})" for h, keys in hosts.items()) + \
+        f" — not shown to be one machine; on {when}"
 
 
 @dataclass(frozen=True)
