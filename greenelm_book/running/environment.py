@@ -1,4 +1,5 @@
-"""The book's *Environment and execution* page, written from the executed chapters' provenance."""
+"""The book's *Environment and execution* page, written from the executed chapters' provenance, their
+results' measurement dates and hosts, and the run records and benchmark reports the pages read."""
 
 from __future__ import annotations
 
@@ -130,9 +131,11 @@ def timing_hosts(source_dir: Path, toc=None) -> list[tuple[str, int, list[str]]]
 
 def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> str:
     """The book's *Environment and execution* page (MyST text): per chapter its profile, when its
-    results were recorded (first and last ``date`` in the results store), their compute time (the
-    provenance's ``compute``, or "not recorded"), when the page was executed and on what machine;
-    then the main packages' exact versions from ``constraints.txt``."""
+    values were measured (first and last measurement ``date`` in the results store, those not recorded
+    counted), their compute time (the provenance's ``compute``, or "not recorded"), the seconds of the
+    run records and benchmark reports the page reads (:func:`records_read`), when the page was executed
+    and on what machine; the total; the hosts that measured the timings (:func:`timing_hosts`); then the
+    main packages' exact versions from ``constraints.txt``."""
     import nbformat
 
     source_dir = Path(source_dir)
