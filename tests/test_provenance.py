@@ -325,6 +325,7 @@ def test_where_compared_timings_were_measured_is_said_and_two_hosts_are_never_on
 
     a, b = _timing(HOST), _timing(dict(HOST, gemm_gflops=40.0))
     assert measured_on_text([a, b]) == f"measured on one host ({host_text(HOST)}), on 2026-11-29"
+    assert measured_on_text([a]) == f"measured on {host_text(HOST)}, on 2026-11-29"
     other = Result("k2/fit-seconds", (1.0,), "s", {}, "hardware", "m", "2026-11-28", "c", "2026-11-29",
                    dict(HOST, kernel="6.18.44-fc-v782"))
     text = measured_on_text([a, other])
@@ -332,7 +333,10 @@ def test_where_compared_timings_were_measured_is_said_and_two_hosts_are_never_on
     assert text.endswith("on 2026-11-28 to 2026-11-29")
     undated = Result("k3/fit-seconds", (1.0,), "s", {}, "c", "m", "", "c", "2026-11-29", None)
     assert measured_on_text([a, undated]).endswith("host not recorded (k3/fit-seconds) — not shown to be one "
-                                                   "machine; on 2026-11-29; measurement date not recorded")
+                                                   "machine; on 2026-11-29; measurement date not recorded for 1")
+    assert measured_on_text([undated]) == "measured on host not recorded, measurement date not recorded"
+    assert measured_on_text([undated, undated]) == ("measured on host not recorded: too little of the host recorded "
+                                                    "to show it was one machine; measurement date not recorded")
     with pytest.raises(ValueError, match="no results"):
         measured_on_text([])
 
@@ -342,3 +346,21 @@ def test_a_value_timed_after_a_cache_read_can_say_it_was_measured_now(tmp_path, 
     store = ChapterResults("streaming", "smoke", tmp_path)
     result = store.record("s/update-seconds", [0.1], "s", provenance=Provenance.now())
     assert (result.date, result.host) == (dt.date.today().isoformat(), HOST)
+
+
+def test_the_environment_page_shows_where_compared_timings_were_measured():
+    """Every answer resting on two or more timings is listed with where they were measured; the Conv
+    parity mixes the quiet benchmark's host with timings whose host was not recorded, and says so."""
+    from greenelm_book.paper import CLAIMS
+
+    rows = environment.timing_comparisons(ROOT / "book")
+    statement = next(f"{c.statement} ({c.where})" for c in CLAIMS if c.id == "elm_conv_total_time_parity")
+    parity = next(text for claim, chapter, text in rows if claim == statement)
+    assert "host not recorded" in parity and "not shown to be one machine" in parity
+    page = environment.environment_page(ROOT / "book")
+    assert all(f"| {claim} | {{doc}}`{chapter} <{chapter}>` | {text} |" in page for claim, chapter, text in rows)
+    stored = load_all(ROOT / "book" / "results")
+    owners = {k: r for c in stored.values() for k, r in c["results"].items()}
+    compared = sum(len([k for k in a.keys if k in owners and is_timing(k, owners[k].unit)]) >= 2
+                   for c in stored.values() for a in c["answers"].values())
+    assert len(rows) == compared > 0

@@ -200,6 +200,29 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         ""])
 
 
+def timing_comparisons(source_dir: Path, toc=None) -> list[tuple[str, str, str]]:
+    """Every claim answer that compares timings (rests on two or more timing results), as ``(the claim's
+    statement and where the paper prints it, chapter, where and when they were measured)``
+    (:func:`greenelm_book.store.results.measured_on_text`)."""
+    from ..paper import CLAIMS
+    from ..store.results import is_timing, load_all, measured_on_text
+
+    claims = {c.id: f"{c.statement} ({c.where})" for c in CLAIMS}
+
+    stored = load_all(Path(source_dir) / "results")
+    owners = {key: result for content in stored.values() for key, result in content["results"].items()}
+    names = set(chapters(toc))
+    rows = []
+    for chapter, content in stored.items():
+        if chapter not in names:
+            continue
+        for claim, answer in sorted(content["answers"].items()):
+            timings = [owners[k] for k in answer.keys if k in owners and is_timing(k, owners[k].unit)]
+            if len(timings) >= 2:
+                rows.append((claims.get(claim, claim), chapter, measured_on_text(timings)))
+    return rows
+
+
 def _hosts_section(source_dir: Path, toc) -> list[str]:
     """The lines of the page's *Hosts that measured the timings* section (:func:`timing_hosts`)."""
     hosts = timing_hosts(source_dir, toc)
@@ -212,4 +235,14 @@ def _hosts_section(source_dir: Path, toc) -> list[str]:
             "shown on two rows is two machines. Timings stored before results recorded a host, or read "
             "from a report or cache entry that did not record one, are counted as *host not recorded*.",
             "", "| host | timing results | chapters |", "| --- | ---: | --- |",
-            *(f"| {host} | {count} | {', '.join(names)} |" for host, count, names in hosts), ""]
+            *(f"| {host} | {count} | {', '.join(names)} |" for host, count, names in hosts), "",
+            *_comparisons_lines(source_dir, toc)]
+
+
+def _comparisons_lines(source_dir: Path, toc) -> list[str]:
+    rows = timing_comparisons(source_dir, toc)
+    if not rows:
+        return []
+    return ["Where an answer compares timings, where and when each was measured:", "",
+            "| claim | chapter | measured |", "| --- | --- | --- |",
+            *(f"| {claim} | {{doc}}`{chapter} <{chapter}>` | {text} |" for claim, chapter, text in rows), ""]

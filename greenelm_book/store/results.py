@@ -178,23 +178,30 @@ def same_host(a: "Result", b: "Result") -> bool | None:
 
 
 def measured_on_text(results) -> str:
-    """Where and when timings that a page compares were measured, in one sentence: ``"measured on one host
-    (...), on 2026-11-28"``, or, when :func:`same_host` cannot vouch for every pair, each host with the
-    results it measured (so two hosts are never read as one machine); dates and hosts not recorded are
-    said so."""
+    """Where and when results (timings a page compares) were measured, in words: ``"measured on one host
+    (...), on 2026-11-28"``, or, unless :func:`same_host` vouches for every pair, each host with the keys it
+    measured and ``"not shown to be one machine"`` (so two hosts are never read as one); dates and hosts
+    not recorded are said so."""
     results = list(results)
     if not results:
         raise ValueError("measured_on_text: no results")
     days = sorted({r.date for r in results if r.date})
-    when = ("" if not days else days[0] if len(days) == 1 else f"{days[0]} to {days[-1]}")
-    when += ("; " if days else "") + f"measurement date {NOT_RECORDED}" if any(not r.date for r in results) else ""
+    undated = sum(not r.date for r in results)
+    when = [f"on {days[0]}" if len(days) == 1 else f"on {days[0]} to {days[-1]}"] if days else []
+    if undated:
+        when.append(f"measurement date {NOT_RECORDED}" + (f" for {undated}" if days else ""))
+    when_text = "; ".join(when)
+    if len(results) == 1:
+        return f"measured on {host_text(results[0].host)}, {when_text}"
     if all(same_host(results[0], r) for r in results[1:]):
-        return f"measured on one host ({host_text(results[0].host)}), on {when}"
+        return f"measured on one host ({host_text(results[0].host)}), {when_text}"
     hosts: dict[str, list[str]] = {}
     for r in results:
         hosts.setdefault(host_text(r.host), []).append(r.key)
+    if len(hosts) == 1:
+        return f"measured on {next(iter(hosts))}: too little of the host recorded to show it was one machine; {when_text}"
     return "measured on " + "; ".join(f"{h} ({', '.join(keys)})" for h, keys in hosts.items()) + \
-        f" — not shown to be one machine; on {when}"
+        f" — not shown to be one machine; {when_text}"
 
 
 @dataclass(frozen=True)
