@@ -646,7 +646,7 @@ def run_quiet(report: dict, name: str, entry: dict) -> tuple[bool, str]:
     load = next((run.get("load_before") for run in runs if name in run.get("ratios", ())), None)
     if load is None:
         quiet = bool(entry.get("quiet", report.get("quiet")))
-        return quiet, "its run recorded no load averages; " + ("written as quiet" if quiet else "not quiet")
+        return quiet, "its run recorded no load averages; " + ("written as quiet" if quiet else "written as busy")
     return judge_quiet(load, float(report.get("settings", {}).get("quiet_load", QUIET_LOAD)))
 
 
@@ -665,8 +665,9 @@ def record_quiet_ratio(store, name: str, key: str | None = None, path: str | Pat
     if entry is None:
         return None
     pairs = entry["pairs"]
+    # the words for a busy machine do not contain "quiet" (judging.comparability.is_quiet_timing looks for it)
     timing = ("quiet: one process, the two sides interleaved after a warm-up" if entry["quiet"] else
-              "one process, the two sides interleaved, on a machine that was not quiet") + f" ({entry['quiet_reason']})"
+              "one process, the two sides interleaved, on a busy machine") + f" ({entry['quiet_reason']})"
     measured = {"date": max(p["computed_at"] for p in pairs)[:10], "host": entry["host"]}     # a results.Provenance
     return store.record(key, [p["ratio"] for p in pairs], "×", provenance=measured,
                         source=f"benchmarks/{entry['source']}",
