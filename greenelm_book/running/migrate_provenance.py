@@ -17,7 +17,8 @@ For every result of ``OUT/results/<chapter>.json`` written before results had ``
 
 Values, settings, answers and reads are left exactly as they are (checked), so each page still shows what
 its results hold: the page's ``own_results_sha256`` and the summaries' ``results_sha256`` are moved to the
-migrated files' digests. A file already migrated is left alone. Prints what it did, per chapter.
+migrated files' digests. A file already migrated is left alone. Prints what it did, per chapter (its
+output on the committed book and smoke references: ``book/results/provenance-migration.log``).
 """
 
 from __future__ import annotations
