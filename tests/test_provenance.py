@@ -138,6 +138,8 @@ def test_a_provenance_of_the_wrong_kind_is_refused(tmp_path):
     store = ChapterResults("hardware", "smoke", tmp_path)
     with pytest.raises(TypeError, match="mnist/x/fit-seconds: provenance must be a results.Provenance"):
         store.record("mnist/x/fit-seconds", [1.0], "s", provenance="2026-11-20")
+    with pytest.raises(ValueError, match=r"mnist/x/fit-seconds: provenance date must be an ISO day .* not '28 Nov'"):
+        store.record("mnist/x/fit-seconds", [1.0], "s", provenance=Provenance("28 Nov"))
 
 
 def test_a_result_stored_before_provenance_reads_back_as_not_recorded(tmp_path):

@@ -321,6 +321,9 @@ class ChapterResults:
         if provenance is not None and not isinstance(provenance, Provenance):
             raise TypeError(f"result {key}: provenance must be a results.Provenance or a dict of its fields "
                             f"('date', 'host'), not {provenance!r}")
+        if provenance is not None and provenance.date and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", provenance.date):
+            raise ValueError(f"result {key}: provenance date must be an ISO day (YYYY-MM-DD) or '' (not recorded), "
+                             f"not {provenance.date!r}")
         date, host = self._measured(setting, provenance, is_timing(key, str(unit)))
         result = Result(key, values, str(unit), setting, self.chapter, self.machine, date,
                         _command(self.chapter, self.profile), self.date, host)
