@@ -153,6 +153,10 @@ def test_a_result_stored_before_provenance_reads_back_as_not_recorded(tmp_path):
         "a/fit-seconds": {**entry, "executed": "2026-11-29", "host": {"cpu": "x", "ram": 3}}}, "answers": {}}))
     with pytest.raises(ResultsFileError, match=r"hardware.json: result 'a/fit-seconds': 'host' must be null or an object"):
         load_all(tmp_path)
+    (tmp_path / "hardware.json").write_text(json.dumps({"format": 1, "chapter": "hardware", "results": {
+        "a/fit-seconds": {**entry, "date": "Nov 28", "executed": "2026-11-29", "host": None}}, "answers": {}}))
+    with pytest.raises(ResultsFileError, match=r"result 'a/fit-seconds': 'date' and 'executed' must be ISO days"):
+        load_all(tmp_path)
 
 
 def test_is_timing_names_the_machine_dependent_results():

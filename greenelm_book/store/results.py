@@ -428,6 +428,8 @@ def _read(path: Path) -> dict:
                f"result {key!r} must have exactly the fields {sorted(fields)}")
         if set(entry) == before:               # its 'date' was the execution's: the measurement's is not recorded
             entry = {**entry, "executed": entry["date"], "date": "", "host": None}
+        _check(all(re.fullmatch(r"(\d{4}-\d{2}-\d{2})?", str(entry[f] or "")) for f in ("date", "executed")), path,
+               f"result {key!r}: 'date' and 'executed' must be ISO days (YYYY-MM-DD), 'date' possibly '' (not recorded)")
         _check(entry["host"] is None or (isinstance(entry["host"], dict) and set(entry["host"]) <= set(HOST_FIELDS)),
                path, f"result {key!r}: 'host' must be null or an object of {list(HOST_FIELDS)}")
         values = entry["values"]
