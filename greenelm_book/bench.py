@@ -11,6 +11,9 @@ Used by ``python -m benchmarks.run`` and by the hardware chapter; nothing here a
   result, wall time and **peak resident memory** (``ru_maxrss`` of that child from ``wait4``); a
   crash (signal, non-zero exit, exception) is returned as a recorded failure, never raised.
 * :func:`blas_info`: which BLAS libraries, kernels ('architecture') and thread counts are loaded.
+* :func:`host_info`: the host a timing result records (CPU model, cores, OS kernel, BLAS, GEMM rate);
+  :func:`report_host` the same from what a benchmark report recorded.
+* :func:`judge_quiet`: whether a machine was quiet, on its 1- and 5-minute load averages.
 * :func:`write_report`: the JSON report and its Markdown rendering.
 * :func:`rapl_energy_uj`: RAPL energy counters when the machine exposes them (else ``None``).
 """
