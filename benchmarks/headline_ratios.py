@@ -4,8 +4,8 @@ Each ratio runs in a fresh Python process of its own (``greenelm_book.bench.run_
 data are loaded once, each side is called once untimed (warm-up), then the two sides alternate
 A, B, A, B, ... for ``--pairs`` pairs on the same data and the same threads. Each pair's ratio
 A / B is one measurement; the ratio is judged by the book's one rule for ratios measured on another
-machine, :func:`greenelm_book.judging.verdicts.ratio_across_machines` (``quiet``: the 1-minute load average
-at the start was at most :data:`QUIET_LOAD`; ``same_run``: every pair came from that one process).
+machine, :func:`greenelm_book.judging.verdicts.ratio_across_machines` (``quiet``: the 1- and 5-minute load
+averages at the start were at most :data:`QUIET_LOAD`, :func:`greenelm_book.bench.judge_quiet`; ``same_run``: every pair came from that one process).
 Each side reuses the book's own function (listed by ``--list``).
 
     python -m benchmarks.headline_ratios [--pairs 5] [--only NAME ...] [--small] [--list] [--rejudge]
@@ -34,10 +34,12 @@ from typing import Callable
 
 import numpy as np
 
+#: QUIET_LOAD: the load average above which the machine is not quiet (the run refuses to start); the 1- and
+#: the 5-minute averages are both judged (judge_quiet)
+from greenelm_book.bench import QUIET_LOAD, judge_quiet, run_quiet
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-#: the 1-minute load average above which the machine is not quiet (the run refuses to start).
-QUIET_LOAD = 0.5
 #: the environment variables that set the thread pools, recorded with the run.
 THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_CORETYPE",
               "OMP_WAIT_POLICY", "GREENELM_DATA")
@@ -271,8 +273,12 @@ def rejudge(path: Path) -> dict:
     and quietness, with today's rule, and rewrite the ``.json`` and ``.md`` beside it; nothing is timed."""
     report = json.loads(path.read_text())
     for name, entry in report["ratios"].items():
+        entry["quiet"] = run_quiet(report, name, entry)[0]      # today's rule on the run's recorded loads
         if entry.get("pairs"):
             entry["verdict"] = judge(name, entry, entry["quiet"])
+    report["quiet"] = all(entry.get("quiet") for entry in report["ratios"].values())
+    for run in report.get("runs", []):
+        run["quiet"] = judge_quiet(run.get("load_before"), QUIET_LOAD)[0] if run.get("load_before") else run.get("quiet")
     path.write_text(json.dumps(report, indent=1, allow_nan=False) + "\n")
     path.with_suffix(".md").write_text(_markdown(report))
     return report
@@ -417,10 +423,9 @@ def run(names, pairs: int, small: bool, out_dir: Path, allow_busy: bool = False,
     from greenelm_book.bench import chapter_machine, run_isolated
 
     load_before = load_average()
-    quiet = load_before[0] <= QUIET_LOAD
+    quiet, why = judge_quiet(load_before, QUIET_LOAD)
     if not quiet:
-        message = (f"the 1-minute load average is {load_before[0]} (> {QUIET_LOAD}): the machine is not quiet, "
-                   "so the timings would not be judged")
+        message = f"{why}: the machine is not quiet, so the timings would not be judged"
         if not (allow_busy or small):
             raise SystemExit(f"refusing to run: {message}; wait for a quiet machine (or --allow-busy)")
         print(f"WARNING: {message}; the verdicts will say 'not recorded as quiet'", file=sys.stderr)

@@ -11,6 +11,9 @@ Used by ``python -m benchmarks.run`` and by the hardware chapter; nothing here a
   result, wall time and **peak resident memory** (``ru_maxrss`` of that child from ``wait4``); a
   crash (signal, non-zero exit, exception) is returned as a recorded failure, never raised.
 * :func:`blas_info`: which BLAS libraries, kernels ('architecture') and thread counts are loaded.
+* :func:`host_info`: the host a timing result records (CPU model, cores, OS kernel, BLAS, GEMM rate);
+  :func:`report_host` the same from what a benchmark report recorded.
+* :func:`judge_quiet`: whether a machine was quiet, on its 1- and 5-minute load averages.
 * :func:`write_report`: the JSON report and its Markdown rendering.
 * :func:`rapl_energy_uj`: RAPL energy counters when the machine exposes them (else ``None``).
 """
@@ -191,6 +194,116 @@ def load_average() -> list[float] | None:
         return [round(x, 2) for x in os.getloadavg()]
     except (AttributeError, OSError):
         return None
+
+
+#: the load average at or under which a machine counts as quiet: both the 1- and the 5-minute averages
+#: (:func:`judge_quiet`)
+QUIET_LOAD = 0.5
+
+
+def judge_quiet(load: Sequence[float] | None, limit: float = QUIET_LOAD) -> tuple[bool, str]:
+    """Whether a machine whose load averages were ``load`` (``[1-min, 5-min, ...]``, as
+    :func:`load_average` returns them) was quiet: the 1- and the 5-minute averages both at most
+    ``limit``. The 1-minute average alone calls a machine quiet a minute after a long job ended,
+    while the 5-minute one still shows it. Returns ``(quiet, reason)``, the reason in words; a load
+    not recorded (None, or fewer than two averages) is not quiet. Negative or non-finite loads are
+    a ValueError naming them."""
+    if load is None or len(load) < 2:
+        return False, "the 1- and 5-minute load averages were not recorded"
+    one, five = float(load[0]), float(load[1])
+    if not all(math.isfinite(x) and x >= 0 for x in (one, five)):
+        raise ValueError(f"load averages must be finite and non-negative, got {list(load)}")
+    if one <= limit and five <= limit:
+        return True, f"the 1- and 5-minute load averages ({one:g}, {five:g}) were at most {limit:g}"
+    busy = " and ".join(f"the {m}-minute load average ({x:g})" for m, x in ((1, one), (5, five)) if x > limit)
+    return False, f"{busy} above {limit:g}"
+
+
+def kernel_release(platform_text: str | None) -> str | None:
+    """The OS kernel's release in a ``platform.platform()`` string (``'Linux-6.18.44-fc-v782-x86_64-with-glibc2.36'``
+    -> ``'6.18.44-fc-v782'``); None when the string is missing or not of that form."""
+    import re
+
+    match = re.match(r"^[A-Za-z]+-(.+?)-(?:x86_64|amd64|aarch64|arm64|i[3-6]86|ppc64le|s390x)(?:-|$)",
+                     platform_text or "")
+    return match.group(1) if match else None
+
+
+def blas_text(libraries: Sequence[Mapping[str, Any]] | None) -> str | None:
+    """The BLAS libraries of :func:`blas_info`'s list in words, sorted so the order they were loaded in does
+    not count (``'openblas 0.3.30 (Haswell) + openblas 0.3.31.188.0 (Haswell), 2 threads'``); None when
+    none is listed."""
+    names, threads = set(), set()
+    for lib in libraries or ():
+        if lib.get("user_api") == "blas":
+            arch = f" ({lib['architecture']})" if lib.get("architecture") else ""
+            names.add(f"{lib.get('internal_api') or lib.get('library')} {lib.get('version')}{arch}")
+            threads.add(lib.get("num_threads"))
+    if not names:
+        return None
+    return " + ".join(sorted(names)) + ", " + "/".join(str(t) for t in sorted(threads, key=str)) + " threads"
+
+
+def host_from_words(words: str) -> dict[str, Any]:
+    """A host as results record it from a report's words for its machine (``'Intel(R) Xeon(R) Processor,
+    16 cores'``: CPU model and cores; the other fields None, not recorded)."""
+    import re
+
+    cpu, _, rest = words.rpartition(",")
+    cores = re.fullmatch(r"\s*(\d+)\s+(?:CPU\s+)?cores", rest)
+    return {"cpu": (cpu.strip() or None) if cores else words, "cores": int(cores.group(1)) if cores else None,
+            "kernel": None, "blas": None, "gemm_gflops": None}
+
+
+def report_host(report: Mapping[str, Any]) -> dict | None:
+    """The host a benchmark report recorded (:func:`host_info`'s fields, None where it recorded a field not):
+    its ``machine`` (top level, ``meta`` or ``settings``: :func:`machine_info`'s or :func:`chapter_machine`'s
+    fields, or words), its ``blas`` list and its float64 GEMM peak (``peak``), where it recorded them."""
+    meta = report.get("meta") if isinstance(report.get("meta"), Mapping) else {}
+    settings = report.get("settings") if isinstance(report.get("settings"), Mapping) else {}
+    machine = report.get("machine") or meta.get("machine") or settings.get("machine")
+    if isinstance(machine, str):
+        return host_from_words(machine) if machine else None
+    blas = report.get("blas") or meta.get("blas") or (settings.get("parent_threads") or {}).get("blas")
+    if not isinstance(machine, Mapping):
+        return host_from_report(None, blas if isinstance(blas, list) else None)
+    machine = {"cpu": machine.get("cpu") or machine.get("processor"), "cores": machine.get("cores") or machine.get("cpus"),
+               "os": machine.get("os") or machine.get("platform")}
+    host = host_from_report(machine, blas if isinstance(blas, list) else None)
+    peak = report.get("peak") if isinstance(report.get("peak"), Mapping) else {}
+    gemm = (peak.get("used") or peak.get("start") or {}).get("float64") if peak else None
+    gemm = gemm.get("best") if isinstance(gemm, Mapping) else gemm      # the rate used, or a gemm_peak entry
+    if isinstance(gemm, (int, float)) and not isinstance(gemm, bool):
+        host["gemm_gflops"] = round(float(gemm), 1)
+    return host
+
+
+_HOST: dict | None = None
+
+
+def host_info(gemm_order: int = 1024) -> dict[str, Any]:
+    """The host that measures a timing, as results record it: ``{"cpu", "cores", "kernel", "blas",
+    "gemm_gflops"}`` — CPU model, usable cores, OS kernel release, the BLAS (:func:`blas_text`) and its
+    float64 GEMM rate (GFLOP/s, best of 3 square products of order ``gemm_order``, measured once per
+    process, the first time this is called)."""
+    global _HOST
+    if _HOST is None:
+        machine = chapter_machine()
+        _HOST = {"cpu": machine["cpu"], "cores": machine["cores"], "kernel": platform.release(),
+                 "blas": blas_text(blas_info()),
+                 "gemm_gflops": round(gemm_peak("float64", n=gemm_order, repeats=3)["best"], 1)}
+    return dict(_HOST)
+
+
+def host_from_report(machine: Mapping[str, Any] | None, blas: Sequence[Mapping[str, Any]] | None = None) -> dict | None:
+    """A host as results record it (:func:`host_info`'s fields) from what a benchmark report recorded:
+    its ``machine`` (:func:`chapter_machine`'s fields) and ``blas`` (:func:`blas_info`'s list); a field
+    the report lacks is None (not recorded). None when the report recorded neither."""
+    if not machine and not blas:
+        return None
+    machine = machine or {}
+    return {"cpu": machine.get("cpu"), "cores": machine.get("cores"), "kernel": kernel_release(machine.get("os")),
+            "blas": blas_text(blas), "gemm_gflops": None}
 
 
 def reset_peak_rss() -> bool:
@@ -520,7 +633,24 @@ def quiet_ratio(name: str, path: str | Path | None = None) -> dict | None:
     pairs = entry.get("pairs")
     if not pairs or not all(isinstance(p, dict) and p.get("ratio", 0) > 0 for p in pairs):
         raise ValueError(f"{path}: ratio {name!r} has no positive pair ratios")
-    return {**entry, "quiet": bool(entry.get("quiet", report.get("quiet"))), "source": str(path.name)}
+    quiet, reason = run_quiet(report, name, entry)
+    latest = entry.get("started_at", "") >= str(report.get("started_at", ""))
+    machine = report.get("settings", {}).get("machine") if latest else None   # the report's own run only
+    host = host_from_report(machine, (entry.get("threads") or {}).get("blas"))
+    return {**entry, "quiet": quiet, "quiet_reason": reason, "host": host, "source": str(path.name)}
+
+
+def run_quiet(report: dict, name: str, entry: dict) -> tuple[bool, str]:
+    """Whether the run that measured ratio ``name`` started on a quiet machine, by :func:`judge_quiet`
+    on that run's recorded load averages (the report's ``runs``, else its ``settings``); a run whose
+    loads were not recorded keeps the flag it was written with."""
+    runs = report.get("runs") or [{"ratios": list(report["ratios"]),
+                                   "load_before": report.get("settings", {}).get("load_before")}]
+    load = next((run.get("load_before") for run in runs if name in run.get("ratios", ())), None)
+    if load is None:
+        quiet = bool(entry.get("quiet", report.get("quiet")))
+        return quiet, "its run recorded no load averages; " + ("written as quiet" if quiet else "written as busy")
+    return judge_quiet(load, float(report.get("settings", {}).get("quiet_load", QUIET_LOAD)))
 
 
 def record_quiet_ratio(store, name: str, key: str | None = None, path: str | Path | None = None):
@@ -538,11 +668,14 @@ def record_quiet_ratio(store, name: str, key: str | None = None, path: str | Pat
     if entry is None:
         return None
     pairs = entry["pairs"]
+    # the words for a busy machine do not contain "quiet" (judging.comparability.is_quiet_timing looks for it)
     timing = ("quiet: one process, the two sides interleaved after a warm-up" if entry["quiet"] else
-              "one process, the two sides interleaved, on a machine that was not quiet")
-    return store.record(key, [p["ratio"] for p in pairs], "×", source=f"benchmarks/{entry['source']}",
+              "one process, the two sides interleaved, on a busy machine") + f" ({entry['quiet_reason']})"
+    measured = {"date": max(p["computed_at"] for p in pairs)[:10], "host": entry["host"]}     # a results.Provenance
+    return store.record(key, [p["ratio"] for p in pairs], "×", provenance=measured,
+                        source=f"benchmarks/{entry['source']}",
                         numerator=entry["numerator"], denominator=entry["denominator"], data=entry["data"],
-                        timing=timing, run=f"pid {entry['pid']} at {entry['started_at']}",
+                        timing=timing, quiet=entry["quiet"], run=f"pid {entry['pid']} at {entry['started_at']}",
                         started_at=entry["started_at"], finished_at=entry["finished_at"],
                         computed_at=[p["computed_at"] for p in pairs], pairs=len(pairs),
                         numerator_seconds=[p["a_seconds"] for p in pairs],

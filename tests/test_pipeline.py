@@ -342,8 +342,9 @@ def test_executed_chapter_records_its_machine_and_the_environment_page_lists_it(
 
 
 def test_environment_page_shows_results_dates_and_unrecorded_compute(tiny_executed, tmp_path):
-    """When the results were recorded comes from the store's dates (first to last); a chapter
-    executed before compute time was recorded says so."""
+    """When the values were measured comes from the store's measurement dates (first to last); a result
+    stored before results carried provenance (no ``executed``: its ``date`` was the execution's) counts
+    as not recorded; a chapter executed before compute time was recorded says so."""
     import json
     import shutil
 
@@ -354,11 +355,18 @@ def test_environment_page_shows_results_dates_and_unrecorded_compute(tiny_execut
     nbformat.write(nb, out / "tiny.ipynb")
     entry = {"values": [1.0], "unit": "%", "setting": {}, "chapter": "tiny", "machine": "m",
              "command": "c"}
+    provenance = {"executed": "2026-11-29", "host": None}
     (out / "results" / "tiny.json").write_text(json.dumps({"results": {
-        "a": {**entry, "date": "2026-11-24"}, "b": {**entry, "date": "2026-11-20"}}}))
+        "a": {**entry, **provenance, "date": "2026-11-24"}, "b": {**entry, **provenance, "date": "2026-11-20"}}}))
     page = environment.environment_page(out, tiny_executed.project.toc_tiny)
     row = next(line for line in page.splitlines() if line.startswith("| {doc}`tiny <tiny>`"))
     assert "| 2026-11-20 to 2026-11-24 | not recorded |" in row, row
+    (out / "results" / "tiny.json").write_text(json.dumps({"results": {
+        "a": {**entry, **provenance, "date": "2026-11-24"}, "b": {**entry, **provenance, "date": ""},
+        "c": {**entry, "date": "2026-11-29"}}}))                       # c: stored before provenance
+    row = next(line for line in environment.environment_page(out, tiny_executed.project.toc_tiny)
+               .splitlines() if line.startswith("| {doc}`tiny <tiny>`"))
+    assert "| 2026-11-24; not recorded for 2 | not recorded |" in row, row
     shutil.rmtree(out / "results")
     row = next(line for line in environment.environment_page(out, tiny_executed.project.toc_tiny)
                .splitlines() if line.startswith("| {doc}`tiny <tiny>`"))

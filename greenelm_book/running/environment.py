@@ -1,41 +1,145 @@
-"""The book's *Environment and execution* page, written from the executed chapters' provenance."""
+"""The book's *Environment and execution* page, written from the executed chapters' provenance, their
+results' measurement dates and hosts, and the run records and benchmark reports the pages read."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..report import duration_text
+from ..store.results import NOT_RECORDED
 from .toc import ROOT, SUMMARY_CHAPTERS, chapters
 
 ENVIRONMENT_PAGE = "book/environment.md"
 #: packages whose exact versions the environment page lists (all of them are in constraints.txt)
 KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "torch", "torchvision", "timm", "pandas",
                 "matplotlib", "dask", "jupyter-book", "papermill", "myst-nb")
+#: folders of run records a chapter's page reads besides the results store (the frontier's protocol,
+#: fixed-measurement and opponent runs: :data:`greenelm_book.chapters.frontier_protocol.RUNS_DIR`)
+RECORD_DIRS = {"frontier": ("book/frontier_protocol",)}
 
 
-def _results_dates(source_dir: Path, name: str) -> str:
-    """First and last ``date`` of the chapter's results in ``source_dir/results/<name>.json``."""
+def _stored_results(source_dir: Path, name: str) -> dict | None:
+    """The results of ``source_dir/results/<name>.json`` as written (None when there is no such file)."""
     import json
 
     path = source_dir / "results" / f"{name}.json"
-    if not path.is_file():
+    return json.loads(path.read_text()).get("results", {}) if path.is_file() else None
+
+
+def _measured(result: dict) -> str:
+    """A stored result's measurement day; ``""`` where not recorded (a result written before results
+    carried ``executed`` has only its execution's day, :mod:`greenelm_book.store.results`)."""
+    return str(result.get("date") or "") if "executed" in result else ""
+
+
+def _results_dates(source_dir: Path, name: str) -> str:
+    """First and last measurement ``date`` of the chapter's results in ``source_dir/results/<name>.json``,
+    with how many of them do not record theirs (``–``: no results)."""
+    results = _stored_results(source_dir, name)
+    if not results:
         return "–"
-    dates = sorted({str(r.get("date")) for r in json.loads(path.read_text()).get("results", {}).values()
-                    if r.get("date")})
-    if not dates:
+    dates = sorted({_measured(r) for r in results.values()} - {""})
+    missing = sum(not _measured(r) for r in results.values())
+    span = "" if not dates else dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+    if not missing:
+        return span
+    unknown = f"{NOT_RECORDED} for all {missing}" if missing == len(results) else f"{NOT_RECORDED} for {missing}"
+    return f"{span}; {unknown}" if span else unknown
+
+
+def record_seconds(record: dict) -> float | None:
+    """The seconds a recorded run took, as the record says: a frontier protocol run's ``seconds["total"]``,
+    an opponent's ``wall_seconds``, a fixed measurement's ``seconds``; a benchmark report's runs
+    (``finished_at`` - ``started_at``, summed over its ``runs``), ``duration_seconds`` (top level or in its
+    ``meta``) or ``seconds``.
+    None when it records none."""
+    import datetime as dt
+
+    if isinstance(record.get("meta"), dict) and isinstance(record["meta"].get("duration_seconds"), (int, float)):
+        return float(record["meta"]["duration_seconds"])          # benchmarks.run's report
+    seconds = record.get("seconds")
+    if isinstance(seconds, dict) and isinstance(seconds.get("total"), (int, float)):
+        return float(seconds["total"])
+    for field in ("wall_seconds", "duration_seconds"):
+        if isinstance(record.get(field), (int, float)):
+            return float(record[field])
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+        return float(seconds)
+    runs = record.get("runs")
+    if isinstance(runs, list) and runs and all(r.get("started_at") and r.get("finished_at") for r in runs):
+        return sum((dt.datetime.fromisoformat(r["finished_at"]) - dt.datetime.fromisoformat(r["started_at"]))
+                   .total_seconds() for r in runs)
+    return None
+
+
+def records_read(name: str, results: dict | None, root: Path = ROOT) -> list[Path]:
+    """The record files chapter ``name``'s page reads: every benchmark report its results name as their
+    ``source`` (``benchmarks/<report>.json``) and, for a chapter in :data:`RECORD_DIRS`, every run
+    record in its folders (a subset's check run left out, as the page leaves it out)."""
+    import json
+    import re
+
+    paths = set()
+    for result in (results or {}).values():
+        match = re.match(r"(benchmarks/[\w./-]+\.json)", str(result.get("setting", {}).get("source", "")))
+        if match and (root / match.group(1)).is_file():
+            paths.add(root / match.group(1))
+    for folder in RECORD_DIRS.get(name, ()):
+        for path in sorted((root / folder).glob("*.json")):
+            record = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(record, dict) and "subset" in record and record["subset"] is None:
+                paths.add(path)
+    return sorted(paths)
+
+
+def records_seconds(paths) -> tuple[float, int]:
+    """(the seconds the records at ``paths`` recorded, summed; how many record none)."""
+    import json
+
+    total, missing = 0.0, 0
+    for path in paths:
+        seconds = record_seconds(json.loads(Path(path).read_text(encoding="utf-8")))
+        total, missing = (total + seconds, missing) if seconds is not None else (total, missing + 1)
+    return total, missing
+
+
+def _records_text(paths) -> str:
+    if not paths:
         return "–"
-    return dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
+    seconds, missing = records_seconds(paths)
+    count = f"{len(paths)} record{'s' if len(paths) != 1 else ''}"
+    text = f"{duration_text(seconds)} in {count}" if seconds else count
+    return text + (f" ({missing} with no time recorded)" if missing else "")
+
+
+def timing_hosts(source_dir: Path, toc=None) -> list[tuple[str, int, list[str]]]:
+    """The hosts that measured the book's timing results (:func:`greenelm_book.store.results.is_timing`),
+    as ``(host in words, how many results, the chapters)``, the most frequent first; timings whose host is
+    not recorded are counted under ``host not recorded``."""
+    from ..store.results import host_text, is_timing
+
+    hosts: dict[str, tuple[int, set]] = {}
+    for name in chapters(toc):
+        for key, result in (_stored_results(source_dir, name) or {}).items():
+            if not is_timing(key, str(result.get("unit", ""))):
+                continue
+            words = host_text(result.get("host"))
+            count, names = hosts.get(words, (0, set()))
+            hosts[words] = (count + 1, names | {name})
+    return sorted(((h, n, sorted(c)) for h, (n, c) in hosts.items()), key=lambda item: (-item[1], item[0]))
 
 
 def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> str:
     """The book's *Environment and execution* page (MyST text): per chapter its profile, when its
-    results were recorded (first and last ``date`` in the results store), their compute time (the
-    provenance's ``compute``, or "not recorded"), when the page was executed and on what machine;
-    then the main packages' exact versions from ``constraints.txt``."""
+    values were measured (first and last measurement ``date`` in the results store, those not recorded
+    counted), their compute time (the provenance's ``compute``, or "not recorded"), the seconds of the
+    run records and benchmark reports the page reads (:func:`records_read`), when the page was executed
+    and on what machine; the total; the hosts that measured the timings (:func:`timing_hosts`); then the
+    main packages' exact versions from ``constraints.txt``."""
     import nbformat
 
     source_dir = Path(source_dir)
-    rows, machines = [], []
+    rows, machines, executed_seconds, read = [], [], 0.0, set()    # read: every record a page reads, once
     for name in chapters(toc):
         path = source_dir / f"{name}.ipynb"
         meta = nbformat.read(path, as_version=4).metadata if path.is_file() else {}
@@ -43,17 +147,20 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         host = ours.get("machine")
         where = f"{host['cpu']}, {host['cores']} cores, {host['memory_gib']:g} GiB" if host else "–"
         compute = ours.get("compute")
-        took = duration_text(float(compute["seconds"])) if compute else "not recorded"
+        took = duration_text(float(compute["seconds"])) if compute else NOT_RECORDED
+        executed_seconds += float(compute["seconds"]) if compute else 0.0
         recorded = _results_dates(source_dir, name)
         if recorded == "–" and name in SUMMARY_CHAPTERS:
             recorded = "reads the others'"
+        records = records_read(name, _stored_results(source_dir, name))
+        read.update(records)
         machines.append(where)
-        rows.append([f"{{doc}}`{name} <{name}>`", ours.get("profile", "–"), recorded, took,
+        rows.append([f"{{doc}}`{name} <{name}>`", ours.get("profile", "–"), recorded, took, _records_text(records),
                      str(pm.get("start_time", "–"))[:10], where])
     one = len(set(machines)) == 1 and machines[0] != "–"
-    header = ["chapter", "profile", "results recorded", "compute time", "page executed"] + \
+    header = ["chapter", "profile", "values measured", "compute time", "recorded runs it reads", "page executed"] + \
         ([] if one else ["machine"])
-    table = ["| " + " | ".join(header) + " |", "| --- | --- | --- | ---: | --- |" + ("" if one else " --- |"),
+    table = ["| " + " | ".join(header) + " |", "| --- | --- | --- | ---: | ---: | --- |" + ("" if one else " --- |"),
              *("| " + " | ".join(row[:len(header)]) + " |" for row in rows)]
     where = (f"Every chapter was executed on the same machine: {machines[0]}." if one else
              "A machine shown as – was not recorded.")
@@ -71,19 +178,71 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         "(their notebook metadata), their results store (`book/results/<chapter>.json`) and "
         "`constraints.txt`, the book's exact environment.", "",
         *table, "",
-        "*Results recorded* is the first and last `date` of the chapter's results in the store: the "
-        "day of the execution that wrote them (a result read from the results cache was computed "
-        "earlier, by the same code and parameters: the cache is keyed by both, see "
-        "`greenelm_book.store.results_cache`). *Compute time* is how long the chapter's results took to "
-        "compute: the execution's wall time plus the recorded compute time of every result it read "
-        "from the cache. The runner records it since the chapters' provenance gained a `compute` "
-        "entry; a chapter executed before shows *not recorded*. The run time of the execution that "
-        "wrote a page is not a compute time (a run that reads its heavy results from the cache "
-        "takes minutes for hours of computation), so it is not shown. *Page executed* is the day of "
-        f"that execution. {where}", "",
+        "*Values measured* is the first and last day on which the chapter's results in the store were "
+        "measured: carried from the benchmark report, run record or cache entry they come from, or the "
+        "day of the execution that measured them; a result whose measurement day is not known (one read "
+        "from a cache entry written before entries recorded it, or stored before results carried it) "
+        "is counted as *not recorded*, never given the day its page was executed. *Compute time* is how "
+        "long the chapter's results took to compute: the execution's wall time plus the recorded compute "
+        "time of every result it read from the cache (*not recorded* for a chapter executed before its "
+        "provenance had a `compute` entry). *Recorded runs it reads* is the time recorded by the run "
+        "records and benchmark reports the page reads, which no execution of the page repeats (the "
+        "frontier's protocol, fixed-measurement and opponent runs; the benchmark reports a result names "
+        "as its source). *Page executed* is the day of the execution that wrote the page. "
+        f"In all: {duration_text(executed_seconds)} of chapter computation and "
+        f"{duration_text(records_seconds(sorted(read))[0])} of recorded runs (each counted once). {where}", "",
+        *_hosts_section(source_dir, toc),
         f"Exact versions of the main packages ({len(pins)} pinned in all, in `constraints.txt`): "
         f"{versions}.", "",
         "Re-execute one chapter with `python -m greenelm_book.running.runner run --profile full "
         "--out book --chapter NAME` (each chapter's *Re-run this chapter* box gives the command "
         "and its parameters), every stale one with `make book`, all with `make book-full`.",
         ""])
+
+
+def timing_comparisons(source_dir: Path, toc=None) -> list[tuple[str, str, str]]:
+    """Every claim answer that compares timings (rests on two or more timing results), as ``(the claim's
+    statement and where the paper prints it, chapter, where and when they were measured)``
+    (:func:`greenelm_book.store.results.measured_on_text`)."""
+    from ..paper import CLAIMS
+    from ..store.results import is_timing, load_all, measured_on_text
+
+    claims = {c.id: f"{c.statement} ({c.where})" for c in CLAIMS}
+
+    stored = load_all(Path(source_dir) / "results")
+    owners = {key: result for content in stored.values() for key, result in content["results"].items()}
+    names = set(chapters(toc))
+    rows = []
+    for chapter, content in stored.items():
+        if chapter not in names:
+            continue
+        for claim, answer in sorted(content["answers"].items()):
+            timings = [owners[k] for k in answer.keys if k in owners and is_timing(k, owners[k].unit)]
+            if len(timings) >= 2:
+                rows.append((claims.get(claim, claim), chapter, measured_on_text(timings)))
+    return rows
+
+
+def _hosts_section(source_dir: Path, toc) -> list[str]:
+    """The lines of the page's *Hosts that measured the timings* section (:func:`timing_hosts`)."""
+    hosts = timing_hosts(source_dir, toc)
+    if not hosts:
+        return []
+    return ["## Hosts that measured the timings", "",
+            "Every timing result records the host that measured it (CPU model, cores, kernel, BLAS and its "
+            "GEMM rate at the time). Two timings count as measured on one machine only when both record "
+            "the same CPU model, cores, kernel and BLAS (`greenelm_book.store.results.same_host`); a host "
+            "shown on two rows is two machines. Timings stored before results recorded a host, or read "
+            "from a report or cache entry that did not record one, are counted as *host not recorded*.",
+            "", "| host | timing results | chapters |", "| --- | ---: | --- |",
+            *(f"| {host} | {count} | {', '.join(names)} |" for host, count, names in hosts), "",
+            *_comparisons_lines(source_dir, toc)]
+
+
+def _comparisons_lines(source_dir: Path, toc) -> list[str]:
+    rows = timing_comparisons(source_dir, toc)
+    if not rows:
+        return []
+    return ["Where an answer compares timings, where and when each was measured:", "",
+            "| claim | chapter | measured |", "| --- | --- | --- |",
+            *(f"| {claim} | {{doc}}`{chapter} <{chapter}>` | {text} |" for claim, chapter, text in rows), ""]

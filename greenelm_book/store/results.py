@@ -20,6 +20,18 @@ A **key** names a configuration (``dataset/model/.../quantity``); its **setting*
 full (a JSON object). Within the results dir a key has exactly one value and one setting, and no
 two keys share a setting and a quantity — ``tests/test_results_store.py`` checks both over the
 committed store, and that what the chapters print agrees with it.
+
+**Provenance.** A result's ``date`` is the day its values were *measured*, not the day the chapter
+that records it was executed (``executed``): given as ``provenance=`` (a :class:`Provenance`: a
+benchmark report's or a cache entry's date, :meth:`Provenance.from_cache`), else read from what the
+setting says of the measurement (``measured``, ``computed_at``, ``finished_at``, ``started_at``, or a
+time stamp in ``source``: :func:`measured_date`), else the day of this execution when the process has
+read nothing from the results cache (so the values were measured now), else ``""``: not recorded. A
+timing result (:func:`is_timing`) carries the ``host`` that measured it (:func:`greenelm_book.bench.host_info`'s
+CPU model, cores, kernel, BLAS and GEMM rate; ``None``: not recorded), and :func:`same_host` says
+whether two timings were measured on one machine. Results written before these fields existed read
+back with ``executed`` = their old ``date`` and the measurement date and host not recorded
+(``python -m greenelm_book.running.migrate_provenance`` recovered what the records allow).
 """
 
 from __future__ import annotations
@@ -38,8 +50,8 @@ from greenelm._cachefiles import atomic_write
 
 from ..report import VERDICT_LABELS, Verdict
 
-__all__ = ["FORMAT", "ChapterResults", "Result", "Answer", "ResultsFileError", "load_all",
-           "results_dir"]
+__all__ = ["FORMAT", "ChapterResults", "Result", "Answer", "Provenance", "ResultsFileError", "load_all",
+           "results_dir", "measured_date", "is_timing", "same_host", "host_text", "measured_on_text", "NOT_RECORDED"]
 
 FORMAT = 1
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,9 +72,143 @@ def results_dir(profile: str) -> Path:
     return cache_dir() / "results-store" / profile
 
 
+#: what the book says of a provenance field a result does not carry
+NOT_RECORDED = "not recorded"
+#: the host fields a timing result records, in the order they are shown
+HOST_FIELDS = ("cpu", "cores", "kernel", "blas", "gemm_gflops")
+_ISO_DAY = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})(?:[T ]\d{2}:\d{2})?")
+_TIMING_UNITS = {"s", "ms", "µs", "min", "h", "GFLOP/s"}
+_TIMING_WORDS = re.compile(r"(seconds|time|latency|gflops|throughput|speedup)")
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where and when a result's values were measured: ``date`` (ISO day; ``""``: not recorded) and
+    ``host`` (:data:`HOST_FIELDS`, a field None where not recorded; ``None``: no host recorded)."""
+
+    date: str = ""
+    host: dict | None = None
+
+    @classmethod
+    def from_cache(cls, info: dict) -> "Provenance":
+        """The provenance of a value read or computed by :func:`~greenelm_book.store.results_cache.memoize`
+        (its ``info``): the entry's ``computed_at`` day and ``host`` (not recorded by entries written
+        before manifests carried them)."""
+        return cls(str(info.get("computed_at") or "")[:10], info.get("host"))
+
+    @classmethod
+    def now(cls) -> "Provenance":
+        """Measured by this process today, on this host (:func:`greenelm_book.bench.host_info`): for a value a
+        chapter times itself after it has read something from the results cache."""
+        from ..bench import host_info
+
+        return cls(_dt.date.today().isoformat(), host_info())
+
+
+def measured_date(setting: dict) -> str:
+    """The day a setting says its values were measured (the latest ISO date among its ``measured``,
+    ``computed_at``, ``finished_at`` and ``started_at`` fields, lists included, else a time stamp in its
+    ``source``); ``""`` when it says nothing."""
+    days = []
+    for field in ("measured", "computed_at", "finished_at", "started_at"):
+        value = setting.get(field)
+        for item in (value if isinstance(value, list) else [value]):
+            match = _ISO_DAY.match(str(item)) if isinstance(item, str) else None
+            if match:
+                days.append(match.group(1))
+    if not days and isinstance(setting.get("source"), str):
+        days = [m.group(1) for m in _ISO_DAY.finditer(setting["source"]) if m.group(0) != m.group(1)]
+    return max(days) if days else ""
+
+
+def is_timing(key: str, unit: str) -> bool:
+    """Whether a result is a timing (its value depends on the machine): a unit of time or GFLOP/s, or a
+    key naming seconds, times, latencies, throughputs or speedups (a time ratio is one)."""
+    return unit in _TIMING_UNITS or bool(_TIMING_WORDS.search(key))
+
+
+def _setting_host(setting: dict) -> dict | None:
+    """The host that measured an imported value, as :data:`HOST_FIELDS`: the one its setting names
+    (``host`` or ``machine``: a host dict, or words such as ``'Intel(R) Xeon(R) Processor, 16 cores'``),
+    else the one recorded by the benchmark report it names as its ``source`` (``benchmarks/<report>.json``,
+    :func:`greenelm_book.bench.report_host`); None when neither says."""
+    from ..bench import host_from_words, report_host
+
+    for field in ("host", "machine"):
+        value = setting.get(field)
+        if isinstance(value, dict):
+            return {f: value.get(f) for f in HOST_FIELDS}
+        if isinstance(value, str) and value:
+            return host_from_words(value)
+    match = re.match(r"(benchmarks/[\w./-]+\.json)", str(setting.get("source", "")))
+    path = ROOT / match.group(1) if match else None
+    if path is not None and path.is_file():
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return report_host(report) if isinstance(report, dict) else None
+    return None
+
+
+def host_text(host: dict | None) -> str:
+    """A host in words, each field it lacks said ``not recorded``:
+    ``"AMD EPYC, 2 cores, kernel 6.18.44, openblas 0.3.30 (Haswell), 2 threads, GEMM 61.2 GFLOP/s"``."""
+    if not host:
+        return f"host {NOT_RECORDED}"
+    cores = f"{host['cores']} cores" if host.get("cores") else f"cores {NOT_RECORDED}"
+    kernel = f"kernel {host.get('kernel') or NOT_RECORDED}"
+    blas = host.get("blas") or f"BLAS {NOT_RECORDED}"
+    gemm = f"GEMM {host['gemm_gflops']:g} GFLOP/s" if host.get("gemm_gflops") else f"GEMM rate {NOT_RECORDED}"
+    return ", ".join([host.get("cpu") or f"CPU {NOT_RECORDED}", cores, kernel, blas, gemm])
+
+
+def same_host(a: "Result", b: "Result") -> bool | None:
+    """Whether timings ``a`` and ``b`` were measured on one machine: True when both hosts are recorded
+    and agree on CPU model, cores, kernel and BLAS (the GEMM rate is a reading, not an identity);
+    False when a field recorded by both differs; None when it cannot be told (a host, or every
+    identifying field, not recorded on one side). A same-machine ratio of two timings needs True."""
+    if a.host is None or b.host is None:
+        return None
+    shared = [f for f in ("cpu", "cores", "kernel", "blas") if a.host.get(f) is not None and b.host.get(f) is not None]
+    if any(a.host[f] != b.host[f] for f in shared):
+        return False
+    complete = all(a.host.get(f) is not None and b.host.get(f) is not None for f in ("cpu", "cores", "kernel", "blas"))
+    return True if complete else None
+
+
+def measured_on_text(results) -> str:
+    """Where and when results (timings a page compares) were measured, in words: ``"measured on one host
+    (...), on 2026-11-28"``, or, unless :func:`same_host` vouches for every pair, each host with the keys it
+    measured and ``"not shown to be one machine"`` (so two hosts are never read as one); dates and hosts
+    not recorded are said so."""
+    results = list(results)
+    if not results:
+        raise ValueError("measured_on_text: no results")
+    days = sorted({r.date for r in results if r.date})
+    undated = sum(not r.date for r in results)
+    when = [f"on {days[0]}" if len(days) == 1 else f"on {days[0]} to {days[-1]}"] if days else []
+    if undated:
+        when.append(f"measurement date {NOT_RECORDED}" + (f" for {undated}" if days else ""))
+    when_text = "; ".join(when)
+    if len(results) == 1:
+        return f"measured on {host_text(results[0].host)}, {when_text}"
+    if all(same_host(results[0], r) for r in results[1:]):
+        return f"measured on one host ({host_text(results[0].host)}), {when_text}"
+    hosts: dict[str, list[str]] = {}
+    for r in results:
+        hosts.setdefault(host_text(r.host), []).append(r.key)
+    if len(hosts) == 1:
+        return f"measured on {next(iter(hosts))}: too little of the host recorded to show it was one machine; {when_text}"
+    return "measured on " + "; ".join(f"{h} ({', '.join(keys)})" for h, keys in hosts.items()) + \
+        f" — not shown to be one machine; {when_text}"
+
+
 @dataclass(frozen=True)
 class Result:
-    """One measured configuration: its runs' values (one per seed or repeat) and its setting."""
+    """One measured configuration: its runs' values (one per seed or repeat) and its setting; when
+    (``date``, ISO day, ``""`` not recorded) and on what ``host`` they were measured, and the day the
+    chapter that recorded them was ``executed`` (module docstring, *Provenance*)."""
 
     key: str
     values: tuple[float, ...]
@@ -72,6 +218,13 @@ class Result:
     machine: str
     date: str
     command: str
+    executed: str = ""
+    host: dict | None = None
+
+    @property
+    def measured_text(self) -> str:
+        """The measurement day, or ``not recorded``."""
+        return self.date or NOT_RECORDED
 
     @property
     def n(self) -> int:
@@ -147,11 +300,14 @@ class ChapterResults:
         return self.directory / f"{self.chapter}.json"
 
     # ------------------------------------------------------------------ writing
-    def record(self, key: str, values, unit: str, **setting) -> Result:
+    def record(self, key: str, values, unit: str, *, provenance: Provenance | dict | None = None,
+               **setting) -> Result:
         """Record configuration ``key``: ``values`` (one per run), its ``unit`` and full ``setting``.
 
-        A key recorded twice must get the same values and setting (else ``ValueError``): one
-        configuration, one value.
+        ``provenance``: when and on what host the values were measured, where they were not measured
+        by this execution (a benchmark report's, :meth:`Provenance.from_cache` of a cache entry's);
+        without it, the module docstring's *Provenance* rule applies. A key recorded twice must get
+        the same values and setting (else ``ValueError``): one configuration, one value.
         """
         if not isinstance(key, str) or not _KEY.match(key):
             raise ValueError(f"result key {key!r}: lower-case words separated by '/', e.g. "
@@ -159,8 +315,18 @@ class ChapterResults:
         values = tuple(float(v) for v in (values if hasattr(values, "__iter__") else [values]))
         if not values or not all(math.isfinite(v) for v in values):
             raise ValueError(f"result {key}: values must be finite numbers, one per run; got {values}")
-        result = Result(key, values, str(unit), _jsonable(setting, f"result {key} setting"),
-                        self.chapter, self.machine, self.date, _command(self.chapter, self.profile))
+        setting = _jsonable(setting, f"result {key} setting")
+        if isinstance(provenance, dict) and set(provenance) <= {"date", "host"}:
+            provenance = Provenance(**provenance)
+        if provenance is not None and not isinstance(provenance, Provenance):
+            raise TypeError(f"result {key}: provenance must be a results.Provenance or a dict of its fields "
+                            f"('date', 'host'), not {provenance!r}")
+        if provenance is not None and provenance.date and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", provenance.date):
+            raise ValueError(f"result {key}: provenance date must be an ISO day (YYYY-MM-DD) or '' (not recorded), "
+                             f"not {provenance.date!r}")
+        date, host = self._measured(setting, provenance, is_timing(key, str(unit)))
+        result = Result(key, values, str(unit), setting, self.chapter, self.machine, date,
+                        _command(self.chapter, self.profile), self.date, host)
         previous = self.results.get(key)
         if previous is not None and (previous.values, previous.setting) != (values, result.setting):
             raise ValueError(f"result {key} recorded twice with different values or settings: "
@@ -168,6 +334,22 @@ class ChapterResults:
         self.results[key] = result
         self._save()
         return result
+
+    def _measured(self, setting: dict, provenance: Provenance | None, timing: bool) -> tuple[str, dict | None]:
+        """(date, host) of a result being recorded (module docstring, *Provenance*); the host only for a timing."""
+        if provenance is not None:
+            date, host = provenance.date, provenance.host
+        elif measured_date(setting):
+            date, host = measured_date(setting), _setting_host(setting)
+        elif _cache_reads() == 0:                 # nothing read from the cache: measured by this process
+            from ..bench import host_info
+
+            date, host = self.date, (host_info() if timing else None)
+        else:
+            date, host = "", None
+        if host is not None:
+            host = _jsonable({f: host.get(f) for f in HOST_FIELDS}, "host")
+        return date, (host if timing else None)
 
     def answer(self, claim: str, verdict: Verdict, *, keys=(), note: str = "") -> Answer:
         """Record this chapter's answer to ``claim`` (an id of :data:`paper.CLAIMS`)."""
@@ -215,6 +397,14 @@ class ChapterResults:
         return result
 
 
+def _cache_reads() -> int:
+    """How many results this process has read from the results cache (a value recorded after one may be
+    older than this execution)."""
+    from .results_cache import cache_reads
+
+    return cache_reads()
+
+
 def _check(condition: bool, path: Path, what: str) -> None:
     if not condition:
         raise ResultsFileError(f"{path}: {what}")
@@ -231,18 +421,25 @@ def _read(path: Path) -> dict:
     _check(data.get("chapter") == path.stem, path, f"'chapter' must be {path.stem!r}")
     results, answers = {}, {}
     _check(isinstance(data.get("results"), dict), path, "'results' must be an object")
-    fields = {"values", "unit", "setting", "chapter", "machine", "date", "command"}
+    before = {"values", "unit", "setting", "chapter", "machine", "date", "command"}   # written before provenance
+    fields = before | {"executed", "host"}
     for key, entry in data["results"].items():
-        _check(isinstance(entry, dict) and set(entry) == fields, path,
+        _check(isinstance(entry, dict) and set(entry) in (fields, before), path,
                f"result {key!r} must have exactly the fields {sorted(fields)}")
+        if set(entry) == before:               # its 'date' was the execution's: the measurement's is not recorded
+            entry = {**entry, "executed": entry["date"], "date": "", "host": None}
+        _check(all(re.fullmatch(r"(\d{4}-\d{2}-\d{2})?", str(entry[f] or "")) for f in ("date", "executed")), path,
+               f"result {key!r}: 'date' and 'executed' must be ISO days (YYYY-MM-DD), 'date' possibly '' (not recorded)")
+        _check(entry["host"] is None or (isinstance(entry["host"], dict) and set(entry["host"]) <= set(HOST_FIELDS)),
+               path, f"result {key!r}: 'host' must be null or an object of {list(HOST_FIELDS)}")
         values = entry["values"]
         _check(isinstance(values, list) and values and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values),
             path, f"result {key!r}: 'values' must be a non-empty list of finite numbers")
         _check(isinstance(entry["setting"], dict), path, f"result {key!r}: 'setting' must be an object")
         results[key] = Result(key, tuple(float(v) for v in values), str(entry["unit"]), entry["setting"],
-                              str(entry["chapter"]), str(entry["machine"]), str(entry["date"]),
-                              str(entry["command"]))
+                              str(entry["chapter"]), str(entry["machine"]), str(entry["date"] or ""),
+                              str(entry["command"]), str(entry["executed"]), entry["host"])
     _check(isinstance(data.get("answers"), dict), path, "'answers' must be an object")
     for claim, entry in data["answers"].items():
         verdict = entry.get("verdict") if isinstance(entry, dict) else None

@@ -11,8 +11,10 @@ or moving a helper keeps every entry; changing any code the computation runs rec
 * ``{name}-{key}.json`` — the manifest: format, name, full key, params, code digest (with the
   functions, classes and constants it covers, each with its own digest, and the library versions,
   for the reader and to say what changed), compute seconds, the SHA-256 of the payload file, the
-  result's structure (arrays referred to by their name in the payload), and the SHA-256 of the
-  manifest itself.
+  result's structure (arrays referred to by their name in the payload), when it was computed
+  (``computed_at``, UTC) and on what host (:func:`greenelm_book.bench.host_info`), and the SHA-256 of the
+  manifest itself. ``info`` carries ``computed_at`` and ``host`` back (None for an entry written before
+  manifests recorded them), for :meth:`greenelm_book.store.results.Provenance.from_cache`.
 
 Both are written atomically (temporary file, then ``os.replace``), the payload first and the
 manifest last, so a manifest means a complete entry. Nothing is ever unpickled. On a read, an
@@ -68,6 +70,7 @@ raises TypeError at store time, naming the type and its place in the result
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import io
 import json
@@ -480,6 +483,23 @@ def _read_entry(stem: Path, expected: dict):
     return result, seconds, (text, payload)
 
 
+_READS = [0]          # results this process has read from the cache (local or record): cache_reads()
+
+
+def cache_reads() -> int:
+    """How many results this process has read from the cache (local or of record) so far: a value
+    recorded after one may have been measured before this execution
+    (:class:`greenelm_book.store.results.ChapterResults` then does not stamp it with today's date)."""
+    return _READS[0]
+
+
+def _measured_fields(manifest_bytes: bytes) -> dict:
+    """``{"computed_at", "host"}`` of an entry's manifest (None where an entry written before manifests
+    carried them lacks one)."""
+    manifest = json.loads(manifest_bytes.decode("utf-8"))
+    return {"computed_at": manifest.get("computed_at"), "host": manifest.get("host")}
+
+
 def _log_compute(name: str, cached: bool, seconds: float, **fields) -> None:
     """Append ``{"name", "cached", "seconds", **fields}`` to ``$GREENELM_COMPUTE_LOG`` when it is set."""
     log = os.environ.get(COMPUTE_LOG_ENV)
@@ -778,7 +798,9 @@ def memoize(name: str, params: dict, compute, refresh: bool = False):
             _record(record_stem, files, expected, keep) if writing else (False, None))
         _log_compute(name, True, seconds, entry=entry, source=source, recorded=recorded,
                      **({"record_note": note} if writing else {}), **({"warnings": problems} if problems else {}))
-        return result, {"cached": True, "seconds": seconds, "path": str(manifest_path), "source": source}
+        _READS[0] += 1
+        return result, {"cached": True, "seconds": seconds, "path": str(manifest_path), "source": source,
+                        **_measured_fields(files[0])}
     changed = explain_change(name, canonical, code, [folder, record])
     if changed and os.environ.get(COMPUTE_LOG_ENV):
         _log_event("computing", name=name, entry=entry, changed=changed)       # the runner shows it now
@@ -788,14 +810,17 @@ def memoize(name: str, params: dict, compute, refresh: bool = False):
     start = time.perf_counter()
     result = compute()
     seconds = time.perf_counter() - start
+    from ..bench import host_info
+
+    measured = {"computed_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"), "host": host_info()}
     encoder = _Encoder()
     structure = encoder.node(result)
     files = _write_entry(stem, dict(expected, code_units=code["units"], code_items=code["items"],
-                                    libraries=code["libraries"], seconds=seconds, result=structure),
+                                    libraries=code["libraries"], seconds=seconds, result=structure, **measured),
                          encoder.arrays)
     recorded, note = _record(record_stem, files, expected, keep=False) if writing else (False, None)
     _log_compute(name, False, seconds, entry=entry, source="computed", recorded=recorded,
                  **({"record_note": note} if writing else {}), **({"changed": changed} if changed else {}),
                  **({"warnings": problems} if problems else {}))
     return result, {"cached": False, "seconds": seconds, "path": str(stem.with_name(stem.name + ".json")),
-                    "source": "computed"}
+                    "source": "computed", **measured}
