@@ -132,6 +132,7 @@ def test_an_sgd_point_is_read_once_and_its_record_has_the_measurement(setup):
     assert record["sampling_error"] == pytest.approx(100 * math.sqrt(0.25 * 0.75 / 20))
     assert all(len(record["load_average"][when]) == 3 for when in ("started", "finished"))
     assert "model" not in record["trainer"] and record["wall_seconds"] >= 0
+    assert record["machine"]["cores"] >= 1 and record["peak_memory_gb"] > 0
     (read,) = json.loads((out / "test-reads.json").read_text())["reads"]
     assert (read["kind"], read["seed"], read["configuration"]) == ("fixed", 1, record["point"])
     fb.run_point("mnist", 3, 1, out_dir=out, params=params, train=train, log=quiet)

@@ -237,9 +237,11 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     (default the recipe's trainer; its ``seconds`` are the training seconds). ``subset``: the first N rows
     of each split (a check, not a measurement). The record: dataset, seed, point (as declared), settings
     (what was fitted), n_train, n_test, seconds (training), scoring_seconds, test_accuracy (%),
-    sampling_error (points), started_at, wall_seconds, load_average {"started", "finished"}, test_reads,
+    sampling_error (points), started_at, wall_seconds, load_average {"started", "finished"}, peak_memory_gb
+    (the process's peak resident memory over the point), machine (:func:`~greenelm_book.bench.chapter_machine`:
+    CPU, usable cores), test_reads,
     and per family the pick and the protocol's seconds, or the trainer's own record."""
-    from ..bench import load_average
+    from ..bench import chapter_machine, load_average, peak_rss_bytes, reset_peak_rss
     from .frontier_features import IMAGE_SHAPES
 
     spec = load_budget(params)
@@ -263,6 +265,7 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     gate._check(dataset, int(seed), point, "fixed")              # refused here unless declared
     _refuse_second_read(gate, dataset, seed, point, path)
     started = datetime.datetime.now(datetime.timezone.utc)
+    reset_peak_rss()
     load_started = load_average()
     clock = time.perf_counter()
     record = {"dataset": dataset, "seed": int(seed), "point": point, "subset": subset}
@@ -290,6 +293,7 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     record.update(n_test=n_test, sampling_error=sampling_error(record["test_accuracy"], n_test),
                   started_at=started.isoformat(timespec="seconds"), wall_seconds=time.perf_counter() - clock,
                   load_average={"started": load_started, "finished": load_average()},
+                  peak_memory_gb=peak_rss_bytes() / 1e9, machine=chapter_machine(),
                   test_reads=gate.reads(dataset, int(seed)))
     _write_json_atomically(path, json.loads(json.dumps(record, allow_nan=False)))
     log(f"{dataset}, {point_slug(point)}, seed {seed}: test {record['test_accuracy']:.2f} %, "
