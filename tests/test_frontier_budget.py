@@ -323,3 +323,22 @@ def test_fronts_are_read_from_records_by_family_and_a_seed_twice_is_refused():
     assert fb.front(records, "one-shot") == []
     with pytest.raises(ValueError, match="seed 0 recorded twice"):
         fb.front(records + records[:1], "sgd")
+
+
+def test_a_datasets_fronts_and_marker_are_read_from_the_committed_records(setup):
+    out, params, records = setup
+    assert fb.fronts("mnist", out, params)["one_shot"] == [] and fb.fronts("mnist", out, params)["marker"] is None
+    records.mkdir()
+    for seed in (0, 1, 2):
+        fp.seed_record_path(records, "mnist", seed).write_text(json.dumps(
+            {"pick": PICK, "seconds": {"total": 900.0 + seed}, "test_accuracy": 99.0 + seed / 10, "n_test": 20}))
+        fb.run_point("mnist", 0, seed, out_dir=out, params=params, build=Builder(), log=quiet)
+        fb.run_point("mnist", 2, seed, out_dir=out, params=params, train=Trainer(), log=quiet)
+    got = fb.fronts("mnist", out, params)
+    assert [p["label"] for p in got["one_shot"]] == ["N = 30, K = 8"] and got["one_shot"][0]["seeds"] == [0, 1, 2]
+    assert [p["label"] for p in got["sgd"]] == ["1 epoch"] and got["sgd"][0]["seconds"] == {0: 2.5, 1: 2.5, 2: 2.5}
+    assert got["marker"]["seconds"] == {0: 900.0, 1: 901.0, 2: 902.0} and (got["n_test"], got["recipe"]) == (
+        20, "pytorch-mnist-cnn")
+    params.write_text(params.read_text().replace("epochs: 1}", "epochs: 3}"), encoding="utf-8")
+    with pytest.raises(ValueError, match="are not declared in the budget's parameters"):
+        fb.fronts("mnist", out, params)

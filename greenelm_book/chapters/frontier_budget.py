@@ -460,7 +460,7 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
     up_to = comparisons[lead - 1]["seconds"] if lead else None
     sgd_from = comparisons[len(outcomes) - trail]["seconds"] if trail else None
     result = {"comparisons": comparisons, "outside": [p["label"] for p in outside], "one_shot_up_to": up_to,
-              "sgd_from": sgd_from}
+              "sgd_from": sgd_from, "rule": CROSSING_RULE, "sampling_error": n_test is not None}
     result["sentence"] = crossing_sentence(result, one_shot, outside)
     return result
 
@@ -522,6 +522,28 @@ def protocol_marker(dataset: str, records_dir: str | Path, seeds: Sequence[int])
     return {"seconds": {s: r["seconds"] for s, r in found.items()},
             "accuracy": {s: r["test_accuracy"] for s, r in found.items()},
             "n_test": next(iter(found.values()))["n_test"]}
+
+
+def fronts(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | None = None,
+           records_dir: str | Path | None = None) -> dict:
+    """What a dataset's figure and answer read, from the committed records: {"one_shot", "sgd"
+    (:func:`front` of each family), "marker" (:func:`protocol_marker` over the declared seeds), "n_test"
+    (None before any point ran), "recipe" (the SGD points' model)}; a recorded point that is no longer
+    declared is a ValueError (the records and the declaration must agree)."""
+    spec = load_budget(params)
+    declared = {configuration_key(p) for p in dataset_points(spec, dataset)}
+    records = load_points(dataset, out_dir)
+    stray = sorted({configuration_key(r["point"]) for r in records} - declared)
+    if stray:
+        raise ValueError(f"{dataset}: recorded point(s) {stray} are not declared in the budget's parameters")
+    one_shot, sgd = front(records, "one-shot"), front(records, "sgd")
+    n_tests = {int(r["n_test"]) for r in records}
+    if len(n_tests) > 1:
+        raise ValueError(f"{dataset}: the points were scored on test sets of different sizes {sorted(n_tests)} "
+                         "(a subset run among the full ones?)")
+    return {"one_shot": one_shot, "sgd": sgd, "n_test": n_tests.pop() if n_tests else None,
+            "marker": protocol_marker(dataset, records_dir or spec["protocol_records"], spec["seeds"]),
+            "recipe": RECIPES[dataset]}
 
 
 def _summary(entry: Mapping) -> tuple[float, float, float, float, float]:
@@ -608,7 +630,7 @@ if __name__ == "__main__":
 
 
 __all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "PICK_SOURCES", "accuracy_text",
-           "check_point", "crossing", "crossing_sentence", "dataset_points", "difference_sampling_error", "front",
+           "check_point", "crossing", "crossing_sentence", "dataset_points", "difference_sampling_error", "front", "fronts",
            "gain_with_sampling", "load_budget", "load_points", "main", "one_shot_settings", "plot_fronts",
            "point_label", "point_record_path", "point_slug", "protocol_marker", "protocol_pick", "recipe_words",
            "run_point", "sampling_error", "training_rows"]
