@@ -266,6 +266,11 @@ def test_an_inconclusive_answer_when_the_seeds_spread_more_than_the_fronts_diffe
 
 
 def test_the_crossing_with_sampling_error_and_fronts_that_cross_twice():
+    far = make_front("sgd", [20, 200], [90.0, 99.9])
+    by_the_page = fb.answer({"one_shot": ONE_SHOT, "sgd": far, "n_test": 10_000, "recipe": "pytorch-mnist-cnn"})
+    assert by_the_page["sampling_error"] and [c["outcome"] for c in by_the_page["comparisons"]] == ["gain", "loss"]
+    assert by_the_page["comparisons"][0]["verdict"].ours.startswith(
+        "gain: the one-shot model − the PyTorch examples' MNIST CNN =")
     close = make_front("sgd", [20, 200], [97.5, 97.95])     # 0.2 points ahead of the one-shot front, then behind
     plain = fb.crossing(ONE_SHOT, close)
     assert [c["outcome"] for c in plain["comparisons"]] == ["loss", "gain"]
@@ -339,6 +344,8 @@ def test_a_datasets_fronts_and_marker_are_read_from_the_committed_records(setup)
     assert [p["label"] for p in got["sgd"]] == ["1 epoch"] and got["sgd"][0]["seconds"] == {0: 2.5, 1: 2.5, 2: 2.5}
     assert got["marker"]["seconds"] == {0: 900.0, 1: 901.0, 2: 902.0} and (got["n_test"], got["recipe"]) == (
         20, "pytorch-mnist-cnn")
+    said = fb.answer(got)
+    assert said["sampling_error"] and said["outside"] == ["1 epoch"] and "not compared" in said["sentence"]
     params.write_text(params.read_text().replace("epochs: 1}", "epochs: 3}"), encoding="utf-8")
     with pytest.raises(ValueError, match="are not declared in the budget's parameters"):
         fb.fronts("mnist", out, params)

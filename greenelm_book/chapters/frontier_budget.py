@@ -546,6 +546,16 @@ def fronts(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | 
             "recipe": RECIPES[dataset]}
 
 
+def answer(fronts_of: Mapping) -> dict:
+    """The answer under a dataset's figure as the page gives it: :func:`crossing` of :func:`fronts`' two
+    fronts with the test-set sampling error in the gain rule (:func:`gain_with_sampling`), the SGD side
+    named by its recipe."""
+    from .frontier import RECIPE_WORDS
+
+    return crossing(fronts_of["one_shot"], fronts_of["sgd"], n_test=fronts_of["n_test"],
+                    names=(RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]), "the one-shot model"))
+
+
 def _summary(entry: Mapping) -> tuple[float, float, float, float, float]:
     """(mean seconds, sd seconds, mean accuracy, sd accuracy, sampling error) of a point or marker."""
     seconds, accuracy = list(entry["seconds"].values()), list(entry["accuracy"].values())
@@ -629,7 +639,7 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "PICK_SOURCES", "accuracy_text",
+__all__ = ["answer", "BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "PICK_SOURCES", "accuracy_text",
            "check_point", "crossing", "crossing_sentence", "dataset_points", "difference_sampling_error", "front", "fronts",
            "gain_with_sampling", "load_budget", "load_points", "main", "one_shot_settings", "plot_fronts",
            "point_label", "point_record_path", "point_slug", "protocol_marker", "protocol_pick", "recipe_words",
