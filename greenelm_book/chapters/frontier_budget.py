@@ -357,11 +357,14 @@ def recipe_words(model: str, dataset: str, recipe=None) -> str:
 
     if model == "airbench94":
         r = recipe or fast_sgd.AIRBENCH94
-        words = (f"Jordan's airbench94: SGD with Nesterov momentum {r.momentum:g} on label-smoothed ({r.label_smoothing:g}) "
-                 f"cross-entropy, batches of {r.batch_size:,}, the learning rate rising linearly from "
-                 f"{r.lr_start:g}× to its peak over the first {100 * r.lr_peak:g} % of the steps then falling "
-                 f"linearly to {r.lr_end:g}×, lookahead weight averaging every {r.lookahead_every} steps, "
-                 f"{r.train_epochs:g} epochs with flips and 2-pixel translations")
+        augmentation = [("alternating flips" if r.alternating_flip else "random flips") if r.flip else "",
+                        f"{r.translate}-pixel translations" if r.translate else ""]
+        augmentation = " and ".join(a for a in augmentation if a) or "no augmentation"
+        words = (f"Jordan's airbench94: SGD with Nesterov momentum {r.momentum:g} on label-smoothed "
+                 f"({r.label_smoothing:g}) cross-entropy, batches of {r.batch_size:,}, the learning rate rising "
+                 f"linearly from {r.lr_start:g}× to its peak over the first {100 * r.lr_peak:g} % of the steps "
+                 f"then falling linearly to {r.lr_end:g}×, lookahead weight averaging every {r.lookahead_every} "
+                 f"steps, {r.train_epochs:g} epochs with {augmentation}")
         own = "cifar10"
     elif model == "pytorch-mnist-cnn":
         r = recipe or fast_sgd.PYTORCH_MNIST_CNN
@@ -374,8 +377,9 @@ def recipe_words(model: str, dataset: str, recipe=None) -> str:
     if dataset != own:
         from ..paper import DATASET_NAMES
 
-        words += (f"; on {DATASET_NAMES.get(dataset, dataset)} it is the {DATASET_NAMES.get(own, own)} recipe as "
-                  f"published, not tuned for {DATASET_NAMES.get(dataset, dataset)} (no published recipe for it is used)")
+        name = DATASET_NAMES.get(dataset, dataset)
+        words += (f"; on {name} it is the {DATASET_NAMES.get(own, own)} recipe as published, not tuned for {name} "
+                  "(no published recipe for it is used)")
     return words
 
 
@@ -477,7 +481,8 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
                 + (f" ({_seconds_text(min(span))} to {_seconds_text(max(span))})" if span else "")
                 + " and " + ("is" if len(outside) == 1 else "are") + " not compared.")
     if not comparisons:
-        return "No SGD point lies within the one-shot front's seconds: the fronts are not compared at equal seconds." + ends
+        return ("No SGD point lies within the one-shot front's seconds: the fronts are not compared at equal "
+                "seconds." + ends)
     outcomes = [c["outcome"] for c in comparisons]
     first, last = _seconds_text(comparisons[0]["seconds"]), _seconds_text(comparisons[-1]["seconds"])
     at = "at equal training seconds on the same cores, by the book's gain rule"
@@ -639,8 +644,8 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["answer", "BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "PICK_SOURCES", "accuracy_text",
-           "check_point", "crossing", "crossing_sentence", "dataset_points", "difference_sampling_error", "front", "fronts",
-           "gain_with_sampling", "load_budget", "load_points", "main", "one_shot_settings", "plot_fronts",
-           "point_label", "point_record_path", "point_slug", "protocol_marker", "protocol_pick", "recipe_words",
-           "run_point", "sampling_error", "training_rows"]
+__all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "PICK_SOURCES",
+           "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
+           "difference_sampling_error", "front", "fronts", "gain_with_sampling", "load_budget", "load_points", "main",
+           "one_shot_settings", "plot_fronts", "point_label", "point_record_path", "point_slug", "protocol_marker",
+           "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]
