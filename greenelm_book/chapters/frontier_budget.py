@@ -368,9 +368,9 @@ def recipe_words(model: str, dataset: str, recipe=None) -> str:
         own = "cifar10"
     elif model == "pytorch-mnist-cnn":
         r = recipe or fast_sgd.PYTORCH_MNIST_CNN
-        words = (f"the PyTorch examples' MNIST CNN trained with Adadelta (not SGD: learning rate {r.lr:g}), "
-                 f"the learning rate multiplied by {r.gamma:g} after each epoch (step decay, StepLR), batches "
-                 f"of {r.batch_size}, {r.epochs} epochs")
+        words = (f"the PyTorch examples' MNIST CNN, trained with Adadelta (learning rate {r.lr:g}; a gradient method "
+                 f"with per-weight adaptive steps, not plain SGD), its learning rate multiplied by {r.gamma:g} after "
+                 f"each epoch (step decay, StepLR), batches of {r.batch_size}, {r.epochs} epochs")
         own = "mnist"
     else:
         raise ValueError(f"no recipe {model!r}: have airbench94, pytorch-mnist-cnn")
