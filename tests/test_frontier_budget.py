@@ -293,7 +293,7 @@ def test_the_figure_has_both_fronts_the_protocols_marker_and_a_log_seconds_axis(
     (ax,) = fig.axes
     assert ax.get_xscale() == "log" and ax.get_ylabel() == "test accuracy (%)"
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert labels == ["the one-shot model (the protocol's pick, refit smaller)", "the PyTorch examples' CNN",
+    assert labels == ["the one-shot model (the protocol's pick refit at growing N and K)", "the PyTorch examples' CNN",
                       "the whole protocol (every rung, the refit, the scoring)"]
     lines = [c.lines[0] for c in ax.containers if c.lines[0] is not None and len(c.lines[0].get_xdata()) > 1]
     assert sorted(len(line.get_xdata()) for line in lines) == [3, 4]

@@ -581,7 +581,7 @@ def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping
     from ..report import colour, log_ticks
 
     fig, ax = plt.subplots(figsize=(7.5, 4.5))
-    series = [("the one-shot model (the protocol's pick, refit smaller)", one_shot, colour("Green-ELM"), "o"),
+    series = [("the one-shot model (the protocol's pick refit at growing N and K)", one_shot, colour("Green-ELM"), "o"),
               (sgd_name, sgd, colour("SGD CNN"), "s")]
     ticks = []
     for name, points, tint, shape in series:
