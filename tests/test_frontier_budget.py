@@ -69,6 +69,7 @@ def setup(tmp_path, monkeypatch):
     data = (rng.random((40, 784), dtype=np.float32), rng.integers(0, 10, 40),
             rng.random((20, 784), dtype=np.float32), np.r_[np.zeros(5, int), np.ones(15, int)])
     monkeypatch.setattr(fb, "protocol_data", lambda dataset, subset=None: data)
+    monkeypatch.setattr(fb, "RUNS_DIR", tmp_path / "opponents")      # the opponents' records: none unless written
     records = tmp_path / "halving"
     params = tmp_path / "budget.yml"
     params.write_text(params_text(records), encoding="utf-8")
@@ -246,7 +247,7 @@ def test_no_crossing_either_way_and_points_outside_the_front():
     assert result["outside"] == ["sgd 0", "sgd 3"] and result["sgd_from"] is None
     assert result["sentence"].startswith("The one-shot model is more accurate than SGD at every compared budget "
                                          "(50 s to 505 s)")
-    assert "SGD's sgd 0, sgd 3 (5.0 s, 20,200 s) lie outside the one-shot front's seconds (10 s to 10,100 s)" \
+    assert "SGD at sgd 0, sgd 3 (5.0 s, 20,200 s) lie outside the one-shot front's seconds (10 s to 10,100 s)" \
         in result["sentence"]
     better = make_front("sgd", [20, 200, 2000], [99.0, 99.3, 99.6], jitter=0.02)
     assert fb.crossing(ONE_SHOT, better)["sentence"].startswith(
@@ -280,6 +281,7 @@ def test_the_crossing_with_sampling_error_and_fronts_that_cross_twice():
     assert "do not divide" in sentence and "at 20 s the one-shot model is more accurate, at 202 s SGD is more " \
                                            "accurate, at 2,020 s the one-shot model is more accurate" in sentence
     assert fb.crossing(ONE_SHOT, make_front("sgd", [1], [50.0]))["sentence"].startswith("No SGD point lies within")
+    assert fb.crossing([], zigzag)["sentence"] == "The one-shot front has no point yet: the fronts are not compared."
 
 
 # ----------------------------------------------------------------------------- the figure and the words
@@ -352,3 +354,29 @@ def test_a_datasets_fronts_and_marker_are_read_from_the_committed_records(setup)
     params.write_text(params.read_text().replace("epochs: 1}", "epochs: 3}"), encoding="utf-8")
     with pytest.raises(ValueError, match="are not declared in the budget's parameters"):
         fb.fronts("mnist", out, params)
+
+
+def test_an_sgd_point_at_its_own_schedule_is_read_from_the_opponents_record_not_measured_again(setup, tmp_path):
+    from greenelm_book.chapters import fast_sgd
+
+    assert fb.OWN_EPOCHS == {"airbench94": fast_sgd.AIRBENCH94.train_epochs,
+                             "pytorch-mnist-cnn": fast_sgd.PYTORCH_MNIST_CNN.epochs}
+    out, params, _ = setup
+    opponents = tmp_path / "opponents"
+    opponents.mkdir()
+    published = opponents / "mnist-pytorch-mnist-cnn-published-seed0.json"
+    published.write_text(json.dumps({"accuracy": 99.1, "seconds": 750.0, "n_test": 20, "epochs": 14.0,
+                                     "subset": None}))
+    train = Trainer()
+    assert fb.run_point("mnist", 3, 0, out_dir=out, params=params, train=train, log=quiet) == published
+    assert not train.calls and not (out / "test-reads.json").exists()        # no second measurement, no read
+    fb.run_point("mnist", 3, 1, out_dir=out, params=params, train=train, log=quiet)   # seed 1: none there
+    assert len(train.calls) == 1
+    fb.run_point("mnist", 2, 0, out_dir=out, params=params, train=train, log=quiet)   # 1 epoch: measured here
+    (own, short) = sorted(fb.fronts("mnist", out, params)["sgd"], key=lambda p: p["point"]["epochs"], reverse=True)
+    assert own["accuracy"] == {0: 99.1, 1: 25.0} and own["seconds"] == {0: 750.0, 1: 2.5}
+    assert short["seeds"] == [0]
+    published.write_text(json.dumps({"accuracy": 99.1, "seconds": 750.0, "n_test": 20, "epochs": 14.0,
+                                     "subset": 600}))
+    with pytest.raises(ValueError, match="not the recipe's own schedule on all images"):
+        fb.opponent_point("mnist", {"family": "sgd", "model": "pytorch-mnist-cnn", "epochs": 14}, 0)

@@ -48,6 +48,11 @@ BUDGET_DIR = RUNS_DIR.parent / "frontier_budget"
 FAMILIES = {"one-shot": ("family", "pick_of", "n_train", "n_patches"), "sgd": ("family", "model", "epochs")}
 #: the protocols a one-shot point may name as ``pick_of``: their records' folder under ``book/``
 PICK_SOURCES = ("frontier_halving",)
+#: each recipe's own schedule (:data:`~greenelm_book.chapters.fast_sgd.AIRBENCH94`'s ``train_epochs``,
+#: :data:`~greenelm_book.chapters.fast_sgd.PYTORCH_MNIST_CNN`'s ``epochs``; a test holds them equal): an SGD
+#: point at it is the opponent's ``"published"`` run (:mod:`~greenelm_book.chapters.frontier_opponents`),
+#: measured once, there, and read from its record where it exists
+OWN_EPOCHS = {"airbench94": 9.9, "pytorch-mnist-cnn": 14}
 #: the least number of seeds a point is declared for (the gain rule needs 3)
 MIN_SEEDS = 3
 #: an outcome of the gain rule at one SGD point, in the crossing's words
@@ -208,6 +213,29 @@ def training_rows(n_rows: int, n_train: int | None, seed: int) -> np.ndarray:
     return np.sort(np.random.default_rng(int(seed)).permutation(n_rows)[:n_train])
 
 
+def opponent_point(dataset: str, point: Mapping, seed: int, opponents_dir: str | Path | None = None) -> dict | None:
+    """An SGD point at its recipe's own schedule (:data:`OWN_EPOCHS`) already measured as the opponent's
+    ``"published"`` run of ``seed``: that record as a point's record ({"dataset", "seed", "point",
+    "seconds", "test_accuracy", "n_test", "sampling_error", "measured_by" (its path)}); None for any
+    other point, or when that run has no record. ``opponents_dir``: the opponents' records (default
+    :data:`~greenelm_book.chapters.frontier_protocol.RUNS_DIR`)."""
+    from .frontier_opponents import opponent_record_path
+
+    if point["family"] != "sgd" or float(point["epochs"]) != OWN_EPOCHS[point["model"]]:
+        return None
+    path = opponent_record_path(opponents_dir or RUNS_DIR, dataset, "published", seed)
+    if not path.is_file():
+        return None
+    record = json.loads(path.read_text(encoding="utf-8"))
+    if record.get("subset") is not None or float(record["epochs"]) != float(point["epochs"]):
+        raise ValueError(f"{path}: not the recipe's own schedule on all images (subset {record.get('subset')}, "
+                         f"{record['epochs']} epochs); the point at {point['epochs']} epochs cannot read it")
+    return {"dataset": dataset, "seed": int(seed), "point": dict(point), "seconds": float(record["seconds"]),
+            "test_accuracy": float(record["accuracy"]), "n_test": int(record["n_test"]),
+            "sampling_error": sampling_error(float(record["accuracy"]), int(record["n_test"])),
+            "measured_by": str(path)}
+
+
 def _recipe_trainer(model: str) -> Callable:
     from . import fast_sgd
 
@@ -227,9 +255,11 @@ def _refuse_second_read(gate: TestGate, dataset: str, seed: int, point: Mapping,
 def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDGET_DIR,
               params: str | Path | None = None, records_dir: str | Path | None = None, subset: int | None = None,
               build: Callable = build_model, train: Callable | None = None,
-              log: Callable[[str], None] = print) -> Path:
+              opponents_dir: str | Path | None = None, log: Callable[[str], None] = print) -> Path:
     """Run the ``index``-th declared point of ``dataset`` (:func:`dataset_points`) for ``seed`` and write its
-    record, ``out_dir/<dataset>-<slug>-seed<seed>.json``; returns its path (skipped when it exists).
+    record, ``out_dir/<dataset>-<slug>-seed<seed>.json``; returns its path (skipped when it exists). An
+    SGD point at its recipe's own schedule whose opponent run is recorded in ``opponents_dir``
+    (:func:`opponent_point`) is not measured again: that record's path is returned.
 
     One-shot: ``build(candidate, image_shape, seed)`` (the protocol's :func:`build_model`) fitted on the
     point's training rows (timed: the training seconds), then scored through the gate. SGD: the test
@@ -255,6 +285,11 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     if path.exists():
         log(f"{dataset}, {point_slug(point)}, seed {seed}: recorded already ({path}), skipped")
         return path
+    measured = opponent_point(dataset, point, seed, opponents_dir)
+    if measured is not None:
+        log(f"{dataset}, {point_slug(point)}, seed {seed}: measured already as the opponent's published run "
+            f"({measured['measured_by']}), read there, skipped")
+        return Path(measured["measured_by"])
     pick = None
     if point["family"] == "one-shot":        # before any data is loaded: refused without the pick's record
         pick = protocol_pick(records_dir or spec["protocol_records"], dataset, seed)
@@ -475,11 +510,13 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
     ends = ""
     if outside:
         span = [_mean(p["seconds"]) for p in one_shot]
-        ends = (f" SGD's {', '.join(p['label'] for p in outside)} "
+        ends = (f" SGD at {', '.join(p['label'] for p in outside)} "
                 f"({', '.join(_seconds_text(_mean(p['seconds'])) for p in outside)}) "
                 f"{'lies' if len(outside) == 1 else 'lie'} outside the one-shot front's seconds"
                 + (f" ({_seconds_text(min(span))} to {_seconds_text(max(span))})" if span else "")
                 + " and " + ("is" if len(outside) == 1 else "are") + " not compared.")
+    if not one_shot:
+        return "The one-shot front has no point yet: the fronts are not compared."
     if not comparisons:
         return ("No SGD point lies within the one-shot front's seconds: the fronts are not compared at equal "
                 "seconds." + ends)
@@ -530,14 +567,19 @@ def protocol_marker(dataset: str, records_dir: str | Path, seeds: Sequence[int])
 
 
 def fronts(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | None = None,
-           records_dir: str | Path | None = None) -> dict:
+           records_dir: str | Path | None = None, opponents_dir: str | Path | None = None) -> dict:
     """What a dataset's figure and answer read, from the committed records: {"one_shot", "sgd"
     (:func:`front` of each family), "marker" (:func:`protocol_marker` over the declared seeds), "n_test"
-    (None before any point ran), "recipe" (the SGD points' model)}; a recorded point that is no longer
-    declared is a ValueError (the records and the declaration must agree)."""
+    (None before any point ran), "recipe" (the SGD points' model)}, an SGD point at its recipe's own
+    schedule read from the opponent's record where it has none here (:func:`opponent_point`); a recorded
+    point that is no longer declared is a ValueError (the records and the declaration must agree)."""
     spec = load_budget(params)
     declared = {configuration_key(p) for p in dataset_points(spec, dataset)}
     records = load_points(dataset, out_dir)
+    here = {(configuration_key(r["point"]), int(r["seed"])) for r in records}
+    records += [measured for point in dataset_points(spec, dataset) for seed in spec["seeds"]
+                if (configuration_key(point), int(seed)) not in here
+                and (measured := opponent_point(dataset, point, seed, opponents_dir)) is not None]
     stray = sorted({configuration_key(r["point"]) for r in records} - declared)
     if stray:
         raise ValueError(f"{dataset}: recorded point(s) {stray} are not declared in the budget's parameters")
@@ -644,8 +686,8 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "PICK_SOURCES",
-           "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
+__all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "OWN_EPOCHS",
+           "PICK_SOURCES", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "gain_with_sampling", "load_budget", "load_points", "main",
-           "one_shot_settings", "plot_fronts", "point_label", "point_record_path", "point_slug", "protocol_marker",
-           "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]
+           "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug",
+           "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]
