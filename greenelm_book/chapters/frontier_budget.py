@@ -10,7 +10,9 @@ Two fronts per dataset, every point declared in ``params/frontier_budget.yml`` b
   training images with ``n_patches`` filters (capped at the pick's own K); the point names the pick by
   reference, so it is fixed before the pick is known, and the pick it read is written into its record;
 * **SGD**: the dataset's opponent recipe (:mod:`greenelm_book.chapters.fast_sgd`) on all training
-  images with its schedule shortened to ``epochs`` (re-planned, not cut).
+  images with its schedule shortened to ``epochs`` (re-planned, not cut); at the recipe's own schedule
+  the point is the opponent's published run, read from its record where it has one
+  (:func:`opponent_point`), not measured twice.
 
 :func:`run_point` runs one point and seed and writes its record (training seconds on the machine's
 cores, test accuracy, the test-set sampling error, load averages at start and end); the command line
