@@ -1,0 +1,695 @@
+"""Accuracy against seconds: the one-shot model and SGD on the same two cores, at every budget (issue 62,
+items 5 and 6).
+
+Two fronts per dataset, every point declared in ``params/frontier_budget.yml`` before any of them runs
+(:func:`load_budget`) and each a fixed measurement read once per seed through the protocol's
+:class:`~greenelm_book.chapters.frontier_protocol.TestGate` (kind ``"fixed"``):
+
+* **one-shot**: the new protocol's pick (successive halving, its record per dataset and seed in
+  ``book/frontier_halving/``), refit on the first ``n_train`` rows of a seeded permutation of the
+  training images with ``n_patches`` filters (capped at the pick's own K); the point names the pick by
+  reference, so it is fixed before the pick is known, and the pick it read is written into its record;
+* **SGD**: the dataset's opponent recipe (:mod:`greenelm_book.chapters.fast_sgd`) on all training
+  images with its schedule shortened to ``epochs`` (re-planned, not cut); at the recipe's own schedule
+  the point is the opponent's published run, read from its record where it has one
+  (:func:`opponent_point`), not measured twice.
+
+:func:`run_point` runs one point and seed and writes its record (training seconds on the machine's
+cores, test accuracy, the test-set sampling error, load averages at start and end); the command line
+(:func:`main`) runs it alone under the run lock. A point's test labels are read once: a record that
+exists is skipped, and a point whose read is in the ledger without a record is refused.
+
+The page's side: :func:`front` (a family's points, per seed), :func:`crossing` (the answer under each
+figure, by the book's gain rule at each SGD point's seconds, :data:`CROSSING_RULE`), :func:`plot_fronts`
+(the figure), and the opponents named for what they are (:func:`recipe_words`), each accuracy with its
+test-set sampling error (:func:`sampling_error`, :func:`accuracy_text`) and the gain rule that accounts
+for it (:func:`gain_with_sampling`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import numbers
+import time
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from .frontier_opponents import RECIPES
+from .frontier_protocol import (RUNS_DIR, Candidate, TestGate, TestSetAlreadyRead, _write_json_atomically,
+                                build_model, configuration_key, protocol_data, seed_record_path)
+
+#: the points of the fronts, declared before any run
+BUDGET_PARAMS = Path(__file__).resolve().parents[2] / "params" / "frontier_budget.yml"
+#: where the points' records and their gate's ledger are written
+BUDGET_DIR = RUNS_DIR.parent / "frontier_budget"
+#: the two families of points, and the settings each point declares
+FAMILIES = {"one-shot": ("family", "pick_of", "n_train", "n_patches"), "sgd": ("family", "model", "epochs")}
+#: the protocols a one-shot point may name as ``pick_of``: their records' folder under ``book/``
+PICK_SOURCES = ("frontier_halving",)
+#: each recipe's own schedule (:data:`~greenelm_book.chapters.fast_sgd.AIRBENCH94`'s ``train_epochs``,
+#: :data:`~greenelm_book.chapters.fast_sgd.PYTORCH_MNIST_CNN`'s ``epochs``; a test holds them equal): an SGD
+#: point at it is the opponent's ``"published"`` run (:mod:`~greenelm_book.chapters.frontier_opponents`),
+#: measured once, there, and read from its record where it exists
+OWN_EPOCHS = {"airbench94": 9.9, "pytorch-mnist-cnn": 14}
+#: the least number of seeds a point is declared for (the gain rule needs 3)
+MIN_SEEDS = 3
+#: an outcome of the gain rule at one SGD point, in the crossing's words
+OUTCOME_WORDS = {"gain": "the one-shot model is more accurate", "loss": "SGD is more accurate",
+                 "no gain shown": "neither is"}
+#: how :func:`crossing` compares the fronts (the sentence under each figure)
+CROSSING_RULE = ("at each SGD point's training seconds, per seed, the one-shot front of the same seed is read "
+                 "by linear interpolation in log-seconds between its two neighbouring points (never extrapolated: "
+                 "an SGD point outside the one-shot front's seconds on any seed is not compared); the one-shot "
+                 "accuracy there is paired with the SGD point's by seed and judged by the book's gain rule "
+                 "(a gain when the mean paired difference exceeds 2 sd of the paired differences, and, with the "
+                 "test-set sampling error, 2 sampling errors of a difference; 3 seeds at least). The one-shot "
+                 "model is more accurate below the last of the leading run of gains (SGD points ordered by "
+                 "seconds), SGD above the first of the trailing run of losses")
+
+
+# ----------------------------------------------------------------------------- the declared points
+def _positive_int_or_none(name: str, value, where: str):
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+        raise ValueError(f"{where}: {name} must be a positive integer or null, got {value!r}")
+    return int(value)
+
+
+def check_point(dataset: str, point: Mapping) -> dict:
+    """One declared point checked: its family's settings exactly, a one-shot point's ``pick_of`` one of
+    :data:`PICK_SOURCES` and sizes positive (or null: all rows, the pick's K), an SGD point's model the
+    dataset's recipe (:data:`~greenelm_book.chapters.frontier_opponents.RECIPES`) and ``epochs`` > 0
+    (whole epochs for the PyTorch examples' CNN). Returns it as a plain dict."""
+    where = f"{dataset} point {dict(point)!r}"
+    if not isinstance(point, Mapping) or point.get("family") not in FAMILIES:
+        raise ValueError(f"{where}: family must be one of {sorted(FAMILIES)}")
+    expected = set(FAMILIES[point["family"]])
+    if set(point) != expected:
+        raise ValueError(f"{where}: a {point['family']} point declares exactly {sorted(expected)}; "
+                         f"missing {sorted(expected - set(point))}, unknown {sorted(set(point) - expected)}")
+    point = dict(point)
+    if point["family"] == "one-shot":
+        if point["pick_of"] not in PICK_SOURCES:
+            raise ValueError(f"{where}: pick_of must be one of {PICK_SOURCES}")
+        for name in ("n_train", "n_patches"):
+            point[name] = _positive_int_or_none(name, point[name], where)
+    else:
+        if dataset not in RECIPES or point["model"] != RECIPES[dataset]:
+            raise ValueError(f"{where}: the SGD points of {dataset} train its opponent recipe "
+                             f"{RECIPES.get(dataset)!r}, not {point['model']!r}")
+        epochs = point["epochs"]
+        if isinstance(epochs, bool) or not isinstance(epochs, numbers.Real) or not math.isfinite(epochs) or epochs <= 0:
+            raise ValueError(f"{where}: epochs must be a finite number > 0, got {epochs!r}")
+        if point["model"] == "pytorch-mnist-cnn" and float(epochs) != int(epochs):
+            raise ValueError(f"{where}: the PyTorch examples' CNN trains whole epochs (its StepLR steps per "
+                             f"epoch), got {epochs!r}")
+    configuration_key(point)
+    return point
+
+
+def load_budget(path: str | Path | None = None) -> dict:
+    """``params/frontier_budget.yml`` checked: {"seeds" [int] (>= :data:`MIN_SEEDS` distinct),
+    "protocol_records" (Path), "datasets": {name: {"one_shot": [point], "sgd": [point]}}}; each point
+    appears once per dataset and in the list of its family."""
+    import yaml
+
+    from .frontier import repo_path
+
+    path = Path(path or BUDGET_PARAMS)
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    unknown = sorted(set(data) - {"seeds", "protocol_records", "datasets"})
+    if unknown:
+        raise ValueError(f"{path}: unknown key(s) {unknown}")
+    seeds = data.get("seeds")
+    if not isinstance(seeds, list) or len(set(seeds)) != len(seeds) or len(seeds) < MIN_SEEDS \
+            or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
+        raise ValueError(f"{path}: seeds must be a list of at least {MIN_SEEDS} distinct integers, got {seeds!r}")
+    if not isinstance(data.get("protocol_records"), str):
+        raise ValueError(f"{path}: protocol_records must name the new protocol's records folder")
+    datasets = {}
+    for name, spec in (data.get("datasets") or {}).items():
+        if not isinstance(spec, Mapping) or set(spec) != {"one_shot", "sgd"}:
+            raise ValueError(f"{path}: datasets.{name} must have exactly one_shot and sgd (lists of points)")
+        lists = {}
+        for key, family in (("one_shot", "one-shot"), ("sgd", "sgd")):
+            points = [check_point(str(name), p) for p in (spec[key] or [])]
+            if not points or any(p["family"] != family for p in points):
+                raise ValueError(f"{path}: datasets.{name}.{key} must be a non-empty list of {family} points")
+            lists[key] = points
+        keys = [configuration_key(p) for p in lists["one_shot"] + lists["sgd"]]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"{path}: datasets.{name} declares a point twice")
+        datasets[str(name)] = lists
+    if not datasets:
+        raise ValueError(f"{path}: no dataset declares a point")
+    return {"seeds": seeds, "protocol_records": repo_path(data["protocol_records"]), "datasets": datasets}
+
+
+def dataset_points(spec: Mapping, dataset: str) -> list[dict]:
+    """The dataset's points in their declared order, one-shot first: the indices of ``--point``."""
+    if dataset not in spec["datasets"]:
+        raise KeyError(f"{dataset!r} declares no point (have {sorted(spec['datasets'])})")
+    entry = spec["datasets"][dataset]
+    return entry["one_shot"] + entry["sgd"]
+
+
+def point_slug(point: Mapping) -> str:
+    """A point's part of its record's file name: ``one-shot-n2500-k128``, ``one-shot-nall-kpick``,
+    ``sgd-airbench94-e9.9``."""
+    if point["family"] == "one-shot":
+        n = "all" if point["n_train"] is None else int(point["n_train"])
+        k = "pick" if point["n_patches"] is None else int(point["n_patches"])
+        return f"one-shot-n{n}-k{k}"
+    return f"sgd-{point['model']}-e{float(point['epochs']):g}"
+
+
+def point_record_path(out_dir: str | Path, dataset: str, point: Mapping, seed: int) -> Path:
+    return Path(out_dir) / f"{dataset}-{point_slug(point)}-seed{int(seed)}.json"
+
+
+def point_label(point: Mapping) -> str:
+    """A point in words for a figure or table: ``"N = 2,500, K = 128"``, ``"4 epochs"``."""
+    if point["family"] == "one-shot":
+        n = "all" if point["n_train"] is None else f"{int(point['n_train']):,}"
+        k = "the pick's" if point["n_patches"] is None else f"{int(point['n_patches']):,}"
+        return f"N = {n}, K = {k}"
+    epochs = float(point["epochs"])
+    return f"{epochs:g} epoch{'' if epochs == 1 else 's'}"
+
+
+# ----------------------------------------------------------------------------- one point, one seed
+def protocol_pick(records_dir: str | Path, dataset: str, seed: int) -> dict:
+    """The new protocol's record of ``dataset`` and ``seed``: {"pick" (its settings), "seconds" (the whole
+    protocol's), "test_accuracy", "n_test"}; FileNotFoundError naming the record when that seed has not run."""
+    path = seed_record_path(records_dir, dataset, seed)
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: the new protocol of {dataset}, seed {seed} has no record yet; a one-shot "
+                                "point refits that seed's pick, so run the protocol first "
+                                "(python -m greenelm_book.chapters.frontier_halving)")
+    record = json.loads(path.read_text(encoding="utf-8"))
+    return {"pick": dict(record["pick"]), "seconds": float(record["seconds"]["total"]),
+            "test_accuracy": float(record["test_accuracy"]), "n_test": int(record["n_test"])}
+
+
+def one_shot_settings(point: Mapping, pick: Mapping) -> dict:
+    """The candidate a one-shot point fits: the pick with ``n_patches`` set to the point's K, capped at the
+    pick's own (null: the pick's)."""
+    settings = dict(pick)
+    if point["n_patches"] is not None:
+        settings["n_patches"] = min(int(point["n_patches"]), int(pick["n_patches"]))
+    return settings
+
+
+def training_rows(n_rows: int, n_train: int | None, seed: int) -> np.ndarray:
+    """The first ``n_train`` of seed ``seed``'s permutation of ``n_rows`` rows, sorted (all rows for None);
+    ValueError when more are asked for than there are."""
+    if n_train is None:
+        return np.arange(n_rows)
+    if n_train > n_rows:
+        raise ValueError(f"the point asks for {n_train:,} training rows; the training set has {n_rows:,}")
+    return np.sort(np.random.default_rng(int(seed)).permutation(n_rows)[:n_train])
+
+
+def opponent_point(dataset: str, point: Mapping, seed: int, opponents_dir: str | Path | None = None) -> dict | None:
+    """An SGD point at its recipe's own schedule (:data:`OWN_EPOCHS`) already measured as the opponent's
+    ``"published"`` run of ``seed``: that record as a point's record ({"dataset", "seed", "point",
+    "seconds", "test_accuracy", "n_test", "sampling_error", "measured_by" (its path)}); None for any
+    other point, or when that run has no record. ``opponents_dir``: the opponents' records (default
+    :data:`~greenelm_book.chapters.frontier_protocol.RUNS_DIR`)."""
+    from .frontier_opponents import opponent_record_path
+
+    if point["family"] != "sgd" or float(point["epochs"]) != OWN_EPOCHS[point["model"]]:
+        return None
+    path = opponent_record_path(opponents_dir or RUNS_DIR, dataset, "published", seed)
+    if not path.is_file():
+        return None
+    record = json.loads(path.read_text(encoding="utf-8"))
+    if record.get("subset") is not None or float(record["epochs"]) != float(point["epochs"]):
+        raise ValueError(f"{path}: not the recipe's own schedule on all images (subset {record.get('subset')}, "
+                         f"{record['epochs']} epochs); the point at {point['epochs']} epochs cannot read it")
+    return {"dataset": dataset, "seed": int(seed), "point": dict(point), "seconds": float(record["seconds"]),
+            "test_accuracy": float(record["accuracy"]), "n_test": int(record["n_test"]),
+            "sampling_error": sampling_error(float(record["accuracy"]), int(record["n_test"])),
+            "measured_by": str(path)}
+
+
+def _recipe_trainer(model: str) -> Callable:
+    from . import fast_sgd
+
+    return {"airbench94": fast_sgd.train_airbench, "pytorch-mnist-cnn": fast_sgd.train_small_cnn}[model]
+
+
+def _refuse_second_read(gate: TestGate, dataset: str, seed: int, point: Mapping, path: Path) -> None:
+    key = configuration_key(point)
+    earlier = [r for r in gate.reads(dataset, int(seed)) if r["key"] == key]
+    if earlier:
+        raise TestSetAlreadyRead(
+            f"{dataset}, seed {seed}: the point {key} read the test labels already (at {earlier[0]['at']}) and "
+            f"{path} holds no record of it: a point's test labels are read once, so a run that failed after "
+            "its read is reported as failed, not run again")
+
+
+def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDGET_DIR,
+              params: str | Path | None = None, records_dir: str | Path | None = None, subset: int | None = None,
+              build: Callable = build_model, train: Callable | None = None,
+              opponents_dir: str | Path | None = None, log: Callable[[str], None] = print) -> Path:
+    """Run the ``index``-th declared point of ``dataset`` (:func:`dataset_points`) for ``seed`` and write its
+    record, ``out_dir/<dataset>-<slug>-seed<seed>.json``; returns its path (skipped when it exists). An
+    SGD point at its recipe's own schedule whose opponent run is recorded in ``opponents_dir``
+    (:func:`opponent_point`) is not measured again: that record's path is returned.
+
+    One-shot: ``build(candidate, image_shape, seed)`` (the protocol's :func:`build_model`) fitted on the
+    point's training rows (timed: the training seconds), then scored through the gate. SGD: the test
+    labels released through the gate, then ``train(X_train, y_train, X_test, y_test, seed=, epochs=)``
+    (default the recipe's trainer; its ``seconds`` are the training seconds). ``subset``: the first N rows
+    of each split (a check, not a measurement). The record: dataset, seed, point (as declared), settings
+    (what was fitted), n_train, n_test, seconds (training), scoring_seconds, test_accuracy (%),
+    sampling_error (points), started_at, wall_seconds, load_average {"started", "finished"}, peak_memory_gb
+    (the process's peak resident memory over the point), machine (:func:`~greenelm_book.bench.chapter_machine`:
+    CPU, usable cores), test_reads,
+    and per family the pick and the protocol's seconds, or the trainer's own record."""
+    from ..bench import chapter_machine, load_average, peak_rss_bytes, reset_peak_rss
+    from .frontier_features import IMAGE_SHAPES
+
+    spec = load_budget(params)
+    points = dataset_points(spec, dataset)
+    if isinstance(index, bool) or not isinstance(index, numbers.Integral) or not 0 <= index < len(points):
+        raise ValueError(f"{dataset} declares points 0..{len(points) - 1}, got --point {index!r}")
+    if int(seed) not in spec["seeds"]:
+        raise ValueError(f"seed {seed} is not one of the declared seeds {spec['seeds']}")
+    point = points[index]
+    path = point_record_path(out_dir, dataset, point, seed)
+    if path.exists():
+        log(f"{dataset}, {point_slug(point)}, seed {seed}: recorded already ({path}), skipped")
+        return path
+    measured = opponent_point(dataset, point, seed, opponents_dir)
+    if measured is not None:
+        log(f"{dataset}, {point_slug(point)}, seed {seed}: measured already as the opponent's published run "
+            f"({measured['measured_by']}), read there, skipped")
+        return Path(measured["measured_by"])
+    pick = None
+    if point["family"] == "one-shot":        # before any data is loaded: refused without the pick's record
+        pick = protocol_pick(records_dir or spec["protocol_records"], dataset, seed)
+    X_train, y_train, X_test, y_test = protocol_data(dataset, subset)
+    fixed = {dataset: points}
+    gate = TestGate({dataset: y_test}, fixed=fixed, ledger=Path(out_dir) / "test-reads.json")
+    del y_test
+    gate._check(dataset, int(seed), point, "fixed")              # refused here unless declared
+    _refuse_second_read(gate, dataset, seed, point, path)
+    started = datetime.datetime.now(datetime.timezone.utc)
+    reset_peak_rss()
+    load_started = load_average()
+    clock = time.perf_counter()
+    record = {"dataset": dataset, "seed": int(seed), "point": point, "subset": subset}
+    if pick is not None:
+        settings = one_shot_settings(point, pick["pick"])
+        rows = training_rows(len(y_train), point["n_train"], seed)
+        began = time.perf_counter()
+        model = build(Candidate.from_dict(settings), tuple(IMAGE_SHAPES[dataset][0]), int(seed))
+        model.fit(X_train[rows], y_train[rows])
+        seconds = time.perf_counter() - began
+        began = time.perf_counter()
+        accuracy = gate.score(dataset, int(seed), point, np.asarray(model.predict(X_test)), kind="fixed")
+        record.update(settings=settings, n_train=int(len(rows)), seconds=seconds,
+                      scoring_seconds=time.perf_counter() - began, test_accuracy=accuracy,
+                      protocol={"pick": pick["pick"], "seconds": pick["seconds"]})
+    else:
+        labels = gate.release(dataset, int(seed), point, kind="fixed")
+        result = (train or _recipe_trainer(point["model"]))(X_train, y_train, X_test, labels, seed=int(seed),
+                                                             epochs=point["epochs"])
+        result = {k: v for k, v in result.items() if k != "model"}
+        record.update(settings={"model": point["model"], "epochs": point["epochs"]}, n_train=int(len(y_train)),
+                      seconds=float(result["seconds"]), scoring_seconds=result.get("eval_seconds"),
+                      test_accuracy=float(result["accuracy"]), trainer=result)
+    n_test = len(X_test)
+    record.update(n_test=n_test, sampling_error=sampling_error(record["test_accuracy"], n_test),
+                  started_at=started.isoformat(timespec="seconds"), wall_seconds=time.perf_counter() - clock,
+                  load_average={"started": load_started, "finished": load_average()},
+                  peak_memory_gb=peak_rss_bytes() / 1e9, machine=chapter_machine(),
+                  test_reads=gate.reads(dataset, int(seed)))
+    _write_json_atomically(path, json.loads(json.dumps(record, allow_nan=False)))
+    log(f"{dataset}, {point_slug(point)}, seed {seed}: test {record['test_accuracy']:.2f} %, "
+        f"{record['seconds']:.0f} s of training -> {path}")
+    return path
+
+
+# ----------------------------------------------------------------------------- the test-set sampling error
+def sampling_error(accuracy: float, n_test: int) -> float:
+    """The test-set sampling error of an accuracy (%), in points: 100·√(p(1 − p)/M), p = accuracy/100, M test
+    images (the binomial standard error: what another test set of M images from the same distribution
+    would move it by, one sd)."""
+    if isinstance(n_test, bool) or not isinstance(n_test, numbers.Integral) or n_test < 1:
+        raise ValueError(f"n_test must be a positive integer, got {n_test!r}")
+    if not 0 <= float(accuracy) <= 100:
+        raise ValueError(f"an accuracy is a percentage in [0, 100], got {accuracy!r}")
+    p = float(accuracy) / 100
+    return 100 * math.sqrt(p * (1 - p) / int(n_test))
+
+
+def accuracy_text(values, n_test: int, digits: int = 2) -> str:
+    """An accuracy as the page shows it, the spread over seeds beside the test-set sampling error:
+    ``"99.56 % ± 0.01 over 3 seeds, ± 0.07 test-set sampling error (10,000 images)"``."""
+    values = [float(v) for v in np.ravel(values)]
+    if not values:
+        raise ValueError("accuracy_text needs at least one value")
+    mean = float(np.mean(values))
+    spread = (f" ± {float(np.std(values, ddof=1)):.{digits}f} over {len(values)} seeds" if len(values) > 1
+              else " (one seed)")
+    return (f"{mean:.{digits}f} %{spread}, ± {sampling_error(mean, n_test):.{digits}f} test-set sampling error "
+            f"({int(n_test):,} images)")
+
+
+def difference_sampling_error(a: float, b: float, n_test: int) -> float:
+    """The sampling error of a difference of two accuracies (%) each measured on M test images, in points:
+    √(se(a)² + se(b)²) (the two treated as independent: for two models scored on the same images the
+    correlation of their errors makes it smaller, so this bar errs on the side of "no gain shown")."""
+    return math.hypot(sampling_error(a, n_test), sampling_error(b, n_test))
+
+
+def gain_with_sampling(a, b, n_test: int, names: tuple[str, str] = ("A", "B"), digits: int = 2):
+    """The book's gain rule with the test-set sampling error (:func:`~greenelm_book.judging.verdicts.gain_over`):
+    B gains over A when the mean paired difference (per seed, ``b − a``, n >= 3) exceeds the larger of
+    2 sd of the paired differences and 2 sampling errors of a difference of the two mean accuracies on
+    ``n_test`` images (:func:`difference_sampling_error`); a loss below minus that; else no gain shown.
+    Returns the rule's :class:`~greenelm_book.report.Verdict` (its detail names the floor)."""
+    from ..judging.verdicts import gain_over
+
+    a, b = [float(v) for v in np.ravel(a)], [float(v) for v in np.ravel(b)]
+    floor = 2 * difference_sampling_error(float(np.mean(a)), float(np.mean(b)), n_test)
+    return gain_over(a, b, names=names, floor=floor, digits=digits)
+
+
+# ----------------------------------------------------------------------------- the opponents in words
+def recipe_words(model: str, dataset: str, recipe=None) -> str:
+    """An opponent named for what it is, its optimiser and schedule read from its recipe
+    (:mod:`greenelm_book.chapters.fast_sgd`'s :data:`~greenelm_book.chapters.fast_sgd.AIRBENCH94` or
+    :data:`~greenelm_book.chapters.fast_sgd.PYTORCH_MNIST_CNN`, or ``recipe``); on a dataset other than
+    the recipe's own it is said to be that recipe, not tuned for it."""
+    from . import fast_sgd
+
+    if model == "airbench94":
+        r = recipe or fast_sgd.AIRBENCH94
+        augmentation = [("alternating flips" if r.alternating_flip else "random flips") if r.flip else "",
+                        f"{r.translate}-pixel translations" if r.translate else ""]
+        augmentation = " and ".join(a for a in augmentation if a) or "no augmentation"
+        words = (f"Jordan's airbench94: SGD with Nesterov momentum {r.momentum:g} on label-smoothed "
+                 f"({r.label_smoothing:g}) cross-entropy, batches of {r.batch_size:,}, the learning rate rising "
+                 f"linearly from {r.lr_start:g}× to its peak over the first {100 * r.lr_peak:g} % of the steps "
+                 f"then falling linearly to {r.lr_end:g}×, lookahead weight averaging every {r.lookahead_every} "
+                 f"steps, {r.train_epochs:g} epochs with {augmentation}")
+        own = "cifar10"
+    elif model == "pytorch-mnist-cnn":
+        r = recipe or fast_sgd.PYTORCH_MNIST_CNN
+        words = (f"the PyTorch examples' MNIST CNN, trained with Adadelta (learning rate {r.lr:g}; a gradient method "
+                 f"with per-weight adaptive steps, not plain SGD), its learning rate multiplied by {r.gamma:g} after "
+                 f"each epoch (step decay, StepLR), batches of {r.batch_size}, {r.epochs} epochs")
+        own = "mnist"
+    else:
+        raise ValueError(f"no recipe {model!r}: have airbench94, pytorch-mnist-cnn")
+    if dataset != own:
+        from ..paper import DATASET_NAMES
+
+        name = DATASET_NAMES.get(dataset, dataset)
+        words += (f"; on {name} it is the {DATASET_NAMES.get(own, own)} recipe as published, not tuned for {name} "
+                  "(no published recipe for it is used)")
+    return words
+
+
+# ----------------------------------------------------------------------------- the fronts
+def load_points(dataset: str, out_dir: str | Path = BUDGET_DIR) -> list[dict]:
+    """The committed point records of ``dataset`` (any order)."""
+    out = []
+    for path in sorted(Path(out_dir).glob("*-seed*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(record, dict) and record.get("dataset") == dataset and "point" in record:
+            out.append(record)
+    return out
+
+
+def front(records: Sequence[Mapping], family: str) -> list[dict]:
+    """A family's points from their records, ordered by mean training seconds: [{"point", "label",
+    "seeds" [int], "seconds" {seed: s}, "accuracy" {seed: %}, "n_test"}]; a (point, seed) recorded
+    twice is a ValueError."""
+    if family not in FAMILIES:
+        raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {family!r}")
+    points: dict[str, dict] = {}
+    for record in records:
+        if record["point"]["family"] != family:
+            continue
+        key = configuration_key(record["point"])
+        entry = points.setdefault(key, {"point": dict(record["point"]), "label": point_label(record["point"]),
+                                        "seconds": {}, "accuracy": {}, "n_test": int(record["n_test"])})
+        seed = int(record["seed"])
+        if seed in entry["seconds"]:
+            raise ValueError(f"{key}: seed {seed} recorded twice")
+        entry["seconds"][seed], entry["accuracy"][seed] = float(record["seconds"]), float(record["test_accuracy"])
+    out = []
+    for entry in points.values():
+        entry["seeds"] = sorted(entry["seconds"])
+        out.append(entry)
+    return sorted(out, key=lambda e: float(np.mean(list(e["seconds"].values()))))
+
+
+def _mean(values: Mapping) -> float:
+    return float(np.mean(list(values.values())))
+
+
+def _seconds_text(seconds: float) -> str:
+    return f"{seconds:,.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
+
+
+def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | None = None,
+             names: tuple[str, str] = ("SGD", "the one-shot model")) -> dict:
+    """The answer under a figure, by :data:`CROSSING_RULE`: ``one_shot``, ``sgd``: :func:`front` of each
+    family; ``n_test``: the test images, when the rule is to account for their sampling error
+    (:func:`gain_with_sampling`; without it :func:`~greenelm_book.judging.verdicts.gain_over`).
+
+    Returns {"comparisons" [{"label", "seconds" (mean), "seeds", "outcome" ("gain": the one-shot model
+    more accurate, "loss": SGD more accurate, "no gain shown"), "verdict"}], "outside" [labels of SGD
+    points not compared], "one_shot_up_to" (seconds or None), "sgd_from" (seconds or None), "sentence"}."""
+    from ..judging.verdicts import GAIN_LABELS, gain_over
+
+    words = {label: word for word, label in GAIN_LABELS.items()}
+    comparisons, outside = [], []
+    for point in sgd:
+        seeds = [s for s in point["seeds"] if all(s in p["seconds"] for p in one_shot)]
+        interpolated = []
+        for seed in seeds:
+            xs = np.log([p["seconds"][seed] for p in one_shot])
+            ys = np.array([p["accuracy"][seed] for p in one_shot])
+            order = np.argsort(xs)
+            x = math.log(point["seconds"][seed])
+            if len(xs) < 2 or not xs[order][0] <= x <= xs[order][-1]:
+                break
+            interpolated.append(float(np.interp(x, xs[order], ys[order])))
+        if not seeds or len(interpolated) != len(seeds):
+            outside.append(point)
+            continue
+        theirs = [point["accuracy"][s] for s in seeds]
+        verdict = (gain_with_sampling(theirs, interpolated, n_test, names=names) if n_test is not None
+                   else gain_over(theirs, interpolated, names=names))
+        comparisons.append({"label": point["label"], "seconds": _mean(point["seconds"]), "seeds": seeds,
+                            "outcome": words[verdict.label], "verdict": verdict})
+    outcomes = [c["outcome"] for c in comparisons]
+    lead = next((i for i, o in enumerate(outcomes) if o != "gain"), len(outcomes))
+    trail = next((i for i, o in enumerate(reversed(outcomes)) if o != "loss"), len(outcomes))
+    up_to = comparisons[lead - 1]["seconds"] if lead else None
+    sgd_from = comparisons[len(outcomes) - trail]["seconds"] if trail else None
+    result = {"comparisons": comparisons, "outside": [p["label"] for p in outside], "one_shot_up_to": up_to,
+              "sgd_from": sgd_from, "rule": CROSSING_RULE, "sampling_error": n_test is not None}
+    result["sentence"] = crossing_sentence(result, one_shot, outside)
+    return result
+
+
+def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Sequence[Mapping]) -> str:
+    """The words of :func:`crossing`'s answer (see there)."""
+    comparisons = result["comparisons"]
+    ends = ""
+    if outside:
+        span = [_mean(p["seconds"]) for p in one_shot]
+        ends = (f" SGD at {', '.join(p['label'] for p in outside)} "
+                f"({', '.join(_seconds_text(_mean(p['seconds'])) for p in outside)}) "
+                f"{'lies' if len(outside) == 1 else 'lie'} outside the one-shot front's seconds"
+                + (f" ({_seconds_text(min(span))} to {_seconds_text(max(span))})" if span else "")
+                + " and " + ("is" if len(outside) == 1 else "are") + " not compared.")
+    if not one_shot:
+        return "The one-shot front has no point yet: the fronts are not compared."
+    if not comparisons:
+        return ("No SGD point lies within the one-shot front's seconds: the fronts are not compared at equal "
+                "seconds." + ends)
+    outcomes = [c["outcome"] for c in comparisons]
+    first, last = _seconds_text(comparisons[0]["seconds"]), _seconds_text(comparisons[-1]["seconds"])
+    at = "at equal training seconds on the same cores, by the book's gain rule"
+    if set(outcomes) == {"gain"}:
+        return (f"The one-shot model is more accurate than SGD at every compared budget ({first} to {last}), {at}; "
+                f"SGD is more accurate at none." + ends)
+    if set(outcomes) == {"loss"}:
+        return (f"SGD is more accurate than the one-shot model at every compared budget ({first} to {last}), {at}; "
+                f"the one-shot model is more accurate at none." + ends)
+    lead = next(i for i, o in enumerate(outcomes) if o != "gain")
+    trail = len(outcomes) - next(i for i, o in enumerate(reversed(outcomes)) if o != "loss")
+    if any(o != "no gain shown" for o in outcomes[lead:trail]):
+        return (f"Compared {at} from {first} to {last}, the fronts do not divide into a range where the one-shot "
+                f"model is more accurate below one where SGD is: " +
+                ", ".join(f"at {_seconds_text(c['seconds'])} {OUTCOME_WORDS[c['outcome']]}" for c in comparisons)
+                + "." + ends)
+    up_to, sgd_from = result["one_shot_up_to"], result["sgd_from"]
+    parts = [f"the one-shot model is more accurate than SGD up to {_seconds_text(up_to)}" if up_to is not None
+             else "the one-shot model is more accurate than SGD at no compared budget",
+             f"SGD is more accurate from {_seconds_text(sgd_from)} on" if sgd_from is not None
+             else "SGD is more accurate at no compared budget"]
+    between = comparisons[lead:trail]
+    tail = ""
+    if between:
+        where = (f"at {_seconds_text(between[0]['seconds'])}" if len(between) == 1 else
+                 f"from {_seconds_text(between[0]['seconds'])} to {_seconds_text(between[-1]['seconds'])}")
+        tail = f"; {where} neither is, the gain rule showing no gain either way"
+    return f"Compared {at} from {first} to {last}, {parts[0]}, and {parts[1]}{tail}." + ends
+
+
+def protocol_marker(dataset: str, records_dir: str | Path, seeds: Sequence[int]) -> dict | None:
+    """The whole new protocol of ``dataset`` (every rung, the refit, the scoring) as the figure's own
+    marker: {"seconds" {seed: s}, "accuracy" {seed: %}, "n_test"} over the seeds recorded, None if none."""
+    found = {}
+    for seed in seeds:
+        try:
+            found[int(seed)] = protocol_pick(records_dir, dataset, seed)
+        except FileNotFoundError:
+            continue
+    if not found:
+        return None
+    return {"seconds": {s: r["seconds"] for s, r in found.items()},
+            "accuracy": {s: r["test_accuracy"] for s, r in found.items()},
+            "n_test": next(iter(found.values()))["n_test"]}
+
+
+def fronts(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | None = None,
+           records_dir: str | Path | None = None, opponents_dir: str | Path | None = None) -> dict:
+    """What a dataset's figure and answer read, from the committed records: {"one_shot", "sgd"
+    (:func:`front` of each family), "marker" (:func:`protocol_marker` over the declared seeds), "n_test"
+    (None before any point ran), "recipe" (the SGD points' model)}, an SGD point at its recipe's own
+    schedule read from the opponent's record where it has none here (:func:`opponent_point`); a recorded
+    point that is no longer declared is a ValueError (the records and the declaration must agree)."""
+    spec = load_budget(params)
+    declared = {configuration_key(p) for p in dataset_points(spec, dataset)}
+    records = load_points(dataset, out_dir)
+    here = {(configuration_key(r["point"]), int(r["seed"])) for r in records}
+    records += [measured for point in dataset_points(spec, dataset) for seed in spec["seeds"]
+                if (configuration_key(point), int(seed)) not in here
+                and (measured := opponent_point(dataset, point, seed, opponents_dir)) is not None]
+    stray = sorted({configuration_key(r["point"]) for r in records} - declared)
+    if stray:
+        raise ValueError(f"{dataset}: recorded point(s) {stray} are not declared in the budget's parameters")
+    one_shot, sgd = front(records, "one-shot"), front(records, "sgd")
+    n_tests = {int(r["n_test"]) for r in records}
+    if len(n_tests) > 1:
+        raise ValueError(f"{dataset}: the points were scored on test sets of different sizes {sorted(n_tests)} "
+                         "(a subset run among the full ones?)")
+    return {"one_shot": one_shot, "sgd": sgd, "n_test": n_tests.pop() if n_tests else None,
+            "marker": protocol_marker(dataset, records_dir or spec["protocol_records"], spec["seeds"]),
+            "recipe": RECIPES[dataset]}
+
+
+def answer(fronts_of: Mapping) -> dict:
+    """The answer under a dataset's figure as the page gives it: :func:`crossing` of :func:`fronts`' two
+    fronts with the test-set sampling error in the gain rule (:func:`gain_with_sampling`), the SGD side
+    named by its recipe."""
+    from .frontier import RECIPE_WORDS
+
+    return crossing(fronts_of["one_shot"], fronts_of["sgd"], n_test=fronts_of["n_test"],
+                    names=(RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]), "the one-shot model"))
+
+
+def _summary(entry: Mapping) -> tuple[float, float, float, float, float]:
+    """(mean seconds, sd seconds, mean accuracy, sd accuracy, sampling error) of a point or marker."""
+    seconds, accuracy = list(entry["seconds"].values()), list(entry["accuracy"].values())
+    sd = (lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else 0.0)
+    return (float(np.mean(seconds)), sd(seconds), float(np.mean(accuracy)), sd(accuracy),
+            sampling_error(float(np.mean(accuracy)), int(entry["n_test"])))
+
+
+def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping], marker: Mapping | None = None,
+                sgd_name: str = "SGD"):
+    """The figure of one dataset: test accuracy (%) against training seconds (log x) for both fronts
+    (:func:`front`), each point at its mean over seeds with two error bars: the sd over seeds (capped)
+    and, behind it, the test-set sampling error (a wide pale bar); x error bars the sd of the seconds.
+    ``marker``: the whole protocol (:func:`protocol_marker`), its own star. Returns the figure."""
+    import matplotlib.pyplot as plt
+
+    from ..paper import DATASET_NAMES
+    from ..report import colour, log_ticks
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    series = [("the one-shot model (the protocol's pick refit at growing N and K)", one_shot, colour("Green-ELM"), "o"),
+              (sgd_name, sgd, colour("SGD CNN"), "s")]
+    ticks = []
+    for name, points, tint, shape in series:
+        if not points:
+            continue
+        rows = np.array([_summary(p) for p in points])
+        ax.errorbar(rows[:, 0], rows[:, 2], yerr=rows[:, 4], fmt="none", ecolor=tint, alpha=0.3, elinewidth=7)
+        ax.errorbar(rows[:, 0], rows[:, 2], xerr=rows[:, 1], yerr=rows[:, 3], fmt=f"{shape}-", color=tint,
+                    capsize=3, label=name)
+        ticks += list(rows[:, 0])
+    if marker is not None:
+        s, s_sd, a, a_sd, se = _summary(marker)
+        ax.errorbar([s], [a], yerr=[se], fmt="none", ecolor=colour("published anchor"), alpha=0.3, elinewidth=7)
+        ax.errorbar([s], [a], xerr=[s_sd], yerr=[a_sd], fmt="*", markersize=13, color=colour("published anchor"),
+                    capsize=3, label="the whole protocol (every rung, the refit, the scoring)")
+        ticks.append(s)
+    ax.set(xscale="log", xlabel="training seconds on the same cores (log scale)", ylabel="test accuracy (%)",
+           title=f"{DATASET_NAMES.get(dataset, dataset)}: accuracy against seconds "
+                 "(bars: sd over seeds; pale: test-set sampling error)")
+    if ticks:
+        log_ticks(ax, [round(t) for t in ticks if t >= 1] or None)
+    ax.legend(loc="lower right", fontsize=9)
+    return fig
+
+
+# ----------------------------------------------------------------------------- the command line
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m greenelm_book.chapters.frontier_budget --dataset D --point I --seed S [--subset N] [--out DIR]
+    [--params FILE] [--records DIR]``, or ``--list``: the declared points with their index. Run it alone on
+    the machine, under the run lock, with ``OMP_WAIT_POLICY=PASSIVE``:
+    ``flock /tmp/greenelm-run.lock python -m greenelm_book.chapters.frontier_budget ...``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m greenelm_book.chapters.frontier_budget",
+                                     description="one declared point of the accuracy-seconds fronts, one seed")
+    parser.add_argument("--dataset")
+    parser.add_argument("--point", type=int, help="the point's index (--list prints them)")
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--list", action="store_true", help="print the declared points and exit")
+    parser.add_argument("--subset", type=int, default=None, help="first N rows of each split (a check; default all)")
+    parser.add_argument("--out", default=str(BUDGET_DIR), help=f"records and ledger (default {BUDGET_DIR})")
+    parser.add_argument("--params", default=None, help=f"the declared points (default {BUDGET_PARAMS})")
+    parser.add_argument("--records", default=None, help="the new protocol's records (default: the parameters')")
+    args = parser.parse_args(argv)
+    spec = load_budget(args.params)
+    if args.list:
+        for dataset in (args.dataset,) if args.dataset else spec["datasets"]:
+            for index, point in enumerate(dataset_points(spec, dataset)):
+                print(f"{dataset} --point {index}: {configuration_key(point)}")
+        return
+    if args.dataset is None or args.point is None or args.seed is None:
+        parser.error("--dataset, --point and --seed are required (or --list)")
+    began = time.perf_counter()
+    run_point(args.dataset, args.point, args.seed, out_dir=args.out, params=args.params, records_dir=args.records,
+              subset=args.subset,
+              log=lambda message: print(f"[{time.perf_counter() - began:7.0f} s] {message}", flush=True))
+
+
+if __name__ == "__main__":
+    main()
+
+
+__all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "OWN_EPOCHS",
+           "PICK_SOURCES", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
+           "difference_sampling_error", "front", "fronts", "gain_with_sampling", "load_budget", "load_points", "main",
+           "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug",
+           "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

@@ -1,0 +1,382 @@
+"""Accuracy against seconds (greenelm_book.chapters.frontier_budget): the points declared before they run,
+each read once through the gate with a fake trainer and builder; the record's fields; the test-set
+sampling error and the gain rule that accounts for it; the crossing's answer on synthetic fronts; the
+figure; the opponents in words."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+
+from greenelm_book.chapters import frontier_budget as fb
+from greenelm_book.chapters import frontier_protocol as fp
+from greenelm_book.chapters.frontier_opponents import RECIPES
+from greenelm_book.chapters.frontier_protocol import TestSetAlreadyRead
+
+POINTS = ("    one_shot:\n"
+          "      - {family: one-shot, pick_of: frontier_halving, n_train: 30, n_patches: 8}\n"
+          "      - {family: one-shot, pick_of: frontier_halving, n_train: null, n_patches: 128}\n"
+          "    sgd:\n"
+          "      - {family: sgd, model: pytorch-mnist-cnn, epochs: 1}\n"
+          "      - {family: sgd, model: pytorch-mnist-cnn, epochs: 14}\n")
+PICK = {"variant": "readout", "n_patches": 64, "patch_size": 3, "pool": 2, "ridge": [1.0]}
+
+
+def params_text(records) -> str:
+    return f"seeds: [0, 1, 2]\nprotocol_records: {records}\ndatasets:\n  mnist:\n" + POINTS
+
+
+class Trainer:
+    """A stand-in for a fast_sgd trainer: records what it was given, predicts class 0."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, X_train, y_train, X_test, y_test, *, seed, epochs):
+        self.calls.append({"n_train": len(X_train), "seed": seed, "epochs": epochs})
+        return {"accuracy": 100 * float(np.mean(np.asarray(y_test) == 0)), "seconds": 2.5, "eval_seconds": 0.1,
+                "epochs_run": float(epochs), "model": object()}
+
+
+class Builder:
+    """A stand-in for the protocol's build_model: records the candidate and the rows it fitted; predicts 0."""
+
+    def __init__(self):
+        self.built, self.fitted = [], []
+
+    def __call__(self, candidate, image_shape, seed):
+        self.built.append((candidate, image_shape, seed))
+        builder = self
+
+        class Model:
+            def fit(self, X, y):
+                builder.fitted.append(len(X))
+                return self
+
+            def predict(self, X):
+                return np.zeros(len(X), int)
+
+        return Model()
+
+
+@pytest.fixture
+def setup(tmp_path, monkeypatch):
+    rng = np.random.default_rng(0)
+    data = (rng.random((40, 784), dtype=np.float32), rng.integers(0, 10, 40),
+            rng.random((20, 784), dtype=np.float32), np.r_[np.zeros(5, int), np.ones(15, int)])
+    monkeypatch.setattr(fb, "protocol_data", lambda dataset, subset=None: data)
+    monkeypatch.setattr(fb, "RUNS_DIR", tmp_path / "opponents")      # the opponents' records: none unless written
+    records = tmp_path / "halving"
+    params = tmp_path / "budget.yml"
+    params.write_text(params_text(records), encoding="utf-8")
+    return tmp_path / "runs", params, records
+
+
+def quiet(message):
+    pass
+
+
+# ----------------------------------------------------------------------------- the declared points
+def test_the_books_points_are_declared_for_every_dataset_with_the_issues_schedules():
+    spec = fb.load_budget()
+    assert len(spec["seeds"]) >= 3 and spec["protocol_records"].name == "frontier_halving"
+    own = {"airbench94": [1, 2, 4, 9.9], "pytorch-mnist-cnn": [1, 2, 4, 14]}
+    for dataset in ("mnist", "fashion-mnist", "cifar10"):
+        entry = spec["datasets"][dataset]
+        assert [p["epochs"] for p in entry["sgd"]] == own[RECIPES[dataset]]
+        assert {p["model"] for p in entry["sgd"]} == {RECIPES[dataset]}
+        sizes = [p["n_train"] for p in entry["one_shot"]]
+        assert sizes[-1] is None and sizes[:-1] == sorted(sizes[:-1])          # growing, then all rows
+        slugs = [fb.point_slug(p) for p in fb.dataset_points(spec, dataset)]
+        assert len(set(slugs)) == len(slugs)                                   # one record file per point
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t: t.replace("seeds: [0, 1, 2]", "seeds: [0, 1]"), "at least 3 distinct integers"),
+    (lambda t: t.replace("epochs: 14}", "epochs: 14, lr: 2}"), r"unknown \['lr'\]"),
+    (lambda t: t.replace("model: pytorch-mnist-cnn, epochs: 1}", "model: airbench94, epochs: 1}"),
+     "opponent recipe 'pytorch-mnist-cnn', not 'airbench94'"),
+    (lambda t: t.replace("epochs: 14}", "epochs: 2.5}"), "whole epochs"),
+    (lambda t: t.replace("epochs: 14}", "epochs: 1}"), "declares a point twice"),
+    (lambda t: t.replace("n_train: 30", "n_train: 0"), "n_train must be a positive integer or null"),
+    (lambda t: t.replace("pick_of: frontier_halving, n_train: 30", "pick_of: frontier_protocol, n_train: 30"),
+     "pick_of must be one of"),
+])
+def test_a_bad_declaration_is_refused_naming_the_problem(tmp_path, edit, message):
+    params = tmp_path / "budget.yml"
+    params.write_text(edit(params_text(tmp_path)), encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        fb.load_budget(params)
+
+
+def test_main_lists_the_declared_points(setup, capsys):
+    _, params, _ = setup
+    fb.main(["--list", "--params", str(params)])
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 4 and lines[2].startswith("mnist --point 2: ") and '"epochs":1' in lines[2]
+
+
+# ----------------------------------------------------------------------------- one point, one seed
+def test_an_sgd_point_is_read_once_and_its_record_has_the_measurement(setup):
+    out, params, _ = setup
+    train = Trainer()
+    path = fb.run_point("mnist", 3, 1, out_dir=out, params=params, train=train, log=quiet)
+    assert path.name == "mnist-sgd-pytorch-mnist-cnn-e14-seed1.json"
+    assert train.calls == [{"n_train": 40, "seed": 1, "epochs": 14}]
+    record = json.loads(path.read_text())
+    assert record["point"] == {"family": "sgd", "model": "pytorch-mnist-cnn", "epochs": 14}
+    assert (record["test_accuracy"], record["seconds"], record["n_test"], record["n_train"]) == (25.0, 2.5, 20, 40)
+    assert record["sampling_error"] == pytest.approx(100 * math.sqrt(0.25 * 0.75 / 20))
+    assert all(len(record["load_average"][when]) == 3 for when in ("started", "finished"))
+    assert "model" not in record["trainer"] and record["wall_seconds"] >= 0
+    assert record["machine"]["cores"] >= 1 and record["peak_memory_gb"] > 0
+    (read,) = json.loads((out / "test-reads.json").read_text())["reads"]
+    assert (read["kind"], read["seed"], read["configuration"]) == ("fixed", 1, record["point"])
+    fb.run_point("mnist", 3, 1, out_dir=out, params=params, train=train, log=quiet)
+    assert len(train.calls) == 1                                             # recorded: skipped, no read
+    path.unlink()
+    with pytest.raises(TestSetAlreadyRead, match="read the test labels already .* read once"):
+        fb.run_point("mnist", 3, 1, out_dir=out, params=params, train=train, log=quiet)
+    assert len(train.calls) == 1 and len(json.loads((out / "test-reads.json").read_text())["reads"]) == 1
+
+
+def test_a_one_shot_point_refits_its_seeds_pick_smaller_and_records_what_it_fitted(setup):
+    out, params, records = setup
+    build = Builder()
+    with pytest.raises(FileNotFoundError, match="mnist-seed2.json: the new protocol of mnist, seed 2 has no record"):
+        fb.run_point("mnist", 0, 2, out_dir=out, params=params, build=build, log=quiet)
+    assert not build.built and not (out / "test-reads.json").exists()      # nothing read before the refusal
+    records.mkdir()
+    fp.seed_record_path(records, "mnist", 2).write_text(json.dumps(
+        {"pick": PICK, "seconds": {"total": 900.0}, "test_accuracy": 99.0, "n_test": 20}))
+    path = fb.run_point("mnist", 0, 2, out_dir=out, params=params, build=build, log=quiet)
+    record = json.loads(path.read_text())
+    ((candidate, shape, seed),) = build.built
+    assert (candidate.n_patches, candidate.variant, shape, seed) == (8, "readout", (28, 28, 1), 2)
+    assert build.fitted == [30] and record["n_train"] == 30
+    assert record["settings"] == {**PICK, "n_patches": 8}
+    assert record["protocol"] == {"pick": PICK, "seconds": 900.0} and record["test_accuracy"] == 25.0
+    fb.run_point("mnist", 1, 2, out_dir=out, params=params, build=build, log=quiet)
+    assert build.built[1][0].n_patches == 64 and build.fitted[1] == 40      # K capped at the pick's, all rows
+    reads = json.loads((out / "test-reads.json").read_text())["reads"]
+    assert [r["kind"] for r in reads] == ["fixed", "fixed"]
+
+
+def test_an_undeclared_point_or_seed_is_refused(setup):
+    out, params, _ = setup
+    train = Trainer()
+    with pytest.raises(ValueError, match=r"declares points 0..3, got --point 4"):
+        fb.run_point("mnist", 4, 0, out_dir=out, params=params, train=train, log=quiet)
+    with pytest.raises(ValueError, match=r"seed 7 is not one of the declared seeds \[0, 1, 2\]"):
+        fb.run_point("mnist", 2, 7, out_dir=out, params=params, train=train, log=quiet)
+    with pytest.raises(KeyError, match="'cifar10' declares no point"):
+        fb.run_point("cifar10", 0, 0, out_dir=out, params=params, train=train, log=quiet)
+    assert not train.calls
+
+
+def test_training_rows_are_a_seeded_subset():
+    rows = fb.training_rows(100, 30, 4)
+    assert len(set(rows)) == 30 and list(rows) == sorted(rows) and rows.max() < 100
+    assert np.array_equal(rows, fb.training_rows(100, 30, 4)) and not np.array_equal(rows, fb.training_rows(100, 30, 5))
+    assert np.array_equal(fb.training_rows(5, None, 0), np.arange(5))
+    with pytest.raises(ValueError, match="asks for 101 training rows; the training set has 100"):
+        fb.training_rows(100, 101, 0)
+
+
+# ----------------------------------------------------------------------------- the sampling error
+def test_the_sampling_error_is_the_binomial_one_and_is_printed_beside_the_spread():
+    assert fb.sampling_error(99.5, 10_000) == pytest.approx(0.0705, abs=1e-4)    # the issue's ±0.07
+    assert fb.sampling_error(100.0, 10_000) == 0.0
+    assert fb.difference_sampling_error(99.5, 99.5, 10_000) == pytest.approx(math.sqrt(2) * 0.07053, abs=1e-4)
+    text = fb.accuracy_text([99.55, 99.56, 99.57], 10_000)
+    assert text == "99.56 % ± 0.01 over 3 seeds, ± 0.07 test-set sampling error (10,000 images)"
+    assert "(one seed)" in fb.accuracy_text([92.81], 10_000)
+    with pytest.raises(ValueError, match="n_test must be a positive integer"):
+        fb.sampling_error(99.0, 0)
+    with pytest.raises(ValueError, match=r"percentage in \[0, 100\]"):
+        fb.sampling_error(101.0, 10)
+
+
+def test_the_gain_rule_with_sampling_error_refuses_a_gain_the_test_set_cannot_resolve():
+    from greenelm_book.judging.verdicts import gain_over
+
+    a, b = [97.40, 97.42, 97.41], [97.50, 97.52, 97.51]            # +0.10 points, every seed alike
+    assert gain_over(a, b).label == "holds"                          # the plain rule: a gain
+    verdict = fb.gain_with_sampling(a, b, 10_000, names=("SGD", "one-shot"))
+    floor = 2 * math.hypot(fb.sampling_error(97.41, 10_000), fb.sampling_error(97.51, 10_000))
+    assert floor == pytest.approx(0.44, abs=0.01)                    # 2 · √2 · 0.16 points
+    assert verdict.label == "inconclusive" and f"floor {floor:g}" in verdict.detail
+    assert fb.gain_with_sampling(a, [v + 0.5 for v in b], 10_000).label == "holds"
+    assert fb.gain_with_sampling([v + 0.5 for v in b], a, 10_000).label == "does not hold"
+
+
+# ----------------------------------------------------------------------------- the crossing's answer
+def make_front(family, seconds, accuracy, jitter=0.0, seeds=(0, 1, 2)):
+    """A synthetic front: one point per (seconds, accuracy), each seed's accuracy moved by ±jitter."""
+    out = []
+    for i, (s, a) in enumerate(zip(seconds, accuracy)):
+        shifts = {seed: jitter * ((-1) ** (seed + i)) * (1 + seed) for seed in seeds}
+        out.append({"point": {"family": family, "i": i}, "label": f"{family} {i}",
+                    "seeds": list(seeds), "seconds": {seed: float(s) * (1 + 0.01 * seed) for seed in seeds},
+                    "accuracy": {seed: a + shifts[seed] for seed in seeds}, "n_test": 10_000})
+    return out
+
+
+ONE_SHOT = make_front("one-shot", [10, 100, 1000, 10_000], [97.0, 98.0, 98.5, 98.8], jitter=0.02)
+
+
+def test_a_crossing_one_shot_below_sgd_above():
+    sgd = make_front("sgd", [20, 200, 2000, 9000], [90.0, 97.8, 99.2, 99.5], jitter=0.02)
+    result = fb.crossing(ONE_SHOT, sgd)
+    assert [c["outcome"] for c in result["comparisons"]] == ["gain", "gain", "loss", "loss"]
+    assert result["one_shot_up_to"] == pytest.approx(np.mean([200, 202, 204]))
+    assert result["sgd_from"] == pytest.approx(np.mean([2000, 2020, 2040]))
+    assert result["sentence"] == ("Compared at equal training seconds on the same cores, by the book's gain rule from "
+                                  "20 s to 9,090 s, the one-shot model is more accurate than SGD up to 202 s, and SGD "
+                                  "is more accurate from 2,020 s on.")
+
+
+def test_no_crossing_either_way_and_points_outside_the_front():
+    sgd = make_front("sgd", [5, 50, 500, 20_000], [80.0, 90.0, 95.0, 99.9], jitter=0.02)
+    result = fb.crossing(ONE_SHOT, sgd)
+    assert [c["outcome"] for c in result["comparisons"]] == ["gain", "gain"]
+    assert result["outside"] == ["sgd 0", "sgd 3"] and result["sgd_from"] is None
+    assert result["sentence"].startswith("The one-shot model is more accurate than SGD at every compared budget "
+                                         "(50 s to 505 s)")
+    assert "SGD at sgd 0, sgd 3 (5.0 s, 20,200 s) lie outside the one-shot front's seconds (10 s to 10,100 s)" \
+        in result["sentence"]
+    better = make_front("sgd", [20, 200, 2000], [99.0, 99.3, 99.6], jitter=0.02)
+    assert fb.crossing(ONE_SHOT, better)["sentence"].startswith(
+        "SGD is more accurate than the one-shot model at every compared budget (20 s to 2,020 s)")
+
+
+def test_an_inconclusive_answer_when_the_seeds_spread_more_than_the_fronts_differ():
+    sgd = make_front("sgd", [20, 200, 2000], [97.4, 98.3, 98.6], jitter=0.4)
+    result = fb.crossing(ONE_SHOT, sgd)
+    assert {c["outcome"] for c in result["comparisons"]} == {"no gain shown"}
+    assert result["one_shot_up_to"] is None and result["sgd_from"] is None
+    assert result["sentence"].endswith("the one-shot model is more accurate than SGD at no compared budget, and SGD "
+                                       "is more accurate at no compared budget; from 20 s to 2,020 s neither is, the "
+                                       "gain rule showing no gain either way.")
+    two_seeds = make_front("sgd", [20, 200], [90.0, 90.0], seeds=(0, 1))
+    assert {c["outcome"] for c in fb.crossing(ONE_SHOT, two_seeds)["comparisons"]} == {"no gain shown"}
+
+
+def test_the_crossing_with_sampling_error_and_fronts_that_cross_twice():
+    far = make_front("sgd", [20, 200], [90.0, 99.9])
+    by_the_page = fb.answer({"one_shot": ONE_SHOT, "sgd": far, "n_test": 10_000, "recipe": "pytorch-mnist-cnn"})
+    assert by_the_page["sampling_error"] and [c["outcome"] for c in by_the_page["comparisons"]] == ["gain", "loss"]
+    assert by_the_page["comparisons"][0]["verdict"].ours.startswith(
+        "gain: the one-shot model − the PyTorch examples' MNIST CNN =")
+    close = make_front("sgd", [20, 200], [97.5, 97.95])     # 0.2 points ahead of the one-shot front, then behind
+    plain = fb.crossing(ONE_SHOT, close)
+    assert [c["outcome"] for c in plain["comparisons"]] == ["loss", "gain"]
+    assert {c["outcome"] for c in fb.crossing(ONE_SHOT, close, n_test=10_000)["comparisons"]} == {"no gain shown"}
+    zigzag = make_front("sgd", [20, 200, 2000], [90.0, 99.0, 90.0], jitter=0.02)
+    sentence = fb.crossing(ONE_SHOT, zigzag)["sentence"]
+    assert "do not divide" in sentence and "at 20 s the one-shot model is more accurate, at 202 s SGD is more " \
+                                           "accurate, at 2,020 s the one-shot model is more accurate" in sentence
+    assert fb.crossing(ONE_SHOT, make_front("sgd", [1], [50.0]))["sentence"].startswith("No SGD point lies within")
+    assert fb.crossing([], zigzag)["sentence"] == "The one-shot front has no point yet: the fronts are not compared."
+
+
+# ----------------------------------------------------------------------------- the figure and the words
+def test_the_figure_has_both_fronts_the_protocols_marker_and_a_log_seconds_axis():
+    import matplotlib.pyplot as plt
+
+    sgd = make_front("sgd", [20, 200, 2000], [90.0, 97.8, 99.2])
+    marker = {"seconds": {0: 3000.0, 1: 3100.0, 2: 2900.0}, "accuracy": {0: 98.9, 1: 99.0, 2: 98.95},
+              "n_test": 10_000}
+    fig = fb.plot_fronts("mnist", ONE_SHOT, sgd, marker, sgd_name="the PyTorch examples' CNN")
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log" and ax.get_ylabel() == "test accuracy (%)"
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["the one-shot model (the protocol's pick refit at growing N and K)", "the PyTorch examples' CNN",
+                      "the whole protocol (every rung, the refit, the scoring)"]
+    lines = [c.lines[0] for c in ax.containers if c.lines[0] is not None and len(c.lines[0].get_xdata()) > 1]
+    assert sorted(len(line.get_xdata()) for line in lines) == [3, 4]
+    one_shot_line = next(line for line in lines if len(line.get_xdata()) == 4)
+    assert np.allclose(one_shot_line.get_ydata(), [np.mean(list(p["accuracy"].values())) for p in ONE_SHOT])
+    plt.close(fig)
+
+
+def test_the_opponents_are_named_for_what_they_are_read_from_their_recipes():
+    from greenelm_book.chapters import fast_sgd
+
+    cnn = fb.recipe_words("pytorch-mnist-cnn", "mnist")
+    assert "Adadelta" in cnn and "multiplied by 0.7 after each epoch" in cnn and "14 epochs" in cnn
+    assert "not tuned" not in cnn
+    fashion = fb.recipe_words("pytorch-mnist-cnn", "fashion-mnist")
+    assert fashion.startswith(cnn) and "it is the MNIST recipe as published, not tuned for Fashion-MNIST" in fashion
+    air = fb.recipe_words("airbench94", "cifar10")
+    assert "SGD with Nesterov momentum 0.85" in air and "batches of 1,024" in air
+    assert air.endswith("9.9 epochs with alternating flips and 2-pixel translations")
+    plain = fb.recipe_words("airbench94", "cifar10", dataclasses.replace(fast_sgd.AIRBENCH94, flip=False, translate=0))
+    assert plain.endswith("epochs with no augmentation")
+    changed = fb.recipe_words("pytorch-mnist-cnn", "mnist", dataclasses.replace(fast_sgd.PYTORCH_MNIST_CNN, gamma=0.5))
+    assert "multiplied by 0.5 after each epoch" in changed
+    with pytest.raises(ValueError, match="no recipe 'resnet'"):
+        fb.recipe_words("resnet", "mnist")
+
+
+def test_fronts_are_read_from_records_by_family_and_a_seed_twice_is_refused():
+    records = [{"dataset": "mnist", "seed": s, "point": {"family": "sgd", "model": "pytorch-mnist-cnn", "epochs": e},
+                "seconds": 10.0 * e + s, "test_accuracy": 90.0 + e, "n_test": 10_000}
+               for e in (4, 1) for s in (0, 1, 2)]
+    (first, second) = fb.front(records, "sgd")
+    assert (first["label"], second["label"]) == ("1 epoch", "4 epochs")          # ordered by seconds
+    assert first["seconds"] == {0: 10.0, 1: 11.0, 2: 12.0} and first["seeds"] == [0, 1, 2]
+    assert fb.front(records, "one-shot") == []
+    with pytest.raises(ValueError, match="seed 0 recorded twice"):
+        fb.front(records + records[:1], "sgd")
+
+
+def test_a_datasets_fronts_and_marker_are_read_from_the_committed_records(setup):
+    out, params, records = setup
+    assert fb.fronts("mnist", out, params)["one_shot"] == [] and fb.fronts("mnist", out, params)["marker"] is None
+    records.mkdir()
+    for seed in (0, 1, 2):
+        fp.seed_record_path(records, "mnist", seed).write_text(json.dumps(
+            {"pick": PICK, "seconds": {"total": 900.0 + seed}, "test_accuracy": 99.0 + seed / 10, "n_test": 20}))
+        fb.run_point("mnist", 0, seed, out_dir=out, params=params, build=Builder(), log=quiet)
+        fb.run_point("mnist", 2, seed, out_dir=out, params=params, train=Trainer(), log=quiet)
+    got = fb.fronts("mnist", out, params)
+    assert [p["label"] for p in got["one_shot"]] == ["N = 30, K = 8"] and got["one_shot"][0]["seeds"] == [0, 1, 2]
+    assert [p["label"] for p in got["sgd"]] == ["1 epoch"] and got["sgd"][0]["seconds"] == {0: 2.5, 1: 2.5, 2: 2.5}
+    assert got["marker"]["seconds"] == {0: 900.0, 1: 901.0, 2: 902.0} and (got["n_test"], got["recipe"]) == (
+        20, "pytorch-mnist-cnn")
+    said = fb.answer(got)
+    assert said["sampling_error"] and said["outside"] == ["1 epoch"] and "not compared" in said["sentence"]
+    params.write_text(params.read_text().replace("epochs: 1}", "epochs: 3}"), encoding="utf-8")
+    with pytest.raises(ValueError, match="are not declared in the budget's parameters"):
+        fb.fronts("mnist", out, params)
+
+
+def test_an_sgd_point_at_its_own_schedule_is_read_from_the_opponents_record_not_measured_again(setup, tmp_path):
+    from greenelm_book.chapters import fast_sgd
+
+    assert fb.OWN_EPOCHS == {"airbench94": fast_sgd.AIRBENCH94.train_epochs,
+                             "pytorch-mnist-cnn": fast_sgd.PYTORCH_MNIST_CNN.epochs}
+    out, params, _ = setup
+    opponents = tmp_path / "opponents"
+    opponents.mkdir()
+    published = opponents / "mnist-pytorch-mnist-cnn-published-seed0.json"
+    published.write_text(json.dumps({"accuracy": 99.1, "seconds": 750.0, "n_test": 20, "epochs": 14.0,
+                                     "subset": None}))
+    train = Trainer()
+    assert fb.run_point("mnist", 3, 0, out_dir=out, params=params, train=train, log=quiet) == published
+    assert not train.calls and not (out / "test-reads.json").exists()        # no second measurement, no read
+    fb.run_point("mnist", 3, 1, out_dir=out, params=params, train=train, log=quiet)   # seed 1: none there
+    assert len(train.calls) == 1
+    fb.run_point("mnist", 2, 0, out_dir=out, params=params, train=train, log=quiet)   # 1 epoch: measured here
+    (own, short) = sorted(fb.fronts("mnist", out, params)["sgd"], key=lambda p: p["point"]["epochs"], reverse=True)
+    assert own["accuracy"] == {0: 99.1, 1: 25.0} and own["seconds"] == {0: 750.0, 1: 2.5}
+    assert short["seeds"] == [0]
+    published.write_text(json.dumps({"accuracy": 99.1, "seconds": 750.0, "n_test": 20, "epochs": 14.0,
+                                     "subset": 600}))
+    with pytest.raises(ValueError, match="not the recipe's own schedule on all images"):
+        fb.opponent_point("mnist", {"family": "sgd", "model": "pytorch-mnist-cnn", "epochs": 14}, 0)
