@@ -94,7 +94,7 @@ plt.show()
 # %% [markdown]
 # ## The tests
 #
-# Each verdict names the test that gave it; each test is a function of `greenelm_book.judging.verdicts`
+# Each verdict names the test that gave it; each test is one function of the book's code
 # with a unit test, its rule stated once. {glue:text}`scorecard_rejudged` rows carry a note where
 # the chapter's page, judged when the chapter ran, said something else.
 
