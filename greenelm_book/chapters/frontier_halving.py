@@ -26,8 +26,9 @@ so the rungs refine one estimate instead of drawing a new one, and every choice 
 
 :func:`cost_plan` predicts the whole protocol's seconds (every rung, the refit, the scoring) from a
 per-candidate cost model (:func:`fit_flops`) whose rates are calibrated on the earlier protocol's
-records (:func:`calibrate`); ``python -m greenelm_book.chapters.frontier_protocol --halving --plan``
-prints it without fitting anything.
+records (:func:`calibrate`); ``python -m greenelm_book.chapters.frontier_halving --plan`` prints it
+without fitting anything, and ``python -m greenelm_book.chapters.frontier_halving --dataset mnist --seed 0``
+runs the protocol (:func:`main`).
 """
 
 from __future__ import annotations
@@ -328,7 +329,8 @@ def earlier_records(folder: str | Path = RUNS_DIR) -> list[dict]:
     return out
 
 
-def predicted_seconds(candidate: Candidate, n_fit: int, n_scored: int, image_shape, rates: Mapping[str, float]) -> float:
+def predicted_seconds(candidate: Candidate, n_fit: int, n_scored: int, image_shape,
+                      rates: Mapping[str, float]) -> float:
     """Seconds of one fit and prediction at the calibrated ``rates`` (seconds per GFLOP of each kind)."""
     work = fit_flops(candidate, n_fit, n_scored, image_shape)
     return float(sum(work[k] / 1e9 * rates[k] for k in work))
@@ -419,11 +421,46 @@ def run_and_record_halving(dataset: str, seeds: Sequence[int], *, out_dir: str |
                              cache=f"{dataset}, {'all rows' if subset is None else f'first {subset} rows'}")
         record["subset"] = subset
         _write_json_atomically(path, record)
-        log(f"{dataset}, seed {seed}: test {record['test_accuracy']:.2f} %, {record['seconds']['total']:.0f} s -> {path}")
+        log(f"{dataset}, seed {seed}: test {record['test_accuracy']:.2f} %, "
+            f"{record['seconds']['total']:.0f} s -> {path}")
         written.append(path)
     return written
 
 
+def main(argv: Sequence[str] | None = None) -> None:
+    """``python -m greenelm_book.chapters.frontier_halving --dataset mnist --seed 0 [--seed 1 ...] [--subset N]
+    [--out DIR] [--params FILE]``: :func:`run_and_record_halving` (records in ``book/frontier_halving/``);
+    ``--plan`` prints the cost plan of every dataset (:func:`plan_text`) and fits nothing. Run a protocol
+    alone on the machine, under the run lock, in the background:
+    ``flock /tmp/greenelm-run.lock python -m greenelm_book.chapters.frontier_halving ...``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m greenelm_book.chapters.frontier_halving",
+                                     description="the frontier's protocol by successive halving, one (dataset, "
+                                                 "seed) record at a time")
+    parser.add_argument("--plan", action="store_true", help="print the predicted seconds per rung; fit nothing")
+    parser.add_argument("--dataset", default=None, help="required unless --plan")
+    parser.add_argument("--seed", type=int, action="append", default=None, help="repeat for several seeds")
+    parser.add_argument("--subset", type=int, default=None, help="first N rows of each split (default: all)")
+    parser.add_argument("--out", default=str(HALVING_DIR), help=f"records and ledger (default {HALVING_DIR})")
+    parser.add_argument("--params", default=None, help=f"the protocol's parameters (default {HALVING_PARAMS})")
+    args = parser.parse_args(argv)
+    if args.plan:
+        print(plan_text(args.params))
+        return
+    if args.dataset is None or not args.seed:
+        parser.error("--dataset and at least one --seed are required (or --plan)")
+    started = time.perf_counter()
+    run_and_record_halving(args.dataset, args.seed, out_dir=args.out, params=args.params, subset=args.subset,
+                           log=lambda message: print(f"[{time.perf_counter() - started:7.0f} s] {message}",
+                                                     flush=True))
+
+
+if __name__ == "__main__":
+    main()
+
+
 __all__ = ["ETA", "HALVING_DIR", "HALVING_PARAMS", "NESTING", "TRAIN_TEST_ROWS", "calibrate", "cost_plan",
-           "earlier_records", "fit_flops", "load_halving", "plan_text", "predicted_seconds", "ranked", "record_fits",
+           "earlier_records", "fit_flops", "load_halving", "main", "plan_text", "predicted_seconds", "ranked",
+           "record_fits",
            "rung_rows", "rung_sizes", "run_and_record_halving", "run_halving", "survivors"]
