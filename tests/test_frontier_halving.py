@@ -381,6 +381,9 @@ def test_the_halving_parameters_declare_the_published_ranges():
             assert {(), ("flip",), ("flip", "shift")} <= views
             symmetric = [c for c in grid if c.symmetric]
             assert symmetric and all(c.views == ("flip",) and c.variant == "limit" for c in symmetric)
+            # pooling cells symmetric about the vertical axis: no even pool over an odd number of columns
+            width = fp_image_shape(name)[1]
+            assert all(c.pool % 2 == 1 or (width - c.patch_size + 1) % 2 == 0 for c in symmetric)
         (last_fit, last_validation) = entry["sizes"][-1]
         assert entry["sizes"] == fh.rung_sizes(last_fit, last_validation, len(entry["sizes"]), spec["eta"])
     # the earlier protocol's parameters stay as they were
