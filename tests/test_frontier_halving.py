@@ -391,6 +391,23 @@ def test_the_halving_parameters_declare_the_published_ranges():
     assert earlier["datasets"]["mnist"]["fit_size"] == 20000 and len(earlier["datasets"]["mnist"]["grid"]) == 10
 
 
+def test_the_halving_parameters_refuse_what_they_do_not_know(tmp_path):
+    params = tmp_path / "halving.yml"
+    good = ("seeds: [0]\ndatasets:\n  tiny:\n    last_fit: 90\n    last_validation: 30\n    n_rungs: 2\n"
+            "    grid:\n      - {variant: [limit], n_patches: [4], patch_size: [3], pool: [2]}\n")
+    params.write_text(good, encoding="utf-8")
+    assert fh.load_halving(params)["datasets"]["tiny"]["sizes"] == [(30, 10), (90, 30)]
+    for text, message in ((good + "rungs: 3\n", r"unknown key\(s\) \['rungs'\]"),
+                          (good.replace("    n_rungs: 2\n", ""), r"lacks \['n_rungs'\]"),
+                          (good.replace("n_rungs: 2", "n_rungs: 2\n    fit_size: 9"),
+                           r"unknown key\(s\) \['fit_size'\]"),
+                          (good.replace("seeds: [0]", "seeds: [0, 0]"), "distinct integers"),
+                          ("eta: 1\n" + good, "eta must be at least 2")):
+        params.write_text(text, encoding="utf-8")
+        with pytest.raises(ValueError, match=message):
+            fh.load_halving(params)
+
+
 def test_the_cost_model_is_calibrated_on_the_earlier_records_and_the_plan_is_within_budget():
     records = fh.earlier_records()
     calibration = fh.calibrate(records)

@@ -215,6 +215,9 @@ def load_halving(path: str | Path | None = None) -> dict:
 
     path = Path(path or HALVING_PARAMS)
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    unknown = sorted(set(data) - {"seeds", "eta", "datasets"})
+    if unknown:
+        raise ValueError(f"{path}: unknown key(s) {unknown} (have seeds, eta, datasets)")
     seeds = data.get("seeds")
     if not isinstance(seeds, list) or not seeds or len(set(seeds)) != len(seeds) \
             or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):
