@@ -247,14 +247,15 @@ def _patch_positions(image_shape, candidate) -> int:
 
 
 def fit_flops(candidate: Candidate, n_fit: int, n_scored: int, image_shape) -> dict[str, float]:
-    """The work of fitting ``candidate`` on ``n_fit`` rows and predicting ``n_scored`` rows, in three
+    """The work of fitting ``candidate`` on ``n_fit`` rows and predicting ``n_scored`` rows, in five
     kinds, each counted in FLOPs (a kind a variant does not do is left out): {"features": the patch map
     of every image view (a whitened p×p×C patch at each position against K atoms), "products": the dense
-    products (the limit's kernel blocks, V² view pairs or V for a symmetric flip, and its arc-cosine
-    compositions; the stacked map's hidden layer and Gram), "factorisations": Cholesky factorisations
-    (the limit's one per jitter on its inner split and one at the chosen jitter), "decompositions": the
-    readouts' GCV decompositions (the plain readout's of its rows × F features, rows·F·min(rows, F); the
-    stacked one's d × d)}."""
+    products (the limit's kernel blocks, V² view pairs or V for a symmetric flip; the stacked map's
+    hidden layer and Gram), "elementwise": the limit's kernel entries passed through the arc-cosine
+    transform (counted in entries: each view pair's blocks, once per composition), "factorisations":
+    Cholesky factorisations (the limit's one per jitter on its inner split and one at the chosen
+    jitter), "decompositions": the readouts' GCV decompositions (the plain readout's of its rows × F
+    features, rows·F·min(rows, F); the stacked one's d × d)}."""
     c, n, m = candidate, float(n_fit), float(n_scored)
     channels = image_shape[2] if len(image_shape) > 2 else 1
     patch = c.patch_size ** 2 * channels
@@ -262,14 +263,16 @@ def fit_flops(candidate: Candidate, n_fit: int, n_scored: int, image_shape) -> d
     features = 2.0 * _patch_positions(image_shape, c) * patch * (c.n_patches + patch) * (n * views + m)
     if c.variant == "limit":
         pairs = views if (c.symmetric and c.views == ("flip",)) else views ** 2
-        products = pairs * (n * n * width + 2.0 * n * m * width) + 10.0 * c.depth * pairs * (n * n + n * m)
+        products = pairs * (n * n * width + 2.0 * n * m * width)
+        elementwise = c.depth * pairs * (n * n + n * m)
         if len(c.ridge) > 1:
             n_validation = min(INNER_VALIDATION_ROWS, max(1, math.ceil(0.2 * n)))
             inner = min(INNER_FIT_ROWS, n - n_validation)
             factorisations = len(c.ridge) * inner ** 3 / 3.0 + n ** 3 / 3.0
         else:
             factorisations = n ** 3 / 3.0
-        return {"features": features, "products": products, "factorisations": factorisations}
+        return {"features": features, "products": products, "elementwise": elementwise,
+                "factorisations": factorisations}
     rows = n * views
     if c.variant == "stacked":
         hidden = float(c.n_hidden)
@@ -279,7 +282,7 @@ def fit_flops(candidate: Candidate, n_fit: int, n_scored: int, image_shape) -> d
 
 
 #: the kinds of work of :func:`fit_flops`, each with its own calibrated rate
-_KINDS = ("features", "products", "factorisations", "decompositions")
+_KINDS = ("features", "products", "elementwise", "factorisations", "decompositions")
 
 
 def record_fits(records: Sequence[Mapping]) -> list[dict]:
