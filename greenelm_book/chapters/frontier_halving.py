@@ -342,11 +342,25 @@ def predicted_seconds(candidate: Candidate, n_fit: int, n_scored: int, image_sha
     return float(sum(work[k] / 1e9 * rates[k] for k in work))
 
 
+def limit_refit_bytes(candidate: Candidate, n_train: int) -> int:
+    """Bytes a limit candidate's refit on ``n_train`` rows allocates beyond its input
+    (:func:`greenelm.kernel_limit.fit_memory`: the N × N kernel, the kept views' training rows, the
+    held-out choice of its jitter), the views of a symmetric flip counted as the one view kept."""
+    from greenelm.kernel_limit import fit_memory
+
+    c, n = candidate, int(n_train)
+    kept = 1 if (c.symmetric and c.views == ("flip",)) else c.n_views
+    n_validation = min(INNER_VALIDATION_ROWS, max(1, math.ceil(0.2 * n))) if len(c.ridge) > 1 else 0
+    n_fit = min(INNER_FIT_ROWS, n - n_validation) if n_validation else 0
+    return int(sum(fit_memory(n, c.n_features, kept, 10, n_fit=n_fit, n_validation=n_validation).values()))
+
+
 def cost_plan(grid: Sequence[Candidate], sizes: Sequence[tuple[int, int]], n_train: int, n_test: int, image_shape,
               rates: Mapping[str, float], eta: int = ETA) -> dict:
     """The protocol's predicted seconds for one seed, at the worst case (the costliest candidates
     survive every cut, the costliest is picked): {"rungs" [{"n_fit", "n_validation", "n_candidates",
-    "seconds"}], "refit", "scoring", "total"}. Rung r has the survivors of rung r - 1 (each cut keeps
+    "seconds"}], "refit", "scoring", "total", "refit_memory_gb" (the largest limit refit's allocations,
+    :func:`limit_refit_bytes`)}. Rung r has the survivors of rung r - 1 (each cut keeps
     ``ceil(n / eta)``); it stops, as :func:`run_halving` does, once one candidate is left."""
     grid = list(grid)
     rungs, alive = [], len(grid)
@@ -360,7 +374,9 @@ def cost_plan(grid: Sequence[Candidate], sizes: Sequence[tuple[int, int]], n_tra
     refits = [(predicted_seconds(c, n_train, 0, image_shape, rates),
                predicted_seconds(c, n_train, n_test, image_shape, rates)) for c in grid]
     refit, with_scoring = max(refits, key=lambda pair: pair[1])
-    plan = {"rungs": rungs, "refit": refit, "scoring": with_scoring - refit}
+    plan = {"rungs": rungs, "refit": refit, "scoring": with_scoring - refit,
+            "refit_memory_gb": max((limit_refit_bytes(c, n_train) / GB for c in grid if c.variant == "limit"),
+                                   default=0.0)}
     plan["total"] = float(sum(r["seconds"] for r in rungs) + with_scoring)
     return plan
 
@@ -385,7 +401,8 @@ def plan_text(params: str | Path | None = None, records_dir: str | Path = RUNS_D
             lines.append(f"  rung {r}: {rung['n_candidates']} candidates x ({rung['n_fit']} fit, "
                          f"{rung['n_validation']} validation rows): {rung['seconds']:.0f} s")
         lines.append(f"  refit on {n_train} rows: {plan['refit']:.0f} s; scoring {n_test} test images: "
-                     f"{plan['scoring']:.0f} s")
+                     f"{plan['scoring']:.0f} s; the largest limit refit allocates "
+                     f"{plan['refit_memory_gb']:.1f} GB")
     return "\n".join(lines)
 
 
@@ -467,6 +484,6 @@ if __name__ == "__main__":
 
 
 __all__ = ["ETA", "HALVING_DIR", "HALVING_PARAMS", "NESTING", "TRAIN_TEST_ROWS", "calibrate", "cost_plan",
-           "earlier_records", "fit_flops", "load_halving", "main", "plan_text", "predicted_seconds", "ranked",
+           "earlier_records", "fit_flops", "limit_refit_bytes", "load_halving", "main", "plan_text", "predicted_seconds", "ranked",
            "record_fits",
            "rung_rows", "rung_sizes", "run_and_record_halving", "run_halving", "survivors"]
