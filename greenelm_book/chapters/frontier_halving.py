@@ -484,6 +484,6 @@ if __name__ == "__main__":
 
 
 __all__ = ["ETA", "HALVING_DIR", "HALVING_PARAMS", "NESTING", "TRAIN_TEST_ROWS", "calibrate", "cost_plan",
-           "earlier_records", "fit_flops", "limit_refit_bytes", "load_halving", "main", "plan_text", "predicted_seconds", "ranked",
-           "record_fits",
-           "rung_rows", "rung_sizes", "run_and_record_halving", "run_halving", "survivors"]
+           "earlier_records", "fit_flops", "limit_refit_bytes", "load_halving", "main", "plan_text",
+           "predicted_seconds", "ranked", "record_fits", "rung_rows", "rung_sizes", "run_and_record_halving",
+           "run_halving", "survivors"]
