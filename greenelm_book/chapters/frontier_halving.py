@@ -45,8 +45,8 @@ import numpy as np
 from greenelm._validation import check_positive_int
 
 from .frontier_protocol import (GB, INNER_FIT_ROWS, INNER_VALIDATION_ROWS, RUNS_DIR, TIE_RULE, Candidate, TestGate,
-                                _info, _selection_fit, _write_json_atomically, configuration_key, expand_grid,
-                                protocol_data)
+                                _info, _selection_fit, _write_json_atomically, build_model, configuration_key,
+                                expand_grid, protocol_data, seed_record_path)
 
 #: the halving protocol's grid and rungs, declared from published settings
 HALVING_PARAMS = Path(__file__).resolve().parents[2] / "params" / "frontier_halving.yml"
@@ -114,7 +114,7 @@ def survivors(validation: Mapping[int, float | None], grid: Sequence, eta: int =
 # ----------------------------------------------------------------------------- the protocol
 def run_halving(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Sequence[Candidate], seed: int, *,
                 image_shape, sizes: Sequence[tuple[int, int]], eta: int = ETA,
-                build: Callable[[Candidate, tuple, int], Any] | None = None, cache: str | None = None) -> dict:
+                build: Callable[[Candidate, tuple, int], Any] = build_model, cache: str | None = None) -> dict:
     """The halving protocol for one dataset and seed (see the module).
 
     X_train (N, H·W·C), y_train (N,): the training rows; X_test (M, H·W·C): the test images (their labels
@@ -131,9 +131,7 @@ def run_halving(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Se
     "seconds" {"selection" (every rung's fits), "rungs" [per rung], "refit", "scoring", "total"},
     "selection_fits_read_back", "refit_info", "peak_memory_gb", "load_average", "test_reads"."""
     from ..bench import load_average, peak_rss_bytes, reset_peak_rss
-    from .frontier_protocol import build_model
 
-    build = build_model if build is None else build
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
         raise ValueError(f"seed must be an integer, got {seed!r}")
     grid = list(grid)
@@ -412,13 +410,12 @@ TRAIN_TEST_ROWS = {"mnist": (60_000, 10_000), "fashion-mnist": (60_000, 10_000),
 
 # ----------------------------------------------------------------------------- the runs
 def run_and_record_halving(dataset: str, seeds: Sequence[int], *, out_dir: str | Path = HALVING_DIR,
-                           params: str | Path | None = None, subset: int | None = None, build: Callable | None = None,
+                           params: str | Path | None = None, subset: int | None = None, build: Callable = build_model,
                            log: Callable[[str], None] = print) -> list[Path]:
     """The halving protocol for ``dataset``, one seed at a time, each record written (atomically) to
     ``out_dir/<dataset>-seed<seed>.json``, the test reads to ``out_dir/test-reads.json`` (this protocol's
     own ledger). A recorded seed is skipped; a stopped seed resumes from its memoised fits."""
     from .frontier_features import IMAGE_SHAPES
-    from .frontier_protocol import seed_record_path
 
     spec = load_halving(params)
     if dataset not in spec["datasets"]:
