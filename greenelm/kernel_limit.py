@@ -15,6 +15,17 @@ with the bias, ``x̃ = [σ_w x, σ_b]`` (σ_w = 1 for ``weight_scale="unit"``, �
   each input: ``K̄(x, z) = mean over a, b of K(v_a(x), v_b(z))`` (e.g. ``[features, features ∘ mirror]``
   for an image and its mirror image), the kernel of the random ReLU features of every view, at N rows.
   The views are applied to blocks of ``block_rows`` rows, at ``fit`` and at ``predict``.
+  ``symmetric_views=True`` declares that the views form a group acting on the features as column
+  permutations (e.g. ``[features, features ∘ mirror]`` of a map that commutes with the mirror,
+  :class:`~greenelm.RandomPatchFeatures` with ``mirror_symmetric=True``): then
+  ``K̄(x, z) = mean over a of K(v_a(x), v_0(z))``, so the training and the test kernels cost V products
+  instead of V², and the model keeps only the first view's training rows. ``fit`` checks the
+  declaration on its first rows (:data:`SYMMETRY_CHECK_ROWS`: the V-product and V² kernels of their
+  block agree within :data:`SYMMETRY_RTOL` of its largest value) and refuses views that fail it. Shifts
+  with zero fill do not commute with a patch map (the border): views with shifts keep the V² kernel.
+* **Depth.** ``depth`` composes the arc-cosine kernel (Cho and Saul, 2009; :mod:`greenelm.kernels`):
+  the limit of ``depth`` ReLU layers, elementwise work on each view pair's kernel before averaging;
+  depth 1 is the kernel above.
 * **The jitter** is given (a float; ``attempts`` > 1 retries a failed factorisation at ×10 from a
   copy of the kernel spilled to disk) or chosen among a list on held-out *training* rows of the same
   kernel (:func:`held_out_rows`: a seeded permutation, ``random_state``), then the ridge at the
@@ -25,7 +36,9 @@ library's ``.npz`` of plain arrays and one JSON ``meta`` with a content digest: 
 ``train_rows`` (V, N, D') float32, the coefficients ``coef`` (N, k) float32, the labels and feature
 names. View functions are code, which a model file never holds: a model fitted with views is saved
 with their number, and after loading takes them again from its ``views`` parameter
-(``model.set_params(views=[...])``, the same functions in the same order).
+(``model.set_params(views=[...])``, the same functions in the same order). With ``symmetric_views``
+(recorded with the parameters) ``train_rows`` holds the first view only, (1, N, D'); files written
+before ``symmetric_views`` and ``depth`` existed load with them False and 1.
 """
 
 from __future__ import annotations
@@ -52,6 +65,12 @@ from .kernels import (ARCCOS_THREADED_TILES, ARCCOS_TILE_VALUES, _augmented_norm
 
 #: rows of the kernel built, and of test rows mapped through the views, at a time
 DEFAULT_BLOCK_ROWS = 1024
+#: the first training rows on which ``symmetric_views=True`` is checked (their V-product and V² kernels)
+SYMMETRY_CHECK_ROWS = 128
+#: how far those two kernels may differ, relative to the block's largest value: float32 rounding of
+#: products over permuted columns stays below 1e-6 at D' = 18,432; views that are no group differ by
+#: far more
+SYMMETRY_RTOL = 1e-4
 
 
 # -- parameters ------------------------------------------------------------------------------
@@ -127,12 +146,12 @@ def _transform_bytes(n_rows: int, n_cols: int) -> int:
 
 
 def fit_memory(n_rows: int, width: int, n_views: int, n_outputs: int, block_rows: int = DEFAULT_BLOCK_ROWS,
-               n_fit: int = 0, n_validation: int = 0) -> dict[str, int]:
+               n_fit: int = 0, n_validation: int = 0, symmetric_views: bool = False) -> dict[str, int]:
     """Bytes of each allocation ``fit`` makes beyond its input X, before it makes any: {words: bytes}.
 
     N = ``n_rows`` training rows of ``n_views`` views ``width`` wide, k = ``n_outputs``; ``n_fit`` and
     ``n_validation`` > 0 when the jitter is chosen on held-out rows (their block of the kernel is copied
-    once per jitter)."""
+    once per jitter); ``symmetric_views``: the first view's rows are copied out to be kept."""
     n, v, k = int(n_rows), int(n_views), int(n_outputs)
     m = min(int(block_rows), n)
     blocks = 2 if v > 1 else 1          # a view pair's products beside the running mean
@@ -145,6 +164,8 @@ def fit_memory(n_rows: int, width: int, n_views: int, n_outputs: int, block_rows
         mv = min(int(block_rows), int(n_validation))
         parts[f"the held-out choice (the {n_fit:,} fitted rows' block, {n_fit:,}² float32, and a "
               f"{mv:,} × {n_fit:,} block of the held-out rows')"] = 4 * n_fit * n_fit + 18 * mv * n_fit
+    if symmetric_views and v > 1:
+        parts[f"the first view's rows, kept (N × {width:,} float32)"] = 4 * n * int(width)
     return parts
 
 
@@ -165,7 +186,8 @@ class _KernelLimitBase(BaseEstimator):
     """Shared fit/predict; subclasses turn targets into Y (N, k) and scores into predictions."""
 
     def __init__(self, jitter=1e-3, weight_scale="unit", views=None, validation_size=0.2, fit_size=None,
-                 random_state=0, attempts=1, block_rows=DEFAULT_BLOCK_ROWS, progress=False):
+                 random_state=0, attempts=1, block_rows=DEFAULT_BLOCK_ROWS, progress=False, symmetric_views=False,
+                 depth=1):
         self.jitter = jitter
         self.weight_scale = weight_scale
         self.views = views
@@ -175,6 +197,8 @@ class _KernelLimitBase(BaseEstimator):
         self.attempts = attempts
         self.block_rows = block_rows
         self.progress = progress
+        self.symmetric_views = symmetric_views
+        self.depth = depth
 
     def _check_params(self) -> None:
         jitter = _check_jitter(self.jitter)
@@ -189,6 +213,9 @@ class _KernelLimitBase(BaseEstimator):
         check_positive_int("block_rows", self.block_rows)
         if not isinstance(self.progress, (bool, np.bool_)):
             raise ValueError(f"progress must be True or False, got {self.progress!r}")
+        if not isinstance(self.symmetric_views, (bool, np.bool_)):
+            raise ValueError(f"symmetric_views must be True or False, got {self.symmetric_views!r}")
+        check_positive_int("depth", self.depth)
 
     # -- views -----------------------------------------------------------------------------
     def _views_now(self) -> list | None:
@@ -240,8 +267,10 @@ class _KernelLimitBase(BaseEstimator):
         first = slice(0, min(block_rows, n))       # the views' width, from the first block (cheap)
         width = X.shape[1] if views is None else _view_output(views[0], X[first], 0, None, 0).shape[1]
         n_views = 1 if views is None else len(views)
+        symmetric = bool(self.symmetric_views) and n_views > 1
         parts = fit_memory(n, width, n_views, Y.shape[1], block_rows,
-                           0 if fit_rows is None else len(fit_rows), 0 if fit_rows is None else len(validation_rows))
+                           0 if fit_rows is None else len(fit_rows), 0 if fit_rows is None else len(validation_rows),
+                           symmetric)
         require_memory(parts, f"{type(self).__name__}.fit on {n:,} rows", hint=(
             "the kernel is N × N: fit on fewer rows, or use the finite-width ELM estimators, whose memory "
             "does not grow with N"))
@@ -251,8 +280,11 @@ class _KernelLimitBase(BaseEstimator):
             self._map_rows(X[rows], views, train[:, rows], sigma, rows.start)
         train_views = list(train)
         norms = [_augmented_norms(view) for view in train_views]
+        depth = int(self.depth)
+        if symmetric:
+            _check_symmetric_views(train_views, norms, depth)
         clock = [time.perf_counter()]
-        kernel = _averaged_kernel(train_views, norms, block_rows, bool(self.progress))
+        kernel = _averaged_kernel(train_views, norms, block_rows, bool(self.progress), symmetric, depth)
         clock.append(time.perf_counter())
         self.validation_scores_ = None
         if fit_rows is not None:
@@ -266,6 +298,8 @@ class _KernelLimitBase(BaseEstimator):
                                         f"{used} attempt(s), the last at jitter {last:g}: raise the jitter"
                                         + ("" if int(self.attempts) > 1 else " (or pass attempts > 1)"))
         clock.append(time.perf_counter())
+        if symmetric:                   # the test kernel reads the first view's rows only
+            train, norms = train[:1].copy(), norms[:1]
         self.X_fit_, self.dual_coef_, self._norms = train, coef, norms
         self.jitter_, self.mu_, self.attempts_ = float(last), float(mu), int(used)
         self.n_views_ = n_views
@@ -282,7 +316,8 @@ class _KernelLimitBase(BaseEstimator):
         views = self._views_now()
         params = self.__dict__.get("_fitted_params") or self.get_params(deep=False)
         block_rows = int(params["block_rows"])
-        n_views, n, width = self.X_fit_.shape
+        _, n, width = self.X_fit_.shape
+        n_views = self.n_views_                 # X_fit_ holds the first view only with symmetric_views
         require_memory(predict_memory(len(X), n, width, n_views, self.dual_coef_.shape[1], block_rows),
                        f"{type(self).__name__}.predict on {len(X):,} rows", hint="predict fewer rows at a time")
         sigma = np.float32(weight_sigma(params["weight_scale"], width))
@@ -294,7 +329,8 @@ class _KernelLimitBase(BaseEstimator):
             block = test[:, :rows.stop - rows.start]
             self._map_rows(X[rows], views, block, sigma, rows.start)
             test_norms = [_augmented_norms(view) for view in block]
-            scores[rows] = _averaged_block(list(block), train_views, test_norms, self._norms) @ self.dual_coef_
+            scores[rows] = _averaged_block(list(block), train_views, test_norms, self._norms,
+                                           int(params["depth"])) @ self.dual_coef_
         if not np.isfinite(scores).all():
             raise ValueError("the kernel ridge's scores hold NaN or inf (the inputs' norms overflow float32?)")
         return scores
@@ -339,6 +375,25 @@ class _KernelLimitBase(BaseEstimator):
         return persistence.save_archive(path, meta, arrays)
 
 
+def _check_symmetric_views(train_views, norms, depth: int = 1) -> None:
+    """``symmetric_views=True`` checked on the first :data:`SYMMETRY_CHECK_ROWS` rows of the σ_w-scaled
+    views (V arrays (N, D') float32, their norms): their V-product kernel block, mean over a of
+    K(v_a(x), v_0(z)), must equal the V² one within :data:`SYMMETRY_RTOL` of its largest value; else
+    ValueError (the views are no group of column permutations)."""
+    m = min(SYMMETRY_CHECK_ROWS, len(train_views[0]))
+    rows, row_norms = [view[:m] for view in train_views], [norm[:m] for norm in norms]
+    full = _averaged_block(rows, rows, row_norms, row_norms, depth)
+    folded = _averaged_block(rows, rows[:1], row_norms, row_norms[:1], depth)
+    gap, scale = float(np.abs(full - folded).max()), float(np.abs(full).max())
+    if not gap <= SYMMETRY_RTOL * scale:
+        raise ValueError(f"symmetric_views=True declares that the {len(rows)} views form a group acting on the "
+                         "features as column permutations (e.g. [features, features of the mirror image] of "
+                         f"RandomPatchFeatures(mirror_symmetric=True)), but on the first {m} rows the kernel of "
+                         f"{len(rows)} products differs from the kernel of {len(rows) ** 2} by {gap:.3g}, beyond "
+                         f"{SYMMETRY_RTOL:g} of its largest value {scale:.3g}: these views are no such group "
+                         "(shifts, at the border, never are); set symmetric_views=False")
+
+
 def _view_output(view, X, index: int, width, first_row: int) -> np.ndarray:
     """``view(X)`` checked: a finite numeric (m, D') array with m = len(X) and D' = ``width`` (None: any)."""
     out = view(X)
@@ -368,6 +423,14 @@ _PARAMETERS = """    Parameters
         Functions X (n, D) → (n, D') mapping each row alone (e.g. a feature map, and the same map of
         the mirror image); the kernel is averaged over every pair of views (V² kernels' work). None:
         the kernel of X itself. A model loaded from a file takes them from this parameter again.
+    symmetric_views : bool, default=False
+        The views form a group acting on the features as column permutations (the first view's
+        features and the mirror image's of a mirror-symmetric map): the kernel is the mean over a of
+        K(v_a(x), v_0(z)), V products instead of V², and ``X_fit_`` keeps the first view only;
+        checked at ``fit`` on its first rows (views that fail it, e.g. shifts, are refused).
+    depth : int, default=1
+        The arc-cosine kernel composed ``depth`` times (Cho and Saul, 2009): the limit of ``depth``
+        ReLU layers, elementwise work on each view pair's kernel block; 1 is the one-layer kernel.
     validation_size : float or int, default=0.2
         Held-out training rows for a list of jitters (a fraction, rounded up, or a count).
     fit_size : float, int or None, default=None
@@ -385,7 +448,7 @@ _PARAMETERS = """    Parameters
     Attributes
     ----------
     X_fit_ : ndarray of shape (n_views, N, D'), float32
-        The training rows of each view, scaled by σ_w.
+        The training rows of each view, scaled by σ_w ((1, N, D'), the first view, with ``symmetric_views``).
     dual_coef_ : ndarray of shape (N, k), float32
         A of ``(K̄ + μI) A = Y``.
     jitter_, mu_ : float
@@ -517,6 +580,7 @@ def read_kernel_limit(archive, path, meta: dict, headers: dict, device):
     params = meta["params"]
     if not isinstance(params, dict):
         raise error(path, "params", f"must be a JSON object, got {params!r}")
+    params = {"symmetric_views": False, "depth": 1} | params    # files written before these parameters
     persistence._check_keys(path, "params", params, cls().get_params())
     if params["views"] is not None:
         raise error(path, "params", "views must be null (a model file holds no code; n_views counts them)")
@@ -550,8 +614,9 @@ def read_kernel_limit(archive, path, meta: dict, headers: dict, device):
     if "train_rows" not in headers or len(headers["train_rows"][0]) != 3:
         raise error(path, "train_rows", "missing, or not a 3-d array (n_views, N, D')")
     n_views, n, width = headers["train_rows"][0]
-    if n_views != max(meta["n_views"], 1) or n < 1 or width < 1:
-        raise error(path, "train_rows", f"shape {headers['train_rows'][0]} does not hold the {max(meta['n_views'], 1)} "
+    kept = 1 if params["symmetric_views"] is True else max(meta["n_views"], 1)    # symmetric: the first view
+    if n_views != kept or n < 1 or width < 1:
+        raise error(path, "train_rows", f"shape {headers['train_rows'][0]} does not hold the {kept} "
                                         "view(s) of N >= 1 rows")
     if meta["n_views"] == 0 and width != meta["n_features_in"]:
         raise error(path, "train_rows", f"holds {width} columns but the model takes {meta['n_features_in']} "
@@ -592,7 +657,7 @@ def read_kernel_limit(archive, path, meta: dict, headers: dict, device):
     model.X_fit_, model.dual_coef_ = np.ascontiguousarray(train), np.ascontiguousarray(coef)
     model._norms = [_augmented_norms(view) for view in model.X_fit_]
     model.seed_, model.n_features_in_, model.n_outputs_ = meta["seed"], meta["n_features_in"], k
-    model.n_views_, model._n_view_functions = int(n_views), meta["n_views"]
+    model.n_views_, model._n_view_functions = max(meta["n_views"], 1), meta["n_views"]
     model.jitter_, model.mu_ = float(fitted["jitter"]), float(fitted["mu"])
     model.attempts_, model.validation_scores_ = fitted["attempts"], fitted["validation_scores"]
     model._fitted_params = model.get_params(deep=False)

@@ -19,6 +19,24 @@ The N × N system is solved in place in float32 (N = 60,000: 14.4 GB) by a right
 Cholesky (:func:`cholesky_inplace`) on views of one NumPy array: SciPy's and torch's Cholesky
 routines would make a second N × N copy (and multithreaded OpenBLAS ``potrf`` fails beyond order
 16,000), while the blocked form runs multithreaded in place.
+
+**Views.** The kernel averaged over V views of each input, ``K̄(x, z) = mean over a, b of
+K(v_a(x), v_b(z))``, costs V² products of feature blocks. When the views form a group whose elements
+act on the features as permutations of their columns, ``v_a(x) = P_a v_0(x)`` (the identity and the
+mirror image's features of a mirror-symmetric patch map, :class:`~greenelm.RandomPatchFeatures` with
+``mirror_symmetric=True``), K depends on inner products and norms only, both unchanged by a common
+permutation, so ``K(v_a(x), v_b(z)) = K(v_b⁻¹ v_a(x), v_0(z))`` and the mean over the V² pairs is the
+mean over the V of ``K(v_a(x), v_0(z))``: V products, and only the first view of the training rows
+(``_averaged_kernel(..., symmetric=True)``, ``_averaged_block`` with the first view as its columns).
+Views that do not commute with the feature map are no such group: one-pixel shifts with zero fill
+lose a border's positions and bring in zeros, so a view set with shifts keeps the V² kernel.
+
+**Depth.** The arc-cosine kernel composed ``depth`` times (Cho and Saul, 2009: the kernel of a
+network of ``depth`` infinitely wide ReLU layers), each layer's kernel the arc-cosine of the previous
+one's, ``K_{ℓ+1}(x, z) = √(K_ℓ(x, x) K_ℓ(z, z)) J(θ_ℓ) / (2π)`` with ``cos θ_ℓ = K_ℓ(x, z) /
+√(K_ℓ(x, x) K_ℓ(z, z))`` and ``J(θ) = sin θ + (π − θ) cos θ``; the diagonal halves at each layer,
+``√K_ℓ(x, x) = ‖x̃‖ / 2^(ℓ/2)`` (:func:`_compose_arccos`). It is elementwise work on each view pair's
+kernel block, no further product; depth 1 is the kernel above.
 """
 
 from __future__ import annotations
@@ -307,14 +325,26 @@ def _float32_views(name: str, views) -> list[np.ndarray]:
     return views
 
 
-def _averaged_block(rows_of, cols_of, row_norms, col_norms) -> np.ndarray:
-    """``mean over views a, b of K(rows_of[a], cols_of[b])`` (n, m) float32, from σ_w-scaled float32 views."""
+def _compose_arccos(block: np.ndarray, norms_a: np.ndarray, norms_b: np.ndarray, depth: int) -> np.ndarray:
+    """In place: the arc-cosine kernel K₁ (n, m) of inputs with ‖x̃‖ (n,) and ‖z̃‖ (m,) → K_depth, the
+    kernel composed ``depth`` times (see the module): layer ℓ's kernel is the arc-cosine transform of
+    layer ℓ − 1's, whose diagonal's square roots are ‖x̃‖ / 2^((ℓ − 1)/2). Depth 1 leaves it as it is."""
+    for layer in range(1, depth):
+        scale = 2.0 ** (-layer / 2)
+        _arccos_from_products(block, norms_a * scale, norms_b * scale)
+    return block
+
+
+def _averaged_block(rows_of, cols_of, row_norms, col_norms, depth: int = 1) -> np.ndarray:
+    """``mean over views a, b of K(rows_of[a], cols_of[b])`` (n, m) float32, from σ_w-scaled float32 views;
+    K the arc-cosine kernel composed ``depth`` times (:func:`_compose_arccos`)."""
     total = None
     for a, rows in enumerate(rows_of):
         for b, cols in enumerate(cols_of):
             products = rows @ cols.T
             products += np.float32(1.0)              # σ_b² = 1: the bias column of x̃
-            block = _arccos_from_products(products, row_norms[a], col_norms[b])
+            block = _compose_arccos(_arccos_from_products(products, row_norms[a], col_norms[b]),
+                                    row_norms[a], col_norms[b], depth)
             if total is None:
                 total = block
             else:
@@ -354,15 +384,20 @@ def _scaled_views(train_views, Y, test_views, weight_scale: str):
             [_augmented_norms(view) for view in test_views])
 
 
-def _averaged_kernel(train_views, norms, block_rows: int, progress: bool) -> np.ndarray:
-    """The lower triangle of K̄ (N, N) float32 over the σ_w-scaled views (the strict upper triangle zero)."""
+def _averaged_kernel(train_views, norms, block_rows: int, progress: bool, symmetric: bool = False,
+                     depth: int = 1) -> np.ndarray:
+    """The lower triangle of K̄ (N, N) float32 over the σ_w-scaled views (the strict upper triangle zero);
+    ``symmetric``: the views form a group of column permutations, so K̄(x, z) = mean over a of
+    K(v_a(x), v_0(z)), V products instead of V² (see the module); K composed ``depth`` times."""
     n = len(train_views[0])
+    columns, column_norms = (train_views[:1], norms[:1]) if symmetric else (train_views, norms)
     kernel = np.zeros((n, n), dtype=np.float32)       # zero pages: the unused upper triangle stays finite
     for rows in progress_bar(list(row_chunks(n, block_rows)), desc="averaged kernel", disable=not progress):
         cols = slice(0, rows.stop)                      # the lower triangle, all the factorisation reads
         kernel[rows, cols] = _averaged_block([view[rows] for view in train_views],
-                                             [view[cols] for view in train_views],
-                                             [norm[rows] for norm in norms], [norm[cols] for norm in norms])
+                                             [view[cols] for view in columns],
+                                             [norm[rows] for norm in norms], [norm[cols] for norm in column_norms],
+                                             depth)
     return kernel
 
 

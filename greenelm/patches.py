@@ -31,6 +31,22 @@ so ``n_features_out = 2 · K · pool²``, in blocks of rows ready for :class:`~g
 features are. Inputs are rows (N, H·W·C) in height-width-channel order (what
 ``load_dataset(...).flat()`` returns) or arrays (N, H, W) / (N, H, W, C). ``device`` ``None`` runs
 NumPy; a torch device (``"cpu"``, ``"cuda"``) runs the same arithmetic in torch.
+
+**The mirror** (``mirror_symmetric=True``). The map then commutes with the left-right mirror of the
+image (each image flipped along its width axis): the mirror acts on the features as a permutation
+of their columns, ``transform(mirror(X)) == transform(X)[:, mirror_permutation_]`` to rounding.
+Three things make it so: the dictionary is closed under mirroring (K/2 atoms drawn, each with its
+mirror image, the patch flipped left-right: atom k + K/2 mirrors atom k), the ZCA whitening is
+estimated over the drawn patches and their mirrors (its mean and covariance symmetrised exactly,
+so the whitening commutes with the patch's flip), and the pooling cells are symmetric about the
+vertical axis (:func:`symmetric_pool_bounds` on the columns; ``numpy.array_split``'s cells where
+those are symmetric already; an even ``pool`` over an odd number of column positions has none, and
+is refused, naming the patch sizes and pools that work). The contrast normalisation and the ReLU
+split act on each patch's values as a set, so they commute with the flip as they are. With such a
+map the views [image, mirror image] form a group acting on the features as column permutations,
+which :class:`~greenelm.KernelLimitClassifier`'s ``symmetric_views`` turns into V kernel products
+instead of V². Translations do not commute with the map (the positions shifted out at one border are
+lost and zeros come in at the other), so a view set with shifts is no such group.
 """
 
 from __future__ import annotations
@@ -113,6 +129,25 @@ def _unit_rows(rows: np.ndarray) -> np.ndarray:
     return rows
 
 
+def symmetric_pool_bounds(n_positions: int, pool: int) -> list[tuple[int, int]] | None:
+    """The ``pool`` (start, stop) ranges that split ``n_positions`` with lengths that read the same
+    from either end (cells symmetric about the middle), each ``n_positions // pool`` or one longer:
+    :func:`pool_bounds`'s where those are symmetric (``pool`` divides ``n_positions``), else the longer
+    ranges in pairs at the two ends (and one in the middle for an odd count). None where no such split
+    exists: an even ``pool`` over an odd ``n_positions``."""
+    size, longer = divmod(n_positions, pool)
+    if longer % 2 and pool % 2 == 0:
+        return None
+    lengths = [size] * pool
+    for k in range(longer // 2):
+        lengths[k] += 1
+        lengths[pool - 1 - k] += 1
+    if longer % 2:
+        lengths[pool // 2] += 1
+    edges = [sum(lengths[:k]) for k in range(pool + 1)]
+    return list(zip(edges[:-1], edges[1:]))
+
+
 def pool_bounds(n_positions: int, pool: int) -> list[tuple[int, int]]:
     """The ``pool`` (start, stop) ranges that split ``n_positions`` as ``numpy.array_split`` does:
     the first ``n_positions % pool`` ranges one longer than the others."""
@@ -142,6 +177,13 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     dtype : "float32" (default) or "float64", the features' precision
     device : None (NumPy) or a torch device
     random_state : int seed (or a Generator / RandomState, from which one seed is drawn)
+    mirror_symmetric : False (default) or True: a map that commutes with the left-right mirror of
+        the image (see the module): n_patches must be even, the column pooling cells symmetric
+
+    Attributes
+    ----------
+    mirror_permutation_ : (n_features_out,) int64, with ``mirror_symmetric=True`` only: the features
+        of the mirrored images are ``transform(X)[:, mirror_permutation_]``
 
     Notes
     -----
@@ -159,12 +201,18 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     ...                               n_whitening=200).fit(X)
     >>> patches.transform(X).shape, patches.n_features_out
     ((20, 32), 32)
+    >>> symmetric = RandomPatchFeatures((8, 8, 3), n_patches=4, patch_size=3, pool=2, n_whitening=200,
+    ...                                 mirror_symmetric=True).fit(X)
+    >>> images = X.reshape(20, 8, 8, 3)
+    >>> mirror = symmetric.transform(images[:, :, ::-1])
+    >>> bool(np.allclose(mirror, symmetric.transform(images)[:, symmetric.mirror_permutation_], atol=1e-6))
+    True
     """
 
     def __init__(self, image_shape, n_patches: int = 1024, patch_size: int = 6, pool: int = 2,
                  threshold: float = 0.25, whiten_eps: float = 0.1, contrast_eps: float = 0.01,
                  n_whitening: int = 100_000, dictionary: str = "sampled", kmeans_sample: int = 100_000,
-                 dtype: str = "float32", device=None, random_state=0):
+                 dtype: str = "float32", device=None, random_state=0, mirror_symmetric: bool = False):
         self.image_shape = image_shape
         self.n_patches = n_patches
         self.patch_size = patch_size
@@ -178,6 +226,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         self.dtype = dtype
         self.device = device
         self.random_state = random_state
+        self.mirror_symmetric = mirror_symmetric
 
     # -- parameters ------------------------------------------------------------------------
     def _shape(self, n_values: int | None = None) -> tuple[int, int, int | None]:
@@ -215,6 +264,34 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                              f"({self.n_patches}): k-means needs a patch per centroid")
         check_choice("dtype", self.dtype, DTYPES)
         check_device(self.device)
+        self._check_mirror(height, width, p, pool)
+
+    def _check_mirror(self, height: int, width: int, p: int, pool: int) -> None:
+        """``mirror_symmetric`` a bool; when True, an even ``n_patches`` and column cells symmetric
+        about the vertical axis (else ValueError naming the patch sizes and pools that have them)."""
+        if not isinstance(self.mirror_symmetric, (bool, np.bool_)):
+            raise ValueError(f"mirror_symmetric must be True or False, got {self.mirror_symmetric!r}")
+        if not self.mirror_symmetric:
+            return
+        if int(self.n_patches) % 2:
+            raise ValueError(f"mirror_symmetric=True draws each atom with its mirror image, so n_patches must be "
+                             f"even, got n_patches={self.n_patches}")
+        n_cols = width - p + 1
+        if symmetric_pool_bounds(n_cols, pool) is None:
+            side = min(height, width)
+            sizes = [q for q in range(1, side + 1) if (width - q + 1) % 2 == 0 and pool <= side - q + 1]
+            pools = [q for q in range(1, side - p + 2) if symmetric_pool_bounds(n_cols, q) is not None]
+            raise ValueError(f"mirror_symmetric=True needs pooling cells symmetric about the vertical axis, and "
+                             f"pool {pool} over the {n_cols} column positions (W - patch_size + 1 = {width} - {p} "
+                             f"+ 1) has none (an even pool needs an even number of positions): with pool {pool} "
+                             f"use patch_size in {sizes}, or with patch_size {p} a pool in {pools}")
+
+    def _column_bounds(self, n_cols: int) -> list[tuple[int, int]]:
+        """The pooling cells' (start, stop) over the ``n_cols`` column positions: ``numpy.array_split``'s
+        (:func:`pool_bounds`), or with ``mirror_symmetric`` :func:`symmetric_pool_bounds`'s."""
+        if self.mirror_symmetric:
+            return symmetric_pool_bounds(n_cols, int(self.pool))
+        return pool_bounds(n_cols, int(self.pool))
 
     @property
     def n_features_out(self) -> int:
@@ -265,7 +342,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         (drawn, centred, whitened, unit-norm) and the folded projection (p²C × K, three copies)."""
         p, K = int(self.patch_size), int(self.n_patches)
         P = p * p * int(channels)
-        whitening = int(self.n_whitening)
+        whitening = int(self.n_whitening) * (2 if self.mirror_symmetric else 1)     # with their mirrors
         drawn = int(self.kmeans_sample) if self.dictionary == "kmeans" else K
         return {f"n_whitening = {whitening} patches of p²C = {P} values (indices, two copies)":
                     whitening * (3 * 8 + 2 * 8 * P),
@@ -297,6 +374,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
                        + (f", kmeans_sample={self.kmeans_sample}" if self.dictionary == "kmeans" else "")
                        + ").fit", hint="lower n_patches, n_whitening or kmeans_sample")
         p = int(self.patch_size)
+        self.__dict__.pop("mirror_permutation_", None)
         self.seed_ = seed_from_random_state(self.random_state)
         rng = np.random.default_rng(self.seed_)
         n_rows, n_cols = images.shape[1] - p + 1, images.shape[2] - p + 1
@@ -309,26 +387,43 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             out = windows[which, rows, cols].reshape(count, -1).astype(np.float64)  # (C, p, p) order
             return self._normalise(out)
 
+        mirror = bool(self.mirror_symmetric)
+        # a patch's values in (C, p, p) order, flipped left-right
+        flip = np.arange(images.shape[3] * p * p).reshape(-1, p, p)[:, :, ::-1].ravel()
         sample = draw(int(self.n_whitening))
+        if mirror:
+            sample = np.vstack([sample, sample[:, flip]])
         self.mean_ = sample.mean(axis=0)
         covariance = np.cov(sample, rowvar=False).reshape(sample.shape[1], sample.shape[1])
+        if mirror:      # exactly symmetric under the flip (a + b == b + a), not only to rounding
+            self.mean_ = (self.mean_ + self.mean_[flip]) / 2
+            covariance = (covariance + covariance[np.ix_(flip, flip)]) / 2
         s, V = np.linalg.eigh(covariance)
         self.whitening_ = (V / np.sqrt(np.clip(s, 0, None) + float(self.whiten_eps))) @ V.T   # (p²C, p²C)
+        if mirror:
+            self.whitening_ = (self.whitening_ + self.whitening_[np.ix_(flip, flip)]) / 2
+        n_drawn = int(self.n_patches) // 2 if mirror else int(self.n_patches)
         if self.dictionary == "kmeans":
             filters = self._kmeans_centroids(_unit_rows((draw(int(self.kmeans_sample)) - self.mean_)
-                                                        @ self.whitening_))
+                                                        @ self.whitening_), n_drawn)
         else:
-            filters = (draw(int(self.n_patches)) - self.mean_) @ self.whitening_
+            filters = (draw(n_drawn) - self.mean_) @ self.whitening_
         self.filters_ = _unit_rows(filters)                                                   # (K, p²C)
+        if mirror:      # atom k + K/2 is atom k's mirror image
+            self.filters_ = np.vstack([self.filters_, self.filters_[:, flip]])
+            pool, K = int(self.pool), int(self.n_patches)
+            index = np.arange(self.n_features_out, dtype=np.int64).reshape(2, pool, pool, K)
+            self.mirror_permutation_ = index[:, :, ::-1][..., np.r_[K // 2:K, 0:K // 2]].ravel()
         self._n_features_out = self.n_features_out
         self._prepare()
         return self
 
-    def _kmeans_centroids(self, whitened: np.ndarray) -> np.ndarray:
-        """Spherical k-means of unit-norm whitened patches (m, p²C): K centroids (K, p²C), seeded."""
+    def _kmeans_centroids(self, whitened: np.ndarray, n_clusters: int) -> np.ndarray:
+        """Spherical k-means of unit-norm whitened patches (m, p²C): ``n_clusters`` centroids
+        (n_clusters, p²C), seeded."""
         from sklearn.cluster import MiniBatchKMeans
 
-        kmeans = MiniBatchKMeans(n_clusters=int(self.n_patches), random_state=self.seed_, n_init=1,
+        kmeans = MiniBatchKMeans(n_clusters=n_clusters, random_state=self.seed_, n_init=1,
                                  batch_size=max(4096, 3 * int(self.n_patches)), max_iter=20)
         return kmeans.fit(whitened).cluster_centers_
 
@@ -444,7 +539,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
             self._normalise_rows(buffer.reshape(-1, D1)[:, :D])
 
         rows = buffer.reshape(n_rows, n * n_cols, D1)              # a position row of every image
-        row_bounds, col_bounds = pool_bounds(n_rows, pool), pool_bounds(n_cols, pool)
+        row_bounds, col_bounds = pool_bounds(n_rows, pool), self._column_bounds(n_cols)
         row_bytes = n_cols * K * dtype.itemsize                      # one position row of one image
         group = max(1, min(n, STRIP_BYTES // row_bytes))             # images per strip
         strip_rows = max(1, STRIP_BYTES // (group * row_bytes)) if group == n else 1
@@ -529,7 +624,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         soft = soft.view(n, n_rows, n_cols, K)
         for i, (r0, r1) in enumerate(pool_bounds(n_rows, pool)):
             soft_band, magnitude_band = soft[:, r0:r1].sum(dim=1), magnitude[:, r0:r1].sum(dim=1)  # (n, n_cols, K)
-            for j, (c0, c1) in enumerate(pool_bounds(n_cols, pool)):
+            for j, (c0, c1) in enumerate(self._column_bounds(n_cols)):
                 half_mean = 0.5 / ((r1 - r0) * (c1 - c0))
                 soft_sum, magnitude_sum = soft_band[:, c0:c1].sum(dim=1), magnitude_band[:, c0:c1].sum(dim=1)
                 torch.add(magnitude_sum, soft_sum, out=out[:, 0, i, j]).mul_(half_mean)   # mean relu(z − t)

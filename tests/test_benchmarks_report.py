@@ -280,6 +280,33 @@ def test_the_kernel_floor_counts_each_phases_flops():
         "kernel": 4 * (2 * 3 / 2) * 3 * 2,               # V² · N(N+1)/2 · D' · 2
         "factorisation": 8 / 3 + 2 * 2 * 4 * 10,          # N³/3 + two triangular solves
         "test_kernel": 4 * 5 * 2 * 3 * 2}                 # V² · M · N · D' · 2
+    assert floors(rows=2, width=3, views=2, test=5, classes=10, symmetric=True) == {
+        "kernel": 2 * (2 * 3 / 2) * 3 * 2,               # V · N(N+1)/2 · D' · 2: the views a group
+        "factorisation": 8 / 3 + 2 * 2 * 4 * 10,
+        "test_kernel": 2 * 5 * 2 * 3 * 2}                 # V · M · N · D' · 2
+
+
+def test_the_kernel_floors_symmetric_views_are_an_involution_fitted_with_v_products(tmp_path):
+    from benchmarks import kernel_floor
+
+    swapped = kernel_floor.involution(np.random.default_rng(0).permutation(9))
+    np.testing.assert_array_equal(swapped[swapped], np.arange(9))
+    assert (swapped != np.arange(9)).sum() == 8                      # four pairs swapped, one column kept
+    kernel_floor.main(["--rows", "300", "--width", "32", "--test", "50", "--blocks", "64", "--repeats", "1",
+                       "--out", str(tmp_path / "sym")])
+    result = json.loads((tmp_path / "sym.json").read_text())["result"]
+    assert result["symmetric"] is True
+    assert result["v_squared_floor_seconds"]["kernel"] == pytest.approx(2 * result["floor_seconds"]["kernel"])
+    (fit,) = result["fits"]
+    assert fit["total_over_v_squared_floor"] < fit["total_over_floor"]
+    text = (tmp_path / "sym.md").read_text()
+    assert "fitted with symmetric_views: 2 products per kernel entry" in text
+    assert f"{fit['total_over_floor']:.2f}× its V-product floor" in text and "fit + test × V² floor" in text
+    kernel_floor.main(["--rows", "300", "--width", "32", "--test", "50", "--blocks", "64", "--repeats", "1",
+                       "--no-symmetric", "--out", str(tmp_path / "full")])
+    result = json.loads((tmp_path / "full.json").read_text())["result"]
+    assert result["symmetric"] is False and result["floor_seconds"] == result["v_squared_floor_seconds"]
+    assert "4 product(s) per kernel entry" in (tmp_path / "full.md").read_text()
 
 
 def test_the_kernel_floor_report_renders_each_block_against_the_floor(tmp_path):

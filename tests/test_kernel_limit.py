@@ -349,6 +349,9 @@ def test_a_kernel_model_loads_on_numpy_only(tmp_path):
     ({"attempts": 3, "jitter": [1e-3, 1e-2]}, "attempts > 1 retries a given jitter"),
     ({"block_rows": 0}, "block_rows must be an integer >= 1"),
     ({"progress": "yes"}, "progress must be True or False"),
+    ({"symmetric_views": "yes"}, "symmetric_views must be True or False"),
+    ({"depth": 0}, "depth must be an integer >= 1"),
+    ({"depth": 1.5}, "depth must be an integer >= 1"),
     ({"jitter": [1e-3, 1e-2], "fit_size": 30, "validation_size": 20}, "at least 1 fitted and 1 held-out row"),
 ])
 def test_bad_parameters_are_refused_at_fit_naming_them(params, words):
@@ -434,3 +437,167 @@ def test_set_params_after_fit_changes_nothing_until_the_next_fit():
     model.set_params(weight_scale="unit", block_rows=3, views=[mirror])
     np.testing.assert_array_equal(model.decision_function(X[40:]), before)
     assert not np.array_equal(model.fit(X[:40], y[:40]).decision_function(X[40:]), before)
+
+
+# -- symmetric views: V products instead of V² -------------------------------------------------------
+def half_turn(X):
+    """Columns rolled by half their number: an involution that commutes with ``mirror`` (for even D)."""
+    return np.roll(X, X.shape[1] // 2, axis=1)
+
+
+def mirror_half_turn(X):
+    return mirror(half_turn(X))
+
+
+GROUPS = {"mirror": [identity, mirror], "four": [identity, mirror, half_turn, mirror_half_turn]}
+
+
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_the_v_product_kernel_of_a_group_of_column_permutations_is_the_v_squared_kernel(group):
+    """For views forming a group of column permutations (two: the mirror; four: the mirror and a half
+    turn), mean over a of K(v_a(x), v_0(z)) is the mean over every pair: the lower triangles agree to
+    float32 rounding, and are not the plain kernel's."""
+    views = GROUPS[group]
+    X = np.random.default_rng(20).standard_normal((90, 8))
+    train = [np.ascontiguousarray(view(X), dtype=np.float32) for view in views]
+    norms = [kernels._augmented_norms(view) for view in train]
+    full = kernels._averaged_kernel(train, norms, 32, False)
+    folded = kernels._averaged_kernel(train, norms, 32, False, symmetric=True)
+    np.testing.assert_allclose(folded, full, rtol=0, atol=1e-6 * np.abs(full).max())
+    np.testing.assert_allclose(np.tril(full), np.tril(averaged64(X, X, views)), rtol=1e-5, atol=1e-6)
+    assert np.abs(np.tril(kernels._averaged_kernel(train[:1], norms[:1], 32, False) - full)).max() > 1e-2
+
+
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_symmetric_views_fit_and_predict_as_the_v_squared_kernel_keeping_the_first_view(group):
+    views = GROUPS[group]
+    X, y = blobs(n=130, d=8, seed=21)
+    params = dict(jitter=[1e-3, 1e-2, 1e-1], views=views, block_rows=24)
+    full = KernelLimitClassifier(**params).fit(X[:100], y[:100])
+    folded = KernelLimitClassifier(symmetric_views=True, **params).fit(X[:100], y[:100])
+    assert folded.X_fit_.shape == (1, 100, 8) and folded.n_views_ == len(views)
+    np.testing.assert_array_equal(folded.X_fit_[0], full.X_fit_[0])
+    assert folded.jitter_ == full.jitter_ and folded.mu_ == pytest.approx(full.mu_, rel=1e-6)
+    np.testing.assert_allclose(folded.validation_scores_, full.validation_scores_, atol=1 / 20)
+    np.testing.assert_allclose(folded.decision_function(X[100:]), full.decision_function(X[100:]), rtol=0, atol=1e-4)
+    np.testing.assert_array_equal(folded.predict(X[100:]), full.predict(X[100:]))
+    onehot = np.eye(3)[y[:100]]
+    reference = averaged64(X[100:], X[:100], views) @ ridge64(averaged64(X[:100], X[:100], views), onehot, full.jitter_)
+    assert relative(folded.decision_function(X[100:]), reference) < 1e-4
+
+
+def test_a_mirror_symmetric_patch_map_makes_the_image_and_its_mirror_a_group_of_views():
+    """[features, features of the mirror image] of RandomPatchFeatures(mirror_symmetric=True) fit with
+    two kernel products as with four; the default map (not closed under the mirror) is refused."""
+    images = np.random.default_rng(22).random((80, 10, 10, 3))
+    y = (images[:, :, :5].mean(axis=(1, 2, 3)) > images[:, :, 5:].mean(axis=(1, 2, 3))).astype(int)
+    rows = images.reshape(80, -1)
+
+    def views_of(features):
+        def mirrored(X):
+            return features.transform(X.reshape(-1, 10, 10, 3)[:, :, ::-1])
+        return [features.transform, mirrored]
+
+    symmetric = greenelm.RandomPatchFeatures((10, 10, 3), n_patches=6, patch_size=3, pool=2, n_whitening=500,
+                                             mirror_symmetric=True).fit(rows[:60])
+    params = dict(jitter=1e-2, weight_scale="he", views=views_of(symmetric), block_rows=16)
+    full = KernelLimitClassifier(**params).fit(rows[:60], y[:60])
+    folded = KernelLimitClassifier(symmetric_views=True, **params).fit(rows[:60], y[:60])
+    np.testing.assert_allclose(folded.decision_function(rows[60:]), full.decision_function(rows[60:]),
+                               rtol=0, atol=1e-4)
+    assert folded.X_fit_.shape == (1, 60, symmetric.n_features_out)
+    plain = greenelm.RandomPatchFeatures((10, 10, 3), n_patches=6, patch_size=3, pool=2, n_whitening=500).fit(rows[:60])
+    with pytest.raises(ValueError, match="differs from the kernel of 4 .* no such group .* symmetric_views=False"):
+        KernelLimitClassifier(jitter=1e-2, views=views_of(plain), symmetric_views=True).fit(rows[:60], y[:60])
+
+
+def test_views_that_are_no_group_are_refused_at_fit_and_shifts_are_not():
+    X, y = blobs(n=60, d=8, seed=23)
+
+    def shift(A):                      # one column over, a zero in at the border
+        out = np.roll(A, 1, axis=1)
+        out[:, 0] = 0
+        return out
+
+    for views in ([identity, shift], [identity, halve], [identity, mirror, half_turn]):
+        with pytest.raises(ValueError, match="symmetric_views=True declares .* no such group"):
+            KernelLimitClassifier(views=views, symmetric_views=True).fit(X, y)
+    assert KernelLimitClassifier(views=[identity, shift]).fit(X, y).n_views_ == 2    # the V² kernel takes them
+
+
+def test_a_symmetric_model_file_keeps_the_first_view_and_old_files_load(tmp_path):
+    from greenelm import _persistence as persistence
+
+    X, y = blobs(n=90, d=8, seed=24)
+    model = KernelLimitClassifier(jitter=1e-3, views=[identity, mirror], symmetric_views=True).fit(X[:70], y[:70])
+    path = model.save(tmp_path / "symmetric.npz")
+    with pytest.warns(UserWarning, match="2 view function"):
+        loaded = load_model(path)
+    assert loaded.get_params()["symmetric_views"] is True and loaded.X_fit_.shape == (1, 70, 8)
+    assert loaded.n_views_ == 2
+    loaded.set_params(views=[identity, mirror])
+    np.testing.assert_array_equal(loaded.decision_function(X[70:]), model.decision_function(X[70:]))
+    with pytest.raises(ModelFileError, match="does not hold the 2 view"):
+        load_model(rewrite(path, lambda m, a: m["params"].update(symmetric_views=False)))
+    # a file written before the parameter existed: no symmetric_views among its parameters
+    plain = KernelLimitClassifier(jitter=1e-3).fit(X[:70], y[:70])
+    with np.load(plain.save(tmp_path / "plain.npz"), allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    meta = json.loads(str(arrays.pop("meta")))
+    del meta["params"]["symmetric_views"], meta["params"]["depth"], meta["content_sha256"]
+    persistence.save_archive(tmp_path / "old.npz", meta, arrays)
+    old = load_model(tmp_path / "old.npz")
+    assert old.get_params()["symmetric_views"] is False and old.get_params()["depth"] == 1
+    np.testing.assert_array_equal(old.decision_function(X[70:]), plain.decision_function(X[70:]))
+
+
+def test_the_memory_plan_counts_the_kept_first_view_of_symmetric_views():
+    plain = fit_memory(50_000, 18_432, 2, 10, 1024)
+    symmetric = fit_memory(50_000, 18_432, 2, 10, 1024, symmetric_views=True)
+    assert sum(symmetric.values()) - sum(plain.values()) == 4 * 50_000 * 18_432
+    assert fit_memory(50_000, 18_432, 1, 10, 1024, symmetric_views=True) == fit_memory(50_000, 18_432, 1, 10, 1024)
+
+
+# -- depth: the arc-cosine kernel composed -----------------------------------------------------------
+def composed64(X, Z, depth, sigma_w=1.0):
+    """The arc-cosine kernel composed ``depth`` times (Cho & Saul 2009), in float64, directly: each
+    layer's kernel from the previous one's values and diagonals, K' = √(k_x k_z) J(θ) / (2π)."""
+    K = arccos64(X, Z, sigma_w)
+    kx, kz = np.diag(arccos64(X, X, sigma_w)), np.diag(arccos64(Z, Z, sigma_w))
+    for _ in range(depth - 1):
+        scale = np.sqrt(np.outer(kx, kz))
+        cos = np.clip(K / scale, -1, 1)
+        theta = np.arccos(cos)
+        K = scale * (np.sin(theta) + (np.pi - theta) * cos) / (2 * np.pi)
+        kx, kz = kx * np.pi / (2 * np.pi), kz * np.pi / (2 * np.pi)       # θ = 0 on the diagonal
+    return K
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_the_composed_kernel_and_its_ridge_equal_a_float64_composition(depth):
+    rng = np.random.default_rng(30)
+    X, T = rng.standard_normal((80, 5)), rng.standard_normal((30, 5))
+    Y = np.column_stack([np.sin(X[:, 0]), X[:, 1] * X[:, 2]])
+    train = [np.ascontiguousarray(X, dtype=np.float32)]
+    kernel = kernels._averaged_kernel(train, [kernels._augmented_norms(train[0])], 32, False, depth=depth)
+    np.testing.assert_allclose(np.tril(kernel), np.tril(composed64(X, X, depth)), rtol=1e-5, atol=1e-6)
+    model = KernelLimitRegressor(jitter=1e-2, depth=depth).fit(X, Y)
+    reference = composed64(T, X, depth) @ ridge64(composed64(X, X, depth), Y, 1e-2)
+    assert relative(model.predict(T), reference) < 1e-4
+    if depth > 1:                      # not the one-layer kernel's ridge
+        assert relative(arccos64(T, X) @ ridge64(arccos64(X, X), Y, 1e-2), reference) > 1e-3
+
+
+def test_depth_composes_each_view_pair_before_averaging_and_keeps_the_group_symmetry():
+    views = GROUPS["mirror"]
+    X, y = blobs(n=110, d=8, seed=31)
+    full = KernelLimitClassifier(jitter=1e-2, views=views, depth=2).fit(X[:80], y[:80])
+    folded = KernelLimitClassifier(jitter=1e-2, views=views, depth=2, symmetric_views=True).fit(X[:80], y[:80])
+    onehot = np.eye(3)[y[:80]]
+
+    def averaged(A, B):
+        return np.mean([composed64(a(A), b(B), 2) for a in views for b in views], axis=0)
+
+    reference = averaged(X[80:], X[:80]) @ ridge64(averaged(X[:80], X[:80]), onehot, 1e-2)
+    assert relative(full.decision_function(X[80:]), reference) < 1e-4
+    np.testing.assert_allclose(folded.decision_function(X[80:]), full.decision_function(X[80:]), rtol=0, atol=1e-4)

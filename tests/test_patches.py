@@ -12,7 +12,7 @@ import scipy.sparse
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from greenelm import NormalEquations, RandomPatchFeatures, RidgePath
-from greenelm.patches import expected_failed_checks, pool_bounds
+from greenelm.patches import expected_failed_checks, pool_bounds, symmetric_pool_bounds
 
 SHAPE = (9, 8, 3)
 
@@ -39,7 +39,7 @@ def reference(features: RandomPatchFeatures, image: np.ndarray) -> np.ndarray:
             z[r, c] = ((patch - features.mean_) @ features.whitening_) @ features.filters_.T
     out = np.empty((2, pool, pool, features.n_patches))
     for i, (r0, r1) in enumerate(pool_bounds(n_rows, pool)):
-        for j, (c0, c1) in enumerate(pool_bounds(n_cols, pool)):
+        for j, (c0, c1) in enumerate(features._column_bounds(n_cols)):
             cell = z[r0:r1, c0:c1]
             out[0, i, j] = np.maximum(cell - t, 0).mean(axis=(0, 1))
             out[1, i, j] = np.maximum(-cell - t, 0).mean(axis=(0, 1))
@@ -412,3 +412,109 @@ def test_the_expected_failures_are_exactly_the_checks_that_fail_and_say_why(esti
             assert any("image_shape" in text for text in words), (result["check_name"], words[0][:200])
     square = RandomPatchFeatures((1, 1), n_patches=3, patch_size=1, pool=1, n_whitening=50)
     assert expected_failed_checks(square) == {}                       # 1 × 1 images pass them all
+
+
+# -- the mirror-symmetric map --------------------------------------------------------------------
+def mirrored(X: np.ndarray) -> np.ndarray:
+    """Images (N, H, W, C) flipped along their width axis."""
+    return X[:, :, ::-1]
+
+
+@pytest.mark.parametrize("shape, p, pool, dictionary", [
+    ((12, 12, 3), 3, 2, "sampled"), ((12, 12, 3), 5, 3, "sampled"), ((12, 12, 3), 4, 3, "kmeans"),
+    ((28, 28, 1), 5, 3, "sampled"), ((28, 28, 1), 5, 4, "sampled"), ((28, 28, 1), 7, 1, "sampled")])
+def test_the_mirror_acts_on_the_symmetric_maps_features_as_a_column_permutation(shape, p, pool, dictionary):
+    """transform(mirror(X)) == transform(X)[:, mirror_permutation_] to float32 rounding, for
+    array_split's cells (12 − 3 + 1 = 10 over 2) and the symmetric ones put in their place (8 over 3:
+    3, 2, 3; 24 over 4 ... 22 over 3: 7, 8, 7), a sampled and a k-means dictionary."""
+    X = np.random.default_rng(3).random((15,) + shape).astype(np.float32)
+    features = RandomPatchFeatures(shape, n_patches=8, patch_size=p, pool=pool, n_whitening=400,
+                                   kmeans_sample=200, dictionary=dictionary, random_state=4,
+                                   mirror_symmetric=True).fit(X)
+    H, H_mirror = features.transform(X), features.transform(mirrored(X))
+    permutation = features.mirror_permutation_
+    assert permutation.dtype == np.int64 and permutation.shape == (features.n_features_out,)
+    np.testing.assert_array_equal(np.sort(permutation), np.arange(features.n_features_out))
+    np.testing.assert_array_equal(permutation[permutation], np.arange(features.n_features_out))   # an involution
+    np.testing.assert_allclose(H_mirror, H[:, permutation], rtol=0,
+                               atol=8 * np.finfo(np.float32).eps * np.abs(H).max())
+    assert np.abs(H_mirror - H).max() > 1e-3          # the mirror does move the features
+
+
+def test_the_symmetric_map_is_closed_under_the_flip_and_equals_the_reference(images):
+    """Atom k + K/2 is atom k flipped left-right, the whitening commutes with the flip exactly, and
+    the features are the patch-by-patch reference's over the symmetric cells (9 − 3 + 1 = 7 rows,
+    8 − 3 + 1 = 6 columns over pool 3: 2, 2, 2)."""
+    features = fitted(images, n_patches=6, pool=3, dtype="float64", mirror_symmetric=True)
+    flip = np.arange(3 * 3 * 3).reshape(3, 3, 3)[:, :, ::-1].ravel()        # (C, p, p) order
+    np.testing.assert_array_equal(features.filters_[3:], features.filters_[:3, flip])
+    np.testing.assert_array_equal(features.whitening_[np.ix_(flip, flip)], features.whitening_)
+    np.testing.assert_array_equal(features.mean_[flip], features.mean_)
+    H = features.transform(images)
+    for k in (0, 7):
+        np.testing.assert_allclose(H[k], reference(features, images[k]), rtol=1e-10, atol=1e-12)
+
+
+def test_the_default_map_is_todays_bit_for_bit(images):
+    """mirror_symmetric=False draws as the map always did (a copy of that draw, here) and pools over
+    numpy.array_split's cells: the same whitening, filters and features, bit for bit."""
+    features = fitted(images)
+    rng = np.random.default_rng(features.seed_)
+    p = 3
+    windows = np.lib.stride_tricks.sliding_window_view(images, (p, p), axis=(1, 2))
+
+    def draw(count):
+        which = rng.integers(0, len(images), count)
+        rows, cols = rng.integers(0, 9 - p + 1, count), rng.integers(0, 8 - p + 1, count)
+        out = windows[which, rows, cols].reshape(count, -1).astype(np.float64)
+        out -= out.mean(axis=1, keepdims=True)
+        out /= np.sqrt(out.var(axis=1, keepdims=True) + 0.01)
+        return out
+
+    sample = draw(300)
+    mean = sample.mean(axis=0)
+    s, V = np.linalg.eigh(np.cov(sample, rowvar=False))
+    whitening = (V / np.sqrt(np.clip(s, 0, None) + 0.1)) @ V.T
+    filters = (draw(5) - mean) @ whitening
+    filters /= np.linalg.norm(filters, axis=1, keepdims=True)
+    np.testing.assert_array_equal(features.mean_, mean)
+    np.testing.assert_array_equal(features.whitening_, whitening)
+    np.testing.assert_array_equal(features.filters_, filters)
+    assert not hasattr(features, "mirror_permutation_")
+    assert all(features._column_bounds(n) == pool_bounds(n, 2) for n in range(2, 30))
+    np.testing.assert_array_equal(fitted(images, mirror_symmetric=False).transform(images), features.transform(images))
+
+
+def test_symmetric_pool_bounds_read_the_same_from_either_end():
+    assert symmetric_pool_bounds(8, 3) == [(0, 3), (3, 5), (5, 8)]
+    assert symmetric_pool_bounds(10, 4) == [(0, 3), (3, 5), (5, 7), (7, 10)]
+    assert symmetric_pool_bounds(24, 3) == pool_bounds(24, 3)
+    for n_positions in range(1, 40):
+        for pool in range(1, n_positions + 1):
+            bounds = symmetric_pool_bounds(n_positions, pool)
+            if pool % 2 == 0 and n_positions % 2:
+                assert bounds is None
+                continue
+            lengths = [b - a for a, b in bounds]
+            assert bounds[0][0] == 0 and bounds[-1][1] == n_positions and len(bounds) == pool
+            assert all(a == b for (_, a), (b, _) in zip(bounds, bounds[1:]))
+            assert lengths == lengths[::-1] and set(lengths) <= {n_positions // pool, n_positions // pool + 1}
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(n_patches=5), "n_patches must be even, got n_patches=5"),
+    (dict(n_patches=4, pool=2, patch_size=4), r"pool 2 over the 5 column positions .* use patch_size in \[1, 3, 5, 7\], "
+                                              r"or with patch_size 4 a pool in \[1, 3, 5\]"),
+    (dict(n_patches=4, mirror_symmetric="yes"), "mirror_symmetric must be True or False")])
+def test_a_map_that_cannot_commute_with_the_mirror_is_refused_at_fit(images, kw, message):
+    params = dict(mirror_symmetric=True) | kw
+    with pytest.raises(ValueError, match=message):
+        fitted(images, **params)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch not installed")
+def test_torch_maps_the_symmetric_map_as_numpy_does(images, torch_device):
+    numpy_features = fitted(images, n_patches=6, pool=3, dtype="float64", mirror_symmetric=True)
+    torch_features = fitted(images, n_patches=6, pool=3, dtype="float64", mirror_symmetric=True, device=torch_device)
+    np.testing.assert_allclose(torch_features.transform(images).cpu().numpy(), numpy_features.transform(images),
+                               rtol=1e-10, atol=1e-12)
