@@ -369,7 +369,8 @@ def test_the_halving_parameters_declare_the_published_ranges():
         and max(c.patch_size for c in everything) <= 8
     assert {c.pool for c in everything} == {2, 3, 4}
     assert all(c.n_patches * c.pool ** 2 <= 9216 for c in everything)
-    assert all(c.depth == 1 for c in everything)                  # depth is pending (the library has none)
+    assert {c.depth for c in everything if c.variant == "limit"} == {1, 2, 3}      # Cho & Saul's composition
+    assert any(c.depth > 1 and c.symmetric for c in everything)
     for name, entry in spec["datasets"].items():
         grid = entry["grid"]
         assert {c.variant for c in grid} == {"limit", "readout"}
@@ -498,6 +499,7 @@ def test_a_smoke_run_of_the_halving_protocol_on_mnist_images(tmp_path, monkeypat
                       "    n_rungs: 2\n    defaults: {patch_size: 5, pool: 2, n_whitening: 2000}\n    grid:\n"
                       "      - {variant: [limit], n_patches: [16, 32], threshold: [0.25, 1.0],\n"
                       "         ridge: [[1.0e-3, 1.0e-1]]}\n"
+                      "      - {variant: [limit], n_patches: [16], symmetric: [true], views: [[flip]], depth: [2]}\n"
                       "      - {variant: [readout], n_patches: [16], ridge: [[1.0e-1, 10.0]]}\n", encoding="utf-8")
     try:
         (path,) = fh.run_and_record_halving("mnist", [0], out_dir=tmp_path / "runs", params=params, subset=600,
@@ -506,5 +508,6 @@ def test_a_smoke_run_of_the_halving_protocol_on_mnist_images(tmp_path, monkeypat
         pytest.skip(f"MNIST is not here ({error}); set GREENELM_DATA")
     record = json.loads(path.read_text())
     assert record["n_train"] == 600 and record["subset"] == 600
-    assert [len(r["fits"]) for r in record["rungs"]] == [5, 2]
+    assert [len(r["fits"]) for r in record["rungs"]] == [6, 2]
+    assert all(f["error"] is None for f in record["rungs"][0]["fits"])   # the symmetric, deeper limit fits too
     assert record["test_accuracy"] > 70 and len(record["test_reads"]) == 1
