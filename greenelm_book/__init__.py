@@ -11,8 +11,9 @@ Its rooms, each importing only the rooms below it (the layers contract in ``pypr
 * ``summaries``: the pages that sum up the book from the results store (``scorecard``,
   ``bottom_line``, ``deviations``);
 * ``chapters``: one module per chapter, named as the chapter (``frontier``, ``scaling``, ``entropy``,
-  ...), with the science each needs beside it (``frontier_features``, ``frontier_protocol``, ``frontier_fixed``,
-  ``scaling_law``, ``weight_statistics``, ``streaming_harness``, ``baselines``, ``backbones``, ...);
+  ...), with the science each needs beside it (``frontier_features``, ``frontier_protocol``,
+  ``frontier_halving``, ``frontier_fixed``, ``scaling_law``, ``weight_statistics``, ``streaming_harness``,
+  ``baselines``, ``backbones``, ...);
 * ``judging``: one named test per kind of verdict (``verdicts``), the uniform re-judgement of every
   stored answer (``rejudge``), ``comparability`` as data, paired ``comparisons``;
 * ``store``: the results store (``results``), the results cache and its cache of record

@@ -96,6 +96,14 @@ class Candidate:
         several: :class:`~greenelm.KernelLimitClassifier` chooses on held-out rows of its own
         training rows), the readouts' λ (GCV)
     n_whitening : patches that estimate the whitening (None: the library's default)
+    symmetric : the mirror-symmetric patch map (``RandomPatchFeatures(mirror_symmetric=True)``, even
+        ``n_patches``), its features standardised over the training images and their mirrors; a limit
+        whose views are exactly the mirror image then averages its kernel from V products
+        (``symmetric_views=True``), one with shifts keeps the V² kernel (a shift does not commute)
+    depth : the arc-cosine kernel composed ``depth`` times (``"limit"`` only; 1: today's kernel)
+
+    ``symmetric`` False and ``depth`` 1 are left out of :meth:`as_dict`, so every configuration of the
+    earlier protocol keeps its :func:`configuration_key`.
     """
 
     variant: str
@@ -109,6 +117,8 @@ class Candidate:
     n_hidden: int | None = None
     ridge: tuple = (1e-3,)
     n_whitening: int | None = None
+    symmetric: bool = False
+    depth: int = 1
 
     def __post_init__(self):
         check_choice("variant", self.variant, VARIANTS)
@@ -139,6 +149,16 @@ class Candidate:
         object.__setattr__(self, "ridge", tuple(float(r) for r in ridge))
         if self.n_whitening is not None:
             object.__setattr__(self, "n_whitening", check_positive_int("n_whitening", self.n_whitening))
+        if not isinstance(self.symmetric, (bool, np.bool_)):
+            raise ValueError(f"symmetric must be True or False, got {self.symmetric!r}")
+        object.__setattr__(self, "symmetric", bool(self.symmetric))
+        if self.symmetric and self.n_patches % 2:
+            raise ValueError(f"the mirror-symmetric map draws each atom with its mirror image: n_patches must be "
+                             f"even, got {self.n_patches}")
+        object.__setattr__(self, "depth", check_positive_int("depth", self.depth))
+        if self.depth != 1 and self.variant != "limit":
+            raise ValueError(f"depth composes the limit's arc-cosine kernel; the {self.variant!r} variant has none "
+                             f"(got depth={self.depth!r})")
 
     @property
     def n_views(self) -> int:
@@ -158,6 +178,9 @@ class Candidate:
         """The candidate as JSON-able settings (lists for the tuples)."""
         out = asdict(self)
         out["views"], out["ridge"] = list(self.views), list(self.ridge)
+        for name, default in (("symmetric", False), ("depth", 1)):     # the earlier protocol's keys stay
+            if out[name] == default:
+                del out[name]
         return out
 
     @classmethod
@@ -398,6 +421,17 @@ def _view_images(X: np.ndarray, image_shape, view: str, index: int) -> np.ndarra
     return np.ascontiguousarray(copy).reshape(len(X), -1)
 
 
+def _library_option(estimator: type, name: str, value):
+    """``value``, once the library's ``estimator`` is known to take the option ``name`` (else a
+    ValueError naming the option the candidate needs)."""
+    import inspect
+
+    if name not in inspect.signature(estimator.__init__).parameters:
+        raise ValueError(f"this candidate needs {estimator.__name__}({name}=...), which this version of the "
+                         f"library does not have")
+    return value
+
+
 class PatchModel:
     """One candidate as a classifier of image rows X (n, H·W·C): the library's
     :class:`~greenelm.RandomPatchFeatures` fitted on the training rows (seed ``seed``), its features
@@ -410,6 +444,11 @@ class PatchModel:
     * ``"stacked"``: :class:`~greenelm.ELMClassifierCV` of width ``n_hidden`` (He scale, λ among
       ``ridge`` by GCV) on the features of every view as training rows;
     * ``"readout"``: scikit-learn's ``RidgeClassifierCV`` (λ among ``ridge`` by GCV) on them.
+
+    A ``symmetric`` candidate fits the mirror-symmetric map and standardises over the training images
+    and their mirrors (mean and sd symmetric under the map's column permutation); its limit with views
+    exactly [mirror] declares them a group (``symmetric_views=True``: V products, not V²). ``depth`` > 1
+    composes the limit's arc-cosine kernel. Either needs a library that has the option (ValueError at fit).
 
     ``info()`` gives what the fit chose (the jitter or λ) as JSON-able numbers."""
 
@@ -436,6 +475,8 @@ class PatchModel:
         X = np.asarray(X, dtype=np.float32)
         y = np.asarray(y)
         given = {} if c.n_whitening is None else {"n_whitening": c.n_whitening}
+        if c.symmetric:
+            given["mirror_symmetric"] = _library_option(RandomPatchFeatures, "mirror_symmetric", True)
         self.patches_ = RandomPatchFeatures(self.image_shape, n_patches=c.n_patches, patch_size=c.patch_size,
                                             pool=c.pool, threshold=c.threshold, whiten_eps=c.whiten_eps,
                                             dictionary=c.dictionary, random_state=self.seed, **given).fit(X)
@@ -445,8 +486,14 @@ class PatchModel:
             block = np.asarray(self.patches_.transform(X[rows]), dtype=np.float64)
             total += block.sum(axis=0)
             squares += np.einsum("ij,ij->j", block, block)
-        mean = total / len(X)
-        scale = np.sqrt(np.maximum(squares / len(X) - mean ** 2, 0.0))
+        n_rows = len(X)
+        if c.symmetric:
+            # over the training images and their mirrors: the mirrors' features are the images'
+            # columns permuted (transform(mirror(X)) == transform(X)[:, mirror_permutation_])
+            permutation = np.asarray(self.patches_.mirror_permutation_)
+            total, squares, n_rows = total + total[permutation], squares + squares[permutation], 2 * n_rows
+        mean = total / n_rows
+        scale = np.sqrt(np.maximum(squares / n_rows - mean ** 2, 0.0))
         self.mean_ = mean.astype(np.float32)
         self.scale_ = np.where(scale > 1e-12 * max(1.0, float(np.abs(mean).max())), scale, 1.0).astype(np.float32)
         if c.variant == "limit":
@@ -455,9 +502,15 @@ class PatchModel:
             jitter = list(c.ridge) if len(c.ridge) > 1 else c.ridge[0]
             n_validation = min(INNER_VALIDATION_ROWS, max(1, math.ceil(0.2 * len(X))))
             n_fit = min(INNER_FIT_ROWS, len(X) - n_validation)
+            options = {}
+            if c.symmetric and c.views == ("flip",):        # [identity, mirror]: a group acting by permutation
+                options["symmetric_views"] = _library_option(KernelLimitClassifier, "symmetric_views", True)
+            if c.depth != 1:
+                options["depth"] = _library_option(KernelLimitClassifier, "depth", c.depth)
             self.model_ = KernelLimitClassifier(jitter=jitter, weight_scale="he", views=views,
                                                 validation_size=n_validation, fit_size=n_fit,
-                                                random_state=self.seed, block_rows=self.block_rows).fit(X, y)
+                                                random_state=self.seed, block_rows=self.block_rows,
+                                                **options).fit(X, y)
             return self
         H = np.concatenate([self._features(X, view) for view in self._views()])
         targets = np.tile(y, c.n_views)
