@@ -45,7 +45,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._threads import blas_controller, blas_threads, shared_executor
-from ._validation import (check_choice, check_device, check_positive_int, require_memory,
+from ._validation import (check_choice, check_device, check_finite_fit, check_positive_int, require_memory,
                           seed_from_random_state)
 from .features import DTYPES, GUARD_FLOOR_BYTES, row_chunks
 
@@ -133,7 +133,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     threshold : t of the ReLU split (on whitened, unit-norm-filter responses)
     whiten_eps : added to the patch covariance's eigenvalues before the inverse square root
     contrast_eps : added to each patch's variance before dividing by its square root
-    n_whitening : patches that estimate the covariance
+    n_whitening : patches that estimate the covariance (at least 2)
     dictionary : how the K filters are chosen: ``"sampled"`` (default) whitened patches drawn from
         the training images, or ``"kmeans"`` the centroids of spherical k-means (scikit-learn's
         ``MiniBatchKMeans`` on unit-norm whitened patches, Coates & Ng 2012) over ``kmeans_sample``
@@ -145,6 +145,12 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     Notes
     -----
+    Pixel scale: ``contrast_eps`` is added to each patch's variance in the pixels' own units, so the
+    features depend on the pixels' scale: uint8 values [0, 255] and the same images in [0, 1] give
+    different features (at 255× the scale ``contrast_eps`` weighs 255² = 65,025× less). The defaults
+    are set for pixels in [0, 1], what ``load_dataset(...).flat()`` returns; for uint8 images divide
+    by 255 (or multiply ``contrast_eps`` by 255², which gives the [0, 1] features to rounding).
+
     Memory: ``fit`` and ``transform`` first count what they allocate (the drawn patches and their
     copies, the dictionary and the folded projection; the features, the images' patches and the
     pooled sums) and raise ``MemoryError`` naming the sizes when it exceeds the memory available
@@ -208,7 +214,10 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         _positive_number("threshold", self.threshold, allow_zero=True)
         _positive_number("whiten_eps", self.whiten_eps)
         _positive_number("contrast_eps", self.contrast_eps)
-        check_positive_int("n_whitening", self.n_whitening)
+        if check_positive_int("n_whitening", self.n_whitening) < 2:
+            raise ValueError(f"n_whitening must be at least 2, got {self.n_whitening!r}: the patch covariance of "
+                             "one patch is undefined (NaN whitening, NaN features); draw more patches "
+                             "(the default is 100,000)")
         check_choice("dictionary", self.dictionary, DICTIONARIES)
         if self.dictionary == "kmeans" and check_positive_int("kmeans_sample", self.kmeans_sample) < self.n_patches:
             raise ValueError(f"kmeans_sample ({self.kmeans_sample}) must be at least n_patches "
@@ -218,8 +227,17 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     @property
     def n_features_out(self) -> int:
-        """2 · n_patches · pool² (the ReLU split's two halves, per pooling cell)."""
-        return 2 * int(self.n_patches) * int(self.pool) ** 2
+        """2 · n_patches · pool² (the ReLU split's two halves, per pooling cell): once fitted, the fitted
+        value (what ``transform`` returns, whatever ``set_params`` changed since)."""
+        fitted = self.__dict__.get("_n_features_out")
+        return fitted if fitted is not None else 2 * int(self.n_patches) * int(self.pool) ** 2
+
+    def _check_fitted_pool(self) -> None:
+        """Refuse to transform with a ``pool`` that ``set_params`` changed since the fit: the features
+        would no longer be ``n_features_out`` wide."""
+        if 2 * len(self.filters_) * int(self.pool) ** 2 != self.n_features_out:
+            raise ValueError(f"pool was changed to {self.pool!r} by set_params after the fit, which gave "
+                             f"{self.n_features_out} features: fit again (or set the fitted pool back)")
 
     def _images(self, X, name: str = "X", reset: bool = False) -> np.ndarray:
         """X as a (N, H, W, C) array of numbers (a view when it already is one), after checks:
@@ -320,7 +338,11 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         else:
             filters = (draw(int(self.n_patches)) - self.mean_) @ self.whitening_
         self.filters_ = _unit_rows(filters)                                                   # (K, p²C)
-        self._n_features_out = self.n_features_out
+        check_finite_fit("RandomPatchFeatures.fit", {"mean_": self.mean_, "whitening_": self.whitening_,
+                                                     "filters_": self.filters_},
+                         "the images' values overflow float64 once squared (or hold NaN)",
+                         "scale the pixels to [0, 1] (or to uint8's [0, 255])")
+        self._n_features_out = 2 * int(self.n_patches) * int(self.pool) ** 2
         self._prepare()
         return self
 
@@ -366,6 +388,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def transform(self, X):
         """Features of X (n, H·W·C) → (n, 2·K·pool²) in ``dtype`` (a torch tensor on ``device``)."""
         check_is_fitted(self, "filters_")
+        self._check_fitted_pool()
         images = self._images(X)
         self._check_transform_memory(images)
         if self.device is None:
@@ -383,6 +406,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """Yield ``(rows, features[rows])`` for consecutive blocks of at most ``chunk_rows`` images."""
         chunk_rows = check_positive_int("chunk_rows", chunk_rows)
         check_is_fitted(self, "filters_")
+        self._check_fitted_pool()
         images = self._images(X)
         for rows in row_chunks(len(images), chunk_rows):
             block = images[rows]
