@@ -95,7 +95,8 @@ def check_sample_weight(sample_weight, X, allow_all_zero: bool = False):
 
     weights = _check_sample_weight(sample_weight, X, dtype=np.float64, **_all_zero_weights_ok())
     if not allow_all_zero and not np.any(weights):  # greenelm's own check, at every version
-        raise ValueError("Sample weights must contain at least one non-zero number.")
+        raise ValueError("sample_weight is all zeros: a fit needs at least one row of positive weight "
+                         "(partial_fit takes an all-zero batch, which adds nothing)")
     negative = np.flatnonzero(weights < 0)
     if negative.size:
         raise ValueError(f"sample_weight must be >= 0; got {float(weights[negative[0]])!r} at index "

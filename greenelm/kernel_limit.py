@@ -77,7 +77,7 @@ def _refuse_overflowing_norms(owner: str, norms: list) -> None:
     """Refuse training rows whose squared augmented norms ‖x̃‖² (``norms``: ‖x̃‖ per row of each view,
     float64), summed over the N rows as the float32 kernel and its factorisation sum them, leave float32."""
     n, largest = len(norms[0]), max(float(np.max(view)) for view in norms)
-    if not largest ** 2 * n < np.finfo(np.float32).max:
+    if not largest ** 2 * n < float(np.finfo(np.float32).max):
         raise ValueError(f"{owner}: the training rows' largest squared norm ‖x̃‖² = {largest ** 2:.3g}, summed over "
                          f"the N = {n:,} rows, leaves float32 (the kernel's type, up to 3.4e38): the kernel would "
                          "hold inf and NaN. Scale X down (e.g. pixels to [0, 1], or columns to unit variance)")

@@ -113,6 +113,21 @@ def _unit_rows(rows: np.ndarray) -> np.ndarray:
     return rows
 
 
+def _refuse_unrepresentable_pixels(images: np.ndarray, patch_values: int, dtype: str) -> None:
+    """Refuse images (N, H, W, C) whose largest magnitude the features cannot represent: beyond
+    ``dtype``'s range (the transform casts the pixels to it), or so large that a patch's variance
+    (``patch_values`` = p²C squares, each of a difference up to twice the largest) overflows the fit's
+    float64 contrast normalisation."""
+    if images.size == 0 or images.dtype.kind not in "fiu":
+        return
+    largest = max(abs(float(images.max())), abs(float(images.min())))
+    limit = min(math.sqrt(float(np.finfo(np.float64).max) / (4 * patch_values)), float(np.finfo(dtype).max))
+    if not largest <= limit:
+        raise ValueError(f"RandomPatchFeatures.fit: the images' largest magnitude {largest:.3g} is beyond what the "
+                         f"features can hold (|pixel| <= {limit:.3g} in {dtype}, the contrast normalisation's "
+                         "squares in float64): scale the pixels to [0, 1] (or to uint8's [0, 255])")
+
+
 def pool_bounds(n_positions: int, pool: int) -> list[tuple[int, int]]:
     """The ``pool`` (start, stop) ranges that split ``n_positions`` as ``numpy.array_split`` does:
     the first ``n_positions % pool`` ranges one longer than the others."""
@@ -310,6 +325,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """Draw the whitening and the filters from the training images X (N, H·W·C); y is ignored."""
         self._check_params()
         images = self._images(X, reset=True)
+        _refuse_unrepresentable_pixels(images, int(self.patch_size) ** 2 * images.shape[3], self.dtype)
         require_memory(self._fit_memory(images.shape[3]),
                        f"RandomPatchFeatures(n_patches={self.n_patches}, n_whitening={self.n_whitening}"
                        + (f", kmeans_sample={self.kmeans_sample}" if self.dictionary == "kmeans" else "")
