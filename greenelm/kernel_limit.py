@@ -653,5 +653,5 @@ def read_kernel_limit(archive, path, meta: dict, headers: dict, device):
     return model
 
 
-__all__ = ["KernelLimitClassifier", "KernelLimitRegressor", "expected_failed_checks", "fit_memory", "held_out_rows", "predict_memory",
-           "read_kernel_limit"]
+__all__ = ["KernelLimitClassifier", "KernelLimitRegressor", "expected_failed_checks", "fit_memory", "held_out_rows",
+           "predict_memory", "read_kernel_limit"]

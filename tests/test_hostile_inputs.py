@@ -184,8 +184,9 @@ def test_random_patch_features_refuse_at_fit_pixels_they_cannot_represent(dtype,
         with pytest.raises(ValueError, match=rf"RandomPatchFeatures\.fit: the images' largest magnitude .* is beyond "
                                              rf"what the features can hold \(.* in {dtype}.*scale the pixels to \[0, 1\]"):
             RandomPatchFeatures((6, 6), n_patches=3, patch_size=3, n_whitening=50, dtype=dtype).fit(images)
-    largest = RandomPatchFeatures((6, 6), n_patches=3, patch_size=3, n_whitening=50, dtype=dtype).fit(images / scale * 1e38)
-    assert np.isfinite(largest.transform(images / scale * 1e38)).all()
+    largest = images / scale * 1e38                 # within both limits: fits, and transforms finite
+    features = RandomPatchFeatures((6, 6), n_patches=3, patch_size=3, n_whitening=50, dtype=dtype).fit(largest)
+    assert np.isfinite(features.transform(largest)).all()
 
 
 # -- item 4: a batch of zero weight ------------------------------------------------------------------
@@ -260,8 +261,13 @@ def test_kernel_limit_warns_when_the_held_out_jitter_is_at_an_end_of_its_list():
     rng = np.random.default_rng(6)       # noisy targets: the held-out error is least inside the list
     X = rng.uniform(-2, 2, (120, 2))
     t = np.sin(2 * X[:, 0]) + 0.5 * rng.standard_normal(120)
-    with pytest.warns(UserWarning, match=r"KernelLimitRegressor: jitter_=1e-05 is the largest value"):
+    with pytest.warns(UserWarning, match=r"KernelLimitRegressor: jitter_=1e-05 is the largest value") as record:
         KernelLimitRegressor(jitter=[1e-6, 1e-5]).fit(X, t)
+    assert record[0].filename == __file__                   # the warning points at the caller's fit
+    with pytest.warns(UserWarning, match=r"ELMRegressorCV: alpha_=1e\+06 is the largest value of the alphas grid "
+                                         r"\[1e-06, 1e\+06\]; the best λ may lie beyond it: extend the grid") as record:
+        ELMRegressorCV(n_hidden=10, alphas=[1e-6, 1e6]).fit(X, np.zeros(120))      # the same helper, the same words
+    assert record[0].filename == __file__
     with warnings.catch_warnings():       # a choice inside the list: no warning
         warnings.simplefilter("error", UserWarning)
         chosen = KernelLimitRegressor(jitter=[1e-6, 1e-1, 1e6]).fit(X, t)
