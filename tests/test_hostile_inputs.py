@@ -82,6 +82,8 @@ SMALLEST = {
                        lambda model, X: model.predict(X)),
     "RandomReLUTransformer": (lambda X, y, t: RandomReLUTransformer(n_hidden=1).fit(X),
                               lambda model, X: model.transform(X)),
+    "RandomReLUTransformer-float32": (lambda X, y, t: RandomReLUTransformer(n_hidden=1, dtype="float32").fit(X),
+                                      lambda model, X: model.transform(X)),
     "RandomReLUFeatures": (lambda X, y, t: RandomReLUFeatures(n_inputs=X.shape[1], n_hidden=1),
                            lambda model, X: model.transform(X)),
     "KernelLimitClassifier": (lambda X, y, t: KernelLimitClassifier(jitter=0.0).fit(X, y),
@@ -188,6 +190,17 @@ def test_random_patch_features_refuse_at_fit_pixels_they_cannot_represent(dtype,
     largest = images / scale * 1e38                 # within both limits: fits, and transforms finite
     features = RandomPatchFeatures((6, 6), n_patches=3, patch_size=3, n_whitening=50, dtype=dtype).fit(largest)
     assert np.isfinite(features.transform(largest)).all()
+
+
+@pytest.mark.parametrize("dtype, scale", [("float32", 1e60), ("float64", 1e308)])
+def test_random_relu_transformer_refuses_at_fit_inputs_whose_features_overflow(dtype, scale):
+    # float32 features of X at 1e60 were all inf: fitted, then transformed to inf
+    X = np.random.default_rng(2).uniform(0.5, 1.0, (6, 3)) * scale       # finite in float64
+    with pytest.raises(ValueError, match=rf"RandomReLUTransformer\(dtype='{dtype}'\)\.fit: the inputs reach max \|X\| = "
+                                         rf".* beyond the {dtype} limit .*: scale X down"):
+        RandomReLUTransformer(n_hidden=50, dtype=dtype).fit(X)
+    fitted = RandomReLUTransformer(n_hidden=50, dtype=dtype).fit(X / scale * 1e30)
+    assert np.isfinite(fitted.transform(X / scale * 1e30)).all()
 
 
 # -- item 4: a batch of zero weight ------------------------------------------------------------------
