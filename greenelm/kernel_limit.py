@@ -305,8 +305,8 @@ class _KernelLimitBase(BaseEstimator):
                                         f"{used} attempt(s), the last at jitter {last:g}: raise the jitter"
                                         + ("" if int(self.attempts) > 1 or last == 0 else " (or pass attempts > 1)"))
         check_finite_fit(f"{type(self).__name__}.fit", {"dual_coef_": coef, "mu_": mu},
-                         "the kernel's sums overflowed or the factorisation lost all precision",
-                         "scale X down (e.g. pixels to [0, 1]) or raise the jitter")
+                         "μ = jitter · mean(diag K̄) or the kernel's sums overflowed, or the factorisation lost "
+                         "all precision", "scale X down (e.g. pixels to [0, 1]) and give a moderate jitter (1e-8 to 1e3)")
         clock.append(time.perf_counter())
         self.X_fit_, self.dual_coef_, self._norms = train, coef, norms
         self.jitter_, self.mu_, self.attempts_ = float(last), float(mu), int(used)

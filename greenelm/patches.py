@@ -29,7 +29,8 @@ the CPU,
 so ``n_features_out = 2 · K · pool²``, in blocks of rows ready for :class:`~greenelm.NormalEquations`,
 :class:`~greenelm.RidgePath` and :class:`~greenelm.StreamingRidge`, exactly as Green-ELM's
 features are. Inputs are rows (N, H·W·C) in height-width-channel order (what
-``load_dataset(...).flat()`` returns) or arrays (N, H, W) / (N, H, W, C). ``device`` ``None`` runs
+``load_dataset(...).flat()`` returns, pixels in [0, 1]: the features depend on the pixels' scale, see
+:class:`RandomPatchFeatures`' Notes) or arrays (N, H, W) / (N, H, W, C). ``device`` ``None`` runs
 NumPy; a torch device (``"cpu"``, ``"cuda"``) runs the same arithmetic in torch.
 """
 

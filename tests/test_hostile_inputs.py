@@ -168,6 +168,15 @@ def test_kernel_limit_refuses_at_fit_rows_whose_squared_norms_overflow_float32(e
     model.save(tmp_path / "model.npz")
 
 
+def test_kernel_limit_refuses_at_fit_a_model_whose_ridge_is_infinite():
+    # jitter 1e308 times the kernel's mean diagonal: μ = inf fitted quietly, and save failed later
+    # ("Out of range float values are not JSON compliant"); the shared finite check refuses it at fit
+    X, y = blobs()
+    with pytest.raises(ValueError, match=r"^KernelLimitClassifier\.fit learned NaN or inf in mu_: μ = jitter · "
+                                         r"mean\(diag K̄\) .* overflowed.*give a moderate jitter"):
+        KernelLimitClassifier(jitter=1e308).fit(10 * X, y)
+
+
 def test_random_patch_features_refuse_a_whitening_of_one_patch():
     # the case: n_whitening=1 fitted, then transformed every image to NaN
     images = np.random.default_rng(0).random((4, 6, 6))
