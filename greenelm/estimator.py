@@ -797,7 +797,9 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
 
     ``fit`` and ``partial_fit`` take ``sample_weight`` (N,) ≥ 0: the readout solves the weighted
     problem (HᵀWH + λI) W2 = HᵀWY (``pinv``: the minimum-norm solution of the rows scaled by √w),
-    so an integer weight equals repeating the row and a zero weight equals dropping it.
+    so an integer weight equals repeating the row and a zero weight equals dropping it. A
+    ``partial_fit`` batch of all-zero weights adds nothing (the model after it equals the model
+    before); ``fit`` refuses all-zero weights, the same at every supported scikit-learn version.
 
 """ + _ESTIMATOR_PARAMETERS + """    Attributes
     ----------
