@@ -797,7 +797,9 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
 
     ``fit`` and ``partial_fit`` take ``sample_weight`` (N,) ≥ 0: the readout solves the weighted
     problem (HᵀWH + λI) W2 = HᵀWY (``pinv``: the minimum-norm solution of the rows scaled by √w),
-    so an integer weight equals repeating the row and a zero weight equals dropping it.
+    so an integer weight equals repeating the row and a zero weight equals dropping it. A
+    ``partial_fit`` batch of all-zero weights adds nothing (the model after it equals the model
+    before); ``fit`` refuses all-zero weights, the same at every supported scikit-learn version.
 
 """ + _ESTIMATOR_PARAMETERS + """    Attributes
     ----------
@@ -1055,11 +1057,7 @@ class _CrossValidatedRidge:
         self.alphas_, self.cv_results_ = alphas, results
         self.alpha_ = float(alphas[best])
         self.best_score_ = float(score[best])
-        if len(alphas) > 1 and self.alpha_ in (alphas.min(), alphas.max()):
-            end = "smallest" if self.alpha_ == alphas.min() else "largest"
-            warnings.warn(f"{type(self).__name__}: alpha_={self.alpha_:.4g} is the {end} value of the "
-                          f"alphas grid [{alphas.min():.4g}, {alphas.max():.4g}]; the best λ may lie "
-                          "beyond it: extend the grid", UserWarning, stacklevel=4)
+        _validation.warn_on_grid_edge(type(self).__name__, "alpha_", self.alpha_, alphas, "alphas", "λ", stacklevel=5)
         if self.solver == "eigh":
             self.coef_ = path.weights(self.alpha_)
         else:
