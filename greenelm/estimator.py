@@ -50,7 +50,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import numbers
-import threading
 import warnings
 from pathlib import Path
 
@@ -64,7 +63,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._persistence import (SAVED_DEVICE, ModelFileError, portable_pickle_state, read_model,
                            restore_pickle_state, write_model)
 from . import _validation
-from ._threads import object_lock
+from ._threads import object_lock, one_fit_at_a_time
 from ._validation import (check_alpha, check_alphas, check_choice, check_device, check_dtype,
                           check_positive_int, check_sample_weight, format_bytes, require_memory,
                           seed_from_random_state)
@@ -136,35 +135,17 @@ def _cv_cannot_stream(estimator) -> str | None:
             f"with {name}.fit on a sample, then stream with {base}(alpha=model.alpha_).partial_fit(...)")
 
 
-_FITTING: dict[int, str] = {}            # id(estimator) → the thread fitting it
-_FITTING_LOCK = threading.Lock()
-
-
 def _one_fit_at_a_time(method):
     """Decorate ``fit`` / ``partial_fit``: a second call on the same estimator while one runs (in
     another thread) raises ``RuntimeError`` before touching anything, instead of mixing both
-    datasets into one state.  The call runs under the object's lock (:func:`object_lock`), so it
-    waits for a read that is solving the readout, and reads wait for it: a reader sees the model
-    before or after the call, never partway."""
+    datasets into one state (:func:`greenelm._threads.one_fit_at_a_time`).  The call runs under
+    the object's lock (:func:`object_lock`), so it waits for a read that is solving the readout,
+    and reads wait for it: a reader sees the model before or after the call, never partway."""
 
     @functools.wraps(method)
     def exclusive(self, *args, **kwargs):
-        key = id(self)
-        with _FITTING_LOCK:
-            running = _FITTING.get(key)
-            if running is None:
-                _FITTING[key] = threading.current_thread().name
-        if running is not None:
-            raise RuntimeError(f"{type(self).__name__}.{method.__name__} was called while thread "
-                               f"{running!r} is fitting the same estimator object; one estimator "
-                               "holds one fit at a time. Fit a copy per thread "
-                               "(sklearn.base.clone(estimator)), or wait for the running fit")
-        try:
-            with object_lock(self):
-                return method(self, *args, **kwargs)
-        finally:
-            with _FITTING_LOCK:
-                del _FITTING[key]
+        with one_fit_at_a_time(self, method.__name__), object_lock(self):
+            return method(self, *args, **kwargs)
     return exclusive
 
 

@@ -44,6 +44,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _persistence as persistence
 from ._progress import progress_bar
+from ._threads import object_lock, one_fit_at_a_time
 from ._validation import check_choice, check_positive_int, require_memory, seed_from_random_state
 from .features import WEIGHT_SCALES, row_chunks
 from .kernels import (ARCCOS_THREADED_TILES, ARCCOS_TILE_VALUES, _augmented_norms, _averaged_block,
@@ -161,6 +162,10 @@ def predict_memory(n_rows: int, n_train: int, width: int, n_views: int, n_output
 
 
 # -- the estimators --------------------------------------------------------------------------
+#: the private attributes of a fitted model (besides its public ``name_`` ones)
+_MODEL_STATE = ("_norms", "_fitted_views", "_fitted_params", "_n_view_functions", "_single_output")
+
+
 class _KernelLimitBase(BaseEstimator):
     """Shared fit/predict; subclasses turn targets into Y (N, k) and scores into predictions."""
 
@@ -224,11 +229,44 @@ class _KernelLimitBase(BaseEstimator):
             out *= sigma
 
     # -- fitting ---------------------------------------------------------------------------
+    def _fit_aside(self, X, y):
+        """Fit a fresh estimator of the same parameters (``_fit``), then publish its model here in
+        one step, under the object's lock: a reader meanwhile sees the previous model whole (or none),
+        a second fit of this object meanwhile is refused (:func:`one_fit_at_a_time`), and a failed
+        fit leaves this estimator unfitted."""
+        with one_fit_at_a_time(self, "fit"):
+            params = self.get_params(deep=False)
+            fresh = type(self)(**params)
+            try:
+                fresh._fit(X, y)
+            except BaseException:
+                self._publish({})
+                raise
+            self._publish({name: value for name, value in vars(fresh).items() if name not in params})
+        return self
+
+    def _publish(self, model: dict) -> None:
+        """Replace the model (the fitted attributes, ``name_``, and the private ones a fit sets) by
+        ``model``'s, in one assignment; the parameters and anything else (e.g. what a meta-estimator
+        attached) stay."""
+        with object_lock(self):
+            state = {name: value for name, value in vars(self).items()
+                     if not (name in _MODEL_STATE or name.endswith("_") and not name.startswith("__"))}
+            state.update(model)
+            self.__dict__ = state
+
+    def _published(self):
+        """The model as last published: a shallow copy of this estimator, read under its lock (a
+        refit in another thread replaces the model at once when it ends); ``NotFittedError`` if none."""
+        with object_lock(self):
+            model = object.__new__(type(self))
+            model.__dict__.update(vars(self))
+        check_is_fitted(model, "dual_coef_")
+        return model
+
     def _fit_targets(self, X, Y: np.ndarray, score) -> None:
         """Fit on X (N, D) (validated) and Y (N, k) float64, choosing a listed jitter by ``score``."""
         self._check_params()
-        for name in ("dual_coef_", "X_fit_", "_fitted_views", "_norms"):
-            self.__dict__.pop(name, None)
         jitter = _check_jitter(self.jitter)
         views = _check_views(self.views)
         block_rows = int(self.block_rows)
@@ -300,7 +338,8 @@ class _KernelLimitBase(BaseEstimator):
         return scores
 
     def __getstate__(self):
-        state = dict(super().__getstate__())
+        with object_lock(self):
+            state = dict(super().__getstate__())
         state.pop("_norms", None)       # recomputed from X_fit_ (same values)
         return state
 
@@ -313,7 +352,9 @@ class _KernelLimitBase(BaseEstimator):
     def save(self, path):
         """Write the fitted model to ``path`` (.npz of plain arrays and a JSON meta, format 4) atomically,
         or into a binary file object; returns it. The view functions are not saved (see the module)."""
-        check_is_fitted(self, "dual_coef_")
+        return self._published()._save(path)
+
+    def _save(self, path):
         params = dict(self.__dict__.get("_fitted_params") or self.get_params(deep=False))
         params["views"] = None
         if isinstance(params["jitter"], (list, tuple, np.ndarray)):
@@ -426,6 +467,9 @@ class KernelLimitClassifier(ClassifierMixin, _KernelLimitBase):
 
     def fit(self, X, y):
         """Fit on X (N, D) and labels y (N,)."""
+        return self._fit_aside(X, y)
+
+    def _fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -435,17 +479,16 @@ class KernelLimitClassifier(ClassifierMixin, _KernelLimitBase):
         self.n_outputs_ = len(self.classes_)
         Y = (y[:, None] == self.classes_[None, :]).astype(np.float64)
         self._fit_targets(X, Y, accuracy_score_of_argmax)
-        return self
 
     def decision_function(self, X):
         """Scores (M, k); (M,) for two classes (positive: ``classes_[1]``)."""
-        scores = self._scores(X)
+        scores = self._published()._scores(X)
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def predict(self, X):
         """Labels (M,): the class of the largest score."""
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]
+        model = self._published()
+        return model.classes_[np.argmax(model._scores(X), axis=1)]
 
 
 def _negative_mse(scores: np.ndarray, Y: np.ndarray) -> float:
@@ -478,17 +521,20 @@ class KernelLimitRegressor(RegressorMixin, _KernelLimitBase):
 
     def fit(self, X, y):
         """Fit on X (N, D) and targets y (N,) or (N, k)."""
+        return self._fit_aside(X, y)
+
+    def _fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True, y_numeric=True)
         self._single_output = y.ndim == 1
         Y = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
         self.n_outputs_ = Y.shape[1]
         self._fit_targets(X, Y, _negative_mse)
-        return self
 
     def predict(self, X):
         """Predictions (M,) for 1-d targets, else (M, k)."""
-        scores = self._scores(X)
-        return scores[:, 0] if self._single_output else scores
+        model = self._published()
+        scores = model._scores(X)
+        return scores[:, 0] if model._single_output else scores
 
 
 # -- model files ------------------------------------------------------------------------------
