@@ -436,9 +436,9 @@ class _ELMBase(BaseEstimator):
         dtype, device = self._fitted("dtype"), self._fitted("device")
         size, k = np.dtype(dtype).itemsize, int(getattr(self, "n_outputs_", 1) or 1)
         chunk = int(self.chunk_size) if n_rows is None else max(1, min(int(self.chunk_size), int(n_rows)))
-        parts = {f"W (D × d = {D} × {d} {dtype})": size * D * d}
+        parts = {f"W and b ((D + 1) × d = {D + 1} × {d} {dtype})": size * (D + 1) * d}
         if device is None:
-            parts[f"W's float64 draw ({D} × {d})"] = 8 * D * d
+            parts[f"W and b's float64 draw ({D + 1} × {d})"] = 8 * (D + 1) * d
         parts[f"a block of features ({chunk} × {d} {dtype})"] = size * chunk * d
         parts[f"HᵀH (d × d = {d} × {d} float64)"] = 8 * d * d
         if dtype == "float32":

@@ -44,7 +44,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _persistence as persistence
 from ._progress import progress_bar
-from ._threads import object_lock, one_fit_at_a_time
+from ._threads import blas_threads, object_lock, one_fit_at_a_time
 from ._validation import check_choice, check_positive_int, require_memory, seed_from_random_state
 from .features import WEIGHT_SCALES, row_chunks
 from .kernels import (ARCCOS_THREADED_TILES, ARCCOS_TILE_VALUES, _augmented_norms, _averaged_block,
@@ -53,6 +53,8 @@ from .kernels import (ARCCOS_THREADED_TILES, ARCCOS_TILE_VALUES, _augmented_norm
 
 #: rows of the kernel built, and of test rows mapped through the views, at a time
 DEFAULT_BLOCK_ROWS = 1024
+#: the order of the diagonal blocks the in-place Cholesky factorises (greenelm.kernels.cholesky_inplace)
+CHOLESKY_BLOCK = 8192
 
 
 # -- parameters ------------------------------------------------------------------------------
@@ -123,29 +125,47 @@ def held_out_rows(n_rows: int, fit_size, validation_size, seed: int) -> tuple[np
 # -- memory plans ----------------------------------------------------------------------------
 def _transform_bytes(n_rows: int, n_cols: int) -> int:
     """Temporaries of the arc-cosine transform of one (n_rows, n_cols) block: whole for a small block,
-    a tile at a time for a larger one (float64 outer product, then three float32 arrays)."""
-    return 20 * min(n_rows * n_cols, ARCCOS_THREADED_TILES * ARCCOS_TILE_VALUES)
+    else a tile per BLAS thread at a time (float64 outer product, then three float32 arrays)."""
+    values = n_rows * n_cols
+    if values >= ARCCOS_THREADED_TILES * ARCCOS_TILE_VALUES:
+        values = ARCCOS_TILE_VALUES * min(blas_threads(), math.ceil(values / ARCCOS_TILE_VALUES))
+    return 20 * values
+
+
+def _cholesky_bytes(n: int, block: int) -> int:
+    """Temporaries of :func:`greenelm.kernels.cholesky_inplace` on an (n, n) float32 matrix: LAPACK's
+    copy of a diagonal block (order b = min(n, block)), and beside it a panel block's transposed copy
+    and its solve (2 · b · min(b, n − b)) or a trailing update's product (≤ b²)."""
+    b = min(int(n), int(block))
+    return 4 * b * b + 4 * max(2 * b * min(b, int(n) - b), min(b, int(n) - b) ** 2)
 
 
 def fit_memory(n_rows: int, width: int, n_views: int, n_outputs: int, block_rows: int = DEFAULT_BLOCK_ROWS,
-               n_fit: int = 0, n_validation: int = 0) -> dict[str, int]:
+               n_fit: int = 0, n_validation: int = 0, cholesky_block: int = CHOLESKY_BLOCK) -> dict[str, int]:
     """Bytes of each allocation ``fit`` makes beyond its input X, before it makes any: {words: bytes}.
 
     N = ``n_rows`` training rows of ``n_views`` views ``width`` wide, k = ``n_outputs``; ``n_fit`` and
     ``n_validation`` > 0 when the jitter is chosen on held-out rows (their block of the kernel is copied
-    once per jitter)."""
+    once per jitter). Beside the kernel, the rows and the targets, which live throughout, the stages
+    (the kernel's build, the held-out choice, the factorisation) run one after another: the plan counts
+    the temporaries of the largest, named."""
     n, v, k = int(n_rows), int(n_views), int(n_outputs)
     m = min(int(block_rows), n)
-    blocks = 2 if v > 1 else 1          # a view pair's products beside the running mean
+    blocks = 3 if v > 1 else 1          # a view pair's products beside the last pair's and the running mean
     parts = {f"the kernel (N × N float32, N = {n:,})": 4 * n * n,
              f"the training rows ({v} view(s) × N × {width:,} float32)": 4 * v * n * int(width),
-             f"a block of kernel rows ({blocks} × {m:,} × N float32, with the arc-cosine's temporaries)":
-                 4 * blocks * m * n + _transform_bytes(m, n),
              f"targets, scores and coefficients (N × {k}: float64, float64 and float32)": 20 * n * k}
+    stages = {f"a block of kernel rows ({blocks} × {m:,} × N float32, with the arc-cosine's temporaries)":
+                  4 * blocks * m * n + _transform_bytes(m, n),
+              f"the Cholesky's copy of a diagonal block (order {min(n, int(cholesky_block)):,} float32) and "
+              "a panel's": _cholesky_bytes(n, cholesky_block)}
     if n_fit:
         mv = min(int(block_rows), int(n_validation))
-        parts[f"the held-out choice (the {n_fit:,} fitted rows' block, {n_fit:,}² float32, and a "
-              f"{mv:,} × {n_fit:,} block of the held-out rows')"] = 4 * n_fit * n_fit + 18 * mv * n_fit
+        stages[f"the held-out choice (the {n_fit:,} fitted rows' block, {n_fit:,}² float32, its Cholesky's "
+               f"copies, and a {mv:,} × {n_fit:,} block of the held-out rows')"] = (
+                   4 * n_fit * n_fit + _cholesky_bytes(n_fit, cholesky_block) + 18 * mv * n_fit)
+    largest = max(stages, key=stages.get)
+    parts[largest] = stages[largest]
     return parts
 
 
@@ -153,7 +173,7 @@ def predict_memory(n_rows: int, n_train: int, width: int, n_views: int, n_output
                    block_rows: int = DEFAULT_BLOCK_ROWS) -> dict[str, int]:
     """Bytes of each allocation ``predict`` makes for ``n_rows`` test rows, before it makes any."""
     n, v, m = int(n_train), int(n_views), min(int(block_rows), int(n_rows))
-    blocks = 2 if v > 1 else 1
+    blocks = 3 if v > 1 else 1          # as in fit_memory
     return {f"test kernel blocks ({blocks} × {m:,} × N float32, N = {n:,}, with the arc-cosine's temporaries)":
                 4 * blocks * m * n + _transform_bytes(m, n),
             f"a block of test rows' views ({v} × {m:,} × {width:,} float32, and a view's own output in float64)":
@@ -296,7 +316,7 @@ class _KernelLimitBase(BaseEstimator):
         if fit_rows is not None:
             jitter, self.validation_scores_, _ = held_out_choice(kernel, Y, jitter, fit_rows, validation_rows,
                                                                  score, block_rows, progress=bool(self.progress))
-        coef, mu, last, used = _solve_with_retries(kernel, Y, jitter, int(self.attempts), 8192,
+        coef, mu, last, used = _solve_with_retries(kernel, Y, jitter, int(self.attempts), CHOLESKY_BLOCK,
                                                    bool(self.progress), None)
         del kernel
         if coef is None:

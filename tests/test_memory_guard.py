@@ -41,7 +41,7 @@ X, Y = np.random.default_rng(0).random((20, 3)), np.arange(20) % 2
     ids=["classifier", "regressor-rls", "pinv", "cv"])
 def test_estimators_refuse_an_absurd_width(make, copy):
     refused(lambda: make().fit(X, Y), "HᵀH (d × d = 1000000000 × 1000000000 float64) 8e+06 TB",
-            "W (D × d = 3 × 1000000000 float64) 24 GB", copy, "lower n_hidden")
+            "W and b ((D + 1) × d = 4 × 1000000000 float64) 32 GB", copy, "lower n_hidden")
     if hasattr(make(), "partial_fit"):
         classes = {"classes": [0, 1]} if isinstance(make(), ELMClassifier) else {}
         refused(lambda: make().partial_fit(X, Y, **classes), "HᵀH (d × d = 1000000000 × 1000000000", copy)
@@ -59,10 +59,10 @@ def test_the_solve_s_copy_of_the_gram_is_counted(monkeypatch):
 
 def test_the_random_layer_refuses_an_absurd_width_before_drawing():
     refused(lambda: RandomReLUTransformer(n_hidden=10**9).fit(np.zeros((20, 1))),
-            "W's float64 draw (D × d = 1 × 1000000000) 8 GB", "H = transform(X) (N × d = 20 × 1000000000 float64)",
+            "W and b's float64 draw ((D + 1) × d = 2 × 1000000000) 16 GB", "H = transform(X) (N × d = 20 × 1000000000 float64)",
             "lower n_hidden")
-    refused(lambda: RandomReLUTransformer(n_hidden=10**12).fit(np.zeros((2, 1))), "8 TB")
-    refused(lambda: RandomReLUFeatures(n_inputs=10, n_hidden=10**11), "W in float64 (10 × 100000000000) 8 TB")
+    refused(lambda: RandomReLUTransformer(n_hidden=10**12).fit(np.zeros((2, 1))), "16 TB")
+    refused(lambda: RandomReLUFeatures(n_inputs=10, n_hidden=10**11), "W and b in float64 (11 × 100000000000) 8.8 TB")
 
 
 def test_transform_refuses_features_larger_than_the_memory(monkeypatch):

@@ -1,0 +1,109 @@
+"""Memory plans bound the measured peak: for every class that checks its memory before allocating
+(``greenelm._validation.require_memory``), the plan it checks is at least the peak of the NumPy
+memory its call allocates (traced by ``tracemalloc``, which sees every NumPy array and LAPACK's
+work arrays from SciPy) and at most 1.5 × that peak, so the guard neither lets through what does
+not fit nor refuses what does.  Each class at several small sizes (the plans are formulas in the
+sizes, so what holds at a few MB holds at GB)."""
+
+from __future__ import annotations
+
+import gc
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import greenelm
+from greenelm import KernelLimitClassifier, KernelLimitRegressor, RandomReLUFeatures, RandomReLUTransformer
+
+#: Python and NumPy bookkeeping no plan counts (generator states, index arrays, a few small
+#: temporaries): every measured peak below is at least 4 MB, so this is under 7 % of the smallest
+SLACK = 256 * 1024
+#: a plan may exceed the peak by this factor at most
+OVER = 1.5
+GUARDED = ("features", "estimator", "kernel_limit", "streaming", "patches")
+
+
+def plan_and_peak(monkeypatch, call) -> tuple[int, int]:
+    """Run ``call()`` once: → (the largest total a ``require_memory`` check planned during it, the
+    peak of the traced memory above what was allocated when it started)."""
+    plans = []
+    for name in GUARDED:
+        module = getattr(greenelm, name) if hasattr(greenelm, name) else __import__(f"greenelm.{name}",
+                                                                                     fromlist=[name])
+        original = module.require_memory
+
+        def spy(parts, what, *args, _original=original, **kwargs):
+            plans.append(sum(int(size) for size in parts.values()))
+            return _original(parts, what, *args, **kwargs)
+
+        monkeypatch.setattr(module, "require_memory", spy)
+    gc.collect()
+    assert not tracemalloc.is_tracing()
+    tracemalloc.start()
+    try:
+        start = tracemalloc.get_traced_memory()[0]
+        call()
+        peak = tracemalloc.get_traced_memory()[1] - start
+    finally:
+        tracemalloc.stop()
+        monkeypatch.undo()
+    assert plans, "the call checked no memory plan"
+    return max(plans), peak
+
+
+def assert_bounds(plan: int, peak: int, what: str) -> None:
+    assert peak >= 4 * 2**20, f"{what}: a peak of {peak:,} bytes is too small to judge a plan by"
+    assert plan + SLACK >= peak, f"{what}: plans {plan:,} bytes but peaks at {peak:,} ({plan / peak:.2f}×)"
+    assert plan <= OVER * peak, f"{what}: plans {plan:,} bytes, over {OVER}× its peak {peak:,} ({plan / peak:.2f}×)"
+
+
+# -- the random layer ------------------------------------------------------------------------------
+@pytest.mark.parametrize("n_inputs, n_hidden", [(1, 10**6), (1, 3 * 10**6), (50, 20_000), (784, 2_000)])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_the_random_layer_s_plan_counts_w_and_b(monkeypatch, n_inputs, n_hidden, dtype):
+    """RandomReLUFeatures(1, 10**9) once passed its check and ran to 15 GB: its plan left out b,
+    as large as W with one input column (regression: the (1, d) cases)."""
+    plan, peak = plan_and_peak(monkeypatch, lambda: RandomReLUFeatures(n_inputs, n_hidden, 0, dtype=dtype))
+    assert_bounds(plan, peak, f"RandomReLUFeatures({n_inputs}, {n_hidden}, dtype={dtype})")
+
+
+@pytest.mark.parametrize("n_rows, n_hidden", [(200, 20_000), (2_000, 2_000)])
+def test_the_transformer_s_plan_counts_its_projection_and_features(monkeypatch, n_rows, n_hidden):
+    X = np.random.default_rng(0).random((n_rows, 20))
+    plan, peak = plan_and_peak(monkeypatch, lambda: RandomReLUTransformer(n_hidden=n_hidden).fit_transform(X))
+    assert_bounds(plan, peak, f"RandomReLUTransformer(n_hidden={n_hidden}) on {n_rows} rows")
+
+
+# -- the kernel limit ------------------------------------------------------------------------------
+def flipped(X):
+    return X[:, ::-1]
+
+
+def same(X):
+    return X
+
+
+@pytest.mark.parametrize("n_rows", [1_000, 2_000, 3_000])
+@pytest.mark.parametrize("setting", ["one jitter", "a list of jitters", "two views", "regressor"])
+def test_the_kernel_limit_fit_s_plan_bounds_its_peak(monkeypatch, n_rows, setting):
+    """The fit at N = 10,000 once planned 0.49 GB and peaked at 0.76 GB: the plan left out the
+    Cholesky's copy of its diagonal block (regression: every size here factorises one block of
+    order N, as N = 10,000 does with 8,192)."""
+    rng = np.random.default_rng(1)
+    X, y = rng.standard_normal((n_rows, 40)), rng.integers(0, 4, n_rows)
+    model = {"one jitter": KernelLimitClassifier(), "a list of jitters": KernelLimitClassifier(jitter=[1e-3, 1e-1]),
+             "two views": KernelLimitClassifier(views=[same, flipped]),
+             "regressor": KernelLimitRegressor(jitter=1e-2)}[setting]
+    plan, peak = plan_and_peak(monkeypatch, lambda: model.fit(X, y))
+    assert_bounds(plan, peak, f"{setting} on {n_rows} rows")
+
+
+@pytest.mark.parametrize("n_rows", [1_000, 3_000])
+@pytest.mark.parametrize("views", [None, [same, flipped]], ids=["plain", "two-views"])
+def test_the_kernel_limit_predict_s_plan_bounds_its_peak(monkeypatch, n_rows, views):
+    rng = np.random.default_rng(2)
+    X, y = rng.standard_normal((n_rows, 40)), rng.integers(0, 4, n_rows)
+    model = KernelLimitClassifier(views=views).fit(X, y)
+    plan, peak = plan_and_peak(monkeypatch, lambda: model.decision_function(X))
+    assert_bounds(plan, peak, f"predict of {n_rows} rows (views={views})")
