@@ -69,8 +69,9 @@ from ._validation import (check_alpha, check_alphas, check_choice, check_device,
                           seed_from_random_state)
 from .features import BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SCALES, RandomReLUFeatures
 from .model_selection import RidgePath
-from .solvers import (SOLVERS, NormalEquations, NumericalOverflowError, check_finite_readout,
-                      check_finite_sums, is_torch, solve, solve_min_norm)
+from .solvers import (FLOAT32_BLOCK_ROWS, SOLVERS, NormalEquations, NumericalOverflowError,
+                      check_finite_readout, check_finite_sums, is_torch, solve, solve_min_norm,
+                      sum_block_rows)
 
 PARTIAL_FIT_METHODS = ("normal", "rls")
 #: parameters a partial-fit state is built with: partial_fit refuses to continue after they change
@@ -429,37 +430,61 @@ class _ELMBase(BaseEstimator):
 
     def _memory_plan(self, n_rows: int | None = None) -> dict[str, int]:
         """Bytes of each allocation a fit (or partial_fit) of ``n_rows`` rows (None: unknown, at
-        most ``chunk_size`` a block) makes, every copy counted: the projection (drawn in float64,
-        then cast), a block of features, the Gram HᵀH (d × d float64) and the float32 path's
-        scratch, and the solve's copies of the Gram (``pinv``: H itself and its SVD's copy)."""
+        most ``chunk_size`` a block) makes, every copy counted: what lives throughout (W and b, the
+        Gram HᵀH (d × d float64), the float32 path's scratch; ``pinv``: H itself and its SVD's
+        copy) and the temporaries of the largest of the stages, which run in turn (named): the
+        projection's float64 draw, a block of features, the solve's copies of the Gram, and for the
+        cross-validated estimators the eigendecomposition, the LOO pass or the folds."""
         d, D = int(self.n_hidden), int(self.n_features_in_)
         dtype, device = self._fitted("dtype"), self._fitted("device")
         size, k = np.dtype(dtype).itemsize, int(getattr(self, "n_outputs_", 1) or 1)
         chunk = int(self.chunk_size) if n_rows is None else max(1, min(int(self.chunk_size), int(n_rows)))
-        parts = {f"W and b ((D + 1) × d = {D + 1} × {d} {dtype})": size * (D + 1) * d}
+        parts = {f"W and b ((D + 1) × d = {D + 1} × {d} {dtype})": size * (D + 1) * d,
+                 f"HᵀH (d × d = {d} × {d} float64)": 8 * d * d}
+        stages = {}
         if device is None:
-            parts[f"W and b's float64 draw ({D + 1} × {d})"] = 8 * (D + 1) * d
-        parts[f"a block of features ({chunk} × {d} {dtype})"] = size * chunk * d
-        parts[f"HᵀH (d × d = {d} × {d} float64)"] = 8 * d * d
+            stages[f"W and b's float64 draw ({D + 1} × {d})"] = 8 * (D + 1) * d
+        rows = int(n_rows or chunk)
+        parts[f"the targets and a block's cast ({rows} × {k} float64)"] = 16 * rows * k
+        gathering = sum_block_rows(d, dtype)            # NormalEquations gathers a block smaller than this
+        if n_rows is None or chunk < gathering or 0 < int(n_rows) % chunk < gathering:
+            parts[f"the rows gathered for the sums ({gathering} × (d + k) {dtype})"] = size * gathering * (d + k)
+        stages[f"a block of features ({chunk} × {d} {dtype})"] = \
+            size * chunk * d + (4 * chunk * D if dtype == "float32" else 0)      # (and X's block cast)
         if dtype == "float32":
-            parts[f"float32 Gram scratch and centred block ((d + k)² + {chunk} × (d + k))"] = \
-                4 * (d + k) * (d + k + chunk)
+            centred = min(max(chunk, sum_block_rows(d, "float32")), FLOAT32_BLOCK_ROWS)
+            parts[f"float32 Gram scratch and centred block ((d + k)² + {centred} × (d + k))"] = \
+                4 * (d + k) * (d + k + centred)
         solver = self.solver
+        copies = {"cholesky": 1, "lu": 3, "eigh": 2}.get(solver, 1)
+        solve_words = (f"the solve's {copies} cop{'y' if copies == 1 else 'ies'} of HᵀH + λI "
+                       f"({solver})")
+        check = d * d                                   # the finiteness check's mask of the sums
         if solver == "pinv":
-            rows = int(n_rows or chunk)
             parts[f"H (N × d = {rows} × {d} float64)"] = 8 * rows * d
             parts["the SVD's copy of H"] = 8 * rows * d
+            m = min(rows, d)                            # LAPACK gelsd's workspace (SMLSIZ = 25)
+            levels = max(int(np.log2(m / 26)) + 1, 0) if m else 0
+            parts["gelsd's workspace and right-hand sides"] = (8 * (62 * m + 8 * m * levels + m * k + 676)
+                                                               + 4 * (3 * m * levels + 11 * m) + 8 * max(rows, d) * k)
         elif isinstance(self, _CrossValidatedRidge):
-            parts["the eigendecomposition's copies of HᵀH (symmetrised, eigenvectors)"] = 2 * 8 * d * d
-            if not isinstance(self.cv, str):
-                parts["each fold's Gram and its eigendecomposition"] = 3 * 8 * d * d
+            stages["the eigendecomposition's copies of HᵀH (symmetrised, eigenvectors)"] = 2 * 8 * d * d + check
+            stages[f"the eigenvectors and {solve_words}"] = 8 * d * d + copies * 8 * d * d + check
+            if isinstance(self.cv, str) and self.cv == "loo":
+                n_alphas = len(DEFAULT_RELATIVE_ALPHAS if self.alphas is None else np.atleast_1d(self.alphas))
+                stages[f"the LOO pass (the eigenvectors, a block of features in float64, rotated and "
+                       f"squared: 3 × {chunk} × {d}, and per λ its readout and leverages)"] = (
+                    8 * d * d + (24 + (size if size != 8 else 0)) * chunk * d
+                    + 8 * n_alphas * (d * (k + 1) + chunk) + 24 * chunk * k)
+            elif not isinstance(self.cv, str):
+                stages["each fold's Gram and its eigendecomposition, beside the last fold's, and a "
+                       "block of its features"] = 5 * 8 * d * d + (size + 16) * chunk * d
+        elif self._fitted("partial_fit_method") == "rls":
+            stages["P = (HᵀH + λI)⁻¹ (d × d float64), beside HᵀH when it starts"] = 8 * d * d + check
         else:
-            copies = {"cholesky": 1, "lu": 3, "eigh": 2}.get(solver, 1)
-            if self._fitted("partial_fit_method") == "rls":
-                parts["P = (HᵀH + λI)⁻¹ (d × d float64), beside HᵀH when it starts"] = 8 * d * d
-            else:
-                parts[f"the solve's {copies} cop{'y' if copies == 1 else 'ies'} of HᵀH + λI "
-                      f"({solver})"] = copies * 8 * d * d
+            stages[solve_words] = copies * 8 * d * d + check
+        largest = max(stages, key=stages.get)
+        parts[largest] = stages[largest]
         return parts
 
     def _check_memory(self, n_rows: int | None = None) -> None:

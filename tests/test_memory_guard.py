@@ -34,7 +34,7 @@ X, Y = np.random.default_rng(0).random((20, 3)), np.arange(20) % 2
 
 
 @pytest.mark.parametrize("make, copy", [
-    (lambda: ELMClassifier(n_hidden=10**9), "the solve's 1 copy of HᵀH + λI (cholesky) 8e+06 TB"),
+    (lambda: ELMClassifier(n_hidden=10**9), "the solve's 1 copy of HᵀH + λI (cholesky) 9e+06 TB"),
     (lambda: ELMRegressor(n_hidden=10**9, partial_fit_method="rls"), "P = (HᵀH + λI)⁻¹ (d × d float64)"),
     (lambda: ELMClassifier(n_hidden=10**9, solver="pinv"), "the SVD's copy of H 160 GB"),
     (lambda: ELMClassifierCV(n_hidden=10**9), "the eigendecomposition's copies of HᵀH")],
@@ -48,12 +48,12 @@ def test_estimators_refuse_an_absurd_width(make, copy):
 
 
 def test_the_solve_s_copy_of_the_gram_is_counted(monkeypatch):
-    """A Gram (8·d² bytes) that fits alone but not beside the solve's copy is refused."""
+    """A Gram (8·d² bytes) that fits alone but not beside the solve's copy (and its finiteness mask) is refused."""
     d = 300
     gram = 8 * d * d
     monkeypatch.setattr(validation, "memory_limit", lambda device=None, root=None: (gram + gram // 2, "test"))
     message = refused(lambda: ELMClassifier(n_hidden=d, chunk_size=8).fit(X, Y),
-                      "HᵀH (d × d = 300 × 300 float64) 720 kB", "the solve's 1 copy of HᵀH + λI (cholesky) 720 kB")
+                      "HᵀH (d × d = 300 × 300 float64) 720 kB", "the solve's 1 copy of HᵀH + λI (cholesky) 810 kB")
     assert "only 1.08 MB is available (test)" in message
 
 
