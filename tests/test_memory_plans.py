@@ -140,3 +140,17 @@ def test_the_k_fold_plan_bounds_its_peak(monkeypatch):
     X, y = rng.standard_normal((1_500, 30)), rng.integers(0, 3, 1_500)
     plan, peak = plan_and_peak(monkeypatch, lambda: greenelm.ELMClassifierCV(n_hidden=800, cv=3).fit(X, y))
     assert_bounds(plan, peak, "ELMClassifierCV(cv=3) at d = 800")
+
+
+# -- the streaming state ---------------------------------------------------------------------------
+@pytest.mark.parametrize("n_hidden, n_rows", [(500, 1_000), (1_000, 2_048), (1_500, 700)])
+@pytest.mark.parametrize("method, dtype", [("cholesky", "float64"), ("cholesky", "float32"),
+                                           ("information", "float64")])
+def test_the_streaming_fit_s_plan_bounds_its_peak(monkeypatch, method, dtype, n_hidden, n_rows):
+    """StreamingRidge.fit planned the sums and P only: its batch gathered for the sums, P's mirrored
+    tiles and the information form's second copy were missing (peaks up to 3× the plan)."""
+    rng = np.random.default_rng(5)
+    H, Y = rng.standard_normal((n_rows, n_hidden)), rng.standard_normal((n_rows, 3))
+    plan, peak = plan_and_peak(monkeypatch,
+                               lambda: greenelm.StreamingRidge(alpha=1e-2, method=method, dtype=dtype).fit(H, Y))
+    assert_bounds(plan, peak, f"StreamingRidge({method}, {dtype}) at d = {n_hidden} on {n_rows} rows")
