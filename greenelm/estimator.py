@@ -440,10 +440,10 @@ class _ELMBase(BaseEstimator):
         super().__setstate__(restore_pickle_state(state))
 
     # -- fitting ---------------------------------------------------------------------------
-    def _start(self, n_rows: int | None = None) -> None:
+    def _start(self, n_rows: int | None = None, gathers: bool = False) -> None:
         self._check_params()
         self._snapshot_params()
-        self._check_memory(n_rows)
+        self._check_memory(n_rows, gathers)
         self.seed_ = self._draw_seed()
         self._features = self._make_features()
         self.equations_ = NormalEquations(self.n_hidden, self.n_outputs_, self._fitted("dtype"),
@@ -454,13 +454,14 @@ class _ELMBase(BaseEstimator):
         self._readout_stale = False
         self._waiting_rows, self._waiting_count = [], 0     # rows partial_fit gathered, not yet summed
 
-    def _memory_plan(self, n_rows: int | None = None) -> dict[str, int]:
+    def _memory_plan(self, n_rows: int | None = None, gathers: bool = False) -> dict[str, int]:
         """Bytes of each allocation a fit (or partial_fit) of ``n_rows`` rows (None: unknown, at
         most ``chunk_size`` a block) makes, every copy counted: what lives throughout (W and b, the
         Gram HᵀH (d × d float64), the float32 path's scratch; ``pinv``: H itself and its SVD's
         copy) and the temporaries of the largest of the stages, which run in turn (named): the
         projection's float64 draw, a block of features, the solve's copies of the Gram, and for the
-        cross-validated estimators the eigendecomposition, the LOO pass or the folds."""
+        cross-validated estimators the eigendecomposition, the LOO pass or the folds; ``gathers``
+        (partial_fit): the copies of the rows it keeps until they are summed."""
         d, D = int(self.n_hidden), int(self.n_features_in_)
         dtype, device = self._fitted("dtype"), self._fitted("device")
         size, k = np.dtype(dtype).itemsize, int(getattr(self, "n_outputs_", 1) or 1)
@@ -472,6 +473,10 @@ class _ELMBase(BaseEstimator):
             stages[f"W and b's float64 draw ({D + 1} × {d})"] = 8 * (D + 1) * d
         rows = int(n_rows or chunk)
         parts[f"the targets and a block's cast ({rows} × {k} float64)"] = 16 * rows * k
+        if gathers:
+            kept = max(int(self.chunk_size), rows)
+            parts[f"the rows partial_fit keeps until they are summed (up to {kept} rows of X, Y and the "
+                  "weights, float64)"] = 8 * kept * (D + k + 1)
         gathering = sum_block_rows(d, dtype)            # NormalEquations gathers a block smaller than this
         if n_rows is None or chunk < gathering or 0 < int(n_rows) % chunk < gathering:
             parts[f"the rows gathered for the sums ({gathering} × (d + k) {dtype})"] = size * gathering * (d + k)
@@ -513,13 +518,13 @@ class _ELMBase(BaseEstimator):
         parts[largest] = stages[largest]
         return parts
 
-    def _check_memory(self, n_rows: int | None = None) -> None:
+    def _check_memory(self, n_rows: int | None = None, gathers: bool = False) -> None:
         """Before allocating: every allocation of the fit (:meth:`_memory_plan`) must fit in the
         memory available where it lives (the tighter of the host's and the container's cgroup
         limit, or the GPU's for a CUDA ``device``): ``MemoryError`` naming the sizes otherwise
         (:func:`greenelm._validation.require_memory`); more than half of it warns."""
         d, device = int(self.n_hidden), self._fitted("device")
-        parts = self._memory_plan(n_rows)
+        parts = self._memory_plan(n_rows, gathers)
         require_memory(parts, f"{type(self).__name__}(n_hidden={d})", device,
                        hint="lower n_hidden (the d × d Gram and its solve grow as d²)"
                             + (", or chunk_size" if self.solver != "pinv" else
@@ -624,7 +629,7 @@ class _ELMBase(BaseEstimator):
         if self.partial_fit_method == "rls" and check_alpha(self.alpha) == 0:
             raise ValueError("partial_fit_method='rls' needs alpha > 0: P = (HᵀH + λI)⁻¹ must exist")
         if not self._has_partial_state():
-            self._start(X.shape[0])
+            self._start(X.shape[0], gathers=True)
         elif getattr(self, "_features", None) is None:  # loaded or unpickled: W from the seed
             self._features = self._make_features()
         self._fitted_by_partial_fit = True
