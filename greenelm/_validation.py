@@ -215,10 +215,36 @@ def _host_available_memory() -> int | None:
         return None
 
 
+def _virtual_size() -> int:
+    """Bytes of address space this process maps now (``VmSize`` of /proc/self/status; 0 if unknown)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError, UnicodeDecodeError):
+        pass
+    return 0
+
+
+def address_space_available() -> int | None:
+    """Bytes the address-space limit (``ulimit -v``: the soft ``RLIMIT_AS``) still allows this process:
+    the limit less the address space it maps now (:func:`_virtual_size`); None when unlimited (or on
+    a system without ``resource``)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY or soft < 0:
+        return None
+    return max(int(soft) - _virtual_size(), 0)
+
+
 def memory_limit(device=None, cgroup_root: str | None = None) -> tuple[int | None, str]:
     """``(bytes, where)``: what :func:`available_memory` returns, and words for where it was read
     (``"the GPU cuda:0's free memory"``, ``"the host's available memory"``, ``"the container's
-    memory limit (cgroup)"``)."""
+    memory limit (cgroup)"``, ``"the address-space limit (ulimit -v)"``)."""
     if device is not None:
         import torch
 
@@ -227,18 +253,23 @@ def memory_limit(device=None, cgroup_root: str | None = None) -> tuple[int | Non
             return int(torch.cuda.mem_get_info(parsed)[0]), f"the free memory of {parsed}"
         if parsed.type != "cpu":
             return None, f"memory on {parsed}"
-    host, cgroup = _host_available_memory(), cgroup_available_memory(cgroup_root)
-    if cgroup is not None and (host is None or cgroup < host):
-        return cgroup, "the container's memory limit (cgroup) less its usage"
-    return host, "the host's available memory"
+    limits = [(_host_available_memory(), "the host's available memory"),
+              (cgroup_available_memory(cgroup_root), "the container's memory limit (cgroup) less its usage"),
+              (address_space_available(), "the address-space limit (ulimit -v, RLIMIT_AS) less the "
+                                          "process's mapped address space")]
+    known = [(size, where) for size, where in limits if size is not None]
+    if not known:
+        return None, "the host's available memory"
+    return min(known, key=lambda limit: limit[0])       # the tightest (a tie: the first listed)
 
 
 def available_memory(device=None, cgroup_root: str | None = None) -> int | None:
     """Bytes of memory available to a new allocation on ``device``: for a CUDA device (a name or a
     ``torch.device``) its free memory (``torch.cuda.mem_get_info``); for None or the CPU the tighter
-    of the host's (``MemAvailable`` of /proc/meminfo, else the free physical pages) and the
-    container's cgroup limit less its usage (:func:`cgroup_available_memory`); None when it cannot
-    be told (another accelerator, or a system that does not say)."""
+    of the host's (``MemAvailable`` of /proc/meminfo, else the free physical pages), the
+    container's cgroup limit less its usage (:func:`cgroup_available_memory`) and the address-space
+    limit less the process's mapped address space (:func:`address_space_available`); None when it
+    cannot be told (another accelerator, or a system that does not say)."""
     return memory_limit(device, cgroup_root)[0]
 
 
@@ -249,8 +280,9 @@ def require_memory(parts: dict[str, int], what: str, device=None, hint: str = ""
     ``parts`` maps words for each allocation (``"W (D × d float32)"``) to its bytes, every copy
     the path makes counted; ``what`` names the path (``"RandomReLUTransformer(n_hidden=10**9).fit"``);
     ``hint`` says what to lower. Raises ``MemoryError`` naming each part's size, the total, the
-    bytes available and where (the tighter of :func:`available_memory` on ``device`` and the
-    container's cgroup limit) when the total exceeds them; returns quietly when it cannot be told.
+    bytes available and where (the tightest limit :func:`memory_limit` reads on ``device``: the
+    host's, the container's cgroup, the address space's) when the total exceeds them; returns
+    quietly when it cannot be told.
     """
     sizes = {}
     for name, size in parts.items():

@@ -39,11 +39,12 @@ GUARD_FLOOR_BYTES = 64 << 20
 
 
 def projection_memory(n_inputs: int, n_hidden: int, dtype: str, device=None) -> dict[str, int]:
-    """Bytes of drawing the projection: W (D × d) in float64, then its cast (or its tensor)."""
+    """Bytes of drawing the projection: W (D × d) and b (d,) in float64, then their casts (or
+    tensors): b is as large as W with one input column, so both count (D + 1) × d values."""
     D, d = int(n_inputs), int(n_hidden)
-    return {f"W's float64 draw (D × d = {D} × {d})": 8 * D * d,
-            f"W in {dtype} ({D} × {d}{'' if device is None else f' on {device}'})":
-                np.dtype(dtype).itemsize * D * d}
+    return {f"W and b's float64 draw ((D + 1) × d = {D + 1} × {d})": 8 * (D + 1) * d,
+            f"W and b in {dtype} ({D + 1} × {d}{'' if device is None else f' on {device}'})":
+                np.dtype(dtype).itemsize * (D + 1) * d}
 
 
 def require_features_memory(n_rows: int, n_hidden: int, dtype: str, what: str, device=None,

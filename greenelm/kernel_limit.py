@@ -57,6 +57,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _persistence as persistence
 from ._progress import progress_bar
+from ._threads import blas_threads, object_lock, one_fit_at_a_time
 from ._validation import (check_choice, check_finite_fit, check_positive_int, require_memory,
                           seed_from_random_state, warn_on_grid_edge)
 from .features import WEIGHT_SCALES, row_chunks
@@ -66,6 +67,8 @@ from .kernels import (ARCCOS_THREADED_TILES, ARCCOS_TILE_VALUES, _augmented_norm
 
 #: rows of the kernel built, and of test rows mapped through the views, at a time
 DEFAULT_BLOCK_ROWS = 1024
+#: the order of the diagonal blocks the in-place Cholesky factorises (greenelm.kernels.cholesky_inplace)
+CHOLESKY_BLOCK = 8192
 #: the first training rows on which ``symmetric_views=True`` is checked (their V-product and V² kernels)
 SYMMETRY_CHECK_ROWS = 128
 #: how far those two kernels may differ, relative to the block's largest value: float32 rounding of
@@ -173,29 +176,49 @@ def held_out_rows(n_rows: int, fit_size, validation_size, seed: int) -> tuple[np
 # -- memory plans ----------------------------------------------------------------------------
 def _transform_bytes(n_rows: int, n_cols: int) -> int:
     """Temporaries of the arc-cosine transform of one (n_rows, n_cols) block: whole for a small block,
-    a tile at a time for a larger one (float64 outer product, then three float32 arrays)."""
-    return 20 * min(n_rows * n_cols, ARCCOS_THREADED_TILES * ARCCOS_TILE_VALUES)
+    else a tile per BLAS thread at a time (float64 outer product, then three float32 arrays)."""
+    values = n_rows * n_cols
+    if values >= ARCCOS_THREADED_TILES * ARCCOS_TILE_VALUES:
+        values = ARCCOS_TILE_VALUES * min(blas_threads(), math.ceil(values / ARCCOS_TILE_VALUES))
+    return 20 * values
+
+
+def _cholesky_bytes(n: int, block: int) -> int:
+    """Temporaries of :func:`greenelm.kernels.cholesky_inplace` on an (n, n) float32 matrix: LAPACK's
+    copy of a diagonal block (order b = min(n, block)), and beside it a panel block's transposed copy
+    and its solve (2 · b · min(b, n − b)) or a trailing update's product (≤ b²)."""
+    b = min(int(n), int(block))
+    return 4 * b * b + 4 * max(2 * b * min(b, int(n) - b), min(b, int(n) - b) ** 2)
 
 
 def fit_memory(n_rows: int, width: int, n_views: int, n_outputs: int, block_rows: int = DEFAULT_BLOCK_ROWS,
-               n_fit: int = 0, n_validation: int = 0, symmetric_views: bool = False) -> dict[str, int]:
+               n_fit: int = 0, n_validation: int = 0, symmetric_views: bool = False,
+               cholesky_block: int = CHOLESKY_BLOCK) -> dict[str, int]:
     """Bytes of each allocation ``fit`` makes beyond its input X, before it makes any: {words: bytes}.
 
     N = ``n_rows`` training rows of ``n_views`` views ``width`` wide, k = ``n_outputs``; ``n_fit`` and
     ``n_validation`` > 0 when the jitter is chosen on held-out rows (their block of the kernel is copied
-    once per jitter); ``symmetric_views``: the first view's rows are copied out to be kept."""
+    once per jitter). Beside the kernel, the rows and the targets, which live throughout, the stages
+    (the kernel's build, the held-out choice, the factorisation) run one after another: the plan counts
+    the temporaries of the largest, named; ``symmetric_views``: the first view's rows are
+    copied out to be kept."""
     n, v, k = int(n_rows), int(n_views), int(n_outputs)
     m = min(int(block_rows), n)
-    blocks = 2 if v > 1 else 1          # a view pair's products beside the running mean
+    blocks = 3 if v > 1 else 1          # a view pair's products beside the last pair's and the running mean
     parts = {f"the kernel (N × N float32, N = {n:,})": 4 * n * n,
              f"the training rows ({v} view(s) × N × {width:,} float32)": 4 * v * n * int(width),
-             f"a block of kernel rows ({blocks} × {m:,} × N float32, with the arc-cosine's temporaries)":
-                 4 * blocks * m * n + _transform_bytes(m, n),
              f"targets, scores and coefficients (N × {k}: float64, float64 and float32)": 20 * n * k}
+    stages = {f"a block of kernel rows ({blocks} × {m:,} × N float32, with the arc-cosine's temporaries)":
+                  4 * blocks * m * n + _transform_bytes(m, n),
+              f"the Cholesky's copy of a diagonal block (order {min(n, int(cholesky_block)):,} float32) and "
+              "a panel's": _cholesky_bytes(n, cholesky_block)}
     if n_fit:
         mv = min(int(block_rows), int(n_validation))
-        parts[f"the held-out choice (the {n_fit:,} fitted rows' block, {n_fit:,}² float32, and a "
-              f"{mv:,} × {n_fit:,} block of the held-out rows')"] = 4 * n_fit * n_fit + 18 * mv * n_fit
+        stages[f"the held-out choice (the {n_fit:,} fitted rows' block, {n_fit:,}² float32, its Cholesky's "
+               f"copies, and a {mv:,} × {n_fit:,} block of the held-out rows')"] = (
+                   4 * n_fit * n_fit + _cholesky_bytes(n_fit, cholesky_block) + 18 * mv * n_fit)
+    largest = max(stages, key=stages.get)
+    parts[largest] = stages[largest]
     if symmetric_views and v > 1:
         parts[f"the first view's rows, kept (N × {width:,} float32)"] = 4 * n * int(width)
     return parts
@@ -205,7 +228,7 @@ def predict_memory(n_rows: int, n_train: int, width: int, n_views: int, n_output
                    block_rows: int = DEFAULT_BLOCK_ROWS) -> dict[str, int]:
     """Bytes of each allocation ``predict`` makes for ``n_rows`` test rows, before it makes any."""
     n, v, m = int(n_train), int(n_views), min(int(block_rows), int(n_rows))
-    blocks = 2 if v > 1 else 1
+    blocks = 3 if v > 1 else 1          # as in fit_memory
     return {f"test kernel blocks ({blocks} × {m:,} × N float32, N = {n:,}, with the arc-cosine's temporaries)":
                 4 * blocks * m * n + _transform_bytes(m, n),
             f"a block of test rows' views ({v} × {m:,} × {width:,} float32, and a view's own output in float64)":
@@ -216,6 +239,10 @@ def predict_memory(n_rows: int, n_train: int, width: int, n_views: int, n_output
 
 
 # -- the estimators --------------------------------------------------------------------------
+#: the private attributes of a fitted model (besides its public ``name_`` ones)
+_MODEL_STATE = ("_norms", "_fitted_views", "_fitted_params", "_n_view_functions", "_single_output")
+
+
 class _KernelLimitBase(BaseEstimator):
     """Shared fit/predict; subclasses turn targets into Y (N, k) and scores into predictions."""
 
@@ -288,11 +315,44 @@ class _KernelLimitBase(BaseEstimator):
             out *= sigma
 
     # -- fitting ---------------------------------------------------------------------------
+    def _fit_aside(self, X, y):
+        """Fit a fresh estimator of the same parameters (``_fit``), then publish its model here in
+        one step, under the object's lock: a reader meanwhile sees the previous model whole (or none),
+        a second fit of this object meanwhile is refused (:func:`one_fit_at_a_time`), and a failed
+        fit leaves this estimator unfitted."""
+        with one_fit_at_a_time(self, "fit"):
+            params = self.get_params(deep=False)
+            fresh = type(self)(**params)
+            try:
+                fresh._fit(X, y)
+            except BaseException:
+                self._publish({})
+                raise
+            self._publish({name: value for name, value in vars(fresh).items() if name not in params})
+        return self
+
+    def _publish(self, model: dict) -> None:
+        """Replace the model (the fitted attributes, ``name_``, and the private ones a fit sets) by
+        ``model``'s, in one assignment; the parameters and anything else (e.g. what a meta-estimator
+        attached) stay."""
+        with object_lock(self):
+            state = {name: value for name, value in vars(self).items()
+                     if not (name in _MODEL_STATE or name.endswith("_") and not name.startswith("__"))}
+            state.update(model)
+            self.__dict__ = state
+
+    def _published(self):
+        """The model as last published: a shallow copy of this estimator, read under its lock (a
+        refit in another thread replaces the model at once when it ends); ``NotFittedError`` if none."""
+        with object_lock(self):
+            model = object.__new__(type(self))
+            model.__dict__.update(vars(self))
+        check_is_fitted(model, "dual_coef_")
+        return model
+
     def _fit_targets(self, X, Y: np.ndarray, score) -> None:
         """Fit on X (N, D) (validated) and Y (N, k) float64, choosing a listed jitter by ``score``."""
         self._check_params()
-        for name in ("dual_coef_", "X_fit_", "_fitted_views", "_norms"):
-            self.__dict__.pop(name, None)
         jitter = _check_jitter(self.jitter)
         views = _check_views(self.views)
         block_rows = int(self.block_rows)
@@ -329,7 +389,7 @@ class _KernelLimitBase(BaseEstimator):
             jitter, self.validation_scores_, _ = held_out_choice(kernel, Y, jitter, fit_rows, validation_rows,
                                                                  score, block_rows, progress=bool(self.progress))
             warn_on_grid_edge(type(self).__name__, "jitter_", jitter, self.jitter, "jitter", "jitter")
-        coef, mu, last, used = _solve_with_retries(kernel, Y, jitter, int(self.attempts), 8192,
+        coef, mu, last, used = _solve_with_retries(kernel, Y, jitter, int(self.attempts), CHOLESKY_BLOCK,
                                                    bool(self.progress), None)
         del kernel
         if coef is None:
@@ -382,7 +442,8 @@ class _KernelLimitBase(BaseEstimator):
         return scores
 
     def __getstate__(self):
-        state = dict(super().__getstate__())
+        with object_lock(self):
+            state = dict(super().__getstate__())
         state.pop("_norms", None)       # recomputed from X_fit_ (same values)
         return state
 
@@ -395,7 +456,9 @@ class _KernelLimitBase(BaseEstimator):
     def save(self, path):
         """Write the fitted model to ``path`` (.npz of plain arrays and a JSON meta, format 4) atomically,
         or into a binary file object; returns it. The view functions are not saved (see the module)."""
-        check_is_fitted(self, "dual_coef_")
+        return self._published()._save(path)
+
+    def _save(self, path):
         params = dict(self.__dict__.get("_fitted_params") or self.get_params(deep=False))
         params["views"] = None
         if isinstance(params["jitter"], (list, tuple, np.ndarray)):
@@ -542,6 +605,9 @@ class KernelLimitClassifier(ClassifierMixin, _KernelLimitBase):
 
     def fit(self, X, y):
         """Fit on X (N, D) and labels y (N,)."""
+        return self._fit_aside(X, y)
+
+    def _fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -551,17 +617,16 @@ class KernelLimitClassifier(ClassifierMixin, _KernelLimitBase):
         self.n_outputs_ = len(self.classes_)
         Y = (y[:, None] == self.classes_[None, :]).astype(np.float64)
         self._fit_targets(X, Y, accuracy_score_of_argmax)
-        return self
 
     def decision_function(self, X):
         """Scores (M, k); (M,) for two classes (positive: ``classes_[1]``)."""
-        scores = self._scores(X)
+        scores = self._published()._scores(X)
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def predict(self, X):
         """Labels (M,): the class of the largest score."""
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]
+        model = self._published()
+        return model.classes_[np.argmax(model._scores(X), axis=1)]
 
 
 def _negative_mse(scores: np.ndarray, Y: np.ndarray) -> float:
@@ -594,17 +659,20 @@ class KernelLimitRegressor(RegressorMixin, _KernelLimitBase):
 
     def fit(self, X, y):
         """Fit on X (N, D) and targets y (N,) or (N, k)."""
+        return self._fit_aside(X, y)
+
+    def _fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True, y_numeric=True)
         self._single_output = y.ndim == 1
         Y = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
         self.n_outputs_ = Y.shape[1]
         self._fit_targets(X, Y, _negative_mse)
-        return self
 
     def predict(self, X):
         """Predictions (M,) for 1-d targets, else (M, k)."""
-        scores = self._scores(X)
-        return scores[:, 0] if self._single_output else scores
+        model = self._published()
+        scores = model._scores(X)
+        return scores[:, 0] if model._single_output else scores
 
 
 # -- model files ------------------------------------------------------------------------------

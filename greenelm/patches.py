@@ -393,11 +393,23 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         p, pool, K = int(self.patch_size), int(self.pool), int(self.n_patches)
         positions = (height - p + 1) * (width - p + 1)
         size = np.dtype(self.dtype).itemsize
+        D1, n_cols = p * p * channels + 1, width - p + 1
+        workers = max(1, min(blas_threads(), int(n_images)))      # each thread's share of the images
+        share = -(-int(n_images) // workers)
+        row_bytes = n_cols * K * size                              # as _numpy_block sizes its strips
+        group = max(1, min(share, STRIP_BYTES // row_bytes))
+        strip_rows = max(1, STRIP_BYTES // (group * row_bytes)) if group == share else 1
         return {f"the features (n × 2·K·pool² = {n_images} × {self.n_features_out} {self.dtype})":
                     size * n_images * self.n_features_out,
-                f"the images' patches (n × {positions} positions × (p²C + 1 = {p * p * channels + 1}))":
-                    size * n_images * positions * (p * p * channels + 1),
-                "the pooled sums (pool² × 2 × n × K)": size * pool * pool * 2 * n_images * K}
+                f"the images' patches (n × {positions} positions × (p²C + 1 = {D1}))":
+                    size * n_images * positions * D1,
+                "the pooled sums (pool² × 2 × n × K)": size * pool * pool * 2 * n_images * K,
+                f"the GEMM strips' responses (2 × {strip_rows * group * n_cols} × K, per thread)":
+                    workers * 2 * strip_rows * group * n_cols * K * size,
+                "the contrast normalisation's row means and scales (2 × n × positions)":
+                    2 * size * n_images * positions,
+                "the projection's copy and the pooled cells' products ((p²C + 1) × K, n × (p²C + 1) and 3 × n × K)":
+                    size * (D1 * K + n_images * D1 + 3 * n_images * K)}
 
     def fit(self, X, y=None) -> "RandomPatchFeatures":
         """Draw the whitening and the filters from the training images X (N, H·W·C); y is ignored."""

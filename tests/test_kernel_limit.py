@@ -409,7 +409,10 @@ def test_the_memory_plan_counts_the_kernel_the_views_and_the_held_out_block():
     sizes = dict(zip([name.split(" (")[0] for name in parts], parts.values()))
     assert sizes["the kernel"] == 4 * 50_000 ** 2
     assert sizes["the training rows"] == 4 * 2 * 50_000 * 18_432
-    assert sizes["the held-out choice"] >= 4 * 20_000 ** 2
+    assert sizes["the held-out choice"] >= 4 * 20_000 ** 2 + 4 * 8192 ** 2     # its block and its Cholesky's copy
+    assert "the Cholesky's copy of a diagonal block" not in sizes     # stages in turn: only the largest counts
+    one = dict(zip([name.split(" (")[0] for name in fit_memory(10_000, 784, 1, 10)], fit_memory(10_000, 784, 1, 10).values()))
+    assert one["the Cholesky's copy of a diagonal block"] == 4 * 8192 ** 2 + 4 * 2 * 8192 * (10_000 - 8192)
 
 
 def test_predict_checks_its_memory_before_allocating(monkeypatch):
