@@ -226,16 +226,23 @@ def fit_memory(n_rows: int, width: int, n_views: int, n_outputs: int, block_rows
 
 def predict_memory(n_rows: int, n_train: int, width: int, n_views: int, n_outputs: int,
                    block_rows: int = DEFAULT_BLOCK_ROWS) -> dict[str, int]:
-    """Bytes of each allocation ``predict`` makes for ``n_rows`` test rows, before it makes any."""
-    n, v, m = int(n_train), int(n_views), min(int(block_rows), int(n_rows))
-    blocks = 3 if v > 1 else 1          # as in fit_memory
-    return {f"test kernel blocks ({blocks} × {m:,} × N float32, N = {n:,}, with the arc-cosine's temporaries)":
-                4 * blocks * m * n + _transform_bytes(m, n),
-            f"a block of test rows' views ({v} × {m:,} × {width:,} float32, and a view's own output in float64)":
-                4 * v * m * int(width) + 8 * m * int(width),
-            f"the scores ({int(n_rows):,} × {int(n_outputs)} float64)": 8 * int(n_rows) * int(n_outputs),
-            f"the coefficients in float64 (N × {int(n_outputs)}) and a float64 copy of {m:,} × "
-            f"{min(n, SCORE_COLUMNS):,} kernel values": 8 * n * int(n_outputs) + 8 * m * min(n, SCORE_COLUMNS)}
+    """Bytes of each allocation ``predict`` makes for ``n_rows`` test rows, before it makes any. A block of
+    the test kernel lives while it is built and while its scores are summed; the two stages run one after
+    the other, so the plan counts the temporaries of the larger, named."""
+    n, v, m, k = int(n_train), int(n_views), min(int(block_rows), int(n_rows)), int(n_outputs)
+    parts = {f"test kernel blocks (one of {m:,} × N float32, N = {n:,}, at a time)": 4 * m * n,
+             f"a block of test rows' views ({v} × {m:,} × {width:,} float32, and a view's own output in float64)":
+                 4 * v * m * int(width) + 8 * m * int(width),
+             f"the scores ({int(n_rows):,} × {k} float64) and the coefficients in float64 (N × {k})":
+                 8 * int(n_rows) * k + 8 * n * k}
+    extra = 2 if v > 1 else 0           # as in fit_memory: a view pair's products beside the last pair's
+    stages = {f"the block's build ({extra} more × {m:,} × N float32, with the arc-cosine's temporaries)":
+                  4 * extra * m * n + _transform_bytes(m, n),
+              f"the scores' sums (a float64 copy of {m:,} × {min(n, SCORE_COLUMNS):,} kernel values)":
+                  8 * m * min(n, SCORE_COLUMNS)}
+    largest = max(stages, key=stages.get)
+    parts[largest] = stages[largest]
+    return parts
 
 
 # -- the estimators --------------------------------------------------------------------------
@@ -388,7 +395,8 @@ class _KernelLimitBase(BaseEstimator):
         if fit_rows is not None:
             jitter, self.validation_scores_, _ = held_out_choice(kernel, Y, jitter, fit_rows, validation_rows,
                                                                  score, block_rows, progress=bool(self.progress))
-            warn_on_grid_edge(type(self).__name__, "jitter_", jitter, self.jitter, "jitter", "jitter")
+            warn_on_grid_edge(type(self).__name__, "jitter_", jitter, self.jitter, "jitter", "jitter",
+                              stacklevel=6)
         coef, mu, last, used = _solve_with_retries(kernel, Y, jitter, int(self.attempts), CHOLESKY_BLOCK,
                                                    bool(self.progress), None)
         del kernel
@@ -437,6 +445,7 @@ class _KernelLimitBase(BaseEstimator):
             scores[rows] = 0.0
             for columns in row_chunks(n, SCORE_COLUMNS):
                 scores[rows] += kernel[:, columns].astype(np.float64) @ coef[columns]
+            del kernel                  # before the next block is built: one block of the test kernel at a time
         if not np.isfinite(scores).all():
             raise ValueError("the kernel ridge's scores hold NaN or inf (the inputs' norms overflow float32?)")
         return scores

@@ -378,11 +378,17 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         P = p * p * int(channels)
         whitening = int(self.n_whitening) * (2 if self.mirror_symmetric else 1)     # with their mirrors
         drawn = int(self.kmeans_sample) if self.dictionary == "kmeans" else K
-        return {f"n_whitening = {whitening} patches of p²C = {P} values (indices, two copies)":
-                    whitening * (3 * 8 + 2 * 8 * P),
+        # the whitening's patches (one float64 copy) live to the end of fit; their gathering and the
+        # dictionary's draw (or k-means) come one after the other: the plan counts the larger
+        stages = {f"gathering them (a second copy of {whitening} × {P})": whitening * 8 * P,
+                  f"the dictionary's {drawn} drawn patches (indices, four copies of {drawn} × {P})"
+                  + (f" and k-means' distances ({drawn} × {K} float64)" if self.dictionary == "kmeans" else ""):
+                      drawn * (3 * 8 + 4 * 8 * P) + (8 * drawn * K if self.dictionary == "kmeans" else 0)}
+        largest = max(stages, key=stages.get)
+        return {f"n_whitening = {whitening} patches of p²C = {P} values (indices, one copy)":
+                    whitening * (3 * 8 + 8 * P),
+                largest: stages[largest],
                 "the covariance and whitening (p²C × p²C, four copies)": 4 * 8 * P * P,
-                f"the dictionary's {drawn} drawn patches (indices, four copies of {drawn} × {P})":
-                    drawn * (3 * 8 + 4 * 8 * P),
                 f"the filters and folded projection (n_patches × p²C = {K} × {P}, four copies)":
                     4 * 8 * K * (P + 1)}
 
