@@ -76,7 +76,7 @@ LIBRARY_TESTS := $(filter-out tests/test_layers.py,$(shell grep -L "greenelm_boo
 
 $(OLDEST_STAMP): pyproject.toml
 	test -x $(OLDEST_VENV)/bin/python || $(PYTHON) -m venv $(OLDEST_VENV)
-	$(OLDEST_VENV)/bin/python -m pip install --quiet $(OLDEST) pytest
+	$(OLDEST_VENV)/bin/python -m pip install --quiet $(OLDEST) pytest hypothesis==6.170.17
 	$(OLDEST_VENV)/bin/python -m pip install --quiet --no-deps -e .
 	rm -f $(OLDEST_VENV)/.installed-* && touch $@
 

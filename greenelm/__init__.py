@@ -20,7 +20,7 @@ __version__ = "0.2.0"
 #: public name -> the module that defines it
 _EXPORTS = {
     "ELMClassifier": "estimator", "ELMRegressor": "estimator", "load_model": "estimator",
-    "ModelFileError": "estimator",
+    "ModelFileError": "estimator", "InterpolationThresholdWarning": "estimator",
     "ELMClassifierCV": "estimator", "ELMRegressorCV": "estimator",
     "RandomReLUFeatures": "features", "RandomReLUTransformer": "features",
     "RandomPatchFeatures": "patches",

@@ -5,6 +5,7 @@ from any number of threads (:func:`object_lock`)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import weakref
@@ -37,6 +38,32 @@ def object_lock(obj) -> threading.RLock:
             if lock is None:
                 lock = _LOCKS[obj] = threading.RLock()
     return lock
+
+
+_FITTING: dict[int, str] = {}            # id(object) → the thread fitting it
+_FITTING_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def one_fit_at_a_time(obj, method: str):
+    """Mark ``obj`` as being fitted by this thread while the block runs: a second fit of the same
+    object meanwhile (from another thread) raises ``RuntimeError`` before touching anything, instead
+    of mixing both datasets into one state. The object's lock is not taken here (see
+    :func:`object_lock`)."""
+    key = id(obj)
+    with _FITTING_LOCK:
+        running = _FITTING.get(key)
+        if running is None:
+            _FITTING[key] = threading.current_thread().name
+    if running is not None:
+        raise RuntimeError(f"{type(obj).__name__}.{method} was called while thread {running!r} is fitting "
+                           "the same estimator object; one estimator holds one fit at a time. Fit a copy "
+                           "per thread (sklearn.base.clone(estimator)), or wait for the running fit")
+    try:
+        yield
+    finally:
+        with _FITTING_LOCK:
+            del _FITTING[key]
 
 
 def blas_controller():

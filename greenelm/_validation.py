@@ -6,7 +6,10 @@ value of the wrong kind) naming the parameter and what it got.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
+import warnings
 
 import numpy as np
 
@@ -67,19 +70,33 @@ def check_alphas(alphas) -> np.ndarray:
     return grid
 
 
+@functools.lru_cache(maxsize=None)
+def _all_zero_weights_ok() -> dict:
+    """The keyword that stops scikit-learn's ``_check_sample_weight`` from refusing all-zero weights
+    itself (``allow_all_zero_weights``, scikit-learn >= 1.8; 1.6 and 1.7 have no such check), so
+    that greenelm alone decides, the same at every supported version."""
+    from sklearn.utils.validation import _check_sample_weight
+
+    parameters = inspect.signature(_check_sample_weight).parameters
+    return {"allow_all_zero_weights": True} if "allow_all_zero_weights" in parameters else {}
+
+
 def check_sample_weight(sample_weight, X, allow_all_zero: bool = False):
     """``sample_weight`` as a float64 array (N,), or None; refuses a wrong length, NaN/inf and negatives.
 
     Built on scikit-learn's ``_check_sample_weight`` (which accepts lists, scalars and pandas
-    series); a negative weight is refused here with the index of the first one.
+    series); a negative weight is refused here with the index of the first one. All-zero weights
+    are refused with greenelm's own message, unless ``allow_all_zero`` (a ``partial_fit`` batch
+    that adds nothing), at every supported scikit-learn version.
     """
     if sample_weight is None:
         return None
     from sklearn.utils.validation import _check_sample_weight
 
-    weights = _check_sample_weight(sample_weight, X, dtype=np.float64)
-    if not allow_all_zero and not np.any(weights):  # (scikit-learn < 1.8 does not check this itself)
-        raise ValueError("Sample weights must contain at least one non-zero number.")
+    weights = _check_sample_weight(sample_weight, X, dtype=np.float64, **_all_zero_weights_ok())
+    if not allow_all_zero and not np.any(weights):  # greenelm's own check, at every version
+        raise ValueError("sample_weight is all zeros: a fit needs at least one row of positive weight "
+                         "(partial_fit takes an all-zero batch, which adds nothing)")
     negative = np.flatnonzero(weights < 0)
     if negative.size:
         raise ValueError(f"sample_weight must be >= 0; got {float(weights[negative[0]])!r} at index "
@@ -198,10 +215,36 @@ def _host_available_memory() -> int | None:
         return None
 
 
+def _virtual_size() -> int:
+    """Bytes of address space this process maps now (``VmSize`` of /proc/self/status; 0 if unknown)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError, UnicodeDecodeError):
+        pass
+    return 0
+
+
+def address_space_available() -> int | None:
+    """Bytes the address-space limit (``ulimit -v``: the soft ``RLIMIT_AS``) still allows this process:
+    the limit less the address space it maps now (:func:`_virtual_size`); None when unlimited (or on
+    a system without ``resource``)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft == resource.RLIM_INFINITY or soft < 0:
+        return None
+    return max(int(soft) - _virtual_size(), 0)
+
+
 def memory_limit(device=None, cgroup_root: str | None = None) -> tuple[int | None, str]:
     """``(bytes, where)``: what :func:`available_memory` returns, and words for where it was read
     (``"the GPU cuda:0's free memory"``, ``"the host's available memory"``, ``"the container's
-    memory limit (cgroup)"``)."""
+    memory limit (cgroup)"``, ``"the address-space limit (ulimit -v)"``)."""
     if device is not None:
         import torch
 
@@ -210,18 +253,23 @@ def memory_limit(device=None, cgroup_root: str | None = None) -> tuple[int | Non
             return int(torch.cuda.mem_get_info(parsed)[0]), f"the free memory of {parsed}"
         if parsed.type != "cpu":
             return None, f"memory on {parsed}"
-    host, cgroup = _host_available_memory(), cgroup_available_memory(cgroup_root)
-    if cgroup is not None and (host is None or cgroup < host):
-        return cgroup, "the container's memory limit (cgroup) less its usage"
-    return host, "the host's available memory"
+    limits = [(_host_available_memory(), "the host's available memory"),
+              (cgroup_available_memory(cgroup_root), "the container's memory limit (cgroup) less its usage"),
+              (address_space_available(), "the address-space limit (ulimit -v, RLIMIT_AS) less the "
+                                          "process's mapped address space")]
+    known = [(size, where) for size, where in limits if size is not None]
+    if not known:
+        return None, "the host's available memory"
+    return min(known, key=lambda limit: limit[0])       # the tightest (a tie: the first listed)
 
 
 def available_memory(device=None, cgroup_root: str | None = None) -> int | None:
     """Bytes of memory available to a new allocation on ``device``: for a CUDA device (a name or a
     ``torch.device``) its free memory (``torch.cuda.mem_get_info``); for None or the CPU the tighter
-    of the host's (``MemAvailable`` of /proc/meminfo, else the free physical pages) and the
-    container's cgroup limit less its usage (:func:`cgroup_available_memory`); None when it cannot
-    be told (another accelerator, or a system that does not say)."""
+    of the host's (``MemAvailable`` of /proc/meminfo, else the free physical pages), the
+    container's cgroup limit less its usage (:func:`cgroup_available_memory`) and the address-space
+    limit less the process's mapped address space (:func:`address_space_available`); None when it
+    cannot be told (another accelerator, or a system that does not say)."""
     return memory_limit(device, cgroup_root)[0]
 
 
@@ -232,8 +280,9 @@ def require_memory(parts: dict[str, int], what: str, device=None, hint: str = ""
     ``parts`` maps words for each allocation (``"W (D × d float32)"``) to its bytes, every copy
     the path makes counted; ``what`` names the path (``"RandomReLUTransformer(n_hidden=10**9).fit"``);
     ``hint`` says what to lower. Raises ``MemoryError`` naming each part's size, the total, the
-    bytes available and where (the tighter of :func:`available_memory` on ``device`` and the
-    container's cgroup limit) when the total exceeds them; returns quietly when it cannot be told.
+    bytes available and where (the tightest limit :func:`memory_limit` reads on ``device``: the
+    host's, the container's cgroup, the address space's) when the total exceeds them; returns
+    quietly when it cannot be told.
     """
     sizes = {}
     for name, size in parts.items():
@@ -248,6 +297,29 @@ def require_memory(parts: dict[str, int], what: str, device=None, hint: str = ""
     raise MemoryError(f"{what} needs {format_bytes(total)} ({listed}), but only "
                       f"{format_bytes(available)} is available ({where})"
                       + (f": {hint}" if hint else ""))
+
+
+def check_finite_fit(owner: str, learned: dict, cause: str, fix: str) -> None:
+    """Refuse, at fit, a model whose learned values hold NaN or inf: ``ValueError`` naming the
+    ``owner`` (``"KernelLimitClassifier.fit"``), each non-finite value of ``learned`` ({name:
+    array or number}), the likely ``cause`` and the ``fix``. The one check that a fit returns a
+    finite model or raises."""
+    bad = [name for name, value in learned.items() if not np.isfinite(np.asarray(value)).all()]
+    if bad:
+        raise ValueError(f"{owner} learned NaN or inf in {', '.join(bad)}: {cause}; {fix}")
+
+
+def warn_on_grid_edge(owner: str, name: str, chosen: float, grid, grid_name: str, quantity: str,
+                      stacklevel: int = 4) -> None:
+    """Warn (``UserWarning``) when ``chosen``, picked from ``grid`` (more than one value) on held-out
+    rows, is the grid's smallest or largest value: the best ``quantity`` may lie beyond it. E.g.
+    ``warn_on_grid_edge("KernelLimitClassifier", "jitter_", 0.1, [1e-3, 0.1], "jitter", "jitter")``."""
+    grid = np.asarray(grid, dtype=np.float64).ravel()
+    if grid.size > 1 and chosen in (grid.min(), grid.max()):
+        end = "smallest" if chosen == grid.min() else "largest"
+        warnings.warn(f"{owner}: {name}={chosen:.4g} is the {end} value of the {grid_name} grid "
+                      f"[{grid.min():.4g}, {grid.max():.4g}]; the best {quantity} may lie beyond it: "
+                      "extend the grid", UserWarning, stacklevel=stacklevel)
 
 
 def check_dtype(value, choices=("float64", "float32")) -> str:

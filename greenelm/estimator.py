@@ -50,7 +50,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import numbers
-import threading
 import warnings
 from pathlib import Path
 
@@ -64,14 +63,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._persistence import (SAVED_DEVICE, ModelFileError, portable_pickle_state, read_model,
                            restore_pickle_state, write_model)
 from . import _validation
-from ._threads import object_lock
+from ._threads import object_lock, one_fit_at_a_time
 from ._validation import (check_alpha, check_alphas, check_choice, check_device, check_dtype,
                           check_positive_int, check_sample_weight, format_bytes, require_memory,
                           seed_from_random_state)
 from .features import BIAS_DISTRIBUTIONS, DEFAULT_CHUNK_ROWS, DTYPES, WEIGHT_SCALES, RandomReLUFeatures
 from .model_selection import RidgePath
-from .solvers import (SOLVERS, NormalEquations, NumericalOverflowError, check_finite_readout,
-                      check_finite_sums, is_torch, solve, solve_min_norm)
+from .solvers import (FLOAT32_BLOCK_ROWS, SOLVERS, NormalEquations, NumericalOverflowError,
+                      check_finite_readout, check_finite_sums, is_torch, solve, solve_min_norm,
+                      sum_block_rows)
 
 PARTIAL_FIT_METHODS = ("normal", "rls")
 #: parameters a partial-fit state is built with: partial_fit refuses to continue after they change
@@ -94,6 +94,32 @@ def _same_value(a, b) -> bool:
         return bool(np.array_equal(a, b))
     except (TypeError, ValueError):
         return False
+
+
+class InterpolationThresholdWarning(UserWarning):
+    """A fit sits at the interpolation threshold (:func:`at_interpolation_threshold`): its width d is
+    near its number of rows N at a ridge too small to regularise, where the readout interpolates
+    the noise of the labels (the variance peak of double descent) and accuracy can fall to chance."""
+
+
+#: the interpolation threshold's band of d/N: there the minimum-norm readout's variance is more than
+#: 3× the noise's, γ/(1 − γ) for γ = d/N < 1 and 1/(γ − 1) above (Hastie, Montanari, Rosset and
+#: Tibshirani 2022, "Surprises in high-dimensional ridgeless least squares interpolation")
+THRESHOLD_BAND = (0.75, 4 / 3)
+#: ... and the ridge, relative to the mean eigenvalue tr(HᵀH)/d, below which it does not tame that
+#: variance (MNIST, 1,000 rows at d = N: 18 % at 1e-7 of it, 71 % at 1e-3, 82 % at 1e-2)
+THRESHOLD_RELATIVE_ALPHA = 1e-3
+
+
+def at_interpolation_threshold(n_hidden: int, n_rows: int, alpha: float, gram_trace: float) -> bool:
+    """True when a ridge fit of width d = ``n_hidden`` on N = ``n_rows`` rows at ``alpha`` sits at the
+    interpolation threshold: d/N inside :data:`THRESHOLD_BAND` and ``alpha`` below
+    :data:`THRESHOLD_RELATIVE_ALPHA` × the mean eigenvalue of the Gram, ``gram_trace`` / d (O(1)
+    from the trace of HᵀH, which the fit has; ``alpha = 0``: the minimum-norm readout)."""
+    d, n = int(n_hidden), int(n_rows)
+    if n < 1 or not THRESHOLD_BAND[0] < d / n < THRESHOLD_BAND[1]:
+        return False
+    return alpha < THRESHOLD_RELATIVE_ALPHA * max(float(gram_trace), 0.0) / d or alpha == 0
 
 
 class MethodUnavailableError(AttributeError):
@@ -136,35 +162,17 @@ def _cv_cannot_stream(estimator) -> str | None:
             f"with {name}.fit on a sample, then stream with {base}(alpha=model.alpha_).partial_fit(...)")
 
 
-_FITTING: dict[int, str] = {}            # id(estimator) → the thread fitting it
-_FITTING_LOCK = threading.Lock()
-
-
 def _one_fit_at_a_time(method):
     """Decorate ``fit`` / ``partial_fit``: a second call on the same estimator while one runs (in
     another thread) raises ``RuntimeError`` before touching anything, instead of mixing both
-    datasets into one state.  The call runs under the object's lock (:func:`object_lock`), so it
-    waits for a read that is solving the readout, and reads wait for it: a reader sees the model
-    before or after the call, never partway."""
+    datasets into one state (:func:`greenelm._threads.one_fit_at_a_time`).  The call runs under
+    the object's lock (:func:`object_lock`), so it waits for a read that is solving the readout,
+    and reads wait for it: a reader sees the model before or after the call, never partway."""
 
     @functools.wraps(method)
     def exclusive(self, *args, **kwargs):
-        key = id(self)
-        with _FITTING_LOCK:
-            running = _FITTING.get(key)
-            if running is None:
-                _FITTING[key] = threading.current_thread().name
-        if running is not None:
-            raise RuntimeError(f"{type(self).__name__}.{method.__name__} was called while thread "
-                               f"{running!r} is fitting the same estimator object; one estimator "
-                               "holds one fit at a time. Fit a copy per thread "
-                               "(sklearn.base.clone(estimator)), or wait for the running fit")
-        try:
-            with object_lock(self):
-                return method(self, *args, **kwargs)
-        finally:
-            with _FITTING_LOCK:
-                del _FITTING[key]
+        with one_fit_at_a_time(self, method.__name__), object_lock(self):
+            return method(self, *args, **kwargs)
     return exclusive
 
 
@@ -432,10 +440,10 @@ class _ELMBase(BaseEstimator):
         super().__setstate__(restore_pickle_state(state))
 
     # -- fitting ---------------------------------------------------------------------------
-    def _start(self, n_rows: int | None = None) -> None:
+    def _start(self, n_rows: int | None = None, gathers: bool = False) -> None:
         self._check_params()
         self._snapshot_params()
-        self._check_memory(n_rows)
+        self._check_memory(n_rows, gathers)
         self.seed_ = self._draw_seed()
         self._features = self._make_features()
         self.equations_ = NormalEquations(self.n_hidden, self.n_outputs_, self._fitted("dtype"),
@@ -446,48 +454,77 @@ class _ELMBase(BaseEstimator):
         self._readout_stale = False
         self._waiting_rows, self._waiting_count = [], 0     # rows partial_fit gathered, not yet summed
 
-    def _memory_plan(self, n_rows: int | None = None) -> dict[str, int]:
+    def _memory_plan(self, n_rows: int | None = None, gathers: bool = False) -> dict[str, int]:
         """Bytes of each allocation a fit (or partial_fit) of ``n_rows`` rows (None: unknown, at
-        most ``chunk_size`` a block) makes, every copy counted: the projection (drawn in float64,
-        then cast), a block of features, the Gram HᵀH (d × d float64) and the float32 path's
-        scratch, and the solve's copies of the Gram (``pinv``: H itself and its SVD's copy)."""
+        most ``chunk_size`` a block) makes, every copy counted: what lives throughout (W and b, the
+        Gram HᵀH (d × d float64), the float32 path's scratch; ``pinv``: H itself and its SVD's
+        copy) and the temporaries of the largest of the stages, which run in turn (named): the
+        projection's float64 draw, a block of features, the solve's copies of the Gram, and for the
+        cross-validated estimators the eigendecomposition, the LOO pass or the folds; ``gathers``
+        (partial_fit): the copies of the rows it keeps until they are summed."""
         d, D = int(self.n_hidden), int(self.n_features_in_)
         dtype, device = self._fitted("dtype"), self._fitted("device")
         size, k = np.dtype(dtype).itemsize, int(getattr(self, "n_outputs_", 1) or 1)
         chunk = int(self.chunk_size) if n_rows is None else max(1, min(int(self.chunk_size), int(n_rows)))
-        parts = {f"W (D × d = {D} × {d} {dtype})": size * D * d}
+        parts = {f"W and b ((D + 1) × d = {D + 1} × {d} {dtype})": size * (D + 1) * d,
+                 f"HᵀH (d × d = {d} × {d} float64)": 8 * d * d}
+        stages = {}
         if device is None:
-            parts[f"W's float64 draw ({D} × {d})"] = 8 * D * d
-        parts[f"a block of features ({chunk} × {d} {dtype})"] = size * chunk * d
-        parts[f"HᵀH (d × d = {d} × {d} float64)"] = 8 * d * d
+            stages[f"W and b's float64 draw ({D + 1} × {d})"] = 8 * (D + 1) * d
+        rows = int(n_rows or chunk)
+        parts[f"the targets and a block's cast ({rows} × {k} float64)"] = 16 * rows * k
+        if gathers:
+            kept = max(int(self.chunk_size), rows)
+            parts[f"the rows partial_fit keeps until they are summed (up to {kept} rows of X, Y and the "
+                  "weights, float64)"] = 8 * kept * (D + k + 1)
+        gathering = sum_block_rows(d, dtype)            # NormalEquations gathers a block smaller than this
+        if n_rows is None or chunk < gathering or 0 < int(n_rows) % chunk < gathering:
+            parts[f"the rows gathered for the sums ({gathering} × (d + k) {dtype})"] = size * gathering * (d + k)
+        stages[f"a block of features ({chunk} × {d} {dtype})"] = \
+            size * chunk * d + (4 * chunk * D if dtype == "float32" else 0)      # (and X's block cast)
         if dtype == "float32":
-            parts[f"float32 Gram scratch and centred block ((d + k)² + {chunk} × (d + k))"] = \
-                4 * (d + k) * (d + k + chunk)
+            centred = min(max(chunk, sum_block_rows(d, "float32")), FLOAT32_BLOCK_ROWS)
+            parts[f"float32 Gram scratch and centred block ((d + k)² + {centred} × (d + k))"] = \
+                4 * (d + k) * (d + k + centred)
         solver = self.solver
+        copies = {"cholesky": 1, "lu": 3, "eigh": 2}.get(solver, 1)
+        solve_words = (f"the solve's {copies} cop{'y' if copies == 1 else 'ies'} of HᵀH + λI "
+                       f"({solver})")
+        check = d * d                                   # the finiteness check's mask of the sums
         if solver == "pinv":
-            rows = int(n_rows or chunk)
             parts[f"H (N × d = {rows} × {d} float64)"] = 8 * rows * d
             parts["the SVD's copy of H"] = 8 * rows * d
+            m = min(rows, d)                            # LAPACK gelsd's workspace (SMLSIZ = 25)
+            levels = max(int(np.log2(m / 26)) + 1, 0) if m else 0
+            parts["gelsd's workspace and right-hand sides"] = (8 * (62 * m + 8 * m * levels + m * k + 676)
+                                                               + 4 * (3 * m * levels + 11 * m) + 8 * max(rows, d) * k)
         elif isinstance(self, _CrossValidatedRidge):
-            parts["the eigendecomposition's copies of HᵀH (symmetrised, eigenvectors)"] = 2 * 8 * d * d
-            if not isinstance(self.cv, str):
-                parts["each fold's Gram and its eigendecomposition"] = 3 * 8 * d * d
+            stages["the eigendecomposition's copies of HᵀH (symmetrised, eigenvectors)"] = 2 * 8 * d * d + check
+            stages[f"the eigenvectors and {solve_words}"] = 8 * d * d + copies * 8 * d * d + check
+            if isinstance(self.cv, str) and self.cv == "loo":
+                n_alphas = len(DEFAULT_RELATIVE_ALPHAS if self.alphas is None else np.atleast_1d(self.alphas))
+                stages[f"the LOO pass (the eigenvectors, a block of features in float64, rotated and "
+                       f"squared: 3 × {chunk} × {d}, and per λ its readout and leverages)"] = (
+                    8 * d * d + (24 + (size if size != 8 else 0)) * chunk * d
+                    + 8 * n_alphas * (d * (k + 1) + chunk) + 24 * chunk * k)
+            elif not isinstance(self.cv, str):
+                stages["each fold's Gram and its eigendecomposition, beside the last fold's, and a "
+                       "block of its features"] = 5 * 8 * d * d + (size + 16) * chunk * d
+        elif self._fitted("partial_fit_method") == "rls":
+            stages["P = (HᵀH + λI)⁻¹ (d × d float64), beside HᵀH when it starts"] = 8 * d * d + check
         else:
-            copies = {"cholesky": 1, "lu": 3, "eigh": 2}.get(solver, 1)
-            if self._fitted("partial_fit_method") == "rls":
-                parts["P = (HᵀH + λI)⁻¹ (d × d float64), beside HᵀH when it starts"] = 8 * d * d
-            else:
-                parts[f"the solve's {copies} cop{'y' if copies == 1 else 'ies'} of HᵀH + λI "
-                      f"({solver})"] = copies * 8 * d * d
+            stages[solve_words] = copies * 8 * d * d + check
+        largest = max(stages, key=stages.get)
+        parts[largest] = stages[largest]
         return parts
 
-    def _check_memory(self, n_rows: int | None = None) -> None:
+    def _check_memory(self, n_rows: int | None = None, gathers: bool = False) -> None:
         """Before allocating: every allocation of the fit (:meth:`_memory_plan`) must fit in the
         memory available where it lives (the tighter of the host's and the container's cgroup
         limit, or the GPU's for a CUDA ``device``): ``MemoryError`` naming the sizes otherwise
         (:func:`greenelm._validation.require_memory`); more than half of it warns."""
         d, device = int(self.n_hidden), self._fitted("device")
-        parts = self._memory_plan(n_rows)
+        parts = self._memory_plan(n_rows, gathers)
         require_memory(parts, f"{type(self).__name__}(n_hidden={d})", device,
                        hint="lower n_hidden (the d × d Gram and its solve grow as d²)"
                             + (", or chunk_size" if self.solver != "pinv" else
@@ -561,6 +598,30 @@ class _ELMBase(BaseEstimator):
         else:
             self._accumulate(X, Y, sample_weight)
             self.coef_ = solve(self.equations_, self.solver, self.alpha)
+        self._warn_at_interpolation_threshold(X.shape[0] if sample_weight is None
+                                              else int(np.count_nonzero(sample_weight)))
+
+    def _warn_at_interpolation_threshold(self, n_rows: int) -> None:
+        """Warn (:class:`InterpolationThresholdWarning`, with the remedy) when this fit of ``n_rows``
+        rows (of weight > 0) sits at the interpolation threshold (:func:`at_interpolation_threshold`)."""
+        d = int(self.n_hidden)
+        if not THRESHOLD_BAND[0] < d / max(n_rows, 1) < THRESHOLD_BAND[1]:
+            return
+        alpha, trace = (0.0, 0.0) if self.solver == "pinv" else (check_alpha(self.alpha), 0.0)
+        if alpha > 0:
+            gram = self.equations_.gram
+            trace = float(gram.diagonal().sum())
+        if not at_interpolation_threshold(d, n_rows, alpha, trace):
+            return
+        name = type(self).__name__
+        ridge = ("the minimum-norm readout (solver='pinv', no ridge)" if alpha == 0 else
+                 f"alpha={alpha:g}, {alpha * d / trace:.1e} of the mean eigenvalue of HᵀH")
+        warnings.warn(InterpolationThresholdWarning(
+            f"{name}(n_hidden={d}) on {n_rows:,} rows (d/N = {d / n_rows:.2f}) at {ridge}: the fit sits at the "
+            "interpolation threshold d ≈ N, where a small ridge lets the readout interpolate the labels' noise "
+            "(the variance peak of double descent) and accuracy can fall to chance. Choose alpha on held-out "
+            f"rows with {name}CV(n_hidden={d}), or take a narrower or wider d (n_hidden <= {n_rows // 2:,} or "
+            f">= {2 * n_rows:,})"), stacklevel=6)
 
     @_fails_loudly
     def _partial_fit_targets(self, X, Y, sample_weight=None) -> None:
@@ -568,7 +629,7 @@ class _ELMBase(BaseEstimator):
         if self.partial_fit_method == "rls" and check_alpha(self.alpha) == 0:
             raise ValueError("partial_fit_method='rls' needs alpha > 0: P = (HᵀH + λI)⁻¹ must exist")
         if not self._has_partial_state():
-            self._start(X.shape[0])
+            self._start(X.shape[0], gathers=True)
         elif getattr(self, "_features", None) is None:  # loaded or unpickled: W from the seed
             self._features = self._make_features()
         self._fitted_by_partial_fit = True
@@ -797,7 +858,9 @@ class ELMClassifier(ClassifierMixin, _ELMBase):
 
     ``fit`` and ``partial_fit`` take ``sample_weight`` (N,) ≥ 0: the readout solves the weighted
     problem (HᵀWH + λI) W2 = HᵀWY (``pinv``: the minimum-norm solution of the rows scaled by √w),
-    so an integer weight equals repeating the row and a zero weight equals dropping it.
+    so an integer weight equals repeating the row and a zero weight equals dropping it. A
+    ``partial_fit`` batch of all-zero weights adds nothing (the model after it equals the model
+    before); ``fit`` refuses all-zero weights, the same at every supported scikit-learn version.
 
 """ + _ESTIMATOR_PARAMETERS + """    Attributes
     ----------
@@ -1055,11 +1118,7 @@ class _CrossValidatedRidge:
         self.alphas_, self.cv_results_ = alphas, results
         self.alpha_ = float(alphas[best])
         self.best_score_ = float(score[best])
-        if len(alphas) > 1 and self.alpha_ in (alphas.min(), alphas.max()):
-            end = "smallest" if self.alpha_ == alphas.min() else "largest"
-            warnings.warn(f"{type(self).__name__}: alpha_={self.alpha_:.4g} is the {end} value of the "
-                          f"alphas grid [{alphas.min():.4g}, {alphas.max():.4g}]; the best λ may lie "
-                          "beyond it: extend the grid", UserWarning, stacklevel=4)
+        _validation.warn_on_grid_edge(type(self).__name__, "alpha_", self.alpha_, alphas, "alphas", "λ", stacklevel=5)
         if self.solver == "eigh":
             self.coef_ = path.weights(self.alpha_)
         else:

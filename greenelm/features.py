@@ -39,11 +39,12 @@ GUARD_FLOOR_BYTES = 64 << 20
 
 
 def projection_memory(n_inputs: int, n_hidden: int, dtype: str, device=None) -> dict[str, int]:
-    """Bytes of drawing the projection: W (D × d) in float64, then its cast (or its tensor)."""
+    """Bytes of drawing the projection: W (D × d) and b (d,) in float64, then their casts (or
+    tensors): b is as large as W with one input column, so both count (D + 1) × d values."""
     D, d = int(n_inputs), int(n_hidden)
-    return {f"W's float64 draw (D × d = {D} × {d})": 8 * D * d,
-            f"W in {dtype} ({D} × {d}{'' if device is None else f' on {device}'})":
-                np.dtype(dtype).itemsize * D * d}
+    return {f"W and b's float64 draw ((D + 1) × d = {D + 1} × {d})": 8 * (D + 1) * d,
+            f"W and b in {dtype} ({D + 1} × {d}{'' if device is None else f' on {device}'})":
+                np.dtype(dtype).itemsize * (D + 1) * d}
 
 
 def require_features_memory(n_rows: int, n_hidden: int, dtype: str, what: str, device=None,
@@ -207,6 +208,25 @@ class RandomReLUFeatures:
             yield rows, self.transform(X[rows], out=out)
 
 
+def _refuse_overflowing_features(features: RandomReLUFeatures, X, what: str) -> None:
+    """Refuse X (N, D) whose features relu(X W + b) can leave ``features.dtype``: the bound
+    max |X| · max column ‖W‖₁ + max |b|, from W (D, d) in row blocks (no D × d copy)."""
+    W, b = features.W, features.b
+    if hasattr(W, "cpu"):                           # a torch projection
+        W, b = W.double().cpu().numpy(), b.double().cpu().numpy()
+    column_l1 = np.zeros(W.shape[1])
+    for rows in row_chunks(W.shape[0], max(1, (1 << 20) // max(W.shape[1], 1))):
+        column_l1 += np.abs(W[rows]).sum(axis=0, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        x_max = float(abs(X).max()) if X.shape[0] else 0.0
+        bound = x_max * float(column_l1.max()) + float(np.abs(b).max())
+    limit = float(np.finfo(features.dtype).max)
+    if not bound < limit:
+        raise ValueError(f"{what}: the inputs reach max |X| = {x_max:.3g}, so the features relu(XW + b) can reach "
+                         f"about {bound:.3g}, beyond the {features.dtype} limit {limit:.3g}: scale X down (for "
+                         "example to [0, 1] or unit variance)")
+
+
 class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """The random ReLU layer as a scikit-learn transformer: X (N, D) → relu(X W + b) (N, d).
 
@@ -296,8 +316,10 @@ class RandomReLUTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, B
                        f"RandomReLUTransformer(n_hidden={d}).fit on X ({N} × {D})",
                        hint="lower n_hidden (W is D × d, the features N × d)")
         self.seed_ = seed_from_random_state(self.random_state)
-        self.features_ = RandomReLUFeatures(self.n_features_in_, self.n_hidden, self.seed_,
-                                            self.weight_scale, self.bias, dtype, self.device)
+        features = RandomReLUFeatures(self.n_features_in_, self.n_hidden, self.seed_,
+                                      self.weight_scale, self.bias, dtype, self.device)
+        _refuse_overflowing_features(features, X, f"RandomReLUTransformer(dtype={dtype!r}).fit")
+        self.features_ = features
         self._n_features_out = self.n_hidden
         return self
 

@@ -57,7 +57,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _persistence as persistence
 from ._progress import progress_bar
-from ._validation import check_choice, check_positive_int, require_memory, seed_from_random_state
+from ._threads import blas_threads, object_lock, one_fit_at_a_time
+from ._validation import (check_choice, check_finite_fit, check_positive_int, require_memory,
+                          seed_from_random_state, warn_on_grid_edge)
 from .features import WEIGHT_SCALES, row_chunks
 from .kernels import (ARCCOS_THREADED_TILES, ARCCOS_TILE_VALUES, _augmented_norms, _averaged_block,
                       _averaged_kernel, _solve_with_retries, accuracy_score_of_argmax, held_out_choice,
@@ -65,12 +67,45 @@ from .kernels import (ARCCOS_THREADED_TILES, ARCCOS_TILE_VALUES, _augmented_norm
 
 #: rows of the kernel built, and of test rows mapped through the views, at a time
 DEFAULT_BLOCK_ROWS = 1024
+#: the order of the diagonal blocks the in-place Cholesky factorises (greenelm.kernels.cholesky_inplace)
+CHOLESKY_BLOCK = 8192
 #: the first training rows on which ``symmetric_views=True`` is checked (their V-product and V² kernels)
 SYMMETRY_CHECK_ROWS = 128
 #: how far those two kernels may differ, relative to the block's largest value: float32 rounding of
 #: products over permuted columns stays below 1e-6 at D' = 18,432; views that are no group differ by
 #: far more
 SYMMETRY_RTOL = 1e-4
+#: columns of a block of the test kernel cast to float64 at a time for the scores ``K̄(x, X_fit) A``
+SCORE_COLUMNS = 4096
+#: how far a row's scores may move with the rows predicted beside it, in float32 roundings of each of
+#: their terms: |Δ score_k(x)| ≤ BATCH_ROUNDINGS · eps32 · Σ_j |K̄(x, x_j) A_jk|. The scores are summed
+#: in float64 (float32 sums moved them by up to N roundings: 1e-3 on scikit-learn's digits); what is
+#: left is the float32 kernel's own rounding, which BLAS may round differently for a row alone (sgemv)
+#: than within a block (sgemm), amplified by the coefficients A (large at a small jitter).
+#: tests/test_hostile_inputs.py measures at most 1.2 roundings
+BATCH_ROUNDINGS = 4
+
+#: why the kernel-limit estimators fail a generic scikit-learn check, by check
+FLOAT32_ROWS = ("the kernel is float32: a row alone and within a block go through different BLAS kernels "
+                "(sgemv, sgemm), whose roundings differ beyond the check's 1e-7")
+
+
+def expected_failed_checks(estimator) -> dict[str, str]:
+    """The generic scikit-learn checks a :class:`KernelLimitClassifier` / :class:`KernelLimitRegressor`
+    is expected to fail, each with its reason: pass it as ``expected_failed_checks=`` to
+    ``sklearn.utils.estimator_checks.check_estimator`` or ``parametrize_with_checks`` (scikit-learn
+    ≥ 1.6), as :func:`greenelm.patches.expected_failed_checks`."""
+    return {"check_methods_subset_invariance": FLOAT32_ROWS}
+
+
+def _refuse_overflowing_norms(owner: str, norms: list) -> None:
+    """Refuse training rows whose squared augmented norms ‖x̃‖² (``norms``: ‖x̃‖ per row of each view,
+    float64), summed over the N rows as the float32 kernel and its factorisation sum them, leave float32."""
+    n, largest = len(norms[0]), max(float(np.max(view)) for view in norms)
+    if not largest ** 2 * n < float(np.finfo(np.float32).max):
+        raise ValueError(f"{owner}: the training rows' largest squared norm ‖x̃‖² = {largest ** 2:.3g}, summed over "
+                         f"the N = {n:,} rows, leaves float32 (the kernel's type, up to 3.4e38): the kernel would "
+                         "hold inf and NaN. Scale X down (e.g. pixels to [0, 1], or columns to unit variance)")
 
 
 # -- parameters ------------------------------------------------------------------------------
@@ -141,29 +176,49 @@ def held_out_rows(n_rows: int, fit_size, validation_size, seed: int) -> tuple[np
 # -- memory plans ----------------------------------------------------------------------------
 def _transform_bytes(n_rows: int, n_cols: int) -> int:
     """Temporaries of the arc-cosine transform of one (n_rows, n_cols) block: whole for a small block,
-    a tile at a time for a larger one (float64 outer product, then three float32 arrays)."""
-    return 20 * min(n_rows * n_cols, ARCCOS_THREADED_TILES * ARCCOS_TILE_VALUES)
+    else a tile per BLAS thread at a time (float64 outer product, then three float32 arrays)."""
+    values = n_rows * n_cols
+    if values >= ARCCOS_THREADED_TILES * ARCCOS_TILE_VALUES:
+        values = ARCCOS_TILE_VALUES * min(blas_threads(), math.ceil(values / ARCCOS_TILE_VALUES))
+    return 20 * values
+
+
+def _cholesky_bytes(n: int, block: int) -> int:
+    """Temporaries of :func:`greenelm.kernels.cholesky_inplace` on an (n, n) float32 matrix: LAPACK's
+    copy of a diagonal block (order b = min(n, block)), and beside it a panel block's transposed copy
+    and its solve (2 · b · min(b, n − b)) or a trailing update's product (≤ b²)."""
+    b = min(int(n), int(block))
+    return 4 * b * b + 4 * max(2 * b * min(b, int(n) - b), min(b, int(n) - b) ** 2)
 
 
 def fit_memory(n_rows: int, width: int, n_views: int, n_outputs: int, block_rows: int = DEFAULT_BLOCK_ROWS,
-               n_fit: int = 0, n_validation: int = 0, symmetric_views: bool = False) -> dict[str, int]:
+               n_fit: int = 0, n_validation: int = 0, symmetric_views: bool = False,
+               cholesky_block: int = CHOLESKY_BLOCK) -> dict[str, int]:
     """Bytes of each allocation ``fit`` makes beyond its input X, before it makes any: {words: bytes}.
 
     N = ``n_rows`` training rows of ``n_views`` views ``width`` wide, k = ``n_outputs``; ``n_fit`` and
     ``n_validation`` > 0 when the jitter is chosen on held-out rows (their block of the kernel is copied
-    once per jitter); ``symmetric_views``: the first view's rows are copied out to be kept."""
+    once per jitter). Beside the kernel, the rows and the targets, which live throughout, the stages
+    (the kernel's build, the held-out choice, the factorisation) run one after another: the plan counts
+    the temporaries of the largest, named; ``symmetric_views``: the first view's rows are
+    copied out to be kept."""
     n, v, k = int(n_rows), int(n_views), int(n_outputs)
     m = min(int(block_rows), n)
-    blocks = 2 if v > 1 else 1          # a view pair's products beside the running mean
+    blocks = 3 if v > 1 else 1          # a view pair's products beside the last pair's and the running mean
     parts = {f"the kernel (N × N float32, N = {n:,})": 4 * n * n,
              f"the training rows ({v} view(s) × N × {width:,} float32)": 4 * v * n * int(width),
-             f"a block of kernel rows ({blocks} × {m:,} × N float32, with the arc-cosine's temporaries)":
-                 4 * blocks * m * n + _transform_bytes(m, n),
              f"targets, scores and coefficients (N × {k}: float64, float64 and float32)": 20 * n * k}
+    stages = {f"a block of kernel rows ({blocks} × {m:,} × N float32, with the arc-cosine's temporaries)":
+                  4 * blocks * m * n + _transform_bytes(m, n),
+              f"the Cholesky's copy of a diagonal block (order {min(n, int(cholesky_block)):,} float32) and "
+              "a panel's": _cholesky_bytes(n, cholesky_block)}
     if n_fit:
         mv = min(int(block_rows), int(n_validation))
-        parts[f"the held-out choice (the {n_fit:,} fitted rows' block, {n_fit:,}² float32, and a "
-              f"{mv:,} × {n_fit:,} block of the held-out rows')"] = 4 * n_fit * n_fit + 18 * mv * n_fit
+        stages[f"the held-out choice (the {n_fit:,} fitted rows' block, {n_fit:,}² float32, its Cholesky's "
+               f"copies, and a {mv:,} × {n_fit:,} block of the held-out rows')"] = (
+                   4 * n_fit * n_fit + _cholesky_bytes(n_fit, cholesky_block) + 18 * mv * n_fit)
+    largest = max(stages, key=stages.get)
+    parts[largest] = stages[largest]
     if symmetric_views and v > 1:
         parts[f"the first view's rows, kept (N × {width:,} float32)"] = 4 * n * int(width)
     return parts
@@ -171,17 +226,30 @@ def fit_memory(n_rows: int, width: int, n_views: int, n_outputs: int, block_rows
 
 def predict_memory(n_rows: int, n_train: int, width: int, n_views: int, n_outputs: int,
                    block_rows: int = DEFAULT_BLOCK_ROWS) -> dict[str, int]:
-    """Bytes of each allocation ``predict`` makes for ``n_rows`` test rows, before it makes any."""
-    n, v, m = int(n_train), int(n_views), min(int(block_rows), int(n_rows))
-    blocks = 2 if v > 1 else 1
-    return {f"test kernel blocks ({blocks} × {m:,} × N float32, N = {n:,}, with the arc-cosine's temporaries)":
-                4 * blocks * m * n + _transform_bytes(m, n),
-            f"a block of test rows' views ({v} × {m:,} × {width:,} float32, and a view's own output in float64)":
-                4 * v * m * int(width) + 8 * m * int(width),
-            f"the scores ({int(n_rows):,} × {int(n_outputs)} float64)": 8 * int(n_rows) * int(n_outputs)}
+    """Bytes of each allocation ``predict`` makes for ``n_rows`` test rows, before it makes any. A block of
+    the test kernel lives while it is built and while its scores are summed; the two stages run one after
+    the other, so the plan counts the temporaries of the larger, named."""
+    n, v, m, k = int(n_train), int(n_views), min(int(block_rows), int(n_rows)), int(n_outputs)
+    parts = {f"test kernel blocks (one of {m:,} × N float32, N = {n:,}, at a time)": 4 * m * n,
+             f"a block of test rows' views ({v} × {m:,} × {width:,} float32, and a view's own output in float64)":
+                 4 * v * m * int(width) + 8 * m * int(width),
+             f"the scores ({int(n_rows):,} × {k} float64) and the coefficients in float64 (N × {k})":
+                 8 * int(n_rows) * k + 8 * n * k}
+    extra = 2 if v > 1 else 0           # as in fit_memory: a view pair's products beside the last pair's
+    stages = {f"the block's build ({extra} more × {m:,} × N float32, with the arc-cosine's temporaries)":
+                  4 * extra * m * n + _transform_bytes(m, n),
+              f"the scores' sums (a float64 copy of {m:,} × {min(n, SCORE_COLUMNS):,} kernel values)":
+                  8 * m * min(n, SCORE_COLUMNS)}
+    largest = max(stages, key=stages.get)
+    parts[largest] = stages[largest]
+    return parts
 
 
 # -- the estimators --------------------------------------------------------------------------
+#: the private attributes of a fitted model (besides its public ``name_`` ones)
+_MODEL_STATE = ("_norms", "_fitted_views", "_fitted_params", "_n_view_functions", "_single_output")
+
+
 class _KernelLimitBase(BaseEstimator):
     """Shared fit/predict; subclasses turn targets into Y (N, k) and scores into predictions."""
 
@@ -210,6 +278,9 @@ class _KernelLimitBase(BaseEstimator):
         if attempts > 1 and isinstance(jitter, list):
             raise ValueError(f"attempts > 1 retries a given jitter at ×10; a list of jitters is chosen from "
                              f"instead (got attempts={attempts} with jitter={self.jitter!r})")
+        if attempts > 1 and jitter == 0:
+            raise ValueError(f"attempts={attempts} retries at the jitter × 10, which stays 0: give a jitter > 0 "
+                             "to retry from (e.g. jitter=1e-6), or attempts=1 for the unregularised fit alone")
         check_positive_int("block_rows", self.block_rows)
         if not isinstance(self.progress, (bool, np.bool_)):
             raise ValueError(f"progress must be True or False, got {self.progress!r}")
@@ -251,11 +322,44 @@ class _KernelLimitBase(BaseEstimator):
             out *= sigma
 
     # -- fitting ---------------------------------------------------------------------------
+    def _fit_aside(self, X, y):
+        """Fit a fresh estimator of the same parameters (``_fit``), then publish its model here in
+        one step, under the object's lock: a reader meanwhile sees the previous model whole (or none),
+        a second fit of this object meanwhile is refused (:func:`one_fit_at_a_time`), and a failed
+        fit leaves this estimator unfitted."""
+        with one_fit_at_a_time(self, "fit"):
+            params = self.get_params(deep=False)
+            fresh = type(self)(**params)
+            try:
+                fresh._fit(X, y)
+            except BaseException:
+                self._publish({})
+                raise
+            self._publish({name: value for name, value in vars(fresh).items() if name not in params})
+        return self
+
+    def _publish(self, model: dict) -> None:
+        """Replace the model (the fitted attributes, ``name_``, and the private ones a fit sets) by
+        ``model``'s, in one assignment; the parameters and anything else (e.g. what a meta-estimator
+        attached) stay."""
+        with object_lock(self):
+            state = {name: value for name, value in vars(self).items()
+                     if not (name in _MODEL_STATE or name.endswith("_") and not name.startswith("__"))}
+            state.update(model)
+            self.__dict__ = state
+
+    def _published(self):
+        """The model as last published: a shallow copy of this estimator, read under its lock (a
+        refit in another thread replaces the model at once when it ends); ``NotFittedError`` if none."""
+        with object_lock(self):
+            model = object.__new__(type(self))
+            model.__dict__.update(vars(self))
+        check_is_fitted(model, "dual_coef_")
+        return model
+
     def _fit_targets(self, X, Y: np.ndarray, score) -> None:
         """Fit on X (N, D) (validated) and Y (N, k) float64, choosing a listed jitter by ``score``."""
         self._check_params()
-        for name in ("dual_coef_", "X_fit_", "_fitted_views", "_norms"):
-            self.__dict__.pop(name, None)
         jitter = _check_jitter(self.jitter)
         views = _check_views(self.views)
         block_rows = int(self.block_rows)
@@ -280,6 +384,7 @@ class _KernelLimitBase(BaseEstimator):
             self._map_rows(X[rows], views, train[:, rows], sigma, rows.start)
         train_views = list(train)
         norms = [_augmented_norms(view) for view in train_views]
+        _refuse_overflowing_norms(f"{type(self).__name__}.fit", norms)
         depth = int(self.depth)
         if symmetric:
             _check_symmetric_views(train_views, norms, depth)
@@ -290,13 +395,18 @@ class _KernelLimitBase(BaseEstimator):
         if fit_rows is not None:
             jitter, self.validation_scores_, _ = held_out_choice(kernel, Y, jitter, fit_rows, validation_rows,
                                                                  score, block_rows, progress=bool(self.progress))
-        coef, mu, last, used = _solve_with_retries(kernel, Y, jitter, int(self.attempts), 8192,
+            warn_on_grid_edge(type(self).__name__, "jitter_", jitter, self.jitter, "jitter", "jitter",
+                              stacklevel=6)
+        coef, mu, last, used = _solve_with_retries(kernel, Y, jitter, int(self.attempts), CHOLESKY_BLOCK,
                                                    bool(self.progress), None)
         del kernel
         if coef is None:
             raise np.linalg.LinAlgError(f"the arc-cosine kernel of the {n:,} rows plus μI did not factorise in "
                                         f"{used} attempt(s), the last at jitter {last:g}: raise the jitter"
-                                        + ("" if int(self.attempts) > 1 else " (or pass attempts > 1)"))
+                                        + ("" if int(self.attempts) > 1 or last == 0 else " (or pass attempts > 1)"))
+        check_finite_fit(f"{type(self).__name__}.fit", {"dual_coef_": coef, "mu_": mu},
+                         "μ = jitter · mean(diag K̄) or the kernel's sums overflowed, or the factorisation lost "
+                         "all precision", "scale X down (e.g. pixels to [0, 1]) and give a moderate jitter (1e-8 to 1e3)")
         clock.append(time.perf_counter())
         if symmetric:                   # the test kernel reads the first view's rows only
             train, norms = train[:1].copy(), norms[:1]
@@ -322,6 +432,7 @@ class _KernelLimitBase(BaseEstimator):
                        f"{type(self).__name__}.predict on {len(X):,} rows", hint="predict fewer rows at a time")
         sigma = np.float32(weight_sigma(params["weight_scale"], width))
         train_views = list(self.X_fit_)
+        coef = self.dual_coef_.astype(np.float64)      # scores summed in float64: see BATCH_ROUNDINGS
         scores = np.empty((len(X), self.dual_coef_.shape[1]))
         test = np.empty((n_views, min(block_rows, len(X)), width), dtype=np.float32)
         for rows in progress_bar(list(row_chunks(len(X), block_rows)), desc="test kernel",
@@ -329,14 +440,19 @@ class _KernelLimitBase(BaseEstimator):
             block = test[:, :rows.stop - rows.start]
             self._map_rows(X[rows], views, block, sigma, rows.start)
             test_norms = [_augmented_norms(view) for view in block]
-            scores[rows] = _averaged_block(list(block), train_views, test_norms, self._norms,
-                                           int(params["depth"])) @ self.dual_coef_
+            kernel = _averaged_block(list(block), train_views, test_norms, self._norms,
+                                     int(params["depth"]))
+            scores[rows] = 0.0
+            for columns in row_chunks(n, SCORE_COLUMNS):
+                scores[rows] += kernel[:, columns].astype(np.float64) @ coef[columns]
+            del kernel                  # before the next block is built: one block of the test kernel at a time
         if not np.isfinite(scores).all():
             raise ValueError("the kernel ridge's scores hold NaN or inf (the inputs' norms overflow float32?)")
         return scores
 
     def __getstate__(self):
-        state = dict(super().__getstate__())
+        with object_lock(self):
+            state = dict(super().__getstate__())
         state.pop("_norms", None)       # recomputed from X_fit_ (same values)
         return state
 
@@ -349,7 +465,9 @@ class _KernelLimitBase(BaseEstimator):
     def save(self, path):
         """Write the fitted model to ``path`` (.npz of plain arrays and a JSON meta, format 4) atomically,
         or into a binary file object; returns it. The view functions are not saved (see the module)."""
-        check_is_fitted(self, "dual_coef_")
+        return self._published()._save(path)
+
+    def _save(self, path):
         params = dict(self.__dict__.get("_fitted_params") or self.get_params(deep=False))
         params["views"] = None
         if isinstance(params["jitter"], (list, tuple, np.ndarray)):
@@ -416,13 +534,16 @@ _PARAMETERS = """    Parameters
     jitter : float or list of float, default=1e-3
         The ridge relative to the kernel's scale, μ = jitter · mean(diag K), ≥ 0; a list: the one whose
         ridge, fitted on ``fit_size`` training rows, scores best on ``validation_size`` others (a tie
-        goes to the larger), then fitted on all rows.
+        goes to the larger), then fitted on all rows; a choice at either end of the list warns
+        (``UserWarning``: the best jitter may lie beyond it).
     weight_scale : {"unit", "he"}, default="unit"
         σ_w of the limit's Gaussian weights: 1, or √(2/D') (He) for D' inputs; the bias is N(0, 1).
     views : None, callable or list of callables, default=None
         Functions X (n, D) → (n, D') mapping each row alone (e.g. a feature map, and the same map of
         the mirror image); the kernel is averaged over every pair of views (V² kernels' work). None:
-        the kernel of X itself. A model loaded from a file takes them from this parameter again.
+        the kernel of X itself. A model loaded from a file takes them from this parameter again: their
+        number and each one's output width D' are checked (``ValueError`` at ``predict``), the functions
+        themselves cannot be (a file holds no code), so give the same functions in the same order.
     symmetric_views : bool, default=False
         The views form a group acting on the features as column permutations (the first view's
         features and the mirror image's of a mirror-symmetric map): the kernel is the mean over a of
@@ -439,7 +560,8 @@ _PARAMETERS = """    Parameters
         The held-out split's seed (``seed_``); unused with one jitter.
     attempts : int, default=1
         With one jitter: factorisations tried, the jitter × 10 after each failure (the kernel spilled to
-        a temporary file in between, 4·N² bytes of disk).
+        a temporary file in between, 4·N² bytes of disk). Retries need a jitter > 0 (× 10 keeps 0 at
+        0): ``jitter=0`` with ``attempts > 1`` is refused at fit.
     block_rows : int, default=1024
         Rows of the kernel built, and of test rows mapped through the views, at a time.
     progress : bool, default=False
@@ -450,7 +572,10 @@ _PARAMETERS = """    Parameters
     X_fit_ : ndarray of shape (n_views, N, D'), float32
         The training rows of each view, scaled by σ_w ((1, N, D'), the first view, with ``symmetric_views``).
     dual_coef_ : ndarray of shape (N, k), float32
-        A of ``(K̄ + μI) A = Y``.
+        A of ``(K̄ + μI) A = Y``; finite, or ``fit`` raises (rows whose squared norms, summed over
+        the N rows, leave float32 are refused at fit: scale X down). The scores ``K̄(x, X_fit) A``
+        are summed in float64: a row's scores depend on the rows predicted beside it only through the
+        float32 kernel's rounding (at most :data:`BATCH_ROUNDINGS` roundings of each term).
     jitter_, mu_ : float
         The jitter used (chosen, or raised by retries) and μ = ``jitter_`` · mean(diag K̄).
     validation_scores_ : list or None
@@ -489,6 +614,9 @@ class KernelLimitClassifier(ClassifierMixin, _KernelLimitBase):
 
     def fit(self, X, y):
         """Fit on X (N, D) and labels y (N,)."""
+        return self._fit_aside(X, y)
+
+    def _fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32))
         check_classification_targets(y)
         self.classes_ = np.unique(y)
@@ -498,17 +626,16 @@ class KernelLimitClassifier(ClassifierMixin, _KernelLimitBase):
         self.n_outputs_ = len(self.classes_)
         Y = (y[:, None] == self.classes_[None, :]).astype(np.float64)
         self._fit_targets(X, Y, accuracy_score_of_argmax)
-        return self
 
     def decision_function(self, X):
         """Scores (M, k); (M,) for two classes (positive: ``classes_[1]``)."""
-        scores = self._scores(X)
+        scores = self._published()._scores(X)
         return scores[:, 1] - scores[:, 0] if scores.shape[1] == 2 else scores
 
     def predict(self, X):
         """Labels (M,): the class of the largest score."""
-        scores = self._scores(X)
-        return self.classes_[np.argmax(scores, axis=1)]
+        model = self._published()
+        return model.classes_[np.argmax(model._scores(X), axis=1)]
 
 
 def _negative_mse(scores: np.ndarray, Y: np.ndarray) -> float:
@@ -541,17 +668,20 @@ class KernelLimitRegressor(RegressorMixin, _KernelLimitBase):
 
     def fit(self, X, y):
         """Fit on X (N, D) and targets y (N,) or (N, k)."""
+        return self._fit_aside(X, y)
+
+    def _fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=(np.float64, np.float32), multi_output=True, y_numeric=True)
         self._single_output = y.ndim == 1
         Y = np.asarray(y, dtype=np.float64).reshape(len(y), -1)
         self.n_outputs_ = Y.shape[1]
         self._fit_targets(X, Y, _negative_mse)
-        return self
 
     def predict(self, X):
         """Predictions (M,) for 1-d targets, else (M, k)."""
-        scores = self._scores(X)
-        return scores[:, 0] if self._single_output else scores
+        model = self._published()
+        scores = model._scores(X)
+        return scores[:, 0] if model._single_output else scores
 
 
 # -- model files ------------------------------------------------------------------------------
@@ -668,5 +798,5 @@ def read_kernel_limit(archive, path, meta: dict, headers: dict, device):
     return model
 
 
-__all__ = ["KernelLimitClassifier", "KernelLimitRegressor", "fit_memory", "held_out_rows", "predict_memory",
-           "read_kernel_limit"]
+__all__ = ["KernelLimitClassifier", "KernelLimitRegressor", "expected_failed_checks", "fit_memory", "held_out_rows",
+           "predict_memory", "read_kernel_limit"]

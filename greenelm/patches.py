@@ -29,7 +29,8 @@ the CPU,
 so ``n_features_out = 2 · K · pool²``, in blocks of rows ready for :class:`~greenelm.NormalEquations`,
 :class:`~greenelm.RidgePath` and :class:`~greenelm.StreamingRidge`, exactly as Green-ELM's
 features are. Inputs are rows (N, H·W·C) in height-width-channel order (what
-``load_dataset(...).flat()`` returns) or arrays (N, H, W) / (N, H, W, C). ``device`` ``None`` runs
+``load_dataset(...).flat()`` returns, pixels in [0, 1]: the features depend on the pixels' scale, see
+:class:`RandomPatchFeatures`' Notes) or arrays (N, H, W) / (N, H, W, C). ``device`` ``None`` runs
 NumPy; a torch device (``"cpu"``, ``"cuda"``) runs the same arithmetic in torch.
 
 **The mirror** (``mirror_symmetric=True``). The map then commutes with the left-right mirror of the
@@ -61,7 +62,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._threads import blas_controller, blas_threads, shared_executor
-from ._validation import (check_choice, check_device, check_positive_int, require_memory,
+from ._validation import (check_choice, check_device, check_finite_fit, check_positive_int, require_memory,
                           seed_from_random_state)
 from .features import DTYPES, GUARD_FLOOR_BYTES, row_chunks
 
@@ -148,6 +149,21 @@ def symmetric_pool_bounds(n_positions: int, pool: int) -> list[tuple[int, int]] 
     return list(zip(edges[:-1], edges[1:]))
 
 
+def _refuse_unrepresentable_pixels(images: np.ndarray, patch_values: int, dtype: str) -> None:
+    """Refuse images (N, H, W, C) whose largest magnitude the features cannot represent: beyond
+    ``dtype``'s range (the transform casts the pixels to it), or so large that a patch's variance
+    (``patch_values`` = p²C squares, each of a difference up to twice the largest) overflows the fit's
+    float64 contrast normalisation."""
+    if images.size == 0 or images.dtype.kind not in "fiu":
+        return
+    largest = max(abs(float(images.max())), abs(float(images.min())))
+    limit = min(math.sqrt(float(np.finfo(np.float64).max) / (4 * patch_values)), float(np.finfo(dtype).max))
+    if not largest <= limit:
+        raise ValueError(f"RandomPatchFeatures.fit: the images' largest magnitude {largest:.3g} is beyond what the "
+                         f"features can hold (|pixel| <= {limit:.3g} in {dtype}, the contrast normalisation's "
+                         "squares in float64): scale the pixels to [0, 1] (or to uint8's [0, 255])")
+
+
 def pool_bounds(n_positions: int, pool: int) -> list[tuple[int, int]]:
     """The ``pool`` (start, stop) ranges that split ``n_positions`` as ``numpy.array_split`` does:
     the first ``n_positions % pool`` ranges one longer than the others."""
@@ -168,7 +184,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     threshold : t of the ReLU split (on whitened, unit-norm-filter responses)
     whiten_eps : added to the patch covariance's eigenvalues before the inverse square root
     contrast_eps : added to each patch's variance before dividing by its square root
-    n_whitening : patches that estimate the covariance
+    n_whitening : patches that estimate the covariance (at least 2)
     dictionary : how the K filters are chosen: ``"sampled"`` (default) whitened patches drawn from
         the training images, or ``"kmeans"`` the centroids of spherical k-means (scikit-learn's
         ``MiniBatchKMeans`` on unit-norm whitened patches, Coates & Ng 2012) over ``kmeans_sample``
@@ -187,6 +203,12 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     Notes
     -----
+    Pixel scale: ``contrast_eps`` is added to each patch's variance in the pixels' own units, so the
+    features depend on the pixels' scale: uint8 values [0, 255] and the same images in [0, 1] give
+    different features (at 255× the scale ``contrast_eps`` weighs 255² = 65,025× less). The defaults
+    are set for pixels in [0, 1], what ``load_dataset(...).flat()`` returns; for uint8 images divide
+    by 255 (or multiply ``contrast_eps`` by 255², which gives the [0, 1] features to rounding).
+
     Memory: ``fit`` and ``transform`` first count what they allocate (the drawn patches and their
     copies, the dictionary and the folded projection; the features, the images' patches and the
     pooled sums) and raise ``MemoryError`` naming the sizes when it exceeds the memory available
@@ -257,7 +279,10 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         _positive_number("threshold", self.threshold, allow_zero=True)
         _positive_number("whiten_eps", self.whiten_eps)
         _positive_number("contrast_eps", self.contrast_eps)
-        check_positive_int("n_whitening", self.n_whitening)
+        if check_positive_int("n_whitening", self.n_whitening) < 2:
+            raise ValueError(f"n_whitening must be at least 2, got {self.n_whitening!r}: the patch covariance of "
+                             "one patch is undefined (NaN whitening, NaN features); draw more patches "
+                             "(the default is 100,000)")
         check_choice("dictionary", self.dictionary, DICTIONARIES)
         if self.dictionary == "kmeans" and check_positive_int("kmeans_sample", self.kmeans_sample) < self.n_patches:
             raise ValueError(f"kmeans_sample ({self.kmeans_sample}) must be at least n_patches "
@@ -295,8 +320,17 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
 
     @property
     def n_features_out(self) -> int:
-        """2 · n_patches · pool² (the ReLU split's two halves, per pooling cell)."""
-        return 2 * int(self.n_patches) * int(self.pool) ** 2
+        """2 · n_patches · pool² (the ReLU split's two halves, per pooling cell): once fitted, the fitted
+        value (what ``transform`` returns, whatever ``set_params`` changed since)."""
+        fitted = self.__dict__.get("_n_features_out")
+        return fitted if fitted is not None else 2 * int(self.n_patches) * int(self.pool) ** 2
+
+    def _check_fitted_pool(self) -> None:
+        """Refuse to transform with a ``pool`` that ``set_params`` changed since the fit: the features
+        would no longer be ``n_features_out`` wide."""
+        if 2 * len(self.filters_) * int(self.pool) ** 2 != self.n_features_out:
+            raise ValueError(f"pool was changed to {self.pool!r} by set_params after the fit, which gave "
+                             f"{self.n_features_out} features: fit again (or set the fitted pool back)")
 
     def _images(self, X, name: str = "X", reset: bool = False) -> np.ndarray:
         """X as a (N, H, W, C) array of numbers (a view when it already is one), after checks:
@@ -344,11 +378,17 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         P = p * p * int(channels)
         whitening = int(self.n_whitening) * (2 if self.mirror_symmetric else 1)     # with their mirrors
         drawn = int(self.kmeans_sample) if self.dictionary == "kmeans" else K
-        return {f"n_whitening = {whitening} patches of p²C = {P} values (indices, two copies)":
-                    whitening * (3 * 8 + 2 * 8 * P),
+        # the whitening's patches (one float64 copy) live to the end of fit; their gathering and the
+        # dictionary's draw (or k-means) come one after the other: the plan counts the larger
+        stages = {f"gathering them (a second copy of {whitening} × {P})": whitening * 8 * P,
+                  f"the dictionary's {drawn} drawn patches (indices, four copies of {drawn} × {P})"
+                  + (f" and k-means' distances ({drawn} × {K} float64)" if self.dictionary == "kmeans" else ""):
+                      drawn * (3 * 8 + 4 * 8 * P) + (8 * drawn * K if self.dictionary == "kmeans" else 0)}
+        largest = max(stages, key=stages.get)
+        return {f"n_whitening = {whitening} patches of p²C = {P} values (indices, one copy)":
+                    whitening * (3 * 8 + 8 * P),
+                largest: stages[largest],
                 "the covariance and whitening (p²C × p²C, four copies)": 4 * 8 * P * P,
-                f"the dictionary's {drawn} drawn patches (indices, four copies of {drawn} × {P})":
-                    drawn * (3 * 8 + 4 * 8 * P),
                 f"the filters and folded projection (n_patches × p²C = {K} × {P}, four copies)":
                     4 * 8 * K * (P + 1)}
 
@@ -359,16 +399,29 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         p, pool, K = int(self.patch_size), int(self.pool), int(self.n_patches)
         positions = (height - p + 1) * (width - p + 1)
         size = np.dtype(self.dtype).itemsize
+        D1, n_cols = p * p * channels + 1, width - p + 1
+        workers = max(1, min(blas_threads(), int(n_images)))      # each thread's share of the images
+        share = -(-int(n_images) // workers)
+        row_bytes = n_cols * K * size                              # as _numpy_block sizes its strips
+        group = max(1, min(share, STRIP_BYTES // row_bytes))
+        strip_rows = max(1, STRIP_BYTES // (group * row_bytes)) if group == share else 1
         return {f"the features (n × 2·K·pool² = {n_images} × {self.n_features_out} {self.dtype})":
                     size * n_images * self.n_features_out,
-                f"the images' patches (n × {positions} positions × (p²C + 1 = {p * p * channels + 1}))":
-                    size * n_images * positions * (p * p * channels + 1),
-                "the pooled sums (pool² × 2 × n × K)": size * pool * pool * 2 * n_images * K}
+                f"the images' patches (n × {positions} positions × (p²C + 1 = {D1}))":
+                    size * n_images * positions * D1,
+                "the pooled sums (pool² × 2 × n × K)": size * pool * pool * 2 * n_images * K,
+                f"the GEMM strips' responses (2 × {strip_rows * group * n_cols} × K, per thread)":
+                    workers * 2 * strip_rows * group * n_cols * K * size,
+                "the contrast normalisation's row means and scales (2 × n × positions)":
+                    2 * size * n_images * positions,
+                "the projection's copy and the pooled cells' products ((p²C + 1) × K, n × (p²C + 1) and 3 × n × K)":
+                    size * (D1 * K + n_images * D1 + 3 * n_images * K)}
 
     def fit(self, X, y=None) -> "RandomPatchFeatures":
         """Draw the whitening and the filters from the training images X (N, H·W·C); y is ignored."""
         self._check_params()
         images = self._images(X, reset=True)
+        _refuse_unrepresentable_pixels(images, int(self.patch_size) ** 2 * images.shape[3], self.dtype)
         require_memory(self._fit_memory(images.shape[3]),
                        f"RandomPatchFeatures(n_patches={self.n_patches}, n_whitening={self.n_whitening}"
                        + (f", kmeans_sample={self.kmeans_sample}" if self.dictionary == "kmeans" else "")
@@ -411,10 +464,15 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         self.filters_ = _unit_rows(filters)                                                   # (K, p²C)
         if mirror:      # atom k + K/2 is atom k's mirror image
             self.filters_ = np.vstack([self.filters_, self.filters_[:, flip]])
+        check_finite_fit("RandomPatchFeatures.fit", {"mean_": self.mean_, "whitening_": self.whitening_,
+                                                     "filters_": self.filters_},
+                         "the images' values overflow float64 once squared (or hold NaN)",
+                         "scale the pixels to [0, 1] (or to uint8's [0, 255])")
+        self._n_features_out = 2 * int(self.n_patches) * int(self.pool) ** 2
+        if mirror:      # the mirror swaps atom k with atom k + K/2 and pooling column j with pool - 1 - j
             pool, K = int(self.pool), int(self.n_patches)
-            index = np.arange(self.n_features_out, dtype=np.int64).reshape(2, pool, pool, K)
+            index = np.arange(self._n_features_out, dtype=np.int64).reshape(2, pool, pool, K)
             self.mirror_permutation_ = index[:, :, ::-1][..., np.r_[K // 2:K, 0:K // 2]].ravel()
-        self._n_features_out = self.n_features_out
         self._prepare()
         return self
 
@@ -461,6 +519,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
     def transform(self, X):
         """Features of X (n, H·W·C) → (n, 2·K·pool²) in ``dtype`` (a torch tensor on ``device``)."""
         check_is_fitted(self, "filters_")
+        self._check_fitted_pool()
         images = self._images(X)
         self._check_transform_memory(images)
         if self.device is None:
@@ -478,6 +537,7 @@ class RandomPatchFeatures(ClassNamePrefixFeaturesOutMixin, TransformerMixin, Bas
         """Yield ``(rows, features[rows])`` for consecutive blocks of at most ``chunk_rows`` images."""
         chunk_rows = check_positive_int("chunk_rows", chunk_rows)
         check_is_fitted(self, "filters_")
+        self._check_fitted_pool()
         images = self._images(X)
         for rows in row_chunks(len(images), chunk_rows):
             block = images[rows]

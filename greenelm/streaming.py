@@ -53,7 +53,7 @@ from scipy.linalg import blas, lapack
 
 from ._threads import object_lock
 from ._validation import check_alpha, check_choice, check_positive_int, require_memory
-from .solvers import NormalEquations, NumericalOverflowError, is_torch, solve_normal_equations
+from .solvers import NormalEquations, NumericalOverflowError, is_torch, solve_normal_equations, sum_block_rows
 
 METHODS = ("cholesky", "listing3", "information")
 STATE_DTYPES = ("float64", "float32")
@@ -244,8 +244,20 @@ class StreamingRidge:
         self._check_params()
         H, Y = self._as_pair(H, Y, n_hidden=None, n_outputs=None)
         device = H.device if is_torch(H) else None
-        d = H.shape[1]
-        require_memory({f"HᵀH (d × d = {d} × {d} float64)": 8 * d * d, **self._start_plan(d)},
+        d, (n, k) = H.shape[1], Y.shape
+        parts = {f"HᵀH (d × d = {d} × {d} float64)": 8 * d * d}
+        gathering = sum_block_rows(d, "float64")        # NormalEquations gathers fewer rows than this
+        if n % gathering:
+            parts[f"the rows gathered for the sums ({gathering} × (d + k) float64)"] = 8 * gathering * (d + k)
+        if self.dtype != "float64":
+            parts[f"the batch in {self.dtype} (n × d = {n} × {d})"] = np.dtype(self.dtype).itemsize * n * d
+        start = self._start_plan(d)
+        update = n * d + (8 * n * d if self.dtype != "float64" else 0)
+        if update > sum(start.values()):
+            parts[f"the batch's finiteness mask{' and float64 copy' if update > n * d else ''}"] = update
+        else:
+            parts.update(start)
+        require_memory(parts,
                        f"StreamingRidge.fit on H of width d = {d}", device,
                        hint="the state is d × d: use fewer columns of H")
         equations = NormalEquations(H.shape[1], Y.shape[1], "float64", device)
@@ -268,12 +280,18 @@ class StreamingRidge:
 
     def _start_plan(self, d: int) -> dict[str, int]:
         """Bytes :meth:`_start` allocates beside the sums: G + λI factorised (d × d float64), which
-        becomes P, and P's cast for a float32 state (the information form: its own copy of the sums)."""
+        becomes P, then the larger of the temporaries of P's mirrored triangle (17 · b² bytes for
+        its tiles of b = min(d, 512) rows, measured) and P's cast for a float32 state (the
+        information form: its own copy of the sums)."""
         if self.method == "information":
-            return {f"the information form's sums (d × d = {d} × {d} float64)": 8 * d * d}
+            return {f"the information form's sums (d × d = {d} × {d} float64, and the zeros they replace)":
+                        2 * 8 * d * d}
         parts = {f"G + λI, factorised into P (d × d = {d} × {d} float64)": 8 * d * d}
-        if self.dtype != "float64":
-            parts[f"P in {self.dtype}"] = np.dtype(self.dtype).itemsize * d * d
+        mirror, cast = 17 * min(d, 512) ** 2, np.dtype(self.dtype).itemsize * d * d
+        if self.dtype != "float64" and cast > mirror:
+            parts[f"P in {self.dtype}"] = cast
+        else:
+            parts[f"the tiles of P's mirrored triangle ({min(d, 512)}² float64 and their triangles)"] = mirror
         return parts
 
     @_locked

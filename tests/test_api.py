@@ -430,7 +430,7 @@ BAD_DATA = [
     ("fit", ELMClassifier, {"sample_weight": _nan_in(np.ones(30))}, ValueError, "sample_weight contains NaN"),
     ("fit", ELMRegressor, {"sample_weight": _nan_in(np.ones(30), np.inf)}, ValueError,
      "sample_weight contains infinity"),
-    ("fit", ELMClassifier, {"sample_weight": np.zeros(30)}, ValueError, "at least one non-zero"),
+    ("fit", ELMClassifier, {"sample_weight": np.zeros(30)}, ValueError, "sample_weight is all zeros"),
     ("fit", ELMClassifier, {"sample_weight": np.ones((30, 2))}, ValueError, "Sample weights must be 1D"),
     ("fit", ELMClassifier, {"X": _nan_in(X_OK)}, ValueError, "Input X contains NaN"),
     ("fit", ELMRegressor, {"X": _nan_in(X_OK, np.inf)}, ValueError, "Input X contains infinity"),

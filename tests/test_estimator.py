@@ -258,29 +258,31 @@ def test_dtype_takes_numpy_spellings_and_keeps_the_parameter_as_given(tmp_path, 
 
 def test_a_gram_larger_than_the_memory_is_refused_before_allocating(monkeypatch):
     X, y = blobs(n=50)
-    with pytest.raises(MemoryError, match=r"ELMClassifier\(n_hidden=400000\) needs .* \(W \(D × d = 12 × 400000 "
-                                          r"float64\) 38.4 MB, .* HᵀH \(d × d = 400000 × 400000 float64\) 1.28 TB, "
-                                          r"the solve's 1 copy of HᵀH \+ λI \(cholesky\) 1.28 TB\), but only "
+    with pytest.raises(MemoryError, match=r"ELMClassifier\(n_hidden=400000\) needs .* \(W and b \(\(D \+ 1\) × d = 13 × "
+                                          r"400000 float64\) 41.6 MB, HᵀH \(d × d = 400000 × 400000 float64\) 1.28 TB, "
+                                          r".*the solve's 1 copy of HᵀH \+ λI \(cholesky\) 1.44 TB\), but only "
                                           r".* is available \(.*\): lower n_hidden"):
         ELMClassifier(n_hidden=400_000).fit(X, y)
     import greenelm._validation as validation
 
-    # the solve's copy is counted: a Gram of 8·d² = 320 kB alone fits in 500 kB, the Gram and its
-    # copy (640 kB) do not
-    monkeypatch.setattr(validation, "memory_limit", lambda device=None, root=None: (500_000, "test"))
-    with pytest.raises(MemoryError, match=r"the solve's 1 copy of HᵀH \+ λI \(cholesky\) 320 kB"):
+    # the solve's copy is counted: at d = 200 on 50 rows the fit holds 2.02 MB without it (W and b,
+    # the Gram's 320 kB, the targets, the 1,024 rows NormalEquations gathers); the copy and the
+    # finiteness check's mask (360 kB) take it past 2.2 MB
+    monkeypatch.setattr(validation, "memory_limit", lambda device=None, root=None: (2_200_000, "test"))
+    with pytest.raises(MemoryError, match=r"the solve's 1 copy of HᵀH \+ λI \(cholesky\) 360 kB"):
         ELMClassifier(n_hidden=200, chunk_size=50).fit(X, y)
+    monkeypatch.setattr(validation, "memory_limit", lambda device=None, root=None: (1_900_000, "test"))
     with pytest.warns(UserWarning, match="more than half"):
-        ELMClassifier(n_hidden=150).fit(X, y)                  # 449 kB with Cholesky's one copy
-    with pytest.raises(MemoryError, match=r"the solve's 3 copies of HᵀH \+ λI \(lu\) 540 kB"):
-        ELMClassifier(n_hidden=150, solver="lu").fit(X, y)    # LU's three: 809 kB
-    monkeypatch.setattr(validation, "memory_limit", lambda device=None, root=None: (1_000_000, "test"))
-    with pytest.warns(UserWarning, match=r"n_hidden=200: the fit's allocations take 758 kB, more than "
-                                         r"half of the 1 MB available \(test\)"):
+        ELMClassifier(n_hidden=150).fit(X, y)                  # 1.66 MB with Cholesky's one copy
+    with pytest.raises(MemoryError, match=r"the solve's 3 copies of HᵀH \+ λI \(lu\) 562 kB"):
+        ELMClassifier(n_hidden=150, solver="lu").fit(X, y)    # LU's three: 2.02 MB
+    monkeypatch.setattr(validation, "memory_limit", lambda device=None, root=None: (4_000_000, "test"))
+    with pytest.warns(UserWarning, match=r"n_hidden=200: the fit's allocations take 2.38 MB, more than "
+                                         r"half of the 4 MB available \(test\)"):
         ELMClassifier(n_hidden=200).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ELMClassifier(n_hidden=50).fit(X, y)                    # 42 kB: silent
+        ELMClassifier(n_hidden=20).fit(X, y)                    # 205 kB: silent (and d/N = 0.4)
 
 
 def test_a_cuda_model_checks_the_gpu_s_free_memory_not_the_host_s(monkeypatch):

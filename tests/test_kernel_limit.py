@@ -18,7 +18,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import greenelm
 from greenelm import KernelLimitClassifier, KernelLimitRegressor, ModelFileError, load_model
-from greenelm import kernels
+from greenelm import kernel_limit, kernels
 from greenelm.kernel_limit import fit_memory, held_out_rows
 
 
@@ -75,12 +75,7 @@ CHECKED = [KernelLimitClassifier(), KernelLimitRegressor(),
            KernelLimitRegressor(jitter=[1e-3, 1e-1], validation_size=0.3, random_state=1, views=[identity, mirror])]
 # (a mirror view makes a classifier blind to the order of the columns: on the checks' two-column
 # blobs that costs the training accuracy check_classifiers_train asks for, as it should)
-FLOAT32_ROWS = ("the kernel is float32: a row alone and within a block go through different BLAS kernels "
-                "(sgemv, sgemm), whose roundings differ beyond the check's 1e-7")
-
-
-@parametrize_with_checks(CHECKED, expected_failed_checks=lambda estimator: {
-    "check_methods_subset_invariance": FLOAT32_ROWS})
+@parametrize_with_checks(CHECKED, expected_failed_checks=kernel_limit.expected_failed_checks)
 def test_scikit_learn_checks(estimator, check):
     check(estimator)
 
@@ -240,11 +235,13 @@ def test_equals_the_in_place_kernel_ridges_with_one_jitter():
                                                               [T.copy(), np.ascontiguousarray(mirror(T))], [1e-4],
                                                               weight_scale="he")
     model = KernelLimitClassifier(jitter=1e-4, views=[identity, mirror], weight_scale="he").fit(X, y[:110])
-    assert np.abs(model._scores(T) - averaged).max() <= 1e-5 * np.abs(averaged).max()
+    # the estimator sums its scores K̄ A in float64, the in-place ridge in float32 (N = 110 terms at μ of
+    # jitter 1e-4): they agree to the float32 sum's rounding
+    assert np.abs(model._scores(T) - averaged).max() <= 1e-4 * np.abs(averaged).max()
     single, info = kernels.kernel_ridge_predict_inplace(X.copy(), Y, T.copy(), 1e-4, weight_scale="he", attempts=3)
     plain = KernelLimitClassifier(jitter=1e-4, weight_scale="he", attempts=3).fit(X, y[:110])
     assert plain.jitter_ == info["jitter"] and plain.attempts_ == info["attempts"]
-    assert np.abs(plain._scores(T) - single).max() <= 1e-5 * np.abs(single).max()
+    assert np.abs(plain._scores(T) - single).max() <= 1e-4 * np.abs(single).max()
 
 
 def test_fit_leaves_the_inputs_and_the_views_outputs_unchanged():
@@ -412,7 +409,10 @@ def test_the_memory_plan_counts_the_kernel_the_views_and_the_held_out_block():
     sizes = dict(zip([name.split(" (")[0] for name in parts], parts.values()))
     assert sizes["the kernel"] == 4 * 50_000 ** 2
     assert sizes["the training rows"] == 4 * 2 * 50_000 * 18_432
-    assert sizes["the held-out choice"] >= 4 * 20_000 ** 2
+    assert sizes["the held-out choice"] >= 4 * 20_000 ** 2 + 4 * 8192 ** 2     # its block and its Cholesky's copy
+    assert "the Cholesky's copy of a diagonal block" not in sizes     # stages in turn: only the largest counts
+    one = dict(zip([name.split(" (")[0] for name in fit_memory(10_000, 784, 1, 10)], fit_memory(10_000, 784, 1, 10).values()))
+    assert one["the Cholesky's copy of a diagonal block"] == 4 * 8192 ** 2 + 4 * 2 * 8192 * (10_000 - 8192)
 
 
 def test_predict_checks_its_memory_before_allocating(monkeypatch):

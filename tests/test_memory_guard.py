@@ -1,7 +1,8 @@
 """One memory guard (``greenelm._validation.require_memory``) before every allocation a user's
 size sets: each absurd size is refused with a ``MemoryError`` that names the sizes, in well under
-a second (before anything is allocated); the available memory is the tighter of the host's and
-the container's cgroup limit less its usage."""
+a second (before anything is allocated); the available memory is the tightest of the host's, the
+container's cgroup limit less its usage and the address-space limit (``ulimit -v``) less what the
+process maps."""
 
 import time
 
@@ -33,35 +34,35 @@ X, Y = np.random.default_rng(0).random((20, 3)), np.arange(20) % 2
 
 
 @pytest.mark.parametrize("make, copy", [
-    (lambda: ELMClassifier(n_hidden=10**9), "the solve's 1 copy of HᵀH + λI (cholesky) 8e+06 TB"),
+    (lambda: ELMClassifier(n_hidden=10**9), "the solve's 1 copy of HᵀH + λI (cholesky) 9e+06 TB"),
     (lambda: ELMRegressor(n_hidden=10**9, partial_fit_method="rls"), "P = (HᵀH + λI)⁻¹ (d × d float64)"),
     (lambda: ELMClassifier(n_hidden=10**9, solver="pinv"), "the SVD's copy of H 160 GB"),
     (lambda: ELMClassifierCV(n_hidden=10**9), "the eigendecomposition's copies of HᵀH")],
     ids=["classifier", "regressor-rls", "pinv", "cv"])
 def test_estimators_refuse_an_absurd_width(make, copy):
     refused(lambda: make().fit(X, Y), "HᵀH (d × d = 1000000000 × 1000000000 float64) 8e+06 TB",
-            "W (D × d = 3 × 1000000000 float64) 24 GB", copy, "lower n_hidden")
+            "W and b ((D + 1) × d = 4 × 1000000000 float64) 32 GB", copy, "lower n_hidden")
     if hasattr(make(), "partial_fit"):
         classes = {"classes": [0, 1]} if isinstance(make(), ELMClassifier) else {}
         refused(lambda: make().partial_fit(X, Y, **classes), "HᵀH (d × d = 1000000000 × 1000000000", copy)
 
 
 def test_the_solve_s_copy_of_the_gram_is_counted(monkeypatch):
-    """A Gram (8·d² bytes) that fits alone but not beside the solve's copy is refused."""
+    """A Gram (8·d² bytes) that fits alone but not beside the solve's copy (and its finiteness mask) is refused."""
     d = 300
     gram = 8 * d * d
     monkeypatch.setattr(validation, "memory_limit", lambda device=None, root=None: (gram + gram // 2, "test"))
     message = refused(lambda: ELMClassifier(n_hidden=d, chunk_size=8).fit(X, Y),
-                      "HᵀH (d × d = 300 × 300 float64) 720 kB", "the solve's 1 copy of HᵀH + λI (cholesky) 720 kB")
+                      "HᵀH (d × d = 300 × 300 float64) 720 kB", "the solve's 1 copy of HᵀH + λI (cholesky) 810 kB")
     assert "only 1.08 MB is available (test)" in message
 
 
 def test_the_random_layer_refuses_an_absurd_width_before_drawing():
     refused(lambda: RandomReLUTransformer(n_hidden=10**9).fit(np.zeros((20, 1))),
-            "W's float64 draw (D × d = 1 × 1000000000) 8 GB", "H = transform(X) (N × d = 20 × 1000000000 float64)",
+            "W and b's float64 draw ((D + 1) × d = 2 × 1000000000) 16 GB", "H = transform(X) (N × d = 20 × 1000000000 float64)",
             "lower n_hidden")
-    refused(lambda: RandomReLUTransformer(n_hidden=10**12).fit(np.zeros((2, 1))), "8 TB")
-    refused(lambda: RandomReLUFeatures(n_inputs=10, n_hidden=10**11), "W in float64 (10 × 100000000000) 8 TB")
+    refused(lambda: RandomReLUTransformer(n_hidden=10**12).fit(np.zeros((2, 1))), "16 TB")
+    refused(lambda: RandomReLUFeatures(n_inputs=10, n_hidden=10**11), "W and b in float64 (11 × 100000000000) 8.8 TB")
 
 
 def test_transform_refuses_features_larger_than_the_memory(monkeypatch):
@@ -158,3 +159,65 @@ def test_cgroup_v2_and_v1_limits_are_read_from_the_root(tmp_path, monkeypatch):
         require_memory({"X": 800_000_000}, "thing")
     monkeypatch.setattr(validation, "CGROUP_ROOT", str(tmp_path / "v2max"))
     assert validation.memory_limit()[1] == "the host's available memory"      # no cgroup limit: the host's
+
+
+def test_every_limit_a_user_sets_is_read_and_the_refusal_names_the_one_that_refused(tmp_path, monkeypatch):
+    """Host memory, cgroup v2, cgroup v1 and the address-space limit (``ulimit -v``): each, made the
+    tightest by monkeypatching what it reads, is the one that refuses, and the message names it."""
+    import resource
+
+    GB = 10**9
+    unlimited = resource.getrlimit(resource.RLIMIT_AS)
+    monkeypatch.setattr(validation, "_host_available_memory", lambda: 8 * GB)
+    monkeypatch.setattr(validation, "CGROUP_ROOT", str(tmp_path / "no-cgroup"))
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (resource.RLIM_INFINITY, resource.RLIM_INFINITY)
+                        if which == resource.RLIMIT_AS else unlimited)
+    assert validation.memory_limit() == (8 * GB, "the host's available memory")
+    refused(lambda: require_memory({"X": 9 * GB}, "thing"), "only 8 GB is available (the host's available memory)")
+
+    write(tmp_path / "v2", memory__max=f"{3 * GB}\n", memory__current=f"{GB}\n", memory__stat="inactive_file 0\n")
+    write(tmp_path / "v1" / "memory", memory__limit_in_bytes=f"{5 * GB}\n", memory__usage_in_bytes=f"{GB}\n")
+    for root, left in (("v2", 2 * GB), ("v1", 4 * GB)):
+        monkeypatch.setattr(validation, "CGROUP_ROOT", str(tmp_path / root))
+        assert validation.available_memory() == left
+        refused(lambda: require_memory({"X": left + 1}, "thing"),
+                "is available (the container's memory limit (cgroup) less its usage)")
+
+    # ulimit -v 1.5 GB with 0.5 GB mapped: 1 GB left, tighter than the cgroup's 4 GB and the host's 8 GB
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (3 * GB // 2, resource.RLIM_INFINITY)
+                        if which == resource.RLIMIT_AS else unlimited)
+    monkeypatch.setattr(validation, "_virtual_size", lambda: GB // 2)
+    assert validation.address_space_available() == GB
+    message = refused(lambda: require_memory({"the kernel": GB + 1}, "KernelLimitClassifier.fit"),
+                      "only 1 GB is available (the address-space limit (ulimit -v, RLIMIT_AS)")
+    assert "cgroup" not in message and "host" not in message
+    require_memory({"the kernel": GB}, "KernelLimitClassifier.fit")       # what the limit allows: fine
+    monkeypatch.setattr(validation, "_virtual_size", lambda: 2 * GB)    # already past the limit: nothing left
+    assert validation.address_space_available() == 0
+
+
+def test_the_process_s_own_address_space_is_measured():
+    """``_virtual_size`` reads this process's mapped address space: it grows by an array's size
+    when the array is mapped (1 GiB, far above malloc's largest mmap threshold, 32 MiB, so it is
+    always a fresh mapping; left untouched, it takes no physical memory)."""
+    before = validation._virtual_size()
+    block = np.empty(1 << 30, dtype=np.uint8)
+    assert validation._virtual_size() - before >= 1 << 30
+    del block
+
+
+def test_a_real_ulimit_v_refuses_a_kernel_fit_before_it_allocates():
+    """In a child process under ``resource.setrlimit(RLIMIT_AS)`` (what ``ulimit -v`` sets), a
+    kernel-limit fit whose kernel passes the limit is refused by the guard, naming the limit."""
+    import subprocess
+    import sys
+
+    code = ("import resource, numpy as np\n"
+            "from greenelm import _validation, KernelLimitClassifier\n"
+            "resource.setrlimit(resource.RLIMIT_AS, (_validation._virtual_size() + 200 * 2**20, "
+            "resource.RLIM_INFINITY))\n"
+            "X = np.random.default_rng(0).random((20_000, 3)); y = np.arange(20_000) % 2\n"
+            "try:\n    KernelLimitClassifier().fit(X, y)\nexcept MemoryError as error:\n    print(error)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert "the address-space limit (ulimit -v, RLIMIT_AS)" in result.stdout, result.stdout + result.stderr
+    assert "the kernel (N × N float32, N = 20,000) 1.6 GB" in result.stdout

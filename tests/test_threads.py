@@ -1,13 +1,15 @@
 """Reads from many threads at once: the first read after ``partial_fit`` solves the readout once,
 under the object's lock; every reader gets the model ``fit`` gives on the same rows, and no
 gathered row is lost.  Reads interleaved with ``partial_fit`` see the model before or after each
-call, never part of one.
+call, never part of one.  The kernel-limit estimators refuse a second concurrent fit, and their
+readers during a refit see the previous model whole, the new one whole, or ``NotFittedError``.
 
 Each case runs ``GREENELM_THREAD_TRIALS`` trials (default 30); the threads of a trial start
 together at a ``threading.Barrier``.
 """
 
 import copy
+import io
 import os
 import pickle
 import threading
@@ -15,8 +17,11 @@ import threading
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 
-from greenelm import ELMClassifier, ELMClassifierCV, ELMRegressor, StreamingRidge
+from greenelm import (ELMClassifier, ELMClassifierCV, ELMRegressor, KernelLimitClassifier, KernelLimitRegressor,
+                      StreamingRidge, load_model)
+from greenelm import kernel_limit
 
 TRIALS = int(os.environ.get("GREENELM_THREAD_TRIALS", "30"))
 TOLERANCE = 1e-10
@@ -223,3 +228,109 @@ def test_reads_after_fit_from_many_threads_and_the_lock_is_no_attribute():
         np.testing.assert_array_equal(twin.decision_function(X), streamed_model.decision_function(X))
         twin.partial_fit(X[:10], y[:10])                               # the copy streams on its own
     assert clone(streamed_model).get_params() == streamed_model.get_params()
+
+
+# -- the kernel-limit estimators: one fit at a time, readers see a whole model ------------------------
+def held_kernel(monkeypatch):
+    """Hold every kernel-limit fit after its inputs were validated, until ``release`` is set;
+    → (started, release) events."""
+    started, release = threading.Event(), threading.Event()
+    build = kernel_limit._averaged_kernel
+
+    def slow(*args, **kwargs):
+        started.set()
+        assert release.wait(30)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(kernel_limit, "_averaged_kernel", slow)
+    return started, release
+
+
+def kernel_reads(model, X):
+    """Every read of a kernel-limit model: {name: what it returns}."""
+    file = io.BytesIO()
+    model.save(file)
+    file.seek(0)
+    reads = {"predict": model.predict(X), "pickle": pickle.loads(pickle.dumps(model)).predict(X),
+             "save": load_model(file).predict(X)}
+    if hasattr(model, "decision_function"):
+        reads["decision_function"] = model.decision_function(X)
+    return reads
+
+
+def same_reads(got: dict, want: dict) -> bool:
+    return got.keys() == want.keys() and all(close(got[name], want[name]) for name in want)
+
+
+@pytest.mark.parametrize("cls", [KernelLimitClassifier, KernelLimitRegressor])
+def test_a_second_kernel_limit_fit_is_refused_and_readers_see_the_previous_model_whole(cls, monkeypatch):
+    X, y = data(5)
+    old, new = (X[:120], y[:120]), (X[120:], y[120:] if cls is KernelLimitClassifier else 1.5 * y[120:] + 1)
+    model = cls(jitter=1e-2).fit(*old)
+    before = kernel_reads(model, X)
+    after = kernel_reads(cls(jitter=1e-2).fit(*new), X)
+    started, release = held_kernel(monkeypatch)
+    refit = threading.Thread(target=model.fit, args=new, name="first-fit")
+    refit.start()
+    assert started.wait(30)
+    with pytest.raises(RuntimeError, match="while thread 'first-fit' is fitting the same estimator "
+                                           r"object.*sklearn.base.clone"):
+        model.fit(*old)
+    results, errors = race(6, lambda i: kernel_reads(model, X))      # during the refit: the old model
+    assert not errors, repr(errors[0])
+    assert all(same_reads(got, before) for got in results)
+    release.set()
+    refit.join(30)
+    assert not refit.is_alive() and same_reads(kernel_reads(model, X), after)
+    model.fit(*old)                                                   # once it is done, fit works again
+    assert same_reads(kernel_reads(model, X), before)
+
+
+def test_readers_during_a_first_fit_get_not_fitted_and_a_failed_refit_leaves_no_model(monkeypatch):
+    X, y = data(6)
+    model = KernelLimitClassifier(jitter=1e-2)
+    started, release = held_kernel(monkeypatch)
+    first = threading.Thread(target=model.fit, args=(X, y))
+    first.start()
+    assert started.wait(30)
+    for read in (model.predict, model.decision_function):
+        with pytest.raises(NotFittedError):
+            read(X)
+    with pytest.raises(NotFittedError):
+        model.save(io.BytesIO())
+    release.set()
+    first.join(30)
+    expected = model.predict(X)
+    assert np.array_equal(expected, KernelLimitClassifier(jitter=1e-2).fit(X, y).predict(X))
+
+    model.set_params(jitter=0.0)                      # at zero jitter, repeated rows do not factorise
+    with pytest.raises(np.linalg.LinAlgError, match="jitter"):
+        model.fit(np.vstack([X, X]), np.concatenate([y, y]))
+    assert not hasattr(model, "dual_coef_") and not hasattr(model, "classes_")
+    with pytest.raises(NotFittedError):
+        model.predict(X)
+
+
+def test_kernel_limit_readers_racing_refits_see_one_whole_model_or_the_other():
+    X, y = data(7)
+    parts = [(X[:120], y[:120]), (X[100:], y[100:])]
+    expected = [kernel_reads(KernelLimitClassifier(jitter=1e-2).fit(*part), X) for part in parts]
+    model = KernelLimitClassifier(jitter=1e-2).fit(*parts[0])
+    failures = []
+    for trial in range(max(TRIALS // 3, 4)):
+        n_threads = 2 + trial % 5
+
+        def work(i):
+            if i == 0:
+                model.fit(*parts[(trial + 1) % 2])
+                return None
+            return kernel_reads(model, X)
+
+        results, errors = race(n_threads, work)
+        if errors:
+            failures.append(f"trial {trial}: {type(errors[0]).__name__}: {errors[0]}")
+        failures += [f"trial {trial}: a read's {name} matches neither fit's model" for got in results[1:]
+                     for name in got if not any(close(got[name], want[name]) for want in expected)]
+        if not same_reads(kernel_reads(model, X), expected[(trial + 1) % 2]):
+            failures.append(f"trial {trial}: the model after the race is not the last fit's")
+    assert not failures, failures[:5]
