@@ -653,6 +653,14 @@ def run_quiet(report: dict, name: str, entry: dict) -> tuple[bool, str]:
     return judge_quiet(load, float(report.get("settings", {}).get("quiet_load", QUIET_LOAD)))
 
 
+def process_words(result) -> str:
+    """How the headline-ratio benchmark's pairs of ``result`` (a stored result) were timed, in words that
+    follow its recorded quietness: "one quiet process", or "one process on a busy machine"."""
+    setting = getattr(result, "setting", None) or {}
+    quiet = setting.get("quiet", str(setting.get("timing", "")).startswith("quiet"))
+    return "one quiet process" if quiet else "one process on a busy machine"
+
+
 def record_quiet_ratio(store, name: str, key: str | None = None, path: str | Path | None = None):
     """Record (in ``store``, a :class:`~greenelm_book.store.results.ChapterResults`) the paired ratios of
     the headline-ratio benchmark's entry ``name`` under ``key`` (default: ``QUIET_RATIO_KEYS[name]``;

@@ -86,10 +86,12 @@ def test_accuracy_findings_are_the_store_configurations(store, found):
 
 def test_the_speed_up_is_the_quiet_pairs_geometric_mean_where_timed_in_one_process(store, found):
     key = f"mnist/sgd-mlp-over-green-elm/unit/pinv/d={found['speedup_d']}/quiet-time-ratio"
-    pairs = _result(key, [0.61, 0.62, 0.64, 0.6, 0.63], "baselines", "")
+    pairs = _result(key, [0.61, 0.62, 0.64, 0.6, 0.63], "baselines", "", quiet=True)
     quiet = bl.speed_findings(_with(store, pairs))              # the one-clock pairs, where measured
     assert quiet["speedup"] == pytest.approx(math.exp(np.mean(np.log(pairs.values))), rel=1e-12)
     assert quiet["speedup_how"].startswith("both timed in one quiet process, interleaved, 5 pairs")
+    busy = bl.speed_findings(_with(store, _result(key, pairs.values, "baselines", "", quiet=False)))
+    assert busy["speedup_how"].startswith("both timed in one process on a busy machine, interleaved, 5 pairs")
     without = bl.speed_findings(_without(store, key))           # else the chapters' own timings, said so
     sgd = store.get("mnist/sgd-mlp/train-seconds")
     elm = store.get(f"mnist/green-elm/unit/pinv/d={without['speedup_d']}/fit-seconds")

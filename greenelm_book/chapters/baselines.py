@@ -551,7 +551,7 @@ def answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_wide, elm_sec,
     from ..report import Verdict, judge_qualitative
 
     claims = _claims()
-    from ..bench import record_quiet_ratio
+    from ..bench import process_words, record_quiet_ratio
     from ..judging.rejudge import answer_as_scorecard
 
     speedup = judge_between(claims["speedup_vs_sgd_mnist_d2000"].value, mnist_sec.values, elm_sec.values,
@@ -567,7 +567,7 @@ def answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_wide, elm_sec,
     else:                      # both sides timed in one quiet process, interleaved, pair by pair
         keys, note = [quiet.key], (
             f"our 784-64-10 MLP's 10-epoch training time over Green-ELM's fit time (pinv, d = {speedup_width}), "
-            f"both timed in one quiet process, interleaved, {quiet.n} pairs (benchmarks/headline_ratios)")
+            f"both timed in {process_words(quiet)}, interleaved, {quiet.n} pairs (benchmarks/headline_ratios)")
     speedup = answer_as_scorecard(store, "speedup_vs_sgd_mnist_d2000", speedup, keys, [mnist_sec, elm_sec],
                                   note=note)
     wide_gap = judge_between(claims["mnist_d4000_beats_sgd_by_1_26"].value, elm_wide.values, mnist_acc.values,
@@ -606,6 +606,7 @@ def comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, an
     (``answers`` from :func:`answer_vs_green_elm`; the MLP's curve within Green-ELM's fit time). The
     ratio is the one the speed-up claim was judged on: the quiet interleaved pairs (their 95 % CI)
     when the answer rests on them, else the separate runs (a 95 % prediction interval)."""
+    from ..bench import process_words
     from ..judging.comparisons import accuracy_within, between_interval
     from ..judging.verdicts import ratio_interval
     from ..report import by_sign
@@ -614,7 +615,7 @@ def comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, an
     if len(judged) == 1 and judged[0] in store.results:
         pairs = store.results[judged[0]]
         ratio, ratio_low, ratio_high = ratio_interval(pairs.values)
-        ratio_how = (f"both timed in one quiet process, interleaved, {pairs.n} pairs; 95 % confidence interval "
+        ratio_how = (f"both timed in {process_words(pairs)}, interleaved, {pairs.n} pairs; 95 % confidence interval "
                      "of the ratio")
     else:
         ratio, ratio_low, ratio_high = between_interval(mnist_sec.values, elm_sec.values, "ratio")

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paper
-from ..bench import record_quiet_ratio
+from ..bench import process_words, record_quiet_ratio
 from ..judging.rejudge import answer_as_scorecard
 from ..report import by_sign, judge_qualitative, judge_time, spread_text, not_comparable
 from ..judging.verdicts import PARITY_MARGIN, ratio_across_machines, value_vs_paper
@@ -274,8 +274,8 @@ def answer_solver_claims(store, ii: dict, speedup, cost, why: str, n_train: int,
                      f"{speedup.mean:.2f}×")
     else:                      # both solves timed in one quiet process, interleaved (benchmarks/headline_ratios)
         keys, note = [quiet.key], (f"listing 2's pinv and Cholesky solves on one shared H of the paper's shape, "
-                                   f"timed in one quiet process, interleaved, {quiet.n} pairs")
-        judged_on = (f"both solves on one H of the paper's shape (raw pixels), timed in one quiet process, "
+                                   f"timed in {process_words(quiet)}, interleaved, {quiet.n} pairs")
+        judged_on = (f"both solves on one H of the paper's shape (raw pixels), timed in {process_words(quiet)}, "
                      f"interleaved, {quiet.n} pairs: {quiet.mean:.2f}×")
     verdict = answer_as_scorecard(store, "pinv_over_cholesky_speedup_d4000", verdict, keys, note=note)
     answer_as_scorecard(store, "cholesky_accuracy_cost_0_01", not_comparable(why, 0.01, cost.values, "points"),
@@ -461,7 +461,7 @@ def answer_table_vi(store, vi: dict, raw_set: dict, conv_set: dict, n_train: int
     speed_keys, speed_note = (([raw_ratio.key, mlp_s.key, raw_s.key],
                                "SGD and the fit timed in separate runs on this machine, paired by seed index")
                               if quiet is None else
-                              ([quiet.key], f"both timed in one quiet process, interleaved, {quiet.n} pairs"))
+                              ([quiet.key], f"both timed in {process_words(quiet)}, interleaved, {quiet.n} pairs"))
     v_speed = answer_as_scorecard(store, "cifar10_raw_speedup_vs_sgd", v_speed, speed_keys,
                                   [r for r in (raw_ratio, mlp_s, raw_s)], note=speed_note)
 
@@ -484,7 +484,7 @@ def answer_table_vi(store, vi: dict, raw_set: dict, conv_set: dict, n_train: int
                                       f"{parity_band_text()} of SGD + Conv's, both on this machine, and the feature extraction "
                                       "is most of it; partly if one of the two",
                                  ours=f"ratio {parity_ratio.mean:.2f}×"
-                                      + (f" ({quiet_conv.n} interleaved pairs in one quiet process)" if quiet_conv else "")
+                                      + (f" ({quiet_conv.n} interleaved pairs in {process_words(quiet_conv)})" if quiet_conv else "")
                                       + f", extraction {100 * extract_share:.0f} % of it")
     v_parity = answer_as_scorecard(store, "elm_conv_total_time_parity", v_parity,
                                    [parity_ratio.key, rc_extract.key, cnn_s.key], [parity_ratio, rc_extract, cnn_s])
@@ -518,8 +518,7 @@ def ratio_how(ratio) -> str:
     "in one process" when the machine was not quiet), else "paired by seed over 5 runs"."""
     timing = ratio.setting.get("timing", "")
     if "interleaved" in timing:
-        where = "one quiet process" if timing.startswith("quiet") else "one process (not quiet)"
-        return f"both timed in {where}, interleaved, {ratio.n} pairs"
+        return f"both timed in {process_words(ratio)}, interleaved, {ratio.n} pairs"
     return f"paired by seed over {ratio.n} runs"
 
 
