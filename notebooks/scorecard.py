@@ -44,8 +44,8 @@ from IPython.display import HTML, Markdown, display
 
 from greenelm_book.report import RULE, glue, set_style
 from greenelm_book.store.results import results_dir
-from greenelm_book.summaries.scorecard import (comparability_markdown, counts, scorecard, section_html, table_label,
-                                     tests_table, verdict_totals)
+from greenelm_book.summaries.scorecard import (HYPHENATED, comparability_markdown, counts, scorecard, section_html,
+                                               table_label, tests_table, verdict_totals)
 
 set_style()
 display(Markdown(f"**The verdict rule**, the same everywhere in the book: {RULE}."))
@@ -74,7 +74,8 @@ display(HTML(totals.rename(columns={"unique": "unique judgements"}).reset_index(
 # %% tags=["remove-input"]
 table = counts(card, unique=True, split_differs=False).rename_axis(index=None, columns=None)
 short = {"Hardware and Complexity Analysis": "Hardware and Complexity"}
-display(HTML(table.rename(index=short).to_html(classes="greenelm-table greenelm-compact", border=0)))
+display(HTML(table.rename(index=short, columns=HYPHENATED).to_html(classes="greenelm-table greenelm-compact",
+                                                                   border=0)))
 
 # %% tags=["remove-input"]
 import matplotlib.pyplot as plt

@@ -443,7 +443,7 @@ def test_the_cost_model_is_calibrated_on_the_earlier_records_and_the_plan_is_wit
         assert plan["total"] == pytest.approx(rungs + plan["refit"] + plan["scoring"])
         assert entry["budget_seconds"] == budgets[name] and plan["total"] < budgets[name]
         # no refit allocates more than the earlier protocol's widest (MNIST, 18,432 features: 21.1 GB)
-        assert 10 < plan["refit_memory_gb"] <= 21.5
+        assert 10 < plan["refit_memory_gb"] <= 22.0      # of 24 GB; the plan counts the Cholesky's block copy
 
 
 def fp_image_shape(dataset):

@@ -81,7 +81,10 @@ def test_each_ratios_evidence_is_the_key_its_chapter_records_the_pairs_under():
         result = store.get(ratio.evidence)
         assert result.setting["source"] == "benchmarks/headline_ratios.json", name
         assert list(result.values) == report["ratios"][name]["ratios"], name
-        assert report["ratios"][name]["verdict"]["label"] == card.loc[ratio.claim, "verdict"], name
+        label, judged = report["ratios"][name]["verdict"]["label"], card.loc[ratio.claim, "verdict"]
+        # the same label, or a busy run's pairs beside a claim the chapter judged on other evidence
+        assert label == judged or (label == "inconclusive" and not result.setting["quiet"] and judged == "not comparable"
+                                   and "interleaved" not in str(card.loc[ratio.claim, "note"])), name
 
 
 def test_rejudge_rewrites_the_verdicts_from_the_recorded_pairs(tmp_path):

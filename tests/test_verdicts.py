@@ -328,7 +328,7 @@ def test_the_issues_cases_are_judged_on_comparable_evidence_only():
     # SGD and the fit timed in separate runs: not judged (the quiet benchmark's pairs replace them)
     assert card.loc["speedup_vs_sgd_mnist_d2000", "verdict"] in ("not comparable", "concordant", "discordant",
                                                                 "inconclusive")
-    if card.loc["speedup_vs_sgd_mnist_d2000", "test"] != "ratio_across_machines" or "quiet" not in str(
+    if card.loc["speedup_vs_sgd_mnist_d2000", "test"] != "ratio_across_machines" or "interleaved" not in str(
             card.loc["speedup_vs_sgd_mnist_d2000", "note"]):
         assert card.loc["speedup_vs_sgd_mnist_d2000", "verdict"] == "not comparable"
     assert card.loc["abstract_comparable_to_sgd", "test"] == "equivalent_accuracy"

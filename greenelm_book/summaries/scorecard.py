@@ -111,6 +111,12 @@ def scorecard(directory: str | Path) -> pd.DataFrame:
     return frame
 
 
+#: the verdict words of a count table's header, with soft hyphens where a narrow column may break them
+HYPHENATED = {"reproduced": "repro\u00adduced", "concordant": "con\u00adcordant", "discordant": "dis\u00adcordant",
+              "inconclusive": "incon\u00adclusive", "not comparable": "not com\u00adparable",
+              "not measurable here": "not mea\u00adsurable here", "does not hold": "does not hold"}
+
+
 def counts(frame: pd.DataFrame, unique: bool = False, split_differs: bool = True) -> pd.DataFrame:
     """Claims (``unique=False``) or unique judgements (``unique=True``: repeats of a judgement,
     ``same_as`` set, left out) per section (rows, the paper's order, then "all") and verdict
