@@ -34,7 +34,7 @@ SUMMARY_CHAPTERS = ("scorecard", "conclusion")
 #: raw-pixel record). ``tests/test_execute.py`` checks it against the reads the store records.
 READS_FROM = {
     "baselines": ("random_features",),
-    "scaling": ("random_features", "cifar10"),
+    "scaling": ("random_features", "cifar10", "baselines"),
     "entropy": ("baselines", "random_features"),
     "rotation": ("baselines", "random_features"),
     "cifar10": ("baselines",),
