@@ -309,17 +309,12 @@ class _KernelLimitBase(BaseEstimator):
 
     def _map_rows(self, X, views, out: np.ndarray, sigma: np.float32, first_row: int = 0) -> None:
         """Write the views of the rows X (m, D) into ``out`` (V, m, D') float32, scaled by σ_w in place."""
-        if views is None:
-            out[0] = X
-        else:
-            for v, view in enumerate(views):
-                mapped = _view_output(view, X, v, out.shape[2], first_row)
-                out[v] = mapped
+        for v, view in enumerate([None] if views is None else views):
+            mapped = X if view is None else _view_output(view, X, v, out.shape[2], first_row)
+            np.multiply(mapped, sigma, out=out[v], casting="same_kind")     # copied and scaled in one pass
         if not np.isfinite(out).all():
             raise ValueError(f"{'X' if views is None else 'the views of X'} in rows {first_row}–"
                              f"{first_row + len(X) - 1} hold values beyond float32's range (or NaN or inf)")
-        if sigma != 1:
-            out *= sigma
 
     # -- fitting ---------------------------------------------------------------------------
     def _fit_aside(self, X, y):

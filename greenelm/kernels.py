@@ -243,9 +243,8 @@ def _float32_rows(name: str, X) -> np.ndarray:
 def _augmented_norms(X: np.ndarray) -> np.ndarray:
     """‖x̃‖ = sqrt(‖x‖² + σ_b²) of each row of the (already σ_w-scaled) float32 X (n, D) → (n,) float64."""
     norms = np.empty(len(X))
-    for rows in row_chunks(len(X), 4096):
-        block = X[rows].astype(np.float64)
-        norms[rows] = np.sqrt(np.einsum("ij,ij->i", block, block) + 1.0)
+    for rows in row_chunks(len(X), 4096):        # each element cast to float64 inside the sum: no float64 copy
+        norms[rows] = np.sqrt(np.einsum("ij,ij->i", X[rows], X[rows], dtype=np.float64) + 1.0)
     return norms
 
 
