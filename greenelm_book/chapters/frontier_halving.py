@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import math
-import numbers
 import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -45,8 +44,8 @@ import numpy as np
 from greenelm._validation import check_positive_int
 
 from .frontier_protocol import (GB, INNER_FIT_ROWS, INNER_VALIDATION_ROWS, RUNS_DIR, TIE_RULE, Candidate, TestGate,
-                                _info, _selection_fit, _write_json_atomically, build_model, configuration_key,
-                                expand_grid, protocol_data, seed_record_path)
+                                _info, _selection_fit, _write_json_atomically, build_model, checked_run_inputs,
+                                configuration_key, expand_grid, protocol_data, refit_and_score, seed_record_path)
 
 #: the halving protocol's grid and rungs, declared from published settings
 HALVING_PARAMS = Path(__file__).resolve().parents[2] / "params" / "frontier_halving.yml"
@@ -132,17 +131,7 @@ def run_halving(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Se
     "selection_fits_read_back", "refit_info", "peak_memory_gb", "load_average", "test_reads"."""
     from ..bench import load_average, peak_rss_bytes, reset_peak_rss
 
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
-    grid = list(grid)
-    if not grid:
-        raise ValueError("the grid has no candidate")
-    X_train, y_train = np.asarray(X_train), np.asarray(y_train)
-    if len(X_train) != len(y_train):
-        raise ValueError(f"X_train has {len(X_train)} rows, y_train {len(y_train)}")
-    if len(X_test) != gate.n_test(dataset):
-        raise ValueError(f"X_test has {len(X_test)} rows, the gate holds {gate.n_test(dataset)} test labels "
-                         f"of {dataset}")
+    grid, X_train, y_train = checked_run_inputs(dataset, X_train, y_train, X_test, gate, grid, seed)
     rows_per_rung = rung_rows(len(y_train), sizes, int(seed))
     reset_peak_rss()
     load_started = load_average()
@@ -183,14 +172,8 @@ def run_halving(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Se
     (index,) = alive
     selection = float(sum(r["seconds"] for r in rungs))
     pick = grid[index]
-    began = time.perf_counter()
-    model = build(pick, tuple(image_shape), int(seed))
-    model.fit(X_train, y_train)
-    refit = time.perf_counter() - began
-    began = time.perf_counter()
-    predicted = np.asarray(model.predict(X_test))
-    test_accuracy = gate.score(dataset, int(seed), pick, predicted, kind="pick")
-    scoring = time.perf_counter() - began
+    model, test_accuracy, refit, scoring = refit_and_score(build, pick, image_shape, seed, X_train, y_train, X_test,
+                                                           gate, dataset)
     record = {"dataset": dataset, "seed": int(seed), "protocol": "successive halving", "eta": int(eta),
               "nesting": NESTING, "n_train": int(len(y_train)), "n_test": int(len(X_test)),
               "sizes": [[int(f), int(v)] for f, v in sizes], "grid": described, "rungs": rungs,

@@ -579,6 +579,38 @@ def _selection_fit(build, candidate, image_shape, seed: int, X_fit, y_fit, X_val
     return json.loads(json.dumps(entry, allow_nan=False))
 
 
+def checked_run_inputs(dataset: str, X_train, y_train, X_test, gate: "TestGate", grid: Sequence, seed) -> tuple:
+    """The inputs of one protocol run checked (an integer seed, a grid with a candidate, as many labels as
+    training rows, as many test images as the gate holds labels): (grid as a list, X_train, y_train as
+    arrays). Shared by :func:`run_protocol` and the halving protocol's ``run_halving``."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise ValueError(f"seed must be an integer, got {seed!r}")
+    grid = list(grid)
+    if not grid:
+        raise ValueError("the grid has no candidate")
+    X_train, y_train = np.asarray(X_train), np.asarray(y_train)
+    if len(X_train) != len(y_train):
+        raise ValueError(f"X_train has {len(X_train)} rows, y_train {len(y_train)}")
+    if len(X_test) != gate.n_test(dataset):
+        raise ValueError(f"X_test has {len(X_test)} rows, the gate holds {gate.n_test(dataset)} test labels "
+                         f"of {dataset}")
+    return grid, X_train, y_train
+
+
+def refit_and_score(build: Callable, pick, image_shape, seed: int, X_train, y_train, X_test, gate: "TestGate",
+                    dataset: str) -> tuple:
+    """The pick refitted on every training row (N, H·W·C) and the test images (M, H·W·C) scored once
+    through the gate: (model, test accuracy (%), refit seconds, scoring seconds)."""
+    began = time.perf_counter()
+    model = build(pick, tuple(image_shape), int(seed))
+    model.fit(X_train, y_train)
+    refit = time.perf_counter() - began
+    began = time.perf_counter()
+    predicted = np.asarray(model.predict(X_test))
+    test_accuracy = gate.score(dataset, int(seed), pick, predicted, kind="pick")
+    return model, test_accuracy, refit, time.perf_counter() - began
+
+
 def run_protocol(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Sequence[Candidate], seed: int, *,
                  image_shape, validation_size=0.2, fit_size=None,
                  build: Callable[[Candidate, tuple, int], Any] = build_model, cache: str | None = None) -> dict:
@@ -606,17 +638,7 @@ def run_protocol(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: S
 
     from ..bench import load_average, peak_rss_bytes, reset_peak_rss
 
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
-    grid = list(grid)
-    if not grid:
-        raise ValueError("the grid has no candidate")
-    X_train, y_train = np.asarray(X_train), np.asarray(y_train)
-    if len(X_train) != len(y_train):
-        raise ValueError(f"X_train has {len(X_train)} rows, y_train {len(y_train)}")
-    if len(X_test) != gate.n_test(dataset):
-        raise ValueError(f"X_test has {len(X_test)} rows, the gate holds {gate.n_test(dataset)} test labels "
-                         f"of {dataset}")
+    grid, X_train, y_train = checked_run_inputs(dataset, X_train, y_train, X_test, gate, grid, seed)
     reset_peak_rss()
     load_started = load_average()
     start = time.perf_counter()
@@ -648,14 +670,8 @@ def run_protocol(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: S
                            + "; ".join(f"{configuration_key(r['candidate'])}: {r['error']}" for r in rows))
     index = pick_index([r["validation_accuracy"] for r in rows], grid)
     pick = grid[index]
-    began = time.perf_counter()
-    model = build(pick, tuple(image_shape), int(seed))
-    model.fit(X_train, y_train)
-    refit = time.perf_counter() - began
-    began = time.perf_counter()
-    predicted = np.asarray(model.predict(X_test))
-    test_accuracy = gate.score(dataset, int(seed), pick, predicted, kind="pick")
-    scoring = time.perf_counter() - began
+    model, test_accuracy, refit, scoring = refit_and_score(build, pick, image_shape, seed, X_train, y_train, X_test,
+                                                           gate, dataset)
     total = selection + refit + scoring
     record = {"dataset": dataset, "seed": int(seed), "n_train": int(len(y_train)), "n_fit": int(len(fit_rows)),
               "n_validation": int(len(validation_rows)), "n_test": int(len(X_test)), "grid": rows,
@@ -830,7 +846,7 @@ if __name__ == "__main__":
 
 
 __all__ = ["BLOCK_ROWS", "Candidate", "INNER_FIT_ROWS", "INNER_VALIDATION_ROWS", "KINDS", "PROTOCOL_PARAMS",
-           "PatchModel", "TIE_RULE", "TestGate",
+           "PatchModel", "TIE_RULE", "TestGate", "checked_run_inputs", "refit_and_score",
            "TestSetAlreadyRead", "UndeclaredFixedMeasurement", "VARIANTS", "VIEWS", "build_model",
            "configuration_key", "expand_grid", "load_protocol", "mean_sd", "pick_index", "protocol_data",
            "run_dataset", "run_fixed", "run_protocol", "run_seeds", "variant_validation", "LEDGER_FORMAT", "RUNS_DIR",
