@@ -9,7 +9,8 @@ CIFAR-10: airbench94
 on a Single GPU" (arXiv:2404.00498), from ``legacy/airbench94.py`` of
 https://github.com/KellerJordan/cifar10-airbench (commit f1c599c4af24aca803e3e65a6a7e52a502e09d0e;
 ``airbench/lib_airbench94.py`` + ``airbench/utils.py`` there hold the same recipe, and
-``legacy/airbench94_compiled.py`` differs only by ``torch.compile``). Every part of the recipe is
+``legacy/airbench94_compiled.py`` adds ``torch.compile`` and a second compiled copy of the net that
+freezes the whitening bias after 3 epochs). Every part of the recipe is
 reproduced (one deliberate change is named below):
 
 * the net: a frozen 2×2 patch-whitening convolution (3 → 24 channels: the 12 eigenvectors of the
@@ -64,7 +65,8 @@ dropout 0.5 – linear 128→10 – log-softmax) trained as that script does: Ad
 torch's defaults otherwise), ``StepLR(step_size=1, gamma=0.7)`` stepped after each epoch, batches of
 64, 14 epochs, inputs normalised with MNIST's mean 0.1307 and standard deviation 0.3081 (for
 Fashion-MNIST too, as the script would). Two documented departures: the training set is reshuffled
-every epoch (the script shuffles only when CUDA is used), and :class:`SmallCNNRecipe` has an optional
+every epoch (the script shuffles only when an accelerator is used; only when CUDA is
+used before pytorch/examples 65722fe, 2025-04-30), and :class:`SmallCNNRecipe` has an optional
 random-translation augmentation (``translate``, off by default, as in the script). It has no
 test-time augmentation, so ``accuracy == accuracy_no_tta``.
 
