@@ -17,7 +17,8 @@ cannot both pass.
 
 Accuracies and seconds (every judged result with the unit % or s) are found otherwise, since the
 pages print the paper's value beside ours: by the glue names of the executed notebooks that print
-OUR measurement (the index ``one_number_glues.json``; see the section *accuracies and seconds*).
+OUR measurement, and by the table cells that print the text of its runs (the index
+``one_number_glues.json``; see the section *accuracies and seconds*).
 """
 
 from __future__ import annotations
@@ -219,8 +220,9 @@ def test_the_rendered_html_prints_each_judged_ratio_as_stored():
 # later parts from the store is still checked, by name (``PYTHONPATH=. python tests/test_one_number.py``
 # writes it again from the book; check each changed entry). Each indexed glue, as every
 # ``{glue:text}`name:fmt``` of its page prints it, must be the stored statistic printed the same way:
-# two pages that print one result differently cannot both pass. Results shown only in tables or
-# figures are not glued, and not indexed.
+# two pages that print one result differently cannot both pass. The data cells of shown tables are
+# indexed the same way when their text is the book's text of a result's several runs (a mean ± sd, a
+# median and IQR; a bare number in a table identifies nothing); figures are not.
 GLUE_INDEX_FILE = Path(__file__).with_name("one_number_glues.json")
 BOOK = ROOT / "book"
 #: the units of the quantities indexed by glue name (ratios, ×, are found by their anchors above)
@@ -253,18 +255,33 @@ def judged_quantities(results: Path = STORE) -> dict[str, dict[str, float | str]
     return out
 
 
+#: a data cell of a pandas Styler table as an executed page holds it: (row, column, its HTML)
+_TABLE_CELL = re.compile(r'<td id="T_[^"]*_row(\d+)_col(\d+)"[^>]*>(.*?)</td>', re.S)
+
+
 def page_glues(path: Path) -> tuple[dict[str, object], dict[str, set[str]]]:
     """An executed page's glues: ({name: raw value}, {name: the formats its shown markdown prints it
-    with, "" for none}) (markdown of removed cells left out)."""
+    with, "" for none}) (markdown of removed cells left out). The data cells of its shown tables
+    count as glues printed as they are, named ``table:<code cell>:<output>:r<row>c<column>`` (code
+    cells counted from 0, so a prose edit renames none) with their text as value."""
+    import html
+
     nb = json.loads(path.read_text(encoding="utf-8"))
     values, formats = {}, {}
+    code = -1
     for cell in nb["cells"]:
+        tags = cell.get("metadata", {}).get("tags", [])
         if cell["cell_type"] == "code":
-            for output in cell.get("outputs", []):
+            code += 1
+            for number, output in enumerate(cell.get("outputs", [])):
                 name = output.get("metadata", {}).get("scrapbook", {}).get("name")
                 if name:
                     values[name] = glued_value(output)
-        elif "remove-cell" not in cell.get("metadata", {}).get("tags", []):
+                elif not {"remove-cell", "remove-output"} & set(tags):
+                    for row, column, text in _TABLE_CELL.findall("".join(output.get("data", {}).get("text/html", ""))):
+                        name = f"table:{code}:{number}:r{row}c{column}"
+                        values[name], formats[name] = html.unescape(re.sub(r"<[^>]+>", "", text)).strip(), {""}
+        elif "remove-cell" not in tags:
             source = "".join(cell["source"])
             for name in glue_references(source):
                 formats.setdefault(name, set()).update(
@@ -288,13 +305,17 @@ def _is(glued, stat_value) -> bool:
 def glue_index(stored: dict[str, dict], notebooks) -> dict[str, dict[str, list[str]]]:
     """{result key: {page: [glue entries]}}: the glues of ``notebooks`` shown in their markdown whose
     raw value is a stored statistic of a result of ``stored`` (:func:`judged_quantities`): ``name``
-    for the mean, ``name@stat`` for another (the first that matches, in ``stored``'s order)."""
+    for the mean, ``name@stat`` for another (the first that matches, in ``stored``'s order); and the
+    table cells (:func:`page_glues`) whose text is the book's text of a result's several runs (a
+    mean ± sd, a median and IQR: a bare number in a table identifies nothing)."""
     index: dict[str, dict[str, list[str]]] = {}
     for path in notebooks:
         values, formats = page_glues(path)
         for name in sorted(formats):
             if name not in values:
                 continue
+            if name.startswith("table:") and not re.search(r"±|median", str(values[name])):
+                continue     # a table cell is of a result by a text of several runs only
             for key, stats in stored.items():
                 stat = next((s for s, v in stats.items() if _is(values[name], v)), None)
                 if stat is not None:
@@ -313,7 +334,7 @@ def glue_contradictions(index: dict, stored: dict[str, dict], notebooks) -> list
             for entry in by_page.get(path.name, []):
                 name, _, stat = entry.partition("@")
                 stat = stat or "mean"
-                where = f"{path.name}: {key} ({stat}) glued as {name}"
+                where = f"{path.name}: {key} ({stat}) " + (f"in {name}" if name.startswith("table:") else f"glued as {name}")
                 if key not in stored:
                     problems.append(f"{where}: the store has no judged result {key}")
                     continue
@@ -419,6 +440,28 @@ def test_a_store_changed_under_the_pages_is_found_on_every_page_that_prints_it(t
                                                      sorted(BOOK.glob("*.ipynb"))) if line not in before]
     assert {line.split(":")[0] for line in problems} == set(on), problems
     assert all(f": {key} (" in line for line in problems)
+
+
+def test_a_planted_contradiction_in_a_table_cell_is_found(tmp_path):
+    """A table cell that shows a result's runs (mean ± sd) changed on a copied page: that cell,
+    that result, both texts."""
+    index, stored = glue_index_committed(), judged_quantities()
+    key, page, entry = next((k, p, e) for k, on in index.items() for p, entries in on.items()
+                            for e in entries if e.startswith("table:"))
+    name, _, stat = entry.partition("@")
+    code, number, where = name.split(":")[1:]
+    row, column = where[1:].split("c")
+    nb = json.loads((BOOK / page).read_text(encoding="utf-8"))
+    output = [c for c in nb["cells"] if c["cell_type"] == "code"][int(code)]["outputs"][int(number)]
+    table = "".join(output["data"]["text/html"])
+    cell = re.compile(rf'(<td id="T_[^"]*_row{row}_col{column}"[^>]*>)(.*?)(</td>)', re.S)
+    assert cell.search(table) and stored[key][stat] in cell.search(table).group(2)
+    planted = stored[key][stat].replace("±", "± 9", 1).replace("median", "median 9", 1)
+    output["data"]["text/html"] = cell.sub(lambda m: m.group(1) + planted + m.group(3), table, count=1)
+    (tmp_path / page).write_text(json.dumps(nb), encoding="utf-8")
+    problems = [line for line in glue_contradictions(index, stored, [tmp_path / page])
+                if line.startswith(f"{page}: {key} ({stat}) in {name} ")]
+    assert problems == [f"{page}: {key} ({stat}) in {name} printed as {planted}, the store gives {stored[key][stat]}"]
 
 
 def test_a_glue_printed_without_a_format_is_compared_at_its_printed_digits(tmp_path):
