@@ -112,8 +112,8 @@ def refresh_prose(name: str, out_dir: str | Path, notebooks_dir: str | Path | No
         k = sum(c.cell_type != "code" for c in cells)
         new = copy.deepcopy(cell)
         new.pop("id", None)
-        old = old_prose[k].metadata if k < len(old_prose) else {}
-        new.metadata = {**({"papermill": old["papermill"]} if "papermill" in old else {}),
+        kept = old_prose[k].metadata if k < len(old_prose) else {}
+        new.metadata = {**({"papermill": kept["papermill"]} if "papermill" in kept else {}),
                         **new.metadata, "tags": list(new.metadata.get("tags", []))}
         if k < len(old_prose) and "id" in old_prose[k]:
             new["id"] = old_prose[k]["id"]
