@@ -256,8 +256,7 @@ st.answer_update_claims(store, streams, update_keys, oracle, sgd, sgd_keys, cost
 # **class by class**, in {glue:text}`forgetting_tasks` tasks of two classes (airplane and automobile
 # first, then bird and cat, …), each task's rows seen once. Three learners read the same Green-ELM
 # features ($d$ = {glue:text}`forgetting_d`, one projection per seed) and fit the same model, a
-# linear readout over the ten classes; only the learning rule differs
-# (`greenelm_book.chapters.forgetting`):
+# linear readout over the ten classes; only the learning rule differs:
 #
 # * **exact RLS** — `StreamingRidge`, updated in batches of {glue:text}`forgetting_batch` rows:
 #   after each task, the ridge solution on every row seen, with no row kept;

@@ -11,6 +11,14 @@ the repository root)::
     python -m greenelm_book.running.runner html --source DIR        # DIR = book: in place -> _build/html
     python -m greenelm_book.running.runner check-fresh --source book
     python -m greenelm_book.running.runner prune-record [--dry-run]  # entries of book/cache no chapter uses
+    python -m greenelm_book.running.runner refresh-prose --out DIR --chapter NAME [--chapter NAME ...]
+
+``refresh-prose`` applies a prose-only edit of a chapter's source to its executed notebook without
+executing it (:mod:`greenelm_book.running.prose`): when the source's code cells are exactly the
+executed ones, the notebook takes the source's markdown, its glue references checked against
+what its outputs glue, and its provenance restamped (``source_sha256``, ``prose_refreshed_at``);
+a changed code cell or a glue name no output glues is refused, the notebook left as it was. For a
+chapter whose execution re-measures timings (hardware, streaming) this is how its words change.
 
 Every subcommand also takes ``--notebooks DIR``, ``--toc FILE`` and ``--params DIR`` to point it
 at another project (the tests use a temporary one). ``run`` executes the summary chapters (the
@@ -39,6 +47,7 @@ from pathlib import Path
 from .build import BuildError, build_html, write_generated_pages
 from .execute import ChapterError, execute_chapter
 from .freshness import provenance, staleness
+from .prose import ProseRefreshError, refresh_prose
 from ..store.results_cache import RECORD, prune_record
 from .toc import (
     BOOK,
@@ -157,6 +166,18 @@ def _cmd_prune_record(args) -> int:
     return 0
 
 
+def _cmd_refresh_prose(args) -> int:
+    names = _select(chapters(args.toc), args.chapter)
+    for name in names:
+        try:
+            path = refresh_prose(name, Path(args.out), notebooks_dir=args.notebooks)
+        except ProseRefreshError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        print(f"{name}: prose refreshed -> {relative(path)} (nothing executed)", flush=True)
+    return 0
+
+
 def _cmd_html(args) -> int:
     try:
         html = build_html(Path(args.source), toc=args.toc)
@@ -219,6 +240,14 @@ def main(argv: list[str] | None = None) -> int:
     prune.add_argument("--record", type=Path, default=None, help="the record's folder (default: book/cache)")
     prune.add_argument("--dry-run", action="store_true", help="list them, remove nothing")
     prune.set_defaults(func=_cmd_prune_record)
+
+    prose = sub.add_parser("refresh-prose", parents=[common],
+                           help="give an executed chapter its source's edited markdown without executing it "
+                                "(refused when a code cell changed or a glue name is missing)")
+    prose.add_argument("--out", required=True, help="folder of the executed <name>.ipynb (book, tests/notebooks)")
+    prose.add_argument("--chapter", action="append", metavar="NAME", required=True,
+                       help="the chapter whose prose changed (repeatable)")
+    prose.set_defaults(func=_cmd_refresh_prose)
 
     html = sub.add_parser("html", parents=[common], help="build the HTML book (warnings = errors)")
     html.add_argument("--source", default="book", help="folder of executed chapters")
