@@ -321,6 +321,19 @@ def test_the_opponents_are_named_for_what_they_are_read_from_their_recipes():
     assert "multiplied by 0.5 after each epoch" in changed
     with pytest.raises(ValueError, match="no recipe 'resnet'"):
         fb.recipe_words("resnet", "mnist")
+    # the short words in the tables name the optimiser the full words name
+    assert set(fb.OPTIMIZER_WORDS) == {"pytorch-mnist-cnn", "airbench94"}
+    assert fb.OPTIMIZER_WORDS["pytorch-mnist-cnn"] in cnn
+    assert fb.OPTIMIZER_WORDS["airbench94"].replace(", ", " with ") in air
+
+
+def test_an_accuracy_cell_carries_the_spread_and_the_sampling_error_of_the_mean():
+    assert fb.accuracy_cell([99.5, 99.6, 99.7], 10_000) == "99.60 ± 0.10 (n = 3), ± 0.06 sampling"
+    assert fb.accuracy_cell([90.0], 2_500) == "90.00 (n = 1), ± 0.60 sampling"
+    with pytest.raises(ValueError, match="at least one value"):
+        fb.accuracy_cell([], 10_000)
+    with pytest.raises(ValueError, match="n_test must be a positive integer"):
+        fb.accuracy_cell([90.0], 0)
 
 
 def test_fronts_are_read_from_records_by_family_and_a_seed_twice_is_refused():

@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from greenelm_book.chapters import frontier as fc
+from greenelm_book.chapters import frontier_budget as fb
 from greenelm_book.paper import ANCHORS, TRAINED
 from greenelm_book.running.toc import ROOT
 from greenelm_book.store.results import ChapterResults
@@ -72,7 +73,9 @@ def test_the_headline_is_the_picks_test_accuracy_mean_and_sd_over_the_seeds(setu
     scores = [seed0["test_accuracy"], 99.41, 99.50]
     row = fc.headline_table(protocol, [0, 1, 2]).set_index("dataset").loc["MNIST"]
     assert row["seeds"] == "3 of 3"
-    assert row["test accuracy (%)"] == f"{np.mean(scores):.2f} ± {np.std(scores, ddof=1):.2f} (n = 3)"
+    sampling = 100 * np.sqrt(np.mean(scores) / 100 * (1 - np.mean(scores) / 100) / seed0["n_test"])
+    assert row["test accuracy (%)"] == (f"{np.mean(scores):.2f} ± {np.std(scores, ddof=1):.2f} (n = 3), "
+                                        f"± {sampling:.2f} sampling")
     assert f"MNIST {np.mean(scores):.2f} ± {np.std(scores, ddof=1):.2f} % over 3 of 3 seeds" in \
         fc.protocol_sentence(protocol, [0, 1, 2])
     picks = fc.picks_table(protocol).query("dataset == 'MNIST'")
@@ -92,12 +95,15 @@ def test_the_opponents_table_names_the_recipe_and_its_schedule(setup):
         for schedule, result in part["opponents"].items():
             found = [r for (s, _), r in records[dataset]["opponents"].items() if s == schedule]
             assert result["accuracy"].setting["epochs_run"] == [r["epochs_run"] for r in found]
+            model = found[0]["configuration"]["model"]
+            optimizer = {"pytorch-mnist-cnn": "Adadelta", "airbench94": "SGD, Nesterov momentum"}[model]
             (row,) = [r for r in rows if r["dataset"] == fc.DATASET_NAMES[dataset] and r["trained"] ==
-                      "whole network (SGD)" and fc.SCHEDULE_WORDS[schedule] in r["method"]]
-            assert row["method"].startswith(fc.RECIPE_WORDS[found[0]["configuration"]["model"]])
+                      f"whole network ({optimizer})" and fc.SCHEDULE_WORDS[schedule] in r["method"]]
+            assert row["method"].startswith(fc.RECIPE_WORDS[model])
             scores = [r["accuracy"] for r in found]
             spread = f" ± {np.std(scores, ddof=1):.2f}" if len(scores) > 1 else ""
-            assert row["test accuracy (%)"] == f"{np.mean(scores):.2f}{spread} (n = {len(scores)})"
+            sampling = 100 * np.sqrt(np.mean(scores) / 100 * (1 - np.mean(scores) / 100) / part["n_test"])
+            assert row["test accuracy (%)"] == f"{np.mean(scores):.2f}{spread} (n = {len(scores)}), ± {sampling:.2f} sampling"
 
 
 def test_the_anchors_table_names_what_each_row_trains_and_the_limit_as_a_kernel(setup):
@@ -340,3 +346,15 @@ def test_a_dataset_short_of_its_planned_seeds_is_named_with_its_count_and_not_ye
     assert "Fashion-MNIST has" not in text and "one run's" not in text
     (records / "mnist-seed2.json").write_text(json.dumps(dict(seed0, seed=2)))
     assert "fewer seeds than planned" not in sentence()
+
+
+def test_each_opponent_is_named_by_its_optimiser_and_a_borrowed_recipe_is_said_to_be_untuned(setup):
+    records_dir, store = setup
+    protocol = fc.record_protocol(store, fc.load_records(records_dir), [0, 1, 2])
+    text = fc.opponent_recipes_text(protocol)
+    for dataset, part in protocol.items():
+        for result in part["opponents"].values():
+            assert f"{fc.DATASET_NAMES[dataset]}, {fb.recipe_words(result['accuracy'].setting['recipe'], dataset)}." in text
+    if "mnist" in protocol and protocol["mnist"]["opponents"]:
+        assert "Adadelta" in text and "not plain SGD" in text
+    assert fc.opponent_recipes_text({}) == "no opponent has a record yet."

@@ -244,7 +244,7 @@ def record_protocol(store, records: dict, planned_seeds) -> dict:
                        n_fit=runs[0]["n_fit"], n_validation=runs[0]["n_validation"], n_train=runs[0]["n_train"],
                        machine="2 CPU cores", computed_at=[_read_at(r) for r in runs])
         prefix = f"{dataset}/frontier-protocol"
-        part = {"seeds": setting["seeds"], "runs": runs,
+        part = {"seeds": setting["seeds"], "runs": runs, "n_test": int(runs[0]["n_test"]),
                 "accuracy": store.record(f"{prefix}/test-accuracy", [r["test_accuracy"] for r in runs], "%",
                                          quantity="test accuracy of each seed's pick, read once", **setting),
                 "seconds": store.record(f"{prefix}/seconds", [r["seconds"]["total"] for r in runs], "s",
@@ -273,15 +273,16 @@ def record_protocol(store, records: dict, planned_seeds) -> dict:
 
 
 def headline_table(protocol: dict, planned_seeds) -> pd.DataFrame:
-    """One row per dataset: the seeds recorded, the picks' test accuracy (mean ± sd), the whole
-    protocol's seconds and the refit's (means), the peak memory (from the recorded results)."""
-    from ..report import ours_text
+    """One row per dataset: the seeds recorded, the picks' test accuracy (mean ± sd, and the test-set
+    sampling error of the mean), the whole protocol's seconds and the refit's (means), the peak memory
+    (from the recorded results)."""
+    from .frontier_budget import accuracy_cell
 
     rows = []
     for dataset, part in protocol.items():
         rows.append({"dataset": DATASET_NAMES[dataset],
                      "seeds": f"{len(part['seeds'])} of {len(planned_seeds)}",
-                     "test accuracy (%)": ours_text(part["accuracy"].values, ""),
+                     "test accuracy (%)": accuracy_cell(part["accuracy"].values, part["n_test"]),
                      "whole protocol": duration_text(part["seconds"].mean),
                      "of it the refit": duration_text(part["refit"].mean),
                      "peak memory (GB)": f"{max(part['memory'].values):.1f}"})
@@ -348,31 +349,35 @@ def protocol_sentence(protocol: dict, planned_seeds) -> str:
 
 # ----------------------------------------------------------------------------- part 3: opponents, anchors
 def opponents_view(protocol: dict) -> pd.DataFrame:
-    """One row per dataset and opponent schedule, beside the protocol: accuracy and seconds."""
-    from ..report import ours_text
+    """One row per dataset and opponent schedule, beside the protocol: how each is trained (the
+    opponent's optimiser by name), accuracy (with its test-set sampling error) and seconds."""
+    from .frontier_budget import OPTIMIZER_WORDS, accuracy_cell
 
     rows = []
     for dataset, part in protocol.items():
         rows.append({"dataset": DATASET_NAMES[dataset], "method": "the protocol (its pick, refitted)",
-                     "trained": "kernel ridge, no SGD", "test accuracy (%)": ours_text(part["accuracy"].values, ""),
+                     "trained": "kernel ridge, no gradient steps",
+                     "test accuracy (%)": accuracy_cell(part["accuracy"].values, part["n_test"]),
                      "seconds": f"{part['seconds'].mean:,.0f}"})
         for schedule, result in part["opponents"].items():
             recipe = result["accuracy"].setting["recipe"]
             rows.append({"dataset": DATASET_NAMES[dataset],
                          "method": f"{RECIPE_WORDS.get(recipe, recipe)}, {SCHEDULE_WORDS[schedule]}",
-                         "trained": "whole network (SGD)",
-                         "test accuracy (%)": ours_text(result["accuracy"].values, ""),
+                         "trained": f"whole network ({OPTIMIZER_WORDS.get(recipe, recipe)})",
+                         "test accuracy (%)": accuracy_cell(result["accuracy"].values, part["n_test"]),
                          "seconds": f"{result['seconds'].mean:,.0f}"})
     return pd.DataFrame(rows)
 
 
 def opponent_gain(part: dict, result: dict) -> dict:
-    """The book's gain rule (:func:`~greenelm_book.judging.verdicts.gain_over`) on "the protocol's pick
-    gains over the SGD opponent", paired by seed over the seeds both have run. ``part``: a dataset's
+    """The book's gain rule with the test-set sampling error
+    (:func:`~greenelm_book.chapters.frontier_budget.gain_with_sampling`) on "the protocol's pick gains
+    over the SGD opponent", paired by seed over the seeds both have run. ``part``: a dataset's
     entry of :func:`record_protocol`; ``result``: one of its opponents. Returns {"verdict", "outcome"
     ("gain", "loss" or "no gain shown"), "seeds" (both ran), "gap" (mean paired difference, points),
     "ratio" (the protocol's whole seconds over the opponent's training seconds, means on those seeds)}."""
-    from ..judging.verdicts import GAIN_LABELS, gain_over
+    from ..judging.verdicts import GAIN_LABELS
+    from .frontier_budget import OPTIMIZER_WORDS, gain_with_sampling
 
     def by_seed(recorded):
         return dict(zip(recorded.setting["seeds"], recorded.values, strict=True))
@@ -382,8 +387,9 @@ def opponent_gain(part: dict, result: dict) -> dict:
     if not common:
         raise ValueError("the protocol and its opponent share no seed; the gain rule pairs them by seed")
     recipe = result["accuracy"].setting["recipe"]
-    verdict = gain_over([theirs[s] for s in common], [ours[s] for s in common],
-                        names=(RECIPE_WORDS.get(recipe, recipe), "the protocol's pick"))
+    verdict = gain_with_sampling([theirs[s] for s in common], [ours[s] for s in common], part["n_test"],
+                                 names=(f"{RECIPE_WORDS.get(recipe, recipe)} ({OPTIMIZER_WORDS.get(recipe, recipe)})",
+                                        "the protocol's pick"))
     ours_seconds, theirs_seconds = by_seed(part["seconds"]), by_seed(result["seconds"])
     return {"verdict": verdict, "outcome": {label: word for word, label in GAIN_LABELS.items()}[verdict.label],
             "seeds": common, "gap": float(np.mean([ours[s] - theirs[s] for s in common])),
@@ -415,6 +421,23 @@ def opponents_sentence(protocol: dict) -> str:
     if not sentences:
         return "No SGD opponent has a record yet."
     return " ".join(sentences) + " These are measurements on one machine, two CPU cores."
+
+
+def opponent_recipes_text(protocol: dict) -> str:
+    """Each dataset's opponent named for what it is (:func:`~greenelm_book.chapters.frontier_budget.recipe_words`:
+    its optimiser, schedule and augmentation read from its recipe; a recipe run on another dataset than
+    its own said to be untuned for it), one sentence per dataset that has an opponent."""
+    from .frontier_budget import recipe_words
+
+    sentences = []
+    for dataset, part in protocol.items():
+        recipes = sorted({result["accuracy"].setting["recipe"] for result in part["opponents"].values()})
+        for recipe in recipes:
+            words = recipe_words(recipe, dataset)
+            sentences.append(f"on {DATASET_NAMES[dataset]}, {words}.")
+    if not sentences:
+        return "no opponent has a record yet."
+    return " ".join(s[0].upper() + s[1:] if i else s for i, s in enumerate(sentences))
 
 
 def limit_memory_gb(n_train: int) -> float:
@@ -522,6 +545,6 @@ def planned_seeds(params: str | Path | None = None) -> list[int]:
 
 __all__ = ["DATASETS", "RECIPE_WORDS", "SCHEDULE_WORDS", "SOURCES", "anchor_notes", "anchor_table", "answer_ultra_wide",
            "fixed_records", "gains_text", "grid_view", "headline_table", "limit_memory_gb", "limits_text",
-           "load_records", "opponent_gain", "opponent_key", "opponents_sentence", "opponents_view", "picks_table", "plot_ultra_wide",
+           "load_records", "opponent_gain", "opponent_key", "opponent_recipes_text", "opponents_sentence", "opponents_view", "picks_table", "plot_ultra_wide",
            "pick_size", "planned_seeds", "protocol_runs", "protocol_sentence", "record_protocol", "ultra_glues",
            "repo_path", "ultra_intro_glues", "ultra_wide_part"]

@@ -364,6 +364,17 @@ def accuracy_text(values, n_test: int, digits: int = 2) -> str:
             f"({int(n_test):,} images)")
 
 
+def accuracy_cell(values, n_test: int, digits: int = 2) -> str:
+    """An accuracy as a table cell, the spread over runs and the test-set sampling error (:func:`sampling_error`)
+    of their mean: ``"99.56 ± 0.01 (n = 3), ± 0.07 sampling"``."""
+    from ..report import ours_text
+
+    values = [float(v) for v in np.ravel(values)]
+    if not values:
+        raise ValueError("accuracy_cell needs at least one value")
+    return f"{ours_text(values, '', digits)}, ± {sampling_error(float(np.mean(values)), n_test):.{digits}f} sampling"
+
+
 def difference_sampling_error(a: float, b: float, n_test: int) -> float:
     """The sampling error of a difference of two accuracies (%) each measured on M test images, in points:
     √(se(a)² + se(b)²) (the two treated as independent: for two models scored on the same images the
@@ -385,6 +396,10 @@ def gain_with_sampling(a, b, n_test: int, names: tuple[str, str] = ("A", "B"), d
 
 
 # ----------------------------------------------------------------------------- the opponents in words
+#: each opponent recipe's optimiser, in a few words (its whole description: :func:`recipe_words`)
+OPTIMIZER_WORDS = {"airbench94": "SGD, Nesterov momentum", "pytorch-mnist-cnn": "Adadelta"}
+
+
 def recipe_words(model: str, dataset: str, recipe=None) -> str:
     """An opponent named for what it is, its optimiser and schedule read from its recipe
     (:mod:`greenelm_book.chapters.fast_sgd`'s :data:`~greenelm_book.chapters.fast_sgd.AIRBENCH94` or
@@ -689,7 +704,7 @@ if __name__ == "__main__":
 
 
 __all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "OWN_EPOCHS",
-           "PICK_SOURCES", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
+           "OPTIMIZER_WORDS", "PICK_SOURCES", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "gain_with_sampling", "load_budget", "load_points", "main",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]
