@@ -1,5 +1,6 @@
 """greenelm_book.chapters.cifar10: the CIFAR-10 chapter's records, answers, tables and cached runs, on tiny inputs."""
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -413,3 +414,12 @@ def test_the_committed_page_prints_the_baselines_sgd_seconds_and_names_the_pairs
     assert (f"in those pairs the MLP's training took {np.mean(pairs['numerator_seconds']):.1f} s and Green-ELM's "
             f"fit {np.mean(pairs['denominator_seconds']):.1f} s on average") in text
     assert "pinv / Cholesky ratio is judged on raw pixels, both timed in" in text
+
+
+def test_the_ratio_tables_lead_in_types_no_inputs():
+    """The lead-in of the same-machine ratio table leaves what each ratio's runs were fed to the table's
+    "measured" column (the page had typed "on the backbone features" there, "raw pixels" in the prose)."""
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / "cifar10.py").read_text(encoding="utf-8")
+    lead_in = source[:source.index("show_table(cifar10.ratio_table(")].rsplit("# %% [markdown]", 1)[1]
+    assert "same-machine ratios" in lead_in
+    assert not re.search(r"raw pixels|backbone|embeddings|features\b", lead_in), lead_in
