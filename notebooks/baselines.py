@@ -146,14 +146,12 @@ glue("bl_n_seeds", seeds)
 # performance" (97.15 % against 96.84 %); and its d = 4000 model (98.1 %) "outperforms the standard
 # iterative model by 1.26 %". Each of the three compares two single runs. We set our MLP beside the
 # Green-ELM results of the {doc}`random_features` chapter, which owns them (W ~ N(0, 1) as in the
-# paper's code, pinv, seeds 0–4, all training images; its fit time is a quiet timing on the same
-# machine as ours, so the ratio of the two is a same-machine ratio):
+# paper's code, pinv, seeds 0–4, all training images). Each claim's test below is the one the scorecard
+# judges it by, in the words of the book's rules:
 #
-# * **speed-up**: our MLP's training time over Green-ELM's fit time, judged like any ratio measured
-#   on one machine: the paper's 11.6× against our 95 % prediction interval for one training and one
-#   fit (Welch's t on the log scale, over our seeds and timing repeats);
-# * **+1.26 %**: Green-ELM at d = {glue:text}`bl_wide_width` minus the MLP, against the prediction interval for the
-#   difference of one run of each (Welch's t over seeds);
+# * **speed-up**: our MLP's training time over Green-ELM's fit time, the paper's 11.6×; the test:
+#   {glue:text}`bl_speedup_test`;
+# * **+1.26 %**: Green-ELM at d = {glue:text}`bl_wide_width` minus the MLP; the test: {glue:text}`bl_wide_test`;
 # * **comparable**: an equivalence test. Green-ELM (d = {glue:text}`bl_speedup_width`) and the MLP are comparable when the
 #   95 % confidence interval of the difference of their mean accuracies lies within ± the margin
 #   {glue:text}`bl_margin:.1f` point; they are not when it lies wholly outside. The margin sits between

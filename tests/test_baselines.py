@@ -4,6 +4,7 @@ written, and clear errors. Small synthetic problems only (fast)."""
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -413,3 +414,48 @@ def test_comparison_words_print_the_ratio_the_speedup_was_judged_on(tmp_path, st
         ratio_interval(pairs.values))
     assert words["bl_ratio_how"].startswith("both timed in one quiet process, interleaved, 3 pairs")
     assert words["bl_ratio"] != pytest.approx(1.5 / np.exp(np.mean(np.log([0.1, 0.12, 0.11]))))
+
+
+def test_the_speedup_is_described_by_the_test_the_scorecard_uses(tmp_path, store, monkeypatch):
+    """The page's description of how the 11.6x is judged is the words of the test the scorecard uses on
+    the recorded answer (here the interleaved pairs: a ratio across machines), not a description typed
+    beside it (the page had kept "a 95 % prediction interval, Welch" after the test changed)."""
+    import json
+
+    from greenelm_book import bench
+    from greenelm_book.judging.verdicts import RULES, TEST_WORDS, TESTS, words_of_test
+
+    pairs = [{"pair": i, "a_seconds": 6.2, "b_seconds": 10.0, "ratio": 0.62, "computed_at": "2026-11-28T09:05:00+00:00",
+              "pid": 7} for i in range(5)]
+    report = tmp_path / "report" / "headline_ratios.json"
+    report.parent.mkdir()
+    report.write_text(json.dumps({"quiet": True, "ratios": {"sgd_mlp_over_pinv_mnist": {
+        "name": "sgd_mlp_over_pinv_mnist", "numerator": "mlp", "denominator": "pinv", "data": "MNIST", "pid": 7,
+        "started_at": "2026-11-28T09:04:00+00:00", "finished_at": "2026-11-28T09:07:00+00:00", "pairs": pairs}}}))
+    monkeypatch.setattr(bench, "HEADLINE_RATIOS", report)
+    other = ChapterResults("random_features", "smoke", tmp_path)
+    elm_acc = other.record("mnist/green-elm/unit/pinv/d=2000/accuracy", [97.0, 97.1, 96.9], "%", n_train=60_000)
+    elm_sec = other.record("mnist/green-elm/unit/pinv/d=2000/fit-seconds", [10.0, 10.1, 9.9], "s", n_train=60_000)
+    mnist_acc, mnist_sec = bl.record_runs(store, "mnist/sgd-mlp", *fake_seeds([94.9, 95.1, 95.0], 0.5), FAST,
+                                          shown_curve=True)
+    answers = bl.answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_acc, elm_sec, 2000, 2000, 1.0)
+    assert store.answers["speedup_vs_sgd_mnist_d2000"].keys == (bench.QUIET_RATIO_KEYS["sgd_mlp_over_pinv_mnist"],)
+    words = bl.comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_acc, answers, 3)
+    assert words["bl_speedup_test"] == RULES["ratio_across_machines"]
+    assert "prediction interval" not in words["bl_speedup_test"]
+    assert words["bl_wide_test"] == TEST_WORDS["difference_vs_paper"]
+    assert RULES["value_vs_paper"] in words["bl_wide_test"] and "as value_vs_paper" not in words["bl_wide_test"]
+    # every test the scorecard may name has its words, and a name that is no test is an error
+    assert set(TEST_WORDS) == set(TESTS) and all(words_of_test(t) for t in TESTS)
+    with pytest.raises(ValueError, match="no test named 'welch'"):
+        words_of_test("welch")
+
+
+def test_the_page_types_no_description_of_the_speedup_test():
+    """The baselines page states the speed-up's and the +1.26's tests only through the glued words."""
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / "baselines.py").read_text(encoding="utf-8")
+    bullets = source[source.index("* **speed-up**"):source.index("* **comparable**")]
+    assert "{glue:text}`bl_speedup_test`" in bullets and "{glue:text}`bl_wide_test`" in bullets
+    assert not re.search(r"Welch|prediction interval|confidence interval", bullets), bullets

@@ -16,6 +16,7 @@ import re
 import statistics
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from greenelm_book.chapters import frontier as fc
@@ -291,7 +292,7 @@ def test_no_number_in_the_conclusion_prose_is_typed_in():
 def test_every_glued_name_is_a_finding(found, card):
     names = {m.group(1) for source in _markdown_cells() for m in bl._GLUE.finditer(source)}
     assert names, "the conclusion quotes no finding"
-    known = set(found) | set(bl.verdict_glues(card))
+    known = set(found) | set(bl.verdict_glues(card)) | set(bl.reproduces_words(found, card))
     assert names <= known, f"glued names with no finding: {sorted(names - known)}"
 
 
@@ -419,7 +420,10 @@ def test_the_bottom_lines_groups_agree_with_their_verdicts(card):
     cell = next(c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith(bl.BOTTOM_LINE_HEADING))
     bullets = {m.group(1): m.group(2) for m in re.finditer(r"(?ms)^- \*\*([^*]+)\*\*(.*?)(?=^- |^\s*$)", cell)}
     agree = {"reproduced", "holds"}
-    reproduces = re.findall(r"verdict_([a-z0-9_]+)`", bullets["What reproduces."])
+    # a verdict after the generated contrast (bottom_line.reproduces_words' "wide_own": "but not its …") is
+    # set against the claim before it, and may be one that does not reproduce
+    contrasted = re.findall(r"`wide_own`\s*\(\*\{glue:text\}`verdict_([a-z0-9_]+)`", bullets["What reproduces."])
+    reproduces = [c for c in re.findall(r"verdict_([a-z0-9_]+)`", bullets["What reproduces."]) if c not in contrasted]
     does_not = re.findall(r"verdict_([a-z0-9_]+)`", bullets["What does not."])
     assert reproduces and does_not
     assert all(labels[c] in agree for c in reproduces), {c: labels[c] for c in reproduces}
@@ -541,3 +545,39 @@ def test_the_gpu_sentence_without_a_benchmark_report_names_no_fit(tmp_path):
     report.write_text('{"gpu": "G", "date": "2026-11-26", "fits": [{"device": "cpu", "n_hidden": 4000}, '
                       '{"device": "cuda", "n_hidden": 8000}, {"device": "cuda", "n_hidden": 4000}]}')
     assert deviations.gpu_benchmark_fits(report) == {"gpu": "G", "widths": [4000, 8000], "measured": "2026-11-26"}
+
+
+def _card(**labels):
+    return pd.DataFrame({"claim": list(labels), "verdict": list(labels.values())})
+
+
+def test_what_reproduces_says_which_claim_holds_and_which_value_differs():
+    """MNIST's widest accuracy holds for the paper's "> 95 %" but differs from the paper's own value at that
+    width: the bottom line's joining words follow the two verdicts, never typed beside them."""
+    found = {"acc_mnist_wide": 96.91, "acc_mnist_wide_paper": 98.1}
+    words = bl.reproduces_words(found, _card(feature_learning_not_needed_mnist="holds",
+                                             abstract_mnist_d4000_accuracy="differs, beyond margin"))
+    assert words == {"wide_bar": 95.0, "wide_bar_words": "above",
+                     "wide_own": "but not its 98.10 %"}
+    assert bl.reproduces_words(found, _card(feature_learning_not_needed_mnist="holds",
+                                            abstract_mnist_d4000_accuracy="reproduced"))["wide_own"] == (
+        "and matches its 98.10 %")
+    assert bl.reproduces_words(found, _card(feature_learning_not_needed_mnist="holds",
+                                            abstract_mnist_d4000_accuracy="inconclusive"))["wide_own"] == (
+        "while its 98.10 % is undecided")
+    below = bl.reproduces_words({**found, "acc_mnist_wide": 94.0}, _card(
+        feature_learning_not_needed_mnist="does not hold", abstract_mnist_d4000_accuracy="differs, beyond margin"))
+    assert below["wide_bar_words"] == "below"
+    with pytest.raises(KeyError, match="abstract_mnist_d4000_accuracy"):
+        bl.reproduces_words(found, _card(feature_learning_not_needed_mnist="holds"))
+
+
+def test_the_bottom_line_says_both_the_bar_and_the_papers_own_value(found, card):
+    """The committed conclusion's "What reproduces" names, in one sentence, the paper's bar with its verdict
+    and the paper's own value at that width with its verdict."""
+    text = " ".join(bl.bottom_line_text(CONCLUSION_PAGE).split())
+    words = bl.reproduces_words(found, card)
+    labels = dict(zip(card.claim, card.verdict))
+    assert (f"{found['acc_mnist_wide']:.2f} % (d = {found['acc_mnist_wide_d']}), {words['wide_bar_words']} the "
+            f"paper's \"> {words['wide_bar']:g} %\" ({labels['feature_learning_not_needed_mnist']}) "
+            f"{words['wide_own']} ({labels['abstract_mnist_d4000_accuracy']});") in text.replace("*", "")

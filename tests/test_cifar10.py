@@ -1,5 +1,7 @@
 """greenelm_book.chapters.cifar10: the CIFAR-10 chapter's records, answers, tables and cached runs, on tiny inputs."""
 
+import re
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -314,3 +316,110 @@ def test_the_conv_parity_rests_on_the_quiet_benchmarks_pairs_at_the_papers_setti
     assert glued["c10_conv_ratio"] == pytest.approx(0.282)
     assert glued["c10_conv_ratio_how"] == "both timed in one quiet process, interleaved, 5 pairs"
     assert cifar10.judged_ratios(out)["conv"] is out["quiet_conv_ratio"]
+
+
+# ----------------------------------------------------------------------------- issue 61: one voice on the page
+def _headline_report(tmp_path, monkeypatch, name, a_seconds, b_seconds, data, numerator="A"):
+    """A headline-ratio report (``benchmarks/headline_ratios.json``'s form) holding one entry ``name``,
+    its pairs timed A, B, A, B, ... on 2026-11-28, put where :mod:`greenelm_book.bench` reads it."""
+    import json
+
+    from greenelm_book import bench
+
+    report = tmp_path / "report" / "headline_ratios.json"
+    report.parent.mkdir(exist_ok=True)
+    content = json.loads(report.read_text()) if report.exists() else {"quiet": True, "ratios": {}}
+    pairs = [{"pair": i, "a_seconds": a, "b_seconds": b, "ratio": a / b, "computed_at": "2026-11-28T09:24:00+00:00",
+              "pid": 7} for i, (a, b) in enumerate(zip(a_seconds, b_seconds))]
+    content["ratios"][name] = {"name": name, "numerator": numerator, "denominator": "B", "data": data, "pid": 7,
+                               "started_at": "2026-11-28T09:20:00+00:00",
+                               "finished_at": "2026-11-28T09:26:00+00:00", "pairs": pairs}
+    report.write_text(json.dumps(content))
+    monkeypatch.setattr(bench, "HEADLINE_RATIOS", report)
+
+
+def test_the_sgd_seconds_are_the_baselines_and_the_pairs_keep_their_own_name(store, tmp_path, monkeypatch):
+    """One quantity, one stored measurement: the SGD MLP's seconds the page prints (prose and table) are
+    the baselines chapter's stored runs (10 s here), never the 22.6 s its judged ratio's interleaved pairs
+    timed; those are printed only as the pairs' own runs, with the host and day that measured them, so
+    the ratio (2.28x) can be read against its own sides."""
+    _headline_report(tmp_path, monkeypatch, "cifar10_sgd_mlp_over_raw_fit", [22.6, 22.5, 22.7, 22.6, 22.6],
+                     [9.9, 9.8, 10.0, 9.9, 9.9], "CIFAR-10, all 50,000 training images' raw pixels / 255")
+    vi, raw_set, conv_set = _table_vi(store, tmp_path, width=2000)       # baselines: MLP 10 s, CNN 20 s
+    out = cifar10.answer_table_vi(store, vi, raw_set, conv_set, 50_000)
+    glued = cifar10.table_vi_glue(vi, out, 30.0)
+    assert glued["c10_mlp_s"] == 10.0 and glued["c10_cnn_s"] == 20.0
+    assert cifar10.table_vi_time(vi, 2000)["ours train (s)"].iloc[0] == 10.0
+    assert glued["c10_raw_speedup"] == pytest.approx(out["quiet_raw_ratio"].mean)     # judged: the pairs
+    assert glued["c10_raw_pair_sides"] == ("in those pairs the MLP's training took 22.6 s and Green-ELM's fit "
+                                           "9.9 s on average, measured on host not recorded, on 2026-11-28: the "
+                                           "pairs' own runs, not the seconds in the table")
+    # the chapter's own ratio, paired by seed, has no sides but the table's seconds
+    assert cifar10.pair_sides_text(out["raw_ratio"], "a", "b") == "its sides are the seconds in the table, paired by seed"
+    assert glued["c10_conv_pair_sides"] == "its sides are the seconds in the table, paired by seed"
+
+
+def test_the_pinv_cholesky_ratio_is_said_where_it_was_measured_in_one_wording(store, tmp_path, monkeypatch):
+    """The prose and the ratio table's row describe the judged pinv / Cholesky ratio by one function of its
+    setting: raw pixels for the benchmark's shared H, the backbone's features for the chapter's own runs
+    (the page had said "raw pixels" in one place and "the backbone features" in the other)."""
+    _headline_report(tmp_path, monkeypatch, "pinv_over_cholesky_n50000_d4000", [9.7] * 5, [1.0] * 5,
+                     "one shared H (50,000 × 4,000, float64) = relu(X W + b), X = CIFAR-10's 50,000 training "
+                     "images' raw pixels / 255")
+    ii, ridge, speedup, cost = _table_ii(store)
+    claims = cifar10.answer_solver_claims(store, ii, speedup, cost, "why", 50_000, 4000)
+    vi, raw_set, conv_set = _table_vi(store, tmp_path)
+    out = cifar10.answer_table_vi(store, vi, raw_set, conv_set, 100)
+    table = cifar10.ratio_table(out, speedup, claims, 4000).set_index("same-machine ratio")
+    measured = table.loc["pinv / Cholesky, d = 4000", "measured"]
+    assert measured == "on raw pixels, both timed in one quiet process, interleaved, 5 pairs"
+    assert claims["judged_on"] == f"{measured}: 9.70×"
+    assert cifar10.ratio_words(speedup) == "on the x ImageNet embeddings, paired by seed over 5 runs"
+    assert table.loc["SGD MLP / Green-ELM, raw pixels", "measured"] == "on raw pixels, paired by seed over 5 runs"
+    assert table.loc["ELM + Conv / SGD + Conv", "measured"] == ("on the random conv frontend's features, paired by "
+                                                               "seed over 5 runs")
+
+
+def test_the_conv_totals_spread_says_what_it_covers(store, tmp_path):
+    """Green-ELM + Conv's total is one extraction (16 s, timed once) plus each seed's fit: its sd is the
+    fits' spread only, and the answer, the time table's caption and the prose say so."""
+    vi, raw_set, conv_set = _table_vi(store, tmp_path)
+    cifar10.answer_table_vi(store, vi, raw_set, conv_set, 100)
+    words = "the extraction timed once (16.0 s) plus each of 5 fits: its sd is the fits' spread only"
+    assert cifar10.total_spread_text(vi["rc_extract"], vi["rc_fit"]) == words
+    assert store.answers["table6_elm_conv_total_seconds"].note == words
+    assert cifar10.time_table_caption(vi).endswith(f"Green-ELM + random conv's total: {words}")
+    assert cifar10.table_vi_glue(vi, cifar10.answer_table_vi(store, vi, raw_set, conv_set, 100), 30.0)[
+        "c10_rc_total_spread"] == words
+    assert cifar10.total_spread_text(vi["rc_fit"], vi["rc_fit"]) == "5 extractions and 5 fits: its sd covers both"
+
+
+BOOK = Path(__file__).resolve().parents[1] / "book"
+
+
+def test_the_committed_page_prints_the_baselines_sgd_seconds_and_names_the_pairs():
+    """On the executed CIFAR-10 page the SGD MLP's and CNN's seconds are the baselines chapter's stored
+    runs, and the judged ratios' own pairs are printed under their own name."""
+    import json
+
+    from greenelm_book.bench import QUIET_RATIO_KEYS
+    from greenelm_book.summaries.bottom_line import rendered_text
+
+    baselines = json.loads((BOOK / "results" / "baselines.json").read_text())["results"]
+    own = json.loads((BOOK / "results" / "cifar10.json").read_text())["results"]
+    text = " ".join(rendered_text(BOOK / "cifar10.ipynb").split())
+    mlp, cnn = (np.mean(baselines[f"cifar10/sgd-{m}/train-seconds"]["values"]) for m in ("mlp", "cnn"))
+    assert f"% in {mlp:.1f} s" in text and f"SGD + Conv runs: {cnn:.1f} s" in text
+    pairs = own[QUIET_RATIO_KEYS["cifar10_sgd_mlp_over_raw_fit"]]["setting"]
+    assert (f"in those pairs the MLP's training took {np.mean(pairs['numerator_seconds']):.1f} s and Green-ELM's "
+            f"fit {np.mean(pairs['denominator_seconds']):.1f} s on average") in text
+    assert "pinv / Cholesky ratio is judged on raw pixels, both timed in" in text
+
+
+def test_the_ratio_tables_lead_in_types_no_inputs():
+    """The lead-in of the same-machine ratio table leaves what each ratio's runs were fed to the table's
+    "measured" column (the page had typed "on the backbone features" there, "raw pixels" in the prose)."""
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / "cifar10.py").read_text(encoding="utf-8")
+    lead_in = source[:source.index("show_table(cifar10.ratio_table(")].rsplit("# %% [markdown]", 1)[1]
+    assert "same-machine ratios" in lead_in
+    assert not re.search(r"raw pixels|backbone|embeddings|features\b", lead_in), lead_in

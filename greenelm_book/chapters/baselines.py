@@ -608,6 +608,7 @@ def comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, an
     when the answer rests on them, else the separate runs (a 95 % prediction interval)."""
     from ..bench import process_words
     from ..judging.comparisons import accuracy_within, between_interval
+    from ..judging.rejudge import judgement_words
     from ..judging.verdicts import ratio_interval
     from ..report import by_sign
 
@@ -643,6 +644,9 @@ def comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, an
         "bl_budget_all": "all of its" if (within.epochs == epochs).all() else "on average",
         "bl_budget_acc": within.accuracy.mean(), "bl_budget_gap": abs(budget_gap),
         "bl_budget_words": by_sign(budget_gap, "ahead of", "behind", "level with"),
+        # how the scorecard judges each claim, in the words of the test it uses (never typed beside it)
+        "bl_speedup_test": judgement_words(store, "speedup_vs_sgd_mnist_d2000", (mnist_sec, elm_sec)),
+        "bl_wide_test": judgement_words(store, "mnist_d4000_beats_sgd_by_1_26", (elm_wide, mnist_acc)),
     }
 
 

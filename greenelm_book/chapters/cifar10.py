@@ -270,13 +270,11 @@ def answer_solver_claims(store, ii: dict, speedup, cost, why: str, n_train: int,
     if quiet is None:
         keys, note = [speedup.key], ("listing 2's pinv and Cholesky solves on the same H, timed by its own timer, "
                                      "run by run on this machine; the solve depends on N and d only")
-        judged_on = (f"listing 2's solves timed run by run in this chapter, {speedup.n} seeds: "
-                     f"{speedup.mean:.2f}×")
     else:                      # both solves timed in one quiet process, interleaved (benchmarks/headline_ratios)
         keys, note = [quiet.key], (f"listing 2's pinv and Cholesky solves on one shared H of the paper's shape, "
                                    f"timed in {process_words(quiet)}, interleaved, {quiet.n} pairs")
-        judged_on = (f"both solves on one H of the paper's shape (raw pixels), timed in {process_words(quiet)}, "
-                     f"interleaved, {quiet.n} pairs: {quiet.mean:.2f}×")
+    judged = speedup if quiet is None else quiet
+    judged_on = f"{ratio_words(judged)}: {judged.mean:.2f}×"         # the words of the ratio table's row too
     verdict = answer_as_scorecard(store, "pinv_over_cholesky_speedup_d4000", verdict, keys, note=note)
     answer_as_scorecard(store, "cholesky_accuracy_cost_0_01", not_comparable(why, 0.01, cost.values, "points"),
                         [cost.key], note="pinv − Cholesky accuracy on the same H, seed by seed")
@@ -288,7 +286,7 @@ def answer_solver_claims(store, ii: dict, speedup, cost, why: str, n_train: int,
                         [ii["pinv"]["seconds"].key, ii["sgd"]["seconds"].key], [ii["pinv"]["seconds"], ii["sgd"]["seconds"]])
     return {"verdict": verdict, "paper_ratio": claim_ratio, "flop_ratio": flops["pinv"] / flops["cholesky"],
             "behind": behind, "behind_verdict": behind_verdict, "judged_on": judged_on,
-            "judged": speedup if quiet is None else quiet}
+            "judged": judged}
 
 
 def table_ii_glue(ii: dict, speedup, cost, ridge, extraction: dict, solver_claims: dict, solvers) -> dict:
@@ -438,7 +436,8 @@ def answer_table_vi(store, vi: dict, raw_set: dict, conv_set: dict, n_train: int
     store.answer("table6_elm_conv_feature_seconds", judge_time(178.0, rc_extract.values), keys=[rc_extract.key],
                  note="extraction of the training images' features")
     store.answer("table6_elm_conv_train_seconds", judge_time(5.2, rc_fit.values), keys=[rc_fit.key])
-    store.answer("table6_elm_conv_total_seconds", judge_time(183.2, rc_total.values), keys=[rc_total.key])
+    store.answer("table6_elm_conv_total_seconds", judge_time(183.2, rc_total.values), keys=[rc_total.key],
+                 note=total_spread_text(rc_extract, rc_fit))
 
     # parity on raw pixels, and the 5.1x speed-up, both on this machine
     mlp_acc, mlp_s, cnn_acc, cnn_s = vi["mlp_acc"], vi["mlp_s"], vi["cnn_acc"], vi["cnn_s"]
@@ -522,6 +521,64 @@ def ratio_how(ratio) -> str:
     return f"paired by seed over {ratio.n} runs"
 
 
+def ratio_inputs(ratio) -> str:
+    """What a same-machine ratio's runs were fed, from its setting: "raw pixels", "the random conv
+    frontend's features", "the <backbone> ImageNet embeddings", else its ``data`` as written. ValueError when
+    the setting says none."""
+    setting = ratio.setting
+    said = " ".join(str(setting.get(field) or "") for field in ("features", "data", "numerator"))
+    if "random_conv" in said or "random conv" in said:
+        return "the random conv frontend's features"
+    if "raw pixels" in said:
+        return "raw pixels"
+    if setting.get("features"):
+        return f"the {setting['features']}"
+    if setting.get("data"):
+        return str(setting["data"])
+    raise ValueError(f"{ratio.key}: its setting names no inputs (features, data or numerator)")
+
+
+def ratio_words(ratio) -> str:
+    """Where and how a same-machine ratio was measured, from its setting (the one wording of every page
+    that says it): "on raw pixels, both timed in one process on a busy machine, interleaved, 5 pairs"."""
+    return f"on {ratio_inputs(ratio)}, {ratio_how(ratio)}"
+
+
+def pair_sides_text(ratio, numerator: str, denominator: str) -> str:
+    """The seconds of each side of a ratio timed in interleaved pairs (``bench.record_quiet_ratio``), under
+    the pairs' own name and with the host and day that measured them: "in those pairs the MLP's training
+    took 22.6 s and Green-ELM's fit 9.9 s on average, measured on …". These are the pairs' own runs, not
+    the seconds a table of the chapter shows. A ratio of the chapter's runs paired by seed has no sides
+    of its own: "its sides are the seconds in the table, paired by seed"."""
+    a, b = ratio.setting.get("numerator_seconds"), ratio.setting.get("denominator_seconds")
+    if not a or not b:
+        return "its sides are the seconds in the table, paired by seed"
+    from ..store.results import measured_on_text
+
+    return (f"in those pairs {numerator} took {np.mean(a):.1f} s and {denominator} {np.mean(b):.1f} s on "
+            f"average, {measured_on_text([ratio])}: the pairs' own runs, not the seconds in the table")
+
+
+def total_spread_text(extract, fit) -> str:
+    """What the ± sd of an extraction + fit total covers, from the two results: "the extraction timed
+    once (29.8 s) plus each of 5 fits: its sd is the fits' spread only", or both spreads when the
+    extraction has runs of its own."""
+    if extract.n > 1:
+        return f"{extract.n} extractions and {fit.n} fits: its sd covers both"
+    return (f"the extraction timed once ({extract.mean:.1f} s) plus each of {fit.n} fits: its sd is the fits' "
+            "spread only")
+
+
+def time_table_caption(vi: dict) -> str:
+    """The caption of Table VI's seconds: where and when each shown timing was measured
+    (:func:`~greenelm_book.store.results.measured_on_text`) and what the Conv total's spread covers."""
+    from ..store.results import measured_on_text
+
+    shown = [vi[name] for name in ("mlp_s", "raw_s", "cnn_s", "rc_extract", "rc_fit")]
+    return (f"Seconds {measured_on_text(shown)}. Green-ELM + random conv's total: "
+            f"{total_spread_text(vi['rc_extract'], vi['rc_fit'])}")
+
+
 def answer_backbone_effective(store, ii: dict, vi: dict, backbone_name: str) -> float:
     """Answer "a frozen backbone is effective" as the scorecard judges it (the chapter's test: the head
     beats raw pixels by > 10 points and is no more than 1 point below the SGD head); returns the lift
@@ -549,6 +606,11 @@ def table_vi_glue(vi: dict, vi_answers: dict, lift: float) -> dict:
             "c10_mlp_s": mean["mlp_s"], "c10_cnn_acc": mean["cnn_acc"], "c10_cnn_s": mean["cnn_s"],
             "c10_raw_gap": raw_gap, "c10_raw_speedup": judged["raw"].mean,
             "c10_raw_speedup_how": ratio_how(judged["raw"]), "c10_conv_ratio_how": ratio_how(judged["conv"]),
+            # the judged ratios' own sides (interleaved pairs), under their own name: not the table's seconds
+            "c10_raw_pair_sides": pair_sides_text(judged["raw"], "the MLP's training", "Green-ELM's fit"),
+            "c10_conv_pair_sides": pair_sides_text(judged["conv"], "Green-ELM + Conv's extraction and fit",
+                                                   "SGD + Conv's training"),
+            "c10_rc_total_spread": total_spread_text(vi["rc_extract"], vi["rc_fit"]),
             "c10_raw_verdict": str(vi_answers["v_raw"]),
             "c10_speed_verdict": str(vi_answers["v_speed"]), "c10_rc_acc": mean["rc_acc"],
             "c10_rc_extract": mean["rc_extract"], "c10_rc_fit": mean["rc_fit"], "c10_rc_total": mean["rc_total"],
@@ -599,17 +661,21 @@ def table_vi_time(vi: dict, raw_width: int) -> pd.DataFrame:
 
 def ratio_table(vi_answers: dict, speedup, solver_claims: dict, backbone_width: int) -> pd.DataFrame:
     """The same-machine ratios beside the paper's: SGD MLP / Green-ELM on raw pixels, ELM + Conv /
-    SGD + Conv, listing 2's pinv / Cholesky."""
+    SGD + Conv, listing 2's pinv / Cholesky; "measured" says, from each result's setting, what its runs
+    were fed and how they were paired (:func:`ratio_words`, the words the prose uses too)."""
     judged = judged_ratios(vi_answers)
     raw_ratio, conv_ratio = judged["raw"], judged["conv"]
     speedup = solver_claims.get("judged", speedup)
     return pd.DataFrame([
         {"same-machine ratio": "SGD MLP / Green-ELM, raw pixels", "paper (×)": 149.0 / 29.0,
-         "ours (×)": spread_text(raw_ratio), "runs": raw_ratio.n, "verdict": vi_answers["v_speed"].label},
+         "ours (×)": spread_text(raw_ratio), "runs": raw_ratio.n, "measured": ratio_words(raw_ratio),
+         "verdict": vi_answers["v_speed"].label},
         {"same-machine ratio": "ELM + Conv / SGD + Conv", "paper (×)": 183.2 / 181.0,
-         "ours (×)": spread_text(conv_ratio), "runs": conv_ratio.n, "verdict": vi_answers["v_parity"].label},
+         "ours (×)": spread_text(conv_ratio), "runs": conv_ratio.n, "measured": ratio_words(conv_ratio),
+         "verdict": vi_answers["v_parity"].label},
         {"same-machine ratio": f"pinv / Cholesky, d = {backbone_width}", "paper (×)": solver_claims["paper_ratio"],
-         "ours (×)": spread_text(speedup, 1), "runs": speedup.n, "verdict": solver_claims["verdict"].label},
+         "ours (×)": spread_text(speedup, 1), "runs": speedup.n, "measured": ratio_words(speedup),
+         "verdict": solver_claims["verdict"].label},
     ])
 
 

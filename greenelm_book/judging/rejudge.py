@@ -24,7 +24,7 @@ from ..report import Verdict, not_comparable
 from ..store.results import Answer
 
 __all__ = ["Judgement", "judge_claim", "scorecard_verdict", "answer_as_scorecard", "shared_verdict", "CLAIM_TESTS",
-           "OWN_PARITY_BASELINE", "OWN_MEASUREMENTS", "own_parity_keys"]
+           "OWN_PARITY_BASELINE", "OWN_MEASUREMENTS", "own_parity_keys", "scorecard_test", "judgement_words"]
 
 QUALITATIVE = ("holds", "partly holds", "does not hold")
 
@@ -365,6 +365,26 @@ def scorecard_verdict(claim_id: str, chapter_verdict: Verdict, keys, results: di
         raise KeyError(f"{claim_id}: the judgement needs every result it rests on; missing {missing}")
     claim = next(c for c in CLAIMS if c.id == claim_id)
     return judge_claim(claim, Answer(claim_id, chapter_verdict, tuple(keys)), results, {}).verdict
+
+
+def scorecard_test(claim_id: str, keys, results: dict, chapter_verdict: Verdict) -> str:
+    """The name of the test (one of :data:`~greenelm_book.judging.verdicts.TESTS`) by which the scorecard
+    judges ``claim_id`` answered with ``chapter_verdict`` from ``keys`` (``results``: ``{key: Result}``,
+    other chapters' included): a page that says how the claim is judged prints
+    ``verdicts.words_of_test`` of it, so its description is the test actually used."""
+    claim = next((c for c in CLAIMS if c.id == claim_id), None)
+    if claim is None:
+        raise KeyError(f"no claim {claim_id!r} in greenelm_book.paper.CLAIMS")
+    return judge_claim(claim, Answer(claim_id, chapter_verdict, tuple(keys)), results, {}).test
+
+
+def judgement_words(store, claim_id: str, results=()) -> str:
+    """How the scorecard judges the answer to ``claim_id`` recorded in ``store`` (a
+    :class:`~greenelm_book.store.results.ChapterResults`), in words: ``verdicts.words_of_test`` of
+    :func:`scorecard_test`. ``results``: Results of other chapters the answer's keys name."""
+    answer = store.answers[claim_id]
+    visible = {**store.results, **{r.key: r for r in results}}
+    return V.words_of_test(scorecard_test(claim_id, answer.keys, visible, answer.verdict))
 
 
 def answer_as_scorecard(store, claim_id: str, chapter_verdict: Verdict, keys, results=(), note: str = "") -> Verdict:

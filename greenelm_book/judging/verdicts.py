@@ -43,7 +43,7 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDE
            "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
            "difference_interval", "reaches_within_margin", "flatter_than_anchor", "margin_label", "judge_between", "LADDER", "LADDER_CONDITIONS",
            "ladder_label", "mean_beyond_bound", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
-           "gain_label", "gain_over"]
+           "gain_label", "gain_over", "TEST_WORDS", "words_of_test"]
 
 #: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
 TEST_LEVEL = 0.05
@@ -229,6 +229,26 @@ THRESHOLDS = (
 )
 #: every test name the scorecard may cite (the functions above, and the two that only record)
 TESTS = tuple(RULES) + ("not_comparable", "not_measurable", "chapter_test")
+#: what each test of :data:`TESTS` decides, in words: :data:`RULES`' text for the verdict functions, and
+#: the three that only record (the words a page uses to say how a claim was judged: :func:`words_of_test`)
+TEST_WORDS = {**RULES,
+              # said in full, not by reference to another rule's name
+              "difference_vs_paper": "a difference of two independently measured quantities (Welch's prediction "
+                                     "interval, TOST and margin test), on the ladder of a number against the "
+                                     "paper's: " + RULES["value_vs_paper"],
+              "not_comparable": "not judged: the setting, or the machine, is not the paper's; the difference is "
+                                "shown for information",
+              "not_measurable": "not judged: the book's machine cannot measure it",
+              "chapter_test": "the chapter's own stated test, recorded with the verdict"}
+
+
+def words_of_test(test: str) -> str:
+    """What the test named ``test`` (one of :data:`TESTS`, the name a judgement cites) decides, in words:
+    the one description a page prints of how a claim was judged, so it cannot drift from the test used.
+    ValueError for a name that is not a test."""
+    if test not in TEST_WORDS:
+        raise ValueError(f"no test named {test!r}; the tests are {', '.join(TESTS)}")
+    return TEST_WORDS[test]
 
 
 def _runs(values) -> np.ndarray:

@@ -31,7 +31,7 @@ __all__ = ["HEADLINE_PAGE", "Store", "accuracy_findings", "speed_findings", "inc
            "scaling_findings", "frontier_findings", "streaming_findings", "scale_out_findings",
            "verdict_markdown", "findings", "glue_findings", "headline_markdown", "write_headline_page",
            "rendered_text", "rendered_parts", "word_count", "CONCLUSION_CLAIMS", "counts_text", "verdict_glues",
-           "bottom_line_text", "verdict_problems"]
+           "bottom_line_text", "verdict_problems", "reproduces_words", "BORNE_OUT"]
 
 #: the intro's headline findings, generated from ``book/results`` (committed, like the scorecard summary)
 HEADLINE_PAGE = "book/headline_findings.md"
@@ -440,6 +440,33 @@ def verdict_glues(card) -> dict:
     out = {f"{VERDICT_GLUE}{claim}": labels[claim] for claim in CONCLUSION_CLAIMS}
     out.update({COUNTS_GLUE: counts_text(card), "n_claims": len(card)})
     return out
+
+
+#: verdict labels that say a claim is borne out (the others say it is not, or is not judged)
+BORNE_OUT = ("reproduced", "holds", "concordant")
+
+
+def reproduces_words(found: dict, card) -> dict:
+    """The words that join the bottom line's "What reproduces" on MNIST's widest accuracy to the two
+    claims about it, from their verdicts: the paper's "> 95 %" with no feature learning
+    (``feature_learning_not_needed_mnist``, the bar its test uses) and the paper's own value at that
+    width (``abstract_mnist_d4000_accuracy``). Returns ``{"wide_bar": the paper's bar (95), "wide_bar_words":
+    "above" / "below" (ours against the bar), "wide_own": "but not its 98.10 %" (its verdict a "differs"), "and
+    matches its …" (borne out, :data:`BORNE_OUT`) or "while its … is undecided" (any other)}``;
+    the verdict of the paper's own value follows ``wide_own`` on the page. ``found``: :func:`findings`; ``card``: the
+    scorecard's rows."""
+    labels = dict(zip(card["claim"], card["verdict"]))
+    claims = ("feature_learning_not_needed_mnist", "abstract_mnist_d4000_accuracy")
+    missing = [claim for claim in claims if claim not in labels]
+    if missing:
+        raise KeyError(f"the scorecard has no claim {missing}")
+    bar = _claim_value("above_95_single_step")
+    own = f"its {found['acc_mnist_wide_paper']:.2f} %"
+    label = labels["abstract_mnist_d4000_accuracy"]
+    wide_own = (f"and matches {own}" if label in BORNE_OUT else f"but not {own}" if label.startswith("differs")
+                else f"while {own} is undecided")
+    return {"wide_bar": bar, "wide_bar_words": by_sign(found["acc_mnist_wide"] - bar, "above", "below"),
+            "wide_own": wide_own}
 
 
 def findings(directory: str | Path) -> dict:
