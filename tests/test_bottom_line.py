@@ -497,6 +497,26 @@ def test_the_deviations_page_reads_its_settings_from_the_store(tmp_path):
     assert f"an epoch takes {per_epoch:.1f} s" not in deviations_markdown(STORE_DIR)
 
 
+def test_the_deviations_page_says_what_the_scorecard_judged_of_each_ratio():
+    """The page said the pinv / LU and Conv ratios are judged while the scorecard found them not
+    comparable or inconclusive: each cell now carries the scorecard's verdict on that ratio."""
+    import pandas as pd
+
+    from greenelm_book.summaries.deviations import JUDGED_RATIOS, deviations_markdown, scorecard_verdict_text
+    from greenelm_book.summaries.scorecard import scorecard
+
+    card = scorecard(STORE_DIR)
+    text = deviations_markdown(STORE_DIR)
+    for claim, what in JUDGED_RATIOS.values():
+        verdict = dict(zip(card.claim, card.verdict))[claim]
+        assert f"seconds not judged; {what}: {verdict} (scorecard) |" in text
+    assert "the pinv / LU ratio is |" not in text and "judged as a ratio only" not in text
+    planted = pd.DataFrame({"claim": ["x", "y"], "verdict": ["inconclusive", "not comparable"]})
+    assert scorecard_verdict_text(planted, "x", "the ratio") == "the ratio: inconclusive (scorecard)"
+    with pytest.raises(KeyError, match="z: not a claim of the scorecard"):
+        scorecard_verdict_text(planted, "z", "the ratio")
+
+
 def _with_setting(key, values, unit="%", **setting):
     return Result(key, tuple(values), unit, setting, "c", "m", "2026-11-28", "")
 
@@ -541,3 +561,25 @@ def test_the_gpu_sentence_without_a_benchmark_report_names_no_fit(tmp_path):
     report.write_text('{"gpu": "G", "date": "2026-11-26", "fits": [{"device": "cpu", "n_hidden": 4000}, '
                       '{"device": "cuda", "n_hidden": 8000}, {"device": "cuda", "n_hidden": 4000}]}')
     assert deviations.gpu_benchmark_fits(report) == {"gpu": "G", "widths": [4000, 8000], "measured": "2026-11-26"}
+
+
+def test_every_page_that_states_the_protocol_s_rule_names_the_grid_s_history_in_one_clause():
+    """"Every choice made on held-out training rows" was said on the intro, the headline findings and the
+    conclusion while only the frontier page said its grid's families were first explored on test scores:
+    each page that states the rule now carries the one clause of frontier.grid_history."""
+    import re
+
+    from greenelm_book.chapters.frontier import grid_history
+
+    clause = grid_history()
+    pages = {"intro": (ROOT / "book" / "intro.md").read_text(encoding="utf-8"),
+             "headline": bl.headline_markdown(STORE_DIR),
+             "conclusion": bl.rendered_text(CONCLUSION_PAGE)}
+    for name, text in pages.items():
+        text = re.sub(r"\s+", " ", text)
+        assert "held-out training rows" in text, f"{name} no longer states the rule: drop it from this test"
+        assert clause in text, name
+    assert clause in re.sub(r"\s+", " ", bl.rendered_text(ROOT / "book" / "frontier.ipynb"))   # its disclosure
+    protocol = bl.protocol_how(bl.Store(STORE_DIR))
+    assert protocol.endswith(f", though {clause}") and "held-out training rows" in protocol
+    assert "held-out training rows" not in re.sub(r"\s+", " ", pages["headline"]).replace(protocol, "")
