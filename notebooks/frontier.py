@@ -35,10 +35,10 @@
 # test set as such and are never picked among. Three seeds are planned; each seed's seconds count
 # every selection fit, the refit and the scoring, on this machine's two cores.
 #
-# The grid was fixed before any of these runs, but not before any test score:
-# {glue:text}`grid_history` (this chapter's frontier search, which compared the whitened random
-# patches, the d → ∞ readout and mirror images on test-set accuracy). The protocol keeps the test set
-# out of every choice within the grid, not out of the choice of the grid itself.
+# The grid was fixed before any of these runs, but {glue:text}`grid_history`: its families (the
+# whitened random patches, the d → ∞ readout, mirror images) were compared on test-set accuracy in
+# this chapter's earlier frontier search. The protocol keeps the test set out of every choice within
+# the grid, not out of the choice of the grid itself.
 # ```
 
 # %% tags=["parameters"]

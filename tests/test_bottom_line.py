@@ -337,7 +337,7 @@ def test_the_bottom_line_names_the_store_numbers(found):
     for snippet in (f"{found['acc_mnist_gap']:.2f} points {found['acc_mnist_words']}",
                     f"{found['acc_fashion_gap']:.2f} points {found['acc_fashion_words']}",
                     f"is {found['speedup']:.2f}× here", f"{found['limit_mnist']:.2f} % on",
-                    f"{found['limit_cifar_vs_cnn']:.2f} points {found['limit_cifar_words']} the book's SGD-trained CNN"):
+                    f"{found['limit_cifar_vs_cnn']:.2f} points {found['limit_cifar_words']} our SGD-trained CNN"):
         assert snippet in text, snippet
     # the CIFAR-10 limit is set against the book's own CNN, not the paper's figure's baseline
     cnn = bl.Store(STORE_DIR).get("cifar10/sgd-cnn/accuracy").mean
@@ -542,7 +542,8 @@ def test_the_conclusion_names_the_solver_of_each_mnist_width_as_recorded():
 def test_protocol_how_reads_the_rows_from_the_protocols_settings():
     store = bl.Store.from_results([_with_setting("mnist/frontier-protocol/test-accuracy", [99.5], n_validation=10000,
                                            n_fit=20000, n_train=60000)])
-    assert bl.protocol_how(store) == "every choice made on 10,000 held-out training rows, the test set read once per seed"
+    assert bl.protocol_how(store) == ("every choice on 10,000 held-out training rows, one test read per seed, though "
+                                      "the grid was first explored on test scores")
     assert bl.protocol_how(bl.Store.from_results([])) == ""
 
 

@@ -56,7 +56,7 @@ GB = 1e9
 
 #: the grid's history beside the protocol's rule, in the same words on every page that states the rule
 #: (the frontier, the intro, the headline findings, the conclusion): :func:`grid_history`
-GRID_HISTORY = "the grid's families were first explored on test scores in an earlier search"
+GRID_HISTORY = "the grid was first explored on test scores"
 
 
 def grid_history() -> str:

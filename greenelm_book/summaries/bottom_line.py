@@ -313,7 +313,7 @@ def protocol_text(store: Store) -> str:
 
 def protocol_how(store: Store) -> str:
     """How the frontier protocol's test accuracies were obtained, from their settings: "every choice
-    made on 10,000 held-out training rows, the test set read once per seed, though …" (the counts of
+    on 10,000 held-out training rows, one test read per seed, though …" (the counts of
     each dataset joined when they differ; the grid's history,
     :func:`greenelm_book.chapters.frontier.grid_history`, beside the rule); "" when no seed is recorded."""
     from ..chapters.frontier import grid_history
@@ -322,8 +322,8 @@ def protocol_how(store: Store) -> str:
                    if (found := store.results.get(f"{dataset}/frontier-protocol/test-accuracy")) is not None})
     if not rows:
         return ""
-    return (f"every choice made on {' or '.join(f'{v:,}' for v in rows)} held-out training rows, the test set "
-            f"read once per seed, though {grid_history()}")
+    return (f"every choice on {' or '.join(f'{v:,}' for v in rows)} held-out training rows, one test read per "
+            f"seed, though {grid_history()}")
 
 
 def opponent_sentence(store: Store) -> str:
