@@ -142,7 +142,7 @@ plt.show()
 
 # %% tags=["remove-cell"]
 exponents = scaleout.answer_linear_in_n(store, bench, bench_keys, bench_setting)
-for name, value in scaleout.benchmark_glues(bench, exponents, report["config"]).items():
+for name, value in scaleout.benchmark_glues(bench, exponents).items():
     glue(name, value, display=False)
 
 # %% [markdown]

@@ -152,3 +152,17 @@ def test_the_flop_rate_says_its_precision_and_its_processes():
 
     committed = json.loads((ROOT / "benchmarks" / "scaleout.json").read_text())["config"]
     assert scaleout.gflops_text(1.0, committed).startswith(f"1 GFLOP/s, {committed['dtype']}:")
+
+
+def test_the_benchmark_frame_carries_its_config_into_the_flop_rate(tmp_path):
+    _, bench, setting = scaleout.load_benchmark(_report(tmp_path, 1.0).name, tmp_path)
+    store = ChapterResults("scale_out", "smoke", tmp_path)
+    fit = scaleout.answer_linear_in_n(store, bench, scaleout.record_benchmark(store, bench, setting), setting)
+    config = json.loads((tmp_path / "bench.json").read_text())["config"]
+    assert scaleout.benchmark_glues(bench, fit)["bench_gflops"] == scaleout.gflops_text(bench.iloc[-1].dask_gflops,
+                                                                                         config)
+    assert "precision not recorded" in scaleout.benchmark_glues(bench, fit)["bench_gflops"]     # no dtype in it
+    bench.attrs["config"] = dict(config, dtype="float64", threads_per_worker=1)
+    assert scaleout.benchmark_glues(bench, fit)["bench_gflops"].endswith(", float64: the FLOP model's count over "
+                                                                         "the wall time of 2 single-threaded worker "
+                                                                         "processes")

@@ -193,6 +193,7 @@ def load_benchmark(path, root: Path) -> tuple[dict, pd.DataFrame, dict]:
     bench = pd.DataFrame(report["rows"])
     bench["worker peak MB (max)"] = bench["worker_peak_mb"].map(max)
     config = report["config"]
+    bench.attrs["config"] = dict(config)          # its precision and workers, for the FLOP rate's words
     setting = {"dataset": "mnist, repeated with random shifts of up to 2 pixels", "model": "Green-ELM",
                "n_hidden": config["n_hidden"], "block_rows": config["block_rows"],
                "fit": f"Dask LocalCluster, {config['n_workers']} workers × 1 thread",
@@ -298,8 +299,8 @@ def answer_linear_in_n(store, bench: pd.DataFrame, keys: dict, setting: dict) ->
 def gflops_text(gflops: float, config: dict | None) -> str:
     """A FLOP rate with what it is a rate of: ``"85 GFLOP/s, float64: the FLOP model's count over the wall
     time of 2 single-threaded worker processes"`` (``config``: the report's, with ``dtype``, ``n_workers``
-    and ``threads_per_worker``; None: the rate alone, its precision not recorded)."""
-    if not config:
+    and ``threads_per_worker``; None, or no ``dtype``: the rate alone, its precision not recorded)."""
+    if not config or not config.get("dtype"):
         return f"{gflops:.0f} GFLOP/s, precision not recorded"
     threads = int(config.get("threads_per_worker", 1))
     how = "single-threaded" if threads == 1 else f"{threads}-thread"
@@ -309,7 +310,9 @@ def gflops_text(gflops: float, config: dict | None) -> str:
 
 def benchmark_glues(bench: pd.DataFrame, fit: dict, config: dict | None = None) -> dict:
     """The texts the benchmark's prose quotes; ``fit`` is :func:`answer_linear_in_n`'s result, ``config``
-    the report's (its precision and workers, :func:`gflops_text`)."""
+    the report's (its precision and workers, :func:`gflops_text`; default: the one :func:`load_benchmark`
+    keeps in ``bench.attrs``)."""
+    config = bench.attrs.get("config") if config is None else config
     n_rows = bench.n_rows.to_numpy(dtype=float)
     wall, peaks, largest = fit["wall_seconds"], fit["peaks"], bench.iloc[-1]
     glues = {"bench_largest_n": f"{int(largest.n_rows):,}", "bench_largest_seconds": f"{wall[-1]:.0f} s",
