@@ -58,7 +58,7 @@ glue_findings(reproduces_words(found, card))
 #   baseline is {glue:text}`sgd_table:.2f` % in Table I, {glue:text}`sgd_figure:g` % in the figure.
 # - **Beyond the paper.** Its map's d → ∞ limit reaches {glue:text}`limit_mnist:.2f` % on
 #   MNIST but {glue:text}`limit_cifar:.2f` % on CIFAR-10, {glue:text}`limit_cifar_vs_cnn:.2f` points
-#   {glue:text}`limit_cifar_words` the book's SGD-trained CNN. Random patches go further,
+#   {glue:text}`limit_cifar_words` our SGD-trained CNN. Random patches go further,
 #   {glue:text}`protocol_how`.
 #
 # The scorecard's {glue:text}`n_claims` claims: {glue:text}`verdict_counts`.

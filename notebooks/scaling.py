@@ -279,12 +279,18 @@ show_table(sc.hypothesis_table(entropies, slopes, datasets), digits=3)
 #
 # The width-d ridge readout equals $\hat K_t(\hat K + \tfrac{\lambda}{d} I)^{-1} Y$ with
 # $\hat K = HH^\top/d$: at fixed λ the effective ridge λ/d vanishes, so an infinitely wide Green-ELM
-# is kernel interpolation with $K$. The convergence on a few test images (the error falls like
-# $1/\sqrt d$):
+# is kernel interpolation with $K$. The convergence on a few test images:
 
 # %%
 probe = splits[datasets[0]].X_test[:200]
-show_table(sc.kernel_convergence(probe, kernel_check_widths, seed), digits=4, integers=["d"])
+convergence = sc.kernel_convergence(probe, kernel_check_widths, seed)
+show_table(convergence, digits=4, integers=["d"])
+
+# %% tags=["remove-cell"]
+glue("convergence_rate", sc.convergence_rate_sentence(convergence))
+
+# %% [markdown]
+# {glue:text}`convergence_rate`
 
 # %% [markdown]
 # The limit's accuracy: kernel ridge with the arc-cosine kernel on the training set, solved by an

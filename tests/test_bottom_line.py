@@ -338,7 +338,7 @@ def test_the_bottom_line_names_the_store_numbers(found):
     for snippet in (f"{found['acc_mnist_gap']:.2f} points {found['acc_mnist_words']}",
                     f"{found['acc_fashion_gap']:.2f} points {found['acc_fashion_words']}",
                     f"is {found['speedup']:.2f}× here", f"{found['limit_mnist']:.2f} % on",
-                    f"{found['limit_cifar_vs_cnn']:.2f} points {found['limit_cifar_words']} the book's SGD-trained CNN"):
+                    f"{found['limit_cifar_vs_cnn']:.2f} points {found['limit_cifar_words']} our SGD-trained CNN"):
         assert snippet in text, snippet
     # the CIFAR-10 limit is set against the book's own CNN, not the paper's figure's baseline
     cnn = bl.Store(STORE_DIR).get("cifar10/sgd-cnn/accuracy").mean
@@ -501,6 +501,26 @@ def test_the_deviations_page_reads_its_settings_from_the_store(tmp_path):
     assert f"an epoch takes {per_epoch:.1f} s" not in deviations_markdown(STORE_DIR)
 
 
+def test_the_deviations_page_says_what_the_scorecard_judged_of_each_ratio():
+    """The page said the pinv / LU and Conv ratios are judged while the scorecard found them not
+    comparable or inconclusive: each cell now carries the scorecard's verdict on that ratio."""
+    import pandas as pd
+
+    from greenelm_book.summaries.deviations import JUDGED_RATIOS, deviations_markdown, scorecard_verdict_text
+    from greenelm_book.summaries.scorecard import scorecard
+
+    card = scorecard(STORE_DIR)
+    text = deviations_markdown(STORE_DIR)
+    for claim, what in JUDGED_RATIOS.values():
+        verdict = dict(zip(card.claim, card.verdict))[claim]
+        assert f"seconds not judged; {what}: {verdict} (scorecard) |" in text
+    assert "the pinv / LU ratio is |" not in text and "judged as a ratio only" not in text
+    planted = pd.DataFrame({"claim": ["x", "y"], "verdict": ["inconclusive", "not comparable"]})
+    assert scorecard_verdict_text(planted, "x", "the ratio") == "the ratio: inconclusive (scorecard)"
+    with pytest.raises(KeyError, match="z: not a claim of the scorecard"):
+        scorecard_verdict_text(planted, "z", "the ratio")
+
+
 def _with_setting(key, values, unit="%", **setting):
     return Result(key, tuple(values), unit, setting, "c", "m", "2026-11-28", "")
 
@@ -526,7 +546,8 @@ def test_the_conclusion_names_the_solver_of_each_mnist_width_as_recorded():
 def test_protocol_how_reads_the_rows_from_the_protocols_settings():
     store = bl.Store.from_results([_with_setting("mnist/frontier-protocol/test-accuracy", [99.5], n_validation=10000,
                                            n_fit=20000, n_train=60000)])
-    assert bl.protocol_how(store) == "every choice made on 10,000 held-out training rows, the test set read once per seed"
+    assert bl.protocol_how(store) == ("every choice on 10,000 held-out training rows, one test read per seed, though "
+                                      "the grid was first explored on test scores")
     assert bl.protocol_how(bl.Store.from_results([])) == ""
 
 
@@ -581,3 +602,25 @@ def test_the_bottom_line_says_both_the_bar_and_the_papers_own_value(found, card)
     assert (f"{found['acc_mnist_wide']:.2f} % (d = {found['acc_mnist_wide_d']}), {words['wide_bar_words']} the "
             f"paper's \"> {words['wide_bar']:g} %\" ({labels['feature_learning_not_needed_mnist']}) "
             f"{words['wide_own']} ({labels['abstract_mnist_d4000_accuracy']});") in text.replace("*", "")
+
+
+def test_every_page_that_states_the_protocol_s_rule_names_the_grid_s_history_in_one_clause():
+    """"Every choice made on held-out training rows" was said on the intro, the headline findings and the
+    conclusion while only the frontier page said its grid's families were first explored on test scores:
+    each page that states the rule now carries the one clause of frontier.grid_history."""
+    import re
+
+    from greenelm_book.chapters.frontier import grid_history
+
+    clause = grid_history()
+    pages = {"intro": (ROOT / "book" / "intro.md").read_text(encoding="utf-8"),
+             "headline": bl.headline_markdown(STORE_DIR),
+             "conclusion": bl.rendered_text(CONCLUSION_PAGE)}
+    for name, text in pages.items():
+        text = re.sub(r"\s+", " ", text)
+        assert "held-out training rows" in text, f"{name} no longer states the rule: drop it from this test"
+        assert clause in text, name
+    assert clause in re.sub(r"\s+", " ", bl.rendered_text(ROOT / "book" / "frontier.ipynb"))   # its disclosure
+    protocol = bl.protocol_how(bl.Store(STORE_DIR))
+    assert protocol.endswith(f", though {clause}") and "held-out training rows" in protocol
+    assert "held-out training rows" not in re.sub(r"\s+", " ", pages["headline"]).replace(protocol, "")

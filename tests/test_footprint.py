@@ -132,3 +132,16 @@ def test_storage_table_records_each_width_and_the_verdict_reads_it(tmp_path):
     assert footprint.storage_verdict(table).label == "holds"
     table.loc[1, "same predictions"] = "no"
     assert footprint.storage_verdict(table).label == "does not hold"
+
+
+def test_the_cpu_seconds_are_said_to_count_every_thread_and_checked_against_the_cores():
+    """The hardware page's CPU seconds exceeded two cores' wall time of a fit timed elsewhere: the words
+    say what CPU seconds count, and a run claiming more CPU time than its cores can give is refused."""
+    runs = {"green-elm": {"runs": [{"cpu_seconds": 15.0, "wall_seconds": 8.0}, {"cpu_seconds": 14.0, "wall_seconds": 9.0}]},
+            "sgd-mlp": {"runs": [{"cpu_seconds": 20.0, "wall_seconds": 19.0}]}}
+    words = footprint.cpu_seconds_words(runs, 2)
+    assert "every thread summed" in words and "up to 2 CPU seconds per second of wall time" in words
+    assert "(the most a run used: green-elm 1.9×, sgd-mlp 1.1×)" in words
+    runs["green-elm"]["runs"].append({"cpu_seconds": 15.0, "wall_seconds": 5.3})    # 2.8 CPU s per second
+    with pytest.raises(ValueError, match="green-elm: 15.00 CPU s in 5.30 s of wall time is more than 2 cores"):
+        footprint.cpu_seconds_words(runs, 2)

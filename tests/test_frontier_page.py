@@ -157,6 +157,29 @@ def test_part_one_continues_the_scaling_curve_with_the_fixed_measurements(setup)
     assert fc.answer_ultra_wide(store, part, 99.5).verdict.label == "does not hold"      # 98.74 < 99.5
 
 
+def test_the_held_out_error_names_every_width_it_averages_and_the_scaling_chapter_s_as_another(setup):
+    records_dir, store = setup
+    _write_fixed(records_dir)
+    part = fc.ultra_wide_part(store, "mnist", records_dir)
+    held = part["held_widths"]
+    assert held == [d for d in sorted(part["loo_curve"]) if d > 4000] and len(held) > 1 and held[-1] == 32000
+    scaling = store.get("scaling", "mnist/green-elm/unit/cholesky/ln-d-fit/held-out-error")
+    text = fc.held_out_sentence(part, scaling)
+    # every width the mean is taken over, not only this chapter's widest (the planted defect: 32 000 alone)
+    assert f"d = {fc.widths_text(held)} " in text and fc.widths_text(held).count("\u202f") == len(held)
+    assert f"{part['test'].log_error:.2f} points for ln d" in text
+    assert abs(part["test"].log_error - float(np.mean(np.abs(np.subtract(part["test"].log_prediction,
+                                                                          part["test"].measured))))) < 1e-12
+    # the scaling chapter's ln d error is printed as its own stored value, named as another quantity
+    assert f"ln d error, {scaling.mean:.2f} points, is another quantity" in text
+    assert f"d = {fc.widths_text(scaling.setting['held_out_widths'])} at the paper's fixed λ = 0.001" in text
+    assert fc.held_out_sentence(part).endswith("for the saturating law.")
+    answer = fc.answer_ultra_wide(store, part, 99.5).verdict
+    assert f"mean absolute error over d = {', '.join(str(d) for d in held)} (λ by LOO): ln d " \
+           f"{part['test'].log_error:.2f}" in answer.ours
+    assert fc.widths_text([8000]) == "8\u202f000"
+
+
 def test_the_opponent_sentence_pairs_seeds_and_follows_the_sign_of_the_gap(setup):
     records_dir, store = setup
     protocol = fc.record_protocol(store, fc.load_records(records_dir), [0, 1, 2])

@@ -373,3 +373,30 @@ def test_the_environment_page_shows_where_compared_timings_were_measured():
     compared = sum(len([k for k in a.keys if k in owners and is_timing(k, owners[k].unit)]) >= 2
                    for c in stored.values() for a in c["answers"].values())
     assert len(rows) == compared > 0
+
+
+def test_the_sentence_on_where_the_book_ran_follows_the_recorded_hosts():
+    """"Every chapter was executed on the same machine" above a table of hosts with two kernels was the
+    defect: the sentence is generated from the timings' hosts, by same_host."""
+    machine = "Test CPU, 2 cores, 23.5 GiB"
+    one = environment.execution_sentence([machine, machine], [HOST, dict(HOST, gemm_gflops=60.0), None])
+    assert one.startswith(f"Every chapter's provenance names one machine, {machine} (CPU model, cores and memory only)")
+    assert "every timing that records its host was measured on one host; their float64 GEMM rate read 50 to 60 " \
+           "GFLOP/s (1 timing result records no host)." in one
+    two = environment.execution_sentence([machine, machine], [HOST, dict(HOST, kernel="6.18.44-fc-v782")])
+    assert "not all measured on one host: they record 2 kernels; its float64 GEMM rate read 50 GFLOP/s" in two
+    assert "every timing" not in two and "same machine" not in two
+    partial = environment.execution_sentence([machine], [HOST, {"cpu": "Test CPU", "cores": 2}])
+    assert "too incompletely to show they are one machine" in partial
+    assert environment.execution_sentence(["–"], [None]).startswith("No chapter's provenance names its machine")
+    assert "no timing result records its host." in environment.execution_sentence(["–"], [None])
+
+
+def test_the_environment_page_does_not_call_the_book_s_hosts_one_machine():
+    hosts = environment.timing_host_records(ROOT / "book")
+    page = environment.environment_page(ROOT / "book")
+    machines = environment.execution_sentence([], hosts)
+    kernels = {h["kernel"] for h in hosts if h and h.get("kernel")}
+    assert len(kernels) > 1 and "the timings were not all measured on one host: they record " in machines
+    assert "executed on the same machine" not in page
+    assert machines.split("; ", 1)[1] in page

@@ -174,3 +174,36 @@ def test_solver_answers(store):
     assert answers["ridge_enables_factorization"].verdict.label == "holds"
     assert answers["table4_stability_ranking"].verdict.label == "does not hold"
     assert answers["decomposition_slight_accuracy_degradation"].verdict.label == "partly holds"
+
+
+@pytest.mark.parametrize("unit, he, closer, other", [(0.75, 1.02, "N(0, 1)", "N(0, 2/D)"),
+                                                     (1.02, 0.75, "N(0, 2/D)", "N(0, 1)")])
+def test_the_weight_scale_notes_say_the_direction_the_gaps_give(store, unit, he, closer, other):
+    gaps = {"unit": [unit, -unit], "he": [he, -he]}
+    rf.answer_scale_claims(store, {}, gaps, {"unit": unit, "he": he}, "the closer", seeds=5, profile="full")
+    for claim in ("weight_scale_unit", "weight_scale_he"):
+        detail = store.answers[claim].verdict.detail
+        # the finding follows the sign of the numbers beside it, whichever claim's note it is in
+        assert f"they lie closer to our {closer} runs: mean |ours − paper|" in detail
+        assert f"they lie closer to our {other} runs" not in detail
+        assert f"W ~ N(0, 1) {unit:.2f} points, W ~ N(0, 2/D) {he:.2f} points" in detail
+    labels = {c: store.answers[c].verdict.label for c in ("weight_scale_unit", "weight_scale_he")}
+    assert labels == ({"weight_scale_unit": "holds", "weight_scale_he": "does not hold"} if unit < he else
+                      {"weight_scale_unit": "does not hold", "weight_scale_he": "holds"})
+    assert rf.scale_finding({"unit": 1.0, "he": 1.0}) == "they lie as close to either scale's runs"
+
+
+def test_a_pinv_cell_shows_pinv_s_own_runs_and_says_when_they_equal_cholesky_s(store):
+    """Fashion-MNIST's d = 4000 pinv cell equalled the Cholesky one: it is pinv's own runs (their key, their
+    solver), and the cell says the two agree seed by seed; a width where pinv did not run says "not run"."""
+    values = {("fashion-mnist", "unit", "cholesky", 4000): [87.27, 87.72, 87.52],
+              ("fashion-mnist", "unit", "pinv", 4000): [87.27, 87.72, 87.52],
+              ("fashion-mnist", "unit", "cholesky", 1000): [84.9, 84.8, 85.0],
+              ("fashion-mnist", "unit", "pinv", 1000): [84.9, 84.7, 85.0]}
+    acc = rf.record_accuracies(store, _sweep(values), SIZES, 1e-3)
+    assert rf.measured_cell(acc, "fashion-mnist", "unit", "pinv", 4000) == \
+        "87.50 ± 0.23 (pinv; equal to Cholesky's, seed by seed)"
+    assert rf.measured_cell(acc, "fashion-mnist", "unit", "pinv", 1000) == "84.87 ± 0.15"
+    assert rf.measured_cell(acc, "fashion-mnist", "unit", "cholesky", 4000) == "87.50 ± 0.23"
+    assert rf.measured_cell(acc, "fashion-mnist", "he", "pinv", 4000) == "not run"
+    assert store.results[rf.accuracy_key("fashion-mnist", "unit", "pinv", 4000)].setting["solver"] == "pinv"

@@ -137,3 +137,32 @@ def test_benchmark_without_single_process_rows(tmp_path):
     fit = scaleout.answer_linear_in_n(store, bench, scaleout.record_benchmark(store, bench, setting), setting)
     assert scaleout.benchmark_glues(bench, fit)["bench_single_peak"] == "not measured in this report"
     assert len(scaleout.plot_benchmark(bench).axes) == 2
+
+
+def test_the_flop_rate_says_its_precision_and_its_processes():
+    """Dask's GFLOP/s was printed with no precision beside the hardware chapter's float64 GEMM rate:
+    the rate now says it is float64, counted by the FLOP model, over single-threaded workers."""
+    config = {"dtype": "float64", "n_workers": 2, "threads_per_worker": 1}
+    assert scaleout.gflops_text(85.4, config) == ("85 GFLOP/s, float64: the FLOP model's count over the wall "
+                                                  "time of 2 single-threaded worker processes")
+    assert "float32" in scaleout.gflops_text(85.4, dict(config, dtype="float32"))
+    assert "2-thread worker" in scaleout.gflops_text(85.4, dict(config, threads_per_worker=2))
+    assert scaleout.gflops_text(85.4, None) == "85 GFLOP/s, precision not recorded"
+    from greenelm_book.running.toc import ROOT
+
+    committed = json.loads((ROOT / "benchmarks" / "scaleout.json").read_text())["config"]
+    assert scaleout.gflops_text(1.0, committed).startswith(f"1 GFLOP/s, {committed['dtype']}:")
+
+
+def test_the_benchmark_frame_carries_its_config_into_the_flop_rate(tmp_path):
+    _, bench, setting = scaleout.load_benchmark(_report(tmp_path, 1.0).name, tmp_path)
+    store = ChapterResults("scale_out", "smoke", tmp_path)
+    fit = scaleout.answer_linear_in_n(store, bench, scaleout.record_benchmark(store, bench, setting), setting)
+    config = json.loads((tmp_path / "bench.json").read_text())["config"]
+    assert scaleout.benchmark_glues(bench, fit)["bench_gflops"] == scaleout.gflops_text(bench.iloc[-1].dask_gflops,
+                                                                                         config)
+    assert "precision not recorded" in scaleout.benchmark_glues(bench, fit)["bench_gflops"]     # no dtype in it
+    bench.attrs["config"] = dict(config, dtype="float64", threads_per_worker=1)
+    assert scaleout.benchmark_glues(bench, fit)["bench_gflops"].endswith(", float64: the FLOP model's count over "
+                                                                         "the wall time of 2 single-threaded worker "
+                                                                         "processes")

@@ -510,3 +510,22 @@ def test_the_figures_draw_every_dataset(store):
     assert len(fig2.axes) == 2 and len(fig2.axes[0].lines) == 3 + 1            # a line per dataset, and λ = 1e-3
     assert "one nested draw" in fig2.axes[0].get_ylabel()
     plt.close("all")
+
+
+@pytest.mark.parametrize("rate", [0.5, 0.6, 1.0])
+def test_the_convergence_rate_is_fitted_from_the_table_s_numbers(rate):
+    """The page said "1/sqrt(d)" beside a table falling faster: the words now carry the fitted exponent."""
+    table = pd.DataFrame({"d": [1000, 10000, 100000], "max |HHᵀ/d − K| / max K": [3.0 * d ** -rate
+                                                                                   for d in (1000, 10000, 100000)]})
+    text = sc.convergence_rate_sentence(table)
+    assert f"the error falls like d^(−{rate:.2f}); d^(−{rate:.2f}) from 1\u202f000 to 10\u202f000" in text
+    assert "over its 3 widths" in text and "-" not in text
+
+
+def test_the_convergence_rate_of_the_book_s_table_is_not_said_to_be_one_half():
+    table = pd.DataFrame({"d": [1000, 10000, 100000], "err": [0.1886, 0.0332, 0.0117]})
+    slope = np.polyfit(np.log(table.d), np.log(table.err), 1)[0]
+    text = sc.convergence_rate_sentence(table)
+    assert f"falls like d^(−{-slope:.2f})" in text and "−0.60" in text and "−0.50" not in text
+    with pytest.raises(ValueError, match="a rate needs two"):
+        sc.convergence_rate_sentence(table.iloc[:1])

@@ -367,6 +367,27 @@ def energy_text(rec: dict) -> str:
             "so no joules are reported")
 
 
+def cpu_seconds_words(runs: dict, cores: int) -> str:
+    """What the footprint's CPU seconds count, in words, with the check that makes them credible:
+    user + system time of the training call's process, summed over every thread (the BLAS threads
+    included, no other process), so up to ``cores`` CPU seconds per second of wall time. ``runs``:
+    :func:`training_runs`'s ``{model: {"runs": [{"cpu_seconds", "wall_seconds"}, ...]}}``. ValueError
+    when a run's CPU seconds exceed ``cores`` × its wall time (by more than 2 %: timer granularity),
+    which no process on ``cores`` cores can do."""
+    ratios = {}
+    for model, part in runs.items():
+        for run in part["runs"]:
+            ratio = run["cpu_seconds"] / run["wall_seconds"]
+            if ratio > cores * 1.02:
+                raise ValueError(f"{model}: {run['cpu_seconds']:.2f} CPU s in {run['wall_seconds']:.2f} s of wall "
+                                 f"time is more than {cores} cores can give")
+            ratios[model] = max(ratios.get(model, 0.0), ratio)
+    busiest = ", ".join(f"{model} {ratio:.1f}×" for model, ratio in ratios.items())
+    return (f"CPU seconds are the user and system time of the training call's process, every thread summed (its "
+            f"BLAS threads included, no other process): on {cores} cores up to {cores} CPU seconds per second of "
+            f"wall time (the most a run used: {busiest}), so they are not the wall seconds of a fit timed elsewhere")
+
+
 def training_table(rec: dict, width: int, hidden: int, epochs: int):
     """Green-ELM's fit beside the SGD MLP's training: FLOPs, CPU seconds, memory added (means)."""
     import pandas as pd

@@ -54,6 +54,18 @@ DATASETS = ("mnist", "fashion-mnist", "cifar10")
 GB = 1e9
 
 
+#: the grid's history beside the protocol's rule, in the same words on every page that states the rule
+#: (the frontier, the intro, the headline findings, the conclusion): :func:`grid_history`
+GRID_HISTORY = "the grid was first explored on test scores"
+
+
+def grid_history() -> str:
+    """The one clause that names the grid's history wherever "every choice made on held-out training
+    rows" is said: the protocol's choices are made within a grid whose families an earlier search, now
+    retired, compared on test-set accuracy."""
+    return GRID_HISTORY
+
+
 def repo_path(path: str | Path) -> Path:
     """``path`` as given when absolute, else under the repository's root (``store.results.ROOT``): a
     relative path of the chapter's parameters is read from there, whatever the kernel's working
@@ -169,6 +181,29 @@ def ultra_glues(part: dict, goal: float) -> dict:
                                   f"the limit sits exactly at {goal:.1f} %.")}
 
 
+def widths_text(widths) -> str:
+    """Widths in words: ``"8 000, 16 000 and 32 000"`` (:func:`~greenelm_book.report.thousands`)."""
+    words = [thousands(d) for d in widths]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def held_out_sentence(part: dict, scaling_error=None) -> str:
+    """What part 1's held-out error averages, in words: the widths it is taken over (``part["held_widths"]``,
+    λ by LOO at each) and both laws' mean absolute errors; with ``scaling_error`` (the scaling chapter's
+    stored ln d error, a :class:`~greenelm_book.store.results.Result` whose setting names its
+    ``held_out_widths`` and ``alpha``) the sentence names it as a different quantity, with its own value."""
+    test = part["test"]
+    sentence = (f"Over the held-out widths d = {widths_text(part['held_widths'])} (every width past the fitted d ≤ "
+                f"{thousands(max(part['fit_widths']))}, λ by leave-one-out at each), the mean absolute error is "
+                f"{test.log_error:.2f} points for ln d and {test.saturating_error:.2f} for the saturating law.")
+    if scaling_error is None:
+        return sentence
+    setting = scaling_error.setting
+    return (f"{sentence} The scaling chapter's ln d error, {scaling_error.mean:.2f} points, is "
+            f"another quantity: its mean over d = {widths_text(setting['held_out_widths'])} at the paper's fixed "
+            f"λ = {setting['alpha']:g}, and the ln d verdict rests on it.")
+
+
 def plot_ultra_wide(part: dict):
     """Part 1's figure: the measured LOO curve, the ln d line and the saturating law fitted at the
     fit widths (held-out widths shaded), and the kernel limit; x on a log scale labelled at the
@@ -207,8 +242,9 @@ def answer_ultra_wide(store, part: dict, goal: float):
         f"holds if the ln d line fitted at d ≤ {max(fit_widths)} predicts the held-out widths "
         f"{', '.join(str(d) for d in held_widths)} better than a saturating law fitted to the same points, and the "
         f"map's d → ∞ limit (arc-cosine kernel ridge) reaches {goal:.1f} % on {DATASET_NAMES[part['dataset']]}",
-        f"d = {d_ultra}: {part['loo_curve'][d_ultra]:.2f} % (ln d error {test.log_error:.2f}, saturating "
-        f"{test.saturating_error:.2f} points); limit {kernel:.2f} %"),
+        f"d = {d_ultra}: {part['loo_curve'][d_ultra]:.2f} %; mean absolute error over d = "
+        f"{', '.join(str(d) for d in held_widths)} (λ by LOO): ln d {test.log_error:.2f}, saturating "
+        f"{test.saturating_error:.2f} points; limit {kernel:.2f} %"),
         keys=[f"{part['prefix']}{d_ultra}/accuracy", part["kernel_key"]],
         note="the paper's map, λ by LOO at every width; declared fixed measurements, not choices")
 

@@ -193,6 +193,7 @@ def load_benchmark(path, root: Path) -> tuple[dict, pd.DataFrame, dict]:
     bench = pd.DataFrame(report["rows"])
     bench["worker peak MB (max)"] = bench["worker_peak_mb"].map(max)
     config = report["config"]
+    bench.attrs["config"] = dict(config)          # its precision and workers, for the FLOP rate's words
     setting = {"dataset": "mnist, repeated with random shifts of up to 2 pixels", "model": "Green-ELM",
                "n_hidden": config["n_hidden"], "block_rows": config["block_rows"],
                "fit": f"Dask LocalCluster, {config['n_workers']} workers × 1 thread",
@@ -295,15 +296,30 @@ def answer_linear_in_n(store, bench: pd.DataFrame, keys: dict, setting: dict) ->
     return {"wall": wall_exponent, "cpu": cpu_exponent, "linear": linear, "wall_seconds": wall, "peaks": peaks}
 
 
-def benchmark_glues(bench: pd.DataFrame, fit: dict) -> dict:
-    """The texts the benchmark's prose quotes; ``fit`` is :func:`answer_linear_in_n`'s result."""
+def gflops_text(gflops: float, config: dict | None) -> str:
+    """A FLOP rate with what it is a rate of: ``"85 GFLOP/s, float64: the FLOP model's count over the wall
+    time of 2 single-threaded worker processes"`` (``config``: the report's, with ``dtype``, ``n_workers``
+    and ``threads_per_worker``; None, or no ``dtype``: the rate alone, its precision not recorded)."""
+    if not config or not config.get("dtype"):
+        return f"{gflops:.0f} GFLOP/s, precision not recorded"
+    threads = int(config.get("threads_per_worker", 1))
+    how = "single-threaded" if threads == 1 else f"{threads}-thread"
+    return (f"{gflops:.0f} GFLOP/s, {config['dtype']}: the FLOP model's count over the wall time of "
+            f"{config['n_workers']} {how} worker processes")
+
+
+def benchmark_glues(bench: pd.DataFrame, fit: dict, config: dict | None = None) -> dict:
+    """The texts the benchmark's prose quotes; ``fit`` is :func:`answer_linear_in_n`'s result, ``config``
+    the report's (its precision and workers, :func:`gflops_text`; default: the one :func:`load_benchmark`
+    keeps in ``bench.attrs``)."""
+    config = bench.attrs.get("config") if config is None else config
     n_rows = bench.n_rows.to_numpy(dtype=float)
     wall, peaks, largest = fit["wall_seconds"], fit["peaks"], bench.iloc[-1]
     glues = {"bench_largest_n": f"{int(largest.n_rows):,}", "bench_largest_seconds": f"{wall[-1]:.0f} s",
              "bench_per_million": f"{largest.dask_seconds_per_million:.0f} s",
              "bench_cpu_per_million": f"{largest.dask_cpu_seconds_per_million:.0f} CPU s",
              "bench_load": f"{largest.dask_load_average:.1f}",
-             "bench_gflops": f"{largest.dask_gflops:.0f} GFLOP/s",
+             "bench_gflops": gflops_text(largest.dask_gflops, config),
              "bench_exponents": f"{fit['wall']:.2f} for wall time and {fit['cpu']:.2f} for CPU time",
              "bench_linear": "linear" if fit["linear"] else "not linear",
              "bench_linear_band": f"between {LINEAR[0]:g} and {LINEAR[1]:g}",

@@ -608,6 +608,21 @@ def kernel_convergence(X: np.ndarray, widths, seed: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def convergence_rate_sentence(table: pd.DataFrame) -> str:
+    """How fast :func:`kernel_convergence`'s error falls, fitted from ``table``'s own numbers (no rate
+    assumed): the least-squares slope of ln error on ln d over every width, and the slope between each
+    pair of neighbouring widths. ValueError with fewer than two widths."""
+    d = table["d"].to_numpy(dtype=float)
+    error = table.iloc[:, 1].to_numpy(dtype=float)
+    if len(d) < 2:
+        raise ValueError(f"convergence_rate_sentence: {len(d)} width(s); a rate needs two")
+    slope = float(np.polyfit(np.log(d), np.log(error), 1)[0])
+    steps = [f"d^({float(np.log(error[i + 1] / error[i]) / np.log(d[i + 1] / d[i])):.2f}) from {thousands(d[i])} "
+             f"to {thousands(d[i + 1])}" for i in range(len(d) - 1)]
+    return (f"Fitted on this table (least squares of ln error on ln d over its {len(d)} widths), the error falls "
+            f"like d^({slope:.2f})" + (f"; {', '.join(steps)}." if len(d) > 2 else ".")).replace("-", "−")
+
+
 def record_kernel_limits(store, splits: dict, datasets: list, subset, kernel_subset, jitter: dict) -> dict:
     """The arc-cosine kernel limit (:func:`greenelm_book.chapters.frontier_features.kernel_limit`) on the first
     ``kernel_subset`` training images of each of ``datasets``; a dataset whose kernel does not

@@ -129,6 +129,65 @@ def timing_hosts(source_dir: Path, toc=None) -> list[tuple[str, int, list[str]]]
     return sorted(((h, n, sorted(c)) for h, (n, c) in hosts.items()), key=lambda item: (-item[1], item[0]))
 
 
+def timing_host_records(source_dir: Path, toc=None) -> list[dict | None]:
+    """The host recorded with each of the book's timing results (None where it is not recorded)."""
+    from ..store.results import is_timing
+
+    return [result.get("host") for name in chapters(toc)
+            for key, result in (_stored_results(source_dir, name) or {}).items()
+            if is_timing(key, str(result.get("unit", "")))]
+
+
+#: the fields that identify a host (:func:`greenelm_book.store.results.same_host`), in words
+HOST_FIELDS = {"cpu": "CPU models", "cores": "core counts", "kernel": "kernels", "blas": "BLAS builds"}
+
+
+def execution_sentence(machines: list[str], hosts: list[dict | None]) -> str:
+    """Where the book ran, in words generated from what was recorded: ``machines``, each chapter's
+    machine as its provenance describes it (CPU model, cores, memory; ``"–"`` not recorded), and
+    ``hosts``, the host each timing result recorded (:func:`timing_host_records`). The timings are said
+    to come from one host only when :func:`~greenelm_book.store.results.same_host` vouches for every
+    pair; when a field recorded on both sides differs, the fields that differ are counted."""
+    from types import SimpleNamespace
+
+    from ..store.results import same_host
+
+    described = sorted(set(machines) - {"–"})
+    unrecorded = sum(m == "–" for m in machines)
+    if len(described) == 1:
+        executed = f"Every chapter's provenance names one machine, {described[0]}"
+    elif described:
+        executed = f"The chapters' provenance names {len(described)} machines ({'; '.join(described)})"
+    else:
+        executed = "No chapter's provenance names its machine"
+    if unrecorded and described:
+        executed += f", {unrecorded} chapter{'s' if unrecorded != 1 else ''} without one"
+    executed += " (CPU model, cores and memory only)"
+    recorded = [h for h in hosts if h]
+    missing = len(hosts) - len(recorded)
+    pairs = [(SimpleNamespace(host=a), SimpleNamespace(host=b))
+             for i, a in enumerate(recorded) for b in recorded[i + 1:]]
+    verdicts = [same_host(a, b) for a, b in pairs]
+    rates = sorted({h["gemm_gflops"] for h in recorded if h.get("gemm_gflops")})
+    readings = ("" if not rates else f"; its float64 GEMM rate read {rates[0]:g} GFLOP/s" if len(rates) == 1 else
+                f"; their float64 GEMM rate read {rates[0]:g} to {rates[-1]:g} GFLOP/s")
+    if not recorded:
+        timings = "no timing result records its host"
+    elif False in verdicts:
+        differ = [f"{len(values)} {words}" for field, words in HOST_FIELDS.items()
+                  if len(values := {str(h[field]) for h in recorded if h.get(field) is not None}) > 1]
+        timings = (f"the timings were not all measured on one host: they record {', '.join(differ)}{readings}, "
+                   "so two timings are compared as one machine's only where both record the same host")
+    elif all(verdicts) and same_host(SimpleNamespace(host=recorded[0]), SimpleNamespace(host=recorded[0])):
+        timings = f"every timing that records its host was measured on one host{readings}"
+    else:
+        timings = (f"the timings' hosts are recorded too incompletely to show they are one machine{readings}, so "
+                   "no two timings are compared as one machine's unless both record the same host")
+    if missing and recorded:
+        timings += f" ({missing} timing result{'s record' if missing != 1 else ' records'} no host)"
+    return f"{executed}; {timings}."
+
+
 def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> str:
     """The book's *Environment and execution* page (MyST text): per chapter its profile, when its
     values were measured (first and last measurement ``date`` in the results store, those not recorded
@@ -162,8 +221,8 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         ([] if one else ["machine"])
     table = ["| " + " | ".join(header) + " |", "| --- | --- | --- | ---: | ---: | --- |" + ("" if one else " --- |"),
              *("| " + " | ".join(row[:len(header)]) + " |" for row in rows)]
-    where = (f"Every chapter was executed on the same machine: {machines[0]}." if one else
-             "A machine shown as – was not recorded.")
+    where = execution_sentence(machines, timing_host_records(source_dir, toc)) + \
+        ("" if one else " A machine shown as – was not recorded.")
     pins = {}
     for line in (ROOT / "constraints.txt").read_text().splitlines():
         package, _, version = line.partition("==")
@@ -231,8 +290,10 @@ def _hosts_section(source_dir: Path, toc) -> list[str]:
     return ["## Hosts that measured the timings", "",
             "Every timing result records the host that measured it (CPU model, cores, kernel, BLAS and its "
             "GEMM rate at the time). Two timings count as measured on one machine only when both record "
-            "the same CPU model, cores, kernel and BLAS (`greenelm_book.store.results.same_host`); a host "
-            "shown on two rows is two machines. Timings stored before results recorded a host, or read "
+            "the same CPU model, cores, kernel and BLAS (`greenelm_book.store.results.same_host`): two rows "
+            "that differ in one of these fields, recorded on both, are two machines; two rows that differ only "
+            "in the GEMM reading, or in what they leave unrecorded, are not shown to be two. Timings stored "
+            "before results recorded a host, or read "
             "from a report or cache entry that did not record one, are counted as *host not recorded*.",
             "", "| host | timing results | chapters |", "| --- | ---: | --- |",
             *(f"| {host} | {count} | {', '.join(names)} |" for host, count, names in hosts), "",

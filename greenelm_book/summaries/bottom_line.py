@@ -313,14 +313,17 @@ def protocol_text(store: Store) -> str:
 
 def protocol_how(store: Store) -> str:
     """How the frontier protocol's test accuracies were obtained, from their settings: "every choice
-    made on 10,000 held-out training rows, the test set read once per seed" (the counts of each
-    dataset joined when they differ); "" when no seed is recorded."""
+    on 10,000 held-out training rows, one test read per seed, though …" (the counts of
+    each dataset joined when they differ; the grid's history,
+    :func:`greenelm_book.chapters.frontier.grid_history`, beside the rule); "" when no seed is recorded."""
+    from ..chapters.frontier import grid_history
+
     rows = sorted({found.setting["n_validation"] for _, dataset in PROTOCOL_DATASETS
                    if (found := store.results.get(f"{dataset}/frontier-protocol/test-accuracy")) is not None})
     if not rows:
         return ""
-    return (f"every choice made on {' or '.join(f'{v:,}' for v in rows)} held-out training rows, the test set "
-            "read once per seed")
+    return (f"every choice on {' or '.join(f'{v:,}' for v in rows)} held-out training rows, one test read per "
+            f"seed, though {grid_history()}")
 
 
 def opponent_sentence(store: Store) -> str:
@@ -518,8 +521,8 @@ def headline_markdown(directory: str | Path) -> str:
         f"law on {f['ln_worse_n']} of {f['ln_n']} datasets, and the exact d → ∞ limit of the paper's map "
         f"is {f['limit_mnist']:.2f} % on MNIST and {f['limit_cifar']:.2f} % on CIFAR-10 raw pixels.",
         "- **Beyond the paper.** Whitened random patches under the same one-shot readout, with the paper's map "
-        f"in its d → ∞ limit on top and every choice made on held-out training rows (the test set read once "
-        f"per seed): {f['protocol_text']}." + (f" {f['opponent_sentence']}" if f["opponent_sentence"] else ""),
+        f"in its d → ∞ limit on top, {f['protocol_how']}: {f['protocol_text']}."
+        + (f" {f['opponent_sentence']}" if f["opponent_sentence"] else ""),
     ]
     return "\n".join(lines) + "\n"
 

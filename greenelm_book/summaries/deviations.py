@@ -162,13 +162,31 @@ def _gpu_text(results: dict) -> tuple[str, str]:
             "are not judged. " + unmeasured)
 
 
+#: the ratios of two timings the page says are judged: (the claim whose scorecard row judges it, the ratio in words)
+JUDGED_RATIOS = {"table4": ("table4_pinv_d2000_seconds", "the pinv / LU ratio"),
+                 "conv": ("elm_conv_total_time_parity", "the ratio of the totals to the SGD CNN's time")}
+
+
+def scorecard_verdict_text(frame, claim_id: str, what: str) -> str:
+    """What the scorecard (``frame``, :func:`greenelm_book.summaries.scorecard.scorecard`) judged of
+    ``what`` (the claim ``claim_id``'s row), for a table cell: "the pinv / LU ratio: not comparable"."""
+    rows = frame[frame["claim"] == claim_id]
+    if rows.empty:
+        raise KeyError(f"{claim_id}: not a claim of the scorecard")
+    return f"{what}: {rows.iloc[0]['verdict']} (scorecard)"
+
+
 def deviations_markdown(directory: str | Path) -> str:
     """The page's Markdown, from the results store ``directory`` (``book/results``) and the executed
     chapters beside it."""
     from ..judging.verdicts import PARITY_MARGIN, PRACTICAL_MARGINS
 
+    from .scorecard import scorecard
+
     directory = Path(directory)
     results = _results(directory)
+    card = scorecard(directory)
+    judged = {name: scorecard_verdict_text(card, claim, what) for name, (claim, what) in JUDGED_RATIOS.items()}
     margin = PRACTICAL_MARGINS["%"][0]
     gpu_book, gpu_text = _gpu_text(results)
     pinv = "mnist/green-elm/unit/pinv/d=2000/accuracy"
@@ -294,7 +312,7 @@ def deviations_markdown(directory: str | Path) -> str:
             ("Preprocessing", "ImageNet mean and std", "mean = std = 0.5", "each backbone's own"),
             ("Conv frontend", "\"fixed-weight or partially-trained\"", "a fixed random convolution", "not comparable"),
             ("Conv timing", "\"feature extraction\", scope not stated", "extraction of the training images, then the fit",
-             "judged as a ratio only"),
+             f"seconds not judged; {judged['conv']}"),
         ]),
 
         "## Scale-out\n\nChapter: {doc}`scale_out` (an appendix: the paper has no distributed experiment).\n\n" + _table([
@@ -307,7 +325,7 @@ def deviations_markdown(directory: str | Path) -> str:
         "## Hardware, complexity and energy\n\nChapter: {doc}`hardware` (Table IV's timings, the complexity, "
         "memory, storage and energy remarks).\n\n" + _table([
             ("Table IV timings", "scope not stated", "listing 2's solvers on listing 1's features, the solve alone",
-             "seconds not judged; the pinv / LU ratio is"),
+             f"seconds not judged; {judged['table4']}"),
             ("pinv time", "Table I and Table IV disagree", "not resolved", "the paper disagrees with itself"),
             ("Memory", "SGD keeps backward-pass activations", "Table I's MLP, measured in a fresh process",
              "at the paper's own MLP only"),
