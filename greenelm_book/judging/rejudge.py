@@ -203,7 +203,7 @@ def _stability_ranking(claim, answer, results):
     measured (its keys: per regime, pinv, LU, Cholesky), paired by seed."""
     chains: dict = {}
     for key in answer.keys:
-        regime = re.search(r"rank-deficient=([^/]+)", key).group(1)
+        regime = results[key].setting.get("regime") or re.search(r"rank-deficient=([^/]+)", key).group(1)
         chains.setdefault(regime, []).append(results[key].values)
     verdict = V.ranks_in_order(chains, ("pinv", "LU", "Cholesky"), what="amplification of a 1e-8 perturbation of H")
     return verdict, list(answer.keys), "ranks_in_order"
