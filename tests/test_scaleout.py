@@ -122,7 +122,7 @@ def test_benchmark_records_and_verdict(tmp_path, exponent, linear):
     assert store.results["mnist-shifted/green-elm/dask/d=100/cpu-time-exponent"].setting["sizes"][-1] == 1_000_000
     glues = scaleout.benchmark_glues(bench, fit)
     assert glues["bench_n_factor"] == "100-fold" and glues["bench_peak_range"] == "310–320 MB"
-    assert glues["bench_linear_band"] == "the 95 % confidence interval of the CPU-time exponent within 0.9–1.1"
+    assert glues["bench_linear_band"] == "with its 95 % confidence interval within 0.9–1.1"   # the verdict's band
     assert glues["bench_linear"] == ("linear" if linear else "not linear")
     cpu_ratio = 30 * 100_000 ** (exponent - 1) / 25        # Dask's CPU s per million ÷ the single process's
     assert glues["bench_ratio"].startswith(f"1.50 times the wall time and {cpu_ratio:.2f} times the CPU time")

@@ -310,8 +310,7 @@ def benchmark_glues(bench: pd.DataFrame, fit: dict) -> dict:
              "bench_exponents": f"{fit['wall']:.2f} for wall time and {fit['cpu']:.2f} for CPU time",
              "bench_linear": {"holds": "linear", "does not hold": "not linear"}.get(fit["linear"],
                                                                                   "not shown to be linear"),
-             "bench_linear_band": (f"the 95 % confidence interval of the CPU-time exponent within "
-                                   f"{LINEAR_BAND[0]:g}–{LINEAR_BAND[1]:g}"),
+             "bench_linear_band": f"with its 95 % confidence interval within {LINEAR_BAND[0]:g}–{LINEAR_BAND[1]:g}",
              "bench_peak_range": f"{peaks.min():.0f}–{peaks.max():.0f} MB",
              "bench_peak_change": f"{100 * (peaks[-1] / peaks[0] - 1):+.0f} %",
              "bench_n_range": f"{int(n_rows[0]):,} to {int(n_rows[-1]):,}",
