@@ -37,11 +37,8 @@ LABELS = tuple(label for label, _ in V.LADDER)
 NOT_LABELS = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, V.TESTS + tuple(V.GAIN_LABELS)), key=len,
                                                    reverse=True)) + r"):\s")
 #: pages printing a non-ladder label that their code no longer prints, awaiting re-execution
-#: (page -> the labels printed); the test fails when a new one appears and when a listed one is gone.
-#: The frontier page prints its gain rule's outcome words as labels ("gain: …", from
-#: verdicts.gain_over's text); changing that text changes the page its tests read, so it waits for
-#: the frontier's next execution together with the change
-KNOWN: dict[str, set[str]] = {"frontier.ipynb": {"gain", "loss"}}
+#: (page -> the labels printed); the test fails when a new one appears and when a listed one is gone
+KNOWN: dict[str, set[str]] = {}
 
 
 def _is_label(text: str) -> bool:

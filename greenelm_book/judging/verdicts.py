@@ -819,12 +819,13 @@ def gain_over(a, b, names: tuple[str, str] = ("A", "B"), floor: float = 0.0, uni
               digits: int = 2, min_runs: int = MIN_GAIN_RUNS) -> Verdict:
     """The claim "B gains over A" judged by :func:`gain_label` on per-seed values ``a``, ``b`` (n,):
     holds (gain), does not hold (loss) or inconclusive (no gain shown, or fewer than ``min_runs``
-    seeds); ``ours`` starts with the outcome's words."""
+    seeds); ``ours`` ends with the outcome in words ("a gain", "no gain shown", "a loss"), never as a label."""
     word = gain_label(a, b, floor, min_runs)
     d = _paired(a, b)
     spread = f" ± {float(d.std(ddof=1)):.{digits}f}" if d.size > 1 else ""
-    ours = (f"{word}: {names[1]} − {names[0]} = {float(d.mean()):+.{digits}f}{spread}"
-            f"{_unit_text(unit if unit != '%' else 'points')} (paired, n = {d.size})")
+    ours = (f"{names[1]} − {names[0]} = {float(d.mean()):+.{digits}f}{spread}"
+            f"{_unit_text(unit if unit != '%' else 'points')} (paired, n = {d.size}): "
+            f"{ {'gain': 'a gain', 'loss': 'a loss'}.get(word, word)}")
     if d.size < max(int(min_runs), 2):
         return Verdict("inconclusive", ours, f"the rule needs {max(int(min_runs), 2)} seeds, each running both")
     bar = max(2 * float(d.std(ddof=1)), float(floor))
