@@ -169,10 +169,14 @@ def test_parallel_claims_are_judged_by_one_test():
     assert R.mixed_tests(scorecard(STORE)) == {}
 
 
-def test_each_parallel_family_is_one_function():
+def test_each_parallel_family_is_judged_by_a_shared_test():
+    """Every claim of a PARALLEL family has a shared test (none falls back to its chapter's own),
+    and the claims of a family give one verdicts test name on the scorecard, comparable or not."""
+    card = scorecard(STORE).set_index("claim")
     for family, ids in R.PARALLEL.items():
-        judged = {R.CLAIM_TESTS[c] for c in ids}
-        assert len(judged) == 1, family
+        assert all(c in R.CLAIM_TESTS for c in ids), family
+        named = {card.loc[c, "test"] for c in ids} - set(R.NOT_JUDGED)
+        assert len(named) == 1 and named <= set(V.TESTS), (family, named)
 
 
 def test_a_planted_second_test_for_a_parallel_claim_is_found(monkeypatch):
