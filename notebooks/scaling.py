@@ -360,7 +360,7 @@ for name, text in sc.lambda_glues(choices, all_interior, plan).items():
 # %% tags=["remove-cell"]
 cond_rows, cond_factor = sc.record_conditioning(store, plan, widest)
 glue("cond_gain", sc.cond_gain_text(cond_factor))
-sc.answer_conditioning(store, plan, cond_factor)
+sc.answer_conditioning(store, plan)
 
 # %%
 show_table(cond_rows, integers=["d"])

@@ -32,7 +32,8 @@
 # a boundary of the test); *not comparable* (our setting differs — another
 # backbone, other features, an architecture the paper does not state — the reason is given and
 # the difference is information only); *holds*, *partly holds*, *does not hold* (a qualitative
-# claim, by the test stated under it); *not measurable here* (and why). Where this judgement
+# claim, by the test stated under it: it passes on every, on some, or on none of the datasets,
+# regimes or stated parts of the claim it is applied to); *not measurable here* (and why). Where this judgement
 # differs from the chapter's page, the row says what the page said.
 
 # %% tags=["parameters"]

@@ -271,7 +271,7 @@ def test_the_crossing_with_sampling_error_and_fronts_that_cross_twice():
     by_the_page = fb.answer({"one_shot": ONE_SHOT, "sgd": far, "n_test": 10_000, "recipe": "pytorch-mnist-cnn"})
     assert by_the_page["sampling_error"] and [c["outcome"] for c in by_the_page["comparisons"]] == ["gain", "loss"]
     assert by_the_page["comparisons"][0]["verdict"].ours.startswith(
-        "gain: the one-shot model − the PyTorch examples' MNIST CNN =")
+        "the one-shot model − the PyTorch examples' MNIST CNN =")
     close = make_front("sgd", [20, 200], [97.5, 97.95])     # 0.2 points ahead of the one-shot front, then behind
     plain = fb.crossing(ONE_SHOT, close)
     assert [c["outcome"] for c in plain["comparisons"]] == ["loss", "gain"]

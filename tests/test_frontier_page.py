@@ -289,7 +289,7 @@ def test_gains_are_said_in_the_gain_rules_own_words_on_validation_accuracy(setup
     text = fc.gains_text(records, protocol)
     for dataset in protocol:
         for verdict in fc.variant_gains(records, dataset).values():
-            assert verdict.ours in text                      # "no gain shown: B − A = … (paired, n = …)"
+            assert verdict.ours in text                      # "B − A = … (paired, n = …): no gain shown"
     assert "inconclusive" not in text and "holds" not in text    # no claim of the paper is judged here
 
 

@@ -277,7 +277,8 @@ def test_a_gain_must_exceed_twice_the_sd_of_the_paired_differences():
 
 def test_the_gain_verdict_labels_and_rule():
     verdict = V.gain_over([99.0, 99.1, 99.2], [99.5, 99.6, 99.65], names=("limit", "limit + mirror"))
-    assert verdict.label == "holds" and verdict.ours.startswith("gain: limit + mirror − limit = +0.48")
+    assert verdict.label == "holds" and verdict.ours.startswith("limit + mirror − limit = +0.48")
+    assert verdict.ours.endswith("(paired, n = 3): a gain")
     assert V.gain_over([99.0, 99.1, 99.2], [99.05, 99.0, 99.3]).label == "inconclusive"
     assert V.gain_over([99.0, 99.1, 99.2], [98.6, 98.75, 98.8]).label == "does not hold"
     assert V.gain_over([99.0, 99.1], [99.5, 99.6]).label == "inconclusive"

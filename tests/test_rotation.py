@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from greenelm_book.chapters import rotation as rot
+from greenelm_book.judging import verdicts as V
 from greenelm_book.paper import ROTATION_CLAIM
 from greenelm_book.store.results import ChapterResults
 from greenelm_book.chapters.trained import ANGLES
@@ -72,11 +73,14 @@ def test_records_tables_and_decay(setup, store):
     assert ci[setup.mlp, 45][0] == pytest.approx(-13.5)
 
 
-@pytest.mark.parametrize("gap0,label", [((0.1, -0.5, 0.7), "holds"), ((3.0, 2.0, 4.0), "does not hold"),
-                                        ((0.5, -0.5, 1.5), "inconclusive")])
-def test_comparable_clean_ci_within_one_point(gap0, label):
-    verdict, comparable, apart = rot.comparable_clean(gap0, 5, WIDTH)
+@pytest.mark.parametrize("shift,label", [(0.1, "holds"), (3.0, "does not hold"), (0.9, "inconclusive")])
+def test_comparable_clean_is_the_books_equivalence_test(shift, label):
+    """"Comparable" on the rotation page is judged by the one test of every "comparable" claim
+    (equivalent_accuracy, ±1 point): never "not comparable", which means "not measured alike"."""
+    slp = np.array([96.0, 96.3, 95.8, 96.1, 96.2])
+    verdict, comparable, apart = rot.comparable_clean(slp + shift, slp)
     assert verdict.label == label
+    assert verdict == V.equivalent_accuracy(slp + shift, slp, names=("Green-ELM", "SGD perceptron"))
     assert (comparable, apart) == {"holds": (True, False), "does not hold": (False, True),
                                    "inconclusive": (False, False)}[label]
 

@@ -114,14 +114,16 @@ def test_benchmark_records_and_verdict(tmp_path, exponent, linear):
     assert keys[100_000, "worker-peak-mb"].key == "mnist-shifted/green-elm/dask/d=100/n=100000/worker-peak-mb"
     assert list(scaleout.benchmark_table(bench, keys)["blocks"]) == [2, 20, 200]
     fit = scaleout.answer_linear_in_n(store, bench, keys, setting)
-    assert fit["cpu"] == pytest.approx(exponent) and bool(fit["linear"]) is linear
+    label = "holds" if linear else "does not hold"
+    assert fit["cpu"] == pytest.approx(exponent) and fit["linear"] == label
     answer = store.answers["total_cost_linear_in_n"]
-    assert answer.verdict.label == ("holds" if linear else "does not hold") and len(answer.keys) == 5
+    assert answer.verdict.label == label and len(answer.keys) == 5
+    assert "95 % CI" in answer.verdict.ours and "95 % confidence interval" in answer.verdict.detail
     assert store.results["mnist-shifted/green-elm/dask/d=100/cpu-time-exponent"].setting["sizes"][-1] == 1_000_000
     glues = scaleout.benchmark_glues(bench, fit)
     assert glues["bench_n_factor"] == "100-fold" and glues["bench_peak_range"] == "310–320 MB"
-    assert glues["bench_linear_band"] == f"between {scaleout.LINEAR[0]:g} and {scaleout.LINEAR[1]:g}" == (
-        "between 0.9 and 1.1")                                  # the band the verdict uses, as the prose says it
+    assert glues["bench_linear_band"] == "with its 95 % confidence interval within 0.9–1.1"   # the verdict's band
+    assert glues["bench_linear"] == ("linear" if linear else "not linear")
     cpu_ratio = 30 * 100_000 ** (exponent - 1) / 25        # Dask's CPU s per million ÷ the single process's
     assert glues["bench_ratio"].startswith(f"1.50 times the wall time and {cpu_ratio:.2f} times the CPU time")
     assert glues["bench_ratio"].endswith("N = 100,000")

@@ -403,3 +403,50 @@ def test_the_pages_timing_ratios_read_as_on_the_scorecard():
         stored = json.loads((folder / f"{chapter}.json").read_text())["answers"][claim]["verdict"]
         assert stored["label"] == card.loc[claim, "verdict"], (claim, stored, card.loc[claim, "verdict"])
     assert card.loc["cifar10_raw_speedup_vs_sgd", "verdict"] == "not comparable"
+
+
+def test_ranks_in_order_regime_by_regime():
+    """A ranking that holds in one regime of three is "partly holds", the regime named; a step whose
+    paired interval straddles 1 is inconclusive; a chain of the wrong length is an error."""
+    seeds = np.array([1.0, 1.1, 0.9, 1.05, 0.95])
+    ordered = [8 * seeds, 25 * seeds * [1, 1.01, 0.99, 1, 1], 26 * seeds]
+    reversed_ = [1e6 * seeds, 25 * seeds, 26 * seeds]
+    verdict = V.ranks_in_order({"d-gt-n": ordered, "duplicated-units": reversed_, "collinear-inputs": reversed_},
+                               ("pinv", "LU", "Cholesky"))
+    assert verdict.label == "partly holds" and verdict.ours.startswith("in order in 1 of 3 regimes (d-gt-n)")
+    assert V.ranks_in_order({"a": ordered}, ("pinv", "LU", "Cholesky")).label == "holds"
+    assert V.ranks_in_order({"a": reversed_}, ("pinv", "LU", "Cholesky")).label == "does not hold"
+    level = [8 * seeds, 8 * seeds * [1.02, 0.98, 1.01, 0.99, 1.0]]
+    undecided = V.ranks_in_order({"a": [8 * seeds, 25 * seeds], "b": level}, ("pinv", "LU"))
+    assert undecided.label == "inconclusive" and "straddles 1 for b" in undecided.detail
+    with pytest.raises(ValueError, match="2 chains for 3 names"):
+        V.ranks_in_order({"a": ordered[:2]}, ("pinv", "LU", "Cholesky"))
+    with pytest.raises(ValueError, match="one value per seed"):
+        V.ranks_in_order({"a": [seeds, seeds[:3]]}, ("pinv", "LU"))
+
+
+def test_reaches_somewhere_judges_every_dataset():
+    assert V.reaches_somewhere({"mnist": [1.0, 1.01], "cifar10": [1.0, math.inf]}, 10).label == "partly holds"
+    assert V.reaches_somewhere({"mnist": [12.0, 1.0]}, 10).label == "holds"
+    assert V.reaches_somewhere({"mnist": [9.99]}, 10).label == "does not hold"
+    verdict = V.reaches_somewhere({"cifar10": [math.inf]}, 10, what="reduction")
+    assert verdict.ours == "CIFAR-10: largest reduction unbounded"
+    with pytest.raises(ValueError, match="mnist"):
+        V.reaches_somewhere({"mnist": [float("nan")]}, 10)
+
+
+def test_exponent_within_uses_the_interval_of_the_slope():
+    """The slope and its t interval equal scipy's linregress; inside the band holds, wholly outside
+    does not hold, straddling a bound is inconclusive; too few points is an error."""
+    sizes = np.array([6e4, 5e5, 1e6, 2e6])
+    rng = np.random.default_rng(0)
+    for p, noise, label in ((1.0, 0.01, "holds"), (1.3, 0.01, "does not hold"), (1.08, 0.3, "inconclusive")):
+        values = sizes ** p * np.exp(noise * rng.standard_normal(sizes.size))
+        verdict = V.exponent_within(sizes, values, (0.9, 1.1))
+        fit = stats.linregress(np.log(sizes), np.log(values))
+        half = stats.t.ppf(0.975, sizes.size - 2) * fit.stderr
+        assert verdict.label == label, (p, verdict)
+        assert verdict.ours == (f"p = {fit.slope:.2f} (95 % CI {fit.slope - half:.2f} to {fit.slope + half:.2f}, "
+                                f"4 points)")
+    with pytest.raises(ValueError, match="at least 3 points"):
+        V.exponent_within([1, 2], [1, 2], (0.9, 1.1))

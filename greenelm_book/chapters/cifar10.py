@@ -232,7 +232,7 @@ def table_ii(ii: dict, ridge, answers: dict, solvers) -> pd.DataFrame:
              "verdict": answers[f"table2_{s}_d4000_accuracy" if s != "sgd" else "table2_sgd_accuracy"].label}
             for s in ["sgd", *solvers]]
     rows.append({"Table II row": "ridge, no random layer", "paper (%)": np.nan, "ours (%)": spread_text(ridge),
-                 "ours − paper": np.nan, "verdict": "not in the paper"})
+                 "ours − paper": np.nan, "verdict": ""})                 # not in the paper: no verdict
     return pd.DataFrame(rows)
 
 
@@ -640,7 +640,7 @@ def _vi_rows(raw_width: int) -> list[tuple]:
 def table_vi(vi: dict, v_raw, raw_width: int) -> pd.DataFrame:
     """Table VI's accuracies, the paper's beside ours (mean ± sd), the difference and the verdict."""
     p6 = paper.TABLE_VI.set_index("model")
-    verdicts = {"mlp": "see SGD baselines", "raw": v_raw.label, "cnn": "see SGD baselines",
+    verdicts = {"mlp": "", "raw": v_raw.label, "cnn": "",          # the SGD rows are judged on the baselines page
                 "conv": "not comparable (frontend)"}
     return pd.DataFrame([{"Table VI row": row, "paper (%)": p6.loc[model, "accuracy"], "ours (%)": spread_text(vi[acc]),
                           "ours − paper": vi[acc].mean - p6.loc[model, "accuracy"], "verdict": verdicts[model]}

@@ -354,7 +354,7 @@ def gains_text(records: dict, protocol: dict) -> str:
     parts = []
     for dataset in protocol:
         gains = variant_gains(records, dataset)
-        said = "; ".join(verdict.ours for verdict in gains.values())    # "no gain shown: B − A = …" (its words)
+        said = "; ".join(verdict.ours for verdict in gains.values())    # "B − A = … (paired, n = …): no gain shown" (its words)
         parts.append(f"{DATASET_NAMES[dataset]}: {said}.")
     return " ".join(parts)
 

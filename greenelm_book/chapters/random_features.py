@@ -18,7 +18,7 @@ import pandas as pd
 from .. import paper
 from ..report import (Verdict, by_sign, colour, judge_qualitative, judge_time, log_ticks,
                      not_comparable, ours_text, prediction_interval)
-from ..judging.verdicts import all_some_none, value_vs_paper
+from ..judging.verdicts import all_some_none, ranks_in_order, value_vs_paper
 
 SCALES = ("unit", "he")
 IV_SOLVERS = ("pinv", "lu", "cholesky")
@@ -552,14 +552,9 @@ def answer_solver_claims(store, rank: pd.DataFrame, results: dict, summary: dict
              + ", ".join(f"{r} {v:.0%}" for r, v in summary["tiny_refused"].items())),
         keys=[results[r, l, "refused"].key for r in regimes for l in ridge_labels]
         + [results[r, f"cholesky, λ={TINY_ALPHA:g}", "refused"].key for r in deficient])
-    pinv_less_stable = summary["pinv_less_stable"]
-    orderings = [not pinv_less_stable, len(summary["lu_more_stable"]) == len(deficient)]
-    store.answer("table4_stability_ranking", judge_qualitative(
-        all_some_none(orderings),
-        test="the amplification of a 1e-8 relative perturbation of H into the readout, in the rank-deficient "
-             "regimes: pinv below LU (λ = 1e-3) below Cholesky (λ = 1e-3)",
-        ours=f"pinv the most sensitive in {len(pinv_less_stable)} of {len(deficient)} regimes; LU and Cholesky "
-             f"within {max(abs(q - 1) for q in summary['lu_vs_chol']):.0%} of each other"),
+    store.answer("table4_stability_ranking", ranks_in_order(
+        {r: [results[r, l, "amplification"].values for l in ["pinv", *ridge_labels]] for r in deficient},
+        ("pinv", "LU", "Cholesky"), what="amplification of a 1e-8 perturbation of H"),
         keys=[results[r, l, "amplification"].key for r in deficient for l in ["pinv", *ridge_labels]])
     faster = all(iv_time[s] and iv_time[s].mean < iv_time["pinv"].mean for s in ("lu", "cholesky")) \
         if iv_time["pinv"] else None

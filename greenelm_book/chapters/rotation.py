@@ -17,11 +17,7 @@ from .baselines import MLP_HIDDEN
 from .perturb import paired_difference
 from ..report import Verdict, by_sign, colour, judge_qualitative
 from .trained import at_angle, elm_run, owned_result, sgd_run
-from ..judging.verdicts import all_some_none, value_vs_paper
-
-#: points: the clean accuracies are "comparable" when the 95 % CI of their paired difference lies
-#: within ± this (not comparable when it lies outside, inconclusive otherwise)
-COMPARABLE = 1.0
+from ..judging.verdicts import all_some_none, equivalent_accuracy, value_vs_paper
 
 
 def model_specs(width: int, widths) -> dict[str, tuple[str, dict]]:
@@ -201,19 +197,13 @@ def plot_accuracy_and_retention(setup: Setup, shown, angles, theta: int):
 
 
 # ----------------------------------------------------------------------------- the claims
-def comparable_clean(gap0, seeds: int, width: int):
-    """The clean-accuracy test of "comparable performance on the canonical test set": ``gap0`` =
-    (mean, low, high) of the paired difference pinv Green-ELM − perceptron (points). Returns
-    (verdict, comparable, apart)."""
-    comparable = -COMPARABLE <= gap0[1] and gap0[2] <= COMPARABLE
-    apart = gap0[1] > COMPARABLE or gap0[2] < -COMPARABLE
-    test = (f"comparable when the 95 % CI of the paired clean-accuracy difference (pinv Green-ELM d = {width} "
-            f"minus SGD perceptron) lies within ± {COMPARABLE:g} point, not comparable when it lies outside, "
-            f"inconclusive otherwise")
-    ours = f"{gap0[0]:+.2f} points (95 % CI {gap0[1]:+.2f} to {gap0[2]:+.2f}, n = {seeds})"
-    verdict = (judge_qualitative(bool(comparable), test, ours) if comparable or apart
-               else Verdict("inconclusive", ours, test))
-    return verdict, comparable, apart
+def comparable_clean(elm, slp):
+    """The clean-accuracy test of "comparable performance on the canonical test set": the book's one
+    test of "comparable" (:func:`~greenelm_book.judging.verdicts.equivalent_accuracy`, shared with every
+    parallel claim) on the pinv Green-ELM's and the SGD perceptron's clean accuracies (runs (seeds,),
+    %). Returns (verdict, comparable: equivalence shown, apart: the gap shown beyond the margin)."""
+    verdict = equivalent_accuracy(elm, slp, names=("Green-ELM", "SGD perceptron"))
+    return verdict, verdict.label == "holds", verdict.label == "does not hold"
 
 
 def answer_claims(store, setup: Setup, *, claim: dict, angles, cleans: dict, rotated: dict, advantages: dict,
@@ -227,7 +217,7 @@ def answer_claims(store, setup: Setup, *, claim: dict, angles, cleans: dict, rot
     clean_keys = [f"{setup.key(n)}/accuracy" for n in (ELM, SLP, MLP) if cleans[n][0] is not None]
     rot_keys = [rotated[n][a].key for n in (ELM, SLP, MLP) for a in test_angles]
     gap0 = paired_difference(acc(ELM, 0), acc(SLP, 0))
-    verdict, comparable, apart = comparable_clean(gap0, len(setup.seeds), H)
+    verdict, comparable, apart = comparable_clean(acc(ELM, 0), acc(SLP, 0))
     store.answer("rotation_clean_comparable", verdict,
                  keys=clean_keys + [f"{setup.key(ELM)}/vs-sgd-perceptron/angle=0/advantage"],
                  note=f"MNIST, {setup.n_train} training images, Green-ELM W ~ N(0, 1), SGD {setup.epochs} epochs")

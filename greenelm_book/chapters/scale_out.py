@@ -92,8 +92,6 @@ def shifted_mnist(n_rows: int, block_rows: int = 20_000, seed: int = 0, max_shif
 
 
 # ------------------------------------------------------------------ the scale-out chapter
-#: CPU-time exponents p (time ∝ N^p) that count as linear in N, fixed in advance
-LINEAR = (0.9, 1.1)
 
 
 def flop_split(sizes, n_inputs: int = 784, n_hidden: int = 2000, n_classes: int = 10) -> pd.DataFrame:
@@ -269,9 +267,11 @@ def plot_benchmark(bench: pd.DataFrame):
 
 def answer_linear_in_n(store, bench: pd.DataFrame, keys: dict, setting: dict) -> dict:
     """Fit time ∝ N^p to the recorded wall and CPU times (least squares on log–log), record both
-    exponents and answer ``total_cost_linear_in_n`` (linear when p(CPU) lies in :data:`LINEAR`).
-    Returns ``{"wall": p, "cpu": p, "linear": bool, "wall_seconds": (n,), "peaks": (n,) MB}``."""
-    from ..report import judge_qualitative
+    exponents and answer ``total_cost_linear_in_n`` (the 95 % CI of p(CPU) within
+    :data:`greenelm_book.judging.rejudge.LINEAR_BAND`, by
+    :func:`greenelm_book.judging.rejudge.linear_in_n_verdict`, the scorecard's test). Returns ``{"wall":
+    p, "cpu": p, "linear": the verdict's label, "wall_seconds": (n,), "peaks": (n,) MB}``."""
+    from ..report import Verdict
 
     n_rows = bench.n_rows.to_numpy(dtype=float)
     wall = np.array([keys[n, "wall-seconds"].mean for n in bench.n_rows])
@@ -284,15 +284,16 @@ def answer_linear_in_n(store, bench: pd.DataFrame, keys: dict, setting: dict) ->
                                         [value], "", **setting, sizes=[int(n) for n in n_rows],
                                         quantity=f"p of {name} time ∝ N^p (least squares on log-log)")
                      for name, value in (("wall", wall_exponent), ("cpu", cpu_exponent))}
-    linear = LINEAR[0] <= cpu_exponent <= LINEAR[1]
-    store.answer("total_cost_linear_in_n", judge_qualitative(
-        bool(linear), test=f"least-squares exponent p of CPU time ∝ N^p for the Dask fit at d = {d}, "
-        f"N from {int(n_rows[0]):,} to {int(n_rows[-1]):,} (the committed benchmark): linear when "
-        f"{LINEAR[0]} ≤ p ≤ {LINEAR[1]}",
-        ours=f"p = {cpu_exponent:.2f} (CPU), {wall_exponent:.2f} (wall); worker memory "
-             f"{peaks.min():.0f}–{peaks.max():.0f} MB"),
-        keys=[k.key for k in exponent_keys.values()] + [keys[n, "cpu-seconds-per-million"].key
-                                                          for n in bench.n_rows])
+    from ..judging.rejudge import linear_in_n_verdict
+
+    cpu_keys = [keys[n, "cpu-seconds-per-million"].key for n in bench.n_rows]
+    judged = linear_in_n_verdict(cpu_keys, store.results)
+    linear = judged.label
+    store.answer("total_cost_linear_in_n", Verdict(
+        judged.label, f"{judged.ours} (CPU), wall {wall_exponent:.2f}; worker memory {peaks.min():.0f}–{peaks.max():.0f} MB",
+        f"{judged.detail}, for the Dask fit at d = {d}, N from {int(n_rows[0]):,} to {int(n_rows[-1]):,} (the "
+        f"committed benchmark)"),
+        keys=[k.key for k in exponent_keys.values()] + cpu_keys)
     return {"wall": wall_exponent, "cpu": cpu_exponent, "linear": linear, "wall_seconds": wall, "peaks": peaks}
 
 
@@ -312,6 +313,8 @@ def benchmark_glues(bench: pd.DataFrame, fit: dict, config: dict | None = None) 
     """The texts the benchmark's prose quotes; ``fit`` is :func:`answer_linear_in_n`'s result, ``config``
     the report's (its precision and workers, :func:`gflops_text`; default: the one :func:`load_benchmark`
     keeps in ``bench.attrs``)."""
+    from ..judging.rejudge import LINEAR_BAND
+
     config = bench.attrs.get("config") if config is None else config
     n_rows = bench.n_rows.to_numpy(dtype=float)
     wall, peaks, largest = fit["wall_seconds"], fit["peaks"], bench.iloc[-1]
@@ -321,8 +324,9 @@ def benchmark_glues(bench: pd.DataFrame, fit: dict, config: dict | None = None) 
              "bench_load": f"{largest.dask_load_average:.1f}",
              "bench_gflops": gflops_text(largest.dask_gflops, config),
              "bench_exponents": f"{fit['wall']:.2f} for wall time and {fit['cpu']:.2f} for CPU time",
-             "bench_linear": "linear" if fit["linear"] else "not linear",
-             "bench_linear_band": f"between {LINEAR[0]:g} and {LINEAR[1]:g}",
+             "bench_linear": {"holds": "linear", "does not hold": "not linear"}.get(fit["linear"],
+                                                                                  "not shown to be linear"),
+             "bench_linear_band": f"with its 95 % confidence interval within {LINEAR_BAND[0]:g}–{LINEAR_BAND[1]:g}",
              "bench_peak_range": f"{peaks.min():.0f}–{peaks.max():.0f} MB",
              "bench_peak_change": f"{100 * (peaks[-1] / peaks[0] - 1):+.0f} %",
              "bench_n_range": f"{int(n_rows[0]):,} to {int(n_rows[-1]):,}",

@@ -7,7 +7,10 @@ paper by :func:`~greenelm_book.judging.verdicts.value_vs_paper` (or a difference
 a timing), the qualitative claims whose test is shared by :data:`CLAIM_TESTS`, and the others by the
 chapter's own stated test (``chapter_test``) as recorded. Evidence that is not comparable
 (:mod:`greenelm_book.judging.comparability`) makes the claim "not comparable", with the difference for
-information; a test over datasets that some keys leave is judged on the comparable ones. A claim's
+information. A claim about the book's own measurements compared with each other
+(:data:`OWN_MEASUREMENTS`: the shape of its curves, its solvers' ranking, its conditioning, its
+scaling in N) is judged on every dataset the book measured, raw-pixel CIFAR-10 included, whatever
+the paper's setting for that dataset; parallel claims share one test (:data:`CLAIM_TESTS`). A claim's
 first key is its primary evidence: when it is not comparable, neither is the claim.
 """
 
@@ -24,7 +27,9 @@ from ..report import Verdict, not_comparable
 from ..store.results import Answer
 
 __all__ = ["Judgement", "judge_claim", "scorecard_verdict", "answer_as_scorecard", "shared_verdict", "CLAIM_TESTS",
-           "OWN_PARITY_BASELINE", "OWN_MEASUREMENTS", "own_parity_keys", "scorecard_test", "judgement_words"]
+           "OWN_PARITY_BASELINE", "OWN_MEASUREMENTS", "own_parity_keys", "scorecard_test", "judgement_words",
+           "conditioning_reductions", "conditioning_verdict", "CONDITIONING_GAIN", "linear_in_n_verdict", "LINEAR_BAND",
+           "PARALLEL", "parallel_groups", "claim_wording", "mixed_tests", "NOT_JUDGED"]
 
 QUALITATIVE = ("holds", "partly holds", "does not hold")
 
@@ -90,7 +95,9 @@ OWN_PARITY_BASELINE = {"mnist": "mnist/sgd-mlp/accuracy", "fashion-mnist": "fash
 #: claims about the book's own measurements compared with each other (or with its own baselines),
 #: not with a number of the paper: judged on every dataset the book measured, whatever the paper's
 #: setting for that dataset was
-OWN_MEASUREMENTS = {"predictable_path_to_parity", "slope_inverse_to_complexity", "mnist_alpha_high_others_dampened"}
+OWN_MEASUREMENTS = {"predictable_path_to_parity", "slope_inverse_to_complexity", "mnist_alpha_high_others_dampened",
+                    "scaling_slopes_diverge", "d_correlates_with_separability", "diminishing_returns",
+                    "table4_stability_ranking", "tikhonov_improves_conditioning", "total_cost_linear_in_n"}
 
 
 def own_parity_keys(keys) -> list:
@@ -125,14 +132,6 @@ def _path_to_parity(claim, answer, results):
     return verdict, keys, "reaches_reference"
 
 
-def _flatter(claim, answer, results):
-    keys = [k for k in answer.keys if _comparability(k, claim.chapter).comparable]
-    slopes = {_dataset(k): results[k].values for k in keys}
-    if len(slopes) < 2 or "mnist" not in slopes:
-        return None, keys, "flatter_than_anchor"
-    return V.flatter_than_anchor(slopes, "mnist"), keys, "flatter_than_anchor"
-
-
 def _flatter_everywhere(claim, answer, results):
     """Flatter than MNIST on every other dataset the chapter measured (CIFAR-10 on raw pixels
     included: the claim orders the book's own slopes, it compares no number with the paper's)."""
@@ -164,13 +163,12 @@ def _rises(claim, answer, results):
 
 
 def _curves(claim, answer, results):
-    """The comparable keys of an answer, grouped by dataset in their stored (width) order."""
-    curves, used = {}, []
+    """Every key of an answer, grouped by dataset in their stored (width) order: a claim about the
+    shape of the book's own curves is judged on every dataset measured (:data:`OWN_MEASUREMENTS`)."""
+    curves = {}
     for key in answer.keys:
-        if _comparability(key, claim.chapter).comparable:
-            curves.setdefault(_dataset(key), []).append(results[key].values)
-            used.append(key)
-    return curves, used
+        curves.setdefault(_dataset(key), []).append(results[key].values)
+    return curves, list(answer.keys)
 
 
 def _rises_throughout(claim, answer, results):
@@ -200,6 +198,78 @@ def _reaches_sgd(claim, answer, results):
     return V.reaches_reference(values, sgd, "paper's SGD MLP (Table I)"), list(answer.keys), "reaches_reference"
 
 
+def _stability_ranking(claim, answer, results):
+    """pinv < LU < Cholesky in perturbation amplification, in every rank-deficient regime the chapter
+    measured (its keys: per regime, pinv, LU, Cholesky), paired by seed."""
+    chains: dict = {}
+    for key in answer.keys:
+        regime = results[key].setting.get("regime") or re.search(r"rank-deficient=([^/]+)", key).group(1)
+        chains.setdefault(regime, []).append(results[key].values)
+    verdict = V.ranks_in_order(chains, ("pinv", "LU", "Cholesky"), what="amplification of a 1e-8 perturbation of H")
+    return verdict, list(answer.keys), "ranks_in_order"
+
+
+#: "improves the conditioning": λ lowers κ(HᵀH) at least this many times (an order of magnitude)
+CONDITIONING_GAIN = 10.0
+
+
+def conditioning_reductions(keys, results: dict) -> dict:
+    """``{dataset: [κ(G) / κ(G + λI) per width]}`` from the stored ``…/ridge-condition-number`` ``keys``
+    (κ(G + λI), its setting's ``alpha``) and the ``…/smallest-eigenvalue`` beside each (the largest
+    eigenvalue is κ(G + λI)·(s_min + λ) − λ); unbounded (inf) where G is numerically singular
+    (s_min ≤ 0). An error naming a missing key."""
+    factors: dict = {}
+    for key in keys:
+        smallest_key = key.replace("ridge-condition-number", "smallest-eigenvalue")
+        if key not in results or smallest_key not in results:
+            raise KeyError(f"the conditioning test needs {key} and {smallest_key} in the store")
+        kappa_ridge, smallest = results[key].values[0], results[smallest_key].values[0]
+        alpha = float(results[key].setting["alpha"])
+        largest = kappa_ridge * (smallest + alpha) - alpha
+        factors.setdefault(_dataset(key), []).append(math.inf if smallest <= 0 else largest / smallest / kappa_ridge)
+    return factors
+
+
+def conditioning_verdict(keys, results: dict) -> Verdict:
+    """"λ improves the conditioning" on every dataset measured (:func:`conditioning_reductions`,
+    :func:`~greenelm_book.judging.verdicts.reaches_somewhere` at :data:`CONDITIONING_GAIN`)."""
+    return V.reaches_somewhere(conditioning_reductions(keys, results), CONDITIONING_GAIN,
+                               what="reduction κ(G) / κ(G + λI)")
+
+
+def _conditioning(claim, answer, results):
+    """λ lowers κ(HᵀH) at least tenfold at some measured width, on every dataset the chapter measured."""
+    used = list(answer.keys) + [k.replace("ridge-condition-number", "smallest-eigenvalue") for k in answer.keys]
+    if any(k not in results for k in used):
+        return None, list(answer.keys), "reaches_somewhere"
+    return conditioning_verdict(answer.keys, results), used, "reaches_somewhere"
+
+
+#: "linear in N": the band of the exponent p of CPU time ∝ N^p (a fitted parameter's 10 % margin)
+LINEAR_BAND = (0.9, 1.1)
+
+
+def linear_in_n_verdict(keys, results: dict) -> Verdict:
+    """"Total cost linear in N": CPU time ∝ N^p with p's 95 % CI within :data:`LINEAR_BAND`
+    (:func:`~greenelm_book.judging.verdicts.exponent_within`), every stored value of the
+    ``…/n=<N>/cpu-seconds-per-million`` ``keys`` a point (CPU seconds = value · N / 10⁶)."""
+    sizes, cpu = [], []
+    for key in keys:
+        n = int(re.search(r"/n=(\d+)/", key).group(1))
+        for value in results[key].values:
+            sizes.append(n)
+            cpu.append(value * n / 1e6)
+    return V.exponent_within(sizes, cpu, LINEAR_BAND, what="exponent p of CPU time ∝ N^p")
+
+
+def _linear_in_n(claim, answer, results):
+    """CPU time ∝ N^p, p's 95 % CI within :data:`LINEAR_BAND` (:func:`linear_in_n_verdict`)."""
+    keys = [k for k in answer.keys if k.endswith("/cpu-seconds-per-million")]
+    if len({re.search(r"/n=(\d+)/", k).group(1) for k in keys}) < 3:
+        return None, keys, "exponent_within"
+    return linear_in_n_verdict(keys, results), keys, "exponent_within"
+
+
 def _pinv_behind_sgd(claim, answer, results):
     a, b = answer.keys[:2]
     verdict = V.same_machine_ratio(results[a].values, results[b].values, claimed="above",
@@ -215,7 +285,11 @@ CLAIM_TESTS = {
     "predictable_path_to_parity": _path_to_parity,
     "slope_inverse_to_complexity": _flatter_everywhere,
     "mnist_alpha_high_others_dampened": _dampened,
-    "scaling_slopes_diverge": _flatter,
+    "scaling_slopes_diverge": _flatter_everywhere,
+    "rotation_clean_comparable": _equivalence,
+    "table4_stability_ranking": _stability_ranking,
+    "tikhonov_improves_conditioning": _conditioning,
+    "total_cost_linear_in_n": _linear_in_n,
     "above_95_single_step": _above_95,
     "feature_learning_not_needed_mnist": _above_95,
     "abstract_untangle_without_backprop": _rises,
@@ -224,8 +298,58 @@ CLAIM_TESTS = {
     "d_correlates_with_separability": _rises_throughout,
     "diminishing_returns": _gains_shrink,
 }
-#: claims that subset their datasets to the comparable ones (the others need every key comparable)
-SUBSETTING = {"scaling_slopes_diverge", "d_correlates_with_separability", "diminishing_returns"}
+#: families of parallel claims, the same claim about different datasets or in other words: each
+#: family is judged by one test function (:data:`CLAIM_TESTS`), whatever its datasets' settings.
+#: Claims worded alike up to datasets and numbers are found by :func:`parallel_groups`; these are the
+#: ones worded differently. "Comparable" and "maintains parity" (two accuracies alike: equivalence,
+#: TOST at ±1 point) are one family; "reaches parity" and "expressive enough" (ours no more than
+#: 1 point below the book's own gradient-trained baseline: non-inferiority, where being ahead is no
+#: failure) are another
+PARALLEL = {
+    "comparable accuracy": ("abstract_comparable_to_sgd", "cifar10_raw_parity_with_sgd", "rotation_clean_comparable"),
+    "reaches the book's own SGD": ("predictable_path_to_parity", "ultra_wide_relu_sufficient"),
+    "slope against complexity": ("slope_inverse_to_complexity", "scaling_slopes_diverge"),
+    "accuracy above 95 %": ("above_95_single_step", "feature_learning_not_needed_mnist"),
+}
+_DATASET_WORDS = re.compile(r"\b(?:fashion-mnist|mnist|cifar-10|cifar10)\b", re.I)
+_NUMBER_WORDS = re.compile(r"[~≈]?\s*[-+−]?\d[\d,]*(?:\.\d+)?\s*(?:%|×|s\b)?")
+
+
+def claim_wording(statement: str) -> str:
+    """A claim's statement with its datasets and numbers left out and any parenthesis dropped: the
+    wording two parallel claims share ("Green-ELM (PInv) at d = 500 trains on Fashion-MNIST in 1.00 s"
+    → "green-elm at d = trains on in")."""
+    text = re.sub(r"\([^()]*\)", " ", statement)
+    text = _NUMBER_WORDS.sub(" ", _DATASET_WORDS.sub(" ", text)).lower()
+    return " ".join(re.sub(r"[^\w\s=-]", " ", text).split())
+
+
+def parallel_groups(claims=CLAIMS) -> dict:
+    """``{family: claim ids}`` of the parallel claims: :data:`PARALLEL`, and every set of two or more
+    claims whose :func:`claim_wording` is the same."""
+    groups: dict = {}
+    for claim in claims:
+        groups.setdefault(claim_wording(claim.statement), []).append(claim.id)
+    found = {wording: tuple(ids) for wording, ids in groups.items() if len(ids) > 1}
+    return {**found, **PARALLEL}
+
+
+#: the tests that record rather than judge (a setting that is not comparable, a claim not measurable)
+NOT_JUDGED = ("not_comparable", "not_measurable")
+
+
+def mixed_tests(card, groups=None) -> dict:
+    """``{family: {claim: test}}`` for every family of :func:`parallel_groups` whose judged claims
+    (scorecard rows ``card`` with a test that judges, not :data:`NOT_JUDGED`) use more than one test."""
+    tests = dict(zip(card["claim"], card["test"]))
+    out = {}
+    for family, ids in (parallel_groups() if groups is None else groups).items():
+        judged = {c: tests[c] for c in ids if tests.get(c) and tests[c] not in NOT_JUDGED}
+        if len(set(judged.values())) > 1:
+            out[family] = judged
+    return out
+
+
 #: a paper's seconds judged as a ratio within its own table: claim -> (denominator claim, paper ratio)
 TABLE_RATIOS = {"table4_pinv_d2000_seconds": (
     "table4_lu_d2000_seconds",
@@ -245,21 +369,15 @@ def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
             return _not_comparable(claim, answer, results, keys, "nothing left to judge")
         return _judged(verdict, test, used, results)
     if claim.id in CLAIM_TESTS and len(keys) == len(answer.keys) and keys:
-        if claim.id not in SUBSETTING and not all(_comparability(k, claim.chapter).comparable for k in keys):
+        if not all(_comparability(k, claim.chapter).comparable for k in keys):
             judged = _not_comparable(claim, answer, results, keys)
             info, _, test = CLAIM_TESTS[claim.id](claim, answer, results)
-            verdict = Verdict("not comparable", info.ours, f"{judged.verdict.detail}; for information, "
-                              f"{test}: {info.label} ({info.detail})")
+            verdict = Verdict("not comparable", info.ours, f"{judged.verdict.detail}; for information only, "
+                              f"{info.detail}")
             return Judgement(verdict, judged.test, judged.keys, judged.values)
         verdict, used, test = CLAIM_TESTS[claim.id](claim, answer, results)
         if verdict is None or not used:
             return _not_comparable(claim, answer, results, keys, "nothing comparable left to judge")
-        dropped = [k for k in keys if not _comparability(k, claim.chapter).comparable]
-        if dropped:
-            left_out = sorted(dataset_name(n) for n in {_dataset(k) for k in dropped} - {_dataset(k) for k in used})
-            verdict = Verdict(verdict.label, verdict.ours, f"{verdict.detail}; judged on the comparable "
-                              f"datasets ({', '.join(left_out)} not comparable: "
-                              f"{_comparability(dropped[0], claim.chapter).reason})")
         return _judged(verdict, test, used, results)
     if not keys:
         test = "not_comparable" if recorded.label == "not comparable" else "chapter_test"

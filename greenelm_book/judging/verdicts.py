@@ -43,7 +43,8 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDE
            "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
            "difference_interval", "reaches_within_margin", "flatter_than_anchor", "margin_label", "judge_between", "LADDER", "LADDER_CONDITIONS",
            "ladder_label", "mean_beyond_bound", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
-           "gain_label", "gain_over", "TEST_WORDS", "words_of_test"]
+           "gain_label", "gain_over", "TEST_WORDS", "words_of_test", "ranks_in_order", "reaches_somewhere",
+           "exponent_within"]
 
 #: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
 TEST_LEVEL = 0.05
@@ -103,6 +104,15 @@ RULES = {
                            "the anchor's slope minus its slope (per-seed slopes) lies above 0 and its mean "
                            "slope is positive (partly: for some, the others steeper); inconclusive when an "
                            "interval straddles 0",
+    "ranks_in_order": "a ranking first < second < … in every regime: a regime passes when each step's 95 % "
+                      "confidence interval of the paired ratio (later / earlier, t over seeds on the logs) lies "
+                      "above 1, fails when one lies below 1; holds in every regime, partly in some (the others "
+                      "failing); inconclusive when a step's interval straddles 1",
+    "reaches_somewhere": "a deterministic quantity (one draw) reaches a bound at some measured setting: holds on "
+                         "every dataset, partly on some, does not hold on none",
+    "exponent_within": "the 95 % confidence interval (t, n − 2 degrees of freedom) of a least-squares exponent "
+                       "on log–log lies within the claim's band: holds; wholly outside: does not hold; "
+                       "straddling a bound: inconclusive",
     "gain_over": "a gain of variant B over variant A, from n ≥ 3 seeds that each ran both (paired): "
                  "gain (holds) when the mean paired difference B − A exceeds twice the sd of the paired "
                  "differences (and the floor, e.g. one test image); loss (does not hold) when it lies "
@@ -128,10 +138,11 @@ LADDER = (
     ("discordant", "a paper's ratio of two timings from another machine, both sides timed here in one quiet "
                    "run (≥ 5 pairs): our 95 % CI wholly on the other side of 1, or wholly beyond ×/÷ 3 of the "
                    "paper's ratio"),
-    ("holds", "a claim's stated test passes on every dataset or regime it is applied to"),
-    ("partly holds", "the stated test passes on some datasets or regimes and fails on the others, none "
-                     "undecided"),
-    ("does not hold", "the stated test fails on every dataset or regime, none undecided"),
+    ("holds", "a claim's stated test passes on every dataset, regime or stated part of the claim it is applied "
+              "to (a claim of two parts — \"faster and less accurate\" — is tested part by part)"),
+    ("partly holds", "the stated test passes on some of those datasets, regimes or parts and fails on the "
+                     "others, none undecided (the row names which)"),
+    ("does not hold", "the stated test fails on every dataset, regime or part, none undecided"),
     ("inconclusive", "the evidence does not decide its test: fewer runs than the test needs, timings not "
                      "recorded as quiet, or an interval that straddles one of the test's boundaries (a number "
                      "against the paper's: its value inside our prediction interval, the margin undecided)"),
@@ -709,6 +720,80 @@ def flatter_than_anchor(slopes: dict, anchor: str, level: float = 0.95) -> Verdi
     return _interval_outcomes(outcomes, "flatter", ours, test, "0")
 
 
+def ranks_in_order(chains: dict, names: tuple, level: float = 0.95, what: str = "value") -> Verdict:
+    """A ranking "first < second < …" (smaller is the claim's better) in every regime.
+
+    ``chains``: ``{regime: [per-seed values of the first, of the second, …]}`` in ``names`` order, the
+    same seeds in the same order (paired; values > 0). A regime passes when, at every step, the
+    ``level`` confidence interval of the geometric-mean ratio later / earlier (paired, t on the logs)
+    lies above 1; fails when one step's interval lies below 1; else it is undecided. Holds in every
+    regime, partly in some (the others failing), does not hold in none; inconclusive when a step is
+    undecided (:data:`RULES` ``["ranks_in_order"]``)."""
+    if not chains:
+        raise ValueError("ranks_in_order needs at least one regime")
+    outcomes, texts = {}, []
+    for regime, chain in chains.items():
+        if len(chain) != len(names) or len(chain) < 2:
+            raise ValueError(f"regime {regime!r}: {len(chain)} chains for {len(names)} names (at least 2)")
+        steps = []
+        for (first, a), (second, b) in zip(zip(names, chain), list(zip(names, chain))[1:]):
+            _paired(a, b)                                   # one value per seed on each side
+            ratio, low, high = ratio_interval(_runs(b) / _runs(a), None, level)
+            steps.append("pass" if low > 1 else "fail" if high < 1 else "undecided")
+            texts.append(f"{regime}: {second} / {first} {ratio:.3g}× ({level * 100:.0f} % CI {low:.3g}–{high:.3g})")
+        outcomes[regime] = ("fail" if "fail" in steps else "undecided" if "undecided" in steps else "pass")
+    passed = [r for r, o in outcomes.items() if o == "pass"]
+    order = " < ".join(names)
+    test = (f"{order} in {what} in every regime: each step's {level * 100:.0f} % confidence interval of the "
+            f"paired ratio (later / earlier, over seeds) lies above 1")
+    ours = f"in order in {len(passed)} of {len(outcomes)} regimes ({', '.join(passed) or 'none'}); " + "; ".join(texts)
+    return _interval_outcomes(outcomes, "pass", ours, test, "1")
+
+
+def reaches_somewhere(values: dict, bound: float, what: str = "value") -> Verdict:
+    """``values``: ``{dataset: values at each measured setting}`` (one deterministic value each, e.g.
+    one draw's condition numbers by width; inf allowed). A dataset passes when its largest value is
+    at least ``bound``; holds on every dataset, partly on some, does not hold on none
+    (:data:`RULES` ``["reaches_somewhere"]``)."""
+    if not values:
+        raise ValueError("reaches_somewhere needs at least one dataset")
+    largest = {}
+    for name, v in values.items():
+        v = np.asarray(v, dtype=float).ravel()
+        if v.size == 0 or np.isnan(v).any():
+            raise ValueError(f"{name}: values must be a non-empty list of numbers (inf allowed), got {v!r}")
+        largest[name] = float(v.max())
+    outcomes = {n: "pass" if m >= bound else "fail" for n, m in largest.items()}
+    ours = "; ".join(f"{dataset_name(n)}: largest {what} {'unbounded' if math.isinf(m) else f'{m:.3g}'}"
+                     for n, m in largest.items())
+    return _interval_outcomes(outcomes, "pass", ours, f"the {what} reaches {bound:g} at some setting, on every "
+                                                      f"dataset", str(bound))
+
+
+def exponent_within(sizes, values, band: tuple[float, float], level: float = 0.95,
+                    what: str = "exponent") -> Verdict:
+    """The exponent p of ``values`` ∝ ``sizes``^p (least squares on log–log, every stored value a
+    point; (n,) each, n ≥ 3) with its ``level`` t confidence interval (n − 2 degrees of freedom):
+    holds when the interval lies inside ``band``, does not hold when it lies wholly outside,
+    inconclusive when it straddles a bound (:data:`RULES` ``["exponent_within"]``)."""
+    from scipy.stats import t
+
+    x, y = np.log(_runs(sizes)), np.log(_runs(values))
+    if x.shape != y.shape or x.size < 3 or np.ptp(x) == 0:
+        raise ValueError(f"exponent_within needs at least 3 points at 2 or more sizes, got {x.size} and {y.size}")
+    slope, intercept = np.polyfit(x, y, 1)
+    residual = y - (slope * x + intercept)
+    se = math.sqrt(float(residual @ residual) / (x.size - 2) / float(((x - x.mean()) ** 2).sum()))
+    half = float(t.ppf(0.5 + level / 2, x.size - 2)) * se
+    low, high = float(slope) - half, float(slope) + half
+    inside, outside = band[0] <= low and high <= band[1], high < band[0] or low > band[1]
+    outcome = "pass" if inside else "fail" if outside else "undecided"
+    ours = f"p = {slope:.2f} ({level * 100:.0f} % CI {low:.2f} to {high:.2f}, {x.size} points)"
+    test = (f"the {level * 100:.0f} % confidence interval of the least-squares {what} (t, n − 2 degrees of freedom) "
+            f"lies within {band[0]:g}–{band[1]:g}")
+    return _interval_outcomes({"": outcome}, "pass", ours, test, f"{band[0]:g} or {band[1]:g}")
+
+
 #: the words of :func:`gain_over`'s outcome, and the verdict label each gives the claim "B gains over A"
 GAIN_LABELS = {"gain": "holds", "no gain shown": "inconclusive", "loss": "does not hold"}
 #: seeds :func:`gain_over` needs (each running both variants): an sd of the differences needs 2, and
@@ -755,12 +840,13 @@ def gain_over(a, b, names: tuple[str, str] = ("A", "B"), floor: float = 0.0, uni
               digits: int = 2, min_runs: int = MIN_GAIN_RUNS) -> Verdict:
     """The claim "B gains over A" judged by :func:`gain_label` on per-seed values ``a``, ``b`` (n,):
     holds (gain), does not hold (loss) or inconclusive (no gain shown, or fewer than ``min_runs``
-    seeds); ``ours`` starts with the outcome's words."""
+    seeds); ``ours`` ends with the outcome in words ("a gain", "no gain shown", "a loss"), never as a label."""
     word = gain_label(a, b, floor, min_runs)
     d = _paired(a, b)
     spread = f" ± {float(d.std(ddof=1)):.{digits}f}" if d.size > 1 else ""
-    ours = (f"{word}: {names[1]} − {names[0]} = {float(d.mean()):+.{digits}f}{spread}"
-            f"{_unit_text(unit if unit != '%' else 'points')} (paired, n = {d.size})")
+    ours = (f"{names[1]} − {names[0]} = {float(d.mean()):+.{digits}f}{spread}"
+            f"{_unit_text(unit if unit != '%' else 'points')} (paired, n = {d.size}): "
+            f"{ {'gain': 'a gain', 'loss': 'a loss'}.get(word, word)}")
     if d.size < max(int(min_runs), 2):
         return Verdict("inconclusive", ours, f"the rule needs {max(int(min_runs), 2)} seeds, each running both")
     bar = max(2 * float(d.std(ddof=1)), float(floor))
