@@ -168,7 +168,8 @@ BACKBONE_HEAD = {"dataset": "cifar10", "backbone": "resnet18", "n_inputs": 512, 
 #: where it does not, "not confirmed" where the book could not check it). Where a number comes from
 #: the authors' code or README rather than the paper, the row says so.
 TRAINED = ("nothing", "least-squares readout", "linear readout (solver not confirmed)", "convex readout (SVM)",
-           "kernel ridge", "SGD-trained head", "whole network (SGD)")
+           "kernel ridge", "SGD-trained head", "whole network (SGD)", "whole network (SGD, Nesterov momentum)",
+           "whole network (Adadelta)")
 ANCHORS = pd.DataFrame([
     {"dataset": "mnist", "source": "mcdonnell2015fast", "accuracy": 99.43,
      "method": "ELM with random local receptive fields, one hidden layer, least-squares output weights",

@@ -119,8 +119,8 @@ glue_findings(reproduces_words(found, card))
 #   fit is {glue:text}`speedup_raw:.1f`× against {glue:text}`speedup_raw_paper:g`×
 #   (*{glue:text}`verdict_cifar10_raw_speedup_vs_sgd`*: the paper does not describe its networks;
 #   {doc}`CIFAR-10 <cifar10>`).
-# - **Streaming.** The book's update (the paper's algebra, with the symmetry of its state used and a
-#   Cholesky solve in place of an inverse) runs {glue:text}`listing3_words` the paper's streaming listing: a
+# - **Streaming.** The book's update (the paper's algebra, using its state's symmetry and a Cholesky
+#   solve, not an inverse) runs {glue:text}`listing3_words` the paper's streaming listing: a
 #   median {glue:text}`listing3_ratio:.1f`× per batch on one machine
 #   (*{glue:text}`verdict_listing3_sub_second_updates`* for sub-second updates; {doc}`streaming <streaming>`).
 

@@ -89,8 +89,10 @@ plt.show()
 
 # %% [markdown]
 # At d = {glue:text}`d_ultra` the paper's map reaches {glue:text}`acc_ultra:.2f` % (λ = {glue:text}`lam_ultra`
-# by LOO, interior: {glue:text}`ultra_interior`). The ln d line fitted on the paper's widths
-# {glue:text}`ln_words` it by {glue:text}`ln_error_abs:.2f` points; the saturating law
+# by LOO, interior: {glue:text}`ultra_interior`). The ln d line fitted on this chapter's accuracies at
+# d = {glue:text}`fit_widths_text` (λ by LOO at each width; the scaling chapter fits its line at the
+# paper's fixed λ, so its predictions differ) {glue:text}`ln_words` it by
+# {glue:text}`ln_error_abs:.2f` points; the saturating law
 # {glue:text}`sat_words` it by {glue:text}`sat_error_abs:.2f` points. {glue:text}`held_out_sentence`
 # The limit itself, {glue:text}`kernel_acc:.2f` %, is {glue:text}`gap:.2f` points
 # {glue:text}`gap_words` the widest model: {glue:text}`limit_sentence`

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 from greenelm_book.chapters import frontier as fc
+from greenelm_book.chapters import frontier_budget as fb
 from greenelm_book.report import duration_text, spread_text
 from greenelm_book.summaries import bottom_line as bl
 from greenelm_book.paper import DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, TABLE_I, TABLE_IV, TABLE_VI
@@ -150,9 +151,12 @@ def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
     for key, result in opponents.items():
         dataset = key.split("/")[0]
         seconds = store.get(key.removesuffix("accuracy") + "train-seconds").mean
-        assert (f"{spread_text(result)} % on {DATASET_NAMES[dataset]} ({fc.RECIPE_WORDS[result.setting['recipe']]}, "
-                f"{result.n} seed{'s' * (result.n != 1)}, {duration_text(seconds)} of training)") in found["opponent_sentence"]
+        recipe = result.setting["recipe"]
+        assert (f"{spread_text(result)} % on {DATASET_NAMES[dataset]} ({fc.RECIPE_WORDS[recipe]}, "
+                f"{fb.OPTIMIZER_WORDS[recipe]}, {result.n} seed{'s' * (result.n != 1)}, {duration_text(seconds)} of "
+                "training)") in found["opponent_sentence"]
     assert bool(found["opponent_sentence"]) == bool(opponents)
+    assert "by SGD" not in found["opponent_sentence"]          # the MNIST CNN trains with Adadelta
     assert found["limit_mnist"] == store.get("mnist/arccos-kernel/accuracy").mean
     assert found["ultra_acc"] == store.get(f"mnist/green-elm/unit/ridge-loo/d={found['ultra_d'].replace(',', '')}"
                                            "/accuracy").mean

@@ -169,7 +169,7 @@ def ultra_glues(part: dict, goal: float) -> dict:
     gap = kernel - accuracy
     return {
         "d_ultra": thousands(d_ultra), "acc_ultra": accuracy, "lam_ultra": f"{part['lambda'][d_ultra]:.0e}",
-        "ultra_interior": "yes" if part["interior"] else "no",
+        "ultra_interior": "yes" if part["interior"] else "no", "fit_widths_text": widths_text(part["fit_widths"]),
         "ln_words": by_sign(ln_error, "overshoots", "undershoots", "matches"), "ln_error_abs": abs(ln_error),
         "sat_words": by_sign(sat_error, "overshoots", "undershoots", "matches"), "sat_error_abs": abs(sat_error),
         "ln_mae": test.log_error, "sat_mae": test.saturating_error, "kernel_acc": kernel, "gap": abs(gap),
@@ -484,9 +484,10 @@ def limit_memory_gb(n_train: int) -> float:
 def anchor_table(protocol: dict) -> pd.DataFrame:
     """The published anchors of the datasets the protocol ran, each with what it trains, its size
     and its augmentation, then the book's own rows (the protocol's pick: kernel ridge over all
-    training images and its kernel's memory; the SGD opponent) in the same columns."""
+    training images and its kernel's memory; the gradient-trained opponent, its optimiser named) in the
+    same columns, our accuracies with their test-set sampling error."""
     from .. import paper
-    from ..report import ours_text
+    from .frontier_budget import OPTIMIZER_WORDS, accuracy_cell
 
     rows = []
     for dataset in protocol:
@@ -505,15 +506,16 @@ def anchor_table(protocol: dict) -> pd.DataFrame:
                      "augmentation": "; ".join(dict.fromkeys(
                          " + ".join(VIEW_WORDS.get(v, v) for v in run["pick"].get("views") or []) or "none"
                          for run in picks)),
-                     "test accuracy (%)": ours_text(part["accuracy"].values, "")})
+                     "test accuracy (%)": accuracy_cell(part["accuracy"].values, part["n_test"])})
         for schedule, result in part["opponents"].items():
             recipe = result["accuracy"].setting["recipe"]
             rows.append({"dataset": DATASET_NAMES[dataset],
                          "method (source)": f"this book: {RECIPE_WORDS.get(recipe, recipe)} on two CPU cores, "
                                             f"{SCHEDULE_WORDS[schedule]}",
-                         "trained": "whole network (SGD)", "size": OPPONENT_SIZES.get(recipe, "—"),
+                         "trained": f"whole network ({OPTIMIZER_WORDS.get(recipe, recipe)})",
+                         "size": OPPONENT_SIZES.get(recipe, "—"),
                          "augmentation": OPPONENT_AUGMENTATION.get(recipe, "—"),
-                         "test accuracy (%)": ours_text(result["accuracy"].values, "")})
+                         "test accuracy (%)": accuracy_cell(result["accuracy"].values, part["n_test"])})
     return pd.DataFrame(rows)
 
 

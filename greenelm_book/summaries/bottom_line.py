@@ -327,10 +327,11 @@ def protocol_how(store: Store) -> str:
 
 
 def opponent_sentence(store: Store) -> str:
-    """The frontier's SGD opponents trained to their own schedule, one sentence naming each dataset with
-    a record: "… reach 99.13 % on MNIST (the PyTorch examples' MNIST CNN, 1 seed, 12.0 min of
-    training); …"; "" when none has a record."""
+    """The frontier's gradient-trained opponents at their own schedule, one sentence naming each dataset
+    with a record: "… reach 99.13 % on MNIST (the PyTorch examples' MNIST CNN, Adadelta, 1 seed, 12.0 min
+    of training); …"; "" when none has a record."""
     from ..chapters.frontier import RECIPE_WORDS, opponent_key
+    from ..chapters.frontier_budget import OPTIMIZER_WORDS
     from ..chapters.frontier_opponents import RECIPES
 
     parts = []
@@ -341,9 +342,10 @@ def opponent_sentence(store: Store) -> str:
             continue
         seconds = store.get(f"{key}/train-seconds")
         parts.append(f"{spread_text(found)} % on {DATASET_NAMES[dataset]} ({RECIPE_WORDS[RECIPES[dataset]]}, "
-                     f"{found.n} seed{'s' if found.n != 1 else ''}, {duration_text(seconds.mean)} of training)")
-    return ("Trained whole by SGD on the same two cores to their own schedules, the published fast-training "
-            f"recipes reach {'; '.join(parts)}.") if parts else ""
+                     f"{OPTIMIZER_WORDS[RECIPES[dataset]]}, {found.n} seed{'s' if found.n != 1 else ''}, "
+                     f"{duration_text(seconds.mean)} of training)")
+    return ("Trained whole by gradient steps on the same two cores to their own schedules, the published "
+            f"fast-training recipes reach {'; '.join(parts)}.") if parts else ""
 
 
 def frontier_findings(store: Store) -> dict:
