@@ -417,7 +417,7 @@ def test_the_committed_page_prints_the_baselines_sgd_seconds_and_names_the_pairs
     pairs = own[QUIET_RATIO_KEYS["cifar10_sgd_mlp_over_raw_fit"]]["setting"]
     assert (f"in those pairs the MLP's training took {np.mean(pairs['numerator_seconds']):.1f} s and Green-ELM's "
             f"fit {np.mean(pairs['denominator_seconds']):.1f} s on average") in text
-    assert "pinv / Cholesky ratio is judged on raw pixels, both timed in" in text
+    assert "pinv / Cholesky ratio the verdict rests on was measured on raw pixels, both timed in" in text
 
 
 def test_the_ratio_tables_lead_in_types_no_inputs():
