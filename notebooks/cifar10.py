@@ -40,7 +40,7 @@
 # difference is shown for information), and so is the pinv − Cholesky accuracy cost on these
 # features. A solve's time depends only on $H$'s shape (the number of training rows and $d$, which are
 # the paper's), not on what made $H$, so the pinv / Cholesky ratio measured on one machine is judged;
-# the paragraph on the 119× claim says which $H$ it was measured on.
+# the paragraph on the paper's speed-up claim says which $H$ it was measured on.
 # The SGD baselines on the raw pixels (MLP and CNN) are the {doc}`SGD baselines <baselines>` chapter's, read from the
 # results store; where and when each timing was measured is said beside it.
 #
