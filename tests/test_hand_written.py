@@ -217,7 +217,7 @@ METHOD: dict[str, list[tuple[str, str]]] = {
 #: (page -> [(kind, text as found)])
 KNOWN: dict[str, list[tuple[str, str]]] = {
     'notebooks/hardware.py': [
-        ('number', "over the measured sizes must be within 0.05 of the paper's. Wal"),
+        ('number', "over the measured sizes must be within 0.05 of the paper's, els"),
         ('number', "ns the paper's exponent or lies within ±0.25 of it (a margin fix"),
     ],
 }

@@ -18,8 +18,10 @@ STORE = ROOT / "book" / "results"
 
 #: recorded labels awaiting their chapter's re-execution, {claim: (chapter, recorded label)}: a chapter
 #: that re-measures its timings when executed (hardware) is re-executed only on a quiet machine, so a
-#: change of the verdict words may wait for it here, named; none waits now
-AWAITING_REEXECUTION: dict[str, tuple[str, str]] = {}
+#: change of the verdict words may wait for it here, named: Table IV's pinv row, which the scorecard now
+#: judges on the report's one run of pinv and LU (one process, one shared H) and the hardware chapter's
+#: code now answers by the same keys
+AWAITING_REEXECUTION: dict[str, tuple[str, str]] = {"table4_pinv_d2000_seconds": ("hardware", "not comparable")}
 
 
 def test_the_committed_chapters_record_the_scorecards_labels():
@@ -59,3 +61,25 @@ def test_every_ladder_label_is_a_verdict_label(label):
     from greenelm_book.report import VERDICT_LABELS
 
     assert label in VERDICT_LABELS
+
+
+def test_a_page_that_gives_another_reason_under_the_same_label_is_found(tmp_path):
+    """The agreement check compares what the chapter's page states, its label and its reason: a
+    recorded reason changed by hand under the scorecard's own label (a page that says "not
+    comparable" for one reason while the scorecard gives another) is found and noted, where the
+    label-only check sees nothing."""
+    store = tmp_path / "results"
+    shutil.copytree(STORE, store)
+    card = sc.scorecard(store)
+    before = set(sc.page_disagreements(card).claim)
+    row = card[(card.recorded == card.verdict) & ~card.claim.isin(before) & (card.same_as == "")].iloc[0]
+    path = store / f"{row.chapter}.json"
+    data = json.loads(path.read_text())
+    data["answers"][row.claim]["verdict"]["detail"] = "a reason the scorecard does not give"
+    path.write_text(json.dumps(data))
+    planted = sc.scorecard(store)
+    found = sc.page_disagreements(planted).set_index("claim")
+    assert set(found.index) - before == {row.claim}
+    assert found.loc[row.claim, "recorded_detail"] == "a reason the scorecard does not give"
+    assert row.claim not in set(sc.label_disagreements(planted).claim)                 # the label-only blind spot
+    assert "a reason the scorecard does not give" in planted.set_index("claim").loc[row.claim, "note"]

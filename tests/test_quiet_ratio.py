@@ -117,3 +117,57 @@ def test_table_iv_rests_on_the_quiet_pairs_when_they_exist(tmp_path):
     assert verdict.label == "concordant" and "Table IV's pinv / LU = 12.8×" in verdict.detail   # 10.6 vs 12.8
     assert store.answers["table4_pinv_d2000_seconds"].verdict == verdict          # the page records the same
     assert isinstance(paper_iv, pd.DataFrame)
+
+
+def _solve(solver, **change):
+    """A listing-2 solve read from the benchmark report's shared-H table, as the hardware chapter stores it."""
+    setting = {"dataset": "mnist", "solver": solver, "n_hidden": 2000, "timed": "solve alone",
+               "features": "listing 1's H (seed 42), shared by every solver", "source": "benchmarks/report.json",
+               "command": "python -m benchmarks.run --only fit-floor", "measured": "2026-11-27 07:47 UTC", **change}
+    seconds = {"pinv": 23.53, "lu": 1.72}[solver]
+    return Result(f"mnist/paper-listing2/{solver}/same-h/n=60000/d=2000/solve-seconds", (seconds,), "s", setting,
+                  "hardware", "m", "2026-11-27", "c")
+
+
+def test_the_reports_shared_h_solves_are_one_run_and_the_table_iv_ratio_is_judged_as_such():
+    """benchmarks/run.py times every listing-2 solver of a width in one process on one H: the pinv / LU
+    ratio of Table IV is one run's (the hardware page's words), so the scorecard judges it (here:
+    inconclusive, one run per side) instead of calling it "timed in different runs"."""
+    from greenelm_book.judging.rejudge import judge_claim
+    from greenelm_book.paper import CLAIMS
+    from greenelm_book.report import Verdict
+    from greenelm_book.store.results import Answer
+
+    pinv, lu = _solve("pinv"), _solve("lu")
+    assert same_run(pinv, lu)
+    assert not same_run(pinv, _solve("lu", measured="2026-11-28 07:47 UTC"))     # another report run
+    assert not same_run(pinv, _solve("lu", features="listing 1's H (seed 7)"))   # not one shared H
+    assert not same_run(pinv, _solve("lu", run="pid 1 at 2026-11-27"))          # a named run wins
+    results = {pinv.key: pinv, lu.key: lu}
+    answers = {c: Answer(c, Verdict("not comparable", ""), (r.key,))
+               for c, r in (("table4_pinv_d2000_seconds", pinv), ("table4_lu_d2000_seconds", lu))}
+    claim = next(c for c in CLAIMS if c.id == "table4_pinv_d2000_seconds")
+    judged = judge_claim(claim, answers[claim.id], results, answers).verdict
+    assert judged.label == "inconclusive" and "different runs" not in judged.detail
+    assert judged.ours.startswith("13.68×") and "n = 1 and 1" in judged.ours
+
+
+def test_without_quiet_pairs_the_pinv_row_rests_on_the_same_runs_lu_and_the_page_says_the_scorecards(tmp_path):
+    from greenelm_book import paper
+    from greenelm_book.chapters import complexity
+    from greenelm_book.report import Verdict
+
+    store = ChapterResults("hardware", "smoke", tmp_path / "results")
+    solves = {s: store.record(_solve(s if s != "cholesky" else "lu").key.replace("/lu/", f"/{s}/"),
+                              [v], "s", **{**_solve("pinv").setting, "solver": s})
+              for s, v in (("pinv", 23.53), ("lu", 1.72), ("cholesky", 1.74))}
+    ratio = store.record("mnist/paper-listing2/pinv-over-lu/same-h/n=60000/d=2000/solve-time-ratio",
+                         [23.53 / 1.72], "×", **_solve("pinv").setting)
+    complexity.answer_table_iv(store, paper.TABLE_IV.set_index("solver"), solves, ratio)
+    answer = store.answers["table4_pinv_d2000_seconds"]
+    assert answer.keys == (solves["pinv"].key, solves["lu"].key)
+    assert complexity.ratio_how(ratio) == "from the report's one run of each"
+    verdict = scorecard_verdict("table4_pinv_d2000_seconds", Verdict("not comparable", ""), list(answer.keys),
+                                store.results)
+    assert verdict.label == "inconclusive" and "n = 1 and 1" in verdict.ours
+    assert answer.verdict == verdict                                    # the page records the scorecard's

@@ -414,9 +414,13 @@ def _judge_number(claim, answer, results, answers, keys) -> Judgement:
                 verdict = Verdict(verdict.label, verdict.ours,
                                   f"Table IV's pinv / LU = {paper_ratio:.1f}× in the paper; {verdict.detail}")
                 return _judged(verdict, "ratio_across_machines", [paired[0].key], results)
+            # the denominator's seconds: the answer's own second key, else the other claim's answer
             other = answers.get(other_claim)
-            if other is not None and other.keys and other.keys[0] in results:
-                b = results[other.keys[0]]
+            denominator = next((k for k in keys[1:] if results[k].unit == first.unit), None)
+            if denominator is None and other is not None and other.keys and other.keys[0] in results:
+                denominator = other.keys[0]
+            if denominator is not None:
+                b = results[denominator]
                 verdict = V.ratio_across_machines(paper_ratio, first.values, b.values,
                                                   quiet=is_quiet_timing(first.setting) and is_quiet_timing(b.setting),
                                                   same_run=same_run(first, b))
@@ -447,15 +451,28 @@ def _judge_number(claim, answer, results, answers, keys) -> Judgement:
         return _judged(verdict, "difference_vs_paper", keys, results)
     if unit == "exponent" or unit == "degrees" or math.isnan(claim.value):
         return _judged(answer.verdict, "chapter_test", keys, results)
-    return _judged(V.value_vs_paper(claim.value, first.values, unit, digits), "value_vs_paper", [first.key], results)
+    return _judged(V.value_vs_paper(claim.value, first.values, unit, digits, difference=claim.kind == "difference"),
+                   "value_vs_paper", [first.key], results)
+
+
+#: the ``features`` words of solves the benchmark report timed in one process on one shared H
+#: (``benchmarks/run.py``'s ``same_h_solvers``: every variant of a width in one fresh process)
+SHARED_H = "shared by every solver"
 
 
 def same_run(a, b) -> bool:
     """Whether two stored timings were measured in one run: both settings name the same ``run``
-    (a benchmark's process and start time). Two results without it come from separate runs (two
-    chapters, or two processes of one), so a ratio of them is not judged."""
+    (a benchmark's process and start time), or both are solves the benchmark report timed in one
+    process on one shared H (same ``source``, ``command``, ``measured``, width and ``features``
+    naming :data:`SHARED_H`). Two results without either come from separate runs (two chapters,
+    or two processes of one), so a ratio of them is not judged."""
     run_a, run_b = a.setting.get("run"), b.setting.get("run")
-    return bool(run_a) and run_a == run_b
+    if run_a or run_b:
+        return bool(run_a) and run_a == run_b
+    fields = ("source", "command", "measured", "n_hidden", "features")
+    shared = [a.setting.get(f) for f in fields]
+    return (all(v not in (None, "") for v in shared) and shared == [b.setting.get(f) for f in fields]
+            and SHARED_H in str(a.setting["features"]))
 
 
 def shared_verdict(claim_id: str, keys, results: dict, ours: str = "") -> Verdict:

@@ -36,7 +36,7 @@ import numpy as np
 from ..paper import dataset_name
 from ..report import MIN_RUNS, Verdict, _decimals, _signed, _unit_text, ours_text, prediction_interval
 
-__all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "ORDER_OF_MAGNITUDE", "RULES",
+__all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "DIFFERENCE_SHARE", "difference_margin", "ORDER_OF_MAGNITUDE", "RULES",
            "TESTS", "practical_margin", "tost_p", "beyond_margin_p", "margin_outcome", "value_vs_paper",
            "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
            "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
@@ -59,6 +59,9 @@ PRACTICAL_MARGINS = {"%": (0.5, "absolute"), "points": (0.5, "absolute"), "bits"
 #: "comparable", "parity": the widest accuracy gap the paper itself calls parity (CIFAR-10 raw
 #: pixels, 51 % against 52 %), in points
 PARITY_MARGIN = 1.0
+#: a paper's difference is judged within at most this share of itself (a margin as wide as half the
+#: quantity would call a gain "reproduced" that is half the paper's), else the unit's margin
+DIFFERENCE_SHARE = 0.25
 #: a cross-machine ratio agrees in order of magnitude when ours is within this factor of the paper's
 #: (×/÷ 3: half an order of magnitude, rounded to the factor a reader can check in their head)
 ORDER_OF_MAGNITUDE = 3.0
@@ -69,9 +72,11 @@ RULES = {
                       "(p < 0.05); differs, within margin when TOST does but the interval misses the "
                       "paper's value; inconclusive when the interval holds the paper's value but "
                       "equivalence is not shown; differs, beyond margin when a one-sided t-test puts "
-                      "our mean outside the margin; differs, margin undecided otherwise",
+                      "our mean outside the margin; differs, margin undecided otherwise; for a paper's "
+                      "difference (a gain) the margin is the smaller of the unit's and 25 % of the difference",
     "difference_vs_paper": "as value_vs_paper (the same ladder), for a difference of two independently "
-                           "measured quantities (Welch's prediction interval, TOST and margin test)",
+                           "measured quantities (Welch's prediction interval, TOST and margin test), with "
+                           "the margin the smaller of the unit's and 25 % of the paper's difference",
     "same_machine_ratio": "two timings from one run here: holds when the 95 % CI of their ratio "
                           "(Welch, log scale, n ≥ 5 each) lies on the claimed side of 1, does not hold "
                           "when it lies on the other side, else inconclusive",
@@ -94,7 +99,7 @@ RULES = {
                            "(partly: on some curves)",
     "rises_throughout": "holds when the mean rises with every widening, on every curve (partly: on some)",
     "gains_shrink": "holds when each widening's mean gain is smaller than the previous one, on every "
-                    "curve (partly: on some)",
+                    "curve (partly: on some); an equal gain is not smaller (ln d's law)",
     "reaches_reference": "holds when our value reaches the reference on every dataset (partly: on some)",
     "reaches_within_margin": "non-inferiority against runs of the book's own: holds when, on every dataset, "
                              "the 95 % Welch confidence interval of our mean minus the reference's lies above "
@@ -246,7 +251,8 @@ TEST_WORDS = {**RULES,
               # said in full, not by reference to another rule's name
               "difference_vs_paper": "a difference of two independently measured quantities (Welch's prediction "
                                      "interval, TOST and margin test), on the ladder of a number against the "
-                                     "paper's: " + RULES["value_vs_paper"],
+                                     "paper's, the margin the smaller of the unit's and 25 % of the paper's "
+                                     "difference: " + RULES["value_vs_paper"],
               "not_comparable": "not judged: the setting, or the machine, is not the paper's; the difference is "
                                 "shown for information",
               "not_measurable": "not judged: the book's machine cannot measure it",
@@ -348,14 +354,25 @@ def _margin_text(outcome: str, p: float, margin_text: str, diff_text: str) -> st
     return f"the {margin_text} margin undecided (TOST p = {p:.2g})"
 
 
+def difference_margin(unit: str, paper: float, digits: int = 2) -> tuple[float, str]:
+    """:func:`practical_margin` for a paper's difference: the smaller of the unit's margin and
+    :data:`DIFFERENCE_SHARE` of the difference itself, with its words."""
+    margin, margin_text = practical_margin(unit, paper)
+    if DIFFERENCE_SHARE * abs(paper) < margin:
+        margin = DIFFERENCE_SHARE * abs(paper)
+        margin_text = f"±{margin:.{digits}g}-pt ({DIFFERENCE_SHARE:.0%} of the paper's difference)"
+    return margin, margin_text
+
+
 def value_vs_paper(paper: float, values, unit: str = "%", digits: int = 2,
-                   min_runs: int = MIN_RUNS) -> Verdict:
+                   min_runs: int = MIN_RUNS, difference: bool = False) -> Verdict:
     """A number the paper prints once against our runs (:data:`RULES` ``["value_vs_paper"]``).
 
     ``values``: one value per run (n,). Labels: reproduced, "differs, within margin", "differs,
     beyond margin", "differs, margin undecided", inconclusive (n < ``min_runs``), by
     :func:`ladder_label`. A unit without a practical margin (seconds, a ratio) is an error: a timing
     from another machine goes to :func:`timing_across_machines`, a ratio to :func:`ratio_across_machines`.
+    ``difference``: the paper's number is a difference (a gain), judged with :func:`difference_margin`.
     """
     if unit not in PRACTICAL_MARGINS:
         raise ValueError(f"no practical margin for unit {unit!r} (have {sorted(PRACTICAL_MARGINS)}): a paper's "
@@ -371,7 +388,8 @@ def value_vs_paper(paper: float, values, unit: str = "%", digits: int = 2,
     tolerance = 0.5 * 10 ** -_decimals(paper)
     interval = f"95 % PI {lo:.{digits}f}–{hi:.{digits}f}"
     inside = lo - tolerance <= paper <= hi + tolerance
-    margin, margin_text = practical_margin(unit, paper)
+    margin, margin_text = (difference_margin if difference else practical_margin)(unit, paper, *(
+        (digits,) if difference else ()))
     outcome, p = margin_outcome(values, paper, margin)
     diff_text = f"differs by {abs(diff):.{digits}f}{_unit_text('points' if unit == '%' else unit)}"
     return _laddered(inside, outcome, p, ours, f"{signed}; {interval}", margin_text, diff_text)
@@ -402,7 +420,7 @@ def difference_vs_paper(paper: float, a, b, unit: str = "points", digits: int = 
     inside, ours, detail = prediction_check(paper, a, b, "difference", unit, digits, sides)
     if inside is None:
         return Verdict(ladder_label("value", enough=False, inside=False, margin="undecided"), ours, detail)
-    margin, margin_text = practical_margin(unit, paper)
+    margin, margin_text = difference_margin(unit, paper, digits)
     a, b = _runs(a), _runs(b)
     outcome, p = margin_outcome(a, paper, margin, b)
     diff = float(a.mean() - b.mean()) - paper
@@ -606,13 +624,15 @@ def rises_throughout(curves: dict) -> Verdict:
 
 def gains_shrink(curves: dict) -> Verdict:
     """``curves``: ``{name: [runs at each width]}`` in width order; diminishing returns when each
-    widening's mean gain is smaller than the one before; all / some / none."""
+    widening's mean gain is smaller than the one before; all / some / none. A gain equal to the one
+    before is not smaller: an equal gain per doubling of d is ln d's law, the claim's alternative."""
     means = _means_by_curve(curves)
     shrinking = {n: bool(np.all(np.diff(np.diff(m)) < 0)) for n, m in means.items()}
     return _qualitative(all_some_none(shrinking.values()),
                         f"gains shrink throughout on {sum(shrinking.values())} of {len(shrinking)}: "
                         + ", ".join(dataset_name(n) for n, r in shrinking.items() if r),
-                        "each widening's mean gain is smaller than the one before, on every curve")
+                        "each widening's mean gain is smaller than the one before, on every curve (an "
+                        "equal gain is not smaller: an equal gain per doubling of d is ln d's law)")
 
 
 def reaches_reference(values: dict, references: dict, what: str = "reference") -> Verdict:

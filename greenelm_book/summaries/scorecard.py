@@ -67,8 +67,9 @@ def unique_judgements(frame: pd.DataFrame) -> pd.DataFrame:
 def scorecard(directory: str | Path) -> pd.DataFrame:
     """One row per claim, in the paper's order: section, group, claim, statement, where, paper,
     ours, verdict, detail, note, chapter (the chapter that answered it, or the one meant to), test
-    (the :mod:`greenelm_book.judging.verdicts` test that gave the verdict), recorded (the verdict on the
-    chapter's page at execution) and same_as (the claim whose judgement this row repeats, or "")."""
+    (the :mod:`greenelm_book.judging.verdicts` test that gave the verdict), recorded and
+    recorded_detail (the label and the reason on the chapter's page at execution) and same_as (the
+    claim whose judgement this row repeats, or "")."""
     stored = load_all(directory)
     answers = {}
     for chapter, content in stored.items():
@@ -87,16 +88,17 @@ def scorecard(directory: str | Path) -> pd.DataFrame:
         row = {"section": claim.section, "group": _group(claim.where), "claim": claim.id,
                "statement": claim.statement, "where": claim.where, "paper": _paper_text(claim),
                "ours": "", "verdict": UNANSWERED, "detail": "no chapter has recorded an answer yet",
-               "note": "", "chapter": claim.chapter, "test": "", "recorded": "", "same_as": ""}
+               "note": "", "chapter": claim.chapter, "test": "", "recorded": "", "recorded_detail": "",
+               "same_as": ""}
         if answer is not None:
             judged = judge_claim(claim, answer, results, answers)
             notes = [answer.note] if answer.note else []
-            if judged.verdict.label != answer.verdict.label:
+            if (judged.verdict.label, judged.verdict.detail) != (answer.verdict.label, answer.verdict.detail):
                 notes.append(f"re-judged by the book's rule ({judged.test}): the chapter's page said "
                              f"{answer.verdict}")
             row.update(ours=judged.verdict.ours, verdict=judged.verdict.label, detail=judged.verdict.detail,
                        note="; ".join(notes), chapter=answer.chapter, test=judged.test,
-                       recorded=answer.verdict.label)
+                       recorded=answer.verdict.label, recorded_detail=answer.verdict.detail)
             if claim.value is not None and judged.values:
                 fingerprint = (judged.test, claim.value, judged.values)
                 if fingerprint in first_of:
@@ -229,6 +231,17 @@ def label_disagreements(frame: pd.DataFrame) -> pd.DataFrame:
     recorded = frame[frame.recorded != ""]
     differ = recorded.recorded != recorded.verdict
     return recorded.loc[differ, ["claim", "chapter", "recorded", "verdict"]].reset_index(drop=True)
+
+
+def page_disagreements(frame: pd.DataFrame) -> pd.DataFrame:
+    """The claims whose chapter's page states another verdict than the scorecard: another whole
+    label, or the same label for another reason (the recorded detail against the scorecard's, the
+    prefix of a repeated judgement aside): claim, chapter, recorded, verdict, recorded_detail, detail."""
+    recorded = frame[frame.recorded != ""]
+    detail = recorded.detail.str.replace(r"^same judgement as [^:]+: ", "", regex=True)
+    differ = (recorded.recorded != recorded.verdict) | (recorded.recorded_detail != detail)
+    return recorded.loc[differ, ["claim", "chapter", "recorded", "verdict", "recorded_detail",
+                                 "detail"]].reset_index(drop=True)
 
 
 def ladder_markdown() -> str:
