@@ -290,7 +290,7 @@ plt.show()
 # the SGD MLP {glue:text}`c10_mlp_acc:.2f` % in {glue:text}`c10_mlp_s:.1f` s. Green-ELM is
 # {glue:text}`c10_raw_gap_abs:.2f` points {glue:text}`c10_raw_gap_words` the MLP (the paper: 51 % against
 # 52 %). The MLP's training takes {glue:text}`c10_raw_speedup:.2f`× Green-ELM's fit on one machine (the
-# paper's 5.1×; {glue:text}`c10_raw_speedup_how`; {glue:text}`c10_raw_pair_sides`; verdict:
+# paper's {glue:text}`c10_raw_speedup_paper`×; {glue:text}`c10_raw_speedup_how`; {glue:text}`c10_raw_pair_sides`; verdict:
 # {glue:text}`c10_speed_verdict`). Ridge on the pixels themselves reaches {glue:text}`c10_ridge_raw:.2f` %:
 # the random layer puts Green-ELM {glue:text}`c10_raw_lift_abs:.2f` points {glue:text}`c10_raw_lift_words` it.
 #

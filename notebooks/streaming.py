@@ -243,6 +243,12 @@ show_table(st.table5_latency(sgd_keys, oracle, update_keys, backends, gpu), digi
 # %%
 show_table(st.table5_accuracy(sgd_keys, oracle, bench, backends), digits=2)
 
+# %% [markdown]
+# The batch oracle's backbone cell is the mean over {glue:text}`oracle_seeds` projections
+# (± {glue:text}`oracle_backbone_sd:.2f`); each streaming cell is one stream, on the first of those
+# projections: set it beside the "oracle, same seed" column under *Accuracy after the stream, and
+# the batch oracle* ({glue:text}`exact_clause`), not beside this mean.
+
 # %% tags=["remove-cell"]
 st.answer_table5(store, streams, update_keys, oracle, sgd_keys, backends, gpu)
 st.answer_update_claims(store, streams, update_keys, oracle, sgd, sgd_keys, costs, exact, max_distance)

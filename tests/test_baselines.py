@@ -352,6 +352,7 @@ def test_answer_vs_green_elm_and_its_words(tmp_path, store):
     assert words["bl_ratio"] == pytest.approx(1.5 / np.exp(np.mean(np.log([0.1, 0.12, 0.11]))))
     assert words["bl_ratio_words"] == "longer than" and words["bl_comparable"] == "undecided"
     assert words["bl_ratio_how"].startswith("the ratio of the geometric means over separate runs")
+    assert words["bl_ratio_sides"] == "its sides are the seconds in the table"
     assert words["bl_budget_epochs"] == "0" and words["bl_budget_all"] == "on average"   # no epoch within 0.11 s
     assert words["bl_source"] == "read from the random_features chapter"
     frame = bl.comparison_frame(mnist_acc, mnist_sec, elm_acc, elm_sec, elm_acc, 3, 10, 10)
@@ -414,6 +415,29 @@ def test_comparison_words_print_the_ratio_the_speedup_was_judged_on(tmp_path, st
         ratio_interval(pairs.values))
     assert words["bl_ratio_how"].startswith("both timed in one quiet process, interleaved, 3 pairs")
     assert words["bl_ratio"] != pytest.approx(1.5 / np.exp(np.mean(np.log([0.1, 0.12, 0.11]))))
+    # pairs without their sides recorded: the sides are said to be the table's (no seconds invented)
+    assert words["bl_ratio_sides"] == "its sides are the seconds in the table, paired by seed"
+
+
+def test_the_judged_ratio_s_own_sides_are_shown_under_their_name_not_the_table_s_seconds(tmp_path, store):
+    """The prose gives the interleaved pairs' own seconds (9.1 s over 14.6 s = 0.62×) beside their ratio,
+    not the table's Green-ELM fit (here 0.11 s) whose quotient with the MLP's is another number."""
+    from greenelm_book.judging.verdicts import Verdict
+
+    other = elm_store(tmp_path)
+    elm_acc = other.results["mnist/green-elm/unit/pinv/d=10/accuracy"]
+    elm_sec = other.results["mnist/green-elm/unit/pinv/d=10/fit-seconds"]
+    mnist_acc, mnist_sec = bl.record_runs(store, "mnist/sgd-mlp", *fake_seeds([94.9, 95.1, 95.0], 0.5), FAST,
+                                          shown_curve=True)
+    answers = bl.answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_acc, elm_sec, 10, 10, 1.0)
+    pairs = store.record("mnist/sgd-mlp-over-green-elm/time-ratio", [0.62, 0.63, 0.61], "×", quiet=False,
+                         numerator_seconds=[9.0, 9.2, 9.1], denominator_seconds=[14.5, 14.6, 14.7])
+    store.answer("speedup_vs_sgd_mnist_d2000", Verdict("discordant", "0.62×", "test"), keys=[pairs.key])
+    words = bl.comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_acc, answers, 3)
+    sides = words["bl_ratio_sides"]
+    assert sides.startswith("in those pairs the MLP's training took 9.1 s and Green-ELM's fit 14.6 s on average")
+    assert sides.endswith("the pairs' own runs, not the seconds in the table")
+    assert f"{elm_sec.mean:.1f} s" not in sides
 
 
 def test_the_speedup_is_described_by_the_test_the_scorecard_uses(tmp_path, store, monkeypatch):

@@ -244,6 +244,16 @@ def test_the_headline_page_quotes_the_findings(found):
         assert snippet in text
 
 
+def test_each_mnist_width_on_the_headline_carries_its_own_gap(found):
+    """One gap per width: the d = 2000 gap is never written as if it were the d = 4000 one too."""
+    text = bl.headline_markdown(STORE_DIR)
+    for prefix in ("acc_mnist", "acc_mnist_wide"):
+        gap = f"{found[prefix + '_gap']:.2f} points {found[prefix + '_words']}"
+        at = f"d = {found[prefix + '_d']} ({found[prefix]:.2f} % against {found[prefix + '_paper']:.2f} %)"
+        assert gap in text and at in text
+        assert text.index(gap) < text.index(at) < text.index(gap) + len(gap) + 40, (gap, at)
+
+
 def test_the_headline_page_quotes_the_frontier_protocol_and_no_number_chosen_on_the_test_images(found, store):
     """The frontier's numbers on the intro are the protocol's picks (read once per seed, with how many of
     the planned seeds have run), never a configuration picked among test scores."""
@@ -628,3 +638,21 @@ def test_every_page_that_states_the_protocol_s_rule_names_the_grid_s_history_in_
     protocol = bl.protocol_how(bl.Store(STORE_DIR))
     assert protocol.endswith(f", though {clause}") and "held-out training rows" in protocol
     assert "held-out training rows" not in re.sub(r"\s+", " ", pages["headline"]).replace(protocol, "")
+
+
+def test_the_open_question_s_verdict_sits_only_where_its_claim_is_stated():
+    """``ultra_wide_million_dimensions`` tests the paper's map on MNIST (ln d and the 99.5 % bar): its verdict
+    is glued beside the sentence that names that open question and its scope (the map, on MNIST pixels), never
+    after a sentence about CIFAR-10 alone (the conclusion had put "(does not hold)" after "57.45 % on CIFAR-10
+    … far from the state of the art")."""
+    from pathlib import Path
+
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / "conclusion.py").read_text(encoding="utf-8")
+    glue = "{glue:text}`verdict_ultra_wide_million_dimensions`"
+    at = [i for i in range(len(source)) if source.startswith(glue, i)]
+    assert at, "the conclusion no longer states the open question's verdict"
+    assert "far from the state of the art" not in source
+    for i in at:
+        before = source[max(0, i - 160):i]
+        assert "million-dimensional layer" in before and "MNIST pixels" in before, before
+        assert "CIFAR-10" not in before.split("million-dimensional layer")[-1], before

@@ -236,6 +236,10 @@ def test_backbone_effective_and_tables(store, tmp_path):
     claims = cifar10.answer_solver_claims(store, ii, speedup, cost, "why", 100, 40)
     ratios = cifar10.ratio_table(out, speedup, claims, 40)
     assert ratios["ours (×)"].tolist() == ["10.00 ± 0.00", "1.00 ± 0.00", "8.0 ± 0.0"]
+    # the paper's raw-pixel speed-up: one number in the table, the prose and the verdict (the text's 5.1×,
+    # not Table VI's 149.0 / 29.0 = 5.14×, which the table had printed beside the prose's 5.1×)
+    assert ratios["paper (×)"].iloc[0] == cifar10.PAPER_RAW_SPEEDUP == 5.1
+    assert cifar10.table_vi_glue(vi, out, 30.0)["c10_raw_speedup_paper"] == "5.1"
     expansion = cifar10.expansion_table([("pixels", 3072, vi["ridge_raw"], vi["raw_acc"], 20)])
     assert expansion["gain (pts)"].iloc[0] == pytest.approx(2.0)
 

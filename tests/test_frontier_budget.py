@@ -209,7 +209,8 @@ def test_the_gain_rule_with_sampling_error_refuses_a_gain_the_test_set_cannot_re
     verdict = fb.gain_with_sampling(a, b, 10_000, names=("SGD", "one-shot"))
     floor = 2 * math.hypot(fb.sampling_error(97.41, 10_000), fb.sampling_error(97.51, 10_000))
     assert floor == pytest.approx(0.44, abs=0.01)                    # 2 · √2 · 0.16 points
-    assert verdict.label == "inconclusive" and f"floor {floor:g}" in verdict.detail
+    assert verdict.label == "inconclusive" and f"floor {floor:.2f}: 2 sampling errors of a difference" in verdict.detail
+    assert f"{floor:g}" not in verdict.detail                        # rounded as the bar, never printed raw
     assert fb.gain_with_sampling(a, [v + 0.5 for v in b], 10_000).label == "holds"
     assert fb.gain_with_sampling([v + 0.5 for v in b], a, 10_000).label == "does not hold"
 

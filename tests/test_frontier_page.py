@@ -193,6 +193,8 @@ def test_the_opponent_sentence_pairs_seeds_and_follows_the_sign_of_the_gap(setup
                    f"{'above' if gap > 0 else 'below'}" in text
             if len(theirs) < 3:
                 assert "not judged by the book's gain rule: the rule needs 3 seeds, each running both" in text
+            if len(theirs) == 1:                 # a ratio of one seed's seconds says so, not "its" ratio
+                assert "its training seconds on that seed." in text
     assert fc.opponents_sentence({}) == "No SGD opponent has a record yet."
 
 
@@ -215,6 +217,13 @@ def test_the_gain_rule_judges_the_opponent_once_both_sides_have_three_seeds(setu
     assert (f"On MNIST the protocol's pick is {abs(judged['gap']):.2f} points below the PyTorch examples' MNIST CNN "
             "(its own schedule) on the 3 seeds both ran, a loss by the book's gain rule, since the mean paired "
             "difference") in text
+    # the seconds ratio says over which seeds it is taken; the floor is named and rounded as the bar
+    assert f"the whole protocol takes {judged['ratio']:.1f}× its training seconds on those seeds (means)." in text
+    detail = judged["verdict"].detail
+    floor = 2 * fb.difference_sampling_error(np.mean(theirs), np.mean(ours), protocol["mnist"]["n_test"])
+    assert (f"at least the floor {floor:.2f}: 2 sampling errors of a difference of two accuracies on "
+            f"{protocol['mnist']['n_test']:,} test images") in detail
+    assert not re.search(r"\d\.\d{3,}", detail), detail                 # no raw float beside the rounded bar
     (records_dir / "mnist-pytorch-mnist-cnn-published-seed2.json").unlink()   # two seeds: not judged
     fresh = records_dir.parent / "results-two-seeds"
     fresh.mkdir()

@@ -83,3 +83,21 @@ def test_a_page_that_gives_another_reason_under_the_same_label_is_found(tmp_path
     assert found.loc[row.claim, "recorded_detail"] == "a reason the scorecard does not give"
     assert row.claim not in set(sc.label_disagreements(planted).claim)                 # the label-only blind spot
     assert "a reason the scorecard does not give" in planted.set_index("claim").loc[row.claim, "note"]
+
+
+def test_the_ten_point_threshold_states_the_widest_spread_from_the_store(tmp_path):
+    """The "> 10 points" threshold once said every accuracy here spreads "≤ 0.5 point" while spreads of
+    1.65 and more exist: the page now gives the widest seed-to-seed sd the store holds, read from it."""
+    from greenelm_book.store.results import ChapterResults
+
+    store = ChapterResults("baselines", "smoke", tmp_path)
+    store.record("cifar10/sgd-cnn/accuracy", [60.0, 63.0, 66.0], "%")          # sd 3.00: the widest
+    store.record("mnist/sgd-mlp/accuracy", [97.0, 97.2], "%")
+    store.record("mnist/sgd-mlp/train-seconds", [1.0, 9.0], "s")              # not an accuracy
+    store.record("mnist/green-elm/accuracy", [50.0], "%")                     # one run: no spread
+    assert sc.widest_accuracy_spread(tmp_path) == (pytest.approx(3.0), "cifar10/sgd-cnn/accuracy")
+    text = sc.ladder_markdown(sc.widest_accuracy_spread(tmp_path))
+    row = next(line for line in text.splitlines() if line.startswith(f"| {sc.SPREAD_THRESHOLD} |"))
+    assert "the widest seed-to-seed sd of an accuracy in the book is 3.00 points (cifar10/sgd-cnn/accuracy)" in row
+    assert "≤ 0.5" not in text
+    assert sc.widest_accuracy_spread(tmp_path / "none") is None

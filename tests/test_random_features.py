@@ -207,3 +207,32 @@ def test_a_pinv_cell_shows_pinv_s_own_runs_and_says_when_they_equal_cholesky_s(s
     assert rf.measured_cell(acc, "fashion-mnist", "unit", "cholesky", 4000) == "87.50 ± 0.23"
     assert rf.measured_cell(acc, "fashion-mnist", "he", "pinv", 4000) == "not run"
     assert store.results[rf.accuracy_key("fashion-mnist", "unit", "pinv", 4000)].setting["solver"] == "pinv"
+
+
+def test_a_pinv_claim_judged_on_cholesky_says_for_which_dataset_and_width_pinv_is_not_run(store):
+    """The note names the configuration pinv skipped (MNIST at d = 4000), so it cannot be read as "pinv
+    is never run at d = 4000" beside Fashion-MNIST's d = 4000 pinv row, which Table I makes us run."""
+    values = {("mnist", "unit", "cholesky", 4000): [96.9, 97.0, 96.8],
+              ("fashion-mnist", "unit", "pinv", 4000): [87.4, 87.5, 87.3]}
+    acc = rf.record_accuracies(store, _sweep(values), SIZES, 1e-3)
+    rf.answer_accuracy(store, acc, None, "abstract_mnist_d4000_accuracy", 98.1, "mnist", "pinv", 4000,
+                       profile="full", solver_table_width=2000)
+    rf.answer_accuracy(store, acc, None, "abstract_fashion_accuracy", 86.63, "fashion-mnist", "pinv", 4000,
+                       profile="full", solver_table_width=2000)
+    mnist = store.answers["abstract_mnist_d4000_accuracy"]
+    assert "pinv is not run on MNIST at d = 4000" in mnist.note
+    assert mnist.keys == (rf.accuracy_key("mnist", "unit", "cholesky", 4000),)
+    fashion = store.answers["abstract_fashion_accuracy"]
+    assert "not run" not in fashion.note and fashion.keys == (rf.accuracy_key("fashion-mnist", "unit", "pinv", 4000),)
+
+
+def test_each_scale_s_mean_gap_is_stated_with_its_own_row_count():
+    """The scales' mean gaps run over different rows when a scale skips one (he is not run at Table I's
+    extra pinv rows): the prose gives each mean the number of rows it averages, in the same clause."""
+    from pathlib import Path
+    source = (Path(__file__).resolve().parents[1] / "notebooks" / "random_features.py").read_text(encoding="utf-8")
+    for scale, count in (("unit", "n_table_i_rows_unit"), ("he", "n_table_i_rows_he")):
+        assert f'glue("{count}", len(gaps["{scale}"]))' in source
+        start, end = source.index(f"`{count}`"), source.index(f"`gap_{scale}:")
+        between = source[start:end]
+        assert start < end and ";" not in between and ("gap_" not in between), (scale, between)

@@ -453,7 +453,8 @@ def opponents_sentence(protocol: dict) -> str:
                 f"On {DATASET_NAMES[dataset]} the protocol's pick is {abs(gap):.2f} points "
                 f"{by_sign(gap, 'above', 'below', 'level with')} "
                 f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} ({SCHEDULE_WORDS[schedule]}) {seeds}, "
-                f"{judgement}; the whole protocol takes {judged['ratio']:.1f}× its training seconds.")
+                f"{judgement}; the whole protocol takes {judged['ratio']:.1f}× its training seconds "
+                f"{'on that seed' if len(common) == 1 else 'on those seeds (means)'}.")
     if not sentences:
         return "No SGD opponent has a record yet."
     return " ".join(sentences) + " These are measurements on one machine, two CPU cores."

@@ -392,7 +392,8 @@ def gain_with_sampling(a, b, n_test: int, names: tuple[str, str] = ("A", "B"), d
 
     a, b = [float(v) for v in np.ravel(a)], [float(v) for v in np.ravel(b)]
     floor = 2 * difference_sampling_error(float(np.mean(a)), float(np.mean(b)), n_test)
-    return gain_over(a, b, names=names, floor=floor, digits=digits)
+    return gain_over(a, b, names=names, floor=floor, digits=digits,
+                     floor_words=f"2 sampling errors of a difference of two accuracies on {n_test:,} test images")
 
 
 # ----------------------------------------------------------------------------- the opponents in words

@@ -215,8 +215,7 @@ THRESHOLDS = (
      "the practical margins, fixed per unit before any result: a printed decimal plus the seed "
      "spread the paper does not report"),
     ("> 10 points", "a frozen backbone is effective (lift over raw pixels); catastrophic forgetting",
-     "twenty times the seed-to-seed spread of an accuracy here (≤ 0.5 point): a change no spread or "
-     "setting detail can make"),
+     "twenty times the practical margin of an accuracy (±0.5 point)"),
     ("2 (combined) standard deviations", "a mean rises at every step; Green-ELM's readout entropy above "
                                          "every SGD matrix's; pinv's accuracy above the factorisations'",
      "about a 95 % separation of two means, as the book's other tests"),
@@ -857,10 +856,12 @@ def gain_label(a, b, floor: float = 0.0, min_runs: int = MIN_GAIN_RUNS) -> str:
 
 
 def gain_over(a, b, names: tuple[str, str] = ("A", "B"), floor: float = 0.0, unit: str = "points",
-              digits: int = 2, min_runs: int = MIN_GAIN_RUNS) -> Verdict:
+              digits: int = 2, min_runs: int = MIN_GAIN_RUNS, floor_words: str = "") -> Verdict:
     """The claim "B gains over A" judged by :func:`gain_label` on per-seed values ``a``, ``b`` (n,):
     holds (gain), does not hold (loss) or inconclusive (no gain shown, or fewer than ``min_runs``
-    seeds); ``ours`` ends with the outcome in words ("a gain", "no gain shown", "a loss"), never as a label."""
+    seeds); ``ours`` ends with the outcome in words ("a gain", "no gain shown", "a loss"), never as a label.
+    ``floor_words``: what the floor is ("2 sampling errors of a difference ..."), said beside it; the
+    floor is printed to ``digits`` decimals, as the bar."""
     word = gain_label(a, b, floor, min_runs)
     d = _paired(a, b)
     spread = f" ± {float(d.std(ddof=1)):.{digits}f}" if d.size > 1 else ""
@@ -871,6 +872,7 @@ def gain_over(a, b, names: tuple[str, str] = ("A", "B"), floor: float = 0.0, uni
         return Verdict("inconclusive", ours, f"the rule needs {max(int(min_runs), 2)} seeds, each running both")
     bar = max(2 * float(d.std(ddof=1)), float(floor))
     where = "within" if word == "no gain shown" else "beyond"
-    floor_text = f", at least the floor {floor:g}" if floor else ""
+    floor_text = (f", at least the floor {floor:.{digits}f}" + (f": {floor_words}" if floor_words else "")
+                  if floor else "")
     return Verdict(GAIN_LABELS[word], ours, f"the mean paired difference {_signed(float(d.mean()), unit, digits)} lies "
                                             f"{where} ±{bar:.{digits}f} (2 sd of the paired differences{floor_text})")

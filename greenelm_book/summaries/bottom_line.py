@@ -504,11 +504,12 @@ def headline_markdown(directory: str | Path) -> str:
         f = findings(directory)
     except (FileNotFoundError, LookupError) as exc:     # LookupError: KeyError included
         return f"*The headline findings appear once every chapter has been executed ({str(exc).strip(chr(39))}).*\n"
-    wide = (f"; d = {f['acc_mnist_wide_d']}: {f['acc_mnist_wide']:.2f} % against {f['acc_mnist_wide_paper']:.2f} %"
+    wide = (f", and {f['acc_mnist_wide_gap']:.2f} points {f['acc_mnist_wide_words']} it at d = "
+            f"{f['acc_mnist_wide_d']} ({f['acc_mnist_wide']:.2f} % against {f['acc_mnist_wide_paper']:.2f} %)"
             if f["acc_mnist_wide_d"] != f["acc_mnist_d"] else "")
     lines = [
         f"- **Accuracy.** On MNIST, Green-ELM lands {f['acc_mnist_gap']:.2f} points {f['acc_mnist_words']} "
-        f"the paper (d = {f['acc_mnist_d']}: {f['acc_mnist']:.2f} % against {f['acc_mnist_paper']:.2f} %{wide}); "
+        f"the paper at d = {f['acc_mnist_d']} ({f['acc_mnist']:.2f} % against {f['acc_mnist_paper']:.2f} %){wide}; "
         f"on Fashion-MNIST {f['acc_fashion_gap']:.2f} points {f['acc_fashion_words']} it "
         f"({f['acc_fashion']:.2f} % against {f['acc_fashion_paper']:.2f} % at d = {f['acc_fashion_d']}).",
         f"- **Speed.** The paper's headline, training {f['speedup_paper']:g}× faster than SGD, is a ratio of "

@@ -92,29 +92,62 @@ def _table(rows) -> str:
     return "\n".join(lines)
 
 
+def _fixed_lambda_accuracy(key: str, setting: dict) -> bool:
+    """Whether a stored result is a Green-ELM test accuracy at a fixed λ (the accuracy curves'
+    points), not a training accuracy, a spectrum or a λ chosen by LOO."""
+    return (key.endswith("/accuracy") and setting.get("alpha") is not None and "criterion" not in setting
+            and "evaluated_on" not in setting and isinstance(setting.get("n_hidden"), int))
+
+
+def _widths_text(widths) -> str:
+    """``"500, 1,000 and 4,000"`` for sorted widths."""
+    names = [f"{w:,}" for w in sorted(widths)]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
+
 def _designs(results: dict) -> str:
-    """The scaling chapter's nested draws across widths, as recorded: "MNIST, Fashion-MNIST and
-    CIFAR-10 at d = 1,000 to 16,000: the first d units of one 16,000-wide draw per seed; …"."""
+    """The scaling chapter's nested draws across widths, as recorded, each with the datasets and the
+    widths of its own fixed-λ test accuracies (the other quantities it carries, at every width it
+    spans), and whether those widths also have one draw per width elsewhere: "MNIST, Fashion-MNIST
+    and CIFAR-10, d = 500 to 16,000: the first d units of one 16,000-wide draw per seed (test
+    accuracies at d = 8,000 and 16,000; …)"."""
     from ..paper import DATASET_NAMES
 
-    by_design: dict[str, tuple[set, set]] = {}
+    by_design: dict[str, tuple[set, set, set]] = {}
+    independent = set()                  # (dataset, width) with a fixed-λ test accuracy of its own draw
     for key, (chapter, result) in results.items():
         setting = result["setting"]
+        dataset = setting.get("dataset", key.split("/")[0])
         if chapter == "scaling" and setting.get("design"):
-            datasets, widths = by_design.setdefault(setting["design"], (set(), set()))
-            datasets.add(setting.get("dataset", key.split("/")[0]))
+            datasets, widths, accuracy = by_design.setdefault(setting["design"], (set(), set(), set()))
+            datasets.add(dataset)
             if isinstance(setting.get("n_hidden"), int):
                 widths.add(setting["n_hidden"])
+                if _fixed_lambda_accuracy(key, setting):
+                    accuracy.add((dataset, setting["n_hidden"]))
+        elif _fixed_lambda_accuracy(key, setting) and "/green-elm/" in key:
+            independent.add((dataset, setting["n_hidden"]))
     order = list(DATASET_NAMES)
     parts = []
-    for design, (datasets, widths) in sorted(by_design.items()):
+    for design, (datasets, widths, accuracy) in sorted(by_design.items()):
         width = int(re.search(r"width-(\d+) draw", design).group(1))
         names = [DATASET_NAMES.get(d, d) for d in sorted(datasets, key=lambda d: order.index(d) if d in order else 99)]
         where = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
         if widths:
-            where += f" at d = {min(widths):,} to {max(widths):,}"
-        parts.append(f"{where}: the first d units of one {width:,}-wide draw per seed")
-    return "; ".join(parts) + "; every other result one draw per width" if parts else _NOT_RECORDED
+            where += f", d = {min(widths):,} to {max(widths):,}"
+        acc_widths = sorted({w for _, w in accuracy})
+        if not acc_widths:
+            what = "no test accuracy"
+        elif accuracy <= independent:
+            what = (f"a second set of test accuracies at d = {_widths_text(acc_widths)}, beside one draw per "
+                    "width at the same widths")
+        else:
+            what = f"the test accuracies at d = {_widths_text(acc_widths)}"
+        if widths - set(acc_widths):
+            what += " and the other quantities at every width it spans"
+        parts.append(f"{where}: the first d units of one {width:,}-wide draw per seed ({what})")
+    return ("; ".join(parts) + "; every other result one draw per width (the test accuracies at the other widths "
+            "among them)" if parts else _NOT_RECORDED)
 
 
 #: the committed report of ``python -m benchmarks.gpu``, relative to the repository

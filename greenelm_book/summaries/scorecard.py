@@ -244,10 +244,27 @@ def page_disagreements(frame: pd.DataFrame) -> pd.DataFrame:
                                  "detail"]].reset_index(drop=True)
 
 
-def ladder_markdown() -> str:
+#: the threshold whose reason is set beside the widest seed-to-seed spread the store holds
+SPREAD_THRESHOLD = "> 10 points"
+
+
+def widest_accuracy_spread(directory: str | Path) -> tuple[float, str] | None:
+    """``(sd, key)``: the largest seed-to-seed standard deviation (points) of any stored accuracy
+    (a result in % over at least two runs whose key ends in "accuracy"), and its key; None when the
+    store has none."""
+    import statistics
+
+    spreads = [(statistics.stdev(result.values), key)
+               for chapter in load_all(directory).values() for key, result in chapter["results"].items()
+               if key.endswith("accuracy") and result.unit == "%" and len(result.values) > 1]
+    return max(spreads) if spreads else None
+
+
+def ladder_markdown(widest: tuple[float, str] | None = None) -> str:
     """The ladder of labels for a number against the paper's (:data:`greenelm_book.judging.verdicts.LADDER`)
     and every chapter test's threshold with its reason (:data:`~greenelm_book.judging.verdicts.THRESHOLDS`),
-    as two Markdown tables."""
+    as two Markdown tables. ``widest``: :func:`widest_accuracy_spread`, stated beside the reason of
+    :data:`SPREAD_THRESHOLD`."""
     from ..judging.verdicts import LADDER, THRESHOLDS
 
     lines = ["**The ladder** (every label a verdict can take, each given by one condition; for any judgement "
@@ -256,7 +273,11 @@ def ladder_markdown() -> str:
     lines += [f"| {label} | {requires} |" for label, requires in LADDER]
     lines += ["", "**The thresholds of the chapters' own tests**, each with its reason:", "",
               "| threshold | decides | why |", "| --- | --- | --- |"]
-    lines += [f"| {threshold} | {claims} | {why} |" for threshold, claims, why in THRESHOLDS]
+    for threshold, claims, why in THRESHOLDS:
+        if threshold == SPREAD_THRESHOLD and widest is not None:
+            why += (f"; the widest seed-to-seed sd of an accuracy in the book is {widest[0]:.2f} points "
+                    f"({widest[1]})")
+        lines.append(f"| {threshold} | {claims} | {why} |")
     return "\n".join(lines) + "\n"
 
 
@@ -272,4 +293,4 @@ def summary_markdown(directory: str | Path) -> str:
              "| --- | ---: | ---: |"]
     lines += [f"| {verdict} | {int(row['claims'])} | {int(row['unique'])} |" for verdict, row in table.iterrows()]
     lines.append(f"| **all** | **{len(frame)}** | **{int((frame.same_as == '').sum())}** |")
-    return "\n".join(lines) + "\n\n" + ladder_markdown()
+    return "\n".join(lines) + "\n\n" + ladder_markdown(widest_accuracy_spread(directory))
