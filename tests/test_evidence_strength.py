@@ -101,6 +101,22 @@ def test_seeds_rule_makes_a_one_seed_verdict_inconclusive():
     ruled = V.seeds_rule(verdict, {"mnist/ln-d": 1, "mnist/saturating": 1})
     assert ruled.label == "inconclusive" and "does not hold" in ruled.detail and "1 seed" in ruled.detail
     assert V.seeds_rule(verdict, {"mnist/ln-d": 5}) is verdict
+    assert V.seeds_rule(ruled, {"mnist/ln-d": 1}) == ruled          # a recorded ruling is not ruled again
+
+
+@pytest.mark.parametrize("claim", sorted(set(R.NOT_FINDINGS) | set(R.DEVICE_CLAIMS) | set(R.SEEDED_CHAPTER_TESTS)
+                                         | {"weight_scale_unit", "d_correlates_with_separability"}))
+def test_a_chapter_recording_the_scorecards_judgement_reads_the_same(card, claim):
+    """A chapter records the scorecard's judgement (answer_as_scorecard); judging that recorded answer
+    again gives the same verdict, word for word (no doubled reason)."""
+    from greenelm_book.store.results import load_all
+
+    stored = load_all(STORE)
+    results = {k: r for content in stored.values() for k, r in content["results"].items()}
+    row = card.loc[claim]
+    keys = next(c["answers"][claim].keys for c in stored.values() if claim in c["answers"])
+    once = R.scorecard_verdict(claim, Verdict(row.verdict, row.ours, row.detail), keys, results)
+    assert (once.label, once.ours, once.detail) == (row.verdict, row.ours, row.detail)
 
 
 def test_a_one_seed_width_cannot_decide_a_curve():

@@ -596,8 +596,8 @@ def seeds_rule(verdict: Verdict, runs: dict, min_runs: int = MIN_DECIDING_SEEDS)
     number of seeds}``); then "inconclusive", the test's outcome kept for information
     (:data:`RULES` ``["seeds_rule"]``)."""
     few = {point: n for point, n in runs.items() if n < min_runs}
-    if not few:
-        return verdict
+    if not few or (verdict.label == "inconclusive" and "(the seeds rule)" in verdict.detail):
+        return verdict                           # nothing to rule on, or ruled already (a recorded answer)
     label = ladder_label("test", enough=False, outcomes=())
     counts = ", ".join(f"{point} ({n} seed{'s' if n != 1 else ''})" for point, n in few.items())
     return Verdict(label, verdict.ours, f"a point measured on fewer than {min_runs} seeds cannot decide alone "
