@@ -443,7 +443,8 @@ def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
     if claim.id in SEEDED_CHAPTER_TESTS and keys:
         runs = {k: len(results[k].values) for k in keys}
         verdict = V.seeds_rule(recorded, runs)
-        return _judged(verdict, "seeds_rule" if verdict is not recorded else "chapter_test", keys, results)
+        ruled = verdict is not recorded or "(the seeds rule)" in verdict.detail
+        return _judged(verdict, "seeds_rule" if ruled else "chapter_test", keys, results)
     if claim.id in OWN_MEASUREMENTS and len(keys) == len(answer.keys) and keys:
         verdict, used, test = CLAIM_TESTS[claim.id](claim, answer, results)
         if verdict is None or not used:
