@@ -79,6 +79,13 @@ def _not_comparable(claim, answer, results, keys, why: str = "") -> Judgement:
     return Judgement(verdict, "not_comparable", tuple(keys), tuple(results[k].values for k in keys))
 
 
+def _point_name(key: str) -> str:
+    """A stored point in words: "mnist/green-elm/unit/cholesky/ln-d-fit/held-out-error" → "MNIST, ln d
+    fit, held-out error"."""
+    parts = key.split("/")
+    return ", ".join([dataset_name(parts[0])] + [p.replace("ln-d", "ln d").replace("-", " ") for p in parts[-2:]])
+
+
 def _needs_all(keys, results):
     """The keys a comparison needs; ``None`` when one is missing from the store."""
     return None if any(k not in results for k in keys) else list(keys)
@@ -441,7 +448,7 @@ def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
                           else f"{why}{checked}")
         return Judgement(verdict, "not_measurable", tuple(keys))
     if claim.id in SEEDED_CHAPTER_TESTS and keys:
-        runs = {k: len(results[k].values) for k in keys}
+        runs = {_point_name(k): len(results[k].values) for k in keys}
         verdict = V.seeds_rule(recorded, runs)
         ruled = verdict is not recorded or "(the seeds rule)" in verdict.detail
         return _judged(verdict, "seeds_rule" if ruled else "chapter_test", keys, results)
