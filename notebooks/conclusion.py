@@ -48,8 +48,8 @@ glue_findings(reproduces_words(found, card))
 #   d = {glue:text}`acc_fashion_d` (*{glue:text}`verdict_abstract_fashion_accuracy`*), and Green-ELM
 #   {glue:text}`elm_vs_mlp_gap:.2f` points {glue:text}`elm_vs_mlp_words` our SGD MLP, which the paper
 #   calls comparable (*{glue:text}`verdict_abstract_comparable_to_sgd`*). Nor does the weight-entropy
-#   argument (*{glue:text}`verdict_high_entropy_no_feature_pruning`*); growth as ln d, judged on the
-#   held-out widths: *{glue:text}`verdict_accuracy_near_logarithmic_in_d`*.
+#   argument (*{glue:text}`verdict_high_entropy_no_feature_pruning`*); growth as ln d:
+#   *{glue:text}`verdict_accuracy_near_logarithmic_in_d`*.
 # - **Where the paper contradicts itself.** One MNIST fit takes {glue:text}`t1_pinv_s:.2f` s in
 #   Table I, {glue:text}`t4_pinv_s:g` s in Table IV: its headline, SGD taking {glue:text}`speedup_paper:g`×
 #   the fit's time, is {glue:text}`speedup:.2f`× here (*{glue:text}`verdict_speedup_vs_sgd_mnist_d2000`*),
