@@ -186,13 +186,16 @@ held = sc.held_out_summary(held_tests)
 glue("held_errors", held["errors_text"])
 glue("held_verdict_text", held["verdict_text"])
 sc.answer_log_law(store, plan, held)
+glue("held_verdict", store.answers["accuracy_near_logarithmic_in_d"].verdict.label)
+glue("held_verdict_detail", store.answers["accuracy_near_logarithmic_in_d"].verdict.detail)
 
 # %%
 show_table(sc.held_out_table(held_tests, plan), digits=2, integers=["d"])
 
 # %% [markdown]
 # Mean absolute held-out error (points), ln d against the saturating law:
-# {glue:text}`held_errors`. In words: {glue:text}`held_verdict_text`.
+# {glue:text}`held_errors`. In words: {glue:text}`held_verdict_text`. The scorecard's verdict:
+# *{glue:text}`held_verdict`* ({glue:text}`held_verdict_detail`).
 #
 # ### Diminishing returns
 #

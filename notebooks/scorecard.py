@@ -35,6 +35,16 @@
 # claim, by the test stated under it: it passes on every, on some, or on none of the datasets,
 # regimes or stated parts of the claim it is applied to); *not measurable here* (and why). Where this judgement
 # differs from the chapter's page, the row says what the page said.
+#
+# Three rules keep a verdict no stronger than its evidence. A claim that states a setting, a
+# definition or what the paper's code does is not a finding, and a claim about a device the book
+# does not have (an edge node, an embedded or battery-powered device) is not measured here: both are
+# *not measurable here*, with what the book checked shown for information, and neither is counted
+# with the findings. A point measured on one seed cannot decide a verdict alone (the seeds rule): a
+# test resting on one-seed points is *inconclusive*, its outcome shown for information. Raw-pixel
+# CIFAR-10 is evidence for claims about the book's own curves compared with each other (their shape,
+# their slopes, the complexity index and the path to the book's own baselines), and is *not comparable*
+# wherever a number is set against the paper's, whose CIFAR-10 curve is not raw pixels.
 
 # %% tags=["parameters"]
 profile = "smoke"

@@ -18,10 +18,18 @@ STORE = ROOT / "book" / "results"
 
 #: recorded labels awaiting their chapter's re-execution, {claim: (chapter, recorded label)}: a chapter
 #: that re-measures its timings when executed (hardware) is re-executed only on a quiet machine, so a
-#: change of the verdict words may wait for it here, named: Table IV's pinv row, which the scorecard now
-#: judges on the report's one run of pinv and LU (one process, one shared H) and the hardware chapter's
-#: code now answers by the same keys
-AWAITING_REEXECUTION: dict[str, tuple[str, str]] = {"table4_pinv_d2000_seconds": ("hardware", "not comparable")}
+#: change of the verdict words may wait for it here, named. Waiting: Table IV's pinv row, which the
+#: scorecard now judges on the report's one run of pinv and LU (one process, one shared H) and the
+#: hardware chapter's code answers by the same keys; the device claims and the energy statement,
+#: re-judged "not measurable here" (rejudge.DEVICE_CLAIMS, NOT_FINDINGS); the hardware and streaming
+#: chapters re-measure timings when executed, so their pages keep the old label until a quiet
+#: re-execution (their answers are to record the scorecard's judgement by then)
+AWAITING_REEXECUTION: dict[str, tuple[str, str]] = {
+    "table4_pinv_d2000_seconds": ("hardware", "not comparable"),
+    "energy_not_measured": ("hardware", "holds"),
+    "listing3_sub_second_updates": ("streaming", "partly holds"),
+    "streaming_update_cost_b3": ("streaming", "partly holds"),
+}
 
 
 def test_the_committed_chapters_record_the_scorecards_labels():

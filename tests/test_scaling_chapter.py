@@ -38,6 +38,11 @@ def store(tmp_path):
     return ChapterResults("scaling", "smoke", tmp_path)
 
 
+def _two_seeds(mean: float) -> list:
+    """Two runs with mean ``mean``: a point the seeds rule lets decide (one seed cannot decide alone)."""
+    return [mean - 0.01, mean + 0.01]
+
+
 def _acc(store, curves: dict) -> dict:
     """{(dataset, d): Result} from ``{(dataset, d): [accuracy per seed]}`` (recorded in ``store``)."""
     return {(n, d): store.record(sc.elm_key(n, d), values, "%", dataset=n) for (n, d), values in curves.items()}
@@ -188,7 +193,10 @@ def test_held_out_test_records_and_answers(store, laws, label):
                                            laws.count("log")]
     sc.answer_log_law(store, plan, summary)
     answer = store.answers["accuracy_near_logarithmic_in_d"]
-    assert answer.verdict.label == label and f"ln d no worse on {laws.count('log')} of 3" in answer.verdict.ours
+    # one nested draw per dataset: by the seeds rule the held-out test cannot decide alone; what it
+    # gives is kept for information
+    assert answer.verdict.label == "inconclusive" and f"ln d no worse on {laws.count('log')} of 3" in answer.verdict.ours
+    assert f"the test gives {label} (" in answer.verdict.detail and "(1 seed)" in answer.verdict.detail
     assert len(answer.keys) == 6
     table = sc.held_out_table(tests, plan)
     assert list(table.columns) == ["dataset", "d", "measured (%), one nested draw", "ln d predicts (%)",
@@ -204,7 +212,8 @@ def test_held_out_test_records_and_answers(store, laws, label):
 def test_diminishing_returns(store, shapes, label):
     plan = _plan()
     curves = {"sat": [90.0, 92.0, 93.0, 93.5], "lin": [90.0, 91.0, 92.0, 93.0]}
-    acc = _acc(store, {(n, d): [curves[s][i]] for n, s in zip(DATASETS, shapes) for i, d in enumerate(plan.all_widths)})
+    acc = _acc(store, {(n, d): _two_seeds(curves[s][i]) for n, s in zip(DATASETS, shapes)
+                       for i, d in enumerate(plan.all_widths)})
     rows = sc.doubling_gains(sc.curve_frame(acc), DATASETS, plan.all_widths)
     assert rows["gain (points)"].tolist()[:3] == pytest.approx(np.diff(curves[shapes[0]]))
     sc.answer_diminishing_returns(store, plan, acc)
@@ -228,7 +237,7 @@ def test_shared_answers_judge_the_curves_other_chapters_recorded(store, tmp_path
     plan = _plan()
     rf = ChapterResults("random_features", "smoke", tmp_path)
     line = [90.0, 91.0, 92.0, 93.0]
-    acc = _acc(rf, {(n, d): [line[i]] for n in DATASETS for i, d in enumerate(plan.all_widths)})
+    acc = _acc(rf, {(n, d): _two_seeds(line[i]) for n in DATASETS for i, d in enumerate(plan.all_widths)})
     assert not set(r.key for r in acc.values()) & set(store.results)
     sc.answer_diminishing_returns(store, plan, acc)
     assert store.answers["diminishing_returns"].verdict.label == "does not hold"
@@ -305,9 +314,9 @@ def test_hypothesis_gammas_answers_and_table(store):
     assert keys == ["all/green-elm/unit/cholesky/hypothesis/gamma"]
     assert store.results[keys[0]].setting["entropies"] == entropies
     assert sc.gamma_text(gammas) == "1.00, 1.00" and sc.gamma_text([]) == "not fitted (a slope ≤ 0)"
-    ln_d = store.record("mnist/green-elm/unit/cholesky/ln-d-fit/held-out-error", [0.1], "points")
-    for n in DATASETS[1:]:
-        store.record(f"{n}/green-elm/unit/cholesky/ln-d-fit/held-out-error", [0.1], "points")
+    ln_d = store.record("mnist/green-elm/unit/cholesky/ln-d-fit/held-out-error", [0.1, 0.1], "points")
+    for n in DATASETS[1:]:            # two nested draws each: the seeds rule lets the test decide
+        store.record(f"{n}/green-elm/unit/cholesky/ln-d-fit/held-out-error", [0.1, 0.1], "points")
     assert ln_d.key in store.results
     for outcome, expected in ((True, "holds"), ("partly", "partly holds"), (False, "does not hold")):
         sc.answer_hypothesis(store, plan, gammas, 2, outcome, keys)
@@ -433,7 +442,8 @@ def test_train_accuracy_and_separability_answers(store):
     assert record.values == (91.2,) and record.setting["evaluated_on"] == "50 random training rows"
     table = sc.train_table(rows, DATASETS)
     assert list(table.columns) == ["d", "MNIST train (%)", "Fashion train (%)", "CIFAR-10 raw train (%)"]
-    acc = _acc(store, {(n, d): [80.0 + (i if n == "mnist" else 0)] for n in DATASETS for i, d in enumerate(widths)})
+    acc = _acc(store, {(n, d): _two_seeds(80.0 + (i if n == "mnist" else 0)) for n in DATASETS
+                       for i, d in enumerate(widths)})
     sc.answer_separability(store, plan, acc, rising_train)
     assert store.answers["cover_expansion_separability"].verdict.label == "partly holds"
     correlates = store.answers["d_correlates_with_separability"].verdict

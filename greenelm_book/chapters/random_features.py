@@ -18,6 +18,7 @@ import pandas as pd
 from .. import paper
 from ..report import (Verdict, by_sign, colour, judge_qualitative, judge_time, log_ticks,
                      not_comparable, ours_text, prediction_interval)
+from ..judging.rejudge import answer_as_scorecard
 from ..judging.verdicts import all_some_none, ranks_in_order, value_vs_paper
 
 SCALES = ("unit", "he")
@@ -476,20 +477,20 @@ def answer_scale_claims(store, acc: dict, gaps: dict, mean_abs_gap: dict, closer
                 for r in table_i_rows.itertuples() for s in SCALES
                 if (r.dataset, s, sweep_solver(r.solver), r.n_hidden) in acc]
         found = scale_finding(mean_abs_gap)
-        store.answer("weight_scale_unit", judge_qualitative(bool(mean_abs_gap["unit"] < mean_abs_gap["he"]),
-                     test=f"holds if the paper's accuracies lie closer to our N(0, 1) runs than to our N(0, 2/D) "
-                          f"runs; {found}: {scale_test}",
-                     ours=f"closer scale: {closer_scale}"), keys=keys)
-        store.answer("weight_scale_he", judge_qualitative(bool(mean_abs_gap["he"] < mean_abs_gap["unit"]),
-                     test=f"holds if the paper's accuracies lie closer to our N(0, 2/D) runs than to our N(0, 1) "
-                          f"runs; {found}: {scale_test}",
-                     ours=f"closer scale: {closer_scale}"), keys=keys)
+        answer_as_scorecard(store, "weight_scale_unit", judge_qualitative(
+            bool(mean_abs_gap["unit"] < mean_abs_gap["he"]),
+            test=f"holds if the paper's accuracies lie closer to our N(0, 1) runs than to our N(0, 2/D) "
+                 f"runs; {found}: {scale_test}", ours=f"closer scale: {closer_scale}"), keys)
+        answer_as_scorecard(store, "weight_scale_he", judge_qualitative(
+            bool(mean_abs_gap["he"] < mean_abs_gap["unit"]),
+            test=f"holds if the paper's accuracies lie closer to our N(0, 2/D) runs than to our N(0, 1) "
+                 f"runs; {found}: {scale_test}", ours=f"closer scale: {closer_scale}"), keys)
     else:
         for claim in ("weight_scale_unit", "weight_scale_he"):
             store.answer(claim, not_run(f"fewer than 5 seeds or no Table I width at the {profile} profile"))
-    store.answer("bias_uniform", judge_qualitative(
+    answer_as_scorecard(store, "bias_uniform", judge_qualitative(
         False, test="the paper's own Algorithm 1 and listings 1–3 draw b from N(0, 1), not a uniform law; "
-                    "the book follows them", ours="b ~ N(0, 1) in every run"))
+                    "the book follows them", ours="b ~ N(0, 1) in every run"), [])
 
 
 def answer_headline_claims(store, acc: dict, datasets, widths, *, seeds: int, profile: str) -> None:

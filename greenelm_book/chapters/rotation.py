@@ -15,6 +15,7 @@ import pandas as pd
 
 from .baselines import MLP_HIDDEN
 from .perturb import paired_difference
+from ..judging.rejudge import answer_as_scorecard
 from ..report import Verdict, by_sign, colour, judge_qualitative
 from .trained import at_angle, elm_run, owned_result, sgd_run
 from ..judging.verdicts import all_some_none, equivalent_accuracy, value_vs_paper
@@ -230,9 +231,9 @@ def answer_claims(store, setup: Setup, *, claim: dict, angles, cleans: dict, rot
         ours=f"faster at {n_fast} of {len(test_angles)} angles; {decay_ci[SLP, theta][0]:+.2f} points more at "
              f"{theta}°, {decay_ci[SLP, max_angle][0]:+.2f} at {max_angle}°"),
         keys=rot_keys + clean_keys, note=f"Green-ELM pinv d = {H}, W ~ N(0, 1); angles {test_angles}")
-    store.answer("rotation_benchmark_angle", judge_qualitative(
+    answer_as_scorecard(store, "rotation_benchmark_angle", judge_qualitative(
         True, test="a setting rather than a result: the chapter evaluates every model at the paper's 15°",
-        ours=f"15° is among our angles {angles[0]}–{angles[-1]}°"), keys=[rotated[ELM][theta].key])
+        ours=f"15° is among our angles {angles[0]}–{angles[-1]}°"), [rotated[ELM][theta].key])
     adv_slp = advantages[ELM, SLP][1]
     store.answer("rotation_advantage_15deg", value_vs_paper(claim["advantage_vs_sgd_perceptron"], adv_slp.values,
                                                          "points"),

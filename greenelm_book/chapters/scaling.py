@@ -26,7 +26,7 @@ from ..judging import verdicts
 from ..report import (Verdict, by_sign, colour, judge_qualitative, log_ticks, not_comparable,
                      spread_text, thousands)
 from ..judging.verdicts import value_vs_paper
-from ..judging.rejudge import own_parity_keys, shared_verdict
+from ..judging.rejudge import answer_as_scorecard, own_parity_keys, shared_verdict
 from ..store.results import load_all
 from ..store.results_cache import memoize
 from .scaling_law import (calibrate_complexity, calibrate_per_seed, fit_hypothesis, held_out_test, model_residuals,
@@ -390,14 +390,14 @@ def law_count_text(n_log: int, total: int) -> str:
 
 def answer_log_law(store, plan: ScalingPlan, summary: dict) -> None:
     """The claim that accuracy is near-logarithmic in d, by the held-out test (:func:`held_out_summary`)."""
-    store.answer("accuracy_near_logarithmic_in_d", judge_qualitative(
+    answer_as_scorecard(store, "accuracy_near_logarithmic_in_d", judge_qualitative(
         summary["outcome"],
         test=f"fit ln d and a − b·d^(−c) on d = {plan.paper_widths}, predict d = {plan.held_out_widths}; ln d holds "
              f"where its mean absolute held-out error is no larger",
         ours=f"ln d no worse on {summary['n_log']} of {len(plan.datasets)} datasets (errors, points: "
              f"{summary['errors_text']})"),
-        keys=[f"{n}/green-elm/unit/cholesky/{law}-fit/held-out-error" for n in plan.datasets
-              for law in ("ln-d", "saturating")])
+        [f"{n}/green-elm/unit/cholesky/{law}-fit/held-out-error" for n in plan.datasets
+         for law in ("ln-d", "saturating")])
 
 
 def doubling_gains(curve: pd.DataFrame, datasets: list, widths: list) -> pd.DataFrame:
@@ -475,8 +475,10 @@ def answer_table3(store, calib: dict, reproduced: bool) -> None:
                  keys=[calib["alpha"].key])
     store.answer("table3_beta", value_vs_paper(table["beta"], calib["beta"].values, "", digits=4),
                  keys=[calib["beta"].key])
-    store.answer("table3_c_mnist", judge_qualitative(True, test="the anchor's C is 1 by Algorithm 2's definition",
-                                                     ours="C (MNIST) = 1 by construction"), keys=[calib["alpha"].key])
+    answer_as_scorecard(store, "table3_c_mnist", judge_qualitative(True, test="the anchor's C is 1 by Algorithm 2's "
+                                                                         "definition",
+                                                                    ours="C (MNIST) = 1 by construction"),
+                        [calib["alpha"].key])
     store.answer("table3_c_fashion", value_vs_paper(table["C_fashion-mnist"], calib["C_fashion-mnist"].values, "",
                                                  digits=4), keys=[calib["C_fashion-mnist"].key])
     store.answer("table3_c_cifar10", not_comparable(
@@ -578,12 +580,12 @@ def answer_hypothesis(store, plan: ScalingPlan, gammas: list, n_seeds: int, log_
         "measured: the sign of γ follows from the H one chooses; for information, γ > 0 on every seed with "
         f"ours: {'yes' if ok else 'no'}"), keys=keys)
     words = {True: "holds", False: "does not hold", "partly": "partly holds"}[log_outcome]
-    store.answer("abstract_scaling_hypothesis", judge_qualitative(
+    answer_as_scorecard(store, "abstract_scaling_hypothesis", judge_qualitative(
         log_outcome,
         test="the part of the hypothesis that can be measured: ln d predicts the held-out wider widths (the "
              "held-out test above); its entropy term is not measurable (the paper never defines H)",
         ours=f"ln d on held-out widths: {words}"),
-        keys=[f"{n}/green-elm/unit/cholesky/ln-d-fit/held-out-error" for n in plan.datasets])
+        [f"{n}/green-elm/unit/cholesky/ln-d-fit/held-out-error" for n in plan.datasets])
 
 
 def hypothesis_table(entropies: dict, slopes: dict, datasets: list) -> pd.DataFrame:

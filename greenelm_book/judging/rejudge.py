@@ -12,6 +12,14 @@ information. A claim about the book's own measurements compared with each other
 scaling in N) is judged on every dataset the book measured, raw-pixel CIFAR-10 included, whatever
 the paper's setting for that dataset; parallel claims share one test (:data:`CLAIM_TESTS`). A claim's
 first key is its primary evidence: when it is not comparable, neither is the claim.
+
+Three rules keep a verdict no stronger than its evidence: a claim that states a setting, a
+definition or what the paper's code does (:data:`NOT_FINDINGS`) and a claim about a device the book
+does not have (:data:`DEVICE_CLAIMS`) are "not measurable here", whatever the chapter recorded; a
+point measured on one seed cannot decide alone (the seeds rule,
+:func:`~greenelm_book.judging.verdicts.seeds_rule`, :data:`SEEDED_CHAPTER_TESTS` and the curves'
+shape tests); which weight scale lies behind the paper's accuracies is a paired test over the same
+Table I rows (:func:`~greenelm_book.judging.verdicts.closer_paired`).
 """
 
 from __future__ import annotations
@@ -69,6 +77,13 @@ def _not_comparable(claim, answer, results, keys, why: str = "") -> Judgement:
                 if recorded.label in QUALITATIVE else "")
         verdict = Verdict("not comparable", recorded.ours, reason + info)
     return Judgement(verdict, "not_comparable", tuple(keys), tuple(results[k].values for k in keys))
+
+
+def _point_name(key: str) -> str:
+    """A stored point in words: "mnist/green-elm/unit/cholesky/ln-d-fit/held-out-error" → "MNIST, ln d
+    fit, held-out error"."""
+    parts = key.split("/")
+    return ", ".join([dataset_name(parts[0])] + [p.replace("ln-d", "ln d").replace("-", " ") for p in parts[-2:]])
 
 
 def _needs_all(keys, results):
@@ -172,13 +187,53 @@ def _curves(claim, answer, results):
 
 
 def _rises_throughout(claim, answer, results):
+    """Rises with every widening, under the seeds rule (a one-seed width cannot decide alone)."""
     curves, used = _curves(claim, answer, results)
-    return (V.rises_throughout(curves) if curves else None), used, "rises_throughout"
+    if not curves:
+        return None, used, "rises_throughout"
+    verdict = V.rises_throughout_seeded(curves)
+    return verdict, used, ("seeds_rule" if verdict != V.rises_throughout(curves) else "rises_throughout")
 
 
 def _gains_shrink(claim, answer, results):
+    """Each widening gains less, under the seeds rule (a one-seed width cannot decide alone)."""
     curves, used = _curves(claim, answer, results)
-    return (V.gains_shrink(curves) if curves else None), used, "gains_shrink"
+    if not curves:
+        return None, used, "gains_shrink"
+    verdict = V.gains_shrink_seeded(curves)
+    return verdict, used, ("seeds_rule" if verdict != V.gains_shrink(curves) else "gains_shrink")
+
+
+def _scale_rows(keys, results, closer: str, other: str):
+    """``(gaps_closer, gaps_other, rows)``: ours − the paper's Table I accuracy per Green-ELM row of
+    Table I where both weight scales ran (keys ``{dataset}/green-elm/{scale}/{solver}/d={d}/accuracy``;
+    the λ = 1e-3 Cholesky runs stand for LU and Cholesky rows), the same rows for both scales."""
+    gaps_a, gaps_b, rows = [], [], []
+    for row in TABLE_I[TABLE_I.solver != "sgd"].itertuples():
+        solver = "pinv" if row.solver == "pinv" else "cholesky"
+        a, b = (f"{row.dataset}/green-elm/{scale}/{solver}/d={row.n_hidden}/accuracy" for scale in (closer, other))
+        if a in keys and b in keys and a in results and b in results:
+            gaps_a.append(float(sum(results[a].values) / len(results[a].values)) - row.accuracy)
+            gaps_b.append(float(sum(results[b].values) / len(results[b].values)) - row.accuracy)
+            rows.append(f"{dataset_name(row.dataset)} {row.solver} d = {row.n_hidden}")
+    return gaps_a, gaps_b, rows
+
+
+#: the weight scale each claim says is behind the paper's accuracies, and the other
+_SCALES = {"weight_scale_unit": ("unit", "he"), "weight_scale_he": ("he", "unit")}
+_SCALE_NAMES = {"unit": "N(0, 1)", "he": "N(0, 2/D)"}
+
+
+def _closer_scale(claim, answer, results):
+    """The scale claimed lies closer to Table I's Green-ELM accuracies than the other, paired over
+    the rows where both ran (:func:`~greenelm_book.judging.verdicts.closer_paired`)."""
+    closer, other = _SCALES[claim.id]
+    gaps_a, gaps_b, rows = _scale_rows(set(answer.keys), results, closer, other)
+    if not rows:
+        return None, list(answer.keys), "closer_paired"
+    verdict = V.closer_paired(gaps_a, gaps_b, names=(_SCALE_NAMES[closer], _SCALE_NAMES[other]))
+    verdict = Verdict(verdict.label, verdict.ours, f"{verdict.detail} ({'; '.join(rows)})")
+    return verdict, list(answer.keys), "closer_paired"
 
 
 #: the book's own SGD MLP of a dataset (the baselines chapter), what "reaches SGD" is judged against
@@ -297,7 +352,30 @@ CLAIM_TESTS = {
     "pinv_d4000_behind_sgd": _pinv_behind_sgd,
     "d_correlates_with_separability": _rises_throughout,
     "diminishing_returns": _gains_shrink,
+    "weight_scale_unit": _closer_scale,
+    "weight_scale_he": _closer_scale,
 }
+#: claims that state no outcome to measure (a setting, a definition, what the paper's code does):
+#: not findings, so "not measurable here", with what the book checked, never "holds" or "does not hold"
+NOT_FINDINGS = {
+    "rotation_benchmark_angle": "a setting of the paper's experiment, not a result",
+    "table3_c_mnist": "a definition: Algorithm 2 sets the anchor's C to 1",
+    "energy_not_measured": "a statement of what the paper did not measure, not a result",
+    "bias_uniform": "a statement about the paper's method and code (its text says a uniform bias, its "
+                    "Algorithm 1 and listings draw N(0, 1)); the book runs the code's N(0, 1) bias only, "
+                    "so no run compares the two laws",
+}
+#: claims about a device the book does not have: "not measurable here", what was measured on this
+#: machine shown for information (one rule for every device claim)
+DEVICE_CLAIMS = {
+    "edge_ai_viable": "no edge device, low-power sensor or power meter here",
+    "listing3_sub_second_updates": "no low-memory embedded device here",
+    "streaming_update_cost_b3": "no low-power edge node here",
+}
+#: claims decided by a chapter test on one draw per dataset: under the seeds rule
+#: (:func:`~greenelm_book.judging.verdicts.seeds_rule`) one draw cannot decide alone
+SEEDED_CHAPTER_TESTS = ("accuracy_near_logarithmic_in_d", "abstract_scaling_hypothesis")
+
 #: families of parallel claims, the same claim about different datasets or in other words: each
 #: family is judged by one test function (:data:`CLAIM_TESTS`), whatever its datasets' settings.
 #: Claims worded alike up to datasets and numbers are found by :func:`parallel_groups`; these are the
@@ -363,6 +441,17 @@ def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
     keys = [k for k in answer.keys if k in results]
     if recorded.label == "not measurable here":
         return Judgement(recorded, "not_measurable", tuple(keys))
+    if claim.id in NOT_FINDINGS or claim.id in DEVICE_CLAIMS:
+        why = NOT_FINDINGS.get(claim.id) or DEVICE_CLAIMS[claim.id]
+        checked = f"; for information, {recorded.ours}" if recorded.ours else ""
+        verdict = Verdict("not measurable here", "", f"{why}{checked} ({recorded.detail})" if recorded.detail
+                          else f"{why}{checked}")
+        return Judgement(verdict, "not_measurable", tuple(keys))
+    if claim.id in SEEDED_CHAPTER_TESTS and keys:
+        runs = {_point_name(k): len(results[k].values) for k in keys}
+        verdict = V.seeds_rule(recorded, runs)
+        ruled = verdict is not recorded or "(the seeds rule)" in verdict.detail
+        return _judged(verdict, "seeds_rule" if ruled else "chapter_test", keys, results)
     if claim.id in OWN_MEASUREMENTS and len(keys) == len(answer.keys) and keys:
         verdict, used, test = CLAIM_TESTS[claim.id](claim, answer, results)
         if verdict is None or not used:

@@ -88,6 +88,13 @@ RULES = {
                              "those boundaries (or with fewer runs, or timings not recorded as quiet); "
                              "not comparable when the two sides come from different runs",
     "timing_across_machines": "a paper's seconds are never judged: ours and the ratio, information only",
+    "closer_paired": "which of two variants lies closer to the paper's values, paired over the same rows (the "
+                     "paper's rows where both variants ran): holds when the 95 % t confidence interval of the "
+                     "mean paired difference |B − paper| − |A − paper| (points) lies above 0, does not hold when "
+                     "it lies below 0, inconclusive when it straddles 0 or fewer than 3 rows are paired",
+    "seeds_rule": "a point measured on one seed cannot decide a verdict alone: a test whose outcome rests on "
+                  "one-seed points is inconclusive (what the test gives on them is shown for information); a "
+                  "curve is judged on its widths with at least 2 seeds, and a one-seed width leaves it undecided",
     "equivalent_accuracy": "comparable / parity: holds when TOST (Welch) puts the mean accuracy "
                            "difference within ±1 point (p < 0.05), does not hold when a one-sided test "
                            "puts it beyond, else inconclusive",
@@ -154,7 +161,10 @@ LADDER = (
     ("not comparable", "the two sides were not measured alike: a setting other than the paper's, seconds "
                        "on another machine, or a ratio whose two sides come from different runs; the "
                        "difference is shown for information, never judged"),
-    ("not measurable here", "the book's machine cannot measure it (the claim's row says why)"),
+    ("not measurable here", "no measurement here can decide it (the claim's row says why): the book's machine "
+                            "cannot measure it, the claim is about a device the book does not have (an edge node, "
+                            "an embedded or battery-powered device), or it states no outcome to measure (a "
+                            "setting, a definition, or what the paper's code does)"),
 )
 
 
@@ -254,7 +264,9 @@ TEST_WORDS = {**RULES,
                                      "difference: " + RULES["value_vs_paper"],
               "not_comparable": "not judged: the setting, or the machine, is not the paper's; the difference is "
                                 "shown for information",
-              "not_measurable": "not judged: the book's machine cannot measure it",
+              "not_measurable": "not judged: no measurement here can decide it (the book's machine cannot measure "
+                                "it, it is about a device the book does not have, or it states a setting, a "
+                                "definition or what the paper's code does, not an outcome)",
               "chapter_test": "the chapter's own stated test, recorded with the verdict"}
 
 
@@ -560,6 +572,88 @@ def equivalent_accuracy(a, b, margin: float = PARITY_MARGIN, min_runs: int = MIN
     if outcome == "beyond":
         return Verdict("does not hold", ours, f"the gap exceeds ±{margin:g} pt (one-sided p = {p:.2g})")
     return Verdict("inconclusive", ours, f"neither within nor beyond ±{margin:g} pt (TOST p = {p:.2g})")
+
+
+#: the fewest seeds at a point for it to decide a verdict (:data:`RULES` ``["seeds_rule"]``)
+MIN_DECIDING_SEEDS = 2
+
+
+def closer_paired(gaps_a, gaps_b, names: tuple[str, str] = ("A", "B"), level: float = 0.95,
+                  min_rows: int = 3) -> Verdict:
+    """Whether variant A lies closer to the paper than variant B, paired over the same rows:
+    ``gaps_a``, ``gaps_b`` (n rows each, the same rows in the same order): ours − the paper's value per
+    row for each variant. The per-row difference |B gap| − |A gap| has a ``level`` t confidence
+    interval: above 0 holds, below 0 does not hold, straddling 0 (or fewer than ``min_rows`` rows)
+    inconclusive (:data:`RULES` ``["closer_paired"]``)."""
+    from scipy.stats import t
+
+    a, b = np.abs(np.asarray(gaps_a, float)), np.abs(np.asarray(gaps_b, float))
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"closer_paired needs the same rows for both variants, got {a.shape} and {b.shape}")
+    diffs = b - a
+    n = len(diffs)
+    test = (f"{names[0]} closer to the paper than {names[1]}, paired over the {n} rows where both ran: the "
+            f"{level * 100:.0f} % t confidence interval of the mean of |{names[1]} − paper| − |{names[0]} − "
+            f"paper| lies above 0")
+    if n < min_rows:
+        label = ladder_label("test", enough=False, outcomes=())
+        return Verdict(label, f"{n} paired rows", f"{test}; fewer than {min_rows} rows are paired")
+    mean, sd = float(diffs.mean()), float(diffs.std(ddof=1))
+    half = float(t.ppf(0.5 + level / 2, n - 1)) * sd / math.sqrt(n)
+    low, high = mean - half, mean + half
+    outcome = "pass" if low > 0 else "fail" if high < 0 else "undecided"
+    label = ladder_label("test", enough=True, outcomes=(outcome,))
+    ours = (f"mean |{names[1]} − paper| − |{names[0]} − paper| {mean:+.2f} points ({level * 100:.0f} % CI "
+            f"{low:+.2f} to {high:+.2f}, n = {n} rows)")
+    return Verdict(label, ours, test + ("; the interval straddles 0" if outcome == "undecided" else ""))
+
+
+def seeds_rule(verdict: Verdict, runs: dict, min_runs: int = MIN_DECIDING_SEEDS) -> Verdict:
+    """``verdict`` unless a point it rests on has fewer than ``min_runs`` seeds (``runs``: ``{point:
+    number of seeds}``); then "inconclusive", the test's outcome kept for information
+    (:data:`RULES` ``["seeds_rule"]``)."""
+    few = {point: n for point, n in runs.items() if n < min_runs}
+    if not few or (verdict.label == "inconclusive" and "(the seeds rule)" in verdict.detail):
+        return verdict                           # nothing to rule on, or ruled already (a recorded answer)
+    label = ladder_label("test", enough=False, outcomes=())
+    counts = ", ".join(f"{point} ({n} seed{'s' if n != 1 else ''})" for point, n in few.items())
+    return Verdict(label, verdict.ours, f"a point measured on fewer than {min_runs} seeds cannot decide alone "
+                   f"(the seeds rule): {counts}; for information, the test gives {verdict.label} "
+                   f"({verdict.detail})")
+
+
+def rises_throughout_seeded(curves: dict, min_runs: int = MIN_DECIDING_SEEDS) -> Verdict:
+    """:func:`rises_throughout` under the seeds rule: each curve (``{name: [runs at each width]}``, width
+    order) judged on its points with at least ``min_runs`` seeds; a curve that passes there but has
+    one-seed points is undecided (inconclusive), one that fails there fails."""
+    return _seeded(curves, rises_throughout, min_runs)
+
+
+def gains_shrink_seeded(curves: dict, min_runs: int = MIN_DECIDING_SEEDS) -> Verdict:
+    """:func:`gains_shrink` under the seeds rule (as :func:`rises_throughout_seeded`)."""
+    return _seeded(curves, gains_shrink, min_runs)
+
+
+def _seeded(curves: dict, test, min_runs: int) -> Verdict:
+    kept = {n: [p for p in points if len(_runs(p)) >= min_runs] for n, points in curves.items()}
+    few = {n: sum(len(_runs(p)) < min_runs for p in points) for n, points in curves.items()}
+    full = test(curves)
+    if not any(few.values()):
+        return full
+    judged = {n: points for n, points in kept.items() if len(points) >= (3 if test is gains_shrink else 2)}
+    outcomes = []
+    for name in curves:
+        if name not in judged:
+            outcomes.append("undecided")
+            continue
+        passed = test({name: judged[name]}).label == "holds"
+        outcomes.append("fail" if not passed else "undecided" if few[name] else "pass")
+    label = ladder_label("test", enough=True, outcomes=tuple(outcomes))
+    where = ", ".join(f"{dataset_name(n)} ({k} width{'s' if k != 1 else ''})" for n, k in few.items() if k)
+    on_seeds = test(judged).ours if judged else "no curve has two widths with enough seeds"
+    return Verdict(label, f"on the widths with ≥ {min_runs} seeds: {on_seeds}",
+                   f"{full.detail}; a width measured on one seed cannot decide alone (the seeds rule): one seed "
+                   f"at {where}; with them, {full.ours}")
 
 
 def all_some_none(flags) -> bool | str:

@@ -181,7 +181,9 @@ def tests_table(frame: pd.DataFrame) -> pd.DataFrame:
 
     described = dict(RULES, not_comparable="a setting that differs from the paper's (the rules below): "
                      "the difference is shown for information only",
-                     not_measurable="the book's machine cannot measure it (the claim's row says why)",
+                     not_measurable="no measurement here can decide it (the claim's row says why): the book's "
+                                    "machine cannot measure it, it is about a device the book does not have, or it "
+                                    "states a setting, a definition or what the paper's code does",
                      chapter_test="the chapter's own stated test, shown under the verdict, as recorded "
                                   "when the chapter ran")
     used = frame.loc[frame.test != "", "test"].value_counts()
