@@ -77,8 +77,7 @@ glue_findings(reproduces_words(found, card))
 # code's scale is the one behind the printed accuracies is a paired test over the Table I rows where
 # both scales ran (*{glue:text}`verdict_weight_scale_unit`*).
 #
-# **The SGD baselines** are Table I's networks with the optimiser settings the paper leaves out
-# chosen by us. The MLP reaches {glue:text}`sgd_mnist:.2f` % on MNIST, {glue:text}`sgd_mnist_gap:.2f`
+# **The SGD baselines** are Table I's networks, the optimiser settings the paper omits chosen by us. The MLP reaches {glue:text}`sgd_mnist:.2f` % on MNIST, {glue:text}`sgd_mnist_gap:.2f`
 # points {glue:text}`sgd_mnist_words` Table I (*{glue:text}`verdict_table1_mnist_sgd_accuracy`*), and
 # {glue:text}`sgd_fashion:.2f` % on Fashion-MNIST, {glue:text}`sgd_fashion_gap:.2f` points
 # {glue:text}`sgd_fashion_words` (*{glue:text}`verdict_table1_fashion_sgd_accuracy`*). Green-ELM at
