@@ -363,6 +363,8 @@ elm_set = dict(**{k: v for k, v in ELM.items() if k != "seed"}, n_train=footprin
 sgd_set = dict(**SGD, n_train=footprint_size, seeds=seeds)
 runs = footprint.training_runs(footprint_size, footprint_width, MLP_HIDDEN, footprint_repeats, dataset, seed)
 glue("cpu_words", footprint.cpu_seconds_words(runs, machine["cores"]))
+
+# %% tags=["remove-cell"]
 rec = footprint.record_training(
     store, runs, elm_set, sgd_set, f"{dataset}/green-elm/unit/cholesky/n={footprint_size}/d={footprint_width}",
     f"{dataset}/sgd-mlp/h={MLP_HIDDEN}/e={cfg.epochs}/n={footprint_size}",

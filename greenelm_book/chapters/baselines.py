@@ -608,7 +608,7 @@ def comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, an
     when the answer rests on them, else the separate runs (a 95 % prediction interval)."""
     from ..bench import process_words
     from ..judging.comparisons import accuracy_within, between_interval
-    from .cifar10 import pair_sides_text
+    from ..store.results import pair_sides_text
     from ..judging.rejudge import judgement_words
     from ..judging.verdicts import ratio_interval
     from ..report import by_sign

@@ -26,6 +26,7 @@ from ..bench import process_words, record_quiet_ratio
 from ..judging.rejudge import answer_as_scorecard
 from ..report import by_sign, judge_qualitative, judge_time, spread_text, not_comparable
 from ..judging.verdicts import PARITY_MARGIN, ratio_across_machines, value_vs_paper
+from ..store.results import pair_sides_text
 from ..store.results_cache import memoize
 from .transfer import feature_split, greenelm_fits, listing2_runs, paired_ratios, ridge_readout, split_digest
 
@@ -538,21 +539,6 @@ def ratio_words(ratio) -> str:
     """Where and how a same-machine ratio was measured, from its setting (the one wording of every page
     that says it): "on raw pixels, both timed in one process on a busy machine, interleaved, 5 pairs"."""
     return f"on {ratio_inputs(ratio)}, {ratio_how(ratio)}"
-
-
-def pair_sides_text(ratio, numerator: str, denominator: str) -> str:
-    """The seconds of each side of a ratio timed in interleaved pairs (``bench.record_quiet_ratio``), under
-    the pairs' own name and with the host and day that measured them: "in those pairs the MLP's training
-    took 22.6 s and Green-ELM's fit 9.9 s on average, measured on …". These are the pairs' own runs, not
-    the seconds a table of the chapter shows. A ratio of the chapter's runs paired by seed has no sides
-    of its own: "its sides are the seconds in the table, paired by seed"."""
-    a, b = ratio.setting.get("numerator_seconds"), ratio.setting.get("denominator_seconds")
-    if not a or not b:
-        return "its sides are the seconds in the table, paired by seed"
-    from ..store.results import measured_on_text
-
-    return (f"in those pairs {numerator} took {np.mean(a):.1f} s and {denominator} {np.mean(b):.1f} s on "
-            f"average, {measured_on_text([ratio])}: the pairs' own runs, not the seconds in the table")
 
 
 def total_spread_text(extract, fit) -> str:

@@ -36,6 +36,7 @@ from ..paper import DATASET_NAMES
 from ..report import by_sign, colour, duration_text, judge_qualitative, log_ticks, spread_text, thousands
 from ..store.results import ROOT
 from .frontier_protocol import RUNS_DIR, configuration_key, load_protocol
+from .frontier_budget import RECIPE_WORDS, repo_path
 from .frontier_records import candidate_text, variant_gains
 from .frontier_records import load_records as _load_records
 
@@ -46,7 +47,6 @@ SOURCES = {"mcdonnell2015fast": "McDonnell et al. 2015", "mcdonnell2015enhanced"
            "chen2019cknpytorch": "Chen 2019 (code of Mairal 2016)", "page2018how": "Page 2018",
            "jordan2024airbench": "Jordan 2024"}
 #: the opponents' recipes in words
-RECIPE_WORDS = {"pytorch-mnist-cnn": "the PyTorch examples' MNIST CNN", "airbench94": "Jordan's airbench94"}
 #: how long an opponent trained, in words, by its schedule (:data:`~greenelm_book.chapters.frontier_opponents.SCHEDULES`)
 SCHEDULE_WORDS = {"published": "its own schedule", "protocol-seconds": "cut at the protocol's seconds"}
 #: the datasets in the page's order
@@ -64,14 +64,6 @@ def grid_history() -> str:
     rows" is said: the protocol's choices are made within a grid whose families an earlier search, now
     retired, compared on test-set accuracy."""
     return GRID_HISTORY
-
-
-def repo_path(path: str | Path) -> Path:
-    """``path`` as given when absolute, else under the repository's root (``store.results.ROOT``): a
-    relative path of the chapter's parameters is read from there, whatever the kernel's working
-    directory (the runner's is the root; nbval runs a smoke reference from its folder)."""
-    path = Path(path)
-    return path if path.is_absolute() else ROOT / path
 
 
 def load_records(records_dir: str | Path = RUNS_DIR) -> dict:

@@ -118,7 +118,6 @@ def load_budget(path: str | Path | None = None) -> dict:
     appears once per dataset and in the list of its family."""
     import yaml
 
-    from .frontier import repo_path
 
     path = Path(path or BUDGET_PARAMS)
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
@@ -396,6 +395,24 @@ def gain_with_sampling(a, b, n_test: int, names: tuple[str, str] = ("A", "B"), d
                      floor_words=f"2 sampling errors of a difference of two accuracies on {n_test:,} test images")
 
 
+#: each opponent recipe in a few words (its whole description: :func:`recipe_words`)
+RECIPE_WORDS = {"pytorch-mnist-cnn": "the PyTorch examples' MNIST CNN", "airbench94": "Jordan's airbench94"}
+
+
+def repo_path(path: str | Path) -> Path:
+    """``path`` as given when absolute, else under the repository's root (``store.results.ROOT``): a
+    relative path of the chapter's parameters is read from there, whatever the kernel's working
+    directory (the runner's is the root; nbval runs a smoke reference from its folder)."""
+    path = Path(path)
+    return path if path.is_absolute() else _root() / path
+
+
+def _root() -> Path:
+    from ..store.results import ROOT
+
+    return ROOT
+
+
 # ----------------------------------------------------------------------------- the opponents in words
 #: each opponent recipe's optimiser, in a few words (its whole description: :func:`recipe_words`)
 OPTIMIZER_WORDS = {"airbench94": "SGD, Nesterov momentum", "pytorch-mnist-cnn": "Adadelta"}
@@ -615,7 +632,6 @@ def answer(fronts_of: Mapping) -> dict:
     """The answer under a dataset's figure as the page gives it: :func:`crossing` of :func:`fronts`' two
     fronts with the test-set sampling error in the gain rule (:func:`gain_with_sampling`), the SGD side
     named by its recipe."""
-    from .frontier import RECIPE_WORDS
 
     return crossing(fronts_of["one_shot"], fronts_of["sgd"], n_test=fronts_of["n_test"],
                     names=(RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]), "the one-shot model"))

@@ -51,7 +51,7 @@ from greenelm._cachefiles import atomic_write
 from ..report import VERDICT_LABELS, Verdict
 
 __all__ = ["FORMAT", "ChapterResults", "Result", "Answer", "Provenance", "ResultsFileError", "load_all",
-           "results_dir", "measured_date", "is_timing", "same_host", "host_text", "measured_on_text", "NOT_RECORDED"]
+           "results_dir", "measured_date", "is_timing", "same_host", "host_text", "measured_on_text", "pair_sides_text", "NOT_RECORDED"]
 
 FORMAT = 1
 ROOT = Path(__file__).resolve().parents[2]
@@ -464,3 +464,15 @@ def load_all(directory: str | Path) -> dict[str, dict]:
         return {}
     return {path.stem: _read(path) for path in sorted(directory.glob("*.json"))}
 
+
+def pair_sides_text(ratio, numerator: str, denominator: str) -> str:
+    """The seconds of each side of a ratio timed in interleaved pairs (``bench.record_quiet_ratio``), under
+    the pairs' own name and with the host and day that measured them: "in those pairs the MLP's training
+    took 22.6 s and Green-ELM's fit 9.9 s on average, measured on …". These are the pairs' own runs, not
+    the seconds a table of the chapter shows. A ratio of the chapter's runs paired by seed has no sides
+    of its own: "its sides are the seconds in the table, paired by seed"."""
+    a, b = ratio.setting.get("numerator_seconds"), ratio.setting.get("denominator_seconds")
+    if not a or not b:
+        return "its sides are the seconds in the table, paired by seed"
+    return (f"in those pairs {numerator} took {statistics.fmean(a):.1f} s and {denominator} {statistics.fmean(b):.1f} s on "
+            f"average, {measured_on_text([ratio])}: the pairs' own runs, not the seconds in the table")
