@@ -316,6 +316,18 @@ def elm_store(tmp_path, subset=None, n_train=100, machine=None):
     return other
 
 
+def answered_against_green_elm(tmp_path, store):
+    """Three MNIST SGD MLP runs (94.9, 95.1, 95.0 %, 0.5 s) answered against a Green-ELM pinv store at
+    d = 10: (elm accuracy, elm fit seconds, MLP accuracy, MLP seconds, bl.answer_vs_green_elm's answers)."""
+    other = elm_store(tmp_path)
+    elm_acc = other.results["mnist/green-elm/unit/pinv/d=10/accuracy"]
+    elm_sec = other.results["mnist/green-elm/unit/pinv/d=10/fit-seconds"]
+    mnist_acc, mnist_sec = bl.record_runs(store, "mnist/sgd-mlp", *fake_seeds([94.9, 95.1, 95.0], 0.5), FAST,
+                                          shown_curve=True)
+    answers = bl.answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_acc, elm_sec, 10, 10, 1.0)
+    return elm_acc, elm_sec, mnist_acc, mnist_sec, answers
+
+
 def test_owned_reads_random_features_only_for_the_same_data_and_machine(tmp_path, store):
     elm_store(tmp_path)
     got = bl.owned(store, "mnist", "pinv", 10, "accuracy", 100, None)
@@ -335,12 +347,7 @@ def test_owned_refuses_a_timing_from_another_machine(tmp_path, store):
 
 
 def test_answer_vs_green_elm_and_its_words(tmp_path, store):
-    other = elm_store(tmp_path)
-    elm_acc = other.results["mnist/green-elm/unit/pinv/d=10/accuracy"]
-    elm_sec = other.results["mnist/green-elm/unit/pinv/d=10/fit-seconds"]
-    mnist_acc, mnist_sec = bl.record_runs(store, "mnist/sgd-mlp", *fake_seeds([94.9, 95.1, 95.0], 0.5), FAST,
-                                          shown_curve=True)
-    answers = bl.answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_acc, elm_sec, 10, 10, 1.0)
+    elm_acc, elm_sec, mnist_acc, mnist_sec, answers = answered_against_green_elm(tmp_path, store)
     assert set(store.answers) == {"speedup_vs_sgd_mnist_d2000", "mnist_d4000_beats_sgd_by_1_26",
                                   "abstract_comparable_to_sgd"}
     assert answers["gap"] == pytest.approx(0.1) and answers["outcome"] is None       # 3 runs: undecided
@@ -402,12 +409,7 @@ def test_comparison_words_print_the_ratio_the_speedup_was_judged_on(tmp_path, st
     number the table and the scorecard print), not the ratio of the chapter's separate runs."""
     from greenelm_book.judging.verdicts import Verdict, ratio_interval
 
-    other = elm_store(tmp_path)
-    elm_acc = other.results["mnist/green-elm/unit/pinv/d=10/accuracy"]
-    elm_sec = other.results["mnist/green-elm/unit/pinv/d=10/fit-seconds"]
-    mnist_acc, mnist_sec = bl.record_runs(store, "mnist/sgd-mlp", *fake_seeds([94.9, 95.1, 95.0], 0.5), FAST,
-                                          shown_curve=True)
-    answers = bl.answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_acc, elm_sec, 10, 10, 1.0)
+    elm_acc, elm_sec, mnist_acc, mnist_sec, answers = answered_against_green_elm(tmp_path, store)
     pairs = store.record("mnist/sgd-mlp-over-green-elm/quiet-time-ratio", [0.61, 0.62, 0.63], "×", quiet=True)
     store.answer("speedup_vs_sgd_mnist_d2000", Verdict("discordant", "0.62×", "test"), keys=[pairs.key])
     words = bl.comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_acc, answers, 3)
@@ -424,12 +426,7 @@ def test_the_judged_ratio_s_own_sides_are_shown_under_their_name_not_the_table_s
     not the table's Green-ELM fit (here 0.11 s) whose quotient with the MLP's is another number."""
     from greenelm_book.judging.verdicts import Verdict
 
-    other = elm_store(tmp_path)
-    elm_acc = other.results["mnist/green-elm/unit/pinv/d=10/accuracy"]
-    elm_sec = other.results["mnist/green-elm/unit/pinv/d=10/fit-seconds"]
-    mnist_acc, mnist_sec = bl.record_runs(store, "mnist/sgd-mlp", *fake_seeds([94.9, 95.1, 95.0], 0.5), FAST,
-                                          shown_curve=True)
-    answers = bl.answer_vs_green_elm(store, mnist_acc, mnist_sec, elm_acc, elm_acc, elm_sec, 10, 10, 1.0)
+    elm_acc, elm_sec, mnist_acc, mnist_sec, answers = answered_against_green_elm(tmp_path, store)
     pairs = store.record("mnist/sgd-mlp-over-green-elm/time-ratio", [0.62, 0.63, 0.61], "×", quiet=False,
                          numerator_seconds=[9.0, 9.2, 9.1], denominator_seconds=[14.5, 14.6, 14.7])
     store.answer("speedup_vs_sgd_mnist_d2000", Verdict("discordant", "0.62×", "test"), keys=[pairs.key])

@@ -34,9 +34,9 @@ import pandas as pd
 
 from ..paper import DATASET_NAMES
 from ..report import by_sign, colour, duration_text, judge_qualitative, log_ticks, spread_text, thousands
-from ..store.results import ROOT
 from .frontier_protocol import RUNS_DIR, configuration_key, load_protocol
-from .frontier_budget import RECIPE_WORDS, repo_path
+from .frontier_budget import (OPTIMIZER_WORDS, RECIPE_WORDS, accuracy_cell, gain_with_sampling, recipe_words,
+                              repo_path)
 from .frontier_records import candidate_text, variant_gains
 from .frontier_records import load_records as _load_records
 
@@ -304,7 +304,6 @@ def headline_table(protocol: dict, planned_seeds) -> pd.DataFrame:
     """One row per dataset: the seeds recorded, the picks' test accuracy (mean ± sd, and the test-set
     sampling error of the mean), the whole protocol's seconds and the refit's (means), the peak memory
     (from the recorded results)."""
-    from .frontier_budget import accuracy_cell
 
     rows = []
     for dataset, part in protocol.items():
@@ -379,7 +378,6 @@ def protocol_sentence(protocol: dict, planned_seeds) -> str:
 def opponents_view(protocol: dict) -> pd.DataFrame:
     """One row per dataset and opponent schedule, beside the protocol: how each is trained (the
     opponent's optimiser by name), accuracy (with its test-set sampling error) and seconds."""
-    from .frontier_budget import OPTIMIZER_WORDS, accuracy_cell
 
     rows = []
     for dataset, part in protocol.items():
@@ -405,7 +403,6 @@ def opponent_gain(part: dict, result: dict) -> dict:
     ("gain", "loss" or "no gain shown"), "seeds" (both ran), "gap" (mean paired difference, points),
     "ratio" (the protocol's whole seconds over the opponent's training seconds, means on those seeds)}."""
     from ..judging.verdicts import GAIN_LABELS
-    from .frontier_budget import OPTIMIZER_WORDS, gain_with_sampling
 
     def by_seed(recorded):
         return dict(zip(recorded.setting["seeds"], recorded.values, strict=True))
@@ -456,7 +453,6 @@ def opponent_recipes_text(protocol: dict) -> str:
     """Each dataset's opponent named for what it is (:func:`~greenelm_book.chapters.frontier_budget.recipe_words`:
     its optimiser, schedule and augmentation read from its recipe; a recipe run on another dataset than
     its own said to be untuned for it), one sentence per dataset that has an opponent."""
-    from .frontier_budget import recipe_words
 
     sentences = []
     for dataset, part in protocol.items():
@@ -480,7 +476,6 @@ def anchor_table(protocol: dict) -> pd.DataFrame:
     training images and its kernel's memory; the gradient-trained opponent, its optimiser named) in the
     same columns, our accuracies with their test-set sampling error."""
     from .. import paper
-    from .frontier_budget import OPTIMIZER_WORDS, accuracy_cell
 
     rows = []
     for dataset in protocol:

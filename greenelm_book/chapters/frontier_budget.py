@@ -38,6 +38,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
+from ..store.results import ROOT
 from .frontier_opponents import RECIPES
 from .frontier_protocol import (RUNS_DIR, Candidate, TestGate, TestSetAlreadyRead, _write_json_atomically,
                                 build_model, configuration_key, protocol_data, seed_record_path)
@@ -404,13 +405,7 @@ def repo_path(path: str | Path) -> Path:
     relative path of the chapter's parameters is read from there, whatever the kernel's working
     directory (the runner's is the root; nbval runs a smoke reference from its folder)."""
     path = Path(path)
-    return path if path.is_absolute() else _root() / path
-
-
-def _root() -> Path:
-    from ..store.results import ROOT
-
-    return ROOT
+    return path if path.is_absolute() else ROOT / path
 
 
 # ----------------------------------------------------------------------------- the opponents in words
