@@ -185,9 +185,9 @@ for name, value in st.oracle_words(streams, oracle, exact, max_distance).items()
 # {glue:text}`max_relative_difference:.1e`. On the
 # {glue:text}`backbone_label` features the oracle reaches {glue:text}`oracle_backbone:.2f` %
 # (± {glue:text}`oracle_backbone_sd:.2f` over {glue:text}`oracle_seeds` projections), on raw pixels
-# {glue:text}`oracle_pixels:.2f` % with one projection: the backbone stream is
-# {glue:text}`backbone_vs_pixels` the raw-pixel stream by {glue:text}`backbone_minus_pixels`
-# points. The oracle on all {glue:text}`n_train` backbone rows takes {glue:text}`oracle_seconds:.2f` s
+# {glue:text}`oracle_pixels:.2f` % with one projection. On that same first projection the backbone
+# stream's {glue:text}`backbone_stream:.2f` % is {glue:text}`backbone_vs_pixels` the raw-pixel
+# stream's by {glue:text}`backbone_minus_pixels` points. The oracle on all {glue:text}`n_train` backbone rows takes {glue:text}`oracle_seconds:.2f` s
 # (Gram and Cholesky, features excluded).
 
 # %% [markdown]
@@ -354,6 +354,6 @@ for name, value in st.answer_drift(store, drift, final, drift_keys, drift_batch_
 # * Forgetting in a class-incremental stream: {glue:text}`f_conclusion`; exact RLS cannot forget.
 # * The paper's CUDA latency is {glue:text}`gpu_finding` (`greenelm.streaming` runs on CUDA
 #   unchanged). The accuracies of Table V need the paper's ResNet-18 features; ours come
-#   from {glue:text}`backbone_label`. Table V's two streaming rows differ (87.53 % and 87.65 %)
+#   from {glue:text}`backbone_label`. Table V's two streaming rows differ ({glue:text}`paper_streaming_accuracies`)
 #   although the update is exact: listing 3 draws $W_1$ with `torch.randn` on the device, so the
 #   CPU and CUDA runs use different projections.
