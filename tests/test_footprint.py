@@ -89,6 +89,7 @@ class _Result:
 def _records(elm_joules=None, sgd_joules=None):
     r = {name: _Result(value, name) for name, value in (("elm_flops", 4e11), ("sgd_flops", 1e11),
                                                          ("elm_cpu", 12.0), ("sgd_cpu", 10.0),
+                                                         ("elm_wall", 6.5), ("sgd_wall", 9.0),
                                                          ("elm_mem", 200.0), ("sgd_mem", 150.0))}
     r["elm_joules"] = None if elm_joules is None else _Result(elm_joules, "elm_joules")
     r["sgd_joules"] = None if sgd_joules is None else _Result(sgd_joules, "sgd_joules")
@@ -117,6 +118,8 @@ def test_activation_and_edge_verdicts():
     assert edge.label == "not measurable here" and "12.0 CPU s" in edge.detail and "200 MiB" in edge.detail
     table = footprint.training_table(_records(), 2000, 64, 10)
     assert list(table["FLOPs (G)"]) == [400.0, 100.0] and table["model"][1] == "SGD MLP, hidden 64, 10 epochs"
+    assert table["model"][0] == "Green-ELM (Cholesky), d = 2000"             # the solver named beside its seconds
+    assert list(table["wall (s)"]) == [_records()["elm_wall"].mean, _records()["sgd_wall"].mean]
 
 
 def test_storage_table_records_each_width_and_the_verdict_reads_it(tmp_path):
