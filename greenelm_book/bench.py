@@ -606,11 +606,11 @@ HEADLINE_RATIOS = Path(__file__).resolve().parents[1] / "benchmarks" / "headline
 #: pairs (:func:`record_quiet_ratio`), at the paper's setting, the only one the benchmark times; read by
 #: the chapters that record them, the summaries that quote them and the benchmark's ``Ratio.evidence``
 QUIET_RATIO_KEYS = {
-    "sgd_mlp_over_pinv_mnist": "mnist/sgd-mlp-over-green-elm/unit/pinv/d=2000/quiet-time-ratio",
-    "pinv_over_cholesky_n50000_d4000": "cifar10/listing2/pinv-over-cholesky/n=50000/d=4000/quiet-time-ratio",
-    "table4_pinv_over_lu_mnist_d2000": "mnist/paper-listing2/pinv-over-lu/same-h/n=60000/d=2000/quiet-time-ratio",
-    "cifar10_sgd_mlp_over_raw_fit": "cifar10/green-elm/unit/cholesky/d=2000/sgd-mlp-over-fit-time-ratio/quiet",
-    "conv_total_over_sgd_cnn": "cifar10/green-elm/random-conv/cholesky/d=2000/total-over-sgd-cnn-time-ratio/quiet",
+    "sgd_mlp_over_pinv_mnist": "mnist/sgd-mlp-over-green-elm/unit/pinv/d=2000/paired-time-ratio",
+    "pinv_over_cholesky_n50000_d4000": "cifar10/listing2/pinv-over-cholesky/n=50000/d=4000/paired-time-ratio",
+    "table4_pinv_over_lu_mnist_d2000": "mnist/paper-listing2/pinv-over-lu/same-h/n=60000/d=2000/paired-time-ratio",
+    "cifar10_sgd_mlp_over_raw_fit": "cifar10/green-elm/unit/cholesky/d=2000/sgd-mlp-over-fit-time-ratio/paired",
+    "conv_total_over_sgd_cnn": "cifar10/green-elm/random-conv/cholesky/d=2000/total-over-sgd-cnn-time-ratio/paired",
 }
 
 

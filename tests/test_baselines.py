@@ -410,7 +410,7 @@ def test_comparison_words_print_the_ratio_the_speedup_was_judged_on(tmp_path, st
     from greenelm_book.judging.verdicts import Verdict, ratio_interval
 
     elm_acc, elm_sec, mnist_acc, mnist_sec, answers = answered_against_green_elm(tmp_path, store)
-    pairs = store.record("mnist/sgd-mlp-over-green-elm/quiet-time-ratio", [0.61, 0.62, 0.63], "×", quiet=True)
+    pairs = store.record("mnist/sgd-mlp-over-green-elm/paired-time-ratio", [0.61, 0.62, 0.63], "×", quiet=True)
     store.answer("speedup_vs_sgd_mnist_d2000", Verdict("discordant", "0.62×", "test"), keys=[pairs.key])
     words = bl.comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_acc, answers, 3)
     assert (words["bl_ratio"], words["bl_ratio_low"], words["bl_ratio_high"]) == pytest.approx(

@@ -87,7 +87,7 @@ def test_accuracy_findings_are_the_store_configurations(store, found):
 
 
 def test_the_speed_up_is_the_quiet_pairs_geometric_mean_where_timed_in_one_process(store, found):
-    key = f"mnist/sgd-mlp-over-green-elm/unit/pinv/d={found['speedup_d']}/quiet-time-ratio"
+    key = f"mnist/sgd-mlp-over-green-elm/unit/pinv/d={found['speedup_d']}/paired-time-ratio"
     pairs = _result(key, [0.61, 0.62, 0.64, 0.6, 0.63], "baselines", "", quiet=True)
     quiet = bl.speed_findings(_with(store, pairs))              # the one-clock pairs, where measured
     assert quiet["speedup"] == pytest.approx(math.exp(np.mean(np.log(pairs.values))), rel=1e-12)
@@ -111,19 +111,19 @@ def test_the_speed_up_is_the_quiet_pairs_geometric_mean_where_timed_in_one_proce
     assert found["pinv_lu_paper"] == pytest.approx(t4["pinv"] / t4["lu"])
     # Table IV's ratio as the scorecard judges it: the interleaved pairs where they exist and were quiet,
     # else the report's one run of each
-    ratio = {key: r for key, r in store.matching(r"mnist/paper-listing2/pinv-over-lu/.*/quiet-time-ratio").items()
+    ratio = {key: r for key, r in store.matching(r"mnist/paper-listing2/pinv-over-lu/.*/paired-time-ratio").items()
              if r.setting.get("quiet", True)} or store.matching(r"mnist/paper-listing2/pinv-over-lu/.*/solve-time-ratio")
     assert [found["pinv_lu"]] == [r.mean for r in ratio.values()]
     # the 119× and the 5.1× likewise: the quiet pairs where measured, else the chapter's run-by-run ratios
-    quiet_chol = f"cifar10/listing2/pinv-over-cholesky/n=50000/d={found['pinv_chol_d']}/quiet-time-ratio"
+    quiet_chol = f"cifar10/listing2/pinv-over-cholesky/n=50000/d={found['pinv_chol_d']}/paired-time-ratio"
     chol = store.get(f"cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d={found['pinv_chol_d']}"
                      "/solve-time-ratio")
     assert found["pinv_chol"] == store.results.get(quiet_chol, chol).mean
     assert bl.speed_findings(_without(store, quiet_chol))["pinv_chol"] == chol.mean
     assert ("process" in found["pinv_chol_what"]) == (quiet_chol in store.results)
     raw = store.get("cifar10/green-elm/unit/cholesky/d=2000/sgd-mlp-over-fit-time-ratio")
-    assert found["speedup_raw"] == store.results.get(f"{raw.key}/quiet", raw).mean
-    assert bl.speed_findings(_without(store, f"{raw.key}/quiet"))["speedup_raw"] == raw.mean
+    assert found["speedup_raw"] == store.results.get(f"{raw.key}/paired", raw).mean
+    assert bl.speed_findings(_without(store, f"{raw.key}/paired"))["speedup_raw"] == raw.mean
 
 
 def test_inconsistencies_come_from_the_paper_constants():

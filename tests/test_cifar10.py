@@ -280,7 +280,7 @@ def test_the_119x_claim_reads_the_quiet_benchmarks_pairs_at_the_papers_shape(sto
     ii, ridge, speedup, cost = _table_ii(store)
     claims = cifar10.answer_solver_claims(store, ii, speedup, cost, "why", 50_000, 4000)
     answer = store.answers["pinv_over_cholesky_speedup_d4000"]
-    assert answer.keys == ("cifar10/listing2/pinv-over-cholesky/n=50000/d=4000/quiet-time-ratio",)
+    assert answer.keys == ("cifar10/listing2/pinv-over-cholesky/n=50000/d=4000/paired-time-ratio",)
     assert claims["verdict"] == answer.verdict and answer.verdict.label == "discordant"    # 9.7x against 119.04x
     assert "beyond ×/÷ 3" in answer.verdict.detail and speedup.key in store.results
     # the page says which ratio the verdict rests on, beside the chapter's own run-by-run ratio
@@ -316,7 +316,7 @@ def test_the_conv_parity_rests_on_the_quiet_benchmarks_pairs_at_the_papers_setti
     monkeypatch.setattr(bench, "HEADLINE_RATIOS", report)
     out = cifar10.answer_table_vi(store, vi, raw_set, conv_set, 50_000)
     answer = store.answers["elm_conv_total_time_parity"]
-    assert answer.keys[0] == f"{out['conv_ratio'].key}/quiet" and out["quiet_conv_ratio"].n == 5
+    assert answer.keys[0] == f"{out['conv_ratio'].key}/paired" and out["quiet_conv_ratio"].n == 5
     assert not out["parity"] and out["conv_ratio"].values == (1.0,) * 5        # the run-by-run ratio stays
     assert "ratio 0.28× (5 interleaved pairs in one quiet process)" in out["v_parity"].detail + out["v_parity"].ours
     # the page prints the ratio the verdict rests on, in prose and in the ratio table

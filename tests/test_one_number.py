@@ -175,7 +175,7 @@ def test_a_store_changed_under_the_pages_is_found(tmp_path):
     shutil.copytree(STORE, store)
     path = store / "baselines.json"
     data = json.loads(path.read_text())
-    key = next(k for k in data["results"] if k.endswith("quiet-time-ratio") and "sgd-mlp-over" in k)
+    key = next(k for k in data["results"] if k.endswith("paired-time-ratio") and "sgd-mlp-over" in k)
     data["results"][key]["values"] = [v * 3 for v in data["results"][key]["values"]]
     path.write_text(json.dumps(data))
     stored = judged_ratios(store)

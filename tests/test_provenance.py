@@ -83,7 +83,7 @@ def test_a_recorded_quiet_ratio_carries_its_measurement_day_host_and_quietness(t
     path = tmp_path / "headline_ratios.json"
     path.write_text(json.dumps(_report([0.32, 1.95, 2.7])))
     store = ChapterResults("baselines", "smoke", tmp_path / "results")
-    result = bench.record_quiet_ratio(store, "r", key="mnist/a-over-b/quiet-time-ratio", path=path)
+    result = bench.record_quiet_ratio(store, "r", key="mnist/a-over-b/paired-time-ratio", path=path)
     assert result.date == "2026-11-28" and result.executed == dt.date.today().isoformat()
     assert result.host == {"cpu": "AMD EPYC", "cores": 2, "kernel": "6.18.44-fc-v782",
                            "blas": "openblas 0.3.30 (Haswell), 2 threads", "gemm_gflops": None}
@@ -161,7 +161,7 @@ def test_a_result_stored_before_provenance_reads_back_as_not_recorded(tmp_path):
 
 def test_is_timing_names_the_machine_dependent_results():
     assert is_timing("mnist/green-elm/unit/pinv/d=2000/fit-seconds", "s")
-    assert is_timing("mnist/paper-listing2/pinv-over-lu/same-h/n=60000/d=2000/quiet-time-ratio", "×")
+    assert is_timing("mnist/paper-listing2/pinv-over-lu/same-h/n=60000/d=2000/paired-time-ratio", "×")
     assert is_timing("hardware/gemm/float64/peak", "GFLOP/s")
     assert not is_timing("mnist/green-elm/unit/pinv/d=2000/accuracy", "%")
     assert not is_timing("mnist/green-elm/unit/pinv/d=2000/peak-memory", "GB")

@@ -25,7 +25,7 @@ def _report(path, quiet=True, ratios=(2.1, 2.0, 2.2, 2.05, 2.15)):
 def test_the_quiet_pairs_are_recorded_with_their_run_and_times(tmp_path):
     report = _report(tmp_path / "headline_ratios.json")
     store = ChapterResults("baselines", "smoke", tmp_path / "results")
-    key = "mnist/sgd-mlp-over-green-elm/unit/pinv/d=2000/quiet-time-ratio"
+    key = "mnist/sgd-mlp-over-green-elm/unit/pinv/d=2000/paired-time-ratio"
     result = bench.record_quiet_ratio(store, "sgd_mlp_over_pinv_mnist", key, report)
     assert result.values == (2.1, 2.0, 2.2, 2.05, 2.15) and result.unit == "×"
     assert "quiet" in result.setting["timing"] and result.setting["run"] == "pid 42 at 2026-11-28T09:00:00+00:00"
@@ -68,7 +68,7 @@ def test_a_report_that_is_not_the_benchmarks_is_refused(tmp_path):
 def test_one_quiet_process_is_judged_and_separate_runs_are_not(tmp_path):
     report = _report(tmp_path / "headline_ratios.json", ratios=(0.55, 0.57, 0.6, 0.56, 0.58))
     store = ChapterResults("baselines", "smoke", tmp_path / "results")
-    quiet = bench.record_quiet_ratio(store, "sgd_mlp_over_pinv_mnist", "mnist/q/quiet-time-ratio", report)
+    quiet = bench.record_quiet_ratio(store, "sgd_mlp_over_pinv_mnist", "mnist/q/paired-time-ratio", report)
     from greenelm_book.report import Verdict
 
     verdict = scorecard_verdict("speedup_vs_sgd_mnist_d2000", Verdict("inconclusive", ""), [quiet.key], {quiet.key: quiet})
@@ -106,7 +106,7 @@ def test_table_iv_rests_on_the_quiet_pairs_when_they_exist(tmp_path):
     solves = {s: store.record(f"mnist/paper-listing2/{s}/d=2000/solve-seconds", [v], "s", solver=s)
               for s, v in (("pinv", 23.5), ("lu", 1.7), ("cholesky", 1.7))}
     quiet = bench.record_quiet_ratio(store, "table4_pinv_over_lu_mnist_d2000",
-                                     "mnist/paper-listing2/pinv-over-lu/d=2000/quiet-time-ratio", report)
+                                     "mnist/paper-listing2/pinv-over-lu/d=2000/paired-time-ratio", report)
     paper_iv = paper.TABLE_IV.set_index("solver")
     complexity.answer_table_iv(store, paper_iv, solves, quiet)
     assert store.answers["table4_pinv_d2000_seconds"].keys == (solves["pinv"].key, quiet.key)

@@ -255,7 +255,7 @@ def test_difference_interval_is_welchs():
     ("cifar10/green-elm/efficientnet-lite0/cholesky/d=4000/accuracy", False),
     ("cifar10-efficientnet-lite0/green-elm/oracle/d=4000/accuracy", False),
     ("cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d=4000/solve-time-ratio", True),
-    ("cifar10/listing2/pinv-over-cholesky/n=50000/d=4000/quiet-time-ratio", True),
+    ("cifar10/listing2/pinv-over-cholesky/n=50000/d=4000/paired-time-ratio", True),
     # an accuracy difference on the backbone's embeddings is not comparable, like every Table II accuracy
     ("cifar10/green-elm/efficientnet-lite0/pinv-minus-cholesky/d=4000/accuracy-difference", False),
     ("cifar10/green-elm/random-conv/cholesky/d=2000/accuracy", False),
