@@ -35,7 +35,7 @@ from greenelm.distributed import fit_dask
 from greenelm_book.chapters.scale_out import shifted_mnist
 from greenelm.estimator import ELMClassifier
 from greenelm.solvers import fit_flops
-from greenelm_book.bench import cpu_model
+from greenelm_book.bench import cpu_model, gemm_peak
 
 COMMAND = "python -m benchmarks.scaleout"
 DEFAULT_SIZES = (60_000, 500_000, 1_000_000, 2_000_000)
@@ -113,6 +113,9 @@ def _timed_fit(client, n_rows: int, args) -> dict:
 
 
 def run(args) -> dict:
+    # the machine's float64 GEMM rate in this run, before any fit (every core, as the workers share them):
+    # the ceiling the fits' FLOP rates are set against, with the loads it was measured under
+    gemm = {**gemm_peak("float64", n=2048, repeats=5), "load_average": list(os.getloadavg())}
     flops = {n: fit_flops(n, N_INPUTS, args.n_hidden, N_CLASSES).total for n in args.sizes}
     rows = []
     for n in tqdm(args.sizes, desc="dask fits"):
@@ -158,7 +161,7 @@ def run(args) -> dict:
                    "block_rows": args.block_rows, "chunk_size": args.chunk_size,
                    "n_workers": args.n_workers, "threads_per_worker": 1, "seed": args.seed,
                    "dtype": "float64", "data": "MNIST train repeated, random shifts up to 2 px, "
-                   "float32 inputs generated per block"},
+                   "float32 inputs generated per block", "gemm_gflops": gemm["median"], "gemm": gemm},
         "rows": rows,
     }
 

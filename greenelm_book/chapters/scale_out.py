@@ -305,8 +305,13 @@ def gflops_text(gflops: float, config: dict | None) -> str:
         return f"{gflops:.0f} GFLOP/s, precision not recorded"
     threads = int(config.get("threads_per_worker", 1))
     how = "single-threaded" if threads == 1 else f"{threads}-thread"
-    return (f"{gflops:.0f} GFLOP/s, {config['dtype']}: the FLOP model's count over the wall time of "
+    text = (f"{gflops:.0f} GFLOP/s, {config['dtype']}: the FLOP model's count over the wall time of "
             f"{config['n_workers']} {how} worker processes")
+    gemm = config.get("gemm_gflops")
+    if gemm:
+        return f"{text}, {gflops / gemm:.0%} of the {gemm:.0f} GFLOP/s GEMM rate the run measured"
+    return (f"{text}; the run measured no GEMM rate of its own, so no other page's GEMM reading (another day, "
+            "another process) is a ceiling for it")
 
 
 def benchmark_glues(bench: pd.DataFrame, fit: dict, config: dict | None = None) -> dict:
