@@ -191,14 +191,15 @@ def run_halving(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Se
 # ----------------------------------------------------------------------------- the parameters
 def load_halving(path: str | Path | None = None) -> dict:
     """``params/frontier_halving.yml`` checked: {"seeds", "eta", "datasets": {name: {"sizes" [(fit,
-    validation)] per rung, "grid" [Candidate], "budget_seconds"}}}."""
+    validation)] per rung, "grid" [Candidate], "budget_seconds"}}}; its ``sources`` (each setting's published
+    sources) are read by the page (:func:`~greenelm_book.chapters.frontier_sections.load_sources`)."""
     import yaml
 
     path = Path(path or HALVING_PARAMS)
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    unknown = sorted(set(data) - {"seeds", "eta", "datasets"})
+    unknown = sorted(set(data) - {"seeds", "eta", "datasets", "sources"})   # sources: read by the page
     if unknown:
-        raise ValueError(f"{path}: unknown key(s) {unknown} (have seeds, eta, datasets)")
+        raise ValueError(f"{path}: unknown key(s) {unknown} (have seeds, eta, datasets, sources)")
     seeds = data.get("seeds")
     if not isinstance(seeds, list) or not seeds or len(set(seeds)) != len(seeds) \
             or not all(isinstance(s, int) and not isinstance(s, bool) for s in seeds):

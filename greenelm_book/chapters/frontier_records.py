@@ -51,7 +51,8 @@ def load_records(out_dir: str | Path = RUNS_DIR) -> dict:
 
 
 def candidate_text(candidate: Mapping) -> str:
-    """A grid candidate in a few words: ``kernel limit, K = 1,024, 7 × 7 patches, t = 0.25, ε = 0.1, mirror``."""
+    """A grid candidate in a few words: ``kernel limit, K = 1,024, 7 × 7 patches, t = 0.25, ε = 0.1, mirror``
+    (and, when set, the mirror-symmetric map and the arc-cosine kernel's depth)."""
     parts = [VARIANT_WORDS.get(candidate.get("variant"), str(candidate.get("variant")))]
     if candidate.get("n_hidden"):
         parts.append(f"d = {int(candidate['n_hidden']):,}")
@@ -60,6 +61,10 @@ def candidate_text(candidate: Mapping) -> str:
     parts.append(f"t = {candidate['threshold']:g}, ε = {candidate['whiten_eps']:g}")
     if candidate.get("views"):
         parts.append(" + ".join({"flip": "mirror", "shift": "shifts"}.get(v, v) for v in candidate["views"]))
+    if candidate.get("symmetric"):             # the halving grid's settings (absent from the earlier grid's)
+        parts.append("mirror-symmetric map")
+    if candidate.get("depth", 1) != 1:
+        parts.append(f"arc-cosine kernel composed {int(candidate['depth'])} times")
     return ", ".join(parts)
 
 

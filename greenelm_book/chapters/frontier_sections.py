@@ -1,0 +1,543 @@
+"""The frontier page's sections of issue 62: the halving protocol's results beside the earlier
+protocol's, the grid's sources, and the accuracy-seconds fronts.
+
+Nothing here fits a model or reads a test label. It reads committed records and parameters:
+
+* the halving protocol's per-seed records and its gate's ledger (``book/frontier_halving/``,
+  :mod:`greenelm_book.chapters.frontier_halving`), each record checked against its own list of test
+  reads and the ledger's (:func:`halving_records`: the test labels read once per seed, by its pick);
+* its grid, the grid's sources and the limit of the whole protocol per seed
+  (``params/frontier_halving.yml``: :func:`load_halving_params`, :func:`sources_table`);
+* the accuracy-seconds points (``book/frontier_budget/``, declared in ``params/frontier_budget.yml``:
+  :mod:`greenelm_book.chapters.frontier_budget`);
+
+and records what the page shows in the chapter's results store (:func:`record_halving`,
+:func:`record_fronts`). Result keys:
+
+* ``<dataset>/frontier-halving/{test-accuracy,validation-accuracy,seconds,selection-seconds,
+  refit-seconds,peak-memory}``: one value per seed recorded;
+* ``<dataset>/budget/<point>/{accuracy,train-seconds}``: one point of a front, one value per seed
+  recorded (``<point>``: :func:`~greenelm_book.chapters.frontier_budget.point_slug`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..paper import DATASET_NAMES
+from ..report import duration_text, judge_qualitative, spread_text, thousands
+from . import frontier_budget as fb
+from .frontier import grid_history
+from .frontier_budget import accuracy_cell, gain_with_sampling, repo_path
+from .frontier_halving import HALVING_DIR, HALVING_PARAMS, load_halving
+from .frontier_protocol import _read_ledger, configuration_key
+from .frontier_records import VARIANT_WORDS, candidate_text
+
+#: the datasets in the page's order
+DATASETS = ("mnist", "fashion-mnist", "cifar10")
+#: the ledger's file in a protocol's records folder
+LEDGER = "test-reads.json"
+#: a halving record's file name: ``<dataset>-seed<k>.json``
+_SEED_RECORD = re.compile(r"(?P<dataset>[a-z0-9-]+?)-seed(?P<seed>\d+)\.json")
+#: the grid's settings the sources table covers (every setting a grid varies, but the ridge, which each
+#: fit chooses on its own training rows), and the datasets the grid is declared for
+SOURCED = ("variant", "n_patches", "patch_size", "pool", "whiten_eps", "threshold", "views", "symmetric", "depth",
+           "dataset")
+#: a view in the sources table's words
+VIEW_NAMES = {"flip": "mirror", "shift": "shifts"}
+
+
+# ----------------------------------------------------------------------------- the halving records
+def load_halving_params(params: str | Path | None = None) -> dict:
+    """:func:`~greenelm_book.chapters.frontier_halving.load_halving` of ``params`` (relative: to the
+    repository's root; None: ``params/frontier_halving.yml``), each dataset's ``budget_seconds`` (the
+    limit of the whole protocol per seed) required: ValueError naming the datasets that lack one."""
+    path = HALVING_PARAMS if params is None else repo_path(params)
+    spec = load_halving(path)
+    missing = [d for d, entry in spec["datasets"].items() if not entry["budget_seconds"]]
+    if missing:
+        raise ValueError(f"{path}: {missing} declare no budget_seconds, the limit of the whole protocol per seed "
+                         "that the page reports each seed against")
+    return spec
+
+
+def check_test_reads(record: Mapping, ledger: Sequence[Mapping], name: str = "record") -> dict:
+    """The one read of a halving record's test labels: its own ``test_reads`` and the ledger's reads of
+    its (dataset, seed) must each be exactly one read, of kind ``"pick"``, by the record's pick, and the
+    same read (its time). Returns the ledger's read; a ValueError naming ``name`` and every read found
+    otherwise (a second read, a read by another configuration, a read the ledger does not list)."""
+    dataset, seed = record["dataset"], int(record["seed"])
+    key = configuration_key(record["pick"])
+    own = [dict(r) for r in record.get("test_reads") or []]
+    logged = [dict(r) for r in ledger if r["dataset"] == dataset and int(r["seed"]) == seed]
+    for where, reads in (("its own list of test reads", own), (f"the ledger {LEDGER}", logged)):
+        if len(reads) != 1 or reads[0]["kind"] != "pick" or reads[0]["key"] != key:
+            found = "; ".join(f"{r['kind']} read by {r['key']} at {r['at']}" for r in reads) or "no read"
+            raise ValueError(f"{name}: {DATASET_NAMES.get(dataset, dataset)}, seed {seed}: {where} holds "
+                             f"{len(reads)} read(s) of the test labels ({found}); the protocol reads them once, "
+                             f"by its pick {key}")
+    if own[0]["at"] != logged[0]["at"]:
+        raise ValueError(f"{name}: {dataset}, seed {seed}: its test read at {own[0]['at']} is not the ledger's, at "
+                         f"{logged[0]['at']}")
+    return logged[0]
+
+
+def halving_records(records_dir: str | Path = HALVING_DIR) -> dict[str, dict[int, dict]]:
+    """{dataset: {seed: record}} of the halving protocol's full runs in ``records_dir`` (relative: to the
+    root; a subset's check run left out), each checked against the folder's ledger
+    (:func:`check_test_reads`); {} when the folder holds none."""
+    folder = repo_path(records_dir)
+    ledger = _read_ledger(folder / LEDGER)
+    out: dict[str, dict[int, dict]] = {}
+    for path in sorted(folder.glob("*-seed*.json")):
+        if not _SEED_RECORD.fullmatch(path.name):
+            continue
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if record.get("subset") is not None:
+            continue
+        check_test_reads(record, ledger, path.name)
+        out.setdefault(record["dataset"], {})[int(record["seed"])] = record
+    return out
+
+
+def _read_at(run: Mapping) -> str:
+    return next((r["at"] for r in run.get("test_reads", []) if r["kind"] == "pick"), "")
+
+
+def record_halving(store, records: Mapping, spec: Mapping) -> dict:
+    """Record each dataset's halving runs, one value per seed recorded; returns {dataset: part} for every
+    dataset of ``spec`` (:func:`load_halving_params`), in the page's order: part = {"seeds", "planned",
+    "limit" (s), "runs" (records by seed), "sizes" (the declared rungs), and, when a seed ran, "n_test"
+    and the Results "accuracy", "validation", "seconds", "selection", "refit", "memory"}."""
+    out = {}
+    for dataset in [d for d in DATASETS if d in spec["datasets"]] + [d for d in spec["datasets"] if d not in DATASETS]:
+        entry = spec["datasets"][dataset]
+        found = records.get(dataset, {})
+        runs = [found[s] for s in sorted(found)]
+        part = {"seeds": [int(r["seed"]) for r in runs], "planned": list(spec["seeds"]),
+                "limit": float(entry["budget_seconds"]), "runs": runs, "sizes": [list(s) for s in entry["sizes"]]}
+        if runs:
+            setting = dict(dataset=dataset, protocol="successive halving (params/frontier_halving.yml)",
+                           seeds=part["seeds"], planned_seeds=part["planned"],
+                           picks=[configuration_key(r["pick"]) for r in runs], sizes=runs[0]["sizes"],
+                           eta=runs[0]["eta"], limit_seconds=part["limit"], n_train=runs[0]["n_train"],
+                           machine="2 CPU cores", computed_at=[_read_at(r) for r in runs])
+            prefix = f"{dataset}/frontier-halving"
+
+            def stored(name, values, unit, quantity):
+                return store.record(f"{prefix}/{name}", values, unit, quantity=quantity, **setting)
+
+            part.update(
+                n_test=int(runs[0]["n_test"]),
+                accuracy=stored("test-accuracy", [r["test_accuracy"] for r in runs], "%",
+                                "test accuracy of each seed's pick, read once"),
+                validation=stored("validation-accuracy", [r["validation_accuracy"] for r in runs], "%",
+                                  "the pick's validation accuracy at the last rung it ran"),
+                seconds=stored("seconds", [r["seconds"]["total"] for r in runs], "s",
+                               "the whole protocol: every rung, the refit, the scoring"),
+                selection=stored("selection-seconds", [r["seconds"]["selection"] for r in runs], "s",
+                                 "every rung's fits"),
+                refit=stored("refit-seconds", [r["seconds"]["refit"] for r in runs], "s",
+                             "the refit on all training images at the pick"),
+                memory=stored("peak-memory", [r["peak_memory_gb"] for r in runs], "GB",
+                              "the process's peak resident memory"))
+        out[dataset] = part
+    return out
+
+
+# ----------------------------------------------------------------------------- against the limit
+def against_limit(seconds: float, limit: float) -> str:
+    """One seed's whole protocol against the limit, in words: ``"under the 30.0 min limit"``,
+    ``"over the 30.0 min limit by 2.5 min"``."""
+    gap = float(seconds) - float(limit)
+    if gap > 0:
+        return f"over the {duration_text(limit)} limit by {duration_text(gap)}"
+    return f"under the {duration_text(limit)} limit" if gap < 0 else f"at the {duration_text(limit)} limit"
+
+
+def limit_verdict(part: Mapping, dataset: str):
+    """Whether the whole protocol stays within its limit on every seed recorded
+    (:func:`~greenelm_book.report.judge_qualitative`), under the seeds rule with the gain rule's seeds
+    (:func:`~greenelm_book.judging.verdicts.seeds_rule`, 3): fewer seeds give no verdict."""
+    from ..judging.verdicts import MIN_GAIN_RUNS, seeds_rule
+
+    seconds = part["seconds"].values
+    verdict = judge_qualitative(
+        all(s <= part["limit"] for s in seconds),
+        f"holds if the whole protocol (every rung, the refit, the scoring) takes at most "
+        f"{duration_text(part['limit'])} on every seed, on this machine's two cores",
+        ", ".join(f"seed {s}: {duration_text(x)}" for s, x in zip(part["seeds"], seconds)))
+    return seeds_rule(verdict, {DATASET_NAMES.get(dataset, dataset): len(seconds)}, min_runs=MIN_GAIN_RUNS)
+
+
+def _seeds_words(part: Mapping) -> str:
+    return f"{len(part['seeds'])} of {len(part['planned'])} seed{'' if len(part['planned']) == 1 else 's'} run"
+
+
+def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
+    """The halving protocol's outcome in words, per dataset (:func:`record_halving`): how many of the
+    planned seeds have run, the picks' test accuracy with its test-set sampling error, the whole
+    protocol's seconds against its limit (:func:`limit_verdict`, no verdict from fewer than 3 seeds) and,
+    with ``earlier`` (the earlier protocol's :func:`~greenelm_book.chapters.frontier.record_protocol`),
+    the book's gain rule with the sampling error on the two protocols' picks, paired by seed
+    (:func:`protocols_gain`); the datasets with no seed are named together."""
+    from ..judging.verdicts import MIN_GAIN_RUNS
+
+    parts, waiting = [], []
+    for dataset, part in halving.items():
+        name = DATASET_NAMES.get(dataset, dataset)
+        if not part["runs"]:
+            waiting.append(name)
+            continue
+        over = [s for s, x in zip(part["seeds"], part["seconds"].values) if x > part["limit"]]
+        text = (f"{name}: {_seeds_words(part)}, {fb.accuracy_text(part['accuracy'].values, part['n_test'])}, "
+                f"the whole protocol {duration_text(part['seconds'].mean)} per seed (mean), ")
+        limit = duration_text(part["limit"])
+        if over:
+            text += f"over its {limit} limit on seed{'' if len(over) == 1 else 's'} {', '.join(map(str, over))}"
+        else:
+            text += f"under its {limit} limit" + (" on every seed" if len(part["seeds"]) > 1 else "")
+        if len(part["seeds"]) < MIN_GAIN_RUNS:
+            text += f"; no verdict from fewer than {MIN_GAIN_RUNS} seeds (the seeds rule)"
+        else:
+            text += f"; within the limit on every seed: {limit_verdict(part, dataset).label}"
+            if earlier is not None and dataset in earlier:
+                judged = protocols_gain(earlier[dataset], part)
+                text += f"; against the earlier protocol's picks, {judged.ours} ({judged.detail})"
+        parts.append(text + ".")
+    if waiting:
+        parts.append(f"{' and '.join(waiting)}: no seed run yet under the halving protocol.")
+    return " ".join(parts)
+
+
+def protocols_gain(earlier_part: Mapping, part: Mapping):
+    """The book's gain rule with the test-set sampling error
+    (:func:`~greenelm_book.chapters.frontier_budget.gain_with_sampling`) on "the halving protocol's pick
+    gains over the earlier protocol's", paired by seed over the seeds both ran (a Verdict)."""
+    earlier = dict(zip(earlier_part["seeds"], earlier_part["accuracy"].values))
+    ours = dict(zip(part["seeds"], part["accuracy"].values))
+    common = [s for s in part["seeds"] if s in earlier]
+    return gain_with_sampling([earlier[s] for s in common], [ours[s] for s in common], part["n_test"],
+                              names=("the earlier protocol's pick", "the halving protocol's pick"))
+
+
+# ----------------------------------------------------------------------------- the tables
+def rungs_words(sizes: Sequence[Sequence[int]]) -> str:
+    """The declared rungs in words: ``"4 rungs, 667 to 6,000 fit rows and 334 to 3,000 validation rows"``."""
+    (f0, v0), (f1, v1) = sizes[0], sizes[-1]
+    return (f"{len(sizes)} rungs, {thousands(f0, ',')} to {thousands(f1, ',')} fit rows and {thousands(v0, ',')} to "
+            f"{thousands(v1, ',')} validation rows, a third kept at each")
+
+
+def protocols_table(earlier: Mapping, halving: Mapping, dataset: str) -> pd.DataFrame:
+    """One dataset's two protocols side by side, one row each: the earlier protocol's results as they were
+    (its grid first explored on test scores: :func:`~greenelm_book.chapters.frontier.grid_history`) and the
+    halving protocol's; seeds run, the picks' test accuracy with its test-set sampling error
+    (:func:`~greenelm_book.chapters.frontier_budget.accuracy_cell`), the whole protocol's seconds per seed
+    (mean) and its limit. ``earlier``: :func:`~greenelm_book.chapters.frontier.record_protocol`'s;
+    ``halving``: :func:`record_halving`'s."""
+    rows = []
+    old = earlier.get(dataset)
+    if old is not None:
+        run = old["runs"][0]
+        planned = old["accuracy"].setting["planned_seeds"]
+        rows.append({"protocol": f"earlier: every candidate fitted on {thousands(run['n_fit'], ',')} rows and scored "
+                                 f"on {thousands(run['n_validation'], ',')}; {grid_history()}",
+                     "seeds": f"{len(old['seeds'])} of {len(planned)}",
+                     "test accuracy (%)": accuracy_cell(old["accuracy"].values, old["n_test"]),
+                     "whole protocol per seed": duration_text(old["seconds"].mean), "limit": "none set"})
+    part = halving[dataset]
+    row = {"protocol": f"successive halving: {rungs_words(part['sizes'])}; the grid declared from published settings",
+           "seeds": f"{len(part['seeds'])} of {len(part['planned'])}", "test accuracy (%)": "no seed run yet",
+           "whole protocol per seed": "—", "limit": duration_text(part["limit"])}
+    if part["runs"]:
+        row.update({"test accuracy (%)": accuracy_cell(part["accuracy"].values, part["n_test"]),
+                    "whole protocol per seed": duration_text(part["seconds"].mean)})
+    rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def halving_seeds_table(halving: Mapping, dataset: str) -> pd.DataFrame:
+    """One row per seed of the halving protocol on ``dataset``: its pick in words, the pick's validation
+    accuracy, its test accuracy (the seed's one read) and the whole protocol's seconds against the
+    limit (:func:`against_limit`), the last three read from the recorded results."""
+    part = halving[dataset]
+    rows = []
+    for seed, run, validation, test, seconds in zip(part["seeds"], part["runs"], part["validation"].values,
+                                                    part["accuracy"].values, part["seconds"].values, strict=True):
+        rows.append({"seed": seed, "pick": candidate_text(run["pick"]), "validation (%)": f"{validation:.2f}",
+                     "test (%)": f"{test:.2f}", "whole protocol": duration_text(seconds),
+                     "against the limit": against_limit(seconds, part["limit"])})
+    return pd.DataFrame(rows)
+
+
+def _same_or_each(values: Sequence) -> str:
+    """One value when every seed has it, else each seed's, in seed order."""
+    texts = [str(v) for v in values]
+    return texts[0] if len(set(texts)) == 1 else " / ".join(texts)
+
+
+def rungs_table(halving: Mapping, dataset: str) -> pd.DataFrame:
+    """One row per rung of the halving protocol on ``dataset``, over the seeds recorded: its fit and
+    validation rows, the candidates fitted (and how many failed), those kept (one value when every seed
+    agrees, else each seed's), the best validation accuracy (mean ± sd over seeds) and the rung's seconds
+    (mean). Validation accuracies only: no test score."""
+    runs = halving[dataset]["runs"]
+    rows = []
+    for r in range(max(len(run["rungs"]) for run in runs)):
+        rungs = [run["rungs"][r] for run in runs if len(run["rungs"]) > r]
+        fitted = [[f["validation_accuracy"] for f in rung["fits"]] for rung in rungs]
+        failed = [sum(v is None for v in scores) for scores in fitted]
+        rows.append({"rung": r,
+                     "fit / validation rows": _same_or_each(
+                         [f"{thousands(g['n_fit'], ',')} / {thousands(g['n_validation'], ',')}" for g in rungs]),
+                     "candidates": _same_or_each(len(s) for s in fitted) + (
+                         f" ({_same_or_each(failed)} failed)" if any(failed) else ""),
+                     "kept": _same_or_each(len(g["survivors"]) for g in rungs),
+                     "best validation (%)": spread_text([max(v for v in s if v is not None) for s in fitted]),
+                     "seconds (mean)": f"{np.mean([g['seconds'] for g in rungs]):,.0f}",
+                     "seeds": len(rungs)})
+    return pd.DataFrame(rows)
+
+
+def _when(at: str) -> str:
+    """A ledger time stamp as ``2026-12-02 07:15 UTC``."""
+    return f"{at[:10]} {at[11:16]} UTC" if len(at) >= 16 else at
+
+
+def ledger_sentence(records_dir: str | Path, halving: Mapping, dataset: str) -> str:
+    """The test reads of ``dataset``'s halving runs, from the protocol's ledger (``<records_dir>/test-reads.json``):
+    how many it lists and, for each, the seed, the kind and when; a read of a seed with no record is
+    named as such (each recorded seed's one read was checked when its record was read:
+    :func:`check_test_reads`)."""
+    reads = [r for r in _read_ledger(repo_path(records_dir) / LEDGER) if r["dataset"] == dataset]
+    name = DATASET_NAMES.get(dataset, dataset)
+    if not reads:
+        return f"The halving protocol's ledger lists no read of {name}'s test labels."
+    recorded = set(halving[dataset]["seeds"])
+    said = [f"seed {r['seed']} by its {'pick' if r['kind'] == 'pick' else 'declared configuration'} at "
+            f"{_when(r['at'])}" + ("" if int(r["seed"]) in recorded else " (that seed has no record)")
+            for r in sorted(reads, key=lambda r: (int(r["seed"]), r["at"]))]
+    count = f"{len(reads)} read{'' if len(reads) == 1 else 's'}"
+    return (f"The halving protocol's ledger ({Path(str(records_dir)).name}/{LEDGER}) lists {count} of {name}'s test "
+            f"labels: {'; '.join(said)}.")
+
+
+# ----------------------------------------------------------------------------- the grid's sources
+def _as_value(setting: str, value):
+    """A value of ``setting`` as the grid holds it (a list of views as a tuple)."""
+    return tuple(value) if setting == "views" else value
+
+
+def load_sources(params: str | Path | None = None) -> list[dict]:
+    """The ``sources`` of the halving parameters, checked: [{"setting" (one of :data:`SOURCED`), "name",
+    "cites" [{"key" (a BibTeX key), "values" [..], "range" (low, high) or None, "says"}], "own" (words)}]:
+    per setting, what each source used (its values, or the range it varies the setting over) and says;
+    ValueError naming the entry that is not so."""
+    import yaml
+
+    path = HALVING_PARAMS if params is None else repo_path(params)
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    sources = data.get("sources")
+    if not isinstance(sources, list) or not sources:
+        raise ValueError(f"{path}: no sources (a list of the grid's settings, each with its cited sources)")
+    out = []
+    for entry in sources:
+        where = f"{path}: sources entry {entry!r}"
+        if not isinstance(entry, Mapping) or set(entry) - {"setting", "name", "cites", "own"} \
+                or not {"setting", "name"} <= set(entry):
+            raise ValueError(f"{where}: an entry has a setting, a name, cites and optionally own")
+        if entry["setting"] not in SOURCED:
+            raise ValueError(f"{where}: setting must be one of {SOURCED}")
+        cites = []
+        for cite in entry.get("cites") or []:
+            if not isinstance(cite, Mapping) or set(cite) - {"key", "values", "range", "says"} \
+                    or not {"key", "says"} <= set(cite) or ("values" in cite) == ("range" in cite):
+                raise ValueError(f"{where}: a cite has a key, says, and either values or a range: {cite!r}")
+            low_high = cite.get("range")
+            if low_high is not None and (len(low_high) != 2 or not low_high[0] <= low_high[1]):
+                raise ValueError(f"{where}: a range is [low, high], got {low_high!r}")
+            cites.append({"key": str(cite["key"]), "says": str(cite["says"]),
+                          "values": [_as_value(entry["setting"], v) for v in cite.get("values") or []],
+                          "range": None if low_high is None else (low_high[0], low_high[1])})
+        out.append({"setting": entry["setting"], "name": str(entry["name"]), "cites": cites,
+                    "own": str(entry.get("own") or "")})
+    return out
+
+
+def grid_values(spec: Mapping) -> dict[str, list]:
+    """{setting of :data:`SOURCED`: its distinct values over every dataset's grid, sorted ("dataset":
+    the datasets in declared order)}."""
+    values: dict[str, list] = {"dataset": list(spec["datasets"])}
+    for entry in spec["datasets"].values():
+        for candidate in entry["grid"]:
+            for setting in SOURCED[:-1]:
+                value = getattr(candidate, setting)
+                if value not in values.setdefault(setting, []):
+                    values[setting].append(value)
+    return {s: (v if s == "dataset" else sorted(v, key=lambda x: (len(x), x) if isinstance(x, tuple) else x))
+            for s, v in values.items()}
+
+
+def published(value, cites: Sequence[Mapping]) -> bool:
+    """Whether a source gives ``value``: among a cite's values, or within its range."""
+    for cite in cites:
+        if value in cite["values"]:
+            return True
+        low_high = cite["range"]
+        if low_high is not None and not isinstance(value, (bool, str, tuple)) and low_high[0] <= value <= low_high[1]:
+            return True
+    return False
+
+
+def value_text(setting: str, value) -> str:
+    """A grid value in the sources table's words."""
+    if setting == "views":
+        return " + ".join(VIEW_NAMES.get(v, v) for v in value) or "none"
+    if setting == "variant":
+        return VARIANT_WORDS.get(value, value)
+    if setting == "dataset":
+        return DATASET_NAMES.get(value, value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return thousands(value, ",")
+
+
+def bib_keys(path: str | Path | None = None) -> set[str]:
+    """The entry keys of a BibTeX file (default ``book/references.bib``)."""
+    text = repo_path(path or "book/references.bib").read_text(encoding="utf-8")
+    return set(re.findall(r"^@\w+\{([^,\s]+),", text, re.M))
+
+
+def sources_rows(params: str | Path | None = None) -> list[dict]:
+    """The sources table's rows: [{"setting" (its name), "grid" [values in words], "published" [(what the
+    source says, its key)], "own" (the grid's values no source gives, in words, then the entry's own
+    words)}], one per entry of :func:`load_sources`; ValueError when a setting of :data:`SOURCED` has no
+    entry, or an entry's key is not in ``book/references.bib``."""
+    spec = load_halving(HALVING_PARAMS if params is None else repo_path(params))
+    sources, values = load_sources(params), grid_values(spec)
+    missing = [s for s in SOURCED if s not in {e["setting"] for e in sources}]
+    if missing:
+        raise ValueError(f"the grid's setting(s) {missing} have no entry in the sources of the halving parameters")
+    unknown = sorted({c["key"] for e in sources for c in e["cites"]} - bib_keys())
+    if unknown:
+        raise ValueError(f"the sources cite {unknown}, which book/references.bib does not hold")
+    rows = []
+    for entry in sources:
+        setting, grid = entry["setting"], values.get(entry["setting"], [])
+        own = ", ".join(value_text(setting, v) for v in grid if not published(v, entry["cites"]))
+        if entry["own"]:
+            own = f"{own}: {entry['own']}" if own else entry["own"]
+        rows.append({"setting": entry["name"], "grid": [value_text(setting, v) for v in grid],
+                     "published": [(c["says"], c["key"]) for c in entry["cites"]], "own": own or "—"})
+    return rows
+
+
+def sources_table(params: str | Path | None = None) -> str:
+    """The grid's sources as a MyST table (glued with ``{glue:md}`` in MyST format, so that each source is
+    a ``{cite}`` of its BibTeX key): the setting, its values in this grid, what each source used, and the
+    values no source gives, named as this book's own (:func:`sources_rows`)."""
+    def cell(text: str) -> str:
+        return str(text).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| setting | in this grid | published (source) | this book's own |", "|---|---|---|---|"]
+    for row in sources_rows(params):
+        said = "; ".join(f"{cell(says)} {{cite}}`{key}`" for says, key in row["published"]) or "no source"
+        lines.append(f"| {cell(row['setting'])} | {cell(', '.join(row['grid']))} | {said} | {cell(row['own'])} |")
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- the fronts
+def load_budget_params(params: str | Path | None = None) -> dict:
+    """:func:`~greenelm_book.chapters.frontier_budget.load_budget` of ``params`` (relative: to the root)."""
+    return fb.load_budget(None if params is None else repo_path(params))
+
+
+def budget_fronts(dataset: str, budget_dir: str | Path, budget_params: str | Path, halving_dir: str | Path) -> dict:
+    """:func:`~greenelm_book.chapters.frontier_budget.fronts` of ``dataset`` with its folders and parameters
+    given relative to the root: what its figure and answer read."""
+    return fb.fronts(dataset, out_dir=repo_path(budget_dir), params=repo_path(budget_params),
+                     records_dir=repo_path(halving_dir))
+
+
+def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Path) -> dict:
+    """Record each point of ``dataset``'s two fronts (:func:`budget_fronts`), one value per seed:
+    ``<dataset>/budget/<point>/accuracy`` and ``/train-seconds``, each seed's record named (its folder:
+    ``book/frontier_budget``, or the opponent's published run it was read from). Returns {point slug:
+    {"accuracy", "seconds"}}."""
+    here = {(configuration_key(r["point"]), int(r["seed"])) for r in fb.load_points(dataset, repo_path(budget_dir))}
+    out = {}
+    for entry in fronts_of["one_shot"] + fronts_of["sgd"]:
+        key, seeds = configuration_key(entry["point"]), entry["seeds"]
+        setting = dict(dataset=dataset, point=entry["point"], label=entry["label"], seeds=seeds,
+                       n_test=entry["n_test"], machine="2 CPU cores",
+                       records=["book/frontier_budget" if (key, s) in here else
+                                "the opponent's published run (book/frontier_protocol)" for s in seeds])
+        prefix = f"{dataset}/budget/{fb.point_slug(entry['point'])}"
+        out[fb.point_slug(entry["point"])] = {
+            "accuracy": store.record(f"{prefix}/accuracy", [entry["accuracy"][s] for s in seeds], "%",
+                                     quantity="test accuracy (declared fixed measurement)", **setting),
+            "seconds": store.record(f"{prefix}/train-seconds", [entry["seconds"][s] for s in seeds], "s",
+                                    quantity="training seconds on the machine's cores", **setting)}
+    return out
+
+
+def fronts_ready(fronts_of: Mapping) -> bool:
+    """Whether a dataset's fronts can be answered: both families have a point, and every point has at
+    least the gain rule's seeds (3)."""
+    from ..judging.verdicts import MIN_GAIN_RUNS
+
+    points = fronts_of["one_shot"] + fronts_of["sgd"]
+    return bool(fronts_of["one_shot"] and fronts_of["sgd"]) and all(len(p["seeds"]) >= MIN_GAIN_RUNS for p in points)
+
+
+def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
+    """Which of ``dataset``'s declared points (``spec``: :func:`load_budget_params`) are measured, with how
+    many of the declared seeds each has, and the whole protocol's marker's seeds; the sentence under a
+    figure that cannot be answered yet."""
+    from ..judging.verdicts import MIN_GAIN_RUNS
+
+    name, planned = DATASET_NAMES.get(dataset, dataset), len(spec["seeds"])
+    measured = {configuration_key(p["point"]): len(p["seeds"]) for p in fronts_of["one_shot"] + fronts_of["sgd"]}
+    parts = []
+    for key, family in (("one_shot", "the one-shot front"), ("sgd", "the SGD front")):
+        declared = spec["datasets"][dataset][key]
+        done = [(fb.point_label(p), measured[configuration_key(p)]) for p in declared if configuration_key(p) in measured]
+        said = f"{family} {len(done)} of its {len(declared)} declared points"
+        if done:
+            said += " (" + ", ".join(f"{label}: {n} of {planned} seeds" for label, n in done) + ")"
+        parts.append(said)
+    marker = fronts_of.get("marker")
+    seeds = len(marker["seconds"]) if marker else 0
+    return (f"{name} is not answered yet: measured so far are {parts[0]} and {parts[1]}; the whole halving "
+            f"protocol's marker has {seeds} of {planned} seeds. The answer waits for {MIN_GAIN_RUNS} seeds at every "
+            "point of both fronts.")
+
+
+def fronts_text(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
+    """The sentence under a dataset's figure: the answer by the book's gain rule
+    (:func:`~greenelm_book.chapters.frontier_budget.answer`) once :func:`fronts_ready`, else
+    :func:`fronts_status`."""
+    return fb.answer(fronts_of)["sentence"] if fronts_ready(fronts_of) else fronts_status(dataset, fronts_of, spec)
+
+
+def fronts_figure(dataset: str, fronts_of: Mapping):
+    """:func:`~greenelm_book.chapters.frontier_budget.plot_fronts` of whatever points exist, the SGD front
+    named by its recipe; None when neither front nor the protocol's marker has a point."""
+    if not (fronts_of["one_shot"] or fronts_of["sgd"] or fronts_of.get("marker")):
+        return None
+    return fb.plot_fronts(dataset, fronts_of["one_shot"], fronts_of["sgd"], fronts_of.get("marker"),
+                          sgd_name=fb.RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]))
+
+
+__all__ = ["DATASETS", "LEDGER", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",
+           "fronts_figure", "fronts_ready", "fronts_status", "fronts_text", "grid_values", "halving_records",
+           "halving_seeds_table", "halving_sentence", "ledger_sentence", "limit_verdict", "load_budget_params",
+           "load_halving_params", "load_sources", "protocols_gain", "protocols_table", "published", "record_fronts",
+           "record_halving", "rungs_table", "rungs_words", "sources_rows", "sources_table", "value_text"]

@@ -1,0 +1,348 @@
+"""The frontier page's sections of issue 62 (greenelm_book.chapters.frontier_sections), on synthetic
+records in tmp folders: the halving protocol's records checked against their ledger (a second test
+read, a read by another configuration, a read the ledger lacks: refused by name), recorded one value
+per seed, each seed's whole protocol against its limit (over is said to be over), no verdict from fewer
+than three seeds; the two protocols side by side, the earlier one labelled; every rung's survivors; the
+ledger's reads; the grid's sources table generated from the parameters (the values no source gives
+computed as the book's own, every source a BibTeX key of the book); the accuracy-seconds fronts (the
+figure renders, the answer follows the sign of the difference, fewer than three seeds give no answer)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+
+from greenelm_book.chapters import frontier as fc
+from greenelm_book.chapters import frontier_budget as fb
+from greenelm_book.chapters import frontier_sections as fs
+from greenelm_book.chapters.frontier_protocol import Candidate, TestGate, configuration_key
+from greenelm_book.chapters.frontier_records import candidate_text
+from greenelm_book.running.toc import ROOT
+from greenelm_book.store.results import ChapterResults
+
+PICK = Candidate(variant="limit", n_patches=128, patch_size=8, pool=4).as_dict()
+OTHER = Candidate(variant="readout", n_patches=256, patch_size=5, pool=2, ridge=(1.0,)).as_dict()
+SIZES = [(10, 5), (30, 15), (90, 45)]
+SPEC = {"seeds": [0, 1, 2], "datasets": {"mnist": {"sizes": SIZES, "budget_seconds": 1800, "grid": []},
+                                         "fashion-mnist": {"sizes": SIZES, "budget_seconds": 1800, "grid": []},
+                                         "cifar10": {"sizes": SIZES, "budget_seconds": 2700, "grid": []}}}
+
+
+def halving_record(folder, dataset="mnist", seed=0, *, accuracy=99.0, total=1500.0, reads=1, pick=PICK,
+                   read_by=None, failed=0):
+    """A halving record of 9 candidates (rung 0 keeps 3, rung 1 keeps 1: the pick), its test labels read
+    ``reads`` times through a gate whose ledger is ``folder/test-reads.json`` (by ``read_by``, default
+    the pick); ``failed`` fits of rung 0 failed. Written to ``folder/<dataset>-seed<seed>.json``."""
+    folder.mkdir(exist_ok=True)
+    gate = TestGate({dataset: np.zeros(100, int)}, ledger=folder / "test-reads.json")
+    for _ in range(reads):
+        gate.score(dataset, seed, read_by or pick, np.zeros(100, int))
+    zero = [{"index": i, "validation_accuracy": None if i < failed else 90.0 + i + seed / 10, "seconds": 1.0}
+            for i in range(9)]
+    one = [{"index": i, "validation_accuracy": 95.0 + i / 10 + seed / 10, "seconds": 3.0} for i in (6, 7, 8)]
+    record = {"dataset": dataset, "seed": seed, "protocol": "successive halving", "eta": 3, "n_train": 600,
+              "n_test": 100, "sizes": [list(s) for s in SIZES], "subset": None,
+              "rungs": [{"rung": 0, "n_fit": 10, "n_validation": 5, "fits": zero, "survivors": [6, 7, 8],
+                         "seconds": 9.0},
+                        {"rung": 1, "n_fit": 30, "n_validation": 15, "fits": one, "survivors": [8], "seconds": 9.0}],
+              "pick": pick, "pick_index": 8, "validation_accuracy": 95.8 + seed / 10, "test_accuracy": accuracy,
+              "seconds": {"selection": 18.0, "rungs": [9.0, 9.0], "refit": total - 20.0, "scoring": 2.0,
+                          "total": total},
+              "peak_memory_gb": 3.5, "test_reads": gate.reads(dataset, seed)}
+    (folder / f"{dataset}-seed{seed}.json").write_text(json.dumps(record), encoding="utf-8")
+    return record
+
+
+def store_in(tmp_path) -> ChapterResults:
+    results = tmp_path / "results"
+    results.mkdir(exist_ok=True)
+    return ChapterResults("frontier", "full", results)
+
+
+# ----------------------------------------------------------------------------- the halving records
+def test_the_halving_records_are_recorded_one_value_per_seed(tmp_path):
+    folder = tmp_path / "halving"
+    runs = [halving_record(folder, seed=s, accuracy=99.0 + s / 10, total=1500.0 + 10 * s) for s in (0, 1, 2)]
+    records = fs.halving_records(folder)
+    assert sorted(records) == ["mnist"] and sorted(records["mnist"]) == [0, 1, 2]
+    store = store_in(tmp_path)
+    halving = fs.record_halving(store, records, SPEC)
+    assert list(halving) == ["mnist", "fashion-mnist", "cifar10"]            # the page's order, every dataset
+    part = halving["mnist"]
+    assert part["accuracy"].values == (99.0, 99.1, 99.2) and part["seconds"].values == (1500.0, 1510.0, 1520.0)
+    assert part["validation"].values == tuple(r["validation_accuracy"] for r in runs)
+    assert store.results["mnist/frontier-halving/refit-seconds"].values == tuple(r["seconds"]["refit"] for r in runs)
+    assert part["accuracy"].setting["picks"] == [configuration_key(PICK)] * 3
+    assert part["accuracy"].setting["limit_seconds"] == 1800.0 and part["accuracy"].setting["computed_at"][0][:2] == "20"
+    assert halving["cifar10"] == {"seeds": [], "planned": [0, 1, 2], "limit": 2700.0, "runs": [],
+                                  "sizes": [list(s) for s in SIZES]}
+    assert fs.halving_records(tmp_path / "none") == {}                      # no folder: nothing yet
+
+
+def test_a_second_test_read_a_read_by_another_configuration_and_a_missing_ledger_are_refused(tmp_path):
+    halving_record(tmp_path / "twice", reads=2)
+    with pytest.raises(ValueError, match=r"mnist-seed0.json: MNIST, seed 0: its own list of test reads holds 2 "
+                                         r"read\(s\) of the test labels"):
+        fs.halving_records(tmp_path / "twice")
+    halving_record(tmp_path / "other", read_by=OTHER)
+    with pytest.raises(ValueError, match="the protocol reads them once, by its pick"):
+        fs.halving_records(tmp_path / "other")
+    halving_record(tmp_path / "lost")
+    (tmp_path / "lost" / "test-reads.json").unlink()
+    with pytest.raises(ValueError, match=r"the ledger test-reads.json holds 0 read\(s\) of the test labels \(no read\)"):
+        fs.halving_records(tmp_path / "lost")
+    record = halving_record(tmp_path / "fine")
+    assert fs.check_test_reads(record, record["test_reads"])["key"] == configuration_key(PICK)
+
+
+def test_a_seed_over_its_limit_is_reported_as_over(tmp_path):
+    folder = tmp_path / "halving"
+    for seed, total in ((0, 1700.0), (1, 1950.0), (2, 1790.0)):
+        halving_record(folder, seed=seed, total=total)
+    halving = fs.record_halving(store_in(tmp_path), fs.halving_records(folder), SPEC)
+    table = fs.halving_seeds_table(halving, "mnist")
+    assert list(table["against the limit"]) == ["under the 30.0 min limit", "over the 30.0 min limit by 2.5 min",
+                                                "under the 30.0 min limit"]
+    assert list(table["pick"]) == [candidate_text(PICK)] * 3 and list(table["test (%)"]) == ["99.00"] * 3
+    assert fs.limit_verdict(halving["mnist"], "mnist").label == "does not hold"
+    text = fs.halving_sentence(halving)
+    assert "MNIST: 3 of 3 seeds run, 99.00 % ± 0.00 over 3 seeds" in text
+    assert "over its 30.0 min limit on seed 1; within the limit on every seed: does not hold." in text
+    assert "Fashion-MNIST and CIFAR-10: no seed run yet under the halving protocol." in text
+    assert fs.against_limit(1800.0, 1800.0) == "at the 30.0 min limit"
+    record = json.loads((folder / "mnist-seed1.json").read_text())
+    record["test_reads"][0]["at"] = "2020-01-01T00:00:00+00:00"          # not the read the ledger holds
+    (folder / "mnist-seed1.json").write_text(json.dumps(record))
+    with pytest.raises(ValueError, match="is not the ledger's"):
+        fs.halving_records(folder)
+
+
+def test_fewer_than_three_seeds_give_no_verdict(tmp_path):
+    folder = tmp_path / "halving"
+    halving_record(folder, seed=0, total=1000.0)
+    halving = fs.record_halving(store_in(tmp_path), fs.halving_records(folder), SPEC)
+    text = fs.halving_sentence(halving)
+    assert text.startswith("MNIST: 1 of 3 seeds run, 99.00 % (one seed), ± 0.99 test-set sampling error (100 images), "
+                           "the whole protocol 16.7 min per seed (mean), under its 30.0 min limit; no verdict from "
+                           "fewer than 3 seeds (the seeds rule).")
+    assert "holds" not in text
+    verdict = fs.limit_verdict(halving["mnist"], "mnist")
+    assert verdict.label == "inconclusive" and "MNIST (1 seed)" in verdict.detail and "(the seeds rule)" in verdict.detail
+    assert list(fs.protocols_table({}, halving, "mnist")["seeds"]) == ["1 of 3"]
+
+
+def test_the_two_protocols_stand_side_by_side_the_earlier_one_labelled(tmp_path):
+    earlier_dir = tmp_path / "earlier"
+    earlier_dir.mkdir()
+    for path in (ROOT / "book" / "frontier_protocol").glob("*-seed*.json"):
+        if "paper-map" not in path.name:
+            shutil.copy(path, earlier_dir)
+    store = store_in(tmp_path)
+    earlier = fc.record_protocol(store, fc.load_records(earlier_dir), [0, 1, 2])
+    folder = tmp_path / "halving"
+    for seed in (0, 1, 2):
+        halving_record(folder, seed=seed, accuracy=99.0 + seed / 10)
+    halving = fs.record_halving(store, fs.halving_records(folder), SPEC)
+    table = fs.protocols_table(earlier, halving, "mnist")
+    assert list(table.columns) == ["protocol", "seeds", "test accuracy (%)", "whole protocol per seed", "limit"]
+    old, new = table.to_dict("records")
+    assert old["protocol"].startswith("earlier: every candidate fitted on 20,000 rows") and fc.grid_history() in old["protocol"]
+    assert old["test accuracy (%)"] == fb.accuracy_cell(earlier["mnist"]["accuracy"].values, earlier["mnist"]["n_test"])
+    assert old["limit"] == "none set" and new["limit"] == "30.0 min"
+    assert new["protocol"].startswith("successive halving: 3 rungs, 10 to 90 fit rows and 5 to 45 validation rows")
+    assert new["test accuracy (%)"] == fb.accuracy_cell([99.0, 99.1, 99.2], 100)
+    waiting = fs.protocols_table(earlier, halving, "cifar10").to_dict("records")
+    assert waiting[1]["test accuracy (%)"] == "no seed run yet" and waiting[1]["seeds"] == "0 of 3"
+    assert waiting[1]["limit"] == "45.0 min"
+    judged = fs.protocols_gain(earlier["mnist"], halving["mnist"])       # paired by seed, with the sampling error
+    assert judged.ours.startswith("the halving protocol's pick − the earlier protocol's pick =")
+    assert "against the earlier protocol's picks, the halving protocol's pick −" in fs.halving_sentence(halving, earlier)
+
+
+def test_every_rung_shows_its_rows_candidates_survivors_and_failed_fits(tmp_path):
+    folder = tmp_path / "halving"
+    halving_record(folder, seed=0, failed=2)
+    halving_record(folder, seed=1)
+    halving = fs.record_halving(store_in(tmp_path), fs.halving_records(folder), SPEC)
+    rows = fs.rungs_table(halving, "mnist").to_dict("records")
+    assert [r["fit / validation rows"] for r in rows] == ["10 / 5", "30 / 15"]
+    assert [r["candidates"] for r in rows] == ["9 (2 / 0 failed)", "3"] and [r["kept"] for r in rows] == ["3", "1"]
+    assert rows[0]["best validation (%)"] == "98.05 ± 0.07" and rows[1]["seconds (mean)"] == "9"
+    assert [r["seeds"] for r in rows] == [2, 2]
+
+
+def test_the_ledger_sentence_lists_every_read_and_names_a_read_without_a_record(tmp_path):
+    folder = tmp_path / "halving"
+    halving_record(folder, seed=0)
+    halving = fs.record_halving(store_in(tmp_path), fs.halving_records(folder), SPEC)
+    at = json.loads((folder / "test-reads.json").read_text())["reads"][0]["at"]
+    text = fs.ledger_sentence(folder, halving, "mnist")
+    assert text == (f"The halving protocol's ledger (halving/test-reads.json) lists 1 read of MNIST's test labels: "
+                    f"seed 0 by its pick at {at[:10]} {at[11:16]} UTC.")
+    TestGate({"mnist": np.zeros(100, int)}, ledger=folder / "test-reads.json").score("mnist", 5, PICK, np.zeros(100))
+    assert "lists 2 reads" in fs.ledger_sentence(folder, halving, "mnist")
+    assert "seed 5 by its pick at" in fs.ledger_sentence(folder, halving, "mnist")
+    assert fs.ledger_sentence(folder, halving, "mnist").endswith("(that seed has no record).")
+    assert fs.ledger_sentence(folder, halving, "cifar10") == "The halving protocol's ledger lists no read of CIFAR-10's test labels."
+
+
+def test_the_limits_are_the_parameters_budget_seconds():
+    spec = fs.load_halving_params("params/frontier_halving.yml")
+    assert {d: e["budget_seconds"] for d, e in spec["datasets"].items()} == {
+        "mnist": 1800, "fashion-mnist": 1800, "cifar10": 2700}
+
+
+# ----------------------------------------------------------------------------- the grid's sources
+SOURCES = {
+    "variant": '{setting: variant, name: readout, cites: [{key: cho2009kernel, values: [limit], says: "the kernel"}]}',
+    "n_patches": '{setting: n_patches, name: K, cites: [{key: coates2011analysis, range: [2, 5], says: "K from 2 to 5"}], '
+                 'own: "wider here"}',
+    "patch_size": '{setting: patch_size, name: p, cites: [{key: coates2011analysis, values: [6], says: "p = 6"}]}',
+    "pool": '{setting: pool, name: pool, cites: [{key: coates2011analysis, values: [2], says: "quadrants"}]}',
+    "whiten_eps": '{setting: whiten_eps, name: eps, cites: [{key: coates2011analysis, values: [0.1], says: "0.1"}]}',
+    "threshold": '{setting: threshold, name: t, cites: [{key: coates2011importance, values: [0.25], says: "0.25"}]}',
+    "views": '{setting: views, name: views, cites: [{key: thiry2021unreasonable, values: [[], [flip]], says: "flips"}]}',
+    "symmetric": '{setting: symmetric, name: symmetric, cites: [], own: "new here"}',
+    "depth": '{setting: depth, name: depth, cites: [{key: cho2009kernel, values: [1], says: "depth 1"}]}',
+    "dataset": '{setting: dataset, name: datasets, cites: [{key: coates2011analysis, values: [cifar10], says: "CIFAR"}]}',
+}
+TINY = ("seeds: [0]\ndatasets:\n  tiny:\n    last_fit: 90\n    last_validation: 30\n    n_rungs: 2\n"
+        "    budget_seconds: 60\n    grid:\n"
+        "      - {variant: [limit], n_patches: [4, 8], patch_size: [3, 6], pool: [2], depth: [1, 2]}\n")
+
+
+def sources_params(tmp_path, **replace) -> str:
+    entries = {**SOURCES, **replace}
+    path = tmp_path / "halving.yml"
+    path.write_text(TINY + "sources:\n" + "".join(f"  - {e}\n" for e in entries.values() if e), encoding="utf-8")
+    return str(path)
+
+
+def test_the_sources_table_computes_the_books_own_values_from_the_grid(tmp_path):
+    rows = {r["setting"]: r for r in fs.sources_rows(sources_params(tmp_path))}
+    assert rows["K"]["grid"] == ["4", "8"] and rows["K"]["own"] == "8: wider here"     # 4 within [2, 5], 8 beyond
+    assert rows["p"]["own"] == "3" and rows["pool"]["own"] == "—" and rows["depth"]["own"] == "2"
+    assert rows["symmetric"]["own"] == "no: new here" and rows["datasets"]["own"] == "tiny"
+    assert rows["readout"]["grid"] == [fs.value_text("variant", "limit")] and rows["views"]["grid"] == ["none"]
+    table = fs.sources_table(sources_params(tmp_path))
+    assert table.splitlines()[0] == "| setting | in this grid | published (source) | this book's own |"
+    assert "| K | 4, 8 | K from 2 to 5 {cite}`coates2011analysis` | 8: wider here |" in table.splitlines()
+    with pytest.raises(ValueError, match=r"setting\(s\) \['depth'\] have no entry"):
+        fs.sources_rows(sources_params(tmp_path, depth=""))
+    with pytest.raises(ValueError, match=r"cite \['nobody2099'\], which book/references.bib does not hold"):
+        fs.sources_rows(sources_params(tmp_path, pool=SOURCES["pool"].replace("coates2011analysis", "nobody2099")))
+    with pytest.raises(ValueError, match="either values or a range"):
+        fs.load_sources(sources_params(tmp_path, pool=SOURCES["pool"].replace("values: [2], ", "")))
+
+
+def test_the_books_grid_names_its_sources_and_its_own_extensions():
+    rows = {r["setting"]: r for r in fs.sources_rows()}
+    assert rows["patch size p"]["grid"] == ["3", "4", "5", "6", "7", "8"] and rows["patch size p"]["own"] == "3, 4, 5, 7"
+    assert rows["pooling grid (pool × pool cells)"]["own"] == "3, 4"
+    assert rows["whitening ε"]["own"].startswith("0.01: ") and rows["the ReLU split's threshold t"]["own"].startswith("0.5, 1: ")
+    assert rows["views (the limit averages them into its kernel, the readout adds them as training rows)"]["own"] \
+        .startswith("shifts, mirror + shifts: ")
+    assert rows["datasets"]["own"].startswith("MNIST, Fashion-MNIST: ")
+    cited = {key for row in rows.values() for _, key in row["published"]}
+    assert {"coates2011analysis", "coates2011importance", "thiry2021unreasonable", "cho2009kernel",
+            "recht2019imagenet"} <= cited and cited <= fs.bib_keys()
+    table = fs.sources_table()
+    assert all(f"{{cite}}`{key}`" in table for key in cited)
+    source = (ROOT / "notebooks" / "frontier.py").read_text(encoding="utf-8")
+    for key in ("jamieson2016nonstochastic", "li2018hyperband"):                 # successive halving's sources
+        assert key in fs.bib_keys() and key in source
+    assert "```{glue:md} grid_sources\n# :format: myst" in source
+
+
+def test_a_candidate_of_the_halving_grid_names_its_symmetric_map_and_depth():
+    symmetric = Candidate(variant="limit", n_patches=512, patch_size=5, pool=3, views=("flip",), symmetric=True,
+                          depth=2).as_dict()
+    assert candidate_text(symmetric).endswith("mirror, mirror-symmetric map, arc-cosine kernel composed 2 times")
+    assert "symmetric" not in candidate_text(PICK) and "composed" not in candidate_text(PICK)
+
+
+# ----------------------------------------------------------------------------- the fronts
+POINTS = ("    one_shot:\n"
+          "      - {family: one-shot, pick_of: frontier_halving, n_train: 30, n_patches: 8}\n"
+          "      - {family: one-shot, pick_of: frontier_halving, n_train: null, n_patches: null}\n"
+          "    sgd:\n"
+          "      - {family: sgd, model: pytorch-mnist-cnn, epochs: 1}\n"
+          "      - {family: sgd, model: pytorch-mnist-cnn, epochs: 4}\n")
+
+
+@pytest.fixture
+def budget(tmp_path, monkeypatch):
+    monkeypatch.setattr(fb, "RUNS_DIR", tmp_path / "opponents")          # no opponent's record
+    params = tmp_path / "budget.yml"
+    params.write_text(f"seeds: [0, 1, 2]\nprotocol_records: {tmp_path / 'halving'}\ndatasets:\n  mnist:\n" + POINTS,
+                      encoding="utf-8")
+    out = tmp_path / "points"
+    out.mkdir()
+    return out, params, tmp_path / "halving"
+
+
+def write_points(out, params, sgd_accuracy, seeds=(0, 1, 2)):
+    """One-shot points at 10 s (97 %) and 1,000 s (99 %); SGD at 20 s and 500 s with ``sgd_accuracy``."""
+    spec = fs.load_budget_params(params)
+    points = fb.dataset_points(spec, "mnist")
+    for point, seconds, accuracy in zip(points, (10.0, 1000.0, 20.0, 500.0), (97.0, 99.0, *sgd_accuracy)):
+        for seed in seeds:
+            record = {"dataset": "mnist", "seed": seed, "point": point, "seconds": seconds, "subset": None,
+                      "test_accuracy": accuracy + 0.01 * seed, "n_test": 10_000}
+            fb.point_record_path(out, "mnist", point, seed).write_text(json.dumps(record), encoding="utf-8")
+    return spec
+
+
+def test_the_fronts_answer_follows_the_sign_of_the_difference_and_the_figure_renders(budget, tmp_path):
+    import matplotlib.pyplot as plt
+
+    out, params, halving_dir = budget
+    spec = write_points(out, params, (90.0, 99.8))          # SGD below the one-shot front at 20 s, above at 500 s
+    halving_dir.mkdir()
+    for seed in (0, 1, 2):
+        (halving_dir / f"mnist-seed{seed}.json").write_text(json.dumps(
+            {"pick": PICK, "seconds": {"total": 1500.0}, "test_accuracy": 99.1, "n_test": 10_000}))
+    got = fs.budget_fronts("mnist", out, params, halving_dir)
+    assert fs.fronts_ready(got)
+    text = fs.fronts_text("mnist", got, spec)
+    assert text == fb.answer(got)["sentence"]
+    assert "the one-shot model is more accurate than SGD up to 20 s, and SGD is more accurate from 500 s on" in text
+    fig = fs.fronts_figure("mnist", got)
+    (ax,) = fig.axes
+    assert ax.get_xscale() == "log" and "the whole protocol (every rung, the refit, the scoring)" in [
+        t.get_text() for t in ax.get_legend().get_texts()]
+    plt.close(fig)
+    recorded = fs.record_fronts(store_in(tmp_path), "mnist", got, out)
+    assert recorded["sgd-pytorch-mnist-cnn-e1"]["accuracy"].values == pytest.approx((90.0, 90.01, 90.02))
+    assert recorded["one-shot-n30-k8"]["seconds"].setting["records"] == ["book/frontier_budget"] * 3
+    write_points(out, params, (99.9, 99.9))                  # SGD above everywhere: the other sign
+    flipped = fs.fronts_text("mnist", fs.budget_fronts("mnist", out, params, halving_dir), spec)
+    assert flipped.startswith("SGD is more accurate than the one-shot model at every compared budget")
+
+
+def test_fewer_than_three_seeds_at_a_point_give_no_answer_but_what_is_measured(budget):
+    out, params, halving_dir = budget
+    spec = write_points(out, params, (90.0, 99.8))
+    fb.point_record_path(out, "mnist", fb.dataset_points(spec, "mnist")[3], 2).unlink()
+    got = fs.budget_fronts("mnist", out, params, halving_dir)
+    assert not fs.fronts_ready(got)
+    text = fs.fronts_text("mnist", got, spec)
+    assert text == ("MNIST is not answered yet: measured so far are the one-shot front 2 of its 2 declared points "
+                    "(N = 30, K = 8: 3 of 3 seeds, N = all, K = the pick's: 3 of 3 seeds) and the SGD front 2 of its 2 "
+                    "declared points (1 epoch: 3 of 3 seeds, 4 epochs: 2 of 3 seeds); the whole halving protocol's "
+                    "marker has 0 of 3 seeds. The answer waits for 3 seeds at every point of both fronts.")
+    assert "more accurate" not in text
+    assert fs.fronts_figure("mnist", got) is not None
+
+
+def test_no_point_yet_gives_no_figure_and_says_so(budget):
+    out, params, halving_dir = budget
+    spec = fs.load_budget_params(params)
+    got = fs.budget_fronts("mnist", out, params, halving_dir)
+    assert fs.fronts_figure("mnist", got) is None and not fs.fronts_ready(got)
+    assert fs.fronts_text("mnist", got, spec).startswith(
+        "MNIST is not answered yet: measured so far are the one-shot front 0 of its 2 declared points and the SGD "
+        "front 0 of its 2 declared points;")
