@@ -173,9 +173,9 @@ def test_no_committed_verdict_rests_on_one_draw_or_busy_timings(card, results):
                 few = {p: n for p, n in R.draws_of(keys, results).items() if n < V.MIN_DECIDING_SEEDS}
                 assert not few, (claim, row.verdict, few)
     for claim in ("cover_expansion_separability", "tikhonov_improves_conditioning", "ultra_wide_million_dimensions"):
-        assert (card.loc[claim, "verdict"], card.loc[claim, "test"]) == ("inconclusive", "seeds_rule"), claim
+        assert card.loc[claim, "verdict"] == "inconclusive" and "(the seeds rule)" in card.loc[claim, "detail"], claim
     for claim in R.TIMED_CLAIMS:
-        assert (card.loc[claim, "verdict"], card.loc[claim, "test"]) == ("inconclusive", "quiet_rule"), claim
+        assert card.loc[claim, "verdict"] == "inconclusive" and "(the quiet rule)" in card.loc[claim, "detail"], claim
 
 
 def test_the_committed_pages_state_no_direction_their_verdict_does_not_decide():

@@ -328,7 +328,7 @@ def answer_gains(store, plan: ScalingPlan, acc: dict) -> dict:
                                   **plan.data("mnist"), **BASE, solver="cholesky", alpha=plan.alpha, widths=[a, b],
                                   quantity="accuracy gain", seeds=len(values))
             answer_as_scorecard(store, claim, value_vs_paper(paper_gain, values, "points"),
-                                [result.key, acc["mnist", a].key, acc["mnist", b].key])
+                                [result.key, acc["mnist", a].key, acc["mnist", b].key], [acc["mnist", a], acc["mnist", b]])
             texts[label] = f"{result.mean:+.2f} ± {result.sd:.2f}" if result.n > 1 else f"{result.mean:+.2f}"
         else:
             store.answer(claim, unmeasured(f"d = {a} and {b}", plan.profile))
