@@ -185,11 +185,11 @@ for name, value in cifar10.table_ii_glue(ii, speedup, cost, ridge_ii, extraction
 # {glue:text}`c10_ratio_verdict`).
 # The FLOP model predicts {glue:text}`c10_flop_ratio:.1f`× for
 # these $N$ and $d$, and the measured ratio is {glue:text}`c10_ratio_vs_flops` it. The normal
-# equations are {glue:text}`c10_chol_faster` the pseudoinverse here, but a ratio of 119× measures how slowly the paper's SVD
+# equations against the pseudoinverse here, by the verdict: {glue:text}`c10_chol_faster`; a ratio of 119× measures how slowly the paper's SVD
 # ran (1726 s for an SVD of a 50,000 × 4000 matrix) more than how fast Cholesky is: a ratio far above
 # the FLOP model's is a property of the paper's machine and its LAPACK, not of the algorithms.
 # Still, the pinv solve takes {glue:text}`c10_behind:.1f`× as long as training the SGD head on the
-# same features ({glue:text}`c10_behind_words` it): {glue:text}`c10_behind_conclusion`.
+# same features; by the claim's verdict: {glue:text}`c10_behind_conclusion`.
 #
 # **Accuracy.** pinv {glue:text}`c10_pinv_acc:.2f` %, LU {glue:text}`c10_lud_acc:.2f` %, Cholesky
 # {glue:text}`c10_cholesky_acc:.2f` %; pinv − Cholesky = {glue:text}`c10_cost:+.3f` points on average
@@ -302,7 +302,7 @@ plt.show()
 # {glue:text}`c10_rc_total_spread`). Timed in pairs, it is {glue:text}`c10_conv_ratio:.2f`× SGD + Conv's
 # training on one machine ({glue:text}`c10_conv_ratio_how`; {glue:text}`c10_conv_pair_sides`; the SGD
 # baselines chapter's SGD + Conv runs: {glue:text}`c10_cnn_s:.1f` s): Green-ELM +
-# Conv is {glue:text}`c10_conv_faster` SGD + Conv, {glue:text}`c10_parity_words` the {glue:text}`c10_parity_band` band we
+# Conv against SGD + Conv, by the verdict: {glue:text}`c10_conv_faster`; the ratio lies {glue:text}`c10_parity_words` the {glue:text}`c10_parity_band` band we
 # call parity (the paper: 183.2 s against 181 s). On these features ridge alone reaches
 # {glue:text}`c10_ridge_rc:.2f` %: the random layer puts Green-ELM {glue:text}`c10_rc_lift_abs:.2f` points
 # {glue:text}`c10_rc_lift_words` it.

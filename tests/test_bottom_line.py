@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 
 from greenelm_book.chapters import frontier as fc
+from greenelm_book.bench import QUIET_RATIO_KEYS
 from greenelm_book.chapters import frontier_budget as fb
 from greenelm_book.report import duration_text, spread_text
 from greenelm_book.summaries import bottom_line as bl
@@ -206,20 +207,28 @@ def test_words_follow_the_sign_of_their_number():
     assert bl._gap("x", 98.0, 97.0) == {"x": 98.0, "x_paper": 97.0, "x_gap": 1.0, "x_words": "above"}
     assert bl._gap("x", 96.5, 97.0)["x_words"] == "below"
 
-    def speed(sgd_seconds, elm_seconds):
-        results = [_result("mnist/sgd-mlp/train-seconds", sgd_seconds, unit="s"),
+    def speed(sgd_seconds, elm_seconds, pairs=None):
+        quiet = ([_result(QUIET_RATIO_KEYS["sgd_mlp_over_pinv_mnist"], pairs, unit="×", timing="quiet, interleaved pairs")]
+                 if pairs else [])
+        results = quiet + [_result("mnist/sgd-mlp/train-seconds", sgd_seconds, unit="s"),
                    _result("mnist/green-elm/unit/pinv/d=2000/fit-seconds", elm_seconds, unit="s"),
                    _result("cifar10/green-elm/unit/cholesky/d=2000/sgd-mlp-over-fit-time-ratio", [2.0], unit="×"),
                    _result("mnist/paper-listing2/pinv-over-lu/same-h/n=60000/d=2000/solve-time-ratio", [13.0]),
                    _result("cifar10/green-elm/efficientnet-lite0/pinv-over-cholesky/d=4000/solve-time-ratio", [10.0])]
         return bl.speed_findings(bl.Store.from_results(results))
 
+    # two chapters' separate runs: the scorecard does not judge the ratio, so no direction is stated
     slower = speed([14.0, 15.0, 14.5], [15.0, 16.0, 15.5])
-    assert slower["speedup"] < 1 and slower["speedup_words"] == "shorter than"
+    assert slower["speedup"] < 1 and slower["speedup_words"] == "no decided direction (not comparable)"
     faster = speed([140.0, 150.0, 145.0], [15.0, 16.0, 15.5])
     assert faster["speedup"] == pytest.approx(math.exp(np.mean(np.log([140, 150, 145]))
                                                        - np.mean(np.log([15, 16, 15.5]))))
-    assert faster["speedup_words"] == "longer than"
+    assert faster["speedup_words"] == "no decided direction (not comparable)"
+    # quiet interleaved pairs: the verdict decides (discordant, wholly below the paper's 11.6 / 3), and the words
+    # follow the pairs' interval
+    decided = speed([14.0], [15.0], pairs=[1.9, 2.0, 2.1, 2.0, 1.95])
+    assert decided["speedup_words"] == "longer"
+    assert speed([14.0], [15.0], pairs=[0.9, 1.1, 1.0, 0.95, 1.05])["speedup_words"].startswith("no decided direction")
 
 
 def test_an_empty_results_dir_is_a_clear_error(tmp_path):
@@ -592,8 +601,14 @@ def test_what_reproduces_says_which_claim_holds_and_which_value_differs():
     found = {"acc_mnist_wide": 96.91, "acc_mnist_wide_paper": 98.1}
     words = bl.reproduces_words(found, _card(feature_learning_not_needed_mnist="holds",
                                              abstract_mnist_d4000_accuracy="differs, beyond margin"))
-    assert words == {"wide_bar": 95.0, "wide_bar_words": "above",
-                     "wide_own": "but not its 98.10 %"}
+    assert words == {"wide_bar": 95.0, "wide_bar_words": "above", "wide_own": "but not its 98.10 %",
+                     "linear_words": "the fit's cost is not shown to be linear in $N$"}
+    # the bottom line says the cost is linear only where its verdict says so (the quiet rule may leave it undecided)
+    for label, linear in (("holds", "the fit's cost is linear in $N$"), ("inconclusive", "not shown to be linear"),
+                          ("does not hold", "the fit's cost is not linear in $N$")):
+        assert linear in bl.reproduces_words(found, _card(feature_learning_not_needed_mnist="holds",
+                                                         abstract_mnist_d4000_accuracy="reproduced",
+                                                         total_cost_linear_in_n=label))["linear_words"]
     assert bl.reproduces_words(found, _card(feature_learning_not_needed_mnist="holds",
                                             abstract_mnist_d4000_accuracy="reproduced"))["wide_own"] == (
         "and matches its 98.10 %")

@@ -132,6 +132,9 @@ def test_record_timings_and_exponents_write_one_key_per_configuration(tmp_path):
     assert gram_d[0] == "mnist/green-elm/unit/cholesky/phase=gram/n=2000/d=100-400/exponent"
     assert store.results[gram_d[1]].mean == pytest.approx(table.set_index(["phase", "against"]).loc[("gram", "d"), "half width"])
     assert keys["factorization", "d"][2] == "machine/cholesky/float64/order=100-400/flop-exponent"
+    # the worst load read before its timings, for the quiet rule: the 1-minute average alone when no 5-minute one
+    assert store.results[gram_d[0]].setting["load_average_1min"] == [0.7]
+    assert complexity.worst_load(timings.assign(load5=[[0.2, 0.9]] * len(timings))) == [0.7, 0.9]
 
 
 # -- the fresh processes (tiny sizes) ------------------------------------------------------------
@@ -140,6 +143,7 @@ def test_phase_sweep_times_each_point_once_in_its_own_process():
     assert len(table) == 4 * 3 and set(table.phase) == set(complexity.PHASES)
     assert all(len(t) == 2 and min(t) > 0 for t in table.times)
     assert all(len(load) == 2 and min(load) >= 0 for load in table.load)
+    assert all(len(load) == 2 and min(load) >= 0 for load in table.load5)      # the 5-minute average too
     shared = table[(table.n_samples == 600) & (table.n_hidden == 40)]
     assert set(shared.axis) == {"N", "d"}
     for _, group in shared.groupby("phase"):

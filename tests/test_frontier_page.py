@@ -154,7 +154,8 @@ def test_part_one_continues_the_scaling_curve_with_the_fixed_measurements(setup)
             scaling[key]["values"]) if d != 32000 else 97.9)
     glues = fc.ultra_glues(part, 99.5)
     assert glues["gap_words"] == "above" and "stays below 99.5 %" in glues["limit_sentence"]
-    assert fc.answer_ultra_wide(store, part, 99.5).verdict.label == "does not hold"      # 98.74 < 99.5
+    verdict = fc.answer_ultra_wide(store, part, 99.5).verdict      # one draw per width: the seeds rule
+    assert verdict.label == "inconclusive" and "the test gives does not hold (" in verdict.detail   # 98.74 < 99.5
 
 
 def test_the_held_out_error_names_every_width_it_averages_and_the_scaling_chapter_s_as_another(setup):
@@ -257,7 +258,9 @@ def test_the_answer_holds_only_when_ln_d_predicts_and_the_limit_reaches_the_bar(
     assert part["fit_widths"] == [500, 1000, 2000, 4000] and part["held_widths"] == [8000]
     assert "scaling:mnist/green-elm/unit/ridge-loo/d=4000/accuracy" in store.reads
     answer = fc.answer_ultra_wide(store, part, 98.0)
-    assert answer.verdict.label == label and answer.keys == ("mnist/green-elm/unit/ridge-loo/d=8000/accuracy",
+    # one draw per width cannot decide (the seeds rule): the test's outcome is kept for information
+    assert answer.verdict.label == "inconclusive" and f"the test gives {label} (" in answer.verdict.detail
+    assert answer.keys == ("mnist/green-elm/unit/ridge-loo/d=8000/accuracy",
                                                              "mnist/arccos-kernel/accuracy")
     glues = fc.ultra_glues(part, 98.0)
     assert glues["ln_error_abs"] < 1e-6 and glues["d_ultra"] == "8\u202f000" and glues["lam_ultra"] == "1e+02"

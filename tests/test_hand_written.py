@@ -166,7 +166,7 @@ METHOD: dict[str, list[tuple[str, str]]] = {
         ('claim', 'Green-ELM as a head on a frozen ImageNet ResNet-18 ⟨role⟩ (classifier removed, 512-d embeddings, images resized to 224), ⟨math⟩ : the exact pseudoinverse reache'),
         ('claim', 'If the random expansion is worth its cost, Green-ELM must beat it.'),
         ('number', '**The 119× claim.** On the ⟨'),
-        ('number', 'the pseudoinverse here, but a ratio of 119× measures how slowl'),
+        ('number', ', by the verdict: ⟨glued⟩ ; a ratio of 119× measures how slowl'),
         ('number', "easures how slowly the paper's SVD ran (1726 s for an SVD of a 5"),
     ],
     'notebooks/entropy.py': [

@@ -176,7 +176,9 @@ def test_each_parallel_family_is_judged_by_a_shared_test():
     for family, ids in R.PARALLEL.items():
         assert all(c in R.CLAIM_TESTS for c in ids), family
         named = {card.loc[c, "test"] for c in ids} - set(R.NOT_JUDGED)
-        assert len(named) == 1 and named <= set(V.TESTS), (family, named)
+        # a family every claim of which is not comparable (the slopes against raw-pixel CIFAR-10) names no test
+        assert len(named) <= 1 and named <= set(V.TESTS), (family, named)
+        assert named or all(card.loc[c, "verdict"] == "not comparable" for c in ids), family
 
 
 def test_a_planted_second_test_for_a_parallel_claim_is_found(monkeypatch):
@@ -207,13 +209,18 @@ def test_contested_claims_are_rejudged_from_the_stored_values():
     page = json.loads((STORE / "random_features.json").read_text())["answers"]["table4_stability_ranking"]["verdict"]
     assert (page["label"], page["ours"]) == (ranking.verdict, ranking.ours)       # the page says what the scorecard says
     tikhonov = card.loc["tikhonov_improves_conditioning"]
-    assert (tikhonov.test, tikhonov.verdict) == ("reaches_somewhere", "partly holds")
+    # one nested draw per width: the seeds rule keeps the test's "partly holds" for information (issue 61)
+    assert (tikhonov.test, tikhonov.verdict) == ("seeds_rule", "inconclusive")
+    assert "the test gives partly holds" in tikhonov.detail
     assert all(name in tikhonov.ours for name in ("MNIST", "Fashion-MNIST", "CIFAR-10: largest reduction"))
     linear = card.loc["total_cost_linear_in_n"]
-    assert linear.test == "exponent_within" and "95 % CI" in linear.ours and linear.verdict in LABELS
+    # timings not recorded as quiet (the quiet rule): the exponent's test kept for information
+    assert linear.test == "quiet_rule" and "95 % CI" in linear.ours and linear.verdict == "inconclusive"
     for claim in ("d_correlates_with_separability", "diminishing_returns"):
         assert "on 3 of 3" in card.loc[claim, "ours"] or " of 3:" in card.loc[claim, "ours"], card.loc[claim, "ours"]
+    # raw-pixel CIFAR-10 is not the paper's figure's curve: it cannot decide (not comparable, the test for information)
     assert card.loc["scaling_slopes_diverge", "test"] == card.loc["slope_inverse_to_complexity", "test"] == (
-        "flatter_than_anchor")
+        "not_comparable")
+    assert "the test gives" in card.loc["slope_inverse_to_complexity", "detail"]
     rotation = card.loc["rotation_clean_comparable"]
     assert rotation.test == "equivalent_accuracy" and "not comparable" not in rotation.detail

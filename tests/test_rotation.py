@@ -95,9 +95,10 @@ def test_claims_answered_and_quoted(setup, store):
     labels = {c: a.verdict.label for c, a in store.answers.items()}
     assert len(labels) == 6
     assert labels["rotation_clean_comparable"] == "holds"        # identical clean accuracies
-    assert labels["rotation_sgd_rapid_decay"] == "holds"         # the perceptron loses faster everywhere
+    # each SGD model tested part by part, as "more robust" is (the planted defect: the perceptron alone deciding)
+    assert labels["rotation_sgd_rapid_decay"] == "partly holds"  # the perceptron loses faster everywhere, the MLP not
     assert labels["more_robust_to_rotation"] == "partly holds"   # ... but the MLP loses slower
-    assert labels["rotation_higher_across_range"] == "partly holds"   # not ahead at 0°
+    assert labels["rotation_higher_across_range"] == "does not hold"  # not ahead of either at 0°
     assert facts["n_ahead"] == 3 and facts["n_fast"] == 3
     words = rot.prose_numbers(store, setup, facts, theta=15, angles=ANGLES_SHOWN, advantages=advantages)
     assert words["fast_slp"] == "3 of 3" and words["fast_mlp"] == "0 of 3"

@@ -115,15 +115,19 @@ def test_benchmark_records_and_verdict(tmp_path, exponent, linear):
     assert list(scaleout.benchmark_table(bench, keys)["blocks"]) == [2, 20, 200]
     fit = scaleout.answer_linear_in_n(store, bench, keys, setting)
     label = "holds" if linear else "does not hold"
-    assert fit["cpu"] == pytest.approx(exponent) and fit["linear"] == label
+    # the report's timings ran at a 1-minute load of 2.0 (no 5-minute one read): the quiet rule leaves the
+    # scorecard's verdict, recorded and shown, inconclusive; the test's outcome is kept for information
+    assert keys[100_000, "cpu-seconds-per-million"].setting["load_average_1min"] == [2.0]
+    assert fit["cpu"] == pytest.approx(exponent) and fit["linear"] == "inconclusive"
     answer = store.answers["total_cost_linear_in_n"]
-    assert answer.verdict.label == label and len(answer.keys) == 5
+    assert answer.verdict.label == "inconclusive" and len(answer.keys) == 5
+    assert "(the quiet rule)" in answer.verdict.detail and f"the test gives {label} (" in answer.verdict.detail
     assert "95 % CI" in answer.verdict.ours and "95 % confidence interval" in answer.verdict.detail
     assert store.results["mnist-shifted/green-elm/dask/d=100/cpu-time-exponent"].setting["sizes"][-1] == 1_000_000
     glues = scaleout.benchmark_glues(bench, fit)
     assert glues["bench_n_factor"] == "100-fold" and glues["bench_peak_range"] == "310–320 MB"
     assert glues["bench_linear_band"] == "with its 95 % confidence interval within 0.9–1.1"   # the verdict's band
-    assert glues["bench_linear"] == ("linear" if linear else "not linear")
+    assert glues["bench_linear"] == "not shown to be linear"
     cpu_ratio = 30 * 100_000 ** (exponent - 1) / 25        # Dask's CPU s per million ÷ the single process's
     assert glues["bench_ratio"].startswith(f"1.50 times the wall time and {cpu_ratio:.2f} times the CPU time")
     assert glues["bench_ratio"].endswith("N = 100,000")

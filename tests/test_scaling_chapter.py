@@ -219,10 +219,12 @@ def test_diminishing_returns(store, shapes, label):
     sc.answer_diminishing_returns(store, plan, acc)
     answer = store.answers["diminishing_returns"]
     # the shape of the book's own curves: judged on every dataset measured, raw-pixel CIFAR-10 included
+    # raw-pixel CIFAR-10 is not the paper's figure's curve: it cannot decide (not comparable, issue 61)
     expected = V.gains_shrink({n: [acc[n, d].values for d in plan.all_widths] for n in DATASETS})
-    assert (answer.verdict.label, answer.verdict.ours) == (expected.label, expected.ours)
+    assert (answer.verdict.label, answer.verdict.ours) == ("not comparable", expected.ours)
     assert answer.verdict.ours.startswith(f"gains shrink throughout on {shapes.count('sat')} of 3")
-    assert answer.verdict.label == label and len(answer.keys) == 12
+    assert f"the test gives {label} (" in answer.verdict.detail and expected.label == label
+    assert len(answer.keys) == 12
     table = sc.doubling_table(rows, DATASETS)
     assert list(table.columns) == ["from d", "to d", "MNIST (pts)", "Fashion (pts)", "CIFAR-10 raw (pts)"]
     assert list(table["from d"]) == [500, 1000, 1200]
@@ -240,7 +242,8 @@ def test_shared_answers_judge_the_curves_other_chapters_recorded(store, tmp_path
     acc = _acc(rf, {(n, d): _two_seeds(line[i]) for n in DATASETS for i, d in enumerate(plan.all_widths)})
     assert not set(r.key for r in acc.values()) & set(store.results)
     sc.answer_diminishing_returns(store, plan, acc)
-    assert store.answers["diminishing_returns"].verdict.label == "does not hold"
+    assert store.answers["diminishing_returns"].verdict.label == "not comparable"         # raw-pixel CIFAR-10
+    assert "the test gives does not hold (" in store.answers["diminishing_returns"].verdict.detail
     with pytest.raises(KeyError, match="missing"):
         shared_verdict("diminishing_returns", [r.key for r in acc.values()], store.results)
 
@@ -288,17 +291,22 @@ def test_slope_claims(store, slope_values, label):
     curves = sc.seed_curves(_seed_acc(store, dict(zip(DATASETS, slope_values))), DATASETS, widths)
     calib, slopes = sc.record_algorithm2(store, plan, curves)
     sc.answer_slope_claims(store, calib, slopes, DATASETS, our_miss=0.5, paper_miss=0.8)
-    assert store.answers["slope_inverse_to_complexity"].verdict.label == label
+    # raw-pixel CIFAR-10 cannot decide the paper's curves (issue 61): not comparable, the test kept for information
+    slope = store.answers["slope_inverse_to_complexity"].verdict
+    assert slope.label == "not comparable" and f"the test gives {label} (" in slope.detail
     assert store.answers["scaling_model_complexity_index"].verdict.label == "holds"
     dampened = store.answers["mnist_alpha_high_others_dampened"]
     assert dampened.keys == (calib["C_fashion-mnist"].key, calib["C_cifar10"].key)
-    assert dampened.verdict == V.mean_beyond_bound({"fashion-mnist": calib["C_fashion-mnist"].values,
-                                                    "cifar10": calib["C_cifar10"].values}, 1.0, what="C")
+    tested = V.mean_beyond_bound({"fashion-mnist": calib["C_fashion-mnist"].values,
+                                  "cifar10": calib["C_cifar10"].values}, 1.0, what="C")
+    # raw-pixel CIFAR-10's C cannot decide (not comparable, issue 61): the shared test kept for information
+    assert dampened.verdict.label == "not comparable" and dampened.verdict.ours == tested.ours
+    assert f"the test gives {tested.label} ({tested.detail})" in dampened.verdict.detail
     assert "CIFAR-10" in store.answers["slope_inverse_to_complexity"].verdict.ours
     diverge = store.answers["scaling_slopes_diverge"]          # the parallel claim: one test, every dataset it names
-    assert diverge.verdict == V.flatter_than_anchor({_dataset(k): store.results[k].values for k in diverge.keys},
-                                                    "mnist")
-    assert diverge.verdict.label == ("holds" if slope_values[2] < slope_values[0] else "does not hold")
+    tested = V.flatter_than_anchor({_dataset(k): store.results[k].values for k in diverge.keys}, "mnist")
+    assert diverge.verdict.label == "not comparable" and f"the test gives {tested.label} (" in diverge.verdict.detail
+    assert tested.label == ("holds" if slope_values[2] < slope_values[0] else "does not hold")
     sc.answer_slope_claims(store, calib, slopes, DATASETS, our_miss=0.5, paper_miss=3.0)
     assert store.answers["scaling_model_complexity_index"].verdict.label == "does not hold"
 
@@ -412,7 +420,9 @@ def test_conditioning_records_and_answers(store, s_min, label, text):
     assert store.results["cifar10/green-elm/unit/gram/d=1000/smallest-eigenvalue"].values == (s_min,)
     sc.answer_conditioning(store, plan)
     answer = store.answers["tikhonov_improves_conditioning"]
-    assert answer.verdict.label == label and len(answer.keys) == 6
+    # one nested draw per width cannot decide (the seeds rule, issue 61): the test kept for information
+    assert answer.verdict.label == "inconclusive" and f"the test gives {label} (" in answer.verdict.detail
+    assert len(answer.keys) == 6
     assert sc.factor_text(factor) == text
     assert all(f"{name}: largest reduction" in answer.verdict.ours for name in ("MNIST", "Fashion-MNIST", "CIFAR-10"))
     assert (sc.cond_gain_text(factor) == "unbounded (G is numerically singular there)") == (s_min == 0.0)
@@ -427,7 +437,8 @@ def test_conditioning_judged_on_every_dataset(store):
     sc.record_conditioning(store, plan, widest)
     sc.answer_conditioning(store, plan)
     verdict = store.answers["tikhonov_improves_conditioning"].verdict
-    assert verdict.label == "partly holds" and "unbounded" in verdict.ours
+    assert verdict.label == "inconclusive" and "the test gives partly holds (" in verdict.detail    # one draw
+    assert "unbounded" in verdict.ours
 
 
 # ------------------------------------------------------------------ separability and parity
@@ -445,11 +456,14 @@ def test_train_accuracy_and_separability_answers(store):
     acc = _acc(store, {(n, d): _two_seeds(80.0 + (i if n == "mnist" else 0)) for n in DATASETS
                        for i, d in enumerate(widths)})
     sc.answer_separability(store, plan, acc, rising_train)
-    assert store.answers["cover_expansion_separability"].verdict.label == "partly holds"
+    cover = store.answers["cover_expansion_separability"].verdict          # one nested draw: the seeds rule
+    assert cover.label == "inconclusive" and "the test gives partly holds (" in cover.detail
     correlates = store.answers["d_correlates_with_separability"].verdict
-    assert correlates.label == "partly holds" and "rises throughout on 1 of 3: MNIST" in correlates.ours
+    assert correlates.label == "not comparable" and "rises throughout on 1 of 3: MNIST" in correlates.ours   # raw CIFAR-10
+    assert "the test gives partly holds (" in correlates.detail
     sc.answer_separability(store, plan, acc, {n: True for n in DATASETS})
-    assert store.answers["cover_expansion_separability"].verdict.label == "holds"
+    assert store.answers["cover_expansion_separability"].verdict.label == "inconclusive"     # one draw: the seeds rule
+    assert "the test gives holds (" in store.answers["cover_expansion_separability"].verdict.detail
 
 
 def test_parity_rows_name_the_extrapolation_and_the_verdict_judges_measured_accuracy(store, tmp_path):
@@ -495,7 +509,8 @@ def test_parity_is_judged_against_the_books_own_baselines_on_every_dataset(tmp_p
                        ("cifar10", 1000): [45.0, 45.2, 45.1]})
     sc.answer_parity(store, _plan(), acc)
     verdict = store.answers["predictable_path_to_parity"].verdict
-    assert verdict.label == "partly holds"                       # MNIST and Fashion-MNIST reach; CIFAR-10 far short
+    # MNIST and Fashion-MNIST reach; CIFAR-10 (raw pixels, its CNN not the paper's) far short: not comparable
+    assert verdict.label == "not comparable" and "the test gives partly holds (" in verdict.detail
     assert "CIFAR-10: 45.10 vs 69.10" in verdict.ours and "book's own" in verdict.detail
     judged = scorecard_verdict("predictable_path_to_parity", verdict, store.answers["predictable_path_to_parity"].keys,
                                {**store.results, **baselines.results})

@@ -124,7 +124,8 @@ def test_latency_records_tables_and_words(store, streams, bench):
     assert words["speedup_numpy"] == pytest.approx(np.median(ratios["numpy"].values))
     assert words["speedup_numpy_q1"] <= words["speedup_numpy"] <= words["speedup_numpy_q3"]
     assert words["torch_sentence"] == "(torch's CPU backend: no ratio measured.)"
-    assert words["speedup_words"].endswith(("faster than", "slower than", "as fast as"))
+    assert words["speedup_words"].endswith(("times faster", "times slower")) or words["speedup_words"].startswith(
+        "no decided direction (")
 
 
 def test_oracle_records_exactness_and_words(store, streams, bench, cached):

@@ -610,7 +610,7 @@ def comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, an
     from ..judging.comparisons import accuracy_within, between_interval
     from ..store.results import pair_sides_text
     from ..judging.rejudge import judgement_words
-    from ..judging.verdicts import ratio_interval
+    from ..judging.verdicts import direction_words, ratio_interval
     from ..report import by_sign
 
     judged = store.answers["speedup_vs_sgd_mnist_d2000"].keys
@@ -634,7 +634,9 @@ def comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, an
         "bl_ratio": ratio, "bl_ratio_low": ratio_low, "bl_ratio_high": ratio_high, "bl_ratio_how": ratio_how,
         # the judged ratio's own sides (interleaved pairs), under their own name: not the table's seconds
         "bl_ratio_sides": pair_sides,
-        "bl_ratio_words": by_sign(ratio - 1, "longer than", "shorter than", "as long as"),
+        # a direction only where the speed-up's verdict decides it (the ratio's interval on one side of 1)
+        "bl_ratio_words": direction_words(answers["speedup"], ratio, ("shorter", "longer"),
+                                          interval=(ratio_low, ratio_high)),
         "bl_speedup_verdict": answers["speedup"].label, "bl_elm_s": elm_sec.mean, "bl_elm_acc": elm_acc.mean,
         "bl_gap": abs(gap), "bl_gap_words": by_sign(gap, "above", "below", "level with"),
         "bl_ci": f"{low:+.2f} to {high:+.2f}",
@@ -752,6 +754,7 @@ def cifar_words(store, cifar: dict, cnn_epochs: int) -> dict:
     """The numbers and words the CIFAR-10 prose quotes: {glue name: value} (accuracies, seconds, their
     distance to Table VI's, the CNN's gain in its last epoch)."""
     from ..report import by_sign
+    from ..judging.verdicts import direction_words
 
     claims, words = _claims(), {}
     for model, claim in (("mlp", "table6_sgd_mlp_accuracy"), ("cnn", "table6_sgd_conv_accuracy")):
@@ -766,8 +769,10 @@ def cifar_words(store, cifar: dict, cnn_epochs: int) -> dict:
                  else float("nan"))
     words["bl_c10_cnn_last_gain"] = abs(last_gain)
     words["bl_c10_cnn_last_words"] = by_sign(last_gain, "gained", "lost", "changed by")
-    words["bl_c10_cnn_time_words"] = by_sign(cifar["cnn"][1].mean - 181.0, "longer than", "shorter than",
-                                             "as long as")
+    # seconds from two machines: a direction only where the claim's verdict decides one (it never does)
+    words["bl_c10_cnn_time_words"] = direction_words(store.answers["table6_sgd_conv_train_seconds"].verdict,
+                                                     cifar["cnn"][1].mean, ("shorter", "longer"),
+                                                     at=_claims()["table6_sgd_conv_train_seconds"].value)
     return words
 
 

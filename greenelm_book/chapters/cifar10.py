@@ -25,7 +25,7 @@ from .. import paper
 from ..bench import process_words, record_quiet_ratio
 from ..judging.rejudge import answer_as_scorecard
 from ..report import by_sign, judge_qualitative, judge_time, spread_text, not_comparable
-from ..judging.verdicts import PARITY_MARGIN, ratio_across_machines, value_vs_paper
+from ..judging.verdicts import PARITY_MARGIN, direction_words, ratio_across_machines, ratio_interval, value_vs_paper
 from ..store.results import pair_sides_text
 from ..store.results_cache import memoize
 from .transfer import feature_split, greenelm_fits, listing2_runs, paired_ratios, ridge_readout, split_digest
@@ -286,6 +286,12 @@ def answer_solver_claims(store, ii: dict, speedup, cost, why: str, n_train: int,
             "judged": judged}
 
 
+def _ratio_interval(result) -> tuple[float, float] | None:
+    """The 95 % confidence interval of a stored ratio's per-pair values (None with fewer than 2): what a
+    direction word needs to lie wholly on one side of 1 (:func:`~greenelm_book.judging.verdicts.direction_words`)."""
+    return ratio_interval(result.values)[1:] if result.n > 1 else None
+
+
 def table_ii_glue(ii: dict, speedup, cost, ridge, extraction: dict, solver_claims: dict, solvers) -> dict:
     """The numbers and words the prose on Table II quotes: ``{glue name: value}``."""
     ratio, behind = solver_claims["judged"].mean, solver_claims["behind"]      # the ratio the verdict rests on
@@ -294,11 +300,13 @@ def table_ii_glue(ii: dict, speedup, cost, ridge, extraction: dict, solver_claim
              "c10_ratio_judged_on": solver_claims["judged_on"],
              "c10_flop_ratio": solver_claims["flop_ratio"],
              "c10_ratio_vs_flops": by_sign(ratio - solver_claims["flop_ratio"], "above", "below"),
-             "c10_behind": behind, "c10_behind_words": by_sign(behind - 1, "longer than", "shorter than"),
-             "c10_behind_conclusion": by_sign(behind - 1, "here the pseudoinverse is the slower of the two",
-                                              "here the pseudoinverse is the faster of the two")
-                                      + f" (the claim's verdict: {solver_claims['behind_verdict'].label})",
-             "c10_chol_faster": by_sign(ratio - 1, "faster than", "slower than"),
+             "c10_behind": behind,
+             # a direction only where the claim's verdict decides it (not comparable: seconds of two chapters)
+             "c10_behind_conclusion": direction_words(solver_claims["behind_verdict"], behind,
+                                                      ("the pseudoinverse is the faster of the two",
+                                                       "the pseudoinverse is the slower of the two")),
+             "c10_chol_faster": direction_words(solver_claims["verdict"], ratio, ("slower", "faster"),
+                                                interval=_ratio_interval(solver_claims["judged"])),
              "c10_extract_vs_solve": extract_vs_solve,
              "c10_where_time": by_sign(extract_vs_solve - 1, "the extraction, not the solve, is where the time goes",
                                        "the solve, not the extraction, is where the time goes")}
@@ -605,7 +613,8 @@ def table_vi_glue(vi: dict, vi_answers: dict, lift: float) -> dict:
             "c10_lift_abs": abs(lift),
             "c10_raw_gap_words": by_sign(raw_gap, "above", "below"), "c10_lift_words": by_sign(lift, "above", "below"),
             "c10_parity_words": "within" if vi_answers["parity"] else "outside", "c10_parity_band": parity_band_text(),
-            "c10_conv_faster": by_sign(ratio - 1, "slower than", "faster than"),
+            "c10_conv_faster": direction_words(vi_answers["v_parity"], ratio, ("faster", "slower"),
+                                               interval=_ratio_interval(judged["conv"])),
             "c10_raw_lift_words": by_sign(raw_lift, "above", "below"),
             "c10_rc_lift_words": by_sign(rc_lift, "above", "below"),
             "c10_cnn_vs_rc": by_sign(mean["cnn_acc"] - mean["rc_acc"], "above", "below"),

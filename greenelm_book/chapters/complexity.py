@@ -32,7 +32,7 @@ from .. import bench
 from ..report import Verdict, judge_qualitative, judge_time
 
 __all__ = ["EXPONENT_MARGIN", "COUNT_TOLERANCE", "measure_gemm", "phase_sweep", "factorization_sweep",
-           "loglog_fit", "exponent_table", "exponent_verdict", "count_sentence", "exponent_display",
+           "loglog_fit", "exponent_table", "exponent_verdict", "linear_n_words", "count_sentence", "exponent_display",
            "gram_share", "dominance_verdict", "no_gpu_verdict", "peer_tables", "load_range",
            "record_timings", "record_exponents", "record_table_iv", "record_fit_ratios", "record_peers"]
 
@@ -69,14 +69,17 @@ def phase_run(n_train: int, n_hidden: int, repeats: int = 5, dataset: str = "mni
     Y = np.eye(int(data.y_train.max()) + 1)[data.y_train[:n_train]]
     warm = min(n_train, 2048)
     bench.phase_times(X[:warm], Y[:warm], min(n_hidden, 256), seed=seed, repeats=1)   # untimed
-    times, loads = {phase: [] for phase in PHASES}, []
+    times, loads, loads5 = {phase: [] for phase in PHASES}, [], []
     for _ in range(repeats):
-        loads.append(os.getloadavg()[0])
+        one_minute, five_minutes = os.getloadavg()[:2]
+        loads.append(one_minute)
+        loads5.append(five_minutes)
         one = bench.phase_times(X, Y, n_hidden, alpha=alpha, seed=seed, chunk_rows=chunk_rows,
                                 repeats=1, all_times=True)
         for phase in PHASES:
             times[phase] += one[phase]
-    return {"times": times, "load_average": loads, "n_inputs": int(X.shape[1]), "n_outputs": int(Y.shape[1])}
+    return {"times": times, "load_average": loads, "load_average_5min": loads5, "n_inputs": int(X.shape[1]),
+            "n_outputs": int(Y.shape[1])}
 
 
 def spd_matrix(order: int, seed: int = 0) -> np.ndarray:
@@ -98,14 +101,16 @@ def factorization_run(order: int, repeats: int = 5, seed: int = 0) -> dict:
 
     scipy.linalg.cho_factor(spd_matrix(256, seed), check_finite=False)             # untimed
     A = spd_matrix(order, seed)
-    times, loads = [], []
+    times, loads, loads5 = [], [], []
     for _ in range(repeats):
         B = A.copy(order="F")
-        loads.append(os.getloadavg()[0])
+        one_minute, five_minutes = os.getloadavg()[:2]
+        loads.append(one_minute)
+        loads5.append(five_minutes)
         start = time.perf_counter()
         scipy.linalg.cho_factor(B, lower=False, overwrite_a=True, check_finite=False)
         times.append(time.perf_counter() - start)
-    return {"times": times, "load_average": loads}
+    return {"times": times, "load_average": loads, "load_average_5min": loads5}
 
 
 # -- the parent: one fresh process per configuration ----------------------------------------------
@@ -145,7 +150,8 @@ def phase_sweep(sizes: Sequence[int], widths: Sequence[int], *, fixed_width: int
         for phase in PHASES:
             rows.append({"axis": axis, "n_samples": n, "n_hidden": d, "phase": phase,
                          "seconds": statistics.median(run["times"][phase]), "times": run["times"][phase],
-                         "load": run["load_average"], "gflop": getattr(flops, phase) / 1e9})
+                         "load": run["load_average"], "load5": run.get("load_average_5min", []),
+                         "gflop": getattr(flops, phase) / 1e9})
     return pd.DataFrame(rows)
 
 
@@ -159,7 +165,8 @@ def factorization_sweep(orders: Sequence[int], repeats: int = 5, seed: int = 0,
     for order in tqdm([int(o) for o in orders], desc="factorisations", disable=not progress):
         run = isolated("factorization_run", {"order": order, "repeats": int(repeats), "seed": int(seed)})
         rows.append({"order": order, "seconds": statistics.median(run["times"]), "times": run["times"],
-                     "load": run["load_average"], "gflop": order**3 / 3 / 1e9})
+                     "load": run["load_average"], "load5": run.get("load_average_5min", []),
+                     "gflop": order**3 / 3 / 1e9})
     return pd.DataFrame(rows)
 
 
@@ -186,9 +193,19 @@ def loglog_fit(x: Sequence[float], y: Sequence[float], level: float = 0.95) -> d
     return {"slope": slope, "half_width": half, "low": slope - half, "high": slope + half, "n": int(len(x))}
 
 
-def _row(phase: str, axis: str, sizes, seconds, gflop, claimed: float, gemm_gflops: float, fixed: str) -> dict:
+def worst_load(frame: pd.DataFrame) -> list[float]:
+    """``[largest 1-minute, largest 5-minute]`` load average read before any repeat of ``frame``'s rows
+    (columns ``load`` and, where recorded, ``load5``; the 1-minute one alone when no 5-minute one was
+    read): what the quiet rule judges an exponent's timings by."""
+    one = [float(v) for values in frame["load"] for v in values]
+    five = [float(v) for values in frame["load5"] for v in values] if "load5" in frame else []
+    return [max(one)] + ([max(five)] if five else [])
+
+
+def _row(phase: str, axis: str, sizes, seconds, gflop, claimed: float, gemm_gflops: float, fixed: str,
+         load: list) -> dict:
     time_fit, count_fit = loglog_fit(sizes, seconds), loglog_fit(sizes, gflop)
-    return {"phase": phase, "against": axis, "fixed": fixed, "sizes": [int(s) for s in sizes],
+    return {"phase": phase, "against": axis, "fixed": fixed, "sizes": [int(s) for s in sizes], "load": load,
             "paper": claimed, "count": count_fit["slope"], "time": time_fit["slope"],
             "ci low": time_fit["low"], "ci high": time_fit["high"], "half width": time_fit["half_width"],
             "GFLOP/s at largest": gflop[-1] / seconds[-1],
@@ -198,8 +215,8 @@ def _row(phase: str, axis: str, sizes, seconds, gflop, claimed: float, gemm_gflo
 def exponent_table(timings: pd.DataFrame, factorization: pd.DataFrame, claims: Mapping, gemm_gflops: float) -> pd.DataFrame:
     """One row per claimed exponent: features and Gram against N and d, the solve against N (phase
     sweeps) and the factorisation against d (its own sweep). Columns: ``phase``, ``against``,
-    ``fixed``, ``sizes``, ``paper`` (claimed), ``count`` (FLOP model's exponent over the same sizes),
-    ``time`` (wall time's), ``ci low``/``ci high``/``half width`` (95 %), ``GFLOP/s at largest`` and
+    ``fixed``, ``sizes``, ``load`` (:func:`worst_load` of its timings), ``paper`` (claimed), ``count`` (FLOP
+    model's exponent over the same sizes), ``time`` (wall time's), ``ci low``/``ci high``/``half width`` (95 %), ``GFLOP/s at largest`` and
     ``time / floor at largest`` (the FLOP floor at ``gemm_gflops``)."""
     rows = []
     for (axis, phase), group in timings.groupby(["axis", "phase"], sort=False):
@@ -209,10 +226,10 @@ def exponent_table(timings: pd.DataFrame, factorization: pd.DataFrame, claims: M
         group = group.sort_values(column)
         fixed = f"{'d' if axis == 'N' else 'n'}={int(group[other].iloc[0])}"
         rows.append(_row(phase, axis, group[column].to_numpy(), group["seconds"].to_numpy(),
-                         group["gflop"].to_numpy(), claims[phase][axis], gemm_gflops, fixed))
+                         group["gflop"].to_numpy(), claims[phase][axis], gemm_gflops, fixed, worst_load(group)))
     f = factorization.sort_values("order")
     rows.append(_row("factorization", "d", f["order"].to_numpy(), f["seconds"].to_numpy(), f["gflop"].to_numpy(),
-                     claims["solve"]["d"], gemm_gflops, "alone"))
+                     claims["solve"]["d"], gemm_gflops, "alone", worst_load(f)))
     return pd.DataFrame(rows)
 
 
@@ -233,6 +250,18 @@ def exponent_verdict(claimed: float, count: float, time: float, low: float, high
         return judge_qualitative(False, test, ours)
     consistent = low <= claimed <= high or (claimed - margin <= low and high <= claimed + margin)
     return judge_qualitative(True if consistent else "partly", test, ours)
+
+
+def linear_n_words(labels: Sequence[str]) -> str:
+    """How the prose joins the N exponents to "linear growth in N", from their verdicts ``labels`` (the
+    scorecard's): "consistent with" when every one holds, "by the test above, not consistent with" when
+    every one is decided and one is not "holds", else "undecided by the test above (timings not recorded as
+    quiet, or an interval on a boundary) about"."""
+    if labels and all(label == "holds" for label in labels):
+        return "consistent with"
+    if labels and all(label in ("holds", "partly holds", "does not hold") for label in labels):
+        return "by the test above, not consistent with"
+    return "undecided by the test above (timings not recorded as quiet, or an interval on a boundary) about"
 
 
 def count_sentence(exponents: pd.DataFrame, tolerance: float = COUNT_TOLERANCE) -> str:
@@ -389,8 +418,10 @@ def record_exponents(store, exponents: pd.DataFrame, setting: Mapping, dataset: 
             prefix, own = f"machine/cholesky/float64/order={row.sizes[0]}-{row.sizes[-1]}", {"dtype": "float64"}
         else:
             prefix, own = f"{dataset}/green-elm/unit/cholesky/phase={row.phase}/{row.fixed}/{span}", dict(setting)
+        # the worst load read before its timings, for the quiet rule (1- and 5-minute, or the 1-minute alone)
+        load = {"load_average": list(row["load"])} if len(row["load"]) == 2 else {"load_average_1min": list(row["load"])}
         common = dict(**own, phase=row.phase, against=row.against, sizes=row.sizes, fixed=row.fixed,
-                      fit="least squares of log median time on log size, every size")
+                      fit="least squares of log median time on log size, every size", **load)
         keys[row.phase, row.against] = [
             store.record(f"{prefix}/exponent", [row["time"]], "exponent", **common).key,
             store.record(f"{prefix}/exponent-ci95-half-width", [row["half width"]], "exponent", **common,

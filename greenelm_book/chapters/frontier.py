@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..judging.rejudge import answer_as_scorecard
 from ..paper import DATASET_NAMES
 from ..report import by_sign, colour, duration_text, judge_qualitative, log_ticks, spread_text, thousands
 from .frontier_protocol import RUNS_DIR, configuration_key, load_protocol
@@ -229,7 +230,7 @@ def answer_ultra_wide(store, part: dict, goal: float):
     fit_widths, held_widths = part["fit_widths"], part["held_widths"]
     ln_continues = test.log_error < test.saturating_error
     limit_reaches = kernel >= goal
-    return store.answer("ultra_wide_million_dimensions", judge_qualitative(
+    answer_as_scorecard(store, "ultra_wide_million_dimensions", judge_qualitative(
         ln_continues and limit_reaches,
         f"holds if the ln d line fitted at d ≤ {max(fit_widths)} predicts the held-out widths "
         f"{', '.join(str(d) for d in held_widths)} better than a saturating law fitted to the same points, and the "
@@ -237,8 +238,9 @@ def answer_ultra_wide(store, part: dict, goal: float):
         f"d = {d_ultra}: {part['loo_curve'][d_ultra]:.2f} %; mean absolute error over d = "
         f"{', '.join(str(d) for d in held_widths)} (λ by LOO): ln d {test.log_error:.2f}, saturating "
         f"{test.saturating_error:.2f} points; limit {kernel:.2f} %"),
-        keys=[f"{part['prefix']}{d_ultra}/accuracy", part["kernel_key"]],
+        [f"{part['prefix']}{d_ultra}/accuracy", part["kernel_key"]],
         note="the paper's map, λ by LOO at every width; declared fixed measurements, not choices")
+    return store.answers["ultra_wide_million_dimensions"]
 
 
 # ----------------------------------------------------------------------------- part 2: the protocol

@@ -19,7 +19,7 @@ from .. import paper
 from ..report import (Verdict, by_sign, colour, judge_qualitative, judge_time, log_ticks,
                      not_comparable, ours_text, prediction_interval)
 from ..judging.rejudge import answer_as_scorecard
-from ..judging.verdicts import all_some_none, ranks_in_order, value_vs_paper
+from ..judging.verdicts import all_some_none, direction_words, ranks_in_order, value_vs_paper
 
 SCALES = ("unit", "he")
 IV_SOLVERS = ("pinv", "lu", "cholesky")
@@ -114,6 +114,14 @@ def scale_gaps(acc: dict, table_i_rows: pd.DataFrame) -> tuple[dict, dict, str]:
     mean_abs_gap = {scale: float(np.mean(np.abs(g))) if g else float("nan") for scale, g in gaps.items()}
     closer = min(mean_abs_gap, key=lambda s: mean_abs_gap[s]) if gaps["unit"] else "neither (not run)"
     return gaps, mean_abs_gap, closer
+
+
+def closer_scale_words(verdict: Verdict, mean_abs_gap: dict) -> str:
+    """The scale the paper's Table I accuracies lie closer to, as the prose names it, only where the paired
+    test (``verdict``: the scorecard's on ``weight_scale_unit``) decides it: "N(0, 1)", "N(0, 2/D)", or
+    "no decided direction (inconclusive)" (:func:`~greenelm_book.judging.verdicts.direction_words`;
+    ``mean_abs_gap``: :func:`scale_gaps`', whose difference gives the side)."""
+    return direction_words(verdict, mean_abs_gap["he"] - mean_abs_gap["unit"], ("N(0, 2/D)", "N(0, 1)"), at=0.0)
 
 
 def measured_cell(acc: dict, dataset: str, scale: str, solver: str, width: int) -> str:

@@ -327,8 +327,8 @@ def answer_gains(store, plan: ScalingPlan, acc: dict) -> dict:
             result = store.record(f"mnist/green-elm/unit/cholesky/gain-{a}-to-{b}", values, "points",
                                   **plan.data("mnist"), **BASE, solver="cholesky", alpha=plan.alpha, widths=[a, b],
                                   quantity="accuracy gain", seeds=len(values))
-            store.answer(claim, value_vs_paper(paper_gain, values, "points"),
-                         keys=[result.key, acc["mnist", a].key, acc["mnist", b].key])
+            answer_as_scorecard(store, claim, value_vs_paper(paper_gain, values, "points"),
+                                [result.key, acc["mnist", a].key, acc["mnist", b].key], [acc["mnist", a], acc["mnist", b]])
             texts[label] = f"{result.mean:+.2f} ± {result.sd:.2f}" if result.n > 1 else f"{result.mean:+.2f}"
         else:
             store.answer(claim, unmeasured(f"d = {a} and {b}", plan.profile))
@@ -796,7 +796,7 @@ def answer_conditioning(store, plan: ScalingPlan) -> None:
 
     keys = [f"{n}/green-elm/unit/gram/d={d}/ridge-condition-number" for n in plan.datasets
             for d in plan.condition_widths]
-    store.answer("tikhonov_improves_conditioning", conditioning_verdict(keys, store.results), keys=keys)
+    answer_as_scorecard(store, "tikhonov_improves_conditioning", conditioning_verdict(keys, store.results), keys)
 
 
 # ------------------------------------------------------------------ separability and parity
@@ -821,12 +821,12 @@ def answer_separability(store, plan: ScalingPlan, acc: dict, rising_train: dict)
     """Cover's theorem (training accuracy never falls as d grows, on all / some / no datasets) and d
     correlating with separability (the shared :func:`~greenelm_book.judging.verdicts.rises_throughout`)."""
     n_train, total = sum(rising_train.values()), len(plan.datasets)
-    store.answer("cover_expansion_separability", judge_qualitative(
+    answer_as_scorecard(store, "cover_expansion_separability", judge_qualitative(
         verdicts.all_some_none(rising_train.values()),
         test="training accuracy of the ridge readout (the share of training samples it separates) never falls as d "
              f"grows over {plan.all_widths}",
         ours=f"never falls on {n_train} of {total} datasets"),
-        keys=[elm_key(n, d, "train-accuracy") for n in plan.datasets for d in plan.all_widths])
+        [elm_key(n, d, "train-accuracy") for n in plan.datasets for d in plan.all_widths])
     keys = [acc[n, d].key for n in plan.datasets for d in plan.all_widths]
     store.answer("d_correlates_with_separability",
                  shared_verdict("d_correlates_with_separability", keys, visible(store, acc)), keys=keys)

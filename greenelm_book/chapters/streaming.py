@@ -27,7 +27,7 @@ from .forgetting import METHODS as FORGETTING_METHODS, final_gaps, forgetting_ex
 from ..report import (by_sign, colour, judge_latency, judge_qualitative, judge_time, not_comparable,
                      not_measurable, thousands)
 from ..judging.rejudge import answer_as_scorecard
-from ..judging.verdicts import value_vs_paper
+from ..judging.verdicts import direction_words, same_machine_ratio, value_vs_paper
 from ..store.results_cache import memoize
 from .streaming_harness import (device_name, drift_experiment, make_stream_data, oracle_accuracy,
                               paired_speedup, replay_sgd)
@@ -192,8 +192,9 @@ def latency_words(ratio_keys: dict, costs: UpdateCosts) -> dict:
         "ours_over_floor": costs.over_floor(),
         "gemm_gflops": costs.gemm_flops_per_second / 1e9,
         "flop_ratio": flop_ratio,
-        "speedup_words": by_sign(median - 1, f"{median:.2f} times faster than", f"{1 / median:.2f} times slower than",
-                                 "as fast as", tolerance=0.005),
+        # per-batch ratios of one run: a direction only where their 95 % interval decides it
+        "speedup_words": direction_words(same_machine_ratio(numpy_ratio, claimed="above"), median,
+                                         (f"{1 / median:.2f} times slower", f"{median:.2f} times faster")),
         "flop_words": by_sign(median - flop_ratio, "more than", "less than", "as much as"),
         "flops_listing3": costs.flops["listing3"] / 1e9,
         "flops_ours": costs.flops["cholesky"] / 1e9,
@@ -370,8 +371,10 @@ def sgd_words(sgd: dict, sgd_keys: dict, update_keys: dict, oracle: OracleKeys) 
     return {
         "sgd_median_s": sgd_median,
         "rls_median_s": rls_median,
-        "sgd_vs_rls": by_sign(sgd_median - rls_median, f"{ratio:.2f} times slower than",
-                              f"{1 / ratio:.2f} times faster than", "as fast as"),
+        # two sequences of timings of one run: a direction only where their ratio's 95 % interval decides it
+        "sgd_vs_rls": direction_words(same_machine_ratio(sgd_keys["backbone", "seconds"].values,
+                                                         update_keys["backbone", "cholesky", "numpy"].values),
+                                      ratio, (f"{1 / ratio:.2f} times faster", f"{ratio:.2f} times slower")),
         "sgd_rls_but": by_sign(sgd_median - rls_median, "and", "but"),
         "sgd_accuracy": sgd["backbone"].accuracy,
         "sgd_gap": f"{abs(gap):.2f}",
@@ -468,8 +471,8 @@ def gpu_words(gpu: GpuLatency | None) -> dict:
             "oracle's on the GPU too. These seconds come from another machine than the book's: shown, never "
             "judged against this machine's.")
     finding = (f"re-measured on an {gpu.gpu} lent for one session: {1e3 * cuda['listing3']:.2f} ms for listing 3 "
-               f"(the paper: {1e3 * paper_cuda.batch_latency_seconds:.1f} ms on its GPU), {ratio['listing3']:.0f}× "
-               "faster than NumPy on the same host")
+               f"(the paper: {1e3 * paper_cuda.batch_latency_seconds:.1f} ms on its GPU); NumPy on the same host takes "
+               f"{ratio['listing3']:.0f}× as long")
     return {"gpu_text": text, "gpu_finding": finding, **accuracies}
 
 

@@ -20,6 +20,11 @@ point measured on one seed cannot decide alone (the seeds rule,
 :func:`~greenelm_book.judging.verdicts.seeds_rule`, :data:`SEEDED_CHAPTER_TESTS` and the curves'
 shape tests); which weight scale lies behind the paper's accuracies is a paired test over the same
 Table I rows (:func:`~greenelm_book.judging.verdicts.closer_paired`).
+Every judgement then passes through :func:`bound_by_evidence`
+(:func:`~greenelm_book.judging.verdicts.evidence_bound`), one function for the three rules that bound it:
+the seeds rule on any result that records fewer draws, the quiet rule on the timings of
+:data:`TIMED_CLAIMS`, and "not comparable" where a claim about the book's own curves rests on a result not
+measured in the paper's setting.
 """
 
 from __future__ import annotations
@@ -37,7 +42,8 @@ from ..store.results import Answer
 __all__ = ["Judgement", "judge_claim", "scorecard_verdict", "answer_as_scorecard", "shared_verdict", "CLAIM_TESTS",
            "OWN_PARITY_BASELINE", "OWN_MEASUREMENTS", "own_parity_keys", "scorecard_test", "judgement_words",
            "conditioning_reductions", "conditioning_verdict", "CONDITIONING_GAIN", "linear_in_n_verdict", "LINEAR_BAND",
-           "PARALLEL", "parallel_groups", "claim_wording", "mixed_tests", "NOT_JUDGED"]
+           "PARALLEL", "parallel_groups", "claim_wording", "mixed_tests", "NOT_JUDGED", "bound_by_evidence", "draws_of",
+           "ONE_DRAW_CLAIMS", "TIMED_CLAIMS"]
 
 QUALITATIVE = ("holds", "partly holds", "does not hold")
 
@@ -434,9 +440,87 @@ TABLE_RATIOS = {"table4_pinv_d2000_seconds": (
     float(TABLE_IV.set_index("solver").loc["pinv", "seconds"] / TABLE_IV.set_index("solver").loc["lu", "seconds"]))}
 
 
+#: claims whose points are one draw each (one nested draw of W per width, or a fit to such widths): the
+#: seeds rule (:func:`~greenelm_book.judging.verdicts.seeds_rule`) keeps one draw from deciding alone
+ONE_DRAW_CLAIMS = ("cover_expansion_separability", "tikhonov_improves_conditioning", "ultra_wide_million_dimensions")
+#: results that are not draws (no seed to repeat): left out of the seeds rule
+UNSEEDED = re.compile(r"arccos-kernel/")
+#: claims judged on timings, and the labels of theirs that rest on the timings (the complexity exponents'
+#: "does not hold" rests on the FLOP count alone): the quiet rule
+TIMED_CLAIMS = {**{f"complexity_{phase}_exponent_{axis}": ("holds", "partly holds")
+                   for phase in ("features", "gram", "solve") for axis in ("n", "d")},
+                "total_cost_linear_in_n": V.DECIDED_LABELS}
+#: results of a timed claim that are counts, not timings: left out of the quiet rule
+NOT_TIMINGS = re.compile(r"flop-exponent$")
+
+
+def draws_of(keys, results: dict, one_draw: bool = False) -> dict:
+    """``{point: seeds}`` of the results ``keys`` that record their draws: the ``seeds`` list of a result's
+    setting (one nested draw: ``[0]``), and, with ``one_draw``, the number of values of every other result
+    that is a draw (not :data:`UNSEEDED`); what the seeds rule reads."""
+    draws = {}
+    for key in keys:
+        recorded = results[key].setting.get("seeds")
+        if isinstance(recorded, (list, tuple)):
+            draws[_point_name(key)] = len(recorded)
+        elif one_draw and not UNSEEDED.search(key):
+            draws[_point_name(key)] = len(results[key].values)
+    return draws
+
+
+def _timing_evidence(keys, results) -> tuple[dict, bool | None, str]:
+    """``(loads, quiet, reason)`` of the timings ``keys``: the load averages their settings record
+    (``load_average``: [1-min, 5-min, ...]; ``load_average_1min``: the largest 1-minute average read), else
+    whether they are recorded as quiet (:func:`~greenelm_book.judging.comparability.is_quiet_timing`)."""
+    loads, unquiet = {}, []
+    for key in keys:
+        if NOT_TIMINGS.search(key):
+            continue
+        setting = results[key].setting
+        if setting.get("load_average"):
+            loads[_point_name(key)] = setting["load_average"]
+        elif setting.get("load_average_1min"):
+            loads[_point_name(key)] = max(setting["load_average_1min"])
+        elif not is_quiet_timing(setting):
+            unquiet.append(_point_name(key))
+    reason = (f"{'; '.join(unquiet)}: neither a timing step of its own nor the benchmark suite's quiet run, "
+              "and no load average recorded") if unquiet else ""
+    return loads, (False if unquiet else None), reason
+
+
+def bound_by_evidence(claim, judged: Judgement, results: dict) -> Judgement:
+    """``judged`` no stronger than what it rests on (:func:`~greenelm_book.judging.verdicts.evidence_bound`):
+    a claim about the book's own measurements (:data:`OWN_MEASUREMENTS`) resting on a result not measured
+    in the paper's setting is "not comparable" (as every other claim is); a claim resting on a result that
+    records fewer draws than the seeds rule asks (:func:`draws_of`; every result of :data:`ONE_DRAW_CLAIMS`)
+    falls under the seeds rule, one of :data:`TIMED_CLAIMS` under the quiet rule. The test named is the
+    rule that bounded it."""
+    verdict, keys = judged.verdict, [k for k in judged.keys if k in results]
+    apart = ([k for k in keys if not _comparability(k, claim.chapter).comparable]
+             if claim.id in OWN_MEASUREMENTS else [])
+    reason = "; ".join(dict.fromkeys(_comparability(k, claim.chapter).reason for k in apart))
+    seeds = draws_of(keys, results, one_draw=claim.id in ONE_DRAW_CLAIMS)
+    loads, quiet = {}, None
+    if claim.id in TIMED_CLAIMS and verdict.label in TIMED_CLAIMS[claim.id]:
+        loads, quiet, why = _timing_evidence(keys, results)
+        reason = reason or why
+    bounded = V.evidence_bound(verdict, seeds=seeds, loads=loads, quiet=quiet, comparable=not apart,
+                               reason=reason)
+    if bounded is verdict:
+        return judged
+    test = ("not_comparable" if bounded.label == "not comparable" else
+            "seeds_rule" if "(the seeds rule)" in bounded.detail else "quiet_rule")
+    return Judgement(bounded, test, judged.keys, judged.values)
+
+
 def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
     """The book's uniform judgement of ``claim`` from its stored ``answer`` and the store's ``results``
-    (``{key: Result}``); ``answers``: every stored answer (``{claim id: Answer}``)."""
+    (``{key: Result}``); ``answers``: every stored answer (``{claim id: Answer}``): the claim's test
+    (:func:`_judge_claim`), then no stronger than what it rests on (:func:`bound_by_evidence`)."""
+    return bound_by_evidence(claim, _judge_claim(claim, answer, results, answers), results)
+
+
+def _judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
     recorded = answer.verdict
     keys = [k for k in answer.keys if k in results]
     if recorded.label == "not measurable here":

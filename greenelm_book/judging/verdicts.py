@@ -44,7 +44,7 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "DIFF
            "difference_interval", "reaches_within_margin", "flatter_than_anchor", "margin_label", "judge_between", "LADDER", "LADDER_CONDITIONS",
            "ladder_label", "mean_beyond_bound", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
            "gain_label", "gain_over", "TEST_WORDS", "words_of_test", "ranks_in_order", "reaches_somewhere",
-           "exponent_within"]
+           "exponent_within", "evidence_bound", "direction_words", "DECIDED_LABELS", "DIRECTION_LABELS"]
 
 #: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
 TEST_LEVEL = 0.05
@@ -95,6 +95,9 @@ RULES = {
     "seeds_rule": "a point measured on one seed cannot decide a verdict alone: a test whose outcome rests on "
                   "one-seed points is inconclusive (what the test gives on them is shown for information); a "
                   "curve is judged on its widths with at least 2 seeds, and a one-seed width leaves it undecided",
+    "quiet_rule": "a timing decides a verdict only when recorded as quiet: the 1- and 5-minute load averages both at "
+                  "most 0.5 before it was taken, or a timing step of its own on a quiet machine; a claim whose timings "
+                  "are not recorded as quiet is inconclusive (what the test gives on them is shown for information)",
     "equivalent_accuracy": "comparable / parity: holds when TOST (Welch) puts the mean accuracy "
                            "difference within ±1 point (p < 0.05), does not hold when a one-sided test "
                            "puts it beyond, else inconclusive",
@@ -970,3 +973,81 @@ def gain_over(a, b, names: tuple[str, str] = ("A", "B"), floor: float = 0.0, uni
                   if floor else "")
     return Verdict(GAIN_LABELS[word], ours, f"the mean paired difference {_signed(float(d.mean()), unit, digits)} lies "
                                             f"{where} ±{bar:.{digits}f} (2 sd of the paired differences{floor_text})")
+
+
+#: the labels that decide a test's outcome (a direction, a pass or a fail); every other label decides nothing
+DECIDED_LABELS = ("reproduced", "differs, within margin", "differs, margin undecided", "differs, beyond margin",
+                  "concordant", "discordant", "holds", "partly holds", "does not hold")
+#: what "not comparable" says when no reason is given
+NOT_COMPARABLE_REASON = "measured in a setting other than the paper's"
+#: the labels that decide on which side of its boundary a ratio or difference lies (a direction)
+DIRECTION_LABELS = ("holds", "does not hold", "concordant", "discordant")
+
+
+def _load_reason(load) -> tuple[bool, str]:
+    """:func:`greenelm_book.bench.judge_quiet` of one recorded load (``[1-min, 5-min, ...]``, or a 1-minute
+    average alone, which is never quiet: the 5-minute one is not recorded), at the bench's ``QUIET_LOAD``."""
+    from ..bench import QUIET_LOAD as limit, judge_quiet
+
+    values = [load] if isinstance(load, (int, float)) else list(load)
+    if len(values) == 1 and math.isfinite(float(values[0])):
+        one = float(values[0])
+        return False, (f"the 1-minute load average ({one:g}) above {limit:g}" if one > limit else
+                       f"the 1-minute load average ({one:g}) recorded, the 5-minute one not")
+    return judge_quiet(values, limit)
+
+
+def evidence_bound(verdict: Verdict, *, seeds: dict | None = None, loads: dict | None = None,
+                   quiet: bool | None = None, comparable: bool = True, reason: str = "",
+                   min_runs: int = MIN_DECIDING_SEEDS) -> Verdict:
+    """``verdict`` no stronger than what it rests on, the book's three rules applied in one place:
+
+    * ``comparable`` False (a setting other than the paper's; ``reason`` says which): "not comparable";
+    * the quiet rule: a timing is judged only when recorded quiet: ``loads`` ``{point: [1-min, 5-min]
+      load averages}`` (each by :func:`greenelm_book.bench.judge_quiet`; a 1-minute average alone is
+      not quiet) or ``quiet`` False (``reason`` says why) make it "inconclusive";
+    * the seeds rule: ``seeds`` ``{point: seeds}``, a point with fewer than ``min_runs`` makes it
+      "inconclusive" (:func:`seeds_rule`).
+
+    Only a label that decides (:data:`DECIDED_LABELS`) is bounded; the test's own outcome stays in the
+    detail, for information. A verdict its evidence bears passes through unchanged (the same object)."""
+    if verdict.label not in DECIDED_LABELS:
+        return verdict
+    info = f"; for information, the test gives {verdict.label} ({verdict.detail})"
+    if not comparable:
+        return Verdict("not comparable", verdict.ours,
+                       (reason or NOT_COMPARABLE_REASON) + info)
+    busy = []
+    if quiet is False:
+        busy.append(reason or "the timings are not recorded as quiet")
+    for point, load in (loads or {}).items():
+        ok, why = _load_reason(load)
+        if not ok:
+            busy.append(f"{point}: {why}")
+    if busy:
+        label = ladder_label("test", enough=False, outcomes=())
+        return Verdict(label, verdict.ours, f"a timing not recorded as quiet cannot decide (the quiet rule): "
+                                            f"{'; '.join(busy)}{info}")
+    if seeds:
+        return seeds_rule(verdict, seeds, min_runs)
+    return verdict
+
+
+def direction_words(verdict, estimate: float, words: tuple[str, str] = ("shorter than", "longer than"), *,
+                    at: float = 1.0, interval: tuple[float, float] | None = None) -> str:
+    """The direction a sentence may state for ``estimate`` (a ratio, or a difference with ``at`` = 0)
+    judged by ``verdict`` (a :class:`Verdict` or its label): ``words[0]`` below ``at``, ``words[1]``
+    above it, only when the verdict decides a direction (:data:`DIRECTION_LABELS`) and ``interval``,
+    when given, lies wholly on that side; else "no decided direction (<label>)"."""
+    from ..report import VERDICT_LABELS
+
+    label = getattr(verdict, "label", verdict)
+    if label not in VERDICT_LABELS:
+        raise ValueError(f"direction_words needs a verdict label, got {label!r}")
+    decided = label in DIRECTION_LABELS and estimate != at
+    if decided and interval is not None:
+        low, high = interval
+        decided = high < at if estimate < at else low > at
+    if not decided:
+        return f"no decided direction ({label})"
+    return words[0] if estimate < at else words[1]

@@ -21,6 +21,7 @@ import statistics
 from pathlib import Path
 
 from ..bench import QUIET_RATIO_KEYS, process_words
+from ..judging.verdicts import direction_words, same_machine_ratio
 from ..paper import (CLAIMS, DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
                     TABLE_IV, TABLE_VI)
 from ..report import by_sign, duration_text, spread_text, thousands
@@ -183,6 +184,15 @@ def accuracy_findings(store: Store) -> dict:
     return out
 
 
+def _scorecard_verdict(claim_id: str, results: list):
+    """The scorecard's verdict on ``claim_id`` from ``results`` (the Results it rests on, the first its
+    primary evidence), judged from them alone (:func:`greenelm_book.judging.rejudge.scorecard_verdict`)."""
+    from ..judging.rejudge import scorecard_verdict
+    from ..report import Verdict
+
+    return scorecard_verdict(claim_id, Verdict("inconclusive"), [r.key for r in results], {r.key: r for r in results})
+
+
 def speed_findings(store: Store) -> dict:
     """Same-machine ratios against the paper's: SGD's training over Green-ELM's fit (the 11.6×),
     on CIFAR-10 raw pixels (the 5.1×), pinv over LU on one H (Table IV) and pinv over Cholesky on
@@ -194,6 +204,7 @@ def speed_findings(store: Store) -> dict:
     # the 11.6× as the scorecard judges it: the quiet interleaved pairs when measured (one clock),
     # else the two chapters' own timings (a prediction interval for one run of each)
     pairs = store.results.get(QUIET_RATIO_KEYS["sgd_mlp_over_pinv_mnist"])
+    judged = [pairs] if pairs is not None else []
     if pairs is not None:
         ratio, low, high = ratio_interval(pairs.values)
         d = int(re.search(r"/d=(\d+)/", pairs.key).group(1))
@@ -203,12 +214,15 @@ def speed_findings(store: Store) -> dict:
         sgd = store.get("mnist/sgd-mlp/train-seconds")
         elm, d = store.at_width("mnist/green-elm/unit/pinv/d={d}/fit-seconds", HEADLINE_WIDTH)
         ratio, low, high = between_interval(sgd.values, elm.values, "ratio")
+        judged = [sgd, elm]
         how = (f"the MLP timed in the {store.chapter[sgd.key].replace('_', ' ')} chapter, {sgd.mean:.1f} s, the fit in "
                f"the {store.chapter[elm.key].replace('_', ' ')} chapter, {elm.mean:.1f} s; a prediction interval of "
                f"{low:.2f}× to {high:.2f}× for one run of each")
     out = {"speedup": ratio, "speedup_low": low, "speedup_high": high, "speedup_d": d,
            "speedup_paper": _claim_value("speedup_vs_sgd_mnist_d2000"), "speedup_how": how,
-           "speedup_words": by_sign(ratio - 1, "longer than", "shorter than", "as long as")}
+           # a direction only where the scorecard's verdict on the ratio decides one
+           "speedup_words": direction_words(_scorecard_verdict("speedup_vs_sgd_mnist_d2000", judged), ratio,
+                                            ("shorter", "longer"), interval=(low, high))}
     # the 5.1× as the scorecard judges it: the quiet interleaved pairs when measured, else run by run
     raw, _ = store.at_width("cifar10/green-elm/unit/cholesky/d={d}/sgd-mlp-over-fit-time-ratio", HEADLINE_WIDTH)
     raw = store.results.get(QUIET_RATIO_KEYS["cifar10_sgd_mlp_over_raw_fit"], raw)
@@ -380,8 +394,9 @@ def streaming_findings(store: Store) -> dict:
             "forget_gap": abs(rls.mean - sgd.mean),
             "forget_words": by_sign(rls.mean - sgd.mean, "above", "below"),
             "listing3_ratio": statistics.median(ratio.values),
-            "listing3_words": by_sign(statistics.median(ratio.values) - 1, "faster than", "slower than",
-                                      "as fast as")}
+            # per-batch ratios of one run: the same-machine test decides the direction, or nothing is said
+            "listing3_words": direction_words(same_machine_ratio(ratio.values, claimed="above"),
+                                              statistics.median(ratio.values), ("slower", "faster"))}
 
 
 def scale_out_findings(store: Store) -> dict:
@@ -416,7 +431,8 @@ CONCLUSION_CLAIMS = (
     "pinv_over_cholesky_speedup_d4000", "cifar10_raw_speedup_vs_sgd", "listing3_sub_second_updates",
     "predictable_path_to_parity", "ultra_wide_million_dimensions", "fig_scaling_cifar10_d2000_accuracy",
     "streaming_sgd_catastrophic_forgetting", "w1_from_seed_storage",
-    "abstract_scaling_hypothesis", "scaling_hypothesis_gamma")
+    "abstract_scaling_hypothesis", "scaling_hypothesis_gamma", "fig_scaling_mnist_d2000_accuracy",
+    "fig_scaling_mnist_d4000_accuracy")
 #: glue-name prefix of a claim's verdict, and the glue name of the scorecard's counts
 VERDICT_GLUE, COUNTS_GLUE = "verdict_", "verdict_counts"
 #: the words a reader takes for a judgement (every scorecard label is made of them)
@@ -458,6 +474,7 @@ def reproduces_words(found: dict, card) -> dict:
     width (``abstract_mnist_d4000_accuracy``). Returns ``{"wide_bar": the paper's bar (95), "wide_bar_words":
     "above" / "below" (ours against the bar), "wide_own": "but not its 98.10 %" (its verdict a "differs"), "and
     matches its …" (borne out, :data:`BORNE_OUT`) or "while its … is undecided" (any other)}``;
+    ``"linear_words"``: the fit's cost in N as its verdict (``total_cost_linear_in_n``) allows it to be said;
     the verdict of the paper's own value follows ``wide_own`` on the page. ``found``: :func:`findings`; ``card``: the
     scorecard's rows."""
     labels = dict(zip(card["claim"], card["verdict"]))
@@ -470,8 +487,12 @@ def reproduces_words(found: dict, card) -> dict:
     label = labels["abstract_mnist_d4000_accuracy"]
     wide_own = (f"and matches {own}" if label in BORNE_OUT else f"but not {own}" if label.startswith("differs")
                 else f"while {own} is undecided")
+    linear = labels.get("total_cost_linear_in_n")
+    linear_words = ("the fit's cost is linear in $N$" if linear in BORNE_OUT else
+                    "the fit's cost is not linear in $N$" if linear == "does not hold" else
+                    "the fit's cost is not shown to be linear in $N$")
     return {"wide_bar": bar, "wide_bar_words": by_sign(found["acc_mnist_wide"] - bar, "above", "below"),
-            "wide_own": wide_own}
+            "wide_own": wide_own, "linear_words": linear_words}
 
 
 def findings(directory: str | Path) -> dict:
