@@ -152,6 +152,11 @@ def test_answer_table_ii_and_solver_claims(store):
     ii, ridge, speedup, cost = _table_ii(store)
     answers = cifar10.answer_table_ii(store, ii, ["pinv", "lud", "cholesky"], "another backbone", 100, 5)
     assert len(answers) == 8 and set(answers) <= set(store.answers)
+    # each row's note names the model its values come from (the SGD rows had said "Green-ELM head")
+    for claim in ("table2_sgd_accuracy", "table2_sgd_seconds"):
+        assert store.answers[claim].note.startswith("SGD MLP head (64 hidden units, ")
+        assert "Green-ELM" not in store.answers[claim].note
+    assert store.answers["table2_lud_d4000_accuracy"].note.startswith("Green-ELM head at d = 40 on frozen")
     assert all(v.label == "not comparable" for v in answers.values())
     claims = cifar10.answer_solver_claims(store, ii, speedup, cost, "why", 100, 40)
     # the scorecard's judgement, recorded and returned: a ratio from timings not recorded as quiet

@@ -219,9 +219,21 @@ def answer_table_ii(store, ii: dict, solvers, why: str, n_train: int, n_seeds: i
         keys[f"table2_{solver}_d4000_accuracy"] = [ii[solver]["accuracy"].key]
         keys[f"table2_{solver}_d4000_seconds"] = [ii[solver]["seconds"].key]
     for claim, verdict in answers.items():
-        store.answer(claim, verdict, keys=keys[claim], note="Green-ELM head at d = 4000 on frozen ImageNet "
-                     f"features, {n_train} training images, {n_seeds} seeds; timings on this machine")
+        row = ii["sgd" if claim.startswith("table2_sgd_") else claim.split("_")[1]]["accuracy"]
+        store.answer(claim, verdict, keys=keys[claim], note=table_ii_note(row, n_train, n_seeds))
     return answers
+
+
+def table_ii_note(result, n_train: int, n_seeds: int) -> str:
+    """The scorecard's note on a Table II row, naming the model its values come from as ``result`` (the
+    row's accuracy, a stored Result) records it: the SGD head's rows are the SGD MLP's, not Green-ELM's."""
+    setting = result.setting
+    if setting.get("model") == "SGD MLP":
+        model = f"SGD MLP head ({setting['hidden']} hidden units, {setting['epochs']} epochs)"
+    else:
+        model = f"Green-ELM head at d = {setting['n_hidden']}"
+    return (f"{model} on frozen ImageNet features, {n_train} training images, {n_seeds} seeds; "
+            "timings on this machine")
 
 
 def table_ii(ii: dict, ridge, answers: dict, solvers) -> pd.DataFrame:
