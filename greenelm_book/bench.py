@@ -174,6 +174,18 @@ def chapter_machine() -> dict[str, Any]:
             "os": info["platform"], "python": info["python"]}
 
 
+def memory_text(gib: float) -> str:
+    """A machine's memory as every page prints it (one rounding): ``23.5`` -> ``"23.5 GiB"``."""
+    return f"{gib:g} GiB"
+
+
+def machine_text(machine: dict) -> str:
+    """A chapter's machine (:func:`chapter_machine`'s dict) in words, as every page prints it:
+    ``"AMD EPYC, 2 cores, 23.5 GiB"``."""
+    memory = machine.get("memory_gib")
+    return f"{machine['cpu']}, {machine['cores']} cores, " + (memory_text(memory) if memory else "memory not recorded")
+
+
 def peak_rss_bytes() -> int:
     """Peak resident memory of this process (bytes): Linux's VmHWM, which :func:`reset_peak_rss`
     can reset, else ``ru_maxrss`` (the peak since the process started)."""

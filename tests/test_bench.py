@@ -195,3 +195,22 @@ def test_phase_times_streams_blocks_and_times_each_phase():
     assert sum(sum(v) for v in times.values()) <= wall
     medians = bench.phase_times(X, Y, 40, chunk_rows=256, repeats=1)
     assert set(medians) == set(bench.PHASES) and all(isinstance(v, float) for v in medians.values())
+
+
+def test_a_machine_s_memory_is_printed_one_way_everywhere():
+    """Finding 8 of issue 61's reading: the deviations and environment pages printed 23.5 GiB, the
+    frontier "24 GiB" typed by hand. One formatter (:func:`memory_text`, inside :func:`machine_text`)
+    prints it; no page source types a memory size of its own."""
+    from pathlib import Path
+
+    from greenelm_book.bench import machine_text, memory_text
+
+    assert memory_text(23.5) == "23.5 GiB" and memory_text(24.0) == "24 GiB"
+    assert machine_text({"cpu": "AMD EPYC", "cores": 2, "memory_gib": 23.5}) == "AMD EPYC, 2 cores, 23.5 GiB"
+    assert machine_text({"cpu": "AMD EPYC", "cores": 2, "memory_gib": None}) == "AMD EPYC, 2 cores, memory not recorded"
+    root = Path(__file__).resolve().parents[1]
+    for path in [*root.glob("notebooks/*.py"), *root.glob("greenelm_book/**/*.py")]:
+        text = path.read_text(encoding="utf-8")
+        assert "24 GiB" not in text, path
+        if path.name != "bench.py":
+            assert ":g} GiB" not in text, f"{path}: a memory formatted by hand; use bench.memory_text"
