@@ -174,6 +174,27 @@ def chapter_machine() -> dict[str, Any]:
             "os": info["platform"], "python": info["python"]}
 
 
+#: how each code solves for the readout, by solver (the words :func:`timed_words` prints)
+_GREENELM_SOLVES = {"pinv": "LAPACK gelsd on H (a QR of the N × d H, then an SVD of its d × d factor; no Gram)",
+                    "lu": "the Gram HᵀH + λI and an LU solve", "cholesky": "the Gram HᵀH + λI and a Cholesky solve"}
+_LISTING2_SOLVES = {"pinv": "np.linalg.pinv(H) @ Y (a full SVD of the N × d H, the d × N pseudoinverse formed)",
+                    "lu": "the Gram HᵀH + λI and np.linalg.solve (LU)",
+                    "cholesky": "the Gram HᵀH + λI, np.linalg.cholesky and two solves"}
+
+
+def timed_words(code: str, solver: str) -> str:
+    """What a timing of ``solver`` by ``code`` measures, in the words printed beside its seconds:
+    ``code`` "greenelm" (``ELMClassifier.fit``, the whole fit) or "listing2" (the paper's listing 2,
+    the solve alone on a given H). A pinv timing of one is not the other's: greenelm's pinv is
+    LAPACK ``gelsd`` after the features, listing 2's an explicit pseudoinverse."""
+    solver = {"lud": "lu"}.get(solver, solver)
+    if code == "greenelm":
+        return f"greenelm's whole fit: the features, then {_GREENELM_SOLVES[solver]}"
+    if code == "listing2":
+        return f"the paper's listing 2, the solve alone: {_LISTING2_SOLVES[solver]}"
+    raise ValueError(f"code must be 'greenelm' or 'listing2', got {code!r}")
+
+
 def memory_text(gib: float) -> str:
     """A machine's memory as every page prints it (one rounding): ``23.5`` -> ``"23.5 GiB"``."""
     return f"{gib:g} GiB"

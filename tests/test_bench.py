@@ -214,3 +214,26 @@ def test_a_machine_s_memory_is_printed_one_way_everywhere():
         assert "24 GiB" not in text, path
         if path.name != "bench.py":
             assert ":g} GiB" not in text, f"{path}: a memory formatted by hand; use bench.memory_text"
+
+
+def test_timed_words_say_what_each_pinv_timing_measures():
+    """Finding 27 of issue 61's reading: the paper's listing 2 pinv solve alone (23.6 s) took longer than
+    greenelm's whole pinv fit (13.9 s), explained only in passing. Each timing's note and prose says
+    what it times, from one function."""
+    from greenelm_book.bench import timed_words
+
+    ours, theirs = timed_words("greenelm", "pinv"), timed_words("listing2", "pinv")
+    assert ours.startswith("greenelm's whole fit: the features, then LAPACK gelsd") and "no Gram" in ours
+    assert theirs.startswith("the paper's listing 2, the solve alone: np.linalg.pinv(H) @ Y")
+    assert "pseudoinverse formed" in theirs
+    assert timed_words("listing2", "lud") == timed_words("listing2", "lu")
+    assert "Cholesky" in timed_words("greenelm", "cholesky")
+    with pytest.raises(ValueError, match="code must be"):
+        timed_words("sklearn", "pinv")
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    complexity = (root / "greenelm_book" / "chapters" / "complexity.py").read_text(encoding="utf-8")
+    features = (root / "greenelm_book" / "chapters" / "random_features.py").read_text(encoding="utf-8")
+    assert "bench.timed_words('listing2', solver)" in complexity and "solve alone, one run" not in complexity
+    assert "timed_words('greenelm', solver)" in features and "quiet whole fit on inputs" not in features

@@ -89,6 +89,10 @@ def test_table_iv_ratios_and_glues(store):
     assert glues["ratio_lu"] == 4.0 and glues["lu_vs_cholesky"] == "identical to"
     assert "paper_ratio_cholesky" not in glues
     assert math.isnan(rf.table_iv_glues(rf.table_iv({}, None, {}, 500))["ratio_cholesky"])
+    # what each pinv timing measures, beside the numbers (finding 27 of issue 61's reading: listing 2's pinv
+    # solve alone, 23.6 s, against greenelm's whole pinv fit, 13.9 s, explained only in passing)
+    assert glues["pinv_fit_words"].startswith("greenelm's whole fit: the features, then LAPACK gelsd")
+    assert glues["listing2_pinv_words"].startswith("the paper's listing 2, the solve alone: np.linalg.pinv")
 
 
 def _rank_frame() -> pd.DataFrame:

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paper
+from ..bench import timed_words
 from ..report import (Verdict, by_sign, colour, judge_qualitative, judge_time, log_ticks,
                      not_comparable, ours_text, prediction_interval)
 from ..judging.rejudge import answer_as_scorecard
@@ -237,12 +238,14 @@ def table_iv_frame(iv: dict) -> pd.DataFrame:
 
 
 def table_iv_glues(iv: dict) -> dict:
-    """The numbers the Table IV prose quotes: our whole-fit time ratios, LU against Cholesky."""
+    """The numbers and words the Table IV prose quotes: our whole-fit time ratios, LU against Cholesky, and what
+    greenelm's pinv fit and the paper's listing 2 pinv each time (:func:`~greenelm_book.bench.timed_words`)."""
     ratios, lu, chol = iv["ratios"], iv["accuracy"]["lu"], iv["accuracy"]["cholesky"]
     lu_minus_chol = (lu.mean - chol.mean) if lu and chol else 0.0
     return {"ratio_cholesky": ratios["cholesky"] if ratios else float("nan"),
             "ratio_lu": ratios["lu"] if ratios else float("nan"),
-            "lu_vs_cholesky": by_sign(lu_minus_chol, "above", "below", "identical to", tolerance=1e-9)}
+            "lu_vs_cholesky": by_sign(lu_minus_chol, "above", "below", "identical to", tolerance=1e-9),
+            "pinv_fit_words": timed_words("greenelm", "pinv"), "listing2_pinv_words": timed_words("listing2", "pinv")}
 
 
 # ------------------------------------------------------------------ rank-deficient systems
@@ -429,7 +432,7 @@ def answer_time(store, times: dict, claim_id: str, paper_value: float, name: str
         return store.answer(claim_id, not_comparable(f"timed on another machine; {name} d = {width} not timed "
                                                      f"at the {profile} profile"))
     return store.answer(claim_id, judge_time(paper_value, t.values), keys=[t.key],
-                        note="quiet whole fit on inputs in memory, W ~ N(0, 1)")
+                        note=f"quiet, {timed_words('greenelm', solver)}; inputs in memory, W ~ N(0, 1)")
 
 
 def answer_value_claims(store, acc: dict, times: dict, lu_accuracy, *, profile: str,
