@@ -832,7 +832,12 @@ def flatter_than_anchor(slopes: dict, anchor: str, level: float = 0.95) -> Verdi
             + "; ".join(intervals))
     test = (f"every dataset's mean slope positive and below {dataset_name(anchor)}'s, by the {level * 100:.0f} % "
             f"Welch confidence interval of the slope difference (lying above 0)")
-    return _interval_outcomes(outcomes, "flatter", ours, test, "0")
+    verdict = _interval_outcomes(outcomes, "flatter", ours, test, "0")
+    if "undecided" in outcomes.values():
+        return verdict                          # the detail names the straddling datasets
+    # each row's reason says which datasets made its label (two claims share this test and its text)
+    here = ", ".join(f"{dataset_name(n)} {outcome}" for n, outcome in outcomes.items())
+    return Verdict(verdict.label, verdict.ours, f"{verdict.detail}; here {here}")
 
 
 def ranks_in_order(chains: dict, names: tuple, level: float = 0.95, what: str = "value") -> Verdict:
