@@ -491,6 +491,7 @@ def pair_side_against_table_text(ratio, side: str, table: "Result", what: str) -
     pairs_mean = statistics.fmean(seconds)
     theirs = _recorded_setting(f"{ratio.setting.get(side, '')} {ratio.setting.get('data', '')}")
     ours = {k: table.setting.get(k) for k in ("epochs", "n_train")}
+    theirs = {k: v for k, v in theirs.items() if ours.get(k) is not None}      # compared where both record it
     same = [k for k in theirs if theirs[k] == ours.get(k)]
     differ = [k for k in theirs if theirs[k] != ours.get(k)]
     words = {"epochs": lambda v: f"{v} epochs", "n_train": lambda v: f"{v:,} images"}
