@@ -152,13 +152,17 @@ def _setting_host(setting: dict) -> dict | None:
 
 
 def host_text(host: dict | None) -> str:
-    """A host in words, each field it lacks said ``not recorded``:
+    """A host in words, each field it lacks said ``not recorded``, and how many BLAS builds it loaded when
+    more than one:
     ``"AMD EPYC, 2 cores, kernel 6.18.44, openblas 0.3.30 (Haswell), 2 threads, GEMM 61.2 GFLOP/s"``."""
     if not host:
         return f"host {NOT_RECORDED}"
     cores = f"{host['cores']} cores" if host.get("cores") else f"cores {NOT_RECORDED}"
     kernel = f"kernel {host.get('kernel') or NOT_RECORDED}"
     blas = host.get("blas") or f"BLAS {NOT_RECORDED}"
+    builds = blas.split(", ")[0].count(" + ") + 1          # "openblas 0.3.30 (Haswell) + openblas 0.3.31 …, 2 threads"
+    if host.get("blas") and builds > 1:
+        blas = f"{builds} BLAS builds loaded in one process ({blas})"
     gemm = f"GEMM {host['gemm_gflops']:g} GFLOP/s" if host.get("gemm_gflops") else f"GEMM rate {NOT_RECORDED}"
     return ", ".join([host.get("cpu") or f"CPU {NOT_RECORDED}", cores, kernel, blas, gemm])
 
