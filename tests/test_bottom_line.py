@@ -659,28 +659,19 @@ def test_the_open_question_s_verdict_sits_only_where_its_claim_is_stated():
 
 
 # ----------------------------------------------------------------------------- issue 61's reading, words13
-def test_the_ln_d_sentence_follows_the_seeds_rule():
-    """Finding 11: "ln d predicts wider models worse … on 3 of 3" stood while the verdict was inconclusive
-    (one held-out draw per dataset): with fewer draws than the seeds rule needs the sentence says so."""
-    assert bl.log_law_words(3, 3, 5, min_draws=2) == \
-        "ln d predicts wider models worse than a saturating law on 3 of 3 datasets"
-    one = bl.log_law_words(3, 3, 1, min_draws=2)
-    assert one == ("ln d predicted wider models worse than a saturating law on 3 of 3 datasets, from one held-out "
-                   "draw per dataset: too few draws to decide (at least 2 are needed)")
-    assert "from 3 held-out draws per dataset" in bl.log_law_words(1, 3, 3, min_draws=5)
-
-
 def test_the_ln_d_sentence_agrees_with_the_scorecard(store, found, card):
     labels = dict(zip(card["claim"], card["verdict"]))
     draws = min(r.n for r in store.matching(r"[a-z0-9-]+/green-elm/unit/cholesky/(ln-d|saturating)-fit/"
                                             r"held-out-error").values())
     assert found["ln_draws"] == draws
     undecided = labels["accuracy_near_logarithmic_in_d"] == "inconclusive"
+    from greenelm_book.chapters.scaling import log_law_words
+
     assert ("too few draws to decide" in found["ln_text"]) == undecided
+    assert found["ln_text"] == log_law_words(found["ln_worse_n"], found["ln_n"], draws)     # the scaling page's words
     headline = bl.headline_markdown(STORE_DIR)
     assert found["ln_text"] in headline
-    if undecided:                                       # the old sentence, stated as a finding
-        assert "ln d predicts wider models worse" not in headline
+    assert "ln d predicts wider models worse" not in headline        # the old sentence, stated as a finding
 
 
 def test_the_workers_peak_memory_is_given_with_its_change_over_n(store, found):

@@ -31,7 +31,7 @@ __all__ = ["HEADLINE_PAGE", "Store", "accuracy_findings", "speed_findings", "inc
            "scaling_findings", "frontier_findings", "streaming_findings", "scale_out_findings",
            "verdict_markdown", "findings", "glue_findings", "headline_markdown", "write_headline_page",
            "rendered_text", "rendered_parts", "word_count", "CONCLUSION_CLAIMS", "counts_text", "verdict_glues",
-           "bottom_line_text", "verdict_problems", "reproduces_words", "BORNE_OUT", "log_law_words", "peak_words"]
+           "bottom_line_text", "verdict_problems", "reproduces_words", "BORNE_OUT", "peak_words"]
 
 #: the intro's headline findings, generated from ``book/results`` (committed, like the scorecard summary)
 HEADLINE_PAGE = "book/headline_findings.md"
@@ -261,26 +261,11 @@ def inconsistency_findings() -> dict:
             "cifar_raw_table": float(_row(TABLE_VI, family="elm", model="raw").accuracy)}
 
 
-def log_law_words(n_worse: int, total: int, draws: int, min_draws: int | None = None) -> str:
-    """The held-out test of ln d in words that follow its verdict: with at least ``min_draws`` held-out
-    draws per dataset (default: the seeds rule's
-    :data:`~greenelm_book.judging.verdicts.MIN_DECIDING_SEEDS`) "ln d predicts wider models worse than a
-    saturating law on 3 of 3 datasets"; with fewer, what the draws gave and that they are too few to
-    decide (the scorecard's verdict is then inconclusive)."""
-    from ..judging.verdicts import MIN_DECIDING_SEEDS
-
-    min_draws = MIN_DECIDING_SEEDS if min_draws is None else min_draws
-    counted = f"{n_worse} of {total} datasets"
-    if draws >= min_draws:
-        return f"ln d predicts wider models worse than a saturating law on {counted}"
-    drawn = "one held-out draw" if draws == 1 else f"{draws} held-out draws"
-    return (f"ln d predicted wider models worse than a saturating law on {counted}, from {drawn} per dataset: "
-            f"too few draws to decide (at least {min_draws} are needed)")
-
-
 def scaling_findings(store: Store) -> dict:
     """The ln d law against a saturating law on held-out widths, the widest Green-ELM (λ by LOO) and
     the d → ∞ limit (arc-cosine kernel) against the paper's trained baselines."""
+    from ..chapters.scaling import log_law_words
+
     worse, draws = [], []
     for dataset in DATASET_NAMES:
         ln = store.get(f"{dataset}/green-elm/unit/cholesky/ln-d-fit/held-out-error")
