@@ -241,3 +241,17 @@ def test_each_scale_s_mean_gap_is_stated_with_its_own_row_count():
         start, end = source.index(f"`{count}`"), source.index(f"`gap_{scale}:")
         between = source[start:end]
         assert start < end and ";" not in between and ("gap_" not in between), (scale, between)
+
+
+def test_one_accuracy_under_several_solver_labels_says_so():
+    """Finding 26 of issue 61's reading: one accuracy was labelled pinv, Cholesky and LU in different tables
+    (the solvers agree seed by seed, said only on this page); every answer whose accuracy is shared says so."""
+    from types import SimpleNamespace
+
+    runs = SimpleNamespace(values=(95.73, 95.96, 96.01))
+    other = SimpleNamespace(values=(95.70, 95.96, 96.01))
+    assert rf.agreeing_solvers_text({"pinv": runs, "lu": SimpleNamespace(values=runs.values), "cholesky": runs}) == \
+        "; pinv, LU and Cholesky give these accuracies seed by seed"
+    assert rf.agreeing_solvers_text({"pinv": runs, "lu": None, "cholesky": other}) == ""
+    assert rf.agreeing_solvers_text({"pinv": None, "lu": other, "cholesky": other}) == \
+        "; LU and Cholesky give these accuracies seed by seed"

@@ -404,6 +404,23 @@ def readout(acc: dict, name: str, width: int):
     return acc.get((name, "unit", "pinv", width)) or acc.get((name, "unit", "cholesky", width))
 
 
+#: the solvers as the tables name them
+SOLVER_NAMES = {"pinv": "pinv", "lu": "LU", "cholesky": "Cholesky"}
+
+
+def agreeing_solvers_text(runs: dict) -> str:
+    """Where one accuracy is shown under several solvers' labels, say so: ``runs`` {solver: its Result at
+    one configuration, or None}; "; pinv, LU and Cholesky give these accuracies seed by seed" when two or
+    more solvers' runs are equal seed by seed, else ""."""
+    ran = {s: tuple(r.values) for s, r in runs.items() if r is not None}
+    for values in dict.fromkeys(ran.values()):
+        same = [SOLVER_NAMES.get(s, s) for s, v in ran.items() if v == values]
+        if len(same) > 1:
+            names = ", ".join(same[:-1]) + f" and {same[-1]}"
+            return f"; {names} give these accuracies seed by seed"
+    return ""
+
+
 def answer_accuracy(store, acc: dict, lu_accuracy, claim_id: str, paper_value: float, name: str, solver: str,
                     width: int, *, profile: str, solver_table_width: int, extra: str = ""):
     """Judge a paper accuracy against our `unit` runs of (name, solver, width) (:func:`~greenelm_book.judging.verdicts.value_vs_paper`);
@@ -420,7 +437,10 @@ def answer_accuracy(store, acc: dict, lu_accuracy, claim_id: str, paper_value: f
         return store.answer(claim_id, not_run(f"{name} d = {width} is not run at the {profile} profile"))
     he = acc.get((name, "he", sweep, width))
     he_note = f"; with W ~ N(0, 2/D): {ours_text(he.values, '%')}" if he else ""
-    note = f"W ~ N(0, 1) (the paper's code){he_note}{extra}"
+    lu_runs = lu_accuracy if name == "mnist" and width == solver_table_width else None
+    agree = agreeing_solvers_text({"pinv": acc.get((name, "unit", "pinv", width)), "lu": lu_runs,
+                                   "cholesky": acc.get((name, "unit", "cholesky", width))})
+    note = f"W ~ N(0, 1) (the paper's code){he_note}{extra}{agree}"
     return store.answer(claim_id, value_vs_paper(paper_value, result.values, "%"), keys=[result.key], note=note)
 
 
