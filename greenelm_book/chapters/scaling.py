@@ -399,7 +399,7 @@ def log_law_words(n_worse: int, total: int, draws: int, min_draws: int | None = 
     if draws >= min_draws:
         return counted
     drawn = "one held-out draw" if draws == 1 else f"{draws} held-out draws"
-    return f"{counted}, from {drawn} per dataset: too few draws to decide (at least {min_draws} are needed)"
+    return f"{counted}, from {drawn} per dataset: too few draws to decide"
 
 
 def held_out_words(store, plan: ScalingPlan, summary: dict) -> str:
