@@ -428,11 +428,13 @@ def opponents_sentence(protocol: dict) -> str:
     """The protocol against its SGD opponent on each dataset that has both, paired by seed, in words
     following the sign of the difference, with the book's gain rule's verdict (:func:`opponent_gain`)."""
     from ..judging.verdicts import MIN_GAIN_RUNS
+    from ..store.results import measured_on_text
 
-    sentences = []
+    sentences, timed = [], []
     for dataset, part in protocol.items():
         for schedule, result in part["opponents"].items():
             judged = opponent_gain(part, result)
+            timed += [part["seconds"], result["seconds"]]
             common, gap = judged["seeds"], judged["gap"]
             seeds = (f"on the {len(common)} seeds both ran" if len(common) > 1
                      else f"on seed {common[0]}, the one seed both ran")
@@ -450,7 +452,10 @@ def opponents_sentence(protocol: dict) -> str:
                 f"({judged['ours_seconds']:,.0f} s against {judged['theirs_seconds']:,.0f} s).")
     if not sentences:
         return "No SGD opponent has a record yet."
-    return " ".join(sentences) + " These are measurements on one machine, two CPU cores."
+    # what the records say of where and when those seconds were measured (no host beyond the cores: never
+    # "one machine" unless the records show it)
+    timed = list({id(r): r for r in timed}.values())
+    return " ".join(sentences) + f" Their seconds were {measured_on_text(timed)}."
 
 
 def opponent_recipes_text(protocol: dict) -> str:
