@@ -460,7 +460,7 @@ def test_a_pair_side_against_the_table_names_what_the_records_share_and_differ_i
                            "runs, both 10 epochs on 50,000 images; the pairs measured on host not recorded, on "
                            "2026-11-28; the table's measured on host not recorded, measurement date not recorded")
     fewer = Result(same.key, same.values, "s", {"epochs": 4, "n_train": 50_000}, "baselines", "", "", "runner")
-    assert "both 50,000 images; they differ in epochs (pairs 10, table 4)" in \
+    assert "are separate runs, both 50,000 images; differing in epochs (pairs 10, table 4); the pairs" in \
         pair_side_against_table_text(pairs, "numerator", fewer, "MLP training")
     with pytest.raises(ValueError, match="side must be"):
         pair_side_against_table_text(pairs, "left", same, "x")

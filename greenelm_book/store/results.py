@@ -499,9 +499,9 @@ def pair_side_against_table_text(ratio, side: str, table: "Result", what: str) -
     same = [k for k in theirs if theirs[k] == ours.get(k)]
     differ = [k for k in theirs if theirs[k] != ours.get(k)]
     words = {"epochs": lambda v: f"{v} epochs", "n_train": lambda v: f"{v:,} images"}
-    shared = (f"both {' on '.join(words[k](theirs[k]) for k in same)}" if same else "their settings not compared")
-    if differ:
-        shared += "; they differ in " + ", ".join(f"{k} (pairs {theirs[k]}, table {ours.get(k)})" for k in differ)
+    parts = ([f"both {' on '.join(words[k](theirs[k]) for k in same)}"] if same else []) + \
+        ([", ".join(f"differing in {k} (pairs {theirs[k]}, table {ours[k]})" for k in differ)] if differ else [])
+    shared = "; ".join(parts) or "their settings not recorded alike"
     return (f"the pairs' {what} ({pairs_mean:.1f} s) and the table's ({table.mean:.1f} s, "
             f"{table.mean / pairs_mean:.2f}× the pairs') are separate runs, {shared}; the pairs "
             f"{measured_on_text([ratio])}; the table's {measured_on_text([table])}; the records hold no other "
