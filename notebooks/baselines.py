@@ -275,7 +275,7 @@ plt.show()
 # ## What this chapter settles
 #
 # The MNIST and Fashion-MNIST baselines are the paper's networks with our optimiser settings; the
-# scorecard gives each verdict. The speed-up is a ratio of two timings on one machine, and the
+# scorecard gives each verdict. The speed-up is a ratio of two timings ({glue:text}`bl_ratio_how`), and the
 # "comparable" claim is decided by a stated equivalence test, not by eye. The CIFAR-10 networks are
 # ours, so their accuracies are shown beside the paper's for information; they are the baselines
 # every other chapter of this book uses.
