@@ -127,13 +127,10 @@ glue_findings(reproduces_words(found, card))
 # %% [markdown]
 # ## Width and its limit
 #
-# **Is accuracy logarithmic in d?** The paper's few widths cannot tell ln d from a curve that
-# saturates, so the {doc}`scaling <scaling>` chapter fits both on widths {glue:text}`ln_fit_widths`
-# and predicts the held-out widths {glue:text}`ln_held_out_widths`: {glue:text}`ln_text`
-# (on MNIST a mean error of
-# {glue:text}`ln_mnist_error:.2f` points against {glue:text}`sat_mnist_error:.2f` for the saturating law;
-# *{glue:text}`verdict_accuracy_near_logarithmic_in_d`*). The paper's scaling hypothesis, built on
-# that law, fares no better on the part that can be measured
+# **Is accuracy logarithmic in d?** Fitted on widths {glue:text}`ln_fit_widths` and asked for the
+# held-out widths {glue:text}`ln_held_out_widths` ({doc}`scaling <scaling>`), {glue:text}`ln_text`
+# (*{glue:text}`verdict_accuracy_near_logarithmic_in_d`*). The scaling hypothesis, built on
+# that law, fares no better on what can be measured
 # (*{glue:text}`verdict_abstract_scaling_hypothesis`*); its entropy term cannot be, since the paper
 # never defines the entropy it divides by (*{glue:text}`verdict_scaling_hypothesis_gamma`*).
 #
