@@ -174,6 +174,39 @@ def chapter_machine() -> dict[str, Any]:
             "os": info["platform"], "python": info["python"]}
 
 
+#: how each code solves for the readout, by solver (the words :func:`timed_words` prints)
+_GREENELM_SOLVES = {"pinv": "LAPACK gelsd on H (a QR of the N × d H, then an SVD of its d × d factor; no Gram)",
+                    "lu": "the Gram HᵀH + λI and an LU solve", "cholesky": "the Gram HᵀH + λI and a Cholesky solve"}
+_LISTING2_SOLVES = {"pinv": "np.linalg.pinv(H) @ Y (a full SVD of the N × d H, the d × N pseudoinverse formed)",
+                    "lu": "the Gram HᵀH + λI and np.linalg.solve (LU)",
+                    "cholesky": "the Gram HᵀH + λI, np.linalg.cholesky and two solves"}
+
+
+def timed_words(code: str, solver: str) -> str:
+    """What a timing of ``solver`` by ``code`` measures, in the words printed beside its seconds:
+    ``code`` "greenelm" (``ELMClassifier.fit``, the whole fit) or "listing2" (the paper's listing 2,
+    the solve alone on a given H). A pinv timing of one is not the other's: greenelm's pinv is
+    LAPACK ``gelsd`` after the features, listing 2's an explicit pseudoinverse."""
+    solver = {"lud": "lu"}.get(solver, solver)
+    if code == "greenelm":
+        return f"greenelm's whole fit: the features, then {_GREENELM_SOLVES[solver]}"
+    if code == "listing2":
+        return f"the paper's listing 2, the solve alone: {_LISTING2_SOLVES[solver]}"
+    raise ValueError(f"code must be 'greenelm' or 'listing2', got {code!r}")
+
+
+def memory_text(gib: float) -> str:
+    """A machine's memory as every page prints it (one rounding): ``23.5`` -> ``"23.5 GiB"``."""
+    return f"{gib:g} GiB"
+
+
+def machine_text(machine: dict) -> str:
+    """A chapter's machine (:func:`chapter_machine`'s dict) in words, as every page prints it:
+    ``"AMD EPYC, 2 cores, 23.5 GiB"``."""
+    memory = machine.get("memory_gib")
+    return f"{machine['cpu']}, {machine['cores']} cores, " + (memory_text(memory) if memory else "memory not recorded")
+
+
 def peak_rss_bytes() -> int:
     """Peak resident memory of this process (bytes): Linux's VmHWM, which :func:`reset_peak_rss`
     can reset, else ``ru_maxrss`` (the peak since the process started)."""

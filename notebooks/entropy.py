@@ -267,7 +267,7 @@ for name, value in we.prose_numbers(store, rec, stats, facts, headline_bins=K, w
 #
 # - *H ≈ 7.1* — **{glue:text}`v_mnist_sea_stars_entropy`**: the Green-ELM $W_2$ columns have
 #   {glue:text}`star_H` at $K$ = {glue:text}`headline_bins`, but the number is mostly a property of
-#   $K$ and of the column length (a Gaussian vector of the same length has {glue:text}`gauss_col:.2f`
+#   $K$ and of the column length (a Gaussian column of the same length has {glue:text}`gauss_col:.2f`
 #   bits), and the paper's value is met at $K \approx$ {glue:text}`k_for_paper_columns`.
 # - *G ≈ 0.98* — **{glue:text}`v_mnist_sea_stars_geometry`**: our $G$ gives {glue:text}`star_G`, but
 #   any symmetric distribution is near 1 (a Gaussian vector: {glue:text}`gauss_G:.3f`), so the

@@ -68,6 +68,7 @@ budget_params = "params/frontier_budget.yml"  # the points, declared before any 
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
+from greenelm_book.bench import chapter_machine, machine_text
 from greenelm_book.chapters import frontier as fc
 from greenelm_book.chapters import frontier_sections as fs
 from greenelm_book.report import glue, set_style, show_table
@@ -267,9 +268,10 @@ for dataset in budget["datasets"]:
 # %% [markdown]
 # ## What limited us
 #
-# Two cores and 24 GiB. The widest Green-ELM here keeps a float32 Gram (4·d² bytes: 4 GB at
+# The machine: {glue:text}`frontier_machine`. The widest Green-ELM here keeps a float32 Gram (4·d² bytes: 4 GB at
 # d = 32,000) and a float64 factor (8·d²: 8 GB); a million-dimensional hidden space would need an
 # 8 TB float64 Gram, and its limit is computed above without one. {glue:text}`limits_text`
 
 # %% tags=["remove-cell"]
 glue("limits_text", fc.limits_text(protocol, ultra))
+glue("frontier_machine", machine_text(chapter_machine()))

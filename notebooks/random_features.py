@@ -166,9 +166,10 @@ for name, value in rf.table_iv_glues(table_iv).items():
     glue(name, value)
 
 # %% [markdown]
-# On this machine a whole pinv fit (features, Gram and solve) costs {glue:text}`ratio_cholesky:.1f`× a
+# On this machine a whole pinv fit ({glue:text}`pinv_fit_words`) costs {glue:text}`ratio_cholesky:.1f`× a
 # whole Cholesky fit and {glue:text}`ratio_lu:.1f`× a whole LU fit. The paper's Table IV times the
-# solve alone, a different quantity: the {doc}`hardware <hardware>` chapter times the solves alone and
+# solve alone, a different quantity: the {doc}`hardware <hardware>` chapter times the paper's solves alone
+# (for pinv: {glue:text}`listing2_pinv_words`) and
 # judges that ratio. LU's accuracy is {glue:text}`lu_vs_cholesky` Cholesky's: both solve the same system, and
 # forming $H^\top H$, not the $O(d^3)$ factorisation, dominates their time.
 #

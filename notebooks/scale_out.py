@@ -161,7 +161,8 @@ for name, value in scaleout.benchmark_glues(bench, exponents).items():
 # {glue:text}`bench_single_peak` because it holds X. On the same two cores the Dask fit takes
 # {glue:text}`bench_ratio`, and the two readouts agree to {glue:text}`bench_coef_difference` of
 # their scale. The point is not speed on two cores but that the same code runs on as many cores
-# and machines as there are, with memory per worker that does not grow with the data.
+# and machines as there are, each worker's peak memory changing {glue:text}`bench_peak_change` while the
+# data grows {glue:text}`bench_n_factor`.
 
 # %% [markdown]
 # ## Pointing it at a cluster

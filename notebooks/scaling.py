@@ -184,7 +184,7 @@ for name, text in sc.answer_gains(store, plan, acc).items():
 held_tests = sc.record_held_out_tests(store, plan, acc)
 held = sc.held_out_summary(held_tests)
 glue("held_errors", held["errors_text"])
-glue("held_verdict_text", held["verdict_text"])
+glue("held_verdict_text", sc.held_out_words(store, plan, held))
 sc.answer_log_law(store, plan, held)
 glue("held_verdict", store.answers["accuracy_near_logarithmic_in_d"].verdict.label)
 glue("held_verdict_detail", store.answers["accuracy_near_logarithmic_in_d"].verdict.detail)

@@ -5,6 +5,7 @@ written, and clear errors. Small synthetic problems only (fast)."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -483,3 +484,29 @@ def test_the_page_types_no_description_of_the_speedup_test():
     bullets = source[source.index("* **speed-up**"):source.index("* **comparable**")]
     assert "{glue:text}`bl_speedup_test`" in bullets and "{glue:text}`bl_wide_test`" in bullets
     assert not re.search(r"Welch|prediction interval|confidence interval", bullets), bullets
+
+
+def test_the_equivalence_test_says_equivalent_never_comparable():
+    """Finding 23 of issue 61's reading: the equivalence test's "not comparable" meant "not equivalent",
+    while on the ladder "not comparable" means a setting unlike the paper's."""
+    assert bl.EQUIVALENCE_WORDS == {True: "equivalent", False: "not equivalent", None: "undecided"}
+    assert not any("comparable" in words for words in bl.EQUIVALENCE_WORDS.values())
+    source = (Path(__file__).resolve().parents[1] / "greenelm_book" / "chapters" / "baselines.py").read_text(
+        encoding="utf-8")
+    assert '"not comparable", None: "undecided"' not in source and "wholly outside: not \"" not in source
+
+
+def test_the_parity_margin_has_one_justification_read_by_baselines_and_the_thresholds():
+    """Finding 7: the ±1-point margin was justified two ways (the intro's thresholds: the widest gap the
+    paper calls parity; baselines: 'between 0.31 and 1.26 points'). One constant with its reason, read by
+    both; the baselines chapter sets no margin of its own."""
+    from greenelm_book.judging.verdicts import PARITY_MARGIN, PARITY_MARGIN_WHY, THRESHOLDS
+
+    assert PARITY_MARGIN == 1.0 and "calls parity" in PARITY_MARGIN_WHY
+    assert [why for threshold, _, why in THRESHOLDS if threshold == f"±{PARITY_MARGIN:g} point"] == [PARITY_MARGIN_WHY]
+    root = Path(__file__).resolve().parents[1]
+    source = (root / "notebooks" / "baselines.py").read_text(encoding="utf-8")
+    assert "comparable_margin" not in source and "0.31-point" not in source
+    assert 'glue("bl_margin", PARITY_MARGIN)' in source and 'glue("bl_margin_why", PARITY_MARGIN_WHY)' in source
+    assert "{glue:text}`bl_margin_why`" in source
+    assert "comparable_margin" not in (root / "params" / "full.yml").read_text(encoding="utf-8")

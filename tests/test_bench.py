@@ -195,3 +195,45 @@ def test_phase_times_streams_blocks_and_times_each_phase():
     assert sum(sum(v) for v in times.values()) <= wall
     medians = bench.phase_times(X, Y, 40, chunk_rows=256, repeats=1)
     assert set(medians) == set(bench.PHASES) and all(isinstance(v, float) for v in medians.values())
+
+
+def test_a_machine_s_memory_is_printed_one_way_everywhere():
+    """Finding 8 of issue 61's reading: the deviations and environment pages printed 23.5 GiB, the
+    frontier "24 GiB" typed by hand. One formatter (:func:`memory_text`, inside :func:`machine_text`)
+    prints it; no page source types a memory size of its own."""
+    from pathlib import Path
+
+    from greenelm_book.bench import machine_text, memory_text
+
+    assert memory_text(23.5) == "23.5 GiB" and memory_text(24.0) == "24 GiB"
+    assert machine_text({"cpu": "AMD EPYC", "cores": 2, "memory_gib": 23.5}) == "AMD EPYC, 2 cores, 23.5 GiB"
+    assert machine_text({"cpu": "AMD EPYC", "cores": 2, "memory_gib": None}) == "AMD EPYC, 2 cores, memory not recorded"
+    root = Path(__file__).resolve().parents[1]
+    for path in [*root.glob("notebooks/*.py"), *root.glob("greenelm_book/**/*.py")]:
+        text = path.read_text(encoding="utf-8")
+        assert "24 GiB" not in text, path
+        if path.name != "bench.py":
+            assert ":g} GiB" not in text, f"{path}: a memory formatted by hand; use bench.memory_text"
+
+
+def test_timed_words_say_what_each_pinv_timing_measures():
+    """Finding 27 of issue 61's reading: the paper's listing 2 pinv solve alone (23.6 s) took longer than
+    greenelm's whole pinv fit (13.9 s), explained only in passing. Each timing's note and prose says
+    what it times, from one function."""
+    from greenelm_book.bench import timed_words
+
+    ours, theirs = timed_words("greenelm", "pinv"), timed_words("listing2", "pinv")
+    assert ours.startswith("greenelm's whole fit: the features, then LAPACK gelsd") and "no Gram" in ours
+    assert theirs.startswith("the paper's listing 2, the solve alone: np.linalg.pinv(H) @ Y")
+    assert "pseudoinverse formed" in theirs
+    assert timed_words("listing2", "lud") == timed_words("listing2", "lu")
+    assert "Cholesky" in timed_words("greenelm", "cholesky")
+    with pytest.raises(ValueError, match="code must be"):
+        timed_words("sklearn", "pinv")
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    complexity = (root / "greenelm_book" / "chapters" / "complexity.py").read_text(encoding="utf-8")
+    features = (root / "greenelm_book" / "chapters" / "random_features.py").read_text(encoding="utf-8")
+    assert "bench.timed_words('listing2', solver)" in complexity and "solve alone, one run" not in complexity
+    assert "timed_words('greenelm', solver)" in features and "quiet whole fit on inputs" not in features

@@ -671,3 +671,59 @@ def test_the_open_question_s_verdict_sits_only_where_its_claim_is_stated():
         before = source[max(0, i - 160):i]
         assert "million-dimensional layer" in before and "MNIST pixels" in before, before
         assert "CIFAR-10" not in before.split("million-dimensional layer")[-1], before
+
+
+# ----------------------------------------------------------------------------- issue 61's reading, words13
+def test_the_ln_d_sentence_agrees_with_the_scorecard(store, found, card):
+    labels = dict(zip(card["claim"], card["verdict"]))
+    draws = min(r.n for r in store.matching(r"[a-z0-9-]+/green-elm/unit/cholesky/(ln-d|saturating)-fit/"
+                                            r"held-out-error").values())
+    assert found["ln_draws"] == draws
+    undecided = labels["accuracy_near_logarithmic_in_d"] == "inconclusive"
+    from greenelm_book.chapters.scaling import log_law_words
+
+    assert ("too few draws to decide" in found["ln_text"]) == undecided
+    assert found["ln_text"] == log_law_words(found["ln_worse_n"], found["ln_n"], draws)     # the scaling page's words
+    headline = bl.headline_markdown(STORE_DIR)
+    assert found["ln_text"] in headline
+    assert "ln d predicts wider models worse" not in headline        # the old sentence, stated as a finding
+
+
+def test_the_workers_peak_memory_is_given_with_its_change_over_n(store, found):
+    """Finding 9: the conclusion said the workers' peak stays put "whatever the number of rows" while the
+    scale-out chapter measures it growing (+48 % over a 100-fold N)."""
+    assert bl.peak_words({10_000: 85.0, 100_000: 100.0, 1_000_000: 125.8}) == \
+        "between 85 and 126 MB (+48 % from the smallest N to the largest, for 100 times the rows)"
+    assert bl.peak_words({5_000: 90.0}) == "90 MB at the one N measured (5,000 rows)"
+    with pytest.raises(ValueError, match="no worker peaks"):
+        bl.peak_words({})
+    peaks = {int(re.search(r"/n=(\d+)/", k).group(1)): r.mean
+             for k, r in store.matching(r"mnist-shifted/green-elm/dask/d=\d+/n=\d+/worker-peak-mb").items()}
+    change = 100 * (peaks[max(peaks)] / peaks[min(peaks)] - 1)
+    assert f"{change:+.0f} % from the smallest N" in found["dask_peak_text"]
+    source = CONCLUSION_SOURCE.read_text(encoding="utf-8")
+    assert "whatever the number of rows" not in source and "{glue:text}`dask_peak_text`" in source
+
+
+def test_the_speed_ratio_says_how_it_was_timed_not_one_machine(store, found):
+    """Finding 20: "on one machine" where the result records no host: the headline says what is recorded
+    (the pairs' one process, or the separate runs' hosts)."""
+    from greenelm_book.bench import QUIET_RATIO_KEYS, process_words
+
+    key = QUIET_RATIO_KEYS["sgd_mlp_over_pinv_mnist"]
+    if key in store.results:
+        assert found["speedup_where"] == f"timed in {process_words(store.results[key])}"
+        separate = bl.speed_findings(_without(store, key))["speedup_where"]
+        assert separate.startswith("from separate runs, measured on")
+    assert "on one machine" not in bl.headline_markdown(STORE_DIR)
+    assert "per batch on one machine" not in CONCLUSION_SOURCE.read_text(encoding="utf-8")
+    ratio = next(iter(store.matching(r"cifar10-efficientnet-lite0/green-elm/stream/listing3-over-cholesky/numpy/"
+                                     r".*/ratio").values()))
+    assert found["listing3_where"] == ("its host not recorded" if ratio.host is None else
+                                       f"measured on {bl.host_text(ratio.host)}")
+
+
+def test_the_conclusion_rounds_the_streamed_distance_as_streaming_does():
+    """Finding 8: 4e-11 in the conclusion against 3.5e-11 on the streaming page and the scorecard."""
+    source = CONCLUSION_SOURCE.read_text(encoding="utf-8")
+    assert "{glue:text}`stream_distance:.1e`" in source and "stream_distance:.0e" not in source

@@ -152,6 +152,11 @@ def test_answer_table_ii_and_solver_claims(store):
     ii, ridge, speedup, cost = _table_ii(store)
     answers = cifar10.answer_table_ii(store, ii, ["pinv", "lud", "cholesky"], "another backbone", 100, 5)
     assert len(answers) == 8 and set(answers) <= set(store.answers)
+    # each row's note names the model its values come from (the SGD rows had said "Green-ELM head")
+    for claim in ("table2_sgd_accuracy", "table2_sgd_seconds"):
+        assert store.answers[claim].note.startswith("SGD MLP head (64 hidden units, ")
+        assert "Green-ELM" not in store.answers[claim].note
+    assert store.answers["table2_lud_d4000_accuracy"].note.startswith("Green-ELM head at d = 40 on frozen")
     assert all(v.label == "not comparable" for v in answers.values())
     claims = cifar10.answer_solver_claims(store, ii, speedup, cost, "why", 100, 40)
     # the scorecard's judgement, recorded and returned: a ratio from timings not recorded as quiet
@@ -367,6 +372,14 @@ def test_the_sgd_seconds_are_the_baselines_and_the_pairs_keep_their_own_name(sto
     # the chapter's own ratio, paired by seed, has no sides but the table's seconds
     assert cifar10.pair_sides_text(out["raw_ratio"], "a", "b") == "its sides are the seconds in the table, paired by seed"
     assert glued["c10_conv_pair_sides"] == "its sides are the seconds in the table, paired by seed"
+    # why the pairs' SGD seconds (22.6 s) and the table's differ, as far as the records say (finding 2 of
+    # issue 61's reading: CIFAR-10's pairs at 22.6 s and 149.9 s against the stored 61.3 s and 353.6 s)
+    sides = glued["c10_raw_sides_vs_table"]
+    assert sides.startswith("the pairs' MLP training (22.6 s) and the table's (10.0 s, 0.44× the pairs') are "
+                            "separate runs")
+    assert "; the pairs measured on host not recorded, on 2026-11-28; the table's measured on " in sides
+    assert sides.endswith("the records hold no other difference between them")
+    assert glued["c10_conv_sides_vs_table"] == "the table's runs are the ratio's sides"
 
 
 def test_the_pinv_cholesky_ratio_is_said_where_it_was_measured_in_one_wording(store, tmp_path, monkeypatch):
@@ -433,3 +446,23 @@ def test_the_ratio_tables_lead_in_types_no_inputs():
     lead_in = source[:source.index("show_table(cifar10.ratio_table(")].rsplit("# %% [markdown]", 1)[1]
     assert "same-machine ratios" in lead_in
     assert not re.search(r"raw pixels|backbone|embeddings|features\b", lead_in), lead_in
+
+
+def test_a_pair_side_against_the_table_names_what_the_records_share_and_differ_in():
+    from greenelm_book.store.results import Result, pair_side_against_table_text
+
+    pairs = Result("cifar10/x/quiet", (2.3,) * 5, "×", {
+        "numerator": "train('mlp', ...): SGDConfig(epochs=10), CPU", "denominator": "fit",
+        "data": "CIFAR-10, all 50,000 training images", "numerator_seconds": [22.6] * 5,
+        "denominator_seconds": [9.9] * 5}, "cifar10", "AMD EPYC, 2 cores", "2026-11-28", "benchmark")
+    same = Result("cifar10/sgd-mlp/train-seconds", (61.3,) * 5, "s", {"epochs": 10, "n_train": 50_000},
+                  "baselines", "AMD EPYC, 2 cores", "", "runner")
+    text = pair_side_against_table_text(pairs, "numerator", same, "MLP training")
+    assert text.startswith("the pairs' MLP training (22.6 s) and the table's (61.3 s, 2.71× the pairs') are separate "
+                           "runs, both 10 epochs on 50,000 images; the pairs measured on host not recorded, on "
+                           "2026-11-28; the table's measured on host not recorded, measurement date not recorded")
+    fewer = Result(same.key, same.values, "s", {"epochs": 4, "n_train": 50_000}, "baselines", "", "", "runner")
+    assert "are separate runs, both 50,000 images; differing in epochs (pairs 10, table 4); the pairs" in \
+        pair_side_against_table_text(pairs, "numerator", fewer, "MLP training")
+    with pytest.raises(ValueError, match="side must be"):
+        pair_side_against_table_text(pairs, "left", same, "x")

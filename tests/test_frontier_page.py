@@ -194,8 +194,19 @@ def test_the_opponent_sentence_pairs_seeds_and_follows_the_sign_of_the_gap(setup
                    f"{'above' if gap > 0 else 'below'}" in text
             if len(theirs) < 3:
                 assert "not judged by the book's gain rule: the rule needs 3 seeds, each running both" in text
+            judged = fc.opponent_gain(part, result)
             if len(theirs) == 1:                 # a ratio of one seed's seconds says so, not "its" ratio
-                assert "its training seconds on that seed." in text
+                assert "its training seconds on that seed (" in text
+            # the ratio's two sides are printed beside it (finding 5 of issue 61's reading: "4.6× on that
+            # seed" with no seed's seconds shown, the page's means giving 4.26)
+            which = "on that seed" if len(theirs) == 1 else "on those seeds (means)"
+            assert (f"{judged['ratio']:.1f}× its training seconds {which} ({judged['ours_seconds']:,.0f} s against "
+                    f"{judged['theirs_seconds']:,.0f} s).") in text
+            assert judged["ratio"] == pytest.approx(judged["ours_seconds"] / judged["theirs_seconds"])
+            assert judged["ours_seconds"] == pytest.approx(np.mean([dict(zip(part["seconds"].setting["seeds"], part["seconds"].values))[s]
+                                                                    for s in judged["seeds"]]))
+    # where and when the seconds were measured, as recorded (finding 20: "on one machine" where no host is recorded)
+    assert "on one machine" not in text and " Their seconds were measured on " in text
     assert fc.opponents_sentence({}) == "No SGD opponent has a record yet."
 
 
@@ -219,7 +230,8 @@ def test_the_gain_rule_judges_the_opponent_once_both_sides_have_three_seeds(setu
             "(its own schedule) on the 3 seeds both ran, a loss by the book's gain rule, since the mean paired "
             "difference") in text
     # the seconds ratio says over which seeds it is taken; the floor is named and rounded as the bar
-    assert f"the whole protocol takes {judged['ratio']:.1f}× its training seconds on those seeds (means)." in text
+    assert (f"the whole protocol takes {judged['ratio']:.1f}× its training seconds on those seeds (means) "
+            f"({np.mean(seconds):,.0f} s against 200 s).") in text
     detail = judged["verdict"].detail
     floor = 2 * fb.difference_sampling_error(np.mean(theirs), np.mean(ours), protocol["mnist"]["n_test"])
     assert (f"at least the floor {floor:.2f}: 2 sampling errors of a difference of two accuracies on "

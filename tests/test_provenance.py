@@ -188,6 +188,10 @@ def test_hosts_in_words_say_what_is_not_recorded():
     assert host_text({"cpu": "AMD EPYC", "cores": 2}) == ("AMD EPYC, 2 cores, kernel not recorded, BLAS not recorded, "
                                                           "GEMM rate not recorded")
     assert host_text(None) == "host not recorded"
+    # two OpenBLAS builds in one process (numpy's and scipy's wheels): said, not read as one library
+    two = dict(HOST, blas="openblas 0.3.30 (Haswell) + openblas 0.3.31.188.0 (Haswell), 2 threads")
+    assert ("kernel 6.1.0-test, 2 BLAS builds loaded in one process (openblas 0.3.30 (Haswell) + openblas "
+            "0.3.31.188.0 (Haswell), 2 threads), GEMM 50 GFLOP/s") in host_text(two)
 
 
 def test_host_info_records_cpu_cores_kernel_blas_and_a_measured_gemm_rate(monkeypatch):

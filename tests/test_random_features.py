@@ -89,6 +89,10 @@ def test_table_iv_ratios_and_glues(store):
     assert glues["ratio_lu"] == 4.0 and glues["lu_vs_cholesky"] == "identical to"
     assert "paper_ratio_cholesky" not in glues
     assert math.isnan(rf.table_iv_glues(rf.table_iv({}, None, {}, 500))["ratio_cholesky"])
+    # what each pinv timing measures, beside the numbers (finding 27 of issue 61's reading: listing 2's pinv
+    # solve alone, 23.6 s, against greenelm's whole pinv fit, 13.9 s, explained only in passing)
+    assert glues["pinv_fit_words"].startswith("greenelm's whole fit: the features, then LAPACK gelsd")
+    assert glues["listing2_pinv_words"].startswith("the paper's listing 2, the solve alone: np.linalg.pinv")
 
 
 def _rank_frame() -> pd.DataFrame:
@@ -237,3 +241,17 @@ def test_each_scale_s_mean_gap_is_stated_with_its_own_row_count():
         start, end = source.index(f"`{count}`"), source.index(f"`gap_{scale}:")
         between = source[start:end]
         assert start < end and ";" not in between and ("gap_" not in between), (scale, between)
+
+
+def test_one_accuracy_under_several_solver_labels_says_so():
+    """Finding 26 of issue 61's reading: one accuracy was labelled pinv, Cholesky and LU in different tables
+    (the solvers agree seed by seed, said only on this page); every answer whose accuracy is shared says so."""
+    from types import SimpleNamespace
+
+    runs = SimpleNamespace(values=(95.73, 95.96, 96.01))
+    other = SimpleNamespace(values=(95.70, 95.96, 96.01))
+    assert rf.agreeing_solvers_text({"pinv": runs, "lu": SimpleNamespace(values=runs.values), "cholesky": runs}) == \
+        "; pinv, LU and Cholesky give these accuracies seed by seed"
+    assert rf.agreeing_solvers_text({"pinv": runs, "lu": None, "cholesky": other}) == ""
+    assert rf.agreeing_solvers_text({"pinv": None, "lu": other, "cholesky": other}) == \
+        "; LU and Cholesky give these accuracies seed by seed"

@@ -197,6 +197,10 @@ def test_held_out_test_records_and_answers(store, laws, label):
     # gives is kept for information
     assert answer.verdict.label == "inconclusive" and f"ln d no worse on {laws.count('log')} of 3" in answer.verdict.ours
     assert f"the test gives {label} (" in answer.verdict.detail and "(1 seed)" in answer.verdict.detail
+    # the page's words follow that verdict: the count as what one draw per dataset gave, too few to decide
+    # (finding 11 of issue 61's reading: "ln d predicts wider models worse … on 3 of 3" beside "inconclusive")
+    words = sc.held_out_words(store, plan, summary)
+    assert words == (f"{summary['verdict_text']}, from one held-out draw per dataset: too few draws to decide")
     assert len(answer.keys) == 6
     table = sc.held_out_table(tests, plan)
     assert list(table.columns) == ["dataset", "d", "measured (%), one nested draw", "ln d predicts (%)",
@@ -574,3 +578,12 @@ def test_the_convergence_rate_of_the_book_s_table_is_not_said_to_be_one_half():
     assert f"falls like d^(−{-slope:.2f})" in text and "−0.60" in text and "−0.50" not in text
     with pytest.raises(ValueError, match="a rate needs two"):
         sc.convergence_rate_sentence(table.iloc[:1])
+
+
+def test_log_law_words_state_the_count_alone_only_with_enough_draws():
+    assert sc.log_law_words(3, 3, 5, min_draws=2) == "the saturating law predicts better than ln d on every dataset"
+    assert sc.log_law_words(0, 3, 2, min_draws=2) == "ln d predicts at least as well as the saturating law on every dataset"
+    assert sc.log_law_words(3, 3, 1, min_draws=2) == (
+        "the saturating law predicts better than ln d on every dataset, from one held-out draw per dataset: "
+        "too few draws to decide")
+    assert "from 3 held-out draws per dataset" in sc.log_law_words(1, 3, 3, min_draws=5)

@@ -201,6 +201,15 @@ def test_qualitative_tests_on_curves():
     assert V.flatter_than_anchor({"mnist": [2.4, 2.3], "fashion": [2.1, 2.2]}, "mnist").label == "inconclusive"
     assert V.flatter_than_anchor({"mnist": mnist, "fashion": fashion, "cifar10": [2.9, 2.8, 2.85, 2.95, 2.9]},
                                  "mnist").label == "partly holds"
+    # two claims share this test and its text: each verdict's reason names the datasets that made its label
+    # (finding 28 of issue 61's reading: slope rows with one rule text and two labels)
+    partly = V.flatter_than_anchor({"mnist": mnist, "fashion-mnist": fashion, "cifar10": [2.9, 2.8, 2.85, 2.95, 2.9]},
+                                   "mnist")
+    none = V.flatter_than_anchor({"mnist": mnist, "cifar10": [2.9, 2.8, 2.85, 2.95, 2.9]}, "mnist")
+    assert partly.detail.endswith("; here Fashion-MNIST flatter, CIFAR-10 steeper")
+    assert none.detail.endswith("; here CIFAR-10 steeper") and partly.detail != none.detail
+    straddles = V.flatter_than_anchor({"mnist": [2.4, 2.3], "fashion": [2.1, 2.2]}, "mnist").detail
+    assert "straddles 0 for fashion" in straddles and "; here" not in straddles
 
 
 def test_reaching_the_books_own_sgd_is_non_inferiority_within_one_point():

@@ -99,6 +99,7 @@ def test_regime_deficits_are_gaussian_minus_ours(models, store):
     assert set(deficits) == {("pinv", WIDTH), ("cholesky", WIDTH), ("cholesky", 20)}
     assert deficits["pinv", WIDTH].setting["alpha"] == 0.0
     assert len(we.regime_table(regimes)) == 3
+    assert "H, a Gaussian column of d values (bits)" in we.regime_table(regimes).columns
 
 
 def test_ridge_gap_is_relative_to_the_largest_pinv_weight(models):
@@ -135,6 +136,9 @@ def test_every_claim_is_answered_and_quoted(models, store):
     stats = we.seed_statistics(readouts, sgd, SEEDS, WIDTH, BINS, n_match=80, draws=3)  # the MLP readout's size
     rec = we.record_statistics(store, stats, bins=16, n_match=80, draws=3, **SETTING)
     assert we.entropy_table(rec, stats, 16, 80).shape == (5, 5)
+    # each Gaussian reference names its size (finding 29 of issue 61's reading: 7.17 bits for a column
+    # against 7.12 for 640 weights, both called "a Gaussian")
+    assert "H, a Gaussian sample of 80 weights (bits)" in we.entropy_table(rec, stats, 16, 80).columns
     deficits = we.record_deficits(store, we.regime_statistics(readouts, 16, 3), dataset="mnist", n_train=100,
                                   seeds=SEEDS, alpha=1e-3, bins=16)
     by_digit = pd.DataFrame({"digit": [0, 1], "n": [5, 5], "median_H": [3.0, 1.0], "median_G": [0.5, 0.5]})
@@ -155,6 +159,7 @@ def test_every_claim_is_answered_and_quoted(models, store):
         rec[we.labels()[k], "matched_entropy"].key for k in ("mlp.0", "mlp.2", "perceptron."))
     assert answers["high_entropy_all_regimes"].keys == tuple(r.key for r in deficits.values())
     assert " of 3 regimes" in answers["high_entropy_all_regimes"].verdict.ours
+    assert "for a Gaussian sample of 80 weights;" in answers["high_entropy_no_feature_pruning"].verdict.ours
     words = we.prose_numbers(store, rec, stats, facts, headline_bins=16, width=WIDTH, n_match=80, seeds=2, seed=0)
     assert words["n_claims"] == 12 and words["v_weights_dense"] == "holds"
     assert sum(int(part.split()[0]) for part in words["verdict_counts"].split(", ")) == 12

@@ -485,8 +485,8 @@ def answer_table_iv(store, paper_iv: pd.DataFrame, solves: dict, ratio) -> None:
             keys.append(ratio.key if _is_quiet_pairs(ratio) else solves["lu"].key)
         answer_as_scorecard(store, f"table4_{solver}_d2000_seconds",
                             judge_time(paper_iv.loc[solver, "seconds"], res.values), keys, [ratio],
-                            note="paper listing 2 on listing 1's H, full MNIST, solve alone, one run (benchmark "
-                                 "report)" + (("; the pinv / LU ratio from the quiet interleaved pairs"
+                            note=f"{bench.timed_words('listing2', solver)}; on listing 1's H, full MNIST, one run "
+                                 "(benchmark report)" + (("; the pinv / LU ratio from the quiet interleaved pairs"
                                                if _is_quiet_pairs(ratio) else "; the pinv / LU ratio of that run")
                                               if len(keys) == 2 else ""))
 

@@ -149,6 +149,16 @@ def record_statistics(store, stats: pd.DataFrame, *, bins: int, n_match: int, dr
     return rec
 
 
+#: the Gaussian reference of one readout column (d values), named so that it is never read as the other one
+GAUSSIAN_COLUMN_WORDS = "a Gaussian column of d values"
+
+
+def gaussian_sample_words(n: int) -> str:
+    """The Gaussian reference of a sample of ``n`` weights, as its tables and verdicts name it (a column's
+    reference, :data:`GAUSSIAN_COLUMN_WORDS`, is another quantity): ``"a Gaussian sample of 640 weights"``."""
+    return f"a Gaussian sample of {n} weights"
+
+
 def entropy_table(rec: dict, stats: pd.DataFrame, bins: int, n_match: int) -> pd.DataFrame:
     """Per weight set at K = ``bins``: size, mean entropy per column, of ``n_match`` random weights,
     and of ``n_match`` Gaussian values (bits)."""
@@ -156,7 +166,7 @@ def entropy_table(rec: dict, stats: pd.DataFrame, bins: int, n_match: int) -> pd
     return pd.DataFrame([{"weights": name, "size": int(head.loc[head.set == name, "size"].iloc[0]),
                           "H per column (bits)": rec[name, "column_entropy"].mean,
                           f"H, {n_match} weights (bits)": rec[name, "matched_entropy"].mean,
-                          f"H, {n_match} Gaussian (bits)": head.loc[head.set == name, "gaussian_matched_entropy"].mean()}
+                          f"H, {gaussian_sample_words(n_match)} (bits)": head.loc[head.set == name, "gaussian_matched_entropy"].mean()}
                          for name in dict.fromkeys(stats["set"])])
 
 
@@ -205,7 +215,7 @@ def record_deficits(store, regimes: pd.DataFrame, *, dataset: str, n_train: int,
 def regime_table(regimes: pd.DataFrame) -> pd.DataFrame:
     """Per (solver, width): mean column entropy, Gaussian reference, deficit (bits) and seeds."""
     return pd.DataFrame([{"solver": solver, "width d": int(width), "H per column (bits)": r.column_entropy.mean(),
-                          "Gaussian, d values (bits)": r.gaussian_column_entropy.mean(),
+                          f"H, {GAUSSIAN_COLUMN_WORDS} (bits)": r.gaussian_column_entropy.mean(),
                           "deficit (bits)": r.deficit.mean(), "seeds": len(r)}
                          for (solver, width), r in regimes.groupby(["solver", "n_hidden"], sort=False)])
 
@@ -382,7 +392,7 @@ def answer_claims(store, rec: dict, stats: pd.DataFrame, deficits: dict, digit_r
         all_some_none([high, n_higher == len(sgd_names)]),
         test=f"high: the entropy of {n_match} random W2 weights within {HIGH} bit of a Gaussian sample's; and "
              f"higher than every SGD matrix's entropy on the same number of weights; both → holds, one → partly",
-        ours=f"{matched_elm.mean:.2f} bits against {gauss_matched:.2f} for a Gaussian; higher than {n_higher} of "
+        ours=f"{matched_elm.mean:.2f} bits against {gauss_matched:.2f} for {gaussian_sample_words(n_match)}; higher than {n_higher} of "
              f"{len(sgd_names)} SGD matrices"), keys=matched_keys)
 
     store.answer("mnist_sea_sgd_filters_sparse", judge_qualitative(

@@ -403,7 +403,8 @@ def opponent_gain(part: dict, result: dict) -> dict:
     over the SGD opponent", paired by seed over the seeds both have run. ``part``: a dataset's
     entry of :func:`record_protocol`; ``result``: one of its opponents. Returns {"verdict", "outcome"
     ("gain", "loss" or "no gain shown"), "seeds" (both ran), "gap" (mean paired difference, points),
-    "ratio" (the protocol's whole seconds over the opponent's training seconds, means on those seeds)}."""
+    "ratio" (the protocol's whole seconds over the opponent's training seconds, means on those seeds),
+    "ours_seconds" and "theirs_seconds" (those two means, the ratio's sides)}."""
     from ..judging.verdicts import GAIN_LABELS
 
     def by_seed(recorded):
@@ -418,20 +419,24 @@ def opponent_gain(part: dict, result: dict) -> dict:
                                  names=(f"{RECIPE_WORDS.get(recipe, recipe)} ({OPTIMIZER_WORDS.get(recipe, recipe)})",
                                         "the protocol's pick"))
     ours_seconds, theirs_seconds = by_seed(part["seconds"]), by_seed(result["seconds"])
+    ours_mean = float(np.mean([ours_seconds[s] for s in common]))
+    theirs_mean = float(np.mean([theirs_seconds[s] for s in common]))
     return {"verdict": verdict, "outcome": {label: word for word, label in GAIN_LABELS.items()}[verdict.label],
             "seeds": common, "gap": float(np.mean([ours[s] - theirs[s] for s in common])),
-            "ratio": float(np.mean([ours_seconds[s] for s in common]) / np.mean([theirs_seconds[s] for s in common]))}
+            "ratio": ours_mean / theirs_mean, "ours_seconds": ours_mean, "theirs_seconds": theirs_mean}
 
 
 def opponents_sentence(protocol: dict) -> str:
     """The protocol against its SGD opponent on each dataset that has both, paired by seed, in words
     following the sign of the difference, with the book's gain rule's verdict (:func:`opponent_gain`)."""
     from ..judging.verdicts import MIN_GAIN_RUNS
+    from ..store.results import measured_on_text
 
-    sentences = []
+    sentences, timed = [], []
     for dataset, part in protocol.items():
         for schedule, result in part["opponents"].items():
             judged = opponent_gain(part, result)
+            timed += [part["seconds"], result["seconds"]]
             common, gap = judged["seeds"], judged["gap"]
             seeds = (f"on the {len(common)} seeds both ran" if len(common) > 1
                      else f"on seed {common[0]}, the one seed both ran")
@@ -445,10 +450,14 @@ def opponents_sentence(protocol: dict) -> str:
                 f"{by_sign(gap, 'above', 'below', 'level with')} "
                 f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} ({SCHEDULE_WORDS[schedule]}) {seeds}, "
                 f"{judgement}; the whole protocol takes {judged['ratio']:.1f}× its training seconds "
-                f"{'on that seed' if len(common) == 1 else 'on those seeds (means)'}.")
+                f"{'on that seed' if len(common) == 1 else 'on those seeds (means)'} "
+                f"({judged['ours_seconds']:,.0f} s against {judged['theirs_seconds']:,.0f} s).")
     if not sentences:
         return "No SGD opponent has a record yet."
-    return " ".join(sentences) + " These are measurements on one machine, two CPU cores."
+    # what the records say of where and when those seconds were measured (no host beyond the cores: never
+    # "one machine" unless the records show it)
+    timed = list({id(r): r for r in timed}.values())
+    return " ".join(sentences) + f" Their seconds were {measured_on_text(timed)}."
 
 
 def opponent_recipes_text(protocol: dict) -> str:
@@ -557,13 +566,17 @@ def anchor_notes(protocol: dict) -> list[str]:
 
 # ----------------------------------------------------------------------------- what limited us
 def limits_text(protocol: dict, part: dict) -> str:
-    """What bounded the chapter: the limit's N × N kernel against this machine's memory, per dataset."""
+    """What bounded the chapter: the limit's N × N kernel against this machine's memory, per dataset; the
+    machine's memory as every page prints it (:func:`~greenelm_book.bench.memory_text`)."""
+    from ..bench import chapter_machine, memory_text
+
     parts = [f"{DATASET_NAMES[d]} {max(p['memory'].values):.1f} GB at peak for a {p['runs'][0]['n_train']:,}-row kernel "
              f"({limit_memory_gb(p['runs'][0]['n_train']):.1f} GB of it)" for d, p in protocol.items()]
     limit = part["records"]["limit"]
     return ("Every kernel limit holds its N × N float32 kernel: " + "; ".join(parts)
             + f"; the pixels' limit {limit['peak_memory_gb']:.1f} GB. Twice the training images would need four times "
-              "the memory, past this machine's 24 GiB, and the kernel's products grow as N².")
+              f"the memory, past this machine's {memory_text(chapter_machine()['memory_gib'])}, and the kernel's products grow "
+              "as N².")
 
 
 def planned_seeds(params: str | Path | None = None) -> list[int]:

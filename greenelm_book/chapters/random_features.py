@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .. import paper
+from ..bench import timed_words
 from ..report import (Verdict, by_sign, colour, judge_qualitative, judge_time, log_ticks,
                      not_comparable, ours_text, prediction_interval)
 from ..judging.rejudge import answer_as_scorecard
@@ -245,12 +246,14 @@ def table_iv_frame(iv: dict) -> pd.DataFrame:
 
 
 def table_iv_glues(iv: dict) -> dict:
-    """The numbers the Table IV prose quotes: our whole-fit time ratios, LU against Cholesky."""
+    """The numbers and words the Table IV prose quotes: our whole-fit time ratios, LU against Cholesky, and what
+    greenelm's pinv fit and the paper's listing 2 pinv each time (:func:`~greenelm_book.bench.timed_words`)."""
     ratios, lu, chol = iv["ratios"], iv["accuracy"]["lu"], iv["accuracy"]["cholesky"]
     lu_minus_chol = (lu.mean - chol.mean) if lu and chol else 0.0
     return {"ratio_cholesky": ratios["cholesky"] if ratios else float("nan"),
             "ratio_lu": ratios["lu"] if ratios else float("nan"),
-            "lu_vs_cholesky": by_sign(lu_minus_chol, "above", "below", "identical to", tolerance=1e-9)}
+            "lu_vs_cholesky": by_sign(lu_minus_chol, "above", "below", "identical to", tolerance=1e-9),
+            "pinv_fit_words": timed_words("greenelm", "pinv"), "listing2_pinv_words": timed_words("listing2", "pinv")}
 
 
 # ------------------------------------------------------------------ rank-deficient systems
@@ -409,6 +412,23 @@ def readout(acc: dict, name: str, width: int):
     return acc.get((name, "unit", "pinv", width)) or acc.get((name, "unit", "cholesky", width))
 
 
+#: the solvers as the tables name them
+SOLVER_NAMES = {"pinv": "pinv", "lu": "LU", "cholesky": "Cholesky"}
+
+
+def agreeing_solvers_text(runs: dict) -> str:
+    """Where one accuracy is shown under several solvers' labels, say so: ``runs`` {solver: its Result at
+    one configuration, or None}; "; pinv, LU and Cholesky give these accuracies seed by seed" when two or
+    more solvers' runs are equal seed by seed, else ""."""
+    ran = {s: tuple(r.values) for s, r in runs.items() if r is not None}
+    for values in dict.fromkeys(ran.values()):
+        same = [SOLVER_NAMES.get(s, s) for s, v in ran.items() if v == values]
+        if len(same) > 1:
+            names = ", ".join(same[:-1]) + f" and {same[-1]}"
+            return f"; {names} give these accuracies seed by seed"
+    return ""
+
+
 def answer_accuracy(store, acc: dict, lu_accuracy, claim_id: str, paper_value: float, name: str, solver: str,
                     width: int, *, profile: str, solver_table_width: int, extra: str = ""):
     """Judge a paper accuracy against our `unit` runs of (name, solver, width) (:func:`~greenelm_book.judging.verdicts.value_vs_paper`);
@@ -425,7 +445,10 @@ def answer_accuracy(store, acc: dict, lu_accuracy, claim_id: str, paper_value: f
         return store.answer(claim_id, not_run(f"{name} d = {width} is not run at the {profile} profile"))
     he = acc.get((name, "he", sweep, width))
     he_note = f"; with W ~ N(0, 2/D): {ours_text(he.values, '%')}" if he else ""
-    note = f"W ~ N(0, 1) (the paper's code){he_note}{extra}"
+    lu_runs = lu_accuracy if name == "mnist" and width == solver_table_width else None
+    agree = agreeing_solvers_text({"pinv": acc.get((name, "unit", "pinv", width)), "lu": lu_runs,
+                                   "cholesky": acc.get((name, "unit", "cholesky", width))})
+    note = f"W ~ N(0, 1) (the paper's code){he_note}{extra}{agree}"
     return store.answer(claim_id, value_vs_paper(paper_value, result.values, "%"), keys=[result.key], note=note)
 
 
@@ -437,7 +460,7 @@ def answer_time(store, times: dict, claim_id: str, paper_value: float, name: str
         return store.answer(claim_id, not_comparable(f"timed on another machine; {name} d = {width} not timed "
                                                      f"at the {profile} profile"))
     return store.answer(claim_id, judge_time(paper_value, t.values), keys=[t.key],
-                        note="quiet whole fit on inputs in memory, W ~ N(0, 1)")
+                        note=f"quiet, {timed_words('greenelm', solver)}; inputs in memory, W ~ N(0, 1)")
 
 
 def answer_value_claims(store, acc: dict, times: dict, lu_accuracy, *, profile: str,

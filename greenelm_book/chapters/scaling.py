@@ -388,6 +388,29 @@ def law_count_text(n_log: int, total: int) -> str:
     return f"the saturating law predicts better than ln d on {datasets(total - n_log)}"
 
 
+def log_law_words(n_worse: int, total: int, draws: int, min_draws: int | None = None) -> str:
+    """The held-out test of ln d in words that follow its verdict (:func:`law_count_text` with ln d worse on
+    ``n_worse`` of ``total`` datasets): with at least ``min_draws`` held-out draws per dataset (default: the
+    seeds rule's :data:`~greenelm_book.judging.verdicts.MIN_DECIDING_SEEDS`) the count alone; with fewer,
+    the count as what those draws gave and that they are too few to decide (the scorecard's verdict is
+    then inconclusive). Read by this chapter, the headline findings and the conclusion."""
+    min_draws = verdicts.MIN_DECIDING_SEEDS if min_draws is None else min_draws
+    counted = law_count_text(total - n_worse, total)
+    if draws >= min_draws:
+        return counted
+    drawn = "one held-out draw" if draws == 1 else f"{draws} held-out draws"
+    return f"{counted}, from {drawn} per dataset: too few draws to decide"
+
+
+def held_out_words(store, plan: ScalingPlan, summary: dict) -> str:
+    """:func:`log_law_words` of this chapter's held-out test (``summary``: :func:`held_out_summary`), its
+    draws counted from the stored held-out errors (the fewest runs among them)."""
+    keys = [f"{n}/green-elm/unit/cholesky/{law}-fit/held-out-error" for n in plan.datasets
+            for law in ("ln-d", "saturating")]
+    draws = min(len(store.results[k].values) for k in keys)
+    return log_law_words(len(plan.datasets) - summary["n_log"], len(plan.datasets), draws)
+
+
 def answer_log_law(store, plan: ScalingPlan, summary: dict) -> None:
     """The claim that accuracy is near-logarithmic in d, by the held-out test (:func:`held_out_summary`)."""
     answer_as_scorecard(store, "accuracy_near_logarithmic_in_d", judge_qualitative(

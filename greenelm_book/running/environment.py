@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..bench import machine_text
 from ..report import duration_text
 from ..store.results import NOT_RECORDED
 from .toc import ROOT, SUMMARY_CHAPTERS, chapters
@@ -204,7 +205,7 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         meta = nbformat.read(path, as_version=4).metadata if path.is_file() else {}
         ours, pm = meta.get("greenelm", {}), meta.get("papermill", {})
         host = ours.get("machine")
-        where = f"{host['cpu']}, {host['cores']} cores, {host['memory_gib']:g} GiB" if host else "–"
+        where = machine_text(host) if host else "–"
         compute = ours.get("compute")
         took = duration_text(float(compute["seconds"])) if compute else NOT_RECORDED
         executed_seconds += float(compute["seconds"]) if compute else 0.0

@@ -51,7 +51,7 @@ from greenelm._cachefiles import atomic_write
 from ..report import VERDICT_LABELS, Verdict
 
 __all__ = ["FORMAT", "ChapterResults", "Result", "Answer", "Provenance", "ResultsFileError", "load_all",
-           "results_dir", "measured_date", "is_timing", "same_host", "host_text", "measured_on_text", "pair_sides_text", "NOT_RECORDED"]
+           "results_dir", "measured_date", "is_timing", "same_host", "host_text", "measured_on_text", "pair_sides_text", "pair_side_against_table_text", "NOT_RECORDED"]
 
 FORMAT = 1
 ROOT = Path(__file__).resolve().parents[2]
@@ -152,13 +152,17 @@ def _setting_host(setting: dict) -> dict | None:
 
 
 def host_text(host: dict | None) -> str:
-    """A host in words, each field it lacks said ``not recorded``:
+    """A host in words, each field it lacks said ``not recorded``, and how many BLAS builds it loaded when
+    more than one:
     ``"AMD EPYC, 2 cores, kernel 6.18.44, openblas 0.3.30 (Haswell), 2 threads, GEMM 61.2 GFLOP/s"``."""
     if not host:
         return f"host {NOT_RECORDED}"
     cores = f"{host['cores']} cores" if host.get("cores") else f"cores {NOT_RECORDED}"
     kernel = f"kernel {host.get('kernel') or NOT_RECORDED}"
     blas = host.get("blas") or f"BLAS {NOT_RECORDED}"
+    builds = blas.split(", ")[0].count(" + ") + 1          # "openblas 0.3.30 (Haswell) + openblas 0.3.31 …, 2 threads"
+    if host.get("blas") and builds > 1:
+        blas = f"{builds} BLAS builds loaded in one process ({blas})"
     gemm = f"GEMM {host['gemm_gflops']:g} GFLOP/s" if host.get("gemm_gflops") else f"GEMM rate {NOT_RECORDED}"
     return ", ".join([host.get("cpu") or f"CPU {NOT_RECORDED}", cores, kernel, blas, gemm])
 
@@ -463,6 +467,45 @@ def load_all(directory: str | Path) -> dict[str, dict]:
     if not directory.is_dir():
         return {}
     return {path.stem: _read(path) for path in sorted(directory.glob("*.json"))}
+
+
+def _recorded_setting(text: str) -> dict:
+    """The epochs and training rows a benchmark's words record (``"SGDConfig(epochs=10)"``, ``"all 50,000
+    training images"``), as far as they do: ``{"epochs": 10, "n_train": 50000}``."""
+    found = {}
+    if m := re.search(r"epochs=(\d+)", text):
+        found["epochs"] = int(m.group(1))
+    if m := re.search(r"all ([\d,]+) training images", text):
+        found["n_train"] = int(m.group(1).replace(",", ""))
+    return found
+
+
+def pair_side_against_table_text(ratio, side: str, table: "Result", what: str) -> str:
+    """Why one side of interleaved pairs (``side``: "numerator" or "denominator" of ``ratio``) and a
+    table's runs of the same model (``table``) show different seconds, as far as the records say: both
+    means, the setting they share or where it differs (epochs, training rows), and where and when each
+    was measured (:func:`measured_on_text`): "the pairs' MLP training (22.6 s) and the table's (61.3 s,
+    2.71× as long) are separate runs, both 10 epochs on 50,000 images; the pairs measured …; the
+    table's …; the records hold no other difference"."""
+    if side not in ("numerator", "denominator"):
+        raise ValueError(f"side must be 'numerator' or 'denominator', got {side!r}")
+    seconds = ratio.setting.get(f"{side}_seconds")
+    if not seconds:
+        return "the table's runs are the ratio's sides"
+    pairs_mean = statistics.fmean(seconds)
+    theirs = _recorded_setting(f"{ratio.setting.get(side, '')} {ratio.setting.get('data', '')}")
+    ours = {k: table.setting.get(k) for k in ("epochs", "n_train")}
+    theirs = {k: v for k, v in theirs.items() if ours.get(k) is not None}      # compared where both record it
+    same = [k for k in theirs if theirs[k] == ours.get(k)]
+    differ = [k for k in theirs if theirs[k] != ours.get(k)]
+    words = {"epochs": lambda v: f"{v} epochs", "n_train": lambda v: f"{v:,} images"}
+    parts = ([f"both {' on '.join(words[k](theirs[k]) for k in same)}"] if same else []) + \
+        ([", ".join(f"differing in {k} (pairs {theirs[k]}, table {ours[k]})" for k in differ)] if differ else [])
+    shared = "; ".join(parts) or "their settings not recorded alike"
+    return (f"the pairs' {what} ({pairs_mean:.1f} s) and the table's ({table.mean:.1f} s, "
+            f"{table.mean / pairs_mean:.2f}× the pairs') are separate runs, {shared}; the pairs "
+            f"{measured_on_text([ratio])}; the table's {measured_on_text([table])}; the records hold no other "
+            "difference between them")
 
 
 def pair_sides_text(ratio, numerator: str, denominator: str) -> str:

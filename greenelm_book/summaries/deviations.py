@@ -18,6 +18,7 @@ import re
 import statistics
 from pathlib import Path
 
+from ..bench import machine_text as host_machine_text
 from ..paper import TABLE_VI
 from ..report import thousands
 
@@ -47,7 +48,7 @@ def machine_text(directory: Path) -> str:
         metadata = json.loads(path.read_text(encoding="utf-8")).get("metadata", {})
         host = metadata.get("greenelm", {}).get("machine")
         if host:
-            machines.add(f"{host['cpu']}, {host['cores']} cores, {host['memory_gib']:g} GiB")
+            machines.add(host_machine_text(host))
     return " and ".join(sorted(machines)) or _NOT_RECORDED
 
 
