@@ -423,7 +423,7 @@ show_table(footprint.training_table(rec, footprint_width, MLP_HIDDEN, cfg.epochs
 # {glue:text}`flop_ratio:.2f`× the arithmetic of SGD's ten epochs ({glue:text}`flop_word` than SGD)
 # and uses {glue:text}`cpu_ratio:.2f`× its CPU time ({glue:text}`cpu_word`), {glue:text}`flop_sentence`.
 # These are the CPU and wall seconds of this chapter's runs at this N, with the Cholesky solver; the
-# {doc}`baselines` chapter times wall seconds of its own runs with the paper's pinv solver, so its
+# {doc}`baselines <baselines>` chapter times wall seconds of its own runs with the paper's pinv solver, so its
 # ratio of the two trainings is another quantity.
 # Memory: the SGD training adds {glue:text}`sgd_mem:.0f` MiB to its process
 # ({glue:text}`mem_word` than Green-ELM's {glue:text}`elm_mem:.0f` MiB), of which the activations

@@ -90,6 +90,9 @@ def test_direction_words_only_where_the_verdict_decides_the_direction():
     assert V.direction_words("reproduced", 0.9, at=0.0) == "no decided direction (reproduced)"   # a value, no side
     assert V.direction_words("holds", 2.0, interval=(0.8, 3.0)) == "no decided direction (holds)"  # straddles 1
     assert V.direction_words("holds", 1.0) == "no decided direction (holds)"
+    # a sentence that prints the verdict's label itself asks for the words alone
+    assert V.direction_words("inconclusive", 2.0, name_label=False) == "no decided direction"
+    assert V.direction_words("holds", 2.0, name_label=False) == "longer than"
     with pytest.raises(ValueError, match="needs a verdict label, got 'faster'"):
         V.direction_words("faster", 2.0)
 

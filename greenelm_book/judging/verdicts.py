@@ -1041,11 +1041,12 @@ def evidence_bound(verdict: Verdict, *, seeds: dict | None = None, loads: dict |
 
 
 def direction_words(verdict, estimate: float, words: tuple[str, str] = ("shorter than", "longer than"), *,
-                    at: float = 1.0, interval: tuple[float, float] | None = None) -> str:
+                    at: float = 1.0, interval: tuple[float, float] | None = None, name_label: bool = True) -> str:
     """The direction a sentence may state for ``estimate`` (a ratio, or a difference with ``at`` = 0)
     judged by ``verdict`` (a :class:`Verdict` or its label): ``words[0]`` below ``at``, ``words[1]``
     above it, only when the verdict decides a direction (:data:`DIRECTION_LABELS`) and ``interval``,
-    when given, lies wholly on that side; else "no decided direction (<label>)"."""
+    when given, lies wholly on that side; else "no decided direction (<label>)", or "no decided
+    direction" with ``name_label`` False (for a sentence that prints the verdict's label itself)."""
     from ..report import VERDICT_LABELS
 
     label = getattr(verdict, "label", verdict)
@@ -1056,5 +1057,5 @@ def direction_words(verdict, estimate: float, words: tuple[str, str] = ("shorter
         low, high = interval
         decided = high < at if estimate < at else low > at
     if not decided:
-        return f"no decided direction ({label})"
+        return f"no decided direction ({label})" if name_label else "no decided direction"
     return words[0] if estimate < at else words[1]

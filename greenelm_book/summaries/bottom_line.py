@@ -225,7 +225,7 @@ def speed_findings(store: Store) -> dict:
            # a direction only where the scorecard's verdict on the ratio decides one
            "speedup_where": where,
            "speedup_words": direction_words(_scorecard_verdict("speedup_vs_sgd_mnist_d2000", judged), ratio,
-                                            ("shorter", "longer"), interval=(low, high))}
+                                            ("shorter", "longer"), interval=(low, high), name_label=False)}
     # the 5.1× as the scorecard judges it: the quiet interleaved pairs when measured, else run by run
     raw, _ = store.at_width("cifar10/green-elm/unit/cholesky/d={d}/sgd-mlp-over-fit-time-ratio", HEADLINE_WIDTH)
     raw = store.results.get(QUIET_RATIO_KEYS["cifar10_sgd_mlp_over_raw_fit"], raw)
@@ -404,7 +404,7 @@ def streaming_findings(store: Store) -> dict:
             "listing3_where": f"measured on {host_text(ratio.host)}" if ratio.host else "its host not recorded",
             # per-batch ratios of one run: the same-machine test decides the direction, or nothing is said
             "listing3_words": direction_words(same_machine_ratio(ratio.values, claimed="above"),
-                                              statistics.median(ratio.values), ("slower", "faster"))}
+                                              statistics.median(ratio.values), ("slower", "faster"), name_label=False)}
 
 
 def peak_words(peaks: dict) -> str:
