@@ -34,7 +34,7 @@ glue_findings(reproduces_words(found, card))
 # %% [markdown]
 # ## The bottom line
 #
-# - **What reproduces.** A random-feature solve classifies MNIST at {glue:text}`acc_mnist_wide:.2f` %
+# - **What reproduces.** Random features classify MNIST at {glue:text}`acc_mnist_wide:.2f` %
 #   (d = {glue:text}`acc_mnist_wide_d`), {glue:text}`wide_bar_words` the paper's "> {glue:text}`wide_bar:g` %"
 #   (*{glue:text}`verdict_feature_learning_not_needed_mnist`*) {glue:text}`wide_own`
 #   (*{glue:text}`verdict_abstract_mnist_d4000_accuracy`*);
@@ -54,7 +54,7 @@ glue_findings(reproduces_words(found, card))
 # - **Where the paper contradicts itself.** One MNIST fit takes {glue:text}`t1_pinv_s:.2f` s in
 #   Table I, {glue:text}`t4_pinv_s:g` s in Table IV: its headline, SGD taking {glue:text}`speedup_paper:g`×
 #   the fit's time, is {glue:text}`speedup:.2f`× here (*{glue:text}`verdict_speedup_vs_sgd_mnist_d2000`*),
-#   {glue:text}`speedup_if_t4:.2f`× with the second. Its text and code draw $W$ at different scales.
+#   {glue:text}`speedup_if_t4:.2f`× with the second. Its text and MNIST code draw $W$ at different scales.
 # - **Beyond the paper.** Its map's d → ∞ limit reaches {glue:text}`limit_mnist:.2f` % on
 #   MNIST but {glue:text}`limit_cifar:.2f` % on CIFAR-10, {glue:text}`limit_cifar_vs_cnn:.2f` points
 #   {glue:text}`limit_cifar_words` our SGD-trained CNN; random patches reach
@@ -155,8 +155,8 @@ glue_findings(reproduces_words(found, card))
 #   {glue:text}`t4_pinv_acc:.2f` %. The headline speed-up uses the first time; with the second it would
 #   be {glue:text}`speedup_if_t4:.2f`× ({glue:text}`sgd_s_paper:.2f` s of SGD over
 #   {glue:text}`t4_pinv_s:g` s).
-# - **Two weight scales.** The text draws $W$ from $\mathcal N(0, 2/D)$; the algorithm and the code
-#   from $\mathcal N(0, 1)$.
+# - **Two weight scales.** The text and the CIFAR-10 and streaming listings draw $W$ from
+#   $\mathcal N(0, 2/D)$; the algorithm and the MNIST listing from $\mathcal N(0, 1)$.
 # - **Two baselines each.** The MNIST SGD model scores {glue:text}`sgd_table:.2f` % in Table I and
 #   {glue:text}`sgd_figure:g` % as the scaling figure's dashed line; the CIFAR-10 CNN
 #   {glue:text}`cnn_table:g` % in Table VI and {glue:text}`cnn_figure:g` % in the figure.

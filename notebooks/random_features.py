@@ -22,8 +22,9 @@
 #
 # **Phase I** draws $W \in \mathbb{R}^{D\times d}$ and $b \in \mathbb{R}^d$ once and computes
 # $H = \max(0, XW + b)$. The paper is inconsistent about the scale of $W$: its text says
-# $\mathcal{N}(0, 2/D)$ ("he" below), its Algorithm 1 and its code use $\mathcal{N}(0, 1)$ ("unit").
-# We run both and judge with `unit`, the scale of the paper's code. **Phase II** solves $HW_2 = Y$
+# $\mathcal{N}(0, 2/D)$ ("he" below), as do its listings 2 and 3; its Algorithm 1 and its MNIST code
+# (listing 1) use $\mathcal{N}(0, 1)$ ("unit"). We run both and judge with `unit`, the scale of the
+# paper's MNIST code. **Phase II** solves $HW_2 = Y$
 # for one-hot $Y$: the Moore–Penrose solution $W_2 = H^{+}Y$ ("pinv", by SVD) or the ridge normal
 # equations $(H^\top H + \lambda I)W_2 = H^\top Y$ with $\lambda = 10^{-3}$, by LU or Cholesky
 # {cite}`huang2006extreme`.

@@ -309,9 +309,10 @@ def test_the_environment_page_counts_the_frontier_s_recorded_runs():
     """The frontier's page reads every protocol, fixed-measurement and opponent record: the page's row
     for it shows their hours, not the seconds its execution took."""
     records = environment.records_read("frontier", {})
-    folder = ROOT / "book" / "frontier_protocol"
-    runs = [p for p in folder.glob("*.json") if p.name != "test-reads.json"]
-    assert sorted(records) == sorted(runs) and len(runs) >= 9
+    runs = [p for name in ("frontier_protocol", "frontier_halving", "frontier_budget")
+            for p in (ROOT / "book" / name).glob("*.json") if p.name != "test-reads.json"]
+    assert sorted(records) == sorted(runs) and len(runs) >= 12
+    assert ROOT / "book" / "frontier_halving" / "mnist-seed2.json" in records      # the halving protocol's runs
     seconds, missing = environment.records_seconds(records)
     assert missing == 0 and seconds > 10 * 3600
     page = environment.environment_page(ROOT / "book")

@@ -14,9 +14,10 @@ ENVIRONMENT_PAGE = "book/environment.md"
 #: packages whose exact versions the environment page lists (all of them are in constraints.txt)
 KEY_PACKAGES = ("numpy", "scipy", "scikit-learn", "torch", "torchvision", "timm", "pandas",
                 "matplotlib", "dask", "jupyter-book", "papermill", "myst-nb")
-#: folders of run records a chapter's page reads besides the results store (the frontier's protocol,
-#: fixed-measurement and opponent runs: :data:`greenelm_book.chapters.frontier_protocol.RUNS_DIR`)
-RECORD_DIRS = {"frontier": ("book/frontier_protocol",)}
+#: folders of run records a chapter's page reads besides the results store (the frontier's earlier
+#: protocol, fixed-measurement and opponent runs: :data:`greenelm_book.chapters.frontier_protocol.RUNS_DIR`;
+#: the halving protocol's runs and the accuracy-seconds points)
+RECORD_DIRS = {"frontier": ("book/frontier_protocol", "book/frontier_halving", "book/frontier_budget")}
 
 
 def _stored_results(source_dir: Path, name: str) -> dict | None:

@@ -276,7 +276,7 @@ def deviations_markdown(directory: str | Path) -> str:
         ]) + "\n\n" + gpu_text,
 
         "## Random features and solvers\n\nChapter: {doc}`random_features` (Table I, Table IV, listing 1).\n\n" + _table([
-            ("Weight scale", "text $\\mathcal N(0, 2/D)$; Algorithm 1 and code $\\mathcal N(0, 1)$",
+            ("Weight scale", "text and listings 2, 3 $\\mathcal N(0, 2/D)$; Algorithm 1 and listing 1 $\\mathcal N(0, 1)$",
              "both, at every width and seed", "the paper is ambiguous: both compared"),
             ("Bias", "text: uniform; Algorithm 1 and code $\\mathcal N(0, 1)$", "$\\mathcal N(0, 1)$",
              "follows the code; a uniform bias is never run"),
