@@ -320,7 +320,8 @@ PROTOCOL_DATASETS = (("mnist", "mnist"), ("fashion", "fashion-mnist"), ("cifar",
 def protocol_text(store: Store) -> str:
     """The frontier protocol's headline in words, per dataset with a seed recorded: "99.57 % on MNIST
     (1 of 3 planned seeds, 51.2 min each)", mean ± sd where there are several, the whole protocol's
-    mean seconds per seed; "no seed recorded yet" when none."""
+    seconds per seed ("each" for one seed, "per seed on average" for several); "no seed recorded yet"
+    when none."""
     parts = []
     for _, dataset in PROTOCOL_DATASETS:
         found = store.results.get(f"{dataset}/frontier-protocol/test-accuracy")
@@ -328,7 +329,8 @@ def protocol_text(store: Store) -> str:
             continue
         seconds = store.get(f"{dataset}/frontier-protocol/seconds")
         parts.append(f"{spread_text(found)} % on {DATASET_NAMES[dataset]} ({found.n} of "
-                     f"{len(found.setting['planned_seeds'])} planned seeds, {duration_text(seconds.mean)} each)")
+                     f"{len(found.setting['planned_seeds'])} planned seeds, {duration_text(seconds.mean)} "
+                     f"{'each' if seconds.n == 1 else 'per seed on average'})")
     return "; ".join(parts) if parts else "no seed recorded yet"
 
 
