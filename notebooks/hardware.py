@@ -239,12 +239,8 @@ glue("bench_date", report["meta"]["date"][:10])
 glue("ratio_pinv_lu", ratio_pinv_lu.mean)
 glue("ratio_how", complexity.ratio_how(ratio_pinv_lu))
 glue("paper_ratio_pinv_lu", paper_ratio)
-glue("paper_iv_seconds", ", ".join(f"{name} {paper_iv.loc[solver, 'seconds']:.1f} s"
-                                   for solver, name in (("pinv", "pinv"), ("lu", "LU"), ("cholesky", "Cholesky"))))
-glue("paper_ratio_terms", f"{paper_iv.loc['pinv', 'seconds']:.1f} s / {paper_iv.loc['lu', 'seconds']:.1f} s")
-glue("paper_table4_pinv_seconds", f"{paper_iv.loc['pinv', 'seconds']:.1f} s")
-glue("paper_table1_pinv_seconds",
-     f"{paper.TABLE_I.set_index(['dataset', 'solver']).loc[('mnist', 'pinv'), 'train_seconds']:.2f} s")
+for name, text in complexity.paper_seconds_words(paper_iv).items():
+    glue(name, text)
 glue("ratio_word", by_sign(ratio_pinv_lu.mean - paper_ratio, "larger than", "smaller than",
                            tolerance=0.05 * paper_ratio, zero="close to"))
 

@@ -245,3 +245,11 @@ def test_count_sentence_names_the_rows_whose_count_departs():
     assert complexity.count_sentence(table).startswith("The FLOP model has the paper's exponent on every row")
     table.loc[table.phase == "gram", "count"] = 1.5
     assert "Gram HᵀH against N (1.50)" in complexity.count_sentence(table)
+
+
+def test_the_papers_solver_seconds_are_quoted_from_the_constants():
+    from greenelm_book import paper
+
+    words = complexity.paper_seconds_words(paper.TABLE_IV.set_index("solver"))
+    assert words == {"paper_iv_seconds": "pinv 74.1 s, LU 5.8 s, Cholesky 6.4 s", "paper_ratio_terms": "74.1 s / 5.8 s",
+                     "paper_table4_pinv_seconds": "74.1 s", "paper_table1_pinv_seconds": "1.50 s"}

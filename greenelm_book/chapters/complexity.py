@@ -491,6 +491,20 @@ def answer_table_iv(store, paper_iv: pd.DataFrame, solves: dict, ratio) -> None:
                                               if len(keys) == 2 else ""))
 
 
+def paper_seconds_words(paper_iv: pd.DataFrame) -> dict:
+    """The paper's solver seconds as the Table IV section quotes them (glue name → text), from
+    ``paper_iv`` (:data:`greenelm_book.paper.TABLE_IV` indexed by solver) and Table I's MNIST pinv fit."""
+    from .. import paper
+
+    seconds = paper_iv["seconds"]
+    table1 = paper.TABLE_I.set_index(["dataset", "solver"]).loc[("mnist", "pinv"), "train_seconds"]
+    return {"paper_iv_seconds": f"pinv {seconds['pinv']:.1f} s, LU {seconds['lu']:.1f} s, "
+                                f"Cholesky {seconds['cholesky']:.1f} s",
+            "paper_ratio_terms": f"{seconds['pinv']:.1f} s / {seconds['lu']:.1f} s",
+            "paper_table4_pinv_seconds": f"{seconds['pinv']:.1f} s",
+            "paper_table1_pinv_seconds": f"{table1:.2f} s"}
+
+
 def ratio_how(ratio) -> str:
     """How the pinv / LU ``ratio`` was timed, in words for the page."""
     if _is_quiet_pairs(ratio):
