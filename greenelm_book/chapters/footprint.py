@@ -393,14 +393,12 @@ def cpu_seconds_words(runs: dict, cores: int) -> str:
             f"wall time (the most a run used: {busiest}), so they are not the wall seconds of a fit timed elsewhere")
 
 
-#: the solvers' names as the pages print them
-SOLVER_NAMES = {"cholesky": "Cholesky", "lu": "LU", "pinv": "pinv"}
-
-
 def training_table(rec: dict, width: int, hidden: int, epochs: int, solver: str = "cholesky"):
     """Green-ELM's fit (its ``solver`` named) beside the SGD MLP's training: FLOPs, CPU and wall seconds of
     the same runs, memory added (means)."""
     import pandas as pd
+
+    from .random_features import SOLVER_NAMES     # the solvers' names as the pages print them
 
     return pd.DataFrame([
         {"model": f"Green-ELM ({SOLVER_NAMES.get(solver, solver)}), d = {width}",

@@ -223,15 +223,17 @@ def answer_claims(store, setup: Setup, *, claim: dict, angles, cleans: dict, rot
                  keys=clean_keys + [f"{setup.key(ELM)}/vs-sgd-perceptron/angle=0/advantage"],
                  note=f"MNIST, {setup.n_train} training images, Green-ELM W ~ N(0, 1), SGD {setup.epochs} epochs")
     faster = {(m, a): decay_ci[m, a][1] > 0 for m in (SLP, MLP) for a in test_angles}
-    n_fast = sum(faster[SLP, a] for a in test_angles)
-    decays = {m: all(faster[m, a] for a in test_angles) for m in (SLP, MLP)}
+    n_faster = {m: sum(faster[m, a] for a in test_angles) for m in (SLP, MLP)}
+    n_fast = n_faster[SLP]
+    # each SGD model decays faster at every tested angle: "rapid decay" and "more robust" rest on the same test
+    robust = {m: n_faster[m] == len(test_angles) for m in (SLP, MLP)}
     store.answer("rotation_sgd_rapid_decay", judge_qualitative(
-        all_some_none(decays.values()),
+        all_some_none(robust.values()),
         test="at every tested angle each SGD model (the perceptron and Table I's MLP, tested part by part) loses "
              "more accuracy from 0° than the pinv Green-ELM (95 % CI of the paired difference above 0)",
         ours=f"the perceptron faster at {n_fast} of {len(test_angles)} angles ({decay_ci[SLP, theta][0]:+.2f} points "
              f"more at {theta}°, {decay_ci[SLP, max_angle][0]:+.2f} at {max_angle}°); the MLP at "
-             f"{sum(faster[MLP, a] for a in test_angles)} of {len(test_angles)}"),
+             f"{n_faster[MLP]} of {len(test_angles)}"),
         keys=rot_keys + clean_keys, note=f"Green-ELM pinv d = {H}, W ~ N(0, 1); angles {test_angles}")
     answer_as_scorecard(store, "rotation_benchmark_angle", judge_qualitative(
         True, test="a setting rather than a result: the chapter evaluates every model at the paper's 15°",
@@ -250,14 +252,12 @@ def answer_claims(store, setup: Setup, *, claim: dict, angles, cleans: dict, rot
         ours=f"ahead at {n_ahead} of {len(angles)} angles; against the MLP at "
              f"{sum(ahead[MLP, a] for a in angles)} of {len(angles)}"),
         keys=rot_keys + clean_keys, note=f"Green-ELM pinv d = {H}")
-    robust = {m: all(faster[m, a] for a in test_angles) for m in (SLP, MLP)}
     store.answer("more_robust_to_rotation", judge_qualitative(
         all_some_none(robust.values()),
         test="more robust = loses fewer points from 0° at every tested angle than each SGD model "
              "(perceptron and Table I's MLP; 95 % CI of the paired difference)",
         ours=f"than the perceptron: {'yes' if robust[SLP] else 'no'} ({n_fast}/{len(test_angles)} angles); than "
-             f"the MLP: {'yes' if robust[MLP] else 'no'} ({sum(faster[MLP, a] for a in test_angles)}/"
-             f"{len(test_angles)} angles)"),
+             f"the MLP: {'yes' if robust[MLP] else 'no'} ({n_faster[MLP]}/{len(test_angles)} angles)"),
         keys=rot_keys + clean_keys, note=f"Green-ELM pinv d = {H}")
     return {"gap0": gap0, "comparable": comparable, "apart": apart, "n_ahead": n_ahead, "n_fast": n_fast,
             "faster": faster}
