@@ -150,8 +150,8 @@ for name, value in scaleout.benchmark_glues(bench, exponents).items():
 # wall time, {glue:text}`bench_per_million` and {glue:text}`bench_cpu_per_million` per million rows
 # ({glue:text}`bench_gflops`; 1-minute load average {glue:text}`bench_load` on two cores). Fitting
 # $\text{time} \propto N^{p}$ over the sizes gives $p$ = {glue:text}`bench_exponents`: by the test
-# the scorecard states (CPU-time exponent {glue:text}`bench_linear_band`) the total cost is
-# {glue:text}`bench_linear` in $N$, as the paper's $O(NDd + Nd^2)$ terms predict once the fixed
+# the scorecard states (CPU-time exponent {glue:text}`bench_linear_band`)
+# {glue:text}`bench_linear`; the paper's $O(NDd + Nd^2)$ terms predict linear growth once the fixed
 # costs are small. Each worker's peak memory stays within {glue:text}`bench_peak_range` for N from
 # {glue:text}`bench_n_range` ({glue:text}`bench_peak_change` from the smallest to the largest N,
 # while N grows {glue:text}`bench_n_factor`): a worker holds one block, its features, and the

@@ -359,7 +359,7 @@ def test_answer_vs_green_elm_and_its_words(tmp_path, store):
     words = bl.comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_acc, answers, 3)
     assert words["bl_ratio"] == pytest.approx(1.5 / np.exp(np.mean(np.log([0.1, 0.12, 0.11]))))
     # the ratio is not judged (separate runs): no direction is stated beside it (the planted defect: "longer than")
-    assert words["bl_ratio_words"] == "no decided direction (not comparable)" and words["bl_comparable"] == "undecided"
+    assert words["bl_ratio_words"].startswith("no direction judged (not comparable: ") and words["bl_comparable"] == "undecided"
     assert words["bl_ratio_how"].startswith("the ratio of the geometric means over separate runs")
     assert words["bl_ratio_sides"] == "its sides are the seconds in the table"
     assert words["bl_budget_epochs"] == "0" and words["bl_budget_all"] == "on average"   # no epoch within 0.11 s
@@ -387,7 +387,7 @@ def test_cifar_answers_are_not_comparable_and_words(store):
     assert words["bl_c10_cnn_last_gain"] == pytest.approx(1.0) and words["bl_c10_cnn_last_words"] == "gained"
     # seconds from two machines decide no direction (the planted defect: "longer than" the paper's 181 s)
     assert words["bl_c10_mlp_words"] == "below"
-    assert words["bl_c10_cnn_time_words"] == "no decided direction (not comparable)"
+    assert words["bl_c10_cnn_time_words"] == "no direction judged (not comparable: timed on another machine)"
     assert bl.cifar_architecture("mlp", 256) == "3072-256-10"
     assert bl.cifar_architecture("cnn").startswith("conv3x3-32, pool, conv3x3-64")
 

@@ -10,11 +10,11 @@ _NEST16 = "first d units of one width-16000 draw per seed"
 _NEST4 = "first d units of one width-4000 draw per seed"
 
 
-def _result(dataset, d, design=None, **more):
+def _result(dataset, d, design=None, runs=1, **more):
     setting = {"dataset": dataset, "n_hidden": d, "alpha": 0.001, **more}
     if design:
         setting["design"] = design
-    return {"setting": setting}
+    return {"setting": setting, "values": [90.0] * runs}
 
 
 def _results():
@@ -28,7 +28,7 @@ def _results():
             out[f"{dataset}/green-elm/unit/cholesky/d={d}/accuracy"] = ("scaling", _result(dataset, d, _NEST16))
     for d in (500, 1000, 4000):
         out[f"cifar10/green-elm/unit/cholesky/nested-in-d=4000/d={d}/accuracy"] = (
-            "scaling", _result("cifar10", d, _NEST4))
+            "scaling", _result("cifar10", d, _NEST4, runs=5))
     return out
 
 
@@ -36,12 +36,13 @@ def test_each_nested_design_names_the_test_accuracies_it_gives():
     text = dv._designs(_results())
     wide, narrow = text.split("; ")[:2]
     assert wide.startswith("MNIST, Fashion-MNIST and CIFAR-10, d = 500 to 16,000: the first d units of one "
-                           "16,000-wide draw per seed")
+                           "16,000-wide draw with one seed (")
     assert "the test accuracies at d = 8,000 and 16,000 and the other quantities at every width it spans" in wide
     # the planted defect: the old row read "… at d = 500 to 16,000: the first d units of one 16,000-wide draw"
     # with nothing saying that the test accuracies at 500 to 4,000 are independent draws
     assert "2,000" not in wide.split("test accuracies")[1]
-    assert narrow.startswith("CIFAR-10, d = 500 to 4,000")
+    # the seeds each design holds, counted from its results (a one-seed draw is not "one draw per seed")
+    assert narrow.startswith("CIFAR-10, d = 500 to 4,000: the first d units of one 4,000-wide draw per seed, 5 seeds (")
     assert "a second set of test accuracies at d = 500, 1,000 and 4,000, beside one draw per width" in narrow
     assert text.endswith("every other result one draw per width (the test accuracies at the other widths "
                          "among them)")

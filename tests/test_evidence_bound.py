@@ -85,13 +85,18 @@ def test_direction_words_only_where_the_verdict_decides_the_direction():
     assert V.direction_words(Verdict("holds"), 2.0) == "longer than"
     assert V.direction_words("discordant", 0.5, ("faster", "slower")) == "faster"
     assert V.direction_words("does not hold", 0.4, ("below", "above"), at=1.0, interval=(0.3, 0.6)) == "below"
-    assert V.direction_words("inconclusive", 2.0) == "no decided direction (inconclusive)"
-    assert V.direction_words("not comparable", 0.5) == "no decided direction (not comparable)"
-    assert V.direction_words("reproduced", 0.9, at=0.0) == "no decided direction (reproduced)"   # a value, no side
-    assert V.direction_words("holds", 2.0, interval=(0.8, 3.0)) == "no decided direction (holds)"  # straddles 1
-    assert V.direction_words("holds", 1.0) == "no decided direction (holds)"
-    # a sentence that prints the verdict's label itself asks for the words alone
-    assert V.direction_words("inconclusive", 2.0, name_label=False) == "no decided direction"
+    assert V.direction_words("inconclusive", 2.0) == "no direction judged (inconclusive: the test decides neither side)"
+    assert V.direction_words("not comparable", 0.5) == "no direction judged (not comparable: a setting other than the paper's)"
+    assert V.direction_words("reproduced", 0.9, at=0.0) == "no direction judged (reproduced: a value judged, not a direction)"
+    assert V.direction_words("holds", 2.0, interval=(0.8, 3.0)) == "no direction judged (holds: its interval includes 1)"
+    assert V.direction_words("holds", 1.0) == "no direction judged (holds: no difference)"
+    # the reason is read from the verdict's detail where it names one (the book's rules, another machine)
+    busy = V.evidence_bound(Verdict("holds", "0.62×", "ci 0.61–0.63"), quiet=False)
+    assert V.direction_words(busy, 0.62) == "no direction judged (inconclusive: busy timings)"
+    assert V.direction_words(Verdict("not comparable", "", "timed on another machine; ours / paper's = 2"), 2.0) \
+        == "no direction judged (not comparable: timed on another machine)"
+    # a sentence that prints the verdict's label itself asks for the reason alone
+    assert V.direction_words(busy, 0.62, name_label=False) == "no direction judged (busy timings)"
     assert V.direction_words("holds", 2.0, name_label=False) == "longer than"
     with pytest.raises(ValueError, match="needs a verdict label, got 'faster'"):
         V.direction_words("faster", 2.0)
@@ -162,7 +167,7 @@ def test_a_direction_word_beside_an_undecided_ratio_is_found():
     assert _direction_problems(planted) == [planted]
     written = (f"Its training against Green-ELM's pinv fit, by the verdict: "
                f"{V.direction_words('inconclusive', 2.3, ('shorter', 'longer'))}, where the paper reports 11.6×.")
-    assert _direction_problems(written) == [] and "no decided direction (inconclusive)" in written
+    assert _direction_problems(written) == [] and "no direction judged (inconclusive: " in written
 
 
 # ----------------------------------------------------------------------------- the committed store and pages
@@ -191,16 +196,18 @@ def test_the_committed_pages_state_no_direction_their_verdict_does_not_decide():
 def test_rotation_judges_each_sgd_model_as_more_robust_does(card):
     """Finding 21: "higher across the range" and "rapid decay" were "holds" on the perceptron alone."""
     for claim in ("rotation_higher_across_range", "rotation_sgd_rapid_decay", "more_robust_to_rotation"):
-        assert card.loc[claim, "verdict"] == "partly holds", claim
+        tested = "inconclusive" if claim in R.UNTESTED_PARTS else "partly holds"     # its untested part aside
+        assert card.loc[claim, "verdict"] == tested, claim
         assert "perceptron and Table I's MLP" in card.loc[claim, "detail"], claim
+        assert claim not in R.UNTESTED_PARTS or "the tested part gives partly holds" in card.loc[claim, "detail"]
 
 
 def test_the_weight_scale_sentence_follows_the_paired_verdict(card):
     """Finding 22: "the paper's numbers match unit better" beside the paired test's "inconclusive"."""
     text = " ".join(bl.rendered_text(ROOT / "book" / "random_features.ipynb").replace("*", "").split())
     label = card.loc["weight_scale_unit", "verdict"]
-    words = {"holds": "N(0, 1)", "does not hold": "N(0, 2/D)"}.get(label, f"no decided direction ({label})")
-    assert f"the scale the paper's numbers match better: {words}." in text
+    words = {"holds": "N(0, 1).", "does not hold": "N(0, 2/D)."}.get(label, f"no direction judged ({label}: ")
+    assert f"the scale the paper's numbers match better: {words}" in text
 
 
 def test_the_gain_is_judged_with_one_margin_on_its_page_and_the_scorecard(card):
@@ -209,3 +216,32 @@ def test_the_gain_is_judged_with_one_margin_on_its_page_and_the_scorecard(card):
     row = card.loc["gain_d2000_to_d4000"]
     assert (answer.verdict.label, answer.verdict.detail) == (row.verdict, row.detail)
     assert "±0.24" in row.detail and "±0.5-pt" not in row.detail
+
+
+def test_a_claim_about_the_datasets_evaluated_is_tested_on_each_of_them(card, results):
+    """Finding 3.5: "expressive enough … for the datasets evaluated" was judged without CIFAR-10, and
+    "untangled" on two of three datasets with no reason given. The CIFAR-10 chapter's raw-pixel accuracy
+    joins the first claim's test (against the book's own CIFAR-10 MLP); the second says why its test
+    covers the 784-pixel datasets only."""
+    from greenelm_book.store.results import Answer
+
+    claim = next(c for c in CLAIMS if c.id == "ultra_wide_relu_sufficient")
+    stored = Answer(claim.id, Verdict("holds"), keys=("mnist/green-elm/unit/cholesky/d=4000/accuracy",))
+    added = R.with_added_evidence(claim, stored, results)
+    assert added.keys == stored.keys + R.ADDED_EVIDENCE[claim.id][0]
+    assert R.with_added_evidence(claim, stored, {}) is stored                  # nothing to add: unchanged
+    row = card.loc[claim.id]
+    assert "for CIFAR-10" in row.detail and "(added: CIFAR-10 at d = 2000 on raw pixels" in row.detail
+    untangle = card.loc["abstract_untangle_without_backprop"]
+    assert untangle.detail.endswith("(datasets: " + R.SCOPE["abstract_untangle_without_backprop"] + ")")
+
+
+def test_a_claim_with_an_untested_part_is_inconclusive(card):
+    """Finding 3.6: "not only computationally cheaper … but also more robust" was "partly holds" from its
+    robustness part alone. A stated part no measurement tests is an undecided outcome: inconclusive, the
+    tested part's outcome kept for information."""
+    for claim, part in R.UNTESTED_PARTS.items():
+        row = card.loc[claim]
+        assert row.verdict == "inconclusive", (claim, row.verdict)
+        assert row.detail.startswith(f"a stated part is not tested ({part}); for information, the tested part gives ")
+    assert V.ladder_label("test", enough=True, outcomes=("pass", "undecided")) == "inconclusive"

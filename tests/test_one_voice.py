@@ -106,6 +106,6 @@ def test_the_ten_point_threshold_states_the_widest_spread_from_the_store(tmp_pat
     assert sc.widest_accuracy_spread(tmp_path) == (pytest.approx(3.0), "cifar10/sgd-cnn/accuracy")
     text = sc.ladder_markdown(sc.widest_accuracy_spread(tmp_path))
     row = next(line for line in text.splitlines() if line.startswith(f"| {sc.SPREAD_THRESHOLD} |"))
-    assert "the widest seed-to-seed sd of an accuracy in the book is 3.00 points (cifar10/sgd-cnn/accuracy)" in row
+    assert "the widest seed-to-seed sd of a test accuracy in the results store is 3.00 points (cifar10/sgd-cnn/accuracy;" in row
     assert "≤ 0.5" not in text
     assert sc.widest_accuracy_spread(tmp_path / "none") is None

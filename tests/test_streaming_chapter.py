@@ -125,7 +125,7 @@ def test_latency_records_tables_and_words(store, streams, bench):
     assert words["speedup_numpy_q1"] <= words["speedup_numpy"] <= words["speedup_numpy_q3"]
     assert words["torch_sentence"] == "(torch's CPU backend: no ratio measured.)"
     assert words["speedup_words"].endswith(("times faster", "times slower")) or words["speedup_words"].startswith(
-        "no decided direction (")
+        "no direction judged (")
 
 
 def test_oracle_records_exactness_and_words(store, streams, bench, cached):

@@ -120,7 +120,7 @@ def scale_gaps(acc: dict, table_i_rows: pd.DataFrame) -> tuple[dict, dict, str]:
 def closer_scale_words(verdict: Verdict, mean_abs_gap: dict) -> str:
     """The scale the paper's Table I accuracies lie closer to, as the prose names it, only where the paired
     test (``verdict``: the scorecard's on ``weight_scale_unit``) decides it: "N(0, 1)", "N(0, 2/D)", or
-    "no decided direction (inconclusive)" (:func:`~greenelm_book.judging.verdicts.direction_words`;
+    "no direction judged (inconclusive: <why>)" (:func:`~greenelm_book.judging.verdicts.direction_words`;
     ``mean_abs_gap``: :func:`scale_gaps`', whose difference gives the side)."""
     return direction_words(verdict, mean_abs_gap["he"] - mean_abs_gap["unit"], ("N(0, 2/D)", "N(0, 1)"), at=0.0)
 

@@ -14,8 +14,10 @@ benchmark's records, figure and verdict (:func:`load_benchmark`, :func:`record_b
 
 from __future__ import annotations
 
+
 import functools
 import json
+import re
 import time
 from pathlib import Path
 
@@ -295,7 +297,7 @@ def answer_linear_in_n(store, bench: pd.DataFrame, keys: dict, setting: dict) ->
         judged.label, f"{judged.ours} (CPU), wall {wall_exponent:.2f}; worker memory {peaks.min():.0f}–{peaks.max():.0f} MB",
         f"{judged.detail}, for the Dask fit at d = {d}, N from {int(n_rows[0]):,} to {int(n_rows[-1]):,} (the "
         f"committed benchmark)"),
-        [k.key for k in exponent_keys.values()] + cpu_keys).label
+        [k.key for k in exponent_keys.values()] + cpu_keys)
     return {"wall": wall_exponent, "cpu": cpu_exponent, "linear": linear, "wall_seconds": wall, "peaks": peaks}
 
 
@@ -316,6 +318,22 @@ def gflops_text(gflops: float, config: dict | None) -> str:
             "another process) is a ceiling for it")
 
 
+def linear_words(verdict) -> str:
+    """The clause the benchmark's prose states for the scorecard's verdict on ``total_cost_linear_in_n``
+    (a :class:`~greenelm_book.report.Verdict` or its label): linear, not linear, or why it is not judged
+    (a verdict bounded by the quiet rule names the rule and what the test gives on the busy timings)."""
+    label, detail = getattr(verdict, "label", verdict), getattr(verdict, "detail", "")
+    if label == "holds":
+        return "the total cost is linear in N"
+    if label == "does not hold":
+        return "the total cost is not linear in N"
+    if "(the quiet rule)" in detail:
+        info = re.search(r"for information, the test gives ([a-z ]+?) \(", detail)
+        return ("whether the total cost is linear in N is not judged: the benchmark's timings are not recorded "
+                "as quiet (the quiet rule)" + (f"; on them the test gives {info.group(1)}" if info else ""))
+    return "the total cost is not shown to be linear in N"
+
+
 def benchmark_glues(bench: pd.DataFrame, fit: dict, config: dict | None = None) -> dict:
     """The texts the benchmark's prose quotes; ``fit`` is :func:`answer_linear_in_n`'s result, ``config``
     the report's (its precision and workers, :func:`gflops_text`; default: the one :func:`load_benchmark`
@@ -331,8 +349,7 @@ def benchmark_glues(bench: pd.DataFrame, fit: dict, config: dict | None = None) 
              "bench_load": f"{largest.dask_load_average:.1f}",
              "bench_gflops": gflops_text(largest.dask_gflops, config),
              "bench_exponents": f"{fit['wall']:.2f} for wall time and {fit['cpu']:.2f} for CPU time",
-             "bench_linear": {"holds": "linear", "does not hold": "not linear"}.get(fit["linear"],
-                                                                                  "not shown to be linear"),
+             "bench_linear": linear_words(fit["linear"]),
              "bench_linear_band": f"with its 95 % confidence interval within {LINEAR_BAND[0]:g}–{LINEAR_BAND[1]:g}",
              "bench_peak_range": f"{peaks.min():.0f}–{peaks.max():.0f} MB",
              "bench_peak_change": f"{100 * (peaks[-1] / peaks[0] - 1):+.0f} %",

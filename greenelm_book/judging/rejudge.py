@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import verdicts as V
 from .comparability import comparability as _comparability, is_quiet_timing
@@ -43,7 +43,7 @@ __all__ = ["Judgement", "judge_claim", "scorecard_verdict", "answer_as_scorecard
            "OWN_PARITY_BASELINE", "OWN_MEASUREMENTS", "own_parity_keys", "scorecard_test", "judgement_words",
            "conditioning_reductions", "conditioning_verdict", "CONDITIONING_GAIN", "linear_in_n_verdict", "LINEAR_BAND",
            "PARALLEL", "parallel_groups", "claim_wording", "mixed_tests", "NOT_JUDGED", "bound_by_evidence", "draws_of",
-           "ONE_DRAW_CLAIMS", "TIMED_CLAIMS"]
+           "ONE_DRAW_CLAIMS", "TIMED_CLAIMS", "ADDED_EVIDENCE", "SCOPE", "with_added_evidence", "UNTESTED_PARTS"]
 
 QUALITATIVE = ("holds", "partly holds", "does not hold")
 
@@ -449,7 +449,9 @@ UNSEEDED = re.compile(r"arccos-kernel/")
 #: "does not hold" rests on the FLOP count alone): the quiet rule
 TIMED_CLAIMS = {**{f"complexity_{phase}_exponent_{axis}": ("holds", "partly holds")
                    for phase in ("features", "gram", "solve") for axis in ("n", "d")},
-                "total_cost_linear_in_n": V.DECIDED_LABELS}
+                "total_cost_linear_in_n": V.DECIDED_LABELS,
+                # shares of one fit's seconds: timings as the exponents are, from the same runs
+                "gram_and_factorization_dominate": V.DECIDED_LABELS}
 #: results of a timed claim that are counts, not timings: left out of the quiet rule
 NOT_TIMINGS = re.compile(r"flop-exponent$")
 
@@ -513,11 +515,57 @@ def bound_by_evidence(claim, judged: Judgement, results: dict) -> Judgement:
     return Judgement(bounded, test, judged.keys, judged.values)
 
 
+#: evidence a later chapter measured for a claim whose own chapter runs first: {claim: (keys, why)}; the
+#: keys join the claim's answer before its test, so the test covers every dataset the claim names
+ADDED_EVIDENCE = {
+    "ultra_wide_relu_sufficient": (
+        ("cifar10/green-elm/unit/cholesky/d=2000/accuracy",),
+        "CIFAR-10 at d = 2000 on raw pixels (\"the datasets evaluated\" include it; the CIFAR-10 chapter's "
+        "raw-pixel width with five seeds), against the book's own CIFAR-10 MLP"),
+}
+#: why a claim's test covers the datasets it does, where that is fewer than the book measured
+SCOPE = {
+    "abstract_untangle_without_backprop": "MNIST and Fashion-MNIST: the claim's d ≫ 784 names the 784-pixel "
+                                          "inputs; CIFAR-10's inputs have 3,072",
+}
+
+
+#: claims of several stated parts one of which no measurement here tests: {claim: the part, and why}. By the
+#: ladder a part left undecided leaves the claim inconclusive; the tested parts' outcome is shown for information
+UNTESTED_PARTS = {
+    "more_robust_to_rotation": "\"computationally cheaper than iterative training\": the rotation chapter "
+                               "times none of its models",
+}
+
+
+def with_added_evidence(claim, answer, results: dict):
+    """``answer`` with the keys of :data:`ADDED_EVIDENCE` the store holds (the same object otherwise)."""
+    added, _ = ADDED_EVIDENCE.get(claim.id, ((), ""))
+    extra = tuple(k for k in added if k in results and k not in answer.keys)
+    return replace(answer, keys=tuple(answer.keys) + extra) if extra else answer
+
+
 def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
     """The book's uniform judgement of ``claim`` from its stored ``answer`` and the store's ``results``
     (``{key: Result}``); ``answers``: every stored answer (``{claim id: Answer}``): the claim's test
-    (:func:`_judge_claim`), then no stronger than what it rests on (:func:`bound_by_evidence`)."""
-    return bound_by_evidence(claim, _judge_claim(claim, answer, results, answers), results)
+    (:func:`_judge_claim`) on its keys and any :data:`ADDED_EVIDENCE`, then no stronger than what it
+    rests on (:func:`bound_by_evidence`); the test's scope (:data:`SCOPE`, :data:`ADDED_EVIDENCE`) said
+    in the detail."""
+    answer = with_added_evidence(claim, answer, results)
+    judged = bound_by_evidence(claim, _judge_claim(claim, answer, results, answers), results)
+    if claim.id in UNTESTED_PARTS and judged.verdict.label in V.DECIDED_LABELS:
+        label = V.ladder_label("test", enough=True, outcomes=("pass", "undecided"))
+        judged = Judgement(Verdict(label, judged.verdict.ours,
+                                   f"a stated part is not tested ({UNTESTED_PARTS[claim.id]}); for information, the "
+                                   f"tested part gives {judged.verdict.label} ({judged.verdict.detail})"),
+                           judged.test, judged.keys, judged.values)
+    added, why = ADDED_EVIDENCE.get(claim.id, ((), ""))
+    scope = (f"datasets: {SCOPE[claim.id]}" if claim.id in SCOPE else
+             f"added: {why}" if any(k in answer.keys for k in added) else "")
+    if not scope:
+        return judged
+    verdict = Verdict(judged.verdict.label, judged.verdict.ours, f"{judged.verdict.detail} ({scope})")
+    return Judgement(verdict, judged.test, judged.keys, judged.values)
 
 
 def _judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:

@@ -229,6 +229,9 @@ THRESHOLDS = (
     ("±0.5 point, ±0.25 bit, ±10 % (relative)", "a number against the paper's (value and difference tests)",
      "the practical margins, fixed per unit before any result: a printed decimal plus the seed "
      "spread the paper does not report"),
+    (f"{DIFFERENCE_SHARE:.0%} of the paper's difference".replace("%", " %"),
+     "a difference (a gain) against the paper's: the margin is the smaller of the unit's and this share",
+     "a margin as wide as half the quantity would call a gain \"reproduced\" that is half the paper's"),
     ("> 10 points", "a frozen backbone is effective (lift over raw pixels); catastrophic forgetting",
      "twenty times the practical margin of an accuracy (±0.5 point)"),
     ("2 (combined) standard deviations", "a mean rises at every step; Green-ELM's readout entropy above "
@@ -1040,13 +1043,42 @@ def evidence_bound(verdict: Verdict, *, seeds: dict | None = None, loads: dict |
     return verdict
 
 
+#: why a verdict decides no direction, by a phrase its detail carries (first match wins)
+NO_DIRECTION_WHY = (("not recorded as quiet", "busy timings"), ("(the quiet rule)", "busy timings"),
+                    ("(the seeds rule)", "too few seeds"), ("timed on another machine", "timed on another machine"),
+                    ("straddles", "its interval includes no difference"))
+
+
+def no_direction_why(verdict, estimate: float, *, at: float = 1.0,
+                     interval: tuple[float, float] | None = None) -> str:
+    """Why ``verdict`` (a :class:`Verdict` or its label) lets a sentence state no side of ``at`` for
+    ``estimate``: busy timings, too few seeds or another machine (read from the verdict's detail), a
+    different setting ("not comparable"), no difference, an interval that includes ``at``, an
+    inconclusive test, or a label that judges a value, not a direction."""
+    label = getattr(verdict, "label", verdict)
+    detail = getattr(verdict, "detail", "")
+    for phrase, why in NO_DIRECTION_WHY:
+        if phrase in detail:
+            return why
+    if label == "not comparable":
+        return "a setting other than the paper's"
+    if label in DIRECTION_LABELS:
+        if estimate == at:
+            return "no difference"
+        return f"its interval includes {at:g}"
+    if label == "inconclusive":
+        return "the test decides neither side"
+    return f"{label}: a value judged, not a direction"
+
+
 def direction_words(verdict, estimate: float, words: tuple[str, str] = ("shorter than", "longer than"), *,
                     at: float = 1.0, interval: tuple[float, float] | None = None, name_label: bool = True) -> str:
     """The direction a sentence may state for ``estimate`` (a ratio, or a difference with ``at`` = 0)
     judged by ``verdict`` (a :class:`Verdict` or its label): ``words[0]`` below ``at``, ``words[1]``
     above it, only when the verdict decides a direction (:data:`DIRECTION_LABELS`) and ``interval``,
-    when given, lies wholly on that side; else "no decided direction (<label>)", or "no decided
-    direction" with ``name_label`` False (for a sentence that prints the verdict's label itself)."""
+    when given, lies wholly on that side; else "no direction judged (<label>: <why>)" with the reason
+    of :func:`no_direction_why`, or "no direction judged (<why>)" with ``name_label`` False (for a
+    sentence that prints the verdict's label itself)."""
     from ..report import VERDICT_LABELS
 
     label = getattr(verdict, "label", verdict)
@@ -1057,5 +1089,7 @@ def direction_words(verdict, estimate: float, words: tuple[str, str] = ("shorter
         low, high = interval
         decided = high < at if estimate < at else low > at
     if not decided:
-        return f"no decided direction ({label})" if name_label else "no decided direction"
+        why = no_direction_why(verdict, estimate, at=at, interval=interval)
+        shown = why if not name_label or why.startswith(label) else f"{label}: {why}"
+        return f"no direction judged ({shown})"
     return words[0] if estimate < at else words[1]

@@ -110,11 +110,12 @@ def _designs(results: dict) -> str:
     """The scaling chapter's nested draws across widths, as recorded, each with the datasets and the
     widths of its own fixed-λ test accuracies (the other quantities it carries, at every width it
     spans), and whether those widths also have one draw per width elsewhere: "MNIST, Fashion-MNIST
-    and CIFAR-10, d = 500 to 16,000: the first d units of one 16,000-wide draw per seed (test
-    accuracies at d = 8,000 and 16,000; …)"."""
+    and CIFAR-10, d = 500 to 16,000: the first d units of one 16,000-wide draw with one seed (the
+    test accuracies at d = 8,000 and 16,000; …)"; "per seed, 5 seeds" where the design has 5."""
     from ..paper import DATASET_NAMES
 
     by_design: dict[str, tuple[set, set, set]] = {}
+    seeds: dict[str, set] = {}           # design -> the numbers of runs (seeds) its results hold
     independent = set()                  # (dataset, width) with a fixed-λ test accuracy of its own draw
     for key, (chapter, result) in results.items():
         setting = result["setting"]
@@ -122,6 +123,7 @@ def _designs(results: dict) -> str:
         if chapter == "scaling" and setting.get("design"):
             datasets, widths, accuracy = by_design.setdefault(setting["design"], (set(), set(), set()))
             datasets.add(dataset)
+            seeds.setdefault(setting["design"], set()).add(len(result["values"]))
             if isinstance(setting.get("n_hidden"), int):
                 widths.add(setting["n_hidden"])
                 if _fixed_lambda_accuracy(key, setting):
@@ -146,7 +148,10 @@ def _designs(results: dict) -> str:
             what = f"the test accuracies at d = {_widths_text(acc_widths)}"
         if widths - set(acc_widths):
             what += " and the other quantities at every width it spans"
-        parts.append(f"{where}: the first d units of one {width:,}-wide draw per seed ({what})")
+        runs = sorted(seeds[design])
+        draws = ("with one seed" if runs == [1] else f"per seed, {runs[-1]} seeds" if len(runs) == 1 else
+                 f"per seed, {runs[0]} to {runs[-1]} seeds")
+        parts.append(f"{where}: the first d units of one {width:,}-wide draw {draws} ({what})")
     return ("; ".join(parts) + "; every other result one draw per width (the test accuracies at the other widths "
             "among them)" if parts else _NOT_RECORDED)
 

@@ -252,13 +252,14 @@ SPREAD_THRESHOLD = "> 10 points"
 
 def widest_accuracy_spread(directory: str | Path) -> tuple[float, str] | None:
     """``(sd, key)``: the largest seed-to-seed standard deviation (points) of any stored accuracy
-    (a result in % over at least two runs whose key ends in "accuracy"), and its key; None when the
-    store has none."""
+    (a result in % over at least two runs whose key ends in "accuracy", training accuracies aside), and
+    its key; None when the store has none."""
     import statistics
 
     spreads = [(statistics.stdev(result.values), key)
                for chapter in load_all(directory).values() for key, result in chapter["results"].items()
-               if key.endswith("accuracy") and result.unit == "%" and len(result.values) > 1]
+               if key.endswith("accuracy") and not key.endswith("train-accuracy") and result.unit == "%"
+               and len(result.values) > 1]
     return max(spreads) if spreads else None
 
 
@@ -267,18 +268,23 @@ def ladder_markdown(widest: tuple[float, str] | None = None) -> str:
     and every chapter test's threshold with its reason (:data:`~greenelm_book.judging.verdicts.THRESHOLDS`),
     as two Markdown tables. ``widest``: :func:`widest_accuracy_spread`, stated beside the reason of
     :data:`SPREAD_THRESHOLD`."""
-    from ..judging.verdicts import LADDER, THRESHOLDS
+    from ..judging.verdicts import GAIN_LABELS, LADDER, THRESHOLDS
 
     lines = ["**The ladder** (every label a verdict can take, each given by one condition; for any judgement "
              "exactly one condition holds, and no label implies another):", "", "| label | requires |",
              "| --- | --- |"]
     lines += [f"| {label} | {requires} |" for label, requires in LADDER]
-    lines += ["", "**The thresholds of the chapters' own tests**, each with its reason:", "",
+    gains = ", ".join(f"\"{'a ' if word in ('gain', 'loss') else ''}{word}\" means *{label}*"
+                      for word, label in GAIN_LABELS.items())
+    lines += ["", f"The frontier's gain rule states its outcome in words of its own, not labels, each meaning one "
+                  f"label of the claim \"B gains over A\" (paired over seeds): {gains}.", ""]
+    lines += ["**The thresholds of the chapters' own tests**, each with its reason:", "",
               "| threshold | decides | why |", "| --- | --- | --- |"]
     for threshold, claims, why in THRESHOLDS:
         if threshold == SPREAD_THRESHOLD and widest is not None:
-            why += (f"; the widest seed-to-seed sd of an accuracy in the book is {widest[0]:.2f} points "
-                    f"({widest[1]})")
+            why += (f"; the widest seed-to-seed sd of a test accuracy in the results store is {widest[0]:.2f} "
+                    f"points ({widest[1]}; the protocols' validation accuracies, choices on training rows, "
+                    f"are not results)")
         lines.append(f"| {threshold} | {claims} | {why} |")
     return "\n".join(lines) + "\n"
 
