@@ -92,8 +92,8 @@ glue_findings(reproduces_words(found, card))
 # single-layer perceptron is {glue:text}`rotation_advantage:.2f` points against the paper's
 # ≈ {glue:text}`rotation_advantage_paper:g` (*{glue:text}`verdict_rotation_advantage_15deg`*); against
 # Table I's MLP it is {glue:text}`rotation_mlp_gap:.2f` points {glue:text}`rotation_mlp_words`, so
-# "more robust than SGD" depends on which SGD model, and the claim's "computationally cheaper" is
-# not timed there (*{glue:text}`verdict_more_robust_to_rotation`*;
+# "more robust than SGD" depends on the SGD model, and "cheaper" is not timed there
+# (*{glue:text}`verdict_more_robust_to_rotation`*;
 # {doc}`rotation <rotation>`).
 #
 # **Weight entropy.** The paper's histogram has a bin count it never gives; with the count stated,
@@ -119,8 +119,8 @@ glue_findings(reproduces_words(found, card))
 #   fit is {glue:text}`speedup_raw:.1f`× against {glue:text}`speedup_raw_paper:g`×
 #   (*{glue:text}`verdict_cifar10_raw_speedup_vs_sgd`*: the paper does not describe its networks;
 #   {doc}`CIFAR-10 <cifar10>`).
-# - **Streaming.** The book's update (the paper's algebra with its state's symmetry and a Cholesky
-#   solve) against the paper's streaming listing, by the paired per-batch test:
+# - **Streaming.** The book's update (the same algebra, a Cholesky solve) against the paper's
+#   streaming listing, by the paired per-batch test:
 #   {glue:text}`listing3_words`, a median {glue:text}`listing3_ratio:.1f`× per batch ({glue:text}`listing3_where`)
 #   (*{glue:text}`verdict_listing3_sub_second_updates`* for sub-second updates; {doc}`streaming <streaming>`).
 
@@ -129,10 +129,9 @@ glue_findings(reproduces_words(found, card))
 #
 # **Is accuracy logarithmic in d?** Fitted on widths {glue:text}`ln_fit_widths` and asked for the
 # held-out widths {glue:text}`ln_held_out_widths` ({doc}`scaling <scaling>`), {glue:text}`ln_text`
-# (*{glue:text}`verdict_accuracy_near_logarithmic_in_d`*). The scaling hypothesis, built on
-# that law, fares no better on what can be measured
-# (*{glue:text}`verdict_abstract_scaling_hypothesis`*); its entropy term cannot be, since the paper
-# never defines the entropy it divides by (*{glue:text}`verdict_scaling_hypothesis_gamma`*).
+# (*{glue:text}`verdict_accuracy_near_logarithmic_in_d`*). The scaling hypothesis built on that law:
+# *{glue:text}`verdict_abstract_scaling_hypothesis`*; its entropy term cannot be measured, since the
+# paper never defines the entropy it divides by (*{glue:text}`verdict_scaling_hypothesis_gamma`*).
 #
 # **The d → ∞ limit, computed exactly.** The paper asks whether a million-dimensional layer would
 # match the state of the art (judged on its map over MNIST pixels:

@@ -228,8 +228,12 @@ def test_a_claim_about_the_datasets_evaluated_is_tested_on_each_of_them(card, re
     claim = next(c for c in CLAIMS if c.id == "ultra_wide_relu_sufficient")
     stored = Answer(claim.id, Verdict("holds"), keys=("mnist/green-elm/unit/cholesky/d=4000/accuracy",))
     added = R.with_added_evidence(claim, stored, results)
-    assert added.keys == stored.keys + R.ADDED_EVIDENCE[claim.id][0]
+    assert added.keys == stored.keys + tuple(k for _, k in R.ADDED_EVIDENCE[claim.id][0])
     assert R.with_added_evidence(claim, stored, {}) is stored                  # nothing to add: unchanged
+    # the added dataset without the baseline its test reads beside it (a chapter executed before the
+    # baselines chapter's results exist): nothing added, so the test does not fail for want of a reference
+    lacking = {k: r for k, r in results.items() if k not in {k for _, k in R.ADDED_NEEDS[claim.id]}}
+    assert R.with_added_evidence(claim, stored, lacking) is stored
     row = card.loc[claim.id]
     assert "for CIFAR-10" in row.detail and "(added: CIFAR-10 at d = 2000 on raw pixels" in row.detail
     untangle = card.loc["abstract_untangle_without_backprop"]

@@ -29,6 +29,9 @@ AWAITING_REEXECUTION: dict[str, tuple[str, str]] = {
     # (it needs the full CIFAR-10 backbone embeddings extracted again)
     "listing3_sub_second_updates": ("streaming", "partly holds"),
     "streaming_update_cost_b3": ("streaming", "partly holds"),
+    # the Gram-and-solve share is now under the quiet rule (its timings record no load): the hardware chapter
+    # records the scorecard's label at its next quiet re-execution (it re-measures every timing)
+    "gram_and_factorization_dominate": ("hardware", "holds"),
 }
 
 

@@ -252,13 +252,14 @@ def answer_claims(store, setup: Setup, *, claim: dict, angles, cleans: dict, rot
         ours=f"ahead at {n_ahead} of {len(angles)} angles; against the MLP at "
              f"{sum(ahead[MLP, a] for a in angles)} of {len(angles)}"),
         keys=rot_keys + clean_keys, note=f"Green-ELM pinv d = {H}")
-    store.answer("more_robust_to_rotation", judge_qualitative(
+    answer_as_scorecard(store, "more_robust_to_rotation", judge_qualitative(
         all_some_none(robust.values()),
         test="more robust = loses fewer points from 0° at every tested angle than each SGD model "
              "(perceptron and Table I's MLP; 95 % CI of the paired difference)",
         ours=f"than the perceptron: {'yes' if robust[SLP] else 'no'} ({n_fast}/{len(test_angles)} angles); than "
              f"the MLP: {'yes' if robust[MLP] else 'no'} ({n_faster[MLP]}/{len(test_angles)} angles)"),
-        keys=rot_keys + clean_keys, note=f"Green-ELM pinv d = {H}")
+        rot_keys + clean_keys, results=[cleans[n][0] for n in (ELM, SLP, MLP) if cleans[n][0] is not None],
+        note=f"Green-ELM pinv d = {H}")
     return {"gap0": gap0, "comparable": comparable, "apart": apart, "n_ahead": n_ahead, "n_fast": n_fast,
             "faster": faster}
 

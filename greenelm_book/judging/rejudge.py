@@ -43,7 +43,8 @@ __all__ = ["Judgement", "judge_claim", "scorecard_verdict", "answer_as_scorecard
            "OWN_PARITY_BASELINE", "OWN_MEASUREMENTS", "own_parity_keys", "scorecard_test", "judgement_words",
            "conditioning_reductions", "conditioning_verdict", "CONDITIONING_GAIN", "linear_in_n_verdict", "LINEAR_BAND",
            "PARALLEL", "parallel_groups", "claim_wording", "mixed_tests", "NOT_JUDGED", "bound_by_evidence", "draws_of",
-           "ONE_DRAW_CLAIMS", "TIMED_CLAIMS", "ADDED_EVIDENCE", "SCOPE", "with_added_evidence", "UNTESTED_PARTS"]
+           "ONE_DRAW_CLAIMS", "TIMED_CLAIMS", "ADDED_EVIDENCE", "ADDED_NEEDS", "SCOPE", "with_added_evidence", "later_results",
+           "UNTESTED_PARTS"]
 
 QUALITATIVE = ("holds", "partly holds", "does not hold")
 
@@ -515,14 +516,17 @@ def bound_by_evidence(claim, judged: Judgement, results: dict) -> Judgement:
     return Judgement(bounded, test, judged.keys, judged.values)
 
 
-#: evidence a later chapter measured for a claim whose own chapter runs first: {claim: (keys, why)}; the
-#: keys join the claim's answer before its test, so the test covers every dataset the claim names
+#: evidence a later chapter measured for a claim whose own chapter runs first: {claim: ((chapter, key), ...),
+#: why)}; the keys join the claim's answer before its test, so the test covers every dataset the claim names,
+#: once the store holds them and what the test reads beside them (:data:`ADDED_NEEDS`)
 ADDED_EVIDENCE = {
     "ultra_wide_relu_sufficient": (
-        ("cifar10/green-elm/unit/cholesky/d=2000/accuracy",),
+        (("cifar10", "cifar10/green-elm/unit/cholesky/d=2000/accuracy"),),
         "CIFAR-10 at d = 2000 on raw pixels (\"the datasets evaluated\" include it; the CIFAR-10 chapter's "
         "raw-pixel width with five seeds), against the book's own CIFAR-10 MLP"),
 }
+#: what a claim's test reads beside its added keys (the book's own baseline on the added dataset)
+ADDED_NEEDS = {"ultra_wide_relu_sufficient": (("baselines", OWN_SGD_KEY.format(dataset="cifar10")),)}
 #: why a claim's test covers the datasets it does, where that is fewer than the book measured
 SCOPE = {
     "abstract_untangle_without_backprop": "MNIST and Fashion-MNIST: the claim's d ≫ 784 names the 784-pixel "
@@ -541,8 +545,24 @@ UNTESTED_PARTS = {
 def with_added_evidence(claim, answer, results: dict):
     """``answer`` with the keys of :data:`ADDED_EVIDENCE` the store holds (the same object otherwise)."""
     added, _ = ADDED_EVIDENCE.get(claim.id, ((), ""))
-    extra = tuple(k for k in added if k in results and k not in answer.keys)
+    if not all(k in results for _, k in ADDED_NEEDS.get(claim.id, ())):
+        return answer
+    extra = tuple(k for _, k in added if k in results and k not in answer.keys)
     return replace(answer, keys=tuple(answer.keys) + extra) if extra else answer
+
+
+def later_results(store, claim_id: str) -> list:
+    """The results of :data:`ADDED_EVIDENCE` and :data:`ADDED_NEEDS` for ``claim_id`` that later chapters
+    have recorded in ``store``'s results directory (read through ``store.get``, so the read is recorded),
+    for a chapter that answers the claim before they run (:func:`answer_as_scorecard`'s ``results``);
+    those not recorded yet are left out."""
+    found = []
+    for chapter, key in ADDED_EVIDENCE.get(claim_id, ((), ""))[0] + ADDED_NEEDS.get(claim_id, ()):
+        try:
+            found.append(store.get(chapter, key))
+        except KeyError:
+            pass
+    return found
 
 
 def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
@@ -561,7 +581,7 @@ def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
                            judged.test, judged.keys, judged.values)
     added, why = ADDED_EVIDENCE.get(claim.id, ((), ""))
     scope = (f"datasets: {SCOPE[claim.id]}" if claim.id in SCOPE else
-             f"added: {why}" if any(k in answer.keys for k in added) else "")
+             f"added: {why}" if any(k in answer.keys for _, k in added) else "")
     if not scope:
         return judged
     verdict = Verdict(judged.verdict.label, judged.verdict.ours, f"{judged.verdict.detail} ({scope})")
