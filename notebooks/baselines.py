@@ -260,9 +260,8 @@ for name, value in bl.cifar_words(store, cifar, cifar_cnn_epochs).items():
 # (against the paper's 181 s on its i7, by the verdict: {glue:text}`bl_c10_cnn_time_words`),
 # {glue:text}`bl_c10_cnn_vs_paper:.2f` points {glue:text}`bl_c10_cnn_words` the paper's 70 %. In its
 # last epoch the CNN {glue:text}`bl_c10_cnn_last_words` {glue:text}`bl_c10_cnn_last_gain:.2f` points of
-# test accuracy (the curves below), so a longer schedule would move its accuracy by about that much per
-# epoch at first: the paper's "SGD + Conv" number depends on a schedule and an architecture it does not
-# give.
+# test accuracy (the curves below), which the book did not train further: the paper's "SGD + Conv"
+# number depends on a schedule and an architecture it does not give.
 
 # %%
 curves = {model: bl.curve_of(store, f"cifar10/sgd-{model}", n_epochs)

@@ -72,8 +72,9 @@ glue_findings(reproduces_words(found, card))
 # (*{glue:text}`verdict_abstract_mnist_d4000_accuracy`*). On
 # Fashion-MNIST it reaches {glue:text}`acc_fashion:.2f` % against {glue:text}`acc_fashion_paper:.2f` %
 # (mean of {glue:text}`acc_fashion_n` seeds; {doc}`random features <random_features>`). These use the
-# weight scale of the paper's code, $\mathcal N(0, 1)$; the scale its text gives, $\mathcal N(0, 2/D)$,
-# lands {glue:text}`acc_mnist_he_words` the paper ({glue:text}`acc_mnist_he:.2f` % on MNIST). Whether the
+# weight scale of the paper's code, $\mathcal N(0, 1)$; on MNIST at d = {glue:text}`acc_mnist_d` the scale
+# its text gives, $\mathcal N(0, 2/D)$, lands {glue:text}`acc_mnist_he_words` the paper
+# ({glue:text}`acc_mnist_he:.2f` %). Whether the
 # code's scale is the one behind the printed accuracies is a paired test over the Table I rows where
 # both scales ran (*{glue:text}`verdict_weight_scale_unit`*).
 #

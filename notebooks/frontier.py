@@ -163,7 +163,8 @@ for dataset in protocol:
 
 # %% [markdown]
 # Is a variant better than the plain ridge readout? The book's gain rule (a mean paired difference of
-# the seeds' best validation accuracies beyond twice their spread, at least three seeds) says:
+# the seeds' best validation accuracies beyond twice their spread, and beyond the floor where the rule
+# sets one, at least three seeds) says:
 # {glue:text}`gains_text`
 #
 # ## 3. The same maps under successive halving, on a grid declared from published settings

@@ -285,8 +285,9 @@ show_table(fit_ratios.rename(columns={c: f"{c} (×)" for c in fit_ratios.columns
 # to the same BLAS `syrk` greenelm calls, so it does the same arithmetic with the same kernels: its
 # whole fit takes {glue:text}`normal_lo:.1f`× to {glue:text}`normal_hi:.1f`× greenelm's, and the two
 # differ mainly in **memory** (below). Against the pseudoinverse, compare the measured time ratio
-# with the FLOP ratio of an SVD to the normal equations ($6Nd^2 + 20d^3$ against $Nd^2 + d^3/3$, last
-# column): where the two are close, LAPACK runs both at a similar fraction of the machine's rate.
+# with the FLOP ratio of the two whole fits (the thin SVD and forming $H^+$, $8Nd^2 + 20d^3$, against
+# the normal equations' $Nd^2 + d^3/3$, each plus the features' $2NDd$; last column): where the two
+# are close, LAPACK runs both at a similar fraction of the machine's rate.
 
 # %% [markdown]
 # ## greenelm beside other ELM libraries

@@ -109,7 +109,7 @@ plt.show()
 #
 # Each verdict names the test that gave it; each test is one function of the book's code
 # with a unit test, its rule stated once. {glue:text}`scorecard_rejudged` rows carry a note where
-# the chapter's page, judged when the chapter ran, said something else.
+# the chapter's page, judged when the chapter ran, gave another label.
 
 # %% tags=["remove-input"]
 display(HTML(tests_table(card).to_html(index=False, classes="greenelm-table greenelm-compact", border=0)))

@@ -50,3 +50,16 @@ def test_each_nested_design_names_the_test_accuracies_it_gives():
 
 def test_no_nested_design_is_not_recorded():
     assert dv._designs({}) == dv._NOT_RECORDED
+
+
+def test_the_weight_scale_row_names_each_chapters_scales_from_the_store():
+    """The row said "both, at every width and seed" while most chapters ran N(0, 1) only."""
+    results = {"a": ("random_features", {"setting": {"weight_scale": "unit"}}),
+               "b": ("random_features", {"setting": {"weight_scale": "he"}}),
+               "c": ("scaling", {"setting": {"weight_scale": "unit"}}),
+               "d": ("cifar10", {"setting": {"weight_scale": "he"}}),
+               "e": ("scale_out", {"setting": {}})}
+    assert dv._scales_text(results) == ("both in random features; $\\mathcal N(0, 1)$ only in scaling; "
+                                        "$\\mathcal N(0, 2/D)$ only in CIFAR-10 (by chapter, as each result "
+                                        "records its scale)")
+    assert dv._scales_text({}) == dv._NOT_RECORDED

@@ -235,8 +235,12 @@ THRESHOLDS = (
     ("> 10 points", "a frozen backbone is effective (lift over raw pixels); catastrophic forgetting",
      "twenty times the practical margin of an accuracy (±0.5 point)"),
     ("2 (combined) standard deviations", "a mean rises at every step; Green-ELM's readout entropy above "
-                                         "every SGD matrix's; pinv's accuracy above the factorisations'",
+                                         "every SGD matrix's",
      "about a 95 % separation of two means, as the book's other tests"),
+    ("2 paired standard errors", "pinv's accuracy above the factorisations' (paired by seed, rank-deficient "
+                                 "regimes)",
+     "the paired form of the same separation: the mean of the per-seed differences beyond twice its standard "
+     "error"),
     ("0.5 bit of a Gaussian's entropy", "high entropy of the readout (per column, every regime)",
      "twice the practical margin of an entropy; about a 40 % change of a histogram's width"),
     ("Hoyer sparsity 0.293, excess kurtosis 3", "dense / broadly distributed / sparse weights",
