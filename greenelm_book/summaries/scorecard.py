@@ -270,7 +270,7 @@ def ladder_markdown(widest: tuple[float, str] | None = None) -> str:
     and every chapter test's threshold with its reason (:data:`~greenelm_book.judging.verdicts.THRESHOLDS`),
     as two Markdown tables. ``widest``: :func:`widest_accuracy_spread`, stated beside the reason of
     :data:`SPREAD_THRESHOLD`."""
-    from ..judging.verdicts import GAIN_LABELS, LADDER, THRESHOLDS
+    from ..judging.verdicts import DIRECTION_LABELS, GAIN_LABELS, LADDER, NO_DIRECTION_WHY, THRESHOLDS
 
     lines = ["**The ladder** (every label a verdict can take, each given by one condition; for any judgement "
              "exactly one condition holds, and no label implies another):", "", "| label | requires |",
@@ -279,7 +279,11 @@ def ladder_markdown(widest: tuple[float, str] | None = None) -> str:
     gains = ", ".join(f"\"{'a ' if word in ('gain', 'loss') else ''}{word}\" means *{label}*"
                       for word, label in GAIN_LABELS.items())
     lines += ["", f"The frontier's gain rule states its outcome in words of its own, not labels, each meaning one "
-                  f"label of the claim \"B gains over A\" (paired over seeds): {gains}.", ""]
+                  f"label of the claim \"B gains over A\" (paired over seeds): {gains}. A direction (faster, "
+                  f"slower, shorter, longer, closer) is stated only beside a label that decides one "
+                  f"({', '.join(DIRECTION_LABELS)}) with its interval wholly on one side; elsewhere a page says "
+                  f"\"no direction judged\" and why ({', '.join(dict.fromkeys(why for _, why in NO_DIRECTION_WHY))}, "
+                  f"a setting other than the paper's): words, not labels.", ""]
     lines += ["**The thresholds of the chapters' own tests**, each with its reason:", "",
               "| threshold | decides | why |", "| --- | --- | --- |"]
     for threshold, claims, why in THRESHOLDS:
