@@ -18,17 +18,8 @@ STORE = ROOT / "book" / "results"
 
 #: recorded labels awaiting their chapter's re-execution, {claim: (chapter, recorded label)}: a chapter
 #: that re-measures its timings when executed (hardware) is re-executed only on a quiet machine, so a
-#: change of the verdict words may wait for it here, named. Waiting: Table IV's pinv row, which the
-#: scorecard now judges on the report's one run of pinv and LU (one process, one shared H) and the
-#: hardware chapter's code answers by the same keys; the device claims and the energy statement,
-#: re-judged "not measurable here" (rejudge.DEVICE_CLAIMS, NOT_FINDINGS); the hardware and streaming
-#: chapters re-measure timings when executed, so their pages keep the old label until a quiet
-#: re-execution (their answers are to record the scorecard's judgement by then)
+#: change of the verdict words may wait for it here, named
 AWAITING_REEXECUTION: dict[str, tuple[str, str]] = {
-    # the streaming chapter records the scorecard's label for its device claims at its next execution
-    # (it needs the full CIFAR-10 backbone embeddings extracted again)
-    "listing3_sub_second_updates": ("streaming", "partly holds"),
-    "streaming_update_cost_b3": ("streaming", "partly holds"),
     # the Gram-and-solve share is now under the quiet rule (its timings record no load): the hardware chapter
     # records the scorecard's label at its next quiet re-execution (it re-measures every timing)
     "gram_and_factorization_dominate": ("hardware", "holds"),
