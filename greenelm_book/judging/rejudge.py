@@ -526,7 +526,8 @@ ADDED_EVIDENCE = {
         "raw-pixel width with five seeds), against the book's own CIFAR-10 MLP"),
 }
 #: what a claim's test reads beside its added keys (the book's own baseline on the added dataset)
-ADDED_NEEDS = {"ultra_wide_relu_sufficient": (("baselines", OWN_SGD_KEY.format(dataset="cifar10")),)}
+ADDED_NEEDS = {"ultra_wide_relu_sufficient": tuple(("baselines", OWN_SGD_KEY.format(dataset=d))
+                                                   for d in ("mnist", "fashion-mnist", "cifar10"))}
 #: why a claim's test covers the datasets it does, where that is fewer than the book measured
 SCOPE = {
     "abstract_untangle_without_backprop": "MNIST and Fashion-MNIST: the claim's d ≫ 784 names the 784-pixel "
