@@ -31,7 +31,7 @@ RULE = ("a paper value is reproduced when it lies inside our 95 % prediction int
         "run (the paper reports single runs), computed over at least 5 seeds, and an equivalence test "
         "(TOST) puts our mean within a practical margin chosen in advance (accuracy: ±0.5 points); "
         "otherwise we give the signed difference (ours − paper's) with that interval, and whether it "
-        "lies within or beyond the margin (the ladder of labels, on the introduction). Different settings are not comparable "
+        "lies within or beyond the margin (the ladder of labels). Different settings are not comparable "
         "(the difference is shown for information), timings across machines are never judged (their "
         "ratios, timed in one quiet run, only on direction and order of magnitude: ×/÷ 3), and "
         "qualitative claims are judged by a stated test")
