@@ -14,10 +14,8 @@ benchmark's records, figure and verdict (:func:`load_benchmark`, :func:`record_b
 
 from __future__ import annotations
 
-
 import functools
 import json
-import re
 import time
 from pathlib import Path
 
@@ -298,7 +296,8 @@ def answer_linear_in_n(store, bench: pd.DataFrame, keys: dict, setting: dict) ->
         f"{judged.detail}, for the Dask fit at d = {d}, N from {int(n_rows[0]):,} to {int(n_rows[-1]):,} (the "
         f"committed benchmark)"),
         [k.key for k in exponent_keys.values()] + cpu_keys)
-    return {"wall": wall_exponent, "cpu": cpu_exponent, "linear": linear, "wall_seconds": wall, "peaks": peaks}
+    return {"wall": wall_exponent, "cpu": cpu_exponent, "linear": linear, "tested": judged.label,
+            "wall_seconds": wall, "peaks": peaks}
 
 
 def gflops_text(gflops: float, config: dict | None) -> str:
@@ -318,19 +317,21 @@ def gflops_text(gflops: float, config: dict | None) -> str:
             "another process) is a ceiling for it")
 
 
-def linear_words(verdict) -> str:
+def linear_words(verdict, tested: str | None = None) -> str:
     """The clause the benchmark's prose states for the scorecard's verdict on ``total_cost_linear_in_n``
     (a :class:`~greenelm_book.report.Verdict` or its label): linear, not linear, or why it is not judged
-    (a verdict bounded by the quiet rule names the rule and what the test gives on the busy timings)."""
-    label, detail = getattr(verdict, "label", verdict), getattr(verdict, "detail", "")
+    (a verdict bounded by the quiet rule names the rule and ``tested``, the label the test itself gives on
+    the busy timings)."""
+    from ..judging.rejudge import rule_of
+
+    label = getattr(verdict, "label", verdict)
     if label == "holds":
         return "the total cost is linear in N"
     if label == "does not hold":
         return "the total cost is not linear in N"
-    if "(the quiet rule)" in detail:
-        info = re.search(r"for information, the test gives ([a-z ]+?) \(", detail)
+    if hasattr(verdict, "detail") and rule_of(verdict) == "quiet_rule":
         return ("whether the total cost is linear in N is not judged: the benchmark's timings are not recorded "
-                "as quiet (the quiet rule)" + (f"; on them the test gives {info.group(1)}" if info else ""))
+                "as quiet (the quiet rule)" + (f"; on them the test gives {tested}" if tested else ""))
     return "the total cost is not shown to be linear in N"
 
 
@@ -349,7 +350,7 @@ def benchmark_glues(bench: pd.DataFrame, fit: dict, config: dict | None = None) 
              "bench_load": f"{largest.dask_load_average:.1f}",
              "bench_gflops": gflops_text(largest.dask_gflops, config),
              "bench_exponents": f"{fit['wall']:.2f} for wall time and {fit['cpu']:.2f} for CPU time",
-             "bench_linear": linear_words(fit["linear"]),
+             "bench_linear": linear_words(fit["linear"], fit.get("tested")),
              "bench_linear_band": f"with its 95 % confidence interval within {LINEAR_BAND[0]:g}–{LINEAR_BAND[1]:g}",
              "bench_peak_range": f"{peaks.min():.0f}–{peaks.max():.0f} MB",
              "bench_peak_change": f"{100 * (peaks[-1] / peaks[0] - 1):+.0f} %",

@@ -43,8 +43,8 @@ __all__ = ["Judgement", "judge_claim", "scorecard_verdict", "answer_as_scorecard
            "OWN_PARITY_BASELINE", "OWN_MEASUREMENTS", "own_parity_keys", "scorecard_test", "judgement_words",
            "conditioning_reductions", "conditioning_verdict", "CONDITIONING_GAIN", "linear_in_n_verdict", "LINEAR_BAND",
            "PARALLEL", "parallel_groups", "claim_wording", "mixed_tests", "NOT_JUDGED", "bound_by_evidence", "draws_of",
-           "ONE_DRAW_CLAIMS", "TIMED_CLAIMS", "ADDED_EVIDENCE", "ADDED_NEEDS", "SCOPE", "with_added_evidence", "later_results",
-           "UNTESTED_PARTS"]
+           "ONE_DRAW_CLAIMS", "TIMED_CLAIMS", "ADDED_EVIDENCE", "ADDED_NEEDS", "SCOPE", "with_added_evidence", "UNTESTED_PARTS",
+           "rule_of"]
 
 QUALITATIVE = ("holds", "partly holds", "does not hold")
 
@@ -491,6 +491,13 @@ def _timing_evidence(keys, results) -> tuple[dict, bool | None, str]:
     return loads, (False if unquiet else None), reason
 
 
+def rule_of(verdict: Verdict) -> str | None:
+    """The book's rule (a test name of :data:`~greenelm_book.judging.verdicts.TESTS`) that bounded
+    ``verdict``, as its detail names it ("(the seeds rule)", "(the quiet rule)"); None when none did."""
+    return next((test for test, phrase in (("seeds_rule", "(the seeds rule)"), ("quiet_rule", "(the quiet rule)"))
+                 if phrase in verdict.detail), None)
+
+
 def bound_by_evidence(claim, judged: Judgement, results: dict) -> Judgement:
     """``judged`` no stronger than what it rests on (:func:`~greenelm_book.judging.verdicts.evidence_bound`):
     a claim about the book's own measurements (:data:`OWN_MEASUREMENTS`) resting on a result not measured
@@ -511,8 +518,7 @@ def bound_by_evidence(claim, judged: Judgement, results: dict) -> Judgement:
                                reason=reason)
     if bounded is verdict:
         return judged
-    test = ("not_comparable" if bounded.label == "not comparable" else
-            "seeds_rule" if "(the seeds rule)" in bounded.detail else "quiet_rule")
+    test = "not_comparable" if bounded.label == "not comparable" else rule_of(bounded) or "quiet_rule"
     return Judgement(bounded, test, judged.keys, judged.values)
 
 
@@ -553,20 +559,6 @@ def with_added_evidence(claim, answer, results: dict):
     return replace(answer, keys=tuple(answer.keys) + extra) if extra else answer
 
 
-def later_results(store, claim_id: str) -> list:
-    """The results of :data:`ADDED_EVIDENCE` and :data:`ADDED_NEEDS` for ``claim_id`` that later chapters
-    have recorded in ``store``'s results directory (read through ``store.get``, so the read is recorded),
-    for a chapter that answers the claim before they run (:func:`answer_as_scorecard`'s ``results``);
-    those not recorded yet are left out."""
-    found = []
-    for chapter, key in ADDED_EVIDENCE.get(claim_id, ((), ""))[0] + ADDED_NEEDS.get(claim_id, ()):
-        try:
-            found.append(store.get(chapter, key))
-        except KeyError:
-            pass
-    return found
-
-
 def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
     """The book's uniform judgement of ``claim`` from its stored ``answer`` and the store's ``results``
     (``{key: Result}``); ``answers``: every stored answer (``{claim id: Answer}``): the claim's test
@@ -576,8 +568,7 @@ def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
     answer = with_added_evidence(claim, answer, results)
     judged = bound_by_evidence(claim, _judge_claim(claim, answer, results, answers), results)
     # a label a rule bounded names the rule, wherever it was applied (here or by the chapter's own answer)
-    ruled = next((test for test, phrase in (("quiet_rule", "(the quiet rule)"), ("seeds_rule", "(the seeds rule)"))
-                  if judged.verdict.label == "inconclusive" and phrase in judged.verdict.detail), None)
+    ruled = rule_of(judged.verdict) if judged.verdict.label == "inconclusive" else None
     if ruled and judged.test == "chapter_test":
         judged = Judgement(judged.verdict, ruled, judged.keys, judged.values)
     if claim.id in UNTESTED_PARTS and judged.verdict.label in V.DECIDED_LABELS:

@@ -1047,14 +1047,15 @@ def evidence_bound(verdict: Verdict, *, seeds: dict | None = None, loads: dict |
     return verdict
 
 
+#: why a "not comparable" verdict decides no direction, where its detail names no other reason
+NOT_COMPARABLE_WHY = "a setting other than the paper's"
 #: why a verdict decides no direction, by a phrase its detail carries (first match wins)
 NO_DIRECTION_WHY = (("not recorded as quiet", "busy timings"), ("(the quiet rule)", "busy timings"),
                     ("(the seeds rule)", "too few seeds"), ("timed on another machine", "timed on another machine"),
                     ("straddles", "its interval includes no difference"))
 
 
-def no_direction_why(verdict, estimate: float, *, at: float = 1.0,
-                     interval: tuple[float, float] | None = None) -> str:
+def no_direction_why(verdict, estimate: float, *, at: float = 1.0) -> str:
     """Why ``verdict`` (a :class:`Verdict` or its label) lets a sentence state no side of ``at`` for
     ``estimate``: busy timings, too few seeds or another machine (read from the verdict's detail), a
     different setting ("not comparable"), no difference, an interval that includes ``at``, an
@@ -1065,7 +1066,7 @@ def no_direction_why(verdict, estimate: float, *, at: float = 1.0,
         if phrase in detail:
             return why
     if label == "not comparable":
-        return "a setting other than the paper's"
+        return NOT_COMPARABLE_WHY
     if label in DIRECTION_LABELS:
         if estimate == at:
             return "no difference"
@@ -1093,7 +1094,7 @@ def direction_words(verdict, estimate: float, words: tuple[str, str] = ("shorter
         low, high = interval
         decided = high < at if estimate < at else low > at
     if not decided:
-        why = no_direction_why(verdict, estimate, at=at, interval=interval)
+        why = no_direction_why(verdict, estimate, at=at)
         shown = why if not name_label or why.startswith(label) else f"{label}: {why}"
         return f"no direction judged ({shown})"
     return words[0] if estimate < at else words[1]

@@ -270,7 +270,8 @@ def ladder_markdown(widest: tuple[float, str] | None = None) -> str:
     and every chapter test's threshold with its reason (:data:`~greenelm_book.judging.verdicts.THRESHOLDS`),
     as two Markdown tables. ``widest``: :func:`widest_accuracy_spread`, stated beside the reason of
     :data:`SPREAD_THRESHOLD`."""
-    from ..judging.verdicts import DIRECTION_LABELS, GAIN_LABELS, LADDER, NO_DIRECTION_WHY, THRESHOLDS
+    from ..judging.verdicts import (DIRECTION_LABELS, GAIN_LABELS, LADDER, NO_DIRECTION_WHY, NOT_COMPARABLE_WHY,
+                                    THRESHOLDS)
 
     lines = ["**The ladder** (every label a verdict can take, each given by one condition; for any judgement "
              "exactly one condition holds, and no label implies another):", "", "| label | requires |",
@@ -283,7 +284,7 @@ def ladder_markdown(widest: tuple[float, str] | None = None) -> str:
                   f"slower, shorter, longer, closer) is stated only beside a label that decides one "
                   f"({', '.join(DIRECTION_LABELS)}) with its interval wholly on one side; elsewhere a page says "
                   f"\"no direction judged\" and why ({', '.join(dict.fromkeys(why for _, why in NO_DIRECTION_WHY))}, "
-                  f"a setting other than the paper's): words, not labels.", ""]
+                  f"{NOT_COMPARABLE_WHY}): words, not labels.", ""]
     lines += ["**The thresholds of the chapters' own tests**, each with its reason:", "",
               "| threshold | decides | why |", "| --- | --- | --- |"]
     for threshold, claims, why in THRESHOLDS:
