@@ -304,8 +304,7 @@ plt.show()
 # training ({glue:text}`c10_conv_ratio_how`; {glue:text}`c10_conv_pair_sides`; the SGD
 # baselines chapter's SGD + Conv runs: {glue:text}`c10_cnn_s:.1f` s;
 # {glue:text}`c10_conv_sides_vs_table`): Green-ELM + Conv against SGD + Conv, by the verdict:
-# {glue:text}`c10_conv_faster`; the ratio lies {glue:text}`c10_parity_words` the {glue:text}`c10_parity_band` band we
-# call parity (the paper: 183.2 s against 181 s). On these features ridge alone reaches
+# {glue:text}`c10_conv_faster`; {glue:text}`c10_parity_clause` (the paper: 183.2 s against 181 s). On these features ridge alone reaches
 # {glue:text}`c10_ridge_rc:.2f` %: the random layer puts Green-ELM {glue:text}`c10_rc_lift_abs:.2f` points
 # {glue:text}`c10_rc_lift_words` it.
 #

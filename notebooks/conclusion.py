@@ -47,9 +47,10 @@ glue_findings(reproduces_words(found, card))
 #   d = {glue:text}`acc_fashion_d` (*{glue:text}`verdict_abstract_fashion_accuracy`*), and Green-ELM
 #   {glue:text}`elm_vs_mlp_gap:.2f` points {glue:text}`elm_vs_mlp_words` our SGD MLP, which the paper
 #   calls comparable (*{glue:text}`verdict_abstract_comparable_to_sgd`*). Nor does the weight-entropy
-#   argument (*{glue:text}`verdict_high_entropy_no_feature_pruning`*); growth as ln d:
-#   *{glue:text}`verdict_accuracy_near_logarithmic_in_d`*; the gain's two widths against the figure:
-#   *{glue:text}`verdict_fig_scaling_mnist_d2000_accuracy`* and *{glue:text}`verdict_fig_scaling_mnist_d4000_accuracy`*;
+#   argument (*{glue:text}`verdict_high_entropy_no_feature_pruning`*), nor MNIST at d = {glue:text}`pinv_d`
+#   and {glue:text}`acc_mnist_wide_d` against the scaling figure's points
+#   (*{glue:text}`verdict_fig_scaling_mnist_d2000_accuracy`*, *{glue:text}`verdict_fig_scaling_mnist_d4000_accuracy`*).
+# - **Not decided.** Growth as ln d (*{glue:text}`verdict_accuracy_near_logarithmic_in_d`*);
 #   {glue:text}`linear_words` (*{glue:text}`verdict_total_cost_linear_in_n`*).
 # - **Where the paper contradicts itself.** One MNIST fit takes {glue:text}`t1_pinv_s:.2f` s in
 #   Table I, {glue:text}`t4_pinv_s:g` s in Table IV: its headline, SGD taking {glue:text}`speedup_paper:g`×

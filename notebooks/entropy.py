@@ -284,7 +284,7 @@ for name, value in we.prose_numbers(store, rec, stats, facts, headline_bins=K, w
 #   large weights stretch the range and leave most bins nearly empty — and the Green-ELM readout
 #   {glue:text}`tails_rank` (excess kurtosis {glue:text}`elm_kurtosis:.1f`; SGD {glue:text}`sgd_kurtosis`).
 #   "High entropy, no feature pruning" — **{glue:text}`v_high_entropy_no_feature_pruning`**.
-# - *SGD filters are sparse* — **{glue:text}`v_mnist_sea_sgd_filters_sparse`**.
+# - *SGD filters are sparse and low-entropy* — **{glue:text}`v_mnist_sea_sgd_filters_sparse`**.
 # - *High entropy across all regimes* — **{glue:text}`v_high_entropy_all_regimes`**.
 # - *The stars stand apart from the digits* — **{glue:text}`v_sea_stars_apart_from_digits`**, but
 #   unavoidably: an image has at most 256 grey levels and is mostly background, while a readout

@@ -156,8 +156,9 @@ for name, value in scaleout.benchmark_glues(bench, exponents).items():
 # {glue:text}`bench_n_range` ({glue:text}`bench_peak_change` from the smallest to the largest N,
 # while N grows {glue:text}`bench_n_factor`): a worker holds one block, its features, and the
 # partial sums $[H_b^\top H_b \mid H_b^\top Y_b]$ waiting for their siblings in the reduction tree
-# — at most three per level, $\log_4 B$ levels for $B$ blocks — so its memory grows with the
-# logarithm of the number of blocks, not with the data. The single process needed
+# — at most three per level, $\log_4 B$ levels for $B$ blocks — so by construction its memory can
+# grow at most with the logarithm of the number of blocks, not with the data; the measured peaks
+# test only the second part (they do not grow with the data), too few to show a logarithm. The single process needed
 # {glue:text}`bench_single_peak` because it holds X. On the same two cores the Dask fit takes
 # {glue:text}`bench_ratio`, and the two readouts agree to {glue:text}`bench_coef_difference` of
 # their scale. The point is not speed on two cores but that the same code runs on as many cores

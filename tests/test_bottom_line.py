@@ -23,6 +23,7 @@ from greenelm_book.chapters import frontier as fc
 from greenelm_book.bench import QUIET_RATIO_KEYS
 from greenelm_book.chapters import frontier_budget as fb
 from greenelm_book.report import duration_text, spread_text
+from greenelm_book.judging import verdicts as V
 from greenelm_book.summaries import bottom_line as bl
 from greenelm_book.paper import DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, TABLE_I, TABLE_IV, TABLE_VI
 from greenelm_book.store.results import Result
@@ -436,7 +437,7 @@ def test_a_planted_contradiction_fails(tmp_path, card):
 
 def test_the_bottom_lines_groups_agree_with_their_verdicts(card):
     """A claim under "What reproduces" is one the scorecard finds reproduced or holding; one under
-    "What does not" is one it does not."""
+    "What does not" one it decides against; one under "Not decided" one whose label decides nothing."""
     import jupytext
 
     labels = dict(zip(card.claim, card.verdict))
@@ -449,9 +450,13 @@ def test_the_bottom_lines_groups_agree_with_their_verdicts(card):
     contrasted = re.findall(r"`wide_own`\s*\(\*\{glue:text\}`verdict_([a-z0-9_]+)`", bullets["What reproduces."])
     reproduces = [c for c in re.findall(r"verdict_([a-z0-9_]+)`", bullets["What reproduces."]) if c not in contrasted]
     does_not = re.findall(r"verdict_([a-z0-9_]+)`", bullets["What does not."])
-    assert reproduces and does_not
+    undecided = re.findall(r"verdict_([a-z0-9_]+)`", bullets["Not decided."])
+    assert reproduces and does_not and undecided
     assert all(labels[c] in agree for c in reproduces), {c: labels[c] for c in reproduces}
-    assert not any(labels[c] in agree for c in does_not), {c: labels[c] for c in does_not}
+    # "What does not" holds decided failures only; a label that decides nothing goes under "Not decided"
+    failed = set(V.DECIDED_LABELS) - agree - {"differs, within margin", "concordant"}
+    assert all(labels[c] in failed for c in does_not), {c: labels[c] for c in does_not}
+    assert not any(labels[c] in V.DECIDED_LABELS for c in undecided), {c: labels[c] for c in undecided}
 
 
 def _first_number(text: str) -> float:

@@ -214,8 +214,11 @@ def test_answer_table_vi_parity_and_speedup(store, tmp_path):
     viable = store.answers["elm_conv_viable_readout"].verdict       # fit 20 %, 5 pts
     assert viable.label == "not comparable" and "gives holds" in viable.detail
     glued = cifar10.table_vi_glue(vi, out, 30.0)
-    assert glued["c10_extract_share"] == pytest.approx(80.0) and glued["c10_parity_words"] == "within"
-    assert glued["c10_parity_band"] == "0.8–1.25×" and "within 0.8–1.25× of SGD + Conv's" in out["v_parity"].detail
+    assert glued["c10_extract_share"] == pytest.approx(80.0) and "within 0.8–1.25× of SGD + Conv's" in out["v_parity"].detail
+    # not comparable decides nothing: the band's side is not stated (issue 61: "outside the band" right after
+    # "no direction judged")
+    assert glued["c10_parity_clause"] == "whether it lies in the 0.8–1.25× band we call parity is not judged (not comparable)"
+    assert cifar10.parity_clause("partly holds", False) == "the ratio lies outside the 0.8–1.25× band we call parity"
     assert glued["c10_rc_lift"] == 5.0 and glued["c10_cnn_vs_rc"] == "above"
     # no quiet pairs at this setting: the ratios printed are the chapter's runs, paired by seed
     assert glued["c10_raw_speedup"] == 10.0 and glued["c10_raw_speedup_how"] == "paired by seed over 5 runs"

@@ -253,3 +253,15 @@ def test_the_papers_solver_seconds_are_quoted_from_the_constants():
     words = complexity.paper_seconds_words(paper.TABLE_IV.set_index("solver"))
     assert words == {"paper_iv_seconds": "pinv 74.1 s, LU 5.8 s, Cholesky 6.4 s", "paper_ratio_terms": "74.1 s / 5.8 s",
                      "paper_table4_pinv_seconds": "74.1 s", "paper_table1_pinv_seconds": "1.50 s"}
+
+
+def test_the_no_gpu_claim_s_contrast_fails_where_the_book_trains_a_cnn_on_the_cpu():
+    """Issue 61: "unlike deep CNNs, which need high-end GPUs … Green-ELM relies on standard linear algebra" was
+    judged "holds" on its second part alone, while the book trains its own CNN on the same CPU."""
+    from greenelm_book.chapters import complexity as cx
+
+    assert cx.no_gpu_verdict(120.0, [60.0, 110.0], has_gpu=False).label == "holds"
+    partly = cx.no_gpu_verdict(120.0, [60.0, 110.0], has_gpu=False, cnn_on_cpu="CIFAR-10's SGD + Conv, 69.38 % in 354 s")
+    assert partly.label == "partly holds" and "69.38 % in 354 s" in partly.ours
+    assert "fails where the book trains one on the same CPU" in partly.detail
+    assert cx.no_gpu_verdict(120.0, [60.0, 110.0], has_gpu=True, cnn_on_cpu="x").label == "does not hold"

@@ -124,6 +124,9 @@ def test_a_holds_on_one_draw_is_inconclusive():
                                  ultra)
     assert judged.label == "inconclusive" and "d=32000" in judged.detail
     assert "arccos" not in judged.detail.split("; for information")[0]        # a kernel limit is not a draw
+    # a conjunction that fails on the limit alone rests on the limit's key only: no draw, so it decides
+    assert R.scorecard_verdict("ultra_wide_million_dimensions", Verdict("does not hold", "o", "t"), [kernel],
+                               ultra).label == "does not hold"
 
 
 def test_a_busy_exponent_is_inconclusive():
@@ -180,8 +183,11 @@ def test_no_committed_verdict_rests_on_one_draw_or_busy_timings(card, results):
             if row.verdict in V.DECIDED_LABELS:
                 few = {p: n for p, n in R.draws_of(keys, results).items() if n < V.MIN_DECIDING_SEEDS}
                 assert not few, (claim, row.verdict, few)
-    for claim in ("cover_expansion_separability", "tikhonov_improves_conditioning", "ultra_wide_million_dimensions"):
+    for claim in ("cover_expansion_separability", "tikhonov_improves_conditioning"):
         assert card.loc[claim, "verdict"] == "inconclusive" and "(the seeds rule)" in card.loc[claim, "detail"], claim
+    # the open question fails on the d → ∞ limit alone, which rests on no draw: the seeds rule does not reach it
+    ultra = card.loc["ultra_wide_million_dimensions"]
+    assert ultra.verdict == "does not hold" and "rests on no random draw" in ultra.detail, ultra.detail
     for claim in R.TIMED_CLAIMS:
         assert card.loc[claim, "verdict"] == "inconclusive" and "(the quiet rule)" in card.loc[claim, "detail"], claim
 
@@ -249,3 +255,21 @@ def test_a_claim_with_an_untested_part_is_inconclusive(card):
         assert row.verdict == "inconclusive", (claim, row.verdict)
         assert row.detail.startswith(f"a stated part is not tested ({part}); for information, the tested part gives ")
     assert V.ladder_label("test", enough=True, outcomes=("pass", "undecided")) == "inconclusive"
+
+
+def test_streaming_s_ratio_words_state_a_direction_only_on_quiet_recorded_timings():
+    """Issue 61: streaming's "2.96 times faster" was stated from timings that recorded no load; the ratio's
+    direction now passes the quiet rule first (``streaming.quiet_bound``)."""
+    from greenelm_book.chapters import streaming as st
+
+    ratios = [2.9, 3.0, 3.1, 2.95, 3.05]
+    decided = V.same_machine_ratio(ratios, claimed="above")
+    assert decided.label == "holds"
+    key = "cifar10/green-elm/stream/listing3-over-cholesky/numpy/d=4000/b=250/ratio"
+    unrecorded = st.quiet_bound(decided, _result(key, ratios, "×"))
+    assert unrecorded.label == "inconclusive" and "no load average recorded" in unrecorded.detail
+    assert V.direction_words(unrecorded, 3.0, ("slower", "faster")).startswith("no direction judged (inconclusive")
+    busy = st.quiet_bound(decided, _result(key, ratios, "×", load_average=[0.2, 1.4, 1.0]))
+    assert busy.label == "inconclusive" and "(the quiet rule)" in busy.detail
+    quiet = st.quiet_bound(decided, _result(key, ratios, "×", load_average=[0.01, 0.3, 0.8]))
+    assert quiet is decided and V.direction_words(quiet, 3.0, ("slower", "faster")) == "faster"

@@ -200,7 +200,7 @@ def test_held_out_test_records_and_answers(store, laws, label):
     # the page's words follow that verdict: the count as what one draw per dataset gave, too few to decide
     # (finding 11 of issue 61's reading: "ln d predicts wider models worse … on 3 of 3" beside "inconclusive")
     words = sc.held_out_words(store, plan, summary)
-    assert words == (f"{summary['verdict_text']}, from one held-out draw per dataset: too few draws to decide")
+    assert words == "neither law is judged the better predictor: one held-out draw per dataset is too few draws to decide"
     assert len(answer.keys) == 6
     table = sc.held_out_table(tests, plan)
     assert list(table.columns) == ["dataset", "d", "measured (%), one nested draw", "ln d predicts (%)",
@@ -580,10 +580,33 @@ def test_the_convergence_rate_of_the_book_s_table_is_not_said_to_be_one_half():
         sc.convergence_rate_sentence(table.iloc[:1])
 
 
-def test_log_law_words_state_the_count_alone_only_with_enough_draws():
+def test_log_law_words_state_a_direction_only_with_enough_draws():
     assert sc.log_law_words(3, 3, 5, min_draws=2) == "the saturating law predicts better than ln d on every dataset"
     assert sc.log_law_words(0, 3, 2, min_draws=2) == "ln d predicts at least as well as the saturating law on every dataset"
-    assert sc.log_law_words(3, 3, 1, min_draws=2) == (
-        "the saturating law predicts better than ln d on every dataset, from one held-out draw per dataset: "
-        "too few draws to decide")
-    assert "from 3 held-out draws per dataset" in sc.log_law_words(1, 3, 3, min_draws=5)
+    # too few draws: no direction (neither law named better), whatever the count (issue 61: a direction
+    # stated beside "inconclusive")
+    for worse in (0, 1, 3):
+        assert sc.log_law_words(worse, 3, 1, min_draws=2) == (
+            "neither law is judged the better predictor: one held-out draw per dataset is too few draws to decide")
+    assert sc.log_law_words(1, 3, 3, min_draws=5) == (
+        "neither law is judged the better predictor: 3 held-out draws per dataset are too few draws to decide")
+
+
+def test_a_reproduced_gain_between_levels_that_differ_says_so():
+    """Issue 61: the one "reproduced" (MNIST's gain from d = 2000 to 4000) is a difference of two levels that
+    each differ from the paper's figure: its note says only the difference matches."""
+    from types import SimpleNamespace as NS
+
+    from greenelm_book.report import Verdict
+
+    def store(*labels):
+        return NS(answers={f"fig_scaling_mnist_d{d}_accuracy": NS(verdict=Verdict(label, "", ""))
+                           for d, label in zip((2000, 4000), labels)})
+
+    gain = Verdict("reproduced", "", "")
+    note = sc.levels_note(store("differs, beyond margin", "differs, beyond margin"), gain, 2000, 4000)
+    assert note == ("the gain is reproduced, each level is not (d = 2000: differs, beyond margin; d = 4000: "
+                    "differs, beyond margin): only the difference between the two widths matches the paper's")
+    assert sc.levels_note(store("reproduced", "reproduced"), gain, 2000, 4000) == ""
+    assert sc.levels_note(store("differs, beyond margin", "reproduced"), Verdict("differs, beyond margin", "", ""),
+                          2000, 4000) == ""

@@ -48,6 +48,18 @@ ROW_NAMES = {"sgd": "SGD MLP, hidden 64", "pinv": "Green-ELM, pinv", "lud": "Gre
 TIME_PARITY = (0.8, 1.25)
 
 
+def parity_clause(verdict, parity: bool) -> str:
+    """Where the Green-ELM + Conv / SGD + Conv ratio lies against the parity band, stated only when
+    ``verdict`` (the parity claim's, or its label) decides (:data:`~greenelm_book.judging.verdicts.DECIDED_LABELS`);
+    else that it is not judged, and why in one word (the label)."""
+    from ..judging.verdicts import DECIDED_LABELS
+
+    label = getattr(verdict, "label", verdict)
+    if label in DECIDED_LABELS:
+        return f"the ratio lies {'within' if parity else 'outside'} the {parity_band_text()} band we call parity"
+    return f"whether it lies in the {parity_band_text()} band we call parity is not judged ({label})"
+
+
 def parity_band_text() -> str:
     """:data:`TIME_PARITY` as the pages print it: "0.8–1.25×"."""
     return f"{TIME_PARITY[0]:g}–{TIME_PARITY[1]:g}×"
@@ -629,7 +641,7 @@ def table_vi_glue(vi: dict, vi_answers: dict, lift: float) -> dict:
             "c10_raw_gap_abs": abs(raw_gap), "c10_raw_lift_abs": abs(raw_lift), "c10_rc_lift_abs": abs(rc_lift),
             "c10_lift_abs": abs(lift),
             "c10_raw_gap_words": by_sign(raw_gap, "above", "below"), "c10_lift_words": by_sign(lift, "above", "below"),
-            "c10_parity_words": "within" if vi_answers["parity"] else "outside", "c10_parity_band": parity_band_text(),
+            "c10_parity_clause": parity_clause(vi_answers["v_parity"], vi_answers["parity"]),
             "c10_conv_faster": direction_words(vi_answers["v_parity"], ratio, ("faster", "slower"),
                                                interval=_ratio_interval(judged["conv"])),
             "c10_raw_lift_words": by_sign(raw_lift, "above", "below"),

@@ -317,6 +317,21 @@ GAIN_CLAIMS = (("gain_d500_to_d2000", 500, 2000, 7.95, "gain_early"),
                ("gain_d2000_to_d4000", 2000, 4000, 0.95, "gain_late"))
 
 
+def levels_note(store, gain, a: int, b: int) -> str:
+    """Where MNIST's gain from d = ``a`` to ``b`` is reproduced (``gain``: its verdict) while the figure's
+    points at those widths (answered before, by :func:`answer_figure_points`) are not, a note saying
+    so: only the difference matches. Empty otherwise."""
+    levels = {d: store.answers.get(f"fig_scaling_mnist_d{d}_accuracy") for d in (a, b)}
+    if gain.label != "reproduced" or any(v is None for v in levels.values()):
+        return ""
+    differ = {d: answer.verdict.label for d, answer in levels.items() if answer.verdict.label != "reproduced"}
+    if not differ:
+        return ""
+    which = "each level is not" if len(differ) == len(levels) else "its level at one width is not"
+    return (f"the gain is reproduced, {which} (" + "; ".join(f"d = {d}: {label}" for d, label in differ.items())
+            + "): only the difference between the two widths matches the paper's")
+
+
 def answer_gains(store, plan: ScalingPlan, acc: dict) -> dict:
     """Record MNIST's gain (points) between the paper's widths seed by seed, judge it against the
     paper's, and return the texts the prose quotes (glue name → text)."""
@@ -327,8 +342,12 @@ def answer_gains(store, plan: ScalingPlan, acc: dict) -> dict:
             result = store.record(f"mnist/green-elm/unit/cholesky/gain-{a}-to-{b}", values, "points",
                                   **plan.data("mnist"), **BASE, solver="cholesky", alpha=plan.alpha, widths=[a, b],
                                   quantity="accuracy gain", seeds=len(values))
-            answer_as_scorecard(store, claim, value_vs_paper(paper_gain, values, "points"),
-                                [result.key, acc["mnist", a].key, acc["mnist", b].key], [acc["mnist", a], acc["mnist", b]])
+            gain = answer_as_scorecard(store, claim, value_vs_paper(paper_gain, values, "points"),
+                                       [result.key, acc["mnist", a].key, acc["mnist", b].key],
+                                       [acc["mnist", a], acc["mnist", b]])
+            note = levels_note(store, gain, a, b)
+            if note:
+                store.answer(claim, gain, keys=store.answers[claim].keys, note=note)
             texts[label] = f"{result.mean:+.2f} ± {result.sd:.2f}" if result.n > 1 else f"{result.mean:+.2f}"
         else:
             store.answer(claim, unmeasured(f"d = {a} and {b}", plan.profile))
@@ -392,14 +411,14 @@ def log_law_words(n_worse: int, total: int, draws: int, min_draws: int | None = 
     """The held-out test of ln d in words that follow its verdict (:func:`law_count_text` with ln d worse on
     ``n_worse`` of ``total`` datasets): with at least ``min_draws`` held-out draws per dataset (default: the
     seeds rule's :data:`~greenelm_book.judging.verdicts.MIN_DECIDING_SEEDS`) the count alone; with fewer,
-    the count as what those draws gave and that they are too few to decide (the scorecard's verdict is
-    then inconclusive). Read by this chapter, the headline findings and the conclusion."""
+    no direction: neither law is named the better predictor, and the draws are said to be too few to decide
+    (the scorecard's verdict is then inconclusive; the errors stay in the chapter's table). Read by this
+    chapter, the headline findings and the conclusion."""
     min_draws = verdicts.MIN_DECIDING_SEEDS if min_draws is None else min_draws
-    counted = law_count_text(total - n_worse, total)
     if draws >= min_draws:
-        return counted
+        return law_count_text(total - n_worse, total)
     drawn = "one held-out draw" if draws == 1 else f"{draws} held-out draws"
-    return f"{counted}, from {drawn} per dataset: too few draws to decide"
+    return f"neither law is judged the better predictor: {drawn} per dataset {'is' if draws == 1 else 'are'} too few draws to decide"
 
 
 def held_out_words(store, plan: ScalingPlan, summary: dict) -> str:
