@@ -188,8 +188,23 @@ def _table_vi(store, tmp_path, width: int = 20, **baselines):
     raw_set = cifar10.raw_setting(DATA, 3072, width, 1e-3, SEEDS)
     conv_set = cifar10.conv_setting(DATA, 4, 0, 512, width, 1e-3, SEEDS)
     vi = cifar10.record_table_vi(store, DATA, raw, {"accuracy": 39.0}, conv, raw_set, conv_set)
+    vi["raw_he_acc"] = cifar10.record_raw_he(store, pd.DataFrame({"accuracy": [43.0, 43.2, 42.8, 43.0, 43.0]}), raw_set)
     vi.update(cifar10.read_sgd_baselines(store))
     return vi, raw_set, conv_set
+
+
+def test_table_vi_s_raw_row_is_judged_at_both_weight_scales(store):
+    """Issue 61: Table VI's raw-pixel row has no code; the paper's codes draw W at N(0, 1) and N(0, 2/D). Judged
+    at both: one label where they agree, "not comparable" where the scale decides."""
+    def result(key, values):
+        return store.record(key, values, "%", dataset="cifar10")
+
+    unit, he = result("u/accuracy", [46.4, 46.5, 46.6, 46.5, 46.5]), result("h/accuracy", [44.0, 44.1, 43.9, 44.0, 44.0])
+    both = cifar10.both_scales_verdict(51.0, unit, he)
+    assert both.label == "differs, beyond margin" and "W ~ N(0, 1): " in both.ours and "W ~ N(0, 2/D): " in both.ours
+    close = result("c/accuracy", [51.0, 51.1, 50.9, 51.0, 51.0])
+    split = cifar10.both_scales_verdict(51.0, unit, close)
+    assert split.label == "not comparable" and "the scale decides" in split.detail
 
 
 def test_record_table_vi_and_read_baselines(store, tmp_path):
