@@ -794,9 +794,11 @@ def lambda_glues(choices: pd.DataFrame, all_interior: bool, plan: ScalingPlan) -
         "cifar_prev_loo": f"{cifar.loc[d_prev, 'test_at_loo']:.2f}",
         "cifar_last_loo": f"{cifar.loc[d_max, 'test_at_loo']:.2f}",
         "drop_words": by_sign(drop_alpha, "gains at λ = 1e-3 too, so there is no drop to explain",
-                              by_sign(drop_loo, "recovers and gains once λ is chosen by LOO: the drop was too little "
-                                      "regularisation", "still loses at LOO's λ: regularisation does not explain the "
-                                      "drop", "matches the narrower one at LOO's λ"))}
+                              by_sign(drop_loo, "recovers and gains once λ is chosen by LOO, as too little "
+                                      "regularisation would predict (one draw: an observation, not a test)",
+                                      "still loses at LOO's λ, which too little regularisation would not predict (one "
+                                      "draw: an observation, not a test)",
+                                      "matches the narrower one at LOO's λ (one draw)"))}
 
 
 # ------------------------------------------------------------------ conditioning
