@@ -32,7 +32,7 @@ SPEC = {"seeds": [0, 1, 2], "datasets": {"mnist": {"sizes": SIZES, "budget_secon
 
 
 def halving_record(folder, dataset="mnist", seed=0, *, accuracy=99.0, total=1500.0, reads=1, pick=PICK,
-                   read_by=None, failed=0):
+                   read_by=None, failed=0, load=(0.05, 0.3, 0.6)):
     """A halving record of 9 candidates (rung 0 keeps 3, rung 1 keeps 1: the pick), its test labels read
     ``reads`` times through a gate whose ledger is ``folder/test-reads.json`` (by ``read_by``, default
     the pick); ``failed`` fits of rung 0 failed. Written to ``folder/<dataset>-seed<seed>.json``."""
@@ -51,7 +51,8 @@ def halving_record(folder, dataset="mnist", seed=0, *, accuracy=99.0, total=1500
               "pick": pick, "pick_index": 8, "validation_accuracy": 95.8 + seed / 10, "test_accuracy": accuracy,
               "seconds": {"selection": 18.0, "rungs": [9.0, 9.0], "refit": total - 20.0, "scoring": 2.0,
                           "total": total},
-              "peak_memory_gb": 3.5, "test_reads": gate.reads(dataset, seed)}
+              "peak_memory_gb": 3.5, "test_reads": gate.reads(dataset, seed),
+              "load_average": {"started": None if load is None else list(load), "finished": [2.1, 2.2, 2.0]}}
     (folder / f"{dataset}-seed{seed}.json").write_text(json.dumps(record), encoding="utf-8")
     return record
 
@@ -118,6 +119,24 @@ def test_a_seed_over_its_limit_is_reported_as_over(tmp_path):
     (folder / "mnist-seed1.json").write_text(json.dumps(record))
     with pytest.raises(ValueError, match="is not the ledger's"):
         fs.halving_records(folder)
+
+
+def test_a_seed_not_started_on_a_quiet_machine_leaves_the_limit_undecided(tmp_path):
+    """Issue 61's quiet rule on the protocol's seconds: the 1- and 5-minute loads read when each seed started;
+    one above 0.5 (or none read) leaves "within the limit" inconclusive, the test's outcome for information."""
+    folder = tmp_path / "halving"
+    for seed, total, load in ((0, 1700.0, (0.1, 0.3, 0.5)), (1, 1950.0, (2.3, 2.2, 2.0)), (2, 1790.0, None)):
+        halving_record(folder, seed=seed, total=total, load=load)
+    halving = fs.record_halving(store_in(tmp_path), fs.halving_records(folder), SPEC)
+    assert fs.started_loads(halving["mnist"]) == {"seed 0": [0.1, 0.3], "seed 1": [2.3, 2.2], "seed 2": None}
+    verdict = fs.limit_verdict(halving["mnist"], "mnist")
+    assert verdict.label == "inconclusive" and "(the quiet rule)" in verdict.detail
+    assert "seed 1: the 1-minute load average (2.3) and the 5-minute load average (2.2) above 0.5" in verdict.detail
+    assert "seed 2: no load average read when it started" in verdict.detail and "seed 0" not in verdict.detail.split(";")[0]
+    assert verdict.ours == "seed 0: 28.3 min, seed 1: 32.5 min, seed 2: 29.8 min"
+    assert "within the limit on every seed: inconclusive (the quiet rule" in fs.halving_sentence(halving)
+    assert list(fs.halving_seeds_table(halving, "mnist")["load at start (1, 5 min)"]) == ["0.10, 0.30", "2.30, 2.20",
+                                                                                        "not read"]
 
 
 def test_fewer_than_three_seeds_give_no_verdict(tmp_path):

@@ -113,7 +113,8 @@ def survivors(validation: Mapping[int, float | None], grid: Sequence, eta: int =
 # ----------------------------------------------------------------------------- the protocol
 def run_halving(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Sequence[Candidate], seed: int, *,
                 image_shape, sizes: Sequence[tuple[int, int]], eta: int = ETA,
-                build: Callable[[Candidate, tuple, int], Any] = build_model, cache: str | None = None) -> dict:
+                build: Callable[[Candidate, tuple, int], Any] = build_model, cache: str | None = None,
+                load_started: Sequence[float] | None = None) -> dict:
     """The halving protocol for one dataset and seed (see the module).
 
     X_train (N, H·W·C), y_train (N,): the training rows; X_test (M, H·W·C): the test images (their labels
@@ -121,7 +122,9 @@ def run_halving(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Se
     ``build(candidate, image_shape, seed)``: an unfitted model with ``fit`` and ``predict`` (default
     :func:`~greenelm_book.chapters.frontier_protocol.build_model`). A fit that fails (``LinAlgError``,
     ``MemoryError``) is recorded with its error and never survives. ``cache``: a name for the data; each
-    rung's fit of each candidate is then memoised, so a stopped run resumes.
+    rung's fit of each candidate is then memoised, so a stopped run resumes. ``load_started``: the load
+    averages read before the run's own work began (before its data was loaded), what the quiet rule judges;
+    default: read here.
 
     Returns a JSON-able record: dataset, seed, n_train, n_test, "protocol" ("successive halving"), "eta",
     "nesting", "grid" [candidate], "rungs" [{"rung", "n_fit", "n_validation", "fits" [{"index",
@@ -134,7 +137,7 @@ def run_halving(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Se
     grid, X_train, y_train = checked_run_inputs(dataset, X_train, y_train, X_test, gate, grid, seed)
     rows_per_rung = rung_rows(len(y_train), sizes, int(seed))
     reset_peak_rss()
-    load_started = load_average()
+    load_started = load_average() if load_started is None else list(load_started)
     described = [c.as_dict() if isinstance(c, Candidate) else dict(c) for c in grid]
     alive, rungs, read_back, last = list(range(len(grid))), [], 0, {}
     for rung, (fit_rows, validation_rows) in enumerate(rows_per_rung):
@@ -398,13 +401,18 @@ def run_and_record_halving(dataset: str, seeds: Sequence[int], *, out_dir: str |
                            log: Callable[[str], None] = print) -> list[Path]:
     """The halving protocol for ``dataset``, one seed at a time, each record written (atomically) to
     ``out_dir/<dataset>-seed<seed>.json``, the test reads to ``out_dir/test-reads.json`` (this protocol's
-    own ledger). A recorded seed is skipped; a stopped seed resumes from its memoised fits."""
+    own ledger). A recorded seed is skipped; a stopped seed resumes from its memoised fits. The first seed's
+    load averages are read before the data is loaded; a later seed's, when it starts (after the previous
+    seed's run, so not quiet: run one seed per call, after the quiet gate, to time it)."""
     from .frontier_features import IMAGE_SHAPES
+
+    from ..bench import load_average
 
     spec = load_halving(params)
     if dataset not in spec["datasets"]:
         raise KeyError(f"{dataset!r} has no grid in the halving parameters (have {sorted(spec['datasets'])})")
     entry = spec["datasets"][dataset]
+    before_data = load_average()        # the first seed's load, read before this process loads anything
     X_train, y_train, X_test, y_test = protocol_data(dataset, subset)
     gate = TestGate({dataset: y_test}, ledger=Path(out_dir) / "test-reads.json")
     del y_test
@@ -412,7 +420,7 @@ def run_and_record_halving(dataset: str, seeds: Sequence[int], *, out_dir: str |
     if subset is not None:                  # the rungs scaled into the subset, for a smoke run
         scale = min(1.0, 0.9 * len(y_train) / (sizes[-1][0] + sizes[-1][1]))
         sizes = [(max(1, int(f * scale)), max(1, int(v * scale))) for f, v in sizes]
-    written = []
+    written, ran = [], False
     for seed in seeds:
         path = seed_record_path(out_dir, dataset, seed)
         if path.exists():
@@ -422,7 +430,9 @@ def run_and_record_halving(dataset: str, seeds: Sequence[int], *, out_dir: str |
         log(f"{dataset}, seed {seed}: {len(entry['grid'])} candidates over rungs {sizes}, then the refit")
         record = run_halving(dataset, X_train, y_train, X_test, gate, entry["grid"], int(seed),
                              image_shape=IMAGE_SHAPES[dataset][0], sizes=sizes, eta=spec["eta"], build=build,
-                             cache=f"{dataset}, {'all rows' if subset is None else f'first {subset} rows'}")
+                             cache=f"{dataset}, {'all rows' if subset is None else f'first {subset} rows'}",
+                             load_started=None if ran else before_data)
+        ran = True
         record["subset"] = subset
         _write_json_atomically(path, record)
         log(f"{dataset}, seed {seed}: test {record['test_accuracy']:.2f} %, "

@@ -161,11 +161,23 @@ def against_limit(seconds: float, limit: float) -> str:
     return f"under the {duration_text(limit)} limit" if gap < 0 else f"at the {duration_text(limit)} limit"
 
 
+def started_loads(part: Mapping) -> dict:
+    """{"seed <s>": [1-min, 5-min] load averages read when that seed's run started} of a :func:`record_halving`
+    part (None for a record that read none): what the quiet rule judges its seconds by."""
+    out = {}
+    for seed, run in zip(part["seeds"], part["runs"]):
+        started = (run.get("load_average") or {}).get("started")
+        out[f"seed {seed}"] = list(started[:2]) if started else None
+    return out
+
+
 def limit_verdict(part: Mapping, dataset: str):
     """Whether the whole protocol stays within its limit on every seed recorded
-    (:func:`~greenelm_book.report.judge_qualitative`), under the seeds rule with the gain rule's seeds
-    (:func:`~greenelm_book.judging.verdicts.seeds_rule`, 3): fewer seeds give no verdict."""
-    from ..judging.verdicts import MIN_GAIN_RUNS, seeds_rule
+    (:func:`~greenelm_book.report.judge_qualitative`), bounded by the book's rules
+    (:func:`~greenelm_book.judging.verdicts.evidence_bound`): the quiet rule on the loads read when each seed
+    started (:func:`started_loads`; a seed that read none is not quiet) and the seeds rule with the gain
+    rule's seeds (3): fewer seeds, or a seed not started on a quiet machine, give no verdict."""
+    from ..judging.verdicts import MIN_GAIN_RUNS, evidence_bound
 
     seconds = part["seconds"].values
     verdict = judge_qualitative(
@@ -173,7 +185,13 @@ def limit_verdict(part: Mapping, dataset: str):
         f"holds if the whole protocol (every rung, the refit, the scoring) takes at most "
         f"{duration_text(part['limit'])} on every seed, on this machine's two cores",
         ", ".join(f"seed {s}: {duration_text(x)}" for s, x in zip(part["seeds"], seconds)))
-    return seeds_rule(verdict, {DATASET_NAMES.get(dataset, dataset): len(seconds)}, min_runs=MIN_GAIN_RUNS)
+    loads = started_loads(part)
+    unread = [seed for seed, load in loads.items() if load is None]
+    return evidence_bound(verdict, seeds={DATASET_NAMES.get(dataset, dataset): len(seconds)},
+                          loads={seed: load for seed, load in loads.items() if load is not None},
+                          quiet=False if unread else None,
+                          reason=f"{', '.join(unread)}: no load average read when it started" if unread else "",
+                          min_runs=MIN_GAIN_RUNS)
 
 
 def _seeds_words(part: Mapping) -> str:
@@ -203,10 +221,14 @@ def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
             text += f"over its {limit} limit on seed{'' if len(over) == 1 else 's'} {', '.join(map(str, over))}"
         else:
             text += f"under its {limit} limit" + (" on every seed" if len(part["seeds"]) > 1 else "")
+        judged = limit_verdict(part, dataset)
         if len(part["seeds"]) < MIN_GAIN_RUNS:
             text += f"; no verdict from fewer than {MIN_GAIN_RUNS} seeds (the seeds rule)"
+        elif "(the quiet rule)" in judged.detail:
+            text += (f"; within the limit on every seed: {judged.label} (the quiet rule: not every seed started on "
+                     "a quiet machine)")
         else:
-            text += f"; within the limit on every seed: {limit_verdict(part, dataset).label}"
+            text += f"; within the limit on every seed: {judged.label}"
             if earlier is not None and dataset in earlier:
                 judged = protocols_gain(earlier[dataset], part)
                 text += f"; against the earlier protocol's picks, {judged.ours} ({judged.detail})"
@@ -265,15 +287,18 @@ def protocols_table(earlier: Mapping, halving: Mapping, dataset: str) -> pd.Data
 
 def halving_seeds_table(halving: Mapping, dataset: str) -> pd.DataFrame:
     """One row per seed of the halving protocol on ``dataset``: its pick in words, the pick's validation
-    accuracy, its test accuracy (the seed's one read) and the whole protocol's seconds against the
-    limit (:func:`against_limit`), the last three read from the recorded results."""
+    accuracy, its test accuracy (the seed's one read), the whole protocol's seconds against the limit
+    (:func:`against_limit`), read from the recorded results, and the 1- and 5-minute load averages read when
+    the seed started (the quiet rule's evidence: :func:`limit_verdict`)."""
     part = halving[dataset]
     rows = []
     for seed, run, validation, test, seconds in zip(part["seeds"], part["runs"], part["validation"].values,
                                                     part["accuracy"].values, part["seconds"].values, strict=True):
+        started = (run.get("load_average") or {}).get("started")
         rows.append({"seed": seed, "pick": candidate_text(run["pick"]), "validation (%)": f"{validation:.2f}",
                      "test (%)": f"{test:.2f}", "whole protocol": duration_text(seconds),
-                     "against the limit": against_limit(seconds, part["limit"])})
+                     "against the limit": against_limit(seconds, part["limit"]),
+                     "load at start (1, 5 min)": (f"{started[0]:.2f}, {started[1]:.2f}" if started else "not read")})
     return pd.DataFrame(rows)
 
 
@@ -538,6 +563,6 @@ def fronts_figure(dataset: str, fronts_of: Mapping):
 
 __all__ = ["DATASETS", "LEDGER", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",
            "fronts_figure", "fronts_ready", "fronts_status", "fronts_text", "grid_values", "halving_records",
-           "halving_seeds_table", "halving_sentence", "ledger_sentence", "limit_verdict", "load_budget_params",
+           "halving_seeds_table", "halving_sentence", "started_loads", "ledger_sentence", "limit_verdict", "load_budget_params",
            "load_halving_params", "load_sources", "protocols_gain", "protocols_table", "published", "record_fronts",
            "record_halving", "rungs_table", "rungs_words", "sources_rows", "sources_table", "value_text"]
