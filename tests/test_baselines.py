@@ -510,3 +510,18 @@ def test_the_parity_margin_has_one_justification_read_by_baselines_and_the_thres
     assert 'glue("bl_margin", PARITY_MARGIN)' in source and 'glue("bl_margin_why", PARITY_MARGIN_WHY)' in source
     assert "{glue:text}`bl_margin_why`" in source
     assert "comparable_margin" not in (root / "params" / "full.yml").read_text(encoding="utf-8")
+
+
+def test_a_set_of_runs_carries_its_measurement_day_and_host_only_when_every_run_records_them():
+    """Issue 61: the CIFAR-10 SGD runs' seconds said "host not recorded" though their cache entries record it."""
+    from greenelm_book.chapters.baselines import runs_provenance
+
+    host = {"cpu": "AMD EPYC", "cores": 2, "kernel": "k", "blas": "b", "gemm_gflops": 70.0}
+    runs = [{"computed_at": "2026-12-02T16:06:18+00:00", "host": host},
+            {"computed_at": "2026-12-03T09:00:00+00:00", "host": dict(host)}]
+    both = runs_provenance(runs)
+    assert (both.date, both.host) == ("2026-12-03", host)
+    older = runs_provenance(runs + [{"computed_at": None, "host": None}])
+    assert (older.date, older.host) == ("", None)
+    moved = runs_provenance([runs[0], {**runs[1], "host": {**host, "gemm_gflops": 45.0}}])
+    assert (moved.date, moved.host) == ("2026-12-03", None)

@@ -19,11 +19,7 @@ STORE = ROOT / "book" / "results"
 #: recorded labels awaiting their chapter's re-execution, {claim: (chapter, recorded label)}: a chapter
 #: that re-measures its timings when executed (hardware) is re-executed only on a quiet machine, so a
 #: change of the verdict words may wait for it here, named
-AWAITING_REEXECUTION: dict[str, tuple[str, str]] = {
-    # the Gram-and-solve share is now under the quiet rule (its timings record no load): the hardware chapter
-    # records the scorecard's label at its next quiet re-execution (it re-measures every timing)
-    "gram_and_factorization_dominate": ("hardware", "holds"),
-}
+AWAITING_REEXECUTION: dict[str, tuple[str, str]] = {}
 
 
 def _later_evidence(found):

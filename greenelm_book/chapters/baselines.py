@@ -325,7 +325,10 @@ def sgd_run(dataset: str, model: str, seed: int = 0, config: SGDConfig | None = 
     result, info = memoize("sgd-run", params, lambda: _train_run(dataset, model, seed, config, n_hidden,
                                                                   subset, device), refresh=refresh)
     return {**result, "model": model, "n_hidden": params["n_hidden"], "seed": seed,
-            "device": device.type, "threads": threads, "cached": info["cached"]}
+            "device": device.type, "threads": threads, "cached": info["cached"],
+            # when and where the run was measured (its cache entry's; None for an entry written before
+            # manifests recorded them)
+            "computed_at": info.get("computed_at"), "host": info.get("host")}
 
 
 def model_from_run(run: dict) -> nn.Module:
@@ -382,15 +385,29 @@ def record_runs(store, prefix: str, final: pd.DataFrame, curves: pd.DataFrame, r
                   seeds=[int(s) for s in final.seed],
                   device=first["device"], threads=first["threads"], **setting)
     total = int(round(final.epochs.iloc[0]))
-    accuracy = store.record(f"{prefix}/accuracy", final.accuracy, "%", epochs=total, **common)
+    measured = runs_provenance(runs)
+    accuracy = store.record(f"{prefix}/accuracy", final.accuracy, "%", epochs=total, provenance=measured, **common)
     seconds = store.record(f"{prefix}/train-seconds", final.train_seconds, "s", epochs=total,
-                           timed=_TIMED, **common)
+                           timed=_TIMED, provenance=measured, **common)
     if shown_curve:
         for k, at in curves[curves.epochs < total].groupby("epochs"):
-            store.record(f"{prefix}/e={int(k)}/accuracy", at.accuracy, "%", epochs=int(k), **common)
+            store.record(f"{prefix}/e={int(k)}/accuracy", at.accuracy, "%", epochs=int(k), provenance=measured,
+                         **common)
             store.record(f"{prefix}/e={int(k)}/train-seconds", at.train_seconds, "s", epochs=int(k),
-                         timed=_TIMED, **common)
+                         timed=_TIMED, provenance=measured, **common)
     return accuracy, seconds
+
+
+def runs_provenance(runs: list[dict]):
+    """When and where a set of :func:`sgd_run` runs was measured
+    (:class:`~greenelm_book.store.results.Provenance`): the latest day any of them was computed and their
+    host, where every run records them and the host is one (else "not recorded" for that field)."""
+    from ..store.results import Provenance
+
+    days = [str(r.get("computed_at") or "")[:10] for r in runs]
+    hosts = [r.get("host") for r in runs]
+    same_host = all(h is not None for h in hosts) and all(h == hosts[0] for h in hosts)
+    return Provenance(max(days) if all(days) else "", hosts[0] if same_host else None)
 
 
 def seed_curves(store, prefix: str, total: int) -> pd.DataFrame:
