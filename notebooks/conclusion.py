@@ -55,7 +55,7 @@ glue_findings(reproduces_words(found, card))
 # - **Where the paper contradicts itself.** One MNIST fit takes {glue:text}`t1_pinv_s:.2f` s in
 #   Table I, {glue:text}`t4_pinv_s:g` s in Table IV: its headline, SGD taking {glue:text}`speedup_paper:g`×
 #   the fit's time, is {glue:text}`speedup:.2f`× here (*{glue:text}`verdict_speedup_vs_sgd_mnist_d2000`*),
-#   {glue:text}`speedup_if_t4:.2f`× with the second. Its text and MNIST code draw $W$ at different scales.
+#   {glue:text}`speedup_if_t4:.2f`× with the second.
 # - **Beyond the paper.** Its map's d → ∞ limit reaches {glue:text}`limit_mnist:.2f` % on
 #   MNIST but {glue:text}`limit_cifar:.2f` % on CIFAR-10, {glue:text}`limit_cifar_vs_cnn:.2f` points
 #   {glue:text}`limit_cifar_words` our SGD-trained CNN; random patches reach
@@ -104,8 +104,6 @@ glue_findings(reproduces_words(found, card))
 
 # %% [markdown]
 # ## Speed: ratios, not seconds
-#
-# Seconds across machines are never compared; ratios of two timings can be.
 #
 # - **Against SGD.** The paper divides Table I's SGD time by its Green-ELM time and gets
 #   {glue:text}`speedup_paper:g`×. Here the MLP's training takes
