@@ -205,10 +205,9 @@ share_keys = [store.record(f"{dataset}/green-elm/unit/cholesky/phase=gram+solve/
                            load_average=complexity.worst_load(timings[timings.axis == "d"])).key
               for r in share.itertuples()]
 small, large = share.iloc[0], share.iloc[-1]
-answer_as_scorecard(store, "gram_and_factorization_dominate",
-                    complexity.dominance_verdict(small["median"], large["median"], int(small.n_hidden),
-                                                 int(large.n_hidden)),
-                    [share_keys[0], share_keys[-1]], note=f"greenelm's phases timed in fresh processes, N = {fixed_size}")
+dominance = complexity.dominance_verdict(small["median"], large["median"], int(small.n_hidden), int(large.n_hidden))
+answer_as_scorecard(store, "gram_and_factorization_dominate", dominance, [share_keys[0], share_keys[-1]],
+                    note=f"greenelm's phases timed in fresh processes, N = {fixed_size}")
 glue("share_small", f"{small['median']:.0f} %")
 glue("share_large", f"{large['median']:.0f} %")
 glue("d_small", int(small.n_hidden))
@@ -476,13 +475,8 @@ for claim, verdict, keys in footprint.energy_answers(rec, f"N = {footprint_size}
     answer_as_scorecard(store, claim, verdict, keys, note=f"{dataset}, N = {footprint_size}")
 glue("energy_text", footprint.energy_text(rec))
 # the claim's contrast ("deep CNNs need high-end GPUs") against the book's own CNN, trained on this CPU
-cnn_acc, cnn_s = (store.get("baselines", f"cifar10/sgd-cnn/{q}") for q in ("accuracy", "train-seconds"))
-answer_as_scorecard(store, "standard_linear_algebra_no_gpu",
-                    complexity.no_gpu_verdict(RATE, exponents["GFLOP/s at largest"], torch.cuda.is_available(),
-                                              f"CIFAR-10's SGD + Conv (the baselines chapter), {cnn_acc.mean:.2f} % "
-                                              f"in {cnn_s.mean:.0f} s of training on {cnn_s.machine}"),
-                    [peak.key, rec["elm_cpu"].key, cnn_acc.key, cnn_s.key], [cnn_acc, cnn_s],
-                    note=f"{machine['cpu']}, {machine['cores']} cores")
+complexity.answer_no_gpu(store, RATE, exponents["GFLOP/s at largest"], torch.cuda.is_available(),
+                         [peak.key, rec["elm_cpu"].key], note=f"{machine['cpu']}, {machine['cores']} cores")
 store.answer("edge_ai_viable", footprint.edge_verdict(rec, machine["cores"], footprint_size, footprint_width),
              keys=[rec["elm_cpu"].key, rec["elm_mem"].key])
 

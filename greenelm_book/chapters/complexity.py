@@ -33,7 +33,7 @@ from ..report import Verdict, judge_qualitative, judge_time
 
 __all__ = ["EXPONENT_MARGIN", "COUNT_TOLERANCE", "measure_gemm", "phase_sweep", "factorization_sweep",
            "loglog_fit", "exponent_table", "exponent_verdict", "linear_n_words", "count_sentence", "exponent_display",
-           "gram_share", "dominance_verdict", "no_gpu_verdict", "peer_tables", "load_range",
+           "gram_share", "dominance_verdict", "no_gpu_verdict", "answer_no_gpu", "peer_tables", "load_range",
            "record_timings", "record_exponents", "record_table_iv", "record_fit_ratios", "record_peers"]
 
 #: practical margin on a wall-time exponent, fixed in advance: BLAS runs small matrices at a lower
@@ -302,6 +302,20 @@ def no_gpu_verdict(gemm_gflops: float, phase_rates, has_gpu: bool, cnn_on_cpu: s
             + (" (a GPU is present: the claim was not tested without one)" if has_gpu else "")
             + (f"; a CNN trained by backpropagation on this CPU, no GPU: {cnn_on_cpu}" if cnn_on_cpu else ""))
     return judge_qualitative(outcome, test, ours)
+
+
+def answer_no_gpu(store, gemm_gflops: float, phase_rates, has_gpu: bool, keys, note: str) -> Verdict:
+    """Record the scorecard's judgement of ``standard_linear_algebra_no_gpu`` (:func:`no_gpu_verdict`), its
+    contrast read against the baselines chapter's CNN trained on this CPU (CIFAR-10's SGD + Conv): ``keys``,
+    the chapter's own results it rests on; returns the verdict."""
+    from ..judging.rejudge import answer_as_scorecard
+
+    cnn_acc, cnn_s = (store.get("baselines", f"cifar10/sgd-cnn/{q}") for q in ("accuracy", "train-seconds"))
+    trained = (f"CIFAR-10's SGD + Conv (the baselines chapter), {cnn_acc.mean:.2f} % in {cnn_s.mean:.0f} s of "
+               f"training on {cnn_s.machine}")
+    return answer_as_scorecard(store, "standard_linear_algebra_no_gpu",
+                               no_gpu_verdict(gemm_gflops, phase_rates, has_gpu, trained),
+                               [*keys, cnn_acc.key, cnn_s.key], [cnn_acc, cnn_s], note=note)
 
 
 def gram_share(timings: pd.DataFrame) -> pd.DataFrame:
