@@ -121,8 +121,8 @@ glue_findings(reproduces_words(found, card))
 #   {doc}`CIFAR-10 <cifar10>`).
 # - **Streaming.** The book's update (the same algebra, a Cholesky solve) against the paper's
 #   streaming listing, by the paired per-batch test:
-#   {glue:text}`listing3_words`, a median {glue:text}`listing3_ratio:.1f`× per batch ({glue:text}`listing3_where`)
-#   (*{glue:text}`verdict_listing3_sub_second_updates`* for sub-second updates; {doc}`streaming <streaming>`).
+#   {glue:text}`listing3_words`, a median {glue:text}`listing3_ratio:.1f`× per batch ({glue:text}`listing3_where`;
+#   the claim of sub-second updates on embedded devices: *{glue:text}`verdict_listing3_sub_second_updates`*; {doc}`streaming <streaming>`).
 
 # %% [markdown]
 # ## Width and its limit
@@ -133,7 +133,7 @@ glue_findings(reproduces_words(found, card))
 # *{glue:text}`verdict_abstract_scaling_hypothesis`*; its entropy term cannot be measured, since the
 # paper never defines the entropy it divides by (*{glue:text}`verdict_scaling_hypothesis_gamma`*).
 #
-# **The d → ∞ limit, computed exactly.** The paper asks whether a million-dimensional layer would
+# **The d → ∞ limit.** The paper asks whether a million-dimensional layer would
 # match the state of the art (judged on its map over MNIST pixels:
 # *{glue:text}`verdict_ultra_wide_million_dimensions`*). For its map the infinite-width limit is kernel ridge regression with the
 # arc-cosine kernel, which the {doc}`frontier <frontier>` chapter solves on all training images:
@@ -141,7 +141,7 @@ glue_findings(reproduces_words(found, card))
 # {glue:text}`limit_mnist_words` the widest fit measured (d = {glue:text}`ultra_d`, λ chosen by
 # leave-one-out: {glue:text}`ultra_acc:.2f` %). The saturating law fitted on the paper's widths
 # extrapolates to {glue:text}`asymptote_mnist:.2f` %, {glue:text}`asymptote_vs_limit:.2f` points
-# {glue:text}`asymptote_words` that exact value. The "predictable path to parity" with SGD is judged
+# {glue:text}`asymptote_words` that value. The "predictable path to parity" with SGD is judged
 # on measured widths, not on either ceiling (*{glue:text}`verdict_predictable_path_to_parity`*). On CIFAR-10 raw
 # pixels the limit is {glue:text}`limit_cifar:.2f` %, {glue:text}`limit_cifar_vs_cnn:.2f` points
 # {glue:text}`limit_cifar_words` the book's SGD-trained CNN ({glue:text}`cnn_acc:.2f` %).

@@ -153,7 +153,7 @@ def test_part_one_continues_the_scaling_curve_with_the_fixed_measurements(setup)
         assert (key in scaling) == (d != 32000) and value == pytest.approx(np.mean(
             scaling[key]["values"]) if d != 32000 else 97.9)
     glues = fc.ultra_glues(part, 99.5)
-    assert glues["gap_words"] == "above" and "stays below 99.5 %" in glues["limit_sentence"]
+    assert glues["gap_words"] == "above" and "stays below the 99.5 % bar" in glues["limit_sentence"]
     # the conjunction fails on the limit alone (98.74 < 99.5), computed, not drawn: the seeds rule does not reach it
     verdict = fc.answer_ultra_wide(store, part, 99.5).verdict
     assert verdict.label == "does not hold" and "rests on no random draw" in verdict.detail

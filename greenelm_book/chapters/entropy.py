@@ -425,10 +425,10 @@ def answer_claims(store, rec: dict, stats: pd.DataFrame, deficits: dict, digit_r
         ours=f"lowest star {star_H_min:.2f} bits, highest image {sample_H_max:.2f} bits (an image has at most 256 "
              f"grey levels; the separation follows from what is measured)"), [col_H.key])
     lowest = int(by_digit.loc[by_digit["median_H"].idxmin(), "digit"])
-    store.answer("sea_ones_low_entropy_island", judge_qualitative(
+    answer_as_scorecard(store, "sea_ones_low_entropy_island", judge_qualitative(
         lowest == 1, test="digit 1 has the lowest median image entropy",
         ours=f"lowest: digit {lowest} ({by_digit['median_H'].min():.2f} bits); the 1s {digit_rec[1].mean:.2f}"),
-        keys=[r.key for r in digit_rec.values()])
+        [r.key for r in digit_rec.values()])
     answer_unmeasured(store, width)
     return {"dense": dense, "broad": broad, "gauss_matched": gauss_matched, "n_higher": n_higher}
 

@@ -170,7 +170,7 @@ def ultra_glues(part: dict, goal: float) -> dict:
         "limit_sentence": by_sign(kernel - goal,
                                   f"the limit of this map, at its vanishing ridge, clears the {goal:.1f} % mark.",
                                   f"the limit of this map at its vanishing ridge, the width past every width, stays "
-                                  f"below {goal:.1f} %, far from the state of the art.",
+                                  f"below the {goal:.1f} % bar the question is judged by.",
                                   f"the limit sits exactly at {goal:.1f} %.")}
 
 

@@ -544,6 +544,8 @@ SCOPE = {
 #: claims of several stated parts one of which no measurement here tests: {claim: the part, and why}. By the
 #: ladder a part left undecided leaves the claim inconclusive; the tested parts' outcome is shown for information
 UNTESTED_PARTS = {
+    "sea_ones_low_entropy_island": "\"which the analytic W2 does not seek\": the entropy chapter tests which digit's "
+                                   "images have the lowest entropy, not what the readout weights seek",
     "more_robust_to_rotation": "\"computationally cheaper than iterative training\": the rotation chapter "
                                "times none of its models; the book's same-machine ratio against SGD (the "
                                "baselines chapter) is a claim of its own",
