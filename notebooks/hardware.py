@@ -321,8 +321,8 @@ show_table(peer_stream, digits=2, integers=["d", "B", "runs"])
 
 # %% [markdown]
 # Measured by {glue:text}`peers_command` on {glue:text}`peers_date` ({glue:text}`peers_machine`),
-# at least {glue:text}`peers_runs` fit(s) per row (the `runs` column; a time is the median of its
-# runs).
+# at least {glue:text}`peers_runs` fit(s) per row of the first table and the streaming rows' own counts in
+# the second (the `runs` column; a time is the median of its runs).
 # hpelm and pyoselm use their own sigmoid neurons (neither has ReLU); the others ReLU. The peers
 # run in float64, their default; greenelm in float64 and float32. The accuracy is on the 10,000
 # test images; peak memory is the fitting process's.
