@@ -521,9 +521,9 @@ def reproduces_words(found: dict, card) -> dict:
     wide_own = (f"and matches {own}" if label in BORNE_OUT else f"but not {own}" if label.startswith("differs")
                 else f"while {own} is undecided")
     linear = labels.get("total_cost_linear_in_n")
-    linear_words = ("the fit's cost is linear in $N$" if linear in BORNE_OUT else
-                    "the fit's cost is not linear in $N$" if linear == "does not hold" else
-                    "the fit's cost is not shown to be linear in $N$")
+    linear_words = ("the fit's cost is linear in N" if linear in BORNE_OUT else
+                    "the fit's cost is not linear in N" if linear == "does not hold" else
+                    "the fit's cost is not shown to be linear in N")
     return {"wide_bar": bar, "wide_bar_words": by_sign(found["acc_mnist_wide"] - bar, "above", "below"),
             "wide_own": wide_own, "linear_words": linear_words}
 
