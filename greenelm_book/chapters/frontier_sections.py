@@ -205,6 +205,7 @@ def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
     with ``earlier`` (the earlier protocol's :func:`~greenelm_book.chapters.frontier.record_protocol`),
     the book's gain rule with the sampling error on the two protocols' picks, paired by seed
     (:func:`protocols_gain`); the datasets with no seed are named together."""
+    from ..judging.rejudge import rule_of
     from ..judging.verdicts import MIN_GAIN_RUNS
 
     parts, waiting = [], []
@@ -224,7 +225,7 @@ def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
         judged = limit_verdict(part, dataset)
         if len(part["seeds"]) < MIN_GAIN_RUNS:
             text += f"; no verdict from fewer than {MIN_GAIN_RUNS} seeds (the seeds rule)"
-        elif "(the quiet rule)" in judged.detail:
+        elif rule_of(judged) == "quiet_rule":
             text += (f"; within the limit on every seed: {judged.label} (the quiet rule: not every seed started on "
                      "a quiet machine)")
         else:
@@ -291,10 +292,11 @@ def halving_seeds_table(halving: Mapping, dataset: str) -> pd.DataFrame:
     (:func:`against_limit`), read from the recorded results, and the 1- and 5-minute load averages read when
     the seed started (the quiet rule's evidence: :func:`limit_verdict`)."""
     part = halving[dataset]
+    loads = started_loads(part)
     rows = []
     for seed, run, validation, test, seconds in zip(part["seeds"], part["runs"], part["validation"].values,
                                                     part["accuracy"].values, part["seconds"].values, strict=True):
-        started = (run.get("load_average") or {}).get("started")
+        started = loads[f"seed {seed}"]
         rows.append({"seed": seed, "pick": candidate_text(run["pick"]), "validation (%)": f"{validation:.2f}",
                      "test (%)": f"{test:.2f}", "whole protocol": duration_text(seconds),
                      "against the limit": against_limit(seconds, part["limit"]),
