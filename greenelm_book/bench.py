@@ -246,9 +246,10 @@ def judge_quiet(load: Sequence[float] | None, limit: float = QUIET_LOAD) -> tupl
     one, five = float(load[0]), float(load[1])
     if not all(math.isfinite(x) and x >= 0 for x in (one, five)):
         raise ValueError(f"load averages must be finite and non-negative, got {list(load)}")
-    if one <= limit and five <= limit:
-        return True, f"the 1- and 5-minute load averages ({one:g}, {five:g}) were at most {limit:g}"
-    busy = " and ".join(f"the {m}-minute load average ({x:g})" for m, x in ((1, one), (5, five)) if x > limit)
+    if one <= limit and five <= limit:     # printed to two decimals, as the kernel reports them
+        return True, f"the 1- and 5-minute load averages ({round(one, 2):g}, {round(five, 2):g}) were at most {limit:g}"
+    busy = " and ".join(f"the {m}-minute load average ({round(x, 2):g})" for m, x in ((1, one), (5, five))
+                        if x > limit)
     return False, f"{busy} above {limit:g}"
 
 

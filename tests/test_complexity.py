@@ -265,3 +265,16 @@ def test_the_no_gpu_claim_s_contrast_fails_where_the_book_trains_a_cnn_on_the_cp
     assert partly.label == "partly holds" and "69.38 % in 354 s" in partly.ours
     assert "fails where the book trains one on the same CPU" in partly.detail
     assert cx.no_gpu_verdict(120.0, [60.0, 110.0], has_gpu=True, cnn_on_cpu="x").label == "does not hold"
+
+
+def test_the_ratio_test_words_name_the_label_and_never_a_comparative():
+    """Table IV's pinv / LU ratio beside the paper's: the ratio test judges direction and order of magnitude,
+    so the sentence names its label and why, never "larger than the paper's"."""
+    from greenelm_book.report import Verdict
+
+    few = Verdict("inconclusive", "ratio 13.70×", "n = 1 and 1, the test needs 5 per side (another machine: "
+                                                  "direction and order of magnitude only)")
+    words = complexity.ratio_test_words(few)
+    assert words.startswith("inconclusive (") and "larger" not in words and "smaller" not in words
+    agree = Verdict("concordant", "ratio 11.0×", "the 95 % CI lies above 1 and within ×/÷ 3 of 12.8×")
+    assert complexity.ratio_test_words(agree) == "concordant (the 95 % CI lies above 1 and within ×/÷ 3 of 12.8×)"

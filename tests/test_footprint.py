@@ -119,7 +119,7 @@ def test_activation_and_edge_verdicts():
     table = footprint.training_table(_records(), 2000, 64, 10)
     assert list(table["FLOPs (G)"]) == [400.0, 100.0] and table["model"][1] == "SGD MLP, hidden 64, 10 epochs"
     assert table["model"][0] == "Green-ELM (Cholesky), d = 2000"             # the solver named beside its seconds
-    assert list(table["wall (s)"]) == [_records()["elm_wall"].mean, _records()["sgd_wall"].mean]
+    assert list(table["wall, whole call (s)"]) == [_records()["elm_wall"].mean, _records()["sgd_wall"].mean]
 
 
 def test_storage_table_records_each_width_and_the_verdict_reads_it(tmp_path):
@@ -148,3 +148,26 @@ def test_the_cpu_seconds_are_said_to_count_every_thread_and_checked_against_the_
     runs["green-elm"]["runs"].append({"cpu_seconds": 15.0, "wall_seconds": 5.3})    # 2.8 CPU s per second
     with pytest.raises(ValueError, match="green-elm: 15.00 CPU s in 5.30 s of wall time is more than 2 cores"):
         footprint.cpu_seconds_words(runs, 2)
+
+
+class _Runs:
+    """A stored result's fields training_words reads: key, values, setting (its load averages)."""
+
+    def __init__(self, key, values, load=None):
+        self.key, self.values = key, list(values)
+        self.setting = {"load_average": load} if load else {}
+
+
+def test_training_words_state_a_direction_only_where_the_test_decides_it():
+    quiet, busy = [0.1, 0.2], [0.1, 1.3]
+    rec = {"elm_cpu": _Runs("e", [2.0, 2.1, 1.9, 2.0, 2.05], quiet), "sgd_cpu": _Runs("s", [10, 10.5, 9.8, 10.1, 10.2], quiet),
+           "elm_mem": _Runs("em", [200, 201, 199, 200, 200]), "sgd_mem": _Runs("sm", [300, 305, 298, 301, 300])}
+    words = footprint.training_words(rec)
+    assert words == {"cpu_word": "less", "mem_word": "more"}
+    rec["sgd_cpu"] = _Runs("s", rec["sgd_cpu"].values, busy)          # a busy run decides no direction
+    assert footprint.training_words(rec)["cpu_word"].startswith("no direction judged (")
+    rec["sgd_cpu"] = _Runs("s", rec["sgd_cpu"].values[:3], quiet)      # three runs: too few for the test
+    rec["elm_cpu"] = _Runs("e", rec["elm_cpu"].values[:3], quiet)
+    assert footprint.training_words(rec)["cpu_word"].startswith("no direction judged (")
+    assert footprint.worst_loads([[0.1, 0.4, 1.0], None, [0.3, 0.2, 0.1]]) == [0.3, 0.4]
+    assert footprint.worst_loads([None]) is None

@@ -320,6 +320,10 @@ def test_gains_are_said_in_the_gain_rules_own_words_on_validation_accuracy(setup
         for verdict in fc.variant_gains(records, dataset).values():
             assert verdict.ours in text                      # "B − A = … (paired, n = …): no gain shown"
     assert "inconclusive" not in text and "holds" not in text    # no claim of the paper is judged here
+    # each side a best of its candidates: their counts are named, and the selection's optimism said
+    for dataset in protocol:
+        assert re.search(rf"{fc.DATASET_NAMES[dataset]}: .*?\(candidates per variant: .*?ridge readout \d+\)\.", text)
+    assert "its gain is an upper bound of what a split the choice never saw would show" in text
 
 
 def test_the_chapters_relative_paths_are_read_from_the_root_whatever_the_working_directory(tmp_path, monkeypatch):

@@ -365,3 +365,19 @@ def test_no_point_yet_gives_no_figure_and_says_so(budget):
     assert fs.fronts_text("mnist", got, spec).startswith(
         "MNIST is not answered yet: measured so far are the one-shot front 0 of its 2 declared points and the SGD "
         "front 0 of its 2 declared points;")
+
+
+def test_a_quiet_seed_over_its_limit_decides_alone(tmp_path):
+    """A seed that started on a quiet machine and ran over the limit refutes "within the limit on every seed",
+    whatever the other seeds' loads; busy seeds over the limit alone decide nothing."""
+    folder = tmp_path / "halving"
+    for seed, total, load in ((0, 1700.0, (2.3, 2.2, 2.0)), (1, 1950.0, (0.01, 0.35, 0.5)), (2, 1790.0, None)):
+        halving_record(folder, seed=seed, total=total, load=load)
+    halving = fs.record_halving(store_in(tmp_path), fs.halving_records(folder), SPEC)
+    verdict = fs.limit_verdict(halving["mnist"], "mnist")
+    assert verdict.label == "does not hold" and "decided by seed 1, over the limit after starting on a quiet machine" in verdict.detail
+    folder = tmp_path / "busy"
+    for seed, total, load in ((0, 1700.0, (0.1, 0.2, 0.5)), (1, 1950.0, (0.3, 0.6, 0.5)), (2, 1790.0, (0.1, 0.2, 0.5))):
+        halving_record(folder, seed=seed, total=total, load=load)
+    halving = fs.record_halving(store_in(tmp_path), fs.halving_records(folder), SPEC)
+    assert fs.limit_verdict(halving["mnist"], "mnist").label == "inconclusive"

@@ -108,3 +108,19 @@ def test_the_ten_point_threshold_states_the_widest_spread_from_the_store(tmp_pat
     assert "the widest seed-to-seed sd of a test accuracy in the results store is 3.00 points (cifar10/sgd-cnn/accuracy;" in row
     assert "≤ 0.5" not in text
     assert sc.widest_accuracy_spread(tmp_path / "none") is None
+
+
+def test_the_undecided_counts_follow_the_scorecard():
+    """The sentence under the intro's counts: the inconclusive claims each evidence rule bounded, and what the
+    ratio test against a paper's ratio gave; it says no claim reached concordant / discordant only when none did."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"verdict": ["inconclusive"] * 4 + ["holds", "concordant"],
+                          "test": ["quiet_rule", "quiet_rule", "seeds_rule", "ratio_across_machines",
+                                   "chapter_test", "ratio_across_machines"]})
+    text = sc.undecided_markdown(frame)
+    assert text.startswith("Of the 4 inconclusive claims, the quiet rule (timings not recorded as quiet) bounded 2 "
+                           "and the seeds rule (a point on one seed) 1; the other 1 rest")
+    assert "judged 2 claims (inconclusive 1, concordant 1): 1 claim concordant or discordant." in text
+    text = sc.undecided_markdown(frame.iloc[:5])
+    assert "judged 1 claim (inconclusive 1): no claim is concordant or discordant yet." in text

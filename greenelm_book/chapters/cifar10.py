@@ -669,7 +669,8 @@ def table_vi_glue(vi: dict, vi_answers: dict, lift: float) -> dict:
             "c10_conv_sides_vs_table": pair_side_against_table_text(judged["conv"], "denominator", vi["cnn_s"],
                                                                     "SGD + Conv training"),
             "c10_rc_total_spread": total_spread_text(vi["rc_extract"], vi["rc_fit"]),
-            "c10_raw_verdict": str(vi_answers["v_raw"]),
+            # the label alone: the sentence states both accuracies, the scorecard the verdict's detail
+            "c10_raw_verdict": vi_answers["v_raw"].label,
             "c10_speed_verdict": str(vi_answers["v_speed"]), "c10_rc_acc": mean["rc_acc"],
             "c10_rc_extract": mean["rc_extract"], "c10_rc_fit": mean["rc_fit"], "c10_rc_total": mean["rc_total"],
             "c10_conv_ratio": ratio, "c10_extract_share": 100 * vi_answers["extract_share"],

@@ -495,22 +495,36 @@ def _is_quiet_pairs(ratio) -> bool:
     return "quiet" in str(ratio.setting.get("timing", "")) and "run" in ratio.setting
 
 
-def answer_table_iv(store, paper_iv: pd.DataFrame, solves: dict, ratio) -> None:
+def answer_table_iv(store, paper_iv: pd.DataFrame, solves: dict, ratio) -> Verdict:
     """Answer Table IV's seconds (never judged across machines); the pinv row also rests on the
     pinv / LU ratio, which the scorecard judges: the quiet interleaved pairs' ``ratio`` when it is
-    one, else the LU solve timed in the same run (the report's one process on one shared H)."""
+    one, else the LU solve timed in the same run (the report's one process on one shared H).
+    Returns the pinv row's verdict (the ratio test's), for the sentence that quotes the ratio."""
     from ..judging.rejudge import answer_as_scorecard
 
+    verdicts = {}
     for solver, res in solves.items():
         keys = [res.key]
         if solver == "pinv":
             keys.append(ratio.key if _is_quiet_pairs(ratio) else solves["lu"].key)
-        answer_as_scorecard(store, f"table4_{solver}_d2000_seconds",
+        verdicts[solver] = answer_as_scorecard(store, f"table4_{solver}_d2000_seconds",
                             judge_time(paper_iv.loc[solver, "seconds"], res.values), keys, [ratio],
                             note=f"{bench.timed_words('listing2', solver)}; on listing 1's H, full MNIST, one run "
                                  "(benchmark report)" + (("; the pinv / LU ratio from the quiet interleaved pairs"
                                                if _is_quiet_pairs(ratio) else "; the pinv / LU ratio of that run")
                                               if len(keys) == 2 else ""))
+    return verdicts["pinv"]
+
+
+def ratio_test_words(verdict: Verdict) -> str:
+    """What the ratio test against a paper's ratio gave, for a sentence that sets our ratio beside the
+    paper's without a comparative (the test judges direction and order of magnitude, never "larger than"):
+    ``"inconclusive (too few runs)"``, ``"concordant (<detail>)"``."""
+    from ..judging.verdicts import no_direction_why
+
+    if verdict.label in ("concordant", "discordant"):
+        return f"{verdict.label} ({verdict.detail})"
+    return f"{verdict.label} ({no_direction_why(verdict, 2.0)})"
 
 
 def paper_seconds_words(paper_iv: pd.DataFrame) -> dict:

@@ -352,12 +352,21 @@ def grid_view(records: dict, dataset: str) -> pd.DataFrame:
 def gains_text(records: dict, protocol: dict) -> str:
     """The book's gain verdict (:func:`~greenelm_book.judging.verdicts.gain_over`) of each variant over the
     plain ridge readout, per dataset, on the per-seed validation accuracies: one sentence per dataset."""
+    from .frontier_records import VARIANT_WORDS
+
     parts = []
     for dataset in protocol:
         gains = variant_gains(records, dataset)
         said = "; ".join(verdict.ours for verdict in gains.values())    # "B − A = … (paired, n = …): no gain shown" (its words)
-        parts.append(f"{DATASET_NAMES[dataset]}: {said}.")
-    return " ".join(parts)
+        counts = {}
+        for run in records[dataset]["protocol"].values():
+            for row in run["grid"]:
+                counts.setdefault(row["candidate"].get("variant"), set()).add(json.dumps(row["candidate"], sort_keys=True))
+        best_of = ", ".join(f"{VARIANT_WORDS.get(v, v)} {len(c)}" for v, c in counts.items())
+        parts.append(f"{DATASET_NAMES[dataset]}: {said} (candidates per variant: {best_of}).")
+    return (" ".join(parts) + " Each side is a variant's best validation accuracy among its candidates, on the "
+            "validation rows that best was chosen on: where one side had more candidates than the other, it gains from "
+            "the choice itself, and its gain is an upper bound of what a split the choice never saw would show.")
 
 
 def protocol_sentence(protocol: dict, planned_seeds) -> str:

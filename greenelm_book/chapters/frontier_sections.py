@@ -176,8 +176,12 @@ def limit_verdict(part: Mapping, dataset: str):
     (:func:`~greenelm_book.report.judge_qualitative`), bounded by the book's rules
     (:func:`~greenelm_book.judging.verdicts.evidence_bound`): the quiet rule on the loads read when each seed
     started (:func:`started_loads`; a seed that read none is not quiet) and the seeds rule with the gain
-    rule's seeds (3): fewer seeds, or a seed not started on a quiet machine, give no verdict."""
+    rule's seeds (3): fewer seeds, or a seed not started on a quiet machine, give no verdict. A seed that
+    started on a quiet machine and ran over the limit decides alone: the claim is about every seed, and the
+    seeds that did not start quiet cannot undo a quiet seed's overrun."""
+    from ..bench import judge_quiet
     from ..judging.verdicts import MIN_GAIN_RUNS, evidence_bound
+    from ..report import Verdict
 
     seconds = part["seconds"].values
     verdict = judge_qualitative(
@@ -186,6 +190,12 @@ def limit_verdict(part: Mapping, dataset: str):
         f"{duration_text(part['limit'])} on every seed, on this machine's two cores",
         ", ".join(f"seed {s}: {duration_text(x)}" for s, x in zip(part["seeds"], seconds)))
     loads = started_loads(part)
+    quiet_over = [f"seed {s}" for s, x in zip(part["seeds"], seconds)
+                  if x > part["limit"] and loads[f"seed {s}"] is not None and judge_quiet(loads[f"seed {s}"])[0]]
+    if quiet_over:
+        return Verdict("does not hold", verdict.ours,
+                       f"{verdict.detail}; decided by {', '.join(quiet_over)}, over the limit after starting on a "
+                       "quiet machine (the quiet rule satisfied)")
     unread = [seed for seed, load in loads.items() if load is None]
     return evidence_bound(verdict, seeds={DATASET_NAMES.get(dataset, dataset): len(seconds)},
                           loads={seed: load for seed, load in loads.items() if load is not None},

@@ -27,7 +27,7 @@ from .forgetting import METHODS as FORGETTING_METHODS, final_gaps, forgetting_ex
 from ..report import (by_sign, colour, judge_latency, judge_qualitative, judge_time, not_comparable,
                      not_measurable, thousands)
 from ..judging.rejudge import answer_as_scorecard
-from ..judging.verdicts import direction_words, evidence_bound, same_machine_ratio, value_vs_paper
+from ..judging.verdicts import direction_words, quiet_bound, same_machine_ratio, value_vs_paper
 from ..store.results_cache import memoize
 from .streaming_harness import (device_name, drift_experiment, make_stream_data, oracle_accuracy,
                               paired_speedup, replay_sgd)
@@ -127,17 +127,6 @@ def record_latency(store, streams: Streams, bench: dict, load=None) -> dict:
                 **streams.setting(name, model="Green-ELM streaming readout", method=method, backend=backend,
                                   device=device_name(backend), dtype="float64", **_load_setting(load)))
     return keys
-
-
-def quiet_bound(verdict, *results):
-    """``verdict`` (a same-machine ratio of ``results``' timings) bounded by the quiet rule
-    (:func:`~greenelm_book.judging.verdicts.evidence_bound`): judged only where each result records the load
-    averages read when the chapter started and they are quiet; else inconclusive, the test's outcome kept
-    for information."""
-    loads = {r.key: r.setting["load_average"] for r in results if r.setting.get("load_average")}
-    unrecorded = [r.key for r in results if not r.setting.get("load_average")]
-    return evidence_bound(verdict, loads=loads, quiet=False if unrecorded else None,
-                          reason=f"no load average recorded with {', '.join(unrecorded)}" if unrecorded else "")
 
 
 def latency_frame(update_keys: dict) -> pd.DataFrame:

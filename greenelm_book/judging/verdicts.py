@@ -44,7 +44,7 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "PARI
            "difference_interval", "reaches_within_margin", "flatter_than_anchor", "margin_label", "judge_between", "LADDER", "LADDER_CONDITIONS",
            "ladder_label", "mean_beyond_bound", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
            "gain_label", "gain_over", "TEST_WORDS", "words_of_test", "ranks_in_order", "reaches_somewhere",
-           "exponent_within", "evidence_bound", "direction_words", "DECIDED_LABELS", "DIRECTION_LABELS"]
+           "exponent_within", "evidence_bound", "quiet_bound", "direction_words", "DECIDED_LABELS", "DIRECTION_LABELS"]
 
 #: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
 TEST_LEVEL = 0.05
@@ -1074,6 +1074,17 @@ def no_direction_why(verdict, estimate: float, *, at: float = 1.0) -> str:
     if label == "inconclusive":
         return "the test decides neither side"
     return f"{label}: a value judged, not a direction"
+
+
+def quiet_bound(verdict, *results):
+    """``verdict`` (a same-machine ratio of ``results``' timings) bounded by the quiet rule
+    (:func:`evidence_bound`): judged only where each result records in its setting the load averages
+    (``load_average``) read before its timings and they are quiet; else inconclusive, the test's outcome
+    kept for information."""
+    loads = {r.key: r.setting["load_average"] for r in results if r.setting.get("load_average")}
+    unrecorded = [r.key for r in results if not r.setting.get("load_average")]
+    return evidence_bound(verdict, loads=loads, quiet=False if unrecorded else None,
+                          reason=f"no load average recorded with {', '.join(unrecorded)}" if unrecorded else "")
 
 
 def direction_words(verdict, estimate: float, words: tuple[str, str] = ("shorter than", "longer than"), *,

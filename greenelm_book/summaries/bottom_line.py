@@ -397,7 +397,7 @@ def streaming_findings(store: Store) -> dict:
     if len(rls) != 1 or len(sgd) != 1:
         raise LookupError(f"expected one class-incremental RLS and one SGD result, got {list(rls) + list(sgd)}")
     (rls,), (sgd,) = rls.values(), sgd.values()
-    from ..chapters.streaming import quiet_bound
+    from ..judging.verdicts import quiet_bound
 
     ratio = store.matching(r"cifar10-efficientnet-lite0/green-elm/stream/listing3-over-cholesky/numpy/.*/ratio")
     (ratio,) = ratio.values()

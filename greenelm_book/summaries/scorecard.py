@@ -296,6 +296,32 @@ def ladder_markdown(widest: tuple[float, str] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: the ladder's labels reserved for a paper's ratio of two timings, both sides timed here in one quiet run
+RATIO_LABELS = ("concordant", "discordant")
+
+
+def undecided_markdown(frame: pd.DataFrame) -> str:
+    """One sentence under the counts: how many claims the quiet and the seeds rules left inconclusive,
+    and what the ratio test against a paper's ratio (``ratio_across_machines``) gave, from ``frame``
+    (:func:`scorecard`), so that a label no claim reached is said to be unreached."""
+    def claims(n: int) -> str:
+        return f"{n} claim{'' if n == 1 else 's'}"
+
+    inconclusive = frame[frame.verdict == "inconclusive"]
+    by_rule = {rule: int((inconclusive.test == rule).sum()) for rule in ("quiet_rule", "seeds_rule")}
+    ratios = frame[frame.test == "ratio_across_machines"]
+    reached = int(frame.verdict.isin(RATIO_LABELS).sum())
+    ratio_labels = ", ".join(f"{label} {n}" for label, n in ratios.verdict.value_counts().items()) or "none"
+    return (f"Of the {len(inconclusive)} inconclusive claims, the quiet rule (timings not recorded as quiet) "
+            f"bounded {by_rule['quiet_rule']} and the seeds rule (a point on one seed) {by_rule['seeds_rule']}; "
+            f"the other {len(inconclusive) - sum(by_rule.values())} rest on the reason their rows state (an interval "
+            f"that straddles a test's boundary, too few pairs, a ratio's timings not quiet, a part left untested). "
+            f"The ratio test against a "
+            f"paper's ratio judged {claims(len(ratios))} ({ratio_labels}): "
+            + ("no claim is concordant or discordant yet." if reached == 0 else
+               f"{claims(reached)} concordant or discordant.") + "\n")
+
+
 def summary_markdown(directory: str | Path) -> str:
     """The intro's summary: the verdict rule, how many of the paper's claims got each verdict and
     how many unique judgements (a Markdown table), then the ladder and the thresholds
@@ -308,4 +334,5 @@ def summary_markdown(directory: str | Path) -> str:
              "| --- | ---: | ---: |"]
     lines += [f"| {verdict} | {int(row['claims'])} | {int(row['unique'])} |" for verdict, row in table.iterrows()]
     lines.append(f"| **all** | **{len(frame)}** | **{int((frame.same_as == '').sum())}** |")
-    return "\n".join(lines) + "\n\n" + ladder_markdown(widest_accuracy_spread(directory))
+    return ("\n".join(lines) + "\n\n" + undecided_markdown(frame) + "\n"
+            + ladder_markdown(widest_accuracy_spread(directory)))
