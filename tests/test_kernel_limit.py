@@ -503,8 +503,9 @@ def test_a_mirror_symmetric_patch_map_makes_the_image_and_its_mirror_a_group_of_
     params = dict(jitter=1e-2, weight_scale="he", views=views_of(symmetric), block_rows=16)
     full = KernelLimitClassifier(**params).fit(rows[:60], y[:60])
     folded = KernelLimitClassifier(symmetric_views=True, **params).fit(rows[:60], y[:60])
-    np.testing.assert_allclose(folded.decision_function(rows[60:]), full.decision_function(rows[60:]),
-                               rtol=0, atol=1e-4)
+    # two float32 paths through one ridge solve: equal to float32 rounding amplified by the solve (the
+    # largest elementwise difference seen on an Intel host: 1.3e-4 on values near 1); a wrong kernel moves them by tenths
+    assert relative(folded.decision_function(rows[60:]), full.decision_function(rows[60:])) < 2e-3
     assert folded.X_fit_.shape == (1, 60, symmetric.n_features_out)
     plain = greenelm.RandomPatchFeatures((10, 10, 3), n_patches=6, patch_size=3, pool=2, n_whitening=500).fit(rows[:60])
     with pytest.raises(ValueError, match="differs from the kernel of 4 .* no such group .* symmetric_views=False"):
