@@ -520,9 +520,9 @@ def ratio_test_words(verdict: Verdict) -> str:
     """What the ratio test against a paper's ratio gave, for a sentence that sets our ratio beside the
     paper's without a comparative (the test judges direction and order of magnitude, never "larger than"):
     ``"inconclusive (too few runs)"``, ``"concordant (<detail>)"``."""
-    from ..judging.verdicts import no_direction_why
+    from ..judging.verdicts import RATIO_LABELS, no_direction_why
 
-    if verdict.label in ("concordant", "discordant"):
+    if verdict.label in RATIO_LABELS:
         return f"{verdict.label} ({verdict.detail})"
     return f"{verdict.label} ({no_direction_why(verdict, 2.0)})"
 

@@ -44,7 +44,7 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "PARI
            "difference_interval", "reaches_within_margin", "flatter_than_anchor", "margin_label", "judge_between", "LADDER", "LADDER_CONDITIONS",
            "ladder_label", "mean_beyond_bound", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
            "gain_label", "gain_over", "TEST_WORDS", "words_of_test", "ranks_in_order", "reaches_somewhere",
-           "exponent_within", "evidence_bound", "quiet_bound", "direction_words", "DECIDED_LABELS", "DIRECTION_LABELS"]
+           "exponent_within", "evidence_bound", "quiet_bound", "direction_words", "DECIDED_LABELS", "DIRECTION_LABELS", "RATIO_LABELS"]
 
 #: the level of every one-sided test here (TOST's two tests, the margin's, the ratio's direction)
 TEST_LEVEL = 0.05
@@ -996,6 +996,8 @@ DECIDED_LABELS = ("reproduced", "differs, within margin", "differs, margin undec
 NOT_COMPARABLE_REASON = "measured in a setting other than the paper's"
 #: the labels that decide on which side of its boundary a ratio or difference lies (a direction)
 DIRECTION_LABELS = ("holds", "does not hold", "concordant", "discordant")
+#: the ladder's labels reserved for a paper's ratio of two timings, both sides timed here in one quiet run
+RATIO_LABELS = ("concordant", "discordant")
 
 
 def _load_reason(load) -> tuple[bool, str]:

@@ -296,14 +296,12 @@ def ladder_markdown(widest: tuple[float, str] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: the ladder's labels reserved for a paper's ratio of two timings, both sides timed here in one quiet run
-RATIO_LABELS = ("concordant", "discordant")
-
-
 def undecided_markdown(frame: pd.DataFrame) -> str:
     """One sentence under the counts: how many claims the quiet and the seeds rules left inconclusive,
     and what the ratio test against a paper's ratio (``ratio_across_machines``) gave, from ``frame``
     (:func:`scorecard`), so that a label no claim reached is said to be unreached."""
+    from ..judging.verdicts import RATIO_LABELS
+
     def claims(n: int) -> str:
         return f"{n} claim{'' if n == 1 else 's'}"
 
