@@ -200,8 +200,9 @@ def fit_memory(n_rows: int, width: int, n_views: int, n_outputs: int, block_rows
     ``n_validation`` > 0 when the jitter is chosen on held-out rows (their block of the kernel is copied
     once per jitter). Beside the kernel, the rows and the targets, which live throughout, the stages
     (the kernel's build, the held-out choice, the factorisation) run one after another: the plan counts
-    the temporaries of the largest, named; ``symmetric_views``: the first view's rows are
-    copied out to be kept."""
+    the temporaries of the largest, named; ``symmetric_views``: the first view's rows are copied out to
+    be kept once the kernel is freed, so they count only where the rows, the targets and that copy
+    together exceed the fit's peak."""
     n, v, k = int(n_rows), int(n_views), int(n_outputs)
     m = min(int(block_rows), n)
     blocks = 3 if v > 1 else 1          # a view pair's products beside the last pair's and the running mean
@@ -219,8 +220,12 @@ def fit_memory(n_rows: int, width: int, n_views: int, n_outputs: int, block_rows
                    4 * n_fit * n_fit + _cholesky_bytes(n_fit, cholesky_block) + 18 * mv * n_fit)
     largest = max(stages, key=stages.get)
     parts[largest] = stages[largest]
-    if symmetric_views and v > 1:
-        parts[f"the first view's rows, kept (N × {width:,} float32)"] = 4 * n * int(width)
+    if symmetric_views and v > 1:       # copied after the kernel is freed: beside the rows and targets only
+        after = 4 * v * n * int(width) + 20 * n * k + 4 * n * int(width)
+        beyond = after - sum(parts.values())
+        if beyond > 0:
+            parts[f"the first view's rows, kept once the kernel is freed (N × {width:,} float32), beyond the "
+                  "fit's peak"] = beyond
     return parts
 
 

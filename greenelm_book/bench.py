@@ -253,6 +253,18 @@ def judge_quiet(load: Sequence[float] | None, limit: float = QUIET_LOAD) -> tupl
     return False, f"{busy} above {limit:g}"
 
 
+def largest_loads(readings) -> list[float] | None:
+    """``[largest 1-minute, largest 5-minute]`` of several :func:`load_average` readings (``[[1, 5, 15], ...]``;
+    None entries, runs that read none, are skipped): what :func:`judge_quiet` judges those runs by. Where a
+    reading lacks its 5-minute average, the 1-minute one alone (not quiet by that rule); None when none
+    was read."""
+    read = [list(r) for r in readings if r]
+    if not read:
+        return None
+    one = max(float(r[0]) for r in read)
+    return [one] + ([max(float(r[1]) for r in read)] if all(len(r) > 1 for r in read) else [])
+
+
 def kernel_release(platform_text: str | None) -> str | None:
     """The OS kernel's release in a ``platform.platform()`` string (``'Linux-6.18.44-fc-v782-x86_64-with-glibc2.36'``
     -> ``'6.18.44-fc-v782'``); None when the string is missing or not of that form."""

@@ -103,6 +103,9 @@ def not_comparable(reason: str, paper: float | None = None, values=None, unit: s
     ours = ours_text(values, unit, digits)
     if paper is None:
         return Verdict("not comparable", ours, reason)
+    if unit == "×":                 # a ratio against a ratio: their quotient, never a difference printed with ×
+        return Verdict("not comparable", ours,
+                       f"{reason}; ours / paper's = {float(np.mean(values)) / paper:.2g}, for information only")
     diff = float(np.mean(values)) - paper
     return Verdict("not comparable", ours,
                    f"{reason}; {_signed(diff, unit, digits)} for information only")
@@ -119,12 +122,14 @@ def judge_time(paper_seconds: float, values, digits: int = 2, median: bool = Fal
 
 
 def judge_qualitative(outcome: bool | str, test: str, ours: str = "") -> Verdict:
-    """A qualitative claim: ``outcome`` True (holds), False (does not hold) or "partly"; ``test``
-    says how it was decided."""
+    """A qualitative claim: ``outcome`` True (holds), False (does not hold), "partly" or "inconclusive"
+    (the test's parts leave it undecided); ``test`` says how it was decided."""
     if outcome == "partly":
         return Verdict("partly holds", ours, test)
+    if outcome == "inconclusive":
+        return Verdict("inconclusive", ours, test)
     if not isinstance(outcome, (bool, np.bool_)):
-        raise ValueError(f"outcome must be True, False or 'partly', got {outcome!r}")
+        raise ValueError(f"outcome must be True, False, 'partly' or 'inconclusive', got {outcome!r}")
     return Verdict("holds" if outcome else "does not hold", ours, test)
 
 

@@ -46,8 +46,9 @@ glue_findings(reproduces_words(found, card))
 #   Fashion-MNIST {glue:text}`acc_fashion_gap:.2f` points {glue:text}`acc_fashion_words` it at
 #   d = {glue:text}`acc_fashion_d` (*{glue:text}`verdict_abstract_fashion_accuracy`*), and Green-ELM
 #   {glue:text}`elm_vs_mlp_gap:.2f` points {glue:text}`elm_vs_mlp_words` our SGD MLP, which the paper
-#   calls comparable (*{glue:text}`verdict_abstract_comparable_to_sgd`*). Nor does the weight-entropy
-#   argument (*{glue:text}`verdict_high_entropy_no_feature_pruning`*), nor MNIST at d = {glue:text}`pinv_d`
+#   calls comparable (*{glue:text}`verdict_abstract_comparable_to_sgd`*). Nor does the claim that the
+#   one-shot readout's weights are higher in entropy than SGD's (*{glue:text}`verdict_high_entropy_no_feature_pruning`*;
+#   the other entropy claims: {doc}`entropy <entropy>`), nor MNIST at d = {glue:text}`pinv_d`
 #   and {glue:text}`acc_mnist_wide_d` against the scaling figure's points
 #   (*{glue:text}`verdict_fig_scaling_mnist_d2000_accuracy`*, *{glue:text}`verdict_fig_scaling_mnist_d4000_accuracy`*).
 # - **Not decided.** Growth as ln d (*{glue:text}`verdict_accuracy_near_logarithmic_in_d`*);

@@ -86,8 +86,9 @@ glue("grid_history", fc.grid_history())
 # ## 1. The paper's map in the ultra-wide regime
 #
 # The {doc}`scaling-law <scaling>` chapter fitted the paper's map, $\mathrm{relu}(XW + b)$ with
-# $W, b \sim \mathcal N(0, 1)$, at every width up to its widest, with λ chosen by exact leave-one-out
-# (LOO) on training rows; its values are read from there. One wider model of
+# $W, b \sim \mathcal N(0, 1)$, at every width up to its widest, twice: at the paper's fixed λ = 10⁻³ and
+# with λ chosen by exact leave-one-out (LOO) on training rows; the LOO values are read from there. One
+# wider model of
 # {glue:text}`ultra_name` goes further, d = {glue:text}`ultra_text` ({glue:text}`ultra_minutes`,
 # {glue:text}`ultra_peak` GB at peak): float32 features and a float32 Gram, a float64 Cholesky solve per
 # λ, λ searched from the scaling chapter's choice at its widest width, ×10 either side, until LOO's
@@ -113,7 +114,7 @@ plt.show()
 # {glue:text}`ln_error_abs:.2f` points; the saturating law
 # {glue:text}`sat_words` it by {glue:text}`sat_error_abs:.2f` points. {glue:text}`held_out_sentence`
 # The limit itself, {glue:text}`kernel_acc:.2f` %, is {glue:text}`gap:.2f` points
-# {glue:text}`gap_words` the widest model: {glue:text}`limit_sentence`
+# {glue:text}`gap_words` the widest model: {glue:text}`limit_sentence` {glue:text}`limit_ridge_sentence`
 
 # %% tags=["remove-cell"]
 for name, value in fc.ultra_glues(ultra, ultra_goal).items():
@@ -257,8 +258,9 @@ display(Markdown("\n".join(f"- {line}" for line in fc.anchor_notes(protocol))))
 
 # %% tags=["hide-input"]
 budget = fs.load_budget_params(budget_params)
-for dataset in budget["datasets"]:
-    fronts = fs.budget_fronts(dataset, budget_dir, budget_params, halving_dir)
+fronts_by_dataset = {d: fs.budget_fronts(d, budget_dir, budget_params, halving_dir) for d in budget["datasets"]}
+display(Markdown(fs.fronts_progress(fronts_by_dataset, budget)))
+for dataset, fronts in fronts_by_dataset.items():
     fs.record_fronts(store, dataset, fronts, budget_dir)
     display(Markdown(f"**{fc.DATASET_NAMES[dataset]}**"))
     fig = fs.fronts_figure(dataset, fronts)

@@ -155,9 +155,13 @@ def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
         dataset = key.split("/")[0]
         seconds = store.get(key.removesuffix("accuracy") + "train-seconds").mean
         recipe = result.setting["recipe"]
+        untuned = "" if dataset == fb.RECIPE_HOME[recipe] else f"; the MNIST recipe, not tuned for {DATASET_NAMES[dataset]}"
         assert (f"{spread_text(result)} % on {DATASET_NAMES[dataset]} ({fc.RECIPE_WORDS[recipe]}, "
                 f"{fb.OPTIMIZER_WORDS[recipe]}, {result.n} seed{'s' * (result.n != 1)}, {duration_text(seconds)} of "
-                "training)") in found["opponent_sentence"]
+                f"training{untuned})") in found["opponent_sentence"]
+    if opponents:                                  # where the seconds were measured, never "the same cores" unproven
+        assert "their training seconds were measured on" in found["opponent_sentence"]
+        assert "same two cores" not in found["opponent_sentence"]
     assert bool(found["opponent_sentence"]) == bool(opponents)
     assert "by SGD" not in found["opponent_sentence"]          # the MNIST CNN trains with Adadelta
     assert found["limit_mnist"] == store.get("mnist/arccos-kernel/accuracy").mean
@@ -734,3 +738,23 @@ def test_the_conclusion_rounds_the_streamed_distance_as_streaming_does():
     """Finding 8: 4e-11 in the conclusion against 3.5e-11 on the streaming page and the scorecard."""
     source = CONCLUSION_SOURCE.read_text(encoding="utf-8")
     assert "{glue:text}`stream_distance:.1e`" in source and "stream_distance:.0e" not in source
+
+
+def test_a_stated_direction_carries_its_verdicts_label():
+    """The conclusion's streaming sentence names the label that decided "faster"; an undecided one says why."""
+    from greenelm_book.report import Verdict
+    from greenelm_book.summaries.bottom_line import labelled_direction
+
+    assert labelled_direction(Verdict("holds", "2.8×", "paired test"), 2.8, ("slower", "faster")) == "faster (holds)"
+    assert labelled_direction(Verdict("holds", "0.5×", "paired test"), 0.5, ("slower", "faster")) == "slower (holds)"
+    said = labelled_direction(Verdict("inconclusive", "2.8×", "busy (the quiet rule)"), 2.8, ("slower", "faster"))
+    assert said == "no direction judged (busy timings)"
+
+
+def test_a_distance_to_the_paper_is_stated_only_where_the_runs_decide_it():
+    paper = 97.0
+    assert bl.distance_words([94.6, 94.7, 94.8], [96.8, 96.9, 97.0], paper) == "further from"
+    assert bl.distance_words([96.8, 96.9, 97.0], [94.6, 94.7, 94.8], paper) == "closer to"
+    straddle = bl.distance_words([96.0, 96.9, 95.1], [96.5, 95.6, 96.4], paper)
+    assert straddle.startswith("further from on the means (no direction judged: its 95 % interval")
+    assert bl.distance_words([98.0, 98.1], [95.0, 95.1], paper) == "closer to on the means"   # either side

@@ -174,7 +174,7 @@ def test_answer_table_ii_and_solver_claims(store):
     # the ratio's verdict is inconclusive and pinv's "behind" not comparable: neither states a direction
     assert glued["c10_extract_vs_solve"] == 8.0 and glued["c10_chol_faster"].startswith("no direction judged (inconclusive: ")
     assert glued["c10_behind_conclusion"].startswith("no direction judged (not comparable: ")
-    assert glued["c10_gain_words"] == "above" and glued["c10_sgd_vs_elm"] == "below"
+    assert glued["c10_gain_words"] == "above" and glued["c10_sgd_vs_elm"] == "below Green-ELM"
     table = cifar10.table_ii(ii, ridge, answers, ["pinv", "lud", "cholesky"])
     assert table["ours (%)"].iloc[0] == "70.00 ± 0.00" and table.verdict.iloc[-1] == ""
     assert cifar10.table_ii_time(ii, ["pinv"])["ours (s)"].tolist() == ["2.00 ± 0.00", "4.00 ± 0.00"]
@@ -484,3 +484,19 @@ def test_a_pair_side_against_the_table_names_what_the_records_share_and_differ_i
         pair_side_against_table_text(pairs, "numerator", fewer, "MLP training")
     with pytest.raises(ValueError, match="side must be"):
         pair_side_against_table_text(pairs, "left", same, "x")
+
+
+def test_the_ratio_against_the_flop_model_states_a_side_only_when_quiet_and_decided():
+    """The measured pinv / Cholesky ratio against the FLOP model's: no "above it" from busy pairs."""
+    from greenelm_book.store.results import Result
+
+    def pairs(values, load):
+        return Result("cifar10/x/ratio", tuple(values), "×", {"load_average": load}, "cifar10", "AMD EPYC, 2 cores",
+                      "2026-11-28", "benchmark")
+
+    quiet = [9.6, 9.7, 9.8, 9.75, 9.7]
+    assert cifar10.flop_side_words(pairs(quiet, [0.1, 0.2, 0.3]), 8.4) == "above it"
+    assert cifar10.flop_side_words(pairs(quiet, [0.1, 0.2, 0.3]), 11.0) == "below it"
+    busy = cifar10.flop_side_words(pairs(quiet, [1.9, 1.2, 0.8]), 8.4)
+    assert busy.startswith("no direction judged") and "busy" in busy
+    assert cifar10.flop_side_words(pairs([9.7], [0.1, 0.2, 0.3]), 8.4) == "no direction judged (one pair)"

@@ -199,3 +199,13 @@ def test_linear_weights_reads_torch_layers_as_in_by_out():
     with pytest.raises(ValueError, match="no nn.Linear"):
         linear_weights(nn.ReLU())
     del torch
+
+
+def test_one_matrix_decidedly_lower_refutes_every_and_indistinguishable_ones_decide_nothing():
+    from greenelm_book.chapters.entropy import comparison_counts, every_comparison
+
+    assert every_comparison(["higher", "higher"]) is True
+    assert every_comparison(["indistinguishable", "lower", "indistinguishable"]) is False
+    assert every_comparison(["higher", "indistinguishable"]) is None
+    assert comparison_counts(["indistinguishable", "lower", "indistinguishable"]) == (
+        "higher than 0, lower than 1, indistinguishable from 2")

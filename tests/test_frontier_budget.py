@@ -313,6 +313,8 @@ def test_the_opponents_are_named_for_what_they_are_read_from_their_recipes():
     assert "not tuned" not in cnn
     fashion = fb.recipe_words("pytorch-mnist-cnn", "fashion-mnist")
     assert fashion.startswith(cnn) and "it is the MNIST recipe as published, not tuned for Fashion-MNIST" in fashion
+    assert fb.untuned_words("pytorch-mnist-cnn", "mnist") == "" == fb.untuned_words("airbench94", "cifar10")
+    assert fb.untuned_words("pytorch-mnist-cnn", "fashion-mnist") == "the MNIST recipe, not tuned for Fashion-MNIST"
     air = fb.recipe_words("airbench94", "cifar10")
     assert "SGD with Nesterov momentum 0.85" in air and "batches of 1,024" in air
     assert air.endswith("9.9 epochs with alternating flips and 2-pixel translations")

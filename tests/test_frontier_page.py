@@ -154,6 +154,9 @@ def test_part_one_continues_the_scaling_curve_with_the_fixed_measurements(setup)
             scaling[key]["values"]) if d != 32000 else 97.9)
     glues = fc.ultra_glues(part, 99.5)
     assert glues["gap_words"] == "above" and "stays below the 99.5 % bar" in glues["limit_sentence"]
+    ridge = glues["limit_ridge_sentence"]           # the limit's μ against the μ = λ/d LOO's λ stands for
+    assert ridge.startswith("Its ridge is μ = 1.0e-03 (a jitter of 1e-06); LOO's λ = 1e+05 at d = ")
+    assert "stands for μ = λ/d = 3.1 in the kernel's scale, larger by 3 orders of magnitude" in ridge
     # the conjunction fails on the limit alone (98.74 < 99.5), computed, not drawn: the seeds rule does not reach it
     verdict = fc.answer_ultra_wide(store, part, 99.5).verdict
     assert verdict.label == "does not hold" and "rests on no random draw" in verdict.detail

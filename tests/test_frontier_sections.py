@@ -111,7 +111,8 @@ def test_a_seed_over_its_limit_is_reported_as_over(tmp_path):
     assert fs.limit_verdict(halving["mnist"], "mnist").label == "does not hold"
     text = fs.halving_sentence(halving)
     assert "MNIST: 3 of 3 seeds run, 99.00 % ± 0.00 over 3 seeds" in text
-    assert "over its 30.0 min limit on seed 1; within the limit on every seed: does not hold." in text
+    assert ("over its 30.0 min limit on seed 1; within the limit on every seed: does not hold (decided by seed 1, over "
+            "the limit after starting on a quiet machine)." in text)
     assert "Fashion-MNIST and CIFAR-10: no seed run yet under the halving protocol." in text
     assert fs.against_limit(1800.0, 1800.0) == "at the 30.0 min limit"
     record = json.loads((folder / "mnist-seed1.json").read_text())
@@ -329,6 +330,7 @@ def test_the_fronts_answer_follows_the_sign_of_the_difference_and_the_figure_ren
     text = fs.fronts_text("mnist", got, spec)
     assert text == fb.answer(got)["sentence"]
     assert "the one-shot model is more accurate than SGD up to 20 s, and SGD is more accurate from 500 s on" in text
+    assert fs.fronts_progress({"mnist": got}, spec).endswith("every dataset is answered under its figure.")
     fig = fs.fronts_figure("mnist", got)
     (ax,) = fig.axes
     assert ax.get_xscale() == "log" and "the whole protocol (every rung, the refit, the scoring)" in [
@@ -355,6 +357,9 @@ def test_fewer_than_three_seeds_at_a_point_give_no_answer_but_what_is_measured(b
                     "marker has 0 of 3 seeds. The answer waits for 3 seeds at every point of both fronts.")
     assert "more accurate" not in text
     assert fs.fronts_figure("mnist", got) is not None
+    assert fs.fronts_progress({"mnist": got}, spec) == (
+        "Measured so far: 11 of the 12 declared runs (4 points × 3 seeds, both fronts of every dataset); no dataset "
+        "can be answered yet, so each figure shows only the points measured.")
 
 
 def test_no_point_yet_gives_no_figure_and_says_so(budget):
@@ -362,6 +367,7 @@ def test_no_point_yet_gives_no_figure_and_says_so(budget):
     spec = fs.load_budget_params(params)
     got = fs.budget_fronts("mnist", out, params, halving_dir)
     assert fs.fronts_figure("mnist", got) is None and not fs.fronts_ready(got)
+    assert fs.fronts_progress({"mnist": got}, spec).startswith("Measured so far: 0 of the 12 declared runs")
     assert fs.fronts_text("mnist", got, spec).startswith(
         "MNIST is not answered yet: measured so far are the one-shot front 0 of its 2 declared points and the SGD "
         "front 0 of its 2 declared points;")
@@ -376,6 +382,12 @@ def test_a_quiet_seed_over_its_limit_decides_alone(tmp_path):
     halving = fs.record_halving(store_in(tmp_path), fs.halving_records(folder), SPEC)
     verdict = fs.limit_verdict(halving["mnist"], "mnist")
     assert verdict.label == "does not hold" and "decided by seed 1, over the limit after starting on a quiet machine" in verdict.detail
+    assert fs.quiet_overruns(halving["mnist"]) == [1]
+    one = tmp_path / "one"                        # a single quiet seed over the limit decides before the seeds rule
+    halving_record(one, seed=0, total=1950.0, load=(0.01, 0.2, 0.5))
+    text = fs.halving_sentence(fs.record_halving(store_in(tmp_path), fs.halving_records(one), SPEC))
+    assert "within the limit on every seed: does not hold (decided by seed 0, over the limit" in text
+    assert "the seeds rule" not in text.split("Fashion")[0]
     folder = tmp_path / "busy"
     for seed, total, load in ((0, 1700.0, (0.1, 0.2, 0.5)), (1, 1950.0, (0.3, 0.6, 0.5)), (2, 1790.0, (0.1, 0.2, 0.5))):
         halving_record(folder, seed=seed, total=total, load=load)

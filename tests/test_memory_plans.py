@@ -85,7 +85,7 @@ def same(X):
 
 
 @pytest.mark.parametrize("n_rows", [1_000, 2_000, 3_000])
-@pytest.mark.parametrize("setting", ["one jitter", "a list of jitters", "two views", "regressor"])
+@pytest.mark.parametrize("setting", ["one jitter", "a list of jitters", "two views", "symmetric views", "regressor"])
 def test_the_kernel_limit_fit_s_plan_bounds_its_peak(monkeypatch, n_rows, setting):
     """The fit at N = 10,000 once planned 0.49 GB and peaked at 0.76 GB: the plan left out the
     Cholesky's copy of its diagonal block (regression: every size here factorises one block of
@@ -94,6 +94,7 @@ def test_the_kernel_limit_fit_s_plan_bounds_its_peak(monkeypatch, n_rows, settin
     X, y = rng.standard_normal((n_rows, 40)), rng.integers(0, 4, n_rows)
     model = {"one jitter": KernelLimitClassifier(), "a list of jitters": KernelLimitClassifier(jitter=[1e-3, 1e-1]),
              "two views": KernelLimitClassifier(views=[same, flipped]),
+             "symmetric views": KernelLimitClassifier(views=[same, flipped], symmetric_views=True),
              "regressor": KernelLimitRegressor(jitter=1e-2)}[setting]
     plan, peak = plan_and_peak(monkeypatch, lambda: model.fit(X, y))
     assert_bounds(plan, peak, f"{setting} on {n_rows} rows")

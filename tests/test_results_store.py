@@ -71,10 +71,13 @@ def test_other_verdicts():
     assert "another machine" in judge_time(1.5, [6.0]).detail
     nc = not_comparable("EfficientNet-Lite0, not ResNet-18", 87.54, [90.0] * 5)
     assert nc.label == "not comparable" and "+2.46" in nc.detail and "information only" in nc.detail
+    ratio = not_comparable("the paper's MLP is not described", 5.1, [2.27, 2.27], unit="×")
+    assert ratio.detail == "the paper's MLP is not described; ours / paper's = 0.45, for information only"
     assert judge_qualitative(True, "test").label == "holds"
     assert judge_qualitative(False, "test").label == "does not hold"
     assert judge_qualitative("partly", "test").label == "partly holds"
-    with pytest.raises(ValueError, match="True, False or 'partly'"):
+    assert judge_qualitative("inconclusive", "test").label == "inconclusive"
+    with pytest.raises(ValueError, match="True, False, 'partly' or 'inconclusive'"):
         judge_qualitative("maybe", "test")
     assert not_measurable("no GPU").label == "not measurable here"
     with pytest.raises(ValueError, match="verdict label"):

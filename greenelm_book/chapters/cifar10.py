@@ -25,7 +25,8 @@ from .. import paper
 from ..bench import process_words, record_quiet_ratio
 from ..judging.rejudge import answer_as_scorecard
 from ..report import by_sign, judge_qualitative, judge_time, spread_text, not_comparable
-from ..judging.verdicts import PARITY_MARGIN, direction_words, ratio_across_machines, ratio_interval, value_vs_paper
+from ..judging.verdicts import (PARITY_MARGIN, direction_words, mean_difference_words, ratio_across_machines,
+                                ratio_interval, value_vs_paper)
 from ..store.results import pair_side_against_table_text, pair_sides_text
 from ..store.results_cache import memoize
 from .transfer import feature_split, greenelm_fits, listing2_runs, paired_ratios, ridge_readout, split_digest
@@ -316,6 +317,19 @@ def _ratio_interval(result) -> tuple[float, float] | None:
     return ratio_interval(result.values)[1:] if result.n > 1 else None
 
 
+def flop_side_words(judged, flop_ratio: float) -> str:
+    """Which side of the FLOP model's ratio ``flop_ratio`` the measured pinv / Cholesky ratio (``judged``, a
+    stored Result of per-pair ratios) lies, "above it" / "below it", only where the same-machine test on
+    the pairs against ``flop_ratio`` decides it under the quiet rule; else "no direction judged (<why>)"."""
+    from ..judging.verdicts import quiet_bound, same_machine_ratio
+
+    scaled = np.asarray(judged.values, dtype=float) / flop_ratio
+    if scaled.size < 2:
+        return "no direction judged (one pair)"
+    verdict = quiet_bound(same_machine_ratio(scaled, claimed="above"), judged)
+    return direction_words(verdict, float(scaled.mean()), ("below it", "above it"), interval=ratio_interval(scaled)[1:])
+
+
 def table_ii_glue(ii: dict, speedup, cost, ridge, extraction: dict, solver_claims: dict, solvers) -> dict:
     """The numbers and words the prose on Table II quotes: ``{glue name: value}``."""
     ratio, behind = solver_claims["judged"].mean, solver_claims["behind"]      # the ratio the verdict rests on
@@ -323,7 +337,11 @@ def table_ii_glue(ii: dict, speedup, cost, ridge, extraction: dict, solver_claim
     glued = {"c10_ratio": ratio, "c10_ratio_verdict": str(solver_claims["verdict"]),
              "c10_ratio_judged_on": solver_claims["judged_on"],
              "c10_flop_ratio": solver_claims["flop_ratio"],
-             "c10_ratio_vs_flops": by_sign(ratio - solver_claims["flop_ratio"], "above", "below"),
+             # our ratio against the FLOP model's: a same-machine ratio, its direction only under the quiet rule
+             "c10_ratio_vs_flops": flop_side_words(solver_claims["judged"], solver_claims["flop_ratio"]),
+             "c10_paper_pinv_s": float(paper.TABLE_II.set_index("solver").loc["pinv", "seconds"]),
+             "c10_paper_ratio": solver_claims["paper_ratio"],
+             "c10_paper_over_flops": solver_claims["paper_ratio"] / solver_claims["flop_ratio"],
              "c10_behind": behind,
              # a direction only where the claim's verdict decides it (not comparable: seconds of two chapters)
              "c10_behind_conclusion": direction_words(solver_claims["behind_verdict"], behind,
@@ -340,8 +358,11 @@ def table_ii_glue(ii: dict, speedup, cost, ridge, extraction: dict, solver_claim
     elm, sgd = ii["cholesky"]["accuracy"].mean, ii["sgd"]["accuracy"].mean
     glued.update({"c10_cost": cost.mean, "c10_sgd_acc": sgd, "c10_sgd_s": ii["sgd"]["seconds"].mean,
                   "c10_ridge_acc": ridge.mean, "c10_gain": elm - ridge.mean,
-                  "c10_gain_words": by_sign(elm - ridge.mean, "above", "below"),
-                  "c10_sgd_vs_elm": by_sign(sgd - elm, "above", "below"), "c10_sgd_minus_elm": sgd - elm})
+                  # ridge has no random draw (one run, a fixed value); the two heads are seeded runs
+                  "c10_gain_words": mean_difference_words(ii["cholesky"]["accuracy"].values, ridge.values),
+                  "c10_sgd_vs_elm": mean_difference_words(ii["sgd"]["accuracy"].values, ii["cholesky"]["accuracy"].values,
+                                                          ("below Green-ELM", "above Green-ELM")),
+                  "c10_sgd_minus_elm": sgd - elm})
     return glued
 
 
@@ -679,13 +700,15 @@ def table_vi_glue(vi: dict, vi_answers: dict, lift: float) -> dict:
             # magnitudes, for sentences whose words carry the sign ("3.58 points below it")
             "c10_raw_gap_abs": abs(raw_gap), "c10_raw_lift_abs": abs(raw_lift), "c10_rc_lift_abs": abs(rc_lift),
             "c10_lift_abs": abs(lift),
-            "c10_raw_gap_words": by_sign(raw_gap, "above", "below"), "c10_lift_words": by_sign(lift, "above", "below"),
+            # a direction only where the runs' interval decides it (:func:`mean_difference_words`)
+            "c10_raw_gap_words": mean_difference_words(vi["raw_acc"].values, vi["mlp_acc"].values),
+            "c10_lift_words": by_sign(lift, "above", "below"),
             "c10_parity_clause": parity_clause(vi_answers["v_parity"], vi_answers["parity"]),
             "c10_conv_faster": direction_words(vi_answers["v_parity"], ratio, ("faster", "slower"),
                                                interval=_ratio_interval(judged["conv"])),
-            "c10_raw_lift_words": by_sign(raw_lift, "above", "below"),
-            "c10_rc_lift_words": by_sign(rc_lift, "above", "below"),
-            "c10_cnn_vs_rc": by_sign(mean["cnn_acc"] - mean["rc_acc"], "above", "below"),
+            "c10_raw_lift_words": mean_difference_words(vi["raw_acc"].values, vi["ridge_raw"].values),
+            "c10_rc_lift_words": mean_difference_words(vi["rc_acc"].values, vi["ridge_rc"].values),
+            "c10_cnn_vs_rc": mean_difference_words(vi["cnn_acc"].values, vi["rc_acc"].values),
             "c10_cnn_minus_rc": mean["cnn_acc"] - mean["rc_acc"]}
 
 

@@ -196,10 +196,12 @@ def loglog_fit(x: Sequence[float], y: Sequence[float], level: float = 0.95) -> d
 def worst_load(frame: pd.DataFrame) -> list[float]:
     """``[largest 1-minute, largest 5-minute]`` load average read before any repeat of ``frame``'s rows
     (columns ``load`` and, where recorded, ``load5``; the 1-minute one alone when no 5-minute one was
-    read): what the quiet rule judges an exponent's timings by."""
-    one = [float(v) for values in frame["load"] for v in values]
-    five = [float(v) for values in frame["load5"] for v in values] if "load5" in frame else []
-    return [max(one)] + ([max(five)] if five else [])
+    read): what the quiet rule judges an exponent's timings by (:func:`~greenelm_book.bench.largest_loads`)."""
+    from ..bench import largest_loads
+
+    one = [v for values in frame["load"] for v in values]
+    five = [v for values in frame["load5"] for v in values] if "load5" in frame else [None] * len(one)
+    return largest_loads([one_min] if five_min is None else [one_min, five_min] for one_min, five_min in zip(one, five))
 
 
 def _row(phase: str, axis: str, sizes, seconds, gflop, claimed: float, gemm_gflops: float, fixed: str,
@@ -290,29 +292,32 @@ def no_gpu_verdict(gemm_gflops: float, phase_rates, has_gpu: bool, cnn_on_cpu: s
     """"Unlike deep convolutional networks, which need high-end GPUs for backpropagation, Green-ELM relies on
     standard linear algebra": its second part holds if the fit runs as BLAS/LAPACK on a CPU, each phase's
     rate measured (``phase_rates``, GFLOP/s) beside the GEMM rate; its first part is contradicted where the
-    book itself trained a CNN by backpropagation on this CPU (``cnn_on_cpu``: that training in words, e.g.
-    "CIFAR-10's SGD + Conv, 69.4 % in 354 s"): then at most "partly holds"."""
+    book itself trained a CNN by backpropagation on a CPU with no GPU (``cnn_on_cpu``: that training in words,
+    its host named, e.g. "CIFAR-10's SGD + Conv, 69.4 % in 354 s of training on <host>"): then at most
+    "partly holds"."""
     runs_on_cpu = bool(not has_gpu)
     outcome = "partly" if runs_on_cpu and cnn_on_cpu else runs_on_cpu
     test = ("the whole fit runs on a machine with no GPU, as BLAS GEMM and SYRK and a LAPACK Cholesky, and each "
             "phase's throughput is measured; the stated contrast, that deep CNNs need high-end GPUs for "
-            "backpropagation, fails where the book trains one on the same CPU")
+            "backpropagation, fails where the book trains one on a CPU with no GPU")
     ours = (f"{gemm_gflops:.0f} GFLOP/s GEMM; phases at {min(phase_rates):.0f}–{max(phase_rates):.0f} "
             "GFLOP/s at their largest sizes"
             + (" (a GPU is present: the claim was not tested without one)" if has_gpu else "")
-            + (f"; a CNN trained by backpropagation on this CPU, no GPU: {cnn_on_cpu}" if cnn_on_cpu else ""))
+            + (f"; a CNN trained by backpropagation on a CPU, no GPU: {cnn_on_cpu}" if cnn_on_cpu else ""))
     return judge_qualitative(outcome, test, ours)
 
 
 def answer_no_gpu(store, gemm_gflops: float, phase_rates, has_gpu: bool, keys, note: str) -> Verdict:
     """Record the scorecard's judgement of ``standard_linear_algebra_no_gpu`` (:func:`no_gpu_verdict`), its
-    contrast read against the baselines chapter's CNN trained on this CPU (CIFAR-10's SGD + Conv): ``keys``,
+    contrast read against the baselines chapter's CNN trained on a CPU (CIFAR-10's SGD + Conv, its host named
+    as its record gives it: not assumed to be this chapter's): ``keys``,
     the chapter's own results it rests on; returns the verdict."""
     from ..judging.rejudge import answer_as_scorecard
+    from ..store.results import host_text
 
     cnn_acc, cnn_s = (store.get("baselines", f"cifar10/sgd-cnn/{q}") for q in ("accuracy", "train-seconds"))
     trained = (f"CIFAR-10's SGD + Conv (the baselines chapter), {cnn_acc.mean:.2f} % in {cnn_s.mean:.0f} s of "
-               f"training on {cnn_s.machine}")
+               f"training on {host_text(cnn_s.host) if cnn_s.host else cnn_s.machine}")
     return answer_as_scorecard(store, "standard_linear_algebra_no_gpu",
                                no_gpu_verdict(gemm_gflops, phase_rates, has_gpu, trained),
                                [*keys, cnn_acc.key, cnn_s.key], [cnn_acc, cnn_s], note=note)

@@ -252,9 +252,11 @@ def record_training(store, runs: dict, elm_setting: dict, sgd_setting: dict, elm
     :func:`training_runs`; returns the :class:`~greenelm_book.store.results.Result` of each as ``{"elm_cpu",
     "sgd_cpu", "elm_wall", "sgd_wall", "elm_mem", "sgd_mem", "elm_flops", "sgd_flops", "elm_joules",
     "sgd_joules"}`` (joules None when unmeasured)."""
+    from ..bench import largest_loads
+
     mib = lambda r: (r["peak_rss_bytes"] - r["rss_before_bytes"]) / 2**20  # noqa: E731
     elm, sgd = runs["green-elm"]["runs"], runs["sgd-mlp"]["runs"]
-    loads = {model: worst_loads(runs[model].get("loads", [])) for model in MODELS}
+    loads = {model: largest_loads(runs[model].get("loads", [])) for model in MODELS}
     out = {
         "elm_cpu": store.record(f"{elm_prefix}/fit-cpu-seconds", [r["cpu_seconds"] for r in elm], "s", **elm_setting,
                                 quantity="CPU seconds (user + system) of the fit call",
@@ -281,13 +283,6 @@ def record_training(store, runs: dict, elm_setting: dict, sgd_setting: dict, elm
             f"{prefix}/package-joules", joules, "J", **setting,
             quantity="RAPL package energy during the run (whole machine)") if joules else None)
     return out
-
-
-def worst_loads(loads) -> list[float] | None:
-    """``[largest 1-minute, largest 5-minute]`` of the load averages read before each run (``[[1, 5, 15], ...]``,
-    None entries skipped): what the quiet rule judges those runs' timings by; None when none was read."""
-    read = [load for load in loads if load]
-    return [max(float(load[0]) for load in read), max(float(load[1]) for load in read)] if read else None
 
 
 def training_words(rec: dict) -> dict:

@@ -411,6 +411,19 @@ def repo_path(path: str | Path) -> Path:
 # ----------------------------------------------------------------------------- the opponents in words
 #: each opponent recipe's optimiser, in a few words (its whole description: :func:`recipe_words`)
 OPTIMIZER_WORDS = {"airbench94": "SGD, Nesterov momentum", "pytorch-mnist-cnn": "Adadelta"}
+#: the dataset each opponent recipe was published for; on any other it runs untuned (:func:`untuned_words`)
+RECIPE_HOME = {"airbench94": "cifar10", "pytorch-mnist-cnn": "mnist"}
+
+
+def untuned_words(model: str, dataset: str) -> str:
+    """"" when ``model``'s recipe was published for ``dataset``, else "the MNIST recipe, not tuned for
+    Fashion-MNIST": what a sentence naming the opponent on that dataset must add."""
+    from ..paper import DATASET_NAMES
+
+    own = RECIPE_HOME[model]
+    if dataset == own:
+        return ""
+    return f"the {DATASET_NAMES.get(own, own)} recipe, not tuned for {DATASET_NAMES.get(dataset, dataset)}"
 
 
 def recipe_words(model: str, dataset: str, recipe=None) -> str:
@@ -430,15 +443,14 @@ def recipe_words(model: str, dataset: str, recipe=None) -> str:
                  f"linearly from {r.lr_start:g}× to its peak over the first {100 * r.lr_peak:g} % of the steps "
                  f"then falling linearly to {r.lr_end:g}×, lookahead weight averaging every {r.lookahead_every} "
                  f"steps, {r.train_epochs:g} epochs with {augmentation}")
-        own = "cifar10"
     elif model == "pytorch-mnist-cnn":
         r = recipe or fast_sgd.PYTORCH_MNIST_CNN
         words = (f"the PyTorch examples' MNIST CNN, trained with Adadelta (learning rate {r.lr:g}; a gradient method "
                  f"with per-weight adaptive steps, not plain SGD), its learning rate multiplied by {r.gamma:g} after "
                  f"each epoch (step decay, StepLR), batches of {r.batch_size}, {r.epochs} epochs")
-        own = "mnist"
     else:
         raise ValueError(f"no recipe {model!r}: have airbench94, pytorch-mnist-cnn")
+    own = RECIPE_HOME[model]
     if dataset != own:
         from ..paper import DATASET_NAMES
 
@@ -716,7 +728,7 @@ if __name__ == "__main__":
 
 
 __all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "OWN_EPOCHS",
-           "OPTIMIZER_WORDS", "PICK_SOURCES", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
-           "difference_sampling_error", "front", "fronts", "gain_with_sampling", "load_budget", "load_points", "main",
+           "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
+           "difference_sampling_error", "front", "fronts", "gain_with_sampling", "load_budget", "load_points", "main", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

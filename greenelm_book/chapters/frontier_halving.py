@@ -330,14 +330,16 @@ def predicted_seconds(candidate: Candidate, n_fit: int, n_scored: int, image_sha
 def limit_refit_bytes(candidate: Candidate, n_train: int) -> int:
     """Bytes a limit candidate's refit on ``n_train`` rows allocates beyond its input
     (:func:`greenelm.kernel_limit.fit_memory`: the N × N kernel, the kept views' training rows, the
-    held-out choice of its jitter), the views of a symmetric flip counted as the one view kept."""
+    held-out choice of its jitter), counted as the estimator's own memory check counts them (every view's
+    rows, and a symmetric map's first view kept beside them), so the plan never promises less than the
+    refit will ask for."""
     from greenelm.kernel_limit import fit_memory
 
     c, n = candidate, int(n_train)
-    kept = 1 if (c.symmetric and c.views == ("flip",)) else c.n_views
     n_validation = min(INNER_VALIDATION_ROWS, max(1, math.ceil(0.2 * n))) if len(c.ridge) > 1 else 0
     n_fit = min(INNER_FIT_ROWS, n - n_validation) if n_validation else 0
-    return int(sum(fit_memory(n, c.n_features, kept, 10, n_fit=n_fit, n_validation=n_validation).values()))
+    return int(sum(fit_memory(n, c.n_features, c.n_views, 10, n_fit=n_fit, n_validation=n_validation,
+                              symmetric_views=bool(c.symmetric) and c.n_views > 1).values()))
 
 
 def cost_plan(grid: Sequence[Candidate], sizes: Sequence[tuple[int, int]], n_train: int, n_test: int, image_shape,

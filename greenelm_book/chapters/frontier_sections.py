@@ -171,6 +171,17 @@ def started_loads(part: Mapping) -> dict:
     return out
 
 
+def quiet_overruns(part: Mapping) -> list:
+    """The seeds of a :func:`record_halving` part whose whole protocol ran over its limit after starting
+    on a quiet machine (:func:`started_loads`, :func:`~greenelm_book.bench.judge_quiet`): each refutes
+    "within the limit on every seed" alone."""
+    from ..bench import judge_quiet
+
+    loads = started_loads(part)
+    return [s for s, x in zip(part["seeds"], part["seconds"].values)
+            if x > part["limit"] and loads[f"seed {s}"] is not None and judge_quiet(loads[f"seed {s}"])[0]]
+
+
 def limit_verdict(part: Mapping, dataset: str):
     """Whether the whole protocol stays within its limit on every seed recorded
     (:func:`~greenelm_book.report.judge_qualitative`), bounded by the book's rules
@@ -179,7 +190,6 @@ def limit_verdict(part: Mapping, dataset: str):
     rule's seeds (3): fewer seeds, or a seed not started on a quiet machine, give no verdict. A seed that
     started on a quiet machine and ran over the limit decides alone: the claim is about every seed, and the
     seeds that did not start quiet cannot undo a quiet seed's overrun."""
-    from ..bench import judge_quiet
     from ..judging.verdicts import MIN_GAIN_RUNS, evidence_bound
     from ..report import Verdict
 
@@ -190,8 +200,7 @@ def limit_verdict(part: Mapping, dataset: str):
         f"{duration_text(part['limit'])} on every seed, on this machine's two cores",
         ", ".join(f"seed {s}: {duration_text(x)}" for s, x in zip(part["seeds"], seconds)))
     loads = started_loads(part)
-    quiet_over = [f"seed {s}" for s, x in zip(part["seeds"], seconds)
-                  if x > part["limit"] and loads[f"seed {s}"] is not None and judge_quiet(loads[f"seed {s}"])[0]]
+    quiet_over = [f"seed {s}" for s in quiet_overruns(part)]
     if quiet_over:
         return Verdict("does not hold", verdict.ours,
                        f"{verdict.detail}; decided by {', '.join(quiet_over)}, over the limit after starting on a "
@@ -232,17 +241,22 @@ def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
             text += f"over its {limit} limit on seed{'' if len(over) == 1 else 's'} {', '.join(map(str, over))}"
         else:
             text += f"under its {limit} limit" + (" on every seed" if len(part["seeds"]) > 1 else "")
-        judged = limit_verdict(part, dataset)
-        if len(part["seeds"]) < MIN_GAIN_RUNS:
+        judged, deciding = limit_verdict(part, dataset), quiet_overruns(part)
+        if deciding:            # one quiet seed over the limit refutes "every seed", however many have run
+            text += (f"; within the limit on every seed: {judged.label} (decided by seed"
+                     f"{'' if len(deciding) == 1 else 's'} {', '.join(map(str, deciding))}, over the limit after "
+                     "starting on a quiet machine)")
+        elif len(part["seeds"]) < MIN_GAIN_RUNS:
             text += f"; no verdict from fewer than {MIN_GAIN_RUNS} seeds (the seeds rule)"
         elif rule_of(judged) == "quiet_rule":
             text += (f"; within the limit on every seed: {judged.label} (the quiet rule: not every seed started on "
                      "a quiet machine)")
         else:
             text += f"; within the limit on every seed: {judged.label}"
-            if earlier is not None and dataset in earlier:
-                judged = protocols_gain(earlier[dataset], part)
-                text += f"; against the earlier protocol's picks, {judged.ours} ({judged.detail})"
+        decided = bool(deciding) or rule_of(judged) != "quiet_rule"
+        if len(part["seeds"]) >= MIN_GAIN_RUNS and decided and earlier is not None and dataset in earlier:
+            gain = protocols_gain(earlier[dataset], part)
+            text += f"; against the earlier protocol's picks, {gain.ours} ({gain.detail})"
         parts.append(text + ".")
     if waiting:
         parts.append(f"{' and '.join(waiting)}: no seed run yet under the halving protocol.")
@@ -557,6 +571,24 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
             "point of both fronts.")
 
 
+def fronts_progress(fronts_by_dataset: Mapping, spec: Mapping) -> str:
+    """How much of the declared accuracy-seconds measurement exists (``fronts_by_dataset``: {dataset:
+    :func:`budget_fronts`}, ``spec``: :func:`load_budget_params`): the seeded runs measured against those
+    declared, over every dataset's two fronts, and which datasets can be answered (:func:`fronts_ready`);
+    the sentence that opens the section, so it promises no figure or answer the records cannot give."""
+    planned = len(spec["seeds"])
+    declared = sum(len(spec["datasets"][d][key]) for d in fronts_by_dataset for key in ("one_shot", "sgd"))
+    runs = sum(len(p["seeds"]) for f in fronts_by_dataset.values() for p in f["one_shot"] + f["sgd"])
+    ready = [DATASET_NAMES.get(d, d) for d, f in fronts_by_dataset.items() if fronts_ready(f)]
+    text = (f"Measured so far: {runs} of the {declared * planned} declared runs ({declared} points × {planned} "
+            "seeds, both fronts of every dataset); ")
+    if not ready:
+        return text + "no dataset can be answered yet, so each figure shows only the points measured."
+    if len(ready) == len(fronts_by_dataset):
+        return text + "every dataset is answered under its figure."
+    return text + f"answered: {' and '.join(ready)}; the other figures show only the points measured."
+
+
 def fronts_text(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     """The sentence under a dataset's figure: the answer by the book's gain rule
     (:func:`~greenelm_book.chapters.frontier_budget.answer`) once :func:`fronts_ready`, else
@@ -574,7 +606,7 @@ def fronts_figure(dataset: str, fronts_of: Mapping):
 
 
 __all__ = ["DATASETS", "LEDGER", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",
-           "fronts_figure", "fronts_ready", "fronts_status", "fronts_text", "grid_values", "halving_records",
+           "fronts_figure", "fronts_progress", "fronts_ready", "fronts_status", "fronts_text", "grid_values", "halving_records",
            "halving_seeds_table", "halving_sentence", "started_loads", "ledger_sentence", "limit_verdict", "load_budget_params",
            "load_halving_params", "load_sources", "protocols_gain", "protocols_table", "published", "record_fronts",
            "record_halving", "rungs_table", "rungs_words", "sources_rows", "sources_table", "value_text"]

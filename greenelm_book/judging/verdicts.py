@@ -37,11 +37,11 @@ from ..paper import dataset_name
 from ..report import MIN_RUNS, Verdict, _decimals, _signed, _unit_text, ours_text, prediction_interval
 
 __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "PARITY_MARGIN_WHY", "DIFFERENCE_SHARE", "difference_margin", "ORDER_OF_MAGNITUDE", "RULES",
-           "TESTS", "practical_margin", "tost_p", "beyond_margin_p", "margin_outcome", "value_vs_paper",
+           "TESTS", "conjunction", "practical_margin", "tost_p", "beyond_margin_p", "margin_outcome", "value_vs_paper",
            "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
            "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
            "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
-           "difference_interval", "reaches_within_margin", "flatter_than_anchor", "margin_label", "judge_between", "LADDER", "LADDER_CONDITIONS",
+           "difference_interval", "mean_difference_words", "reaches_within_margin", "flatter_than_anchor", "margin_label", "judge_between", "LADDER", "LADDER_CONDITIONS",
            "ladder_label", "mean_beyond_bound", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
            "gain_label", "gain_over", "TEST_WORDS", "words_of_test", "ranks_in_order", "reaches_somewhere",
            "exponent_within", "evidence_bound", "quiet_bound", "direction_words", "DECIDED_LABELS", "DIRECTION_LABELS", "RATIO_LABELS"]
@@ -677,6 +677,19 @@ def all_some_none(flags) -> bool | str:
     return "partly" if any(flags) else False
 
 
+def conjunction(parts) -> bool | str:
+    """The outcome of a claim made of parts, each True (holds), False (refuted) or None (undecided), for
+    :func:`~greenelm_book.report.judge_qualitative`: True when every part holds, "partly" when one holds
+    and one is refuted, False when one is refuted and none holds (a refuted part fails the claim alone),
+    "inconclusive" when a part is undecided and none is refuted."""
+    parts = list(parts)
+    if parts and all(p is True for p in parts):
+        return True
+    if any(p is False for p in parts):
+        return "partly" if any(p is True for p in parts) else False
+    return "inconclusive"
+
+
 def _qualitative(outcome, ours: str, test: str) -> Verdict:
     from ..report import judge_qualitative
 
@@ -760,6 +773,36 @@ def difference_interval(a, b, level: float = 0.95) -> tuple[float, float, float]
     estimate, se, dof = _welch(_runs(a), _runs(b))
     half = float(t.ppf(0.5 + level / 2, dof)) * se if se > 0 else 0.0
     return estimate, estimate - half, estimate + half
+
+
+def mean_difference_words(a, b, words: tuple[str, str] = ("below", "above"), level: float = 0.95) -> str:
+    """The side of mean(a) − mean(b) a sentence may state: ``words[0]`` below 0, ``words[1]`` above it,
+    when its ``level`` interval (:func:`difference_interval`, Welch) lies wholly on that side; else the
+    means' side with why no direction is judged: "below on the means (no direction judged: its 95 %
+    interval, -2.66 to +1.40 points, includes no difference)". A side of one run is taken as a fixed
+    value (the other side's one-sample interval): give one run only for a value with no random draw."""
+    a, b = _runs(a), _runs(b)
+    if a.size < 2 and b.size < 2:
+        estimate, low, high = float(a.mean() - b.mean()), None, None
+    elif b.size < 2 or a.size < 2:
+        many, fixed, sign = (a, float(b[0]), 1.0) if b.size < 2 else (b, float(a[0]), -1.0)
+        from scipy.stats import t
+
+        centre, se, dof = _welch(many, None)
+        half = float(t.ppf(0.5 + level / 2, dof)) * se
+        estimate = sign * (centre - fixed)
+        low, high = sorted((sign * (centre - half - fixed), sign * (centre + half - fixed)))
+    else:
+        estimate, low, high = difference_interval(a, b, level)
+    if estimate == 0:
+        return "level with (no direction: the means are equal)"
+    side = words[0] if estimate < 0 else words[1]
+    if low is None:
+        return f"{side} on the means (no direction judged: one run per side)"
+    if high < 0 or low > 0:
+        return side
+    return (f"{side} on the means (no direction judged: its {100 * level:g} % interval, {low:+.2f} to {high:+.2f}, "
+            "includes no difference)")
 
 
 def _interval_outcomes(outcomes: dict, good: str, ours: str, test: str, boundary: str) -> Verdict:
@@ -1054,7 +1097,7 @@ NOT_COMPARABLE_WHY = "a setting other than the paper's"
 #: why a verdict decides no direction, by a phrase its detail carries (first match wins)
 NO_DIRECTION_WHY = (("not recorded as quiet", "busy timings"), ("(the quiet rule)", "busy timings"),
                     ("(the seeds rule)", "too few seeds"), ("timed on another machine", "timed on another machine"),
-                    ("straddles", "its interval includes no difference"))
+                    ("straddles", "its interval includes no difference"), ("the test needs", "too few runs for the test"))
 
 
 def no_direction_why(verdict, estimate: float, *, at: float = 1.0) -> str:

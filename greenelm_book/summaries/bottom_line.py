@@ -21,7 +21,7 @@ import statistics
 from pathlib import Path
 
 from ..bench import QUIET_RATIO_KEYS, process_words
-from ..judging.verdicts import direction_words, same_machine_ratio
+from ..judging.verdicts import direction_words, mean_difference_words, same_machine_ratio
 from ..paper import (CLAIMS, DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
                     TABLE_IV, TABLE_VI)
 from ..report import by_sign, duration_text, spread_text, thousands
@@ -158,9 +158,8 @@ def accuracy_findings(store: Store) -> dict:
     out.update(_gap("acc_fashion", fashion.mean, _paper_point("fashion-mnist", d_f)), acc_fashion_d=d_f,
                acc_fashion_n=fashion.n)
     he = store.get(f"mnist/green-elm/he/pinv/d={d}/accuracy")
-    out.update(acc_mnist_he=he.mean, acc_mnist_he_words=by_sign(abs(he.mean - out["acc_mnist_paper"])
-                                                                 - abs(mnist.mean - out["acc_mnist_paper"]),
-                                                                 "further from", "closer to", "as far from"))
+    out.update(acc_mnist_he=he.mean, acc_mnist_he_words=distance_words(he.values, mnist.values,
+                                                                        out["acc_mnist_paper"]))
     for name, dataset in (("mnist", "mnist"), ("fashion", "fashion-mnist")):
         sgd = store.get(f"{dataset}/sgd-mlp/accuracy")
         paper = float(_row(TABLE_I, dataset=dataset, solver="sgd").accuracy)
@@ -354,21 +353,27 @@ def opponent_sentence(store: Store) -> str:
     with a record: "… reach 99.13 % on MNIST (the PyTorch examples' MNIST CNN, Adadelta, 1 seed, 12.0 min
     of training); …"; "" when none has a record."""
     from ..chapters.frontier import RECIPE_WORDS, opponent_key
-    from ..chapters.frontier_budget import OPTIMIZER_WORDS
+    from ..chapters.frontier_budget import OPTIMIZER_WORDS, untuned_words
     from ..chapters.frontier_opponents import RECIPES
+    from ..store.results import measured_on_text
 
-    parts = []
+    parts, timed = [], []
     for _, dataset in PROTOCOL_DATASETS:
-        key = opponent_key(dataset, RECIPES[dataset], "published")
+        recipe = RECIPES[dataset]
+        key = opponent_key(dataset, recipe, "published")
         found = store.results.get(f"{key}/accuracy")
         if found is None:
             continue
         seconds = store.get(f"{key}/train-seconds")
-        parts.append(f"{spread_text(found)} % on {DATASET_NAMES[dataset]} ({RECIPE_WORDS[RECIPES[dataset]]}, "
-                     f"{OPTIMIZER_WORDS[RECIPES[dataset]]}, {found.n} seed{'s' if found.n != 1 else ''}, "
-                     f"{duration_text(seconds.mean)} of training)")
-    return ("Trained whole by gradient steps on the same two cores to their own schedules, the published "
-            f"fast-training recipes reach {'; '.join(parts)}.") if parts else ""
+        timed.append(seconds)
+        untuned = untuned_words(recipe, dataset)
+        parts.append(f"{spread_text(found)} % on {DATASET_NAMES[dataset]} ({RECIPE_WORDS[recipe]}, "
+                     f"{OPTIMIZER_WORDS[recipe]}, {found.n} seed{'s' if found.n != 1 else ''}, "
+                     f"{duration_text(seconds.mean)} of training{'; ' + untuned if untuned else ''})")
+    if not parts:
+        return ""
+    return ("Trained whole by gradient steps to their own schedules, the published fast-training recipes "
+            f"reach {'; '.join(parts)}; their training seconds were {measured_on_text(timed)}.")
 
 
 def frontier_findings(store: Store) -> dict:
@@ -412,8 +417,28 @@ def streaming_findings(store: Store) -> dict:
             "listing3_where": f"measured on {host_text(host)}" if host else "its host not recorded",
             # per-batch ratios of one run: the same-machine test, under the quiet rule, decides the direction,
             # or nothing is said (the streaming chapter's words)
-            "listing3_words": direction_words(quiet_bound(same_machine_ratio(ratio.values, claimed="above"), ratio),
-                                              statistics.median(ratio.values), ("slower", "faster"), name_label=False)}
+            "listing3_words": labelled_direction(quiet_bound(same_machine_ratio(ratio.values, claimed="above"), ratio),
+                                                 statistics.median(ratio.values), ("slower", "faster"))}
+
+
+def distance_words(a, b, paper: float) -> str:
+    """Whether runs ``a`` land further from or closer to ``paper`` than runs ``b``, in words a sentence
+    may state: with both means on one side of ``paper`` the distance follows mean(a) − mean(b), judged by
+    :func:`~greenelm_book.judging.verdicts.mean_difference_words` (a direction only where its interval
+    decides it); with the means on either side, the distances' signed difference alone, "on the means"."""
+    side_a, side_b = statistics.fmean(a) - paper, statistics.fmean(b) - paper
+    if side_a * side_b > 0:
+        words = ("further from", "closer to") if side_b < 0 else ("closer to", "further from")
+        return mean_difference_words(a, b, words)
+    return by_sign(abs(side_a) - abs(side_b), "further from", "closer to", "as far from") + " on the means"
+
+
+def labelled_direction(verdict, estimate: float, words: tuple[str, str]) -> str:
+    """:func:`~greenelm_book.judging.verdicts.direction_words` with the deciding verdict's label beside a
+    stated direction, "faster (holds)", so a summary sentence carries the label its chapter prints; an
+    undecided direction gives "no direction judged (<why>)" as before."""
+    said = direction_words(verdict, estimate, words, name_label=False)
+    return said if said.startswith("no direction judged") else f"{said} ({verdict.label})"
 
 
 def peak_words(peaks: dict) -> str:
