@@ -200,13 +200,13 @@ for name, value in cifar10.table_ii_glue(ii, speedup, cost, ridge_ii, extraction
 # layer reaches {glue:text}`c10_ridge_acc:.2f` %, so the $d$ = {glue:text}`c10_width` random expansion
 # puts Green-ELM {glue:text}`c10_gain:+.2f` points {glue:text}`c10_gain_words` plain ridge. The
 # 64-unit SGD head reaches {glue:text}`c10_sgd_acc:.2f` % in {glue:text}`c10_sgd_s:.1f` s,
-# {glue:text}`c10_sgd_minus_elm:+.2f` points ({glue:text}`c10_sgd_vs_elm` Green-ELM), far from the
+# {glue:text}`c10_sgd_minus_elm:+.2f` points ({glue:text}`c10_sgd_vs_elm`), far from the
 # paper's "~75 %" SGD row, whose inputs the paper does not state.
 
 # %% [markdown]
 # ## Table VI re-measured: raw pixels and a convolutional frontend
 #
-# Four pipelines on the same images, all timed on this machine:
+# Four pipelines on the same images, each timed on two CPU cores (the hosts and days: under the time table):
 #
 # * **SGD (MLP)** and **SGD + Conv**: the {doc}`SGD baselines <baselines>` chapter's models and seeds
 #   (read from the results store: {glue:text}`c10_mlp_desc`; {glue:text}`c10_cnn_desc`);

@@ -208,9 +208,9 @@ for dataset in halving:
 # ## 4. Against gradient-trained networks and the published anchors
 #
 # The opponent is the best published fast-training recipe that runs in torch on the CPU, trained on
-# all training images on the same two cores, each to its own schedule and, where its schedule runs
-# longer, cut at the seconds of the same seed's whole earlier protocol (airbench94 is
-# {cite}`jordan2024airbench`). Both are fixed measurements, declared before they ran. What each
+# all training images on two CPU cores (where its seconds were measured: under the table), each to its
+# own schedule and, where its schedule runs longer, cut at the seconds of the same seed's whole earlier
+# protocol (airbench94 is {cite}`jordan2024airbench`). Both are fixed measurements, declared before they ran. What each
 # trains with, read from its recipe: {glue:text}`opponent_recipes`
 #
 # Every accuracy in the table carries, beside its spread over seeds, its test-set sampling error (one
@@ -236,7 +236,7 @@ glue("opponent_recipes", fc.opponent_recipes_text(protocol))
 show_table(fc.anchor_table(protocol))
 
 # %% [markdown]
-# Compute, as each source states it, and this book's seconds on this machine:
+# Compute, as each source states it, and this book's seconds on two CPU cores:
 
 # %% tags=["remove-input"]
 display(Markdown("\n".join(f"- {line}" for line in fc.anchor_notes(protocol))))
@@ -248,13 +248,13 @@ display(Markdown("\n".join(f"- {line}" for line in fc.anchor_notes(protocol))))
 #
 # ## 5. Accuracy against seconds
 #
-# One figure per dataset: test accuracy against training seconds on the same two cores. The one-shot
-# front is the halving protocol's pick refitted on growing training-set sizes and K; the SGD front is
-# the dataset's opponent at shortened schedules and at its own; the whole halving protocol (every rung,
-# the refit, the scoring) is its own marker. Every point is declared in `params/frontier_budget.yml`
-# before it runs and reads the test set once, through its gate; bars are the spread over seeds and,
-# pale, the test-set sampling error. Under each figure, the answer by the book's gain rule once both
-# fronts have three seeds at every point; until then, which declared points are measured.
+# The design, declared in `params/frontier_budget.yml` before any of its points ran: one figure per
+# dataset, test accuracy against training seconds on two CPU cores; a one-shot front (the halving
+# protocol's pick refitted on growing training-set sizes and K), an SGD front (the dataset's opponent
+# at shortened schedules and at its own), and the whole halving protocol (every rung, the refit, the
+# scoring) as its own marker. Each point reads the test set once, through its gate; bars are the
+# spread over seeds and, pale, the test-set sampling error. A dataset gets its answer by the book's
+# gain rule only once both its fronts have three seeds at every point.
 
 # %% tags=["hide-input"]
 budget = fs.load_budget_params(budget_params)

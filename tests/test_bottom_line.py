@@ -745,8 +745,10 @@ def test_a_stated_direction_carries_its_verdicts_label():
     from greenelm_book.report import Verdict
     from greenelm_book.summaries.bottom_line import labelled_direction
 
-    assert labelled_direction(Verdict("holds", "2.8×", "paired test"), 2.8, ("slower", "faster")) == "faster (holds)"
-    assert labelled_direction(Verdict("holds", "0.5×", "paired test"), 0.5, ("slower", "faster")) == "slower (holds)"
+    assert labelled_direction(Verdict("holds", "2.8×", "paired test"), 2.8, ("slower", "faster")) == \
+        "faster (the same-machine ratio test: 2.8×)"
+    assert labelled_direction(Verdict("holds", "0.5×", "paired test"), 0.5, ("slower", "faster")) == \
+        "slower (the same-machine ratio test: 0.5×)"
     said = labelled_direction(Verdict("inconclusive", "2.8×", "busy (the quiet rule)"), 2.8, ("slower", "faster"))
     assert said == "no direction judged (busy timings)"
 

@@ -489,14 +489,15 @@ def test_exponent_within_uses_the_interval_of_the_slope():
 def test_a_mean_difference_states_a_side_only_where_its_interval_decides_it():
     from greenelm_book.judging.verdicts import difference_interval, mean_difference_words
 
-    assert mean_difference_words([89.8, 89.4, 89.5, 89.7, 89.5], [89.18]) == "above"       # vs a fixed value
+    assert mean_difference_words([89.8, 89.4, 89.5, 89.7, 89.5], [89.18]).startswith("above (its 95 % interval, +")  # vs a fixed value
+    assert mean_difference_words([89.8, 89.4, 89.5, 89.7, 89.5], [89.18], with_interval=False) == "above"
     assert mean_difference_words([46.1, 47.5, 45.0, 47.9, 46.0], [47.5, 46.0, 48.9, 46.3, 46.9]) == (
         "below on the means (no direction judged: its 95 % interval, {:+.2f} to {:+.2f}, includes no "
         "difference)".format(*difference_interval([46.1, 47.5, 45.0, 47.9, 46.0], [47.5, 46.0, 48.9, 46.3, 46.9])[1:]))
     assert mean_difference_words([89.75, 89.31, 89.99, 89.81, 89.72], [89.83, 89.37, 89.46, 89.72, 89.46],
                                  ("below Green-ELM", "above Green-ELM")).startswith("above Green-ELM on the means")
     assert mean_difference_words([1.0], [2.0]) == "below on the means (no direction judged: one run per side)"
-    assert mean_difference_words([36.4], [46.0, 46.5, 47.0]) == "below"                        # the fixed side first
+    assert mean_difference_words([36.4], [46.0, 46.5, 47.0], with_interval=False) == "below"   # the fixed side first
     assert mean_difference_words([2.0, 2.0], [2.0, 2.0]).startswith("level with")
 
 

@@ -25,8 +25,8 @@ from .. import paper
 from ..bench import process_words, record_quiet_ratio
 from ..judging.rejudge import answer_as_scorecard
 from ..report import by_sign, judge_qualitative, judge_time, spread_text, not_comparable
-from ..judging.verdicts import (PARITY_MARGIN, direction_words, mean_difference_words, ratio_across_machines,
-                                ratio_interval, value_vs_paper)
+from ..judging.verdicts import (PARITY_MARGIN, direction_words, equivalent_accuracy, mean_difference_words,
+                                ratio_across_machines, ratio_interval, value_vs_paper)
 from ..store.results import pair_side_against_table_text, pair_sides_text
 from ..store.results_cache import memoize
 from .transfer import feature_split, greenelm_fits, listing2_runs, paired_ratios, ridge_readout, split_digest
@@ -528,13 +528,10 @@ def answer_table_vi(store, vi: dict, raw_set: dict, conv_set: dict, n_train: int
 
     # parity on raw pixels, and the 5.1x speed-up, both on this machine
     mlp_acc, mlp_s, cnn_acc, cnn_s = vi["mlp_acc"], vi["mlp_s"], vi["cnn_acc"], vi["cnn_s"]
-    raw_gap = raw_acc.mean - mlp_acc.mean
     answer_as_scorecard(store, "cifar10_raw_parity_with_sgd",
-                 judge_qualitative(bool(abs(raw_gap) <= PARITY_MARGIN),
-                                   test=f"holds if Green-ELM's mean accuracy on raw pixels (d = {raw_width}) is within "
-                                        f"{PARITY_MARGIN:g} point of the SGD MLP's (the book's parity margin)",
-                                   ours=f"{raw_acc.mean:.2f} % against {mlp_acc.mean:.2f} % ({raw_gap:+.2f} points)"),
-                 [raw_acc.key, mlp_acc.key], [raw_acc, mlp_acc])
+                        equivalent_accuracy(raw_acc.values, mlp_acc.values, PARITY_MARGIN,
+                                            names=(f"Green-ELM (raw pixels, d = {raw_width})", "SGD MLP")),
+                        [raw_acc.key, mlp_acc.key], [raw_acc, mlp_acc])
     raw_ratio = store.record(f"cifar10/green-elm/unit/cholesky/d={raw_width}/sgd-mlp-over-fit-time-ratio",
                              paired_ratios(mlp_s.values, raw_s.values), "×", **raw_set,
                              against="cifar10/sgd-mlp/train-seconds (baselines)",

@@ -211,6 +211,22 @@ def record_quiet_timings(store, configs, *, seed: int, timing_repeats: int, lu_s
     return times, lu_accuracy
 
 
+def timing_step_quiet_words(results) -> str:
+    """Whether the timing step's ``results`` (fit-seconds results) ran quiet by the book's quiet
+    rule (:func:`~greenelm_book.bench.judge_quiet` of their largest load averages), in a sentence; a result
+    that recorded no load average makes the step's quietness not recorded."""
+    from ..bench import judge_quiet, largest_loads
+
+    loads = [r.setting.get("load_average") for r in results]
+    if not loads or not all(loads):
+        return ("Their load averages were not recorded, so by the book's quiet rule no ratio of them is "
+                "judged: each is shown for information.")
+    quiet, why = judge_quiet(largest_loads(loads))
+    if quiet:
+        return f"By the book's quiet rule they ran quiet: {why}."
+    return f"By the book's quiet rule they did not run quiet ({why}): no ratio of them is judged."
+
+
 def timing_table(times: dict, table_i_rows: pd.DataFrame) -> pd.DataFrame:
     """Our quiet fit seconds beside the paper's Table I seconds (NaN where it has none)."""
     paper_seconds = {(r.dataset, "pinv" if r.solver == "pinv" else "lu", r.n_hidden): r.train_seconds

@@ -157,12 +157,14 @@ LADDER = (
                    "paper's ratio"),
     ("holds", "a claim's stated test passes on every dataset, regime or stated part of the claim it is applied "
               "to (a claim of two parts — \"faster and less accurate\" — is tested part by part)"),
-    ("partly holds", "the stated test passes on some of those datasets, regimes or parts and fails on the "
-                     "others, none undecided (the row names which)"),
-    ("does not hold", "the stated test fails on every dataset, regime or part, none undecided"),
+    ("partly holds", "the stated test passes on at least one of those datasets, regimes or parts and fails "
+                     "on at least one (the row names which; a part left undecided is named and moves neither)"),
+    ("does not hold", "the stated test fails on at least one dataset, regime or part and passes on none (a "
+                      "part left undecided is named: one failure already refutes a claim about every part)"),
     ("inconclusive", "the evidence does not decide its test: fewer runs than the test needs, timings not "
                      "recorded as quiet, or an interval that straddles one of the test's boundaries (a number "
-                     "against the paper's: its value inside our prediction interval, the margin undecided)"),
+                     "against the paper's: its value inside our prediction interval, the margin undecided); "
+                     "for a claim of parts, a part undecided and none failed"),
     ("not comparable", "the two sides were not measured alike: a setting other than the paper's, seconds "
                        "on another machine, or a ratio whose two sides come from different runs; the "
                        "difference is shown for information, never judged"),
@@ -775,9 +777,12 @@ def difference_interval(a, b, level: float = 0.95) -> tuple[float, float, float]
     return estimate, estimate - half, estimate + half
 
 
-def mean_difference_words(a, b, words: tuple[str, str] = ("below", "above"), level: float = 0.95) -> str:
+def mean_difference_words(a, b, words: tuple[str, str] = ("below", "above"), level: float = 0.95, *,
+                          with_interval: bool = True) -> str:
     """The side of mean(a) − mean(b) a sentence may state: ``words[0]`` below 0, ``words[1]`` above it,
-    when its ``level`` interval (:func:`difference_interval`, Welch) lies wholly on that side; else the
+    with its interval, when its ``level`` interval (:func:`difference_interval`, Welch) lies wholly on that
+    side ("above (its 95 % interval, +0.20 to +0.58 points)"; the word alone with ``with_interval`` False,
+    for a sentence that prints the interval elsewhere or reads it as a preposition); else the
     means' side with why no direction is judged: "below on the means (no direction judged: its 95 %
     interval, -2.66 to +1.40 points, includes no difference)". A side of one run is taken as a fixed
     value (the other side's one-sample interval): give one run only for a value with no random draw."""
@@ -800,7 +805,7 @@ def mean_difference_words(a, b, words: tuple[str, str] = ("below", "above"), lev
     if low is None:
         return f"{side} on the means (no direction judged: one run per side)"
     if high < 0 or low > 0:
-        return side
+        return f"{side} (its {100 * level:g} % interval, {low:+.2f} to {high:+.2f} points)" if with_interval else side
     return (f"{side} on the means (no direction judged: its {100 * level:g} % interval, {low:+.2f} to {high:+.2f}, "
             "includes no difference)")
 
@@ -1095,7 +1100,7 @@ def evidence_bound(verdict: Verdict, *, seeds: dict | None = None, loads: dict |
 #: why a "not comparable" verdict decides no direction, where its detail names no other reason
 NOT_COMPARABLE_WHY = "a setting other than the paper's"
 #: why a verdict decides no direction, by a phrase its detail carries (first match wins)
-NO_DIRECTION_WHY = (("not recorded as quiet", "busy timings"), ("(the quiet rule)", "busy timings"),
+NO_DIRECTION_WHY = (("no load average recorded", "loads not recorded"), ("not recorded as quiet", "busy timings"), ("(the quiet rule)", "busy timings"),
                     ("(the seeds rule)", "too few seeds"), ("timed on another machine", "timed on another machine"),
                     ("straddles", "its interval includes no difference"), ("the test needs", "too few runs for the test"))
 

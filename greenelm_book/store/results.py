@@ -486,7 +486,7 @@ def pair_side_against_table_text(ratio, side: str, table: "Result", what: str) -
     means, the setting they share or where it differs (epochs, training rows), and where and when each
     was measured (:func:`measured_on_text`): "the pairs' MLP training (22.6 s) and the table's (61.3 s,
     2.71× as long) are separate runs, both 10 epochs on 50,000 images; the pairs measured …; the
-    table's …; the records hold no other difference"."""
+    table's …; apart from where and when each was measured, the records hold no other difference"."""
     if side not in ("numerator", "denominator"):
         raise ValueError(f"side must be 'numerator' or 'denominator', got {side!r}")
     seconds = ratio.setting.get(f"{side}_seconds")
@@ -504,8 +504,8 @@ def pair_side_against_table_text(ratio, side: str, table: "Result", what: str) -
     shared = "; ".join(parts) or "their settings not recorded alike"
     return (f"the pairs' {what} ({pairs_mean:.1f} s) and the table's ({table.mean:.1f} s, "
             f"{table.mean / pairs_mean:.2f}× the pairs') are separate runs, {shared}; the pairs "
-            f"{measured_on_text([ratio])}; the table's {measured_on_text([table])}; the records hold no other "
-            "difference between them")
+            f"{measured_on_text([ratio])}; the table's {measured_on_text([table])}; apart from where and when "
+            "each was measured, the records hold no other difference between them")
 
 
 def pair_sides_text(ratio, numerator: str, denominator: str) -> str:

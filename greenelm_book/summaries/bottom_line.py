@@ -429,16 +429,17 @@ def distance_words(a, b, paper: float) -> str:
     side_a, side_b = statistics.fmean(a) - paper, statistics.fmean(b) - paper
     if side_a * side_b > 0:
         words = ("further from", "closer to") if side_b < 0 else ("closer to", "further from")
-        return mean_difference_words(a, b, words)
+        return mean_difference_words(a, b, words, with_interval=False)
     return by_sign(abs(side_a) - abs(side_b), "further from", "closer to", "as far from") + " on the means"
 
 
 def labelled_direction(verdict, estimate: float, words: tuple[str, str]) -> str:
-    """:func:`~greenelm_book.judging.verdicts.direction_words` with the deciding verdict's label beside a
-    stated direction, "faster (holds)", so a summary sentence carries the label its chapter prints; an
-    undecided direction gives "no direction judged (<why>)" as before."""
+    """:func:`~greenelm_book.judging.verdicts.direction_words` with the evidence that decided a stated
+    direction beside it, "faster (the same-machine ratio test: ratio 2.81× (95 % CI 2.70–2.93, …))", for a
+    direction the summary judges itself (no scorecard label: the claim is not the paper's); an undecided
+    direction gives "no direction judged (<why>)" as before."""
     said = direction_words(verdict, estimate, words, name_label=False)
-    return said if said.startswith("no direction judged") else f"{said} ({verdict.label})"
+    return said if said.startswith("no direction judged") else f"{said} (the same-machine ratio test: {verdict.ours})"
 
 
 def peak_words(peaks: dict) -> str:
