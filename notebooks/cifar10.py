@@ -186,8 +186,8 @@ for name, value in cifar10.table_ii_glue(ii, speedup, cost, ridge_ii, extraction
 # The FLOP model predicts {glue:text}`c10_flop_ratio:.1f`× for
 # these $N$ and $d$; the measured ratio against it, by the same-machine test under the quiet rule:
 # {glue:text}`c10_ratio_vs_flops`. The normal equations against the pseudoinverse here, by the
-# verdict: {glue:text}`c10_chol_faster`. The paper's {glue:text}`c10_paper_ratio:.2f`× is {glue:text}`c10_paper_over_flops:.0f`×
-# the FLOP model's ratio (its pseudoinverse: {glue:text}`c10_paper_pinv_s:.0f` s for an SVD of a
+# verdict: {glue:text}`c10_chol_faster`. The paper's ratio is {glue:text}`c10_paper_over_flops:.0f` times
+# the FLOP model's (its pseudoinverse: {glue:text}`c10_paper_pinv_s:.0f` s for an SVD of a
 # 50,000 × 4000 matrix). A ratio that far above the arithmetic it counts points to how the paper's
 # SVD ran, on its machine and with its LAPACK, rather than to the algorithms; the paper states too
 # little of its setting to tell which.

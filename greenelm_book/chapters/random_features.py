@@ -597,7 +597,7 @@ def decompositions_faster(iv_time: dict) -> tuple[bool | None, str]:
             words.append(f"{solver}: not timed")
             continue
         verdict = quiet_bound(same_machine_ratio(iv_time["pinv"].values, iv_time[solver].values, claimed="above",
-                                                 what="pinv / " + ("LU" if solver == "lu" else "Cholesky")),
+                                                 what="pinv fit / " + ("LU" if solver == "lu" else "Cholesky") + " fit"),
                               iv_time["pinv"], iv_time[solver])
         outcomes.append({"holds": True, "does not hold": False}.get(verdict.label))
         words.append(f"{verdict.ours}: {verdict.label}" + ("" if outcomes[-1] is not None

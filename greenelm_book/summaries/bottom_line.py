@@ -490,8 +490,7 @@ CONCLUSION_CLAIMS = (
     "pinv_over_cholesky_speedup_d4000", "cifar10_raw_speedup_vs_sgd", "listing3_sub_second_updates",
     "predictable_path_to_parity", "ultra_wide_million_dimensions", "fig_scaling_cifar10_d2000_accuracy",
     "streaming_sgd_catastrophic_forgetting", "w1_from_seed_storage",
-    "abstract_scaling_hypothesis", "scaling_hypothesis_gamma", "fig_scaling_mnist_d2000_accuracy",
-    "fig_scaling_mnist_d4000_accuracy")
+    "abstract_scaling_hypothesis", "scaling_hypothesis_gamma")
 #: glue-name prefix of a claim's verdict, and the glue name of the scorecard's counts
 VERDICT_GLUE, COUNTS_GLUE = "verdict_", "verdict_counts"
 #: the words a reader takes for a judgement (every scorecard label is made of them)
