@@ -760,3 +760,12 @@ def test_a_distance_to_the_paper_is_stated_only_where_the_runs_decide_it():
     straddle = bl.distance_words([96.0, 96.9, 95.1], [96.5, 95.6, 96.4], paper)
     assert straddle.startswith("further from on the means (no direction judged: its 95 % interval")
     assert bl.distance_words([98.0, 98.1], [95.0, 95.1], paper) == "closer to on the means"   # either side
+
+
+def test_a_summary_direction_can_name_its_evidence_instead_of_the_verdicts_numbers():
+    from greenelm_book.report import Verdict
+    from greenelm_book.summaries.bottom_line import labelled_direction
+
+    said = labelled_direction(Verdict("holds", "ratio 2.73×", "paired test"), 2.81, ("slower", "faster"),
+                              evidence="its 95 % interval 2.58–2.90×, 40 batches")
+    assert said == "faster (the same-machine ratio test: its 95 % interval 2.58–2.90×, 40 batches)"

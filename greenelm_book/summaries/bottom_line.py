@@ -402,7 +402,7 @@ def streaming_findings(store: Store) -> dict:
     if len(rls) != 1 or len(sgd) != 1:
         raise LookupError(f"expected one class-incremental RLS and one SGD result, got {list(rls) + list(sgd)}")
     (rls,), (sgd,) = rls.values(), sgd.values()
-    from ..judging.verdicts import quiet_bound
+    from ..judging.verdicts import quiet_bound, ratio_interval
 
     ratio = store.matching(r"cifar10-efficientnet-lite0/green-elm/stream/listing3-over-cholesky/numpy/.*/ratio")
     (ratio,) = ratio.values()
@@ -418,7 +418,9 @@ def streaming_findings(store: Store) -> dict:
             # per-batch ratios of one run: the same-machine test, under the quiet rule, decides the direction,
             # or nothing is said (the streaming chapter's words)
             "listing3_words": labelled_direction(quiet_bound(same_machine_ratio(ratio.values, claimed="above"), ratio),
-                                                 statistics.median(ratio.values), ("slower", "faster"))}
+                                                 statistics.median(ratio.values), ("slower", "faster"),
+                                                 evidence="its 95 % interval {:.2f}–{:.2f}×, {} batches".format(
+                                                     *ratio_interval(ratio.values)[1:], ratio.n))}
 
 
 def distance_words(a, b, paper: float) -> str:
@@ -433,13 +435,16 @@ def distance_words(a, b, paper: float) -> str:
     return by_sign(abs(side_a) - abs(side_b), "further from", "closer to", "as far from") + " on the means"
 
 
-def labelled_direction(verdict, estimate: float, words: tuple[str, str]) -> str:
+def labelled_direction(verdict, estimate: float, words: tuple[str, str], evidence: str | None = None) -> str:
     """:func:`~greenelm_book.judging.verdicts.direction_words` with the evidence that decided a stated
-    direction beside it, "faster (the same-machine ratio test: ratio 2.81× (95 % CI 2.70–2.93, …))", for a
-    direction the summary judges itself (no scorecard label: the claim is not the paper's); an undecided
-    direction gives "no direction judged (<why>)" as before."""
+    direction beside it, "faster (the same-machine ratio test: its 95 % interval 2.58–2.90×, 40 batches)"
+    (``evidence``; default the verdict's own ``ours``), for a direction the summary judges itself (no
+    scorecard label: the claim is not the paper's); an undecided direction gives "no direction judged
+    (<why>)" as before."""
     said = direction_words(verdict, estimate, words, name_label=False)
-    return said if said.startswith("no direction judged") else f"{said} (the same-machine ratio test: {verdict.ours})"
+    if said.startswith("no direction judged"):
+        return said
+    return f"{said} (the same-machine ratio test: {verdict.ours if evidence is None else evidence})"
 
 
 def peak_words(peaks: dict) -> str:
