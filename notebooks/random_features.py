@@ -74,8 +74,8 @@ sizes = {name: (len(s.y_train), len(s.y_test)) for name, s in splits.items()}
 #
 # Every (dataset, weight scale, width, seed) gets one projection, solved by Cholesky on the λ = 1e-3
 # normal equations (LU solves the same system and gives the same readout, see Table IV below) and, at
-# the widths up to {glue:text}`pinv_max_width` and the paper's Table I pinv rows, by pinv (an SVD of
-# the N × d matrix H; a dash in the tables marks a width where it is not run). The fits come from the book's shared sweep, so every chapter
+# the widths up to {glue:text}`pinv_max_width` and, at the `unit` scale, the paper's Table I pinv rows,
+# by pinv (LAPACK `gelsd`; a dash or "not run" in the tables marks where it is not run). The fits come from the book's shared sweep, so every chapter
 # that shows one of these configurations shows the same numbers. Accuracy is mean ± sd over seeds.
 
 # %% tags=["remove-cell"]
@@ -153,8 +153,8 @@ show_table(rf.timing_table(times, table_i_rows), integers=["d", "fits"])
 # ## Table IV: solvers on the same configuration
 #
 # MNIST at d = {glue:text}`solver_width` (the paper: 2000), W `unit`: pinv (LAPACK `gelsd`, exact
-# minimum norm), LU and Cholesky (λ = 1e-3). Accuracies over seeds; times from that timing step;
-# ratios are ours on one machine against the paper's on its machine. The paper notes that its pinv
+# minimum norm), LU and Cholesky (λ = 1e-3). Accuracies over seeds; times from that timing step,
+# the ratios ours on one machine. The paper notes that its pinv
 # is unregularised while LU and Cholesky use λ = 1e-3, so their readouts differ by construction; at
 # this λ and width the difference changes no prediction when $H^\top H$ is well conditioned.
 
@@ -174,8 +174,8 @@ for name, value in rf.table_iv_glues(table_iv).items():
 # whole Cholesky fit and {glue:text}`ratio_lu:.1f`× a whole LU fit. The paper's Table IV times the
 # solve alone, a different quantity: the {doc}`hardware <hardware>` chapter times the paper's solves alone
 # (for pinv: {glue:text}`listing2_pinv_words`) and
-# judges that ratio. LU's accuracy is {glue:text}`lu_vs_cholesky` Cholesky's: both solve the same system, and
-# forming $H^\top H$, not the $O(d^3)$ factorisation, dominates their time.
+# judges that ratio, and whether the Gram and the solve dominate the fit. LU's accuracy is
+# {glue:text}`lu_vs_cholesky` Cholesky's: both solve the same system.
 #
 # ## Rank-deficient systems: is pinv the stable one?
 #

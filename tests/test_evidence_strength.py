@@ -156,3 +156,20 @@ def test_raw_cifar10_cannot_decide_a_claim_about_the_papers_curves(card):
         assert (row.verdict, row.test) == ("not comparable", "not_comparable"), claim
         assert "for information, the test gives" in row.detail and "CIFAR-10" in row.detail, claim
     assert card.loc["table3_c_cifar10", "verdict"] == "not comparable"
+
+
+def test_a_verdict_judged_twice_says_once_that_it_rests_partly_on_evidence_not_comparable():
+    """A chapter records the scorecard's judgement (answer_as_scorecard); the scorecard judges it again:
+    the clause naming the evidence not comparable appears once (the committed hardware answer)."""
+    from pathlib import Path
+
+    from greenelm_book.judging.rejudge import PARTLY_NOT_COMPARABLE, scorecard_verdict
+    from greenelm_book.store.results import load_all
+
+    book = Path(__file__).resolve().parents[1] / "book" / "results"
+    stored = load_all(book)
+    results = {k: r for chapter in stored.values() for k, r in chapter["results"].items()}
+    answer = stored["hardware"]["answers"]["standard_linear_algebra_no_gpu"]
+    again = scorecard_verdict(answer.claim, answer.verdict, answer.keys, results)
+    assert PARTLY_NOT_COMPARABLE in again.detail
+    assert again.detail.count(PARTLY_NOT_COMPARABLE) == 1

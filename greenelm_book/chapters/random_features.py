@@ -204,7 +204,7 @@ def record_quiet_timings(store, configs, *, seed: int, timing_repeats: int, lu_s
         times[name, solver, width] = store.record(
             f"{name}/green-elm/unit/{solver}/d={width}/fit-seconds", run["seconds"], "s",
             **setting(name, "unit", solver, width, run_seeds, sizes, alpha),
-            timing="quiet, whole fit, after a warm-up fit")
+            timing="a timing step of its own, whole fit, after a warm-up fit")
         if (name, solver, width) == lu_config:
             lu_accuracy = store.record(accuracy_key(name, "unit", "lu", width), run["accuracy"], "%",
                                        **setting(name, "unit", "lu", width, run_seeds, sizes, alpha))
@@ -477,7 +477,7 @@ def answer_time(store, times: dict, claim_id: str, paper_value: float, name: str
         return store.answer(claim_id, not_comparable(f"timed on another machine; {name} d = {width} not timed "
                                                      f"at the {profile} profile"))
     return store.answer(claim_id, judge_time(paper_value, t.values), keys=[t.key],
-                        note=f"quiet, {timed_words('greenelm', solver)}; inputs in memory, W ~ N(0, 1)")
+                        note=f"a timing step of its own, {timed_words('greenelm', solver)}; inputs in memory, W ~ N(0, 1)")
 
 
 def answer_value_claims(store, acc: dict, times: dict, lu_accuracy, *, profile: str,
@@ -637,7 +637,7 @@ def answer_solver_claims(store, rank: pd.DataFrame, results: dict, summary: dict
         test="LU/Cholesky (λ = 1e-3) fit faster than pinv (Table IV's timings: the same-machine ratio test, under "
              "the quiet rule) and their accuracy falls below pinv's by more than twice the paired standard error "
              "in the rank-deficient regimes; a refuted part fails the claim, an undecided one decides nothing",
-        ours=f"faster: {faster_words}; degraded in {len(degraded)} of {len(deficient)} regimes; "
+        ours=f"speed: {faster_words}; degraded in {len(degraded)} of {len(deficient)} regimes; "
              + ", ".join(f"{r} {m:+.2f} ± {h:.2f}" for r, (m, h, n) in degradation.items())),
         keys=[results[r, ridge_labels[1], "accuracy"].key for r in deficient]
         + [results[r, "pinv", "accuracy"].key for r in deficient]

@@ -60,6 +60,9 @@ class Judgement:
     values: tuple = field(default=(), compare=False)     # the runs of each key used, for uniqueness
 
 
+#: the clause a chapter-test verdict gains when some of its evidence is not comparable (added once)
+PARTLY_NOT_COMPARABLE = "rests partly on evidence not comparable to the paper's"
+
 def _digits(text: str, default: int = 2) -> int:
     """Decimals of the first number in ``text`` ("95.95 ± 0.13 %" -> 2), to show ours as the chapter did."""
     match = re.search(r"\d+\.(\d+)", text or "")
@@ -633,10 +636,11 @@ def _judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
     if recorded.label in QUALITATIVE or claim.value is None:
         test = "not_comparable" if recorded.label == "not comparable" else "chapter_test"
         partly = [k for k in keys if not _comparability(k, claim.chapter).comparable]
-        if partly and test == "chapter_test":
+        # once: a verdict the chapter recorded through answer_as_scorecard already carries the clause
+        if partly and test == "chapter_test" and PARTLY_NOT_COMPARABLE not in recorded.detail:
             reasons = "; ".join(dict.fromkeys(_comparability(k, claim.chapter).reason for k in partly))
-            recorded = Verdict(recorded.label, recorded.ours, f"{recorded.detail}; rests partly on "
-                               f"evidence not comparable to the paper's ({reasons})")
+            recorded = Verdict(recorded.label, recorded.ours, f"{recorded.detail}; {PARTLY_NOT_COMPARABLE} "
+                               f"({reasons})")
         return _judged(recorded, test, keys, results)
     return _judge_number(claim, answer, results, answers, keys)
 

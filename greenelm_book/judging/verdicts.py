@@ -96,7 +96,9 @@ RULES = {
                      "it lies below 0, inconclusive when it straddles 0 or fewer than 3 rows are paired",
     "seeds_rule": "a point measured on one seed cannot decide a verdict alone: a test whose outcome rests on "
                   "one-seed points is inconclusive (what the test gives on them is shown for information); a "
-                  "curve is judged on its widths with at least 2 seeds, and a one-seed width leaves it undecided",
+                  "curve is judged on its widths with at least 2 seeds, and a one-seed width leaves it undecided; one seed "
+                  "that refutes a claim about every seed (a protocol over its limit after starting on a quiet machine) "
+                  "decides that claim alone, as a counterexample",
     "quiet_rule": "a timing decides a verdict only when recorded as quiet: the 1- and 5-minute load averages both at "
                   "most 0.5 before it was taken, or a timing step of its own on a quiet machine; a claim whose timings "
                   "are not recorded as quiet is inconclusive (what the test gives on them is shown for information)",

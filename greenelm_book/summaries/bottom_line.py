@@ -598,7 +598,7 @@ def headline_markdown(directory: str | Path) -> str:
         f"({f['acc_fashion']:.2f} % against {f['acc_fashion_paper']:.2f} % at d = {f['acc_fashion_d']}).",
         f"- **Speed.** The paper's headline, training {f['speedup_paper']:g}× faster than SGD, is a ratio of "
         f"two single timings; {f['speedup_where']}, our SGD MLP's training takes {f['speedup']:.2f}× Green-ELM's "
-        f"pinv fit (against the fit, by the verdict: {f['speedup_words']}). The pseudoinverse takes {f['pinv_chol']:.1f}× a Cholesky solve at d = {f['pinv_chol_d']} on "
+        f"pinv fit (is the training shorter or longer than the fit? by the verdict: {f['speedup_words']}). The pseudoinverse takes {f['pinv_chol']:.1f}× a Cholesky solve at d = {f['pinv_chol_d']} on "
         f"{f['pinv_chol_what']}, where the paper reports {f['pinv_chol_paper']:g}×.",
         f"- **The paper disagrees with itself.** The same MNIST pinv fit at d = {f['pinv_d']} takes "
         f"{f['t1_pinv_s']:.2f} s in Table I and {f['t4_pinv_s']:g} s in Table IV; with Table IV's time its "
