@@ -158,8 +158,9 @@ def test_raw_cifar10_cannot_decide_a_partial_verdict():
 
 
 def _direction_problems(text: str) -> list[str]:
-    """The sentences of ``text`` that state a speed direction beside a label that decides none."""
-    sentences = re.split(r"(?<=[.;])\s+", " ".join(text.split()))
+    """The sentences of ``text`` that state a speed direction beside a label that decides none (a question
+    ends a sentence: it states no direction)."""
+    sentences = re.split(r"(?<=[.;?])\s+", " ".join(text.split()))
     return [s for s in sentences if re.search(r"\b(?:shorter|longer|faster|slower) than\b", s)
             and re.search(r"\b(?:inconclusive|not comparable)\b", s)]
 
@@ -171,6 +172,11 @@ def test_a_direction_word_beside_an_undecided_ratio_is_found():
     written = (f"Its training against Green-ELM's pinv fit, by the verdict: "
                f"{V.direction_words('inconclusive', 2.3, ('shorter', 'longer'))}, where the paper reports 11.6×.")
     assert _direction_problems(written) == [] and "no direction judged (inconclusive: " in written
+    asked = ("Are the normal equations faster than the pseudoinverse here? By the verdict: no direction judged "
+             "(inconclusive: busy timings).")
+    assert _direction_problems(asked) == []                        # a question states no direction
+    assert _direction_problems(asked.replace("Are the normal equations faster", "The normal equations are faster")
+                               .replace("here? By", "here, by")) != []
 
 
 # ----------------------------------------------------------------------------- the committed store and pages
@@ -273,3 +279,22 @@ def test_streaming_s_ratio_words_state_a_direction_only_on_quiet_recorded_timing
     assert busy.label == "inconclusive" and "(the quiet rule)" in busy.detail
     quiet = st.quiet_bound(decided, _result(key, ratios, "×", load_average=[0.01, 0.3, 0.8]))
     assert quiet is decided and V.direction_words(quiet, 3.0, ("slower", "faster")) == "faster"
+
+
+def test_the_quiet_rule_reads_a_benchmarks_own_quiet_judgement_of_its_pairs(tmp_path):
+    """Interleaved pairs recorded with the benchmark's quiet flag (no load average of their own) are
+    judged by that flag: busy pairs are 'busy timings', not 'loads not recorded'; quiet ones decide."""
+    from greenelm_book.judging.verdicts import no_direction_why, quiet_bound, same_machine_ratio
+    from greenelm_book.store.results import ChapterResults
+
+    store = ChapterResults("probe", "smoke", tmp_path)
+    ratios = [2.0, 2.1, 1.9, 2.05, 1.95]
+    busy = store.record("probe/busy/ratio", ratios, "×", quiet=False,
+                        timing="one process, the two sides interleaved, on a busy machine (load 1.2)")
+    calm = store.record("probe/calm/ratio", ratios, "×", quiet=True, timing="quiet: one process")
+    bare = store.record("probe/bare/ratio", ratios, "×")
+    test = same_machine_ratio(ratios, claimed="above")
+    assert quiet_bound(test, busy).label == "inconclusive"
+    assert no_direction_why(quiet_bound(test, busy), 2.0) == "busy timings"
+    assert quiet_bound(test, calm).label == "holds"
+    assert no_direction_why(quiet_bound(test, bare), 2.0) == "loads not recorded"

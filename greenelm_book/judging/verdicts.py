@@ -1131,12 +1131,15 @@ def no_direction_why(verdict, estimate: float, *, at: float = 1.0) -> str:
 def quiet_bound(verdict, *results):
     """``verdict`` (a same-machine ratio of ``results``' timings) bounded by the quiet rule
     (:func:`evidence_bound`): judged only where each result records in its setting the load averages
-    (``load_average``) read before its timings and they are quiet; else inconclusive, the test's outcome
-    kept for information."""
+    (``load_average``) read before its timings and they are quiet, or, for a benchmark's interleaved pairs
+    (``bench.record_quiet_ratio``), the benchmark's own quiet judgement (``quiet``, its reason in
+    ``timing``); else inconclusive, the test's outcome kept for information."""
     loads = {r.key: r.setting["load_average"] for r in results if r.setting.get("load_average")}
-    unrecorded = [r.key for r in results if not r.setting.get("load_average")]
-    return evidence_bound(verdict, loads=loads, quiet=False if unrecorded else None,
-                          reason=f"no load average recorded with {', '.join(unrecorded)}" if unrecorded else "")
+    judged = [r for r in results if not r.setting.get("load_average") and isinstance(r.setting.get("quiet"), bool)]
+    busy = [f"{r.key}: {r.setting.get('timing', 'not quiet')}" for r in judged if not r.setting["quiet"]]
+    unrecorded = [r.key for r in results if not r.setting.get("load_average") and r not in judged]
+    why = ([f"no load average recorded with {', '.join(unrecorded)}"] if unrecorded else []) + busy
+    return evidence_bound(verdict, loads=loads, quiet=False if why else None, reason="; ".join(why))
 
 
 def direction_words(verdict, estimate: float, words: tuple[str, str] = ("shorter than", "longer than"), *,
