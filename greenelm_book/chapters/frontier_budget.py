@@ -415,15 +415,17 @@ OPTIMIZER_WORDS = {"airbench94": "SGD, Nesterov momentum", "pytorch-mnist-cnn": 
 RECIPE_HOME = {"airbench94": "cifar10", "pytorch-mnist-cnn": "mnist"}
 
 
-def untuned_words(model: str, dataset: str) -> str:
+def untuned_words(model: str, dataset: str, *, as_published: bool = False) -> str:
     """"" when ``model``'s recipe was published for ``dataset``, else "the MNIST recipe, not tuned for
-    Fashion-MNIST": what a sentence naming the opponent on that dataset must add."""
+    Fashion-MNIST" ("the MNIST recipe as published, not tuned for …" with ``as_published``): what a
+    sentence naming the opponent on that dataset must add."""
     from ..paper import DATASET_NAMES
 
     own = RECIPE_HOME[model]
     if dataset == own:
         return ""
-    return f"the {DATASET_NAMES.get(own, own)} recipe, not tuned for {DATASET_NAMES.get(dataset, dataset)}"
+    return (f"the {DATASET_NAMES.get(own, own)} recipe{' as published' if as_published else ''}, not tuned for "
+            f"{DATASET_NAMES.get(dataset, dataset)}")
 
 
 def recipe_words(model: str, dataset: str, recipe=None) -> str:
@@ -450,13 +452,11 @@ def recipe_words(model: str, dataset: str, recipe=None) -> str:
                  f"each epoch (step decay, StepLR), batches of {r.batch_size}, {r.epochs} epochs")
     else:
         raise ValueError(f"no recipe {model!r}: have airbench94, pytorch-mnist-cnn")
-    own = RECIPE_HOME[model]
-    if dataset != own:
+    untuned = untuned_words(model, dataset, as_published=True)
+    if untuned:
         from ..paper import DATASET_NAMES
 
-        name = DATASET_NAMES.get(dataset, dataset)
-        words += (f"; on {name} it is the {DATASET_NAMES.get(own, own)} recipe as published, not tuned for {name} "
-                  "(no published recipe for it is used)")
+        words += f"; on {DATASET_NAMES.get(dataset, dataset)} it is {untuned} (no published recipe for it is used)"
     return words
 
 

@@ -1135,9 +1135,9 @@ def quiet_bound(verdict, *results):
     (``bench.record_quiet_ratio``), the benchmark's own quiet judgement (``quiet``, its reason in
     ``timing``); else inconclusive, the test's outcome kept for information."""
     loads = {r.key: r.setting["load_average"] for r in results if r.setting.get("load_average")}
-    judged = [r for r in results if not r.setting.get("load_average") and isinstance(r.setting.get("quiet"), bool)]
-    busy = [f"{r.key}: {r.setting.get('timing', 'not quiet')}" for r in judged if not r.setting["quiet"]]
-    unrecorded = [r.key for r in results if not r.setting.get("load_average") and r not in judged]
+    no_loads = [r for r in results if r.key not in loads]
+    busy = [f"{r.key}: {r.setting.get('timing', 'not quiet')}" for r in no_loads if r.setting.get("quiet") is False]
+    unrecorded = [r.key for r in no_loads if not isinstance(r.setting.get("quiet"), bool)]
     why = ([f"no load average recorded with {', '.join(unrecorded)}"] if unrecorded else []) + busy
     return evidence_bound(verdict, loads=loads, quiet=False if why else None, reason="; ".join(why))
 
