@@ -252,7 +252,9 @@ print(by_digit.round(2).to_string(index=False))
 # when it exceeds twice the combined sd over seeds ($2\sqrt{s_1^2 + s_2^2}$); "dense" is judged
 # by Hoyer's sparsity against the Laplace distribution's (the classic sparsity prior: sparse when
 # more peaked than a Laplace), "broadly distributed" by the excess kurtosis against the Laplace's 3;
-# "high entropy" means within half a bit of a Gaussian vector of the same size.
+# "high entropy" means within half a bit of a Gaussian vector of the same size. A mean is on one side of
+# such a bar only where the 95 % interval of the mean over seeds lies wholly on that side; an interval
+# across the bar decides nothing.
 
 # %% tags=["remove-cell"]
 facts = we.answer_claims(store, rec, stats, deficit_rec, digit_rec, claim=claim, bins=bins, headline_bins=K,

@@ -47,7 +47,7 @@ import matplotlib.pyplot as plt
 from greenelm_book.chapters import scale_out as scaleout
 from greenelm_book.chapters.experiments import load_split
 from greenelm_book.report import glue, set_style, show_table
-from greenelm_book.store.results import ROOT, ChapterResults
+from greenelm_book.store.results import ROOT, ChapterResults, measured_on_text
 from greenelm_book.chapters.scale_out import shifted_mnist
 
 warnings.filterwarnings("ignore", message=".*[Pp]ort .* is already in use.*")
@@ -124,7 +124,7 @@ glue("equality_agreement", f"{min(equality_keys[n, 'agreement'].mean for n in ('
 # The benchmark fits MNIST's training images repeated to 2,000,000 rows with seeded random shifts
 # of up to two pixels, generated block by block inside the tasks (no process ever holds the whole
 # matrix), at d = 2000 on a fresh `LocalCluster` of two single-threaded worker processes for each
-# size — the two cores of this machine. Each worker's peak resident memory (`VmHWM`) is read after
+# size — two CPU cores (the host below the table). Each worker's peak resident memory (`VmHWM`) is read after
 # the fit; for the sizes that fit in memory the same data are also fitted by `ELMClassifier.fit` in
 # one process on both cores. Besides wall time the report counts CPU seconds (all processes and
 # threads), which other load on the machine inflates much less; the load average says how busy the
@@ -135,6 +135,10 @@ glue("equality_agreement", f"{min(equality_keys[n, 'agreement'].mean for n in ('
 report, bench, bench_setting = scaleout.load_benchmark(benchmark_report, ROOT)
 bench_keys = scaleout.record_benchmark(store, bench, bench_setting)
 show_table(scaleout.benchmark_table(bench, bench_keys), digits=1, integers=["rows N", "blocks"])
+glue("bench_where", measured_on_text([bench_keys[key] for key in bench_keys if key[1] == "wall-seconds"]), display=False)
+
+# %% [markdown]
+# The timings above were {glue:text}`bench_where`.
 
 # %%
 fig = scaleout.plot_benchmark(bench)
@@ -158,7 +162,8 @@ for name, value in scaleout.benchmark_glues(bench, exponents).items():
 # partial sums $[H_b^\top H_b \mid H_b^\top Y_b]$ waiting for their siblings in the reduction tree
 # — at most three per level, $\log_4 B$ levels for $B$ blocks — so by construction its memory can
 # grow at most with the logarithm of the number of blocks, not with the data; the measured peaks
-# test only the second part (they do not grow with the data), too few to show a logarithm. The single process needed
+# test only the second part (they change {glue:text}`bench_peak_change` while the data grow
+# {glue:text}`bench_n_factor`), too few sizes to show a logarithm. The single process needed
 # {glue:text}`bench_single_peak` because it holds X. On the same two cores the Dask fit takes
 # {glue:text}`bench_ratio`, and the two readouts agree to {glue:text}`bench_coef_difference` of
 # their scale. The point is not speed on two cores but that the same code runs on as many cores

@@ -210,8 +210,12 @@ def test_at_width_takes_the_paper_width_or_the_widest_below():
 
 
 def test_words_follow_the_sign_of_their_number():
-    assert bl._gap("x", 98.0, 97.0) == {"x": 98.0, "x_paper": 97.0, "x_gap": 1.0, "x_words": "above"}
-    assert bl._gap("x", 96.5, 97.0)["x_words"] == "below"
+    from types import SimpleNamespace
+
+    above = bl._gap("x", SimpleNamespace(mean=98.0, values=(97.9, 98.0, 98.1)), 97.0, "the paper")
+    assert above == {"x": 98.0, "x_paper": 97.0, "x_gap": 1.0, "x_from": "1.00 points above the paper"}
+    assert bl._gap("x", SimpleNamespace(mean=96.5, values=(96.4, 96.5, 96.6)), 97.0, "it")["x_from"] == \
+        "0.50 points below it"
 
     def speed(sgd_seconds, elm_seconds, pairs=None):
         quiet = ([_result(QUIET_RATIO_KEYS["sgd_mlp_over_pinv_mnist"], pairs, unit="×", timing="quiet, interleaved pairs")]
@@ -254,7 +258,7 @@ def test_the_headline_page_quotes_the_findings(found):
     text = bl.headline_markdown(STORE_DIR)
     bullets = [line for line in text.splitlines() if line.startswith("- ")]
     assert 3 <= len(bullets) <= 5
-    for snippet in (f"{found['acc_mnist_gap']:.2f} points {found['acc_mnist_words']}", f"{found['speedup']:.2f}×",
+    for snippet in (found["acc_mnist_from"], f"{found['speedup']:.2f}×",
                     f"{found['t4_pinv_s']:g} s in Table IV"):
         assert snippet in text
 
@@ -263,7 +267,8 @@ def test_each_mnist_width_on_the_headline_carries_its_own_gap(found):
     """One gap per width: the d = 2000 gap is never written as if it were the d = 4000 one too."""
     text = bl.headline_markdown(STORE_DIR)
     for prefix in ("acc_mnist", "acc_mnist_wide"):
-        gap = f"{found[prefix + '_gap']:.2f} points {found[prefix + '_words']}"
+        gap = found[prefix + "_from"]
+        assert gap.startswith(f"{found[prefix + '_gap']:.2f} points ")
         at = f"d = {found[prefix + '_d']} ({found[prefix]:.2f} % against {found[prefix + '_paper']:.2f} %)"
         assert gap in text and at in text
         assert text.index(gap) < text.index(at) < text.index(gap) + len(gap) + 40, (gap, at)
@@ -329,7 +334,7 @@ def test_the_rendered_conclusion_fits_in_1500_words(found):
     text = bl.rendered_text(CONCLUSION_PAGE)
     assert "{glue:text}" not in text
     assert 500 <= bl.word_count(text) <= 1500, bl.word_count(text)
-    for snippet in (f"{found['acc_mnist_gap']:.2f} points {found['acc_mnist_words']}",
+    for snippet in (found["acc_mnist_from"],
                     f"{found['speedup']:.2f}× Green-ELM's pinv fit", f"{found['t1_pinv_s']:.2f} s in Table I"):
         assert snippet in text
 
@@ -364,15 +369,15 @@ def test_the_bottom_line_fits_in_250_words():
 
 def test_the_bottom_line_names_the_store_numbers(found):
     text = " ".join(bl.bottom_line_text(CONCLUSION_PAGE).split())
-    for snippet in (f"{found['acc_mnist_gap']:.2f} points {found['acc_mnist_words']}",
-                    f"{found['acc_fashion_gap']:.2f} points {found['acc_fashion_words']}",
+    for snippet in (found["acc_mnist_from"], found["acc_fashion_from"],
                     f"is {found['speedup']:.2f}× here", f"{found['limit_mnist']:.2f} % on",
-                    f"{found['limit_cifar_vs_cnn']:.2f} points {found['limit_cifar_words']} our SGD-trained CNN"):
+                    f"{found['limit_cifar_vs_cnn']:.2f} points", "our SGD-trained CNN", found["limit_cifar_from"]):
         assert snippet in text, snippet
     # the CIFAR-10 limit is set against the book's own CNN, not the paper's figure's baseline
     cnn = bl.Store(STORE_DIR).get("cifar10/sgd-cnn/accuracy").mean
     assert found["limit_cifar_vs_cnn"] == pytest.approx(abs(found["limit_cifar"] - cnn))
-    assert found["limit_cifar_words"] == ("above" if found["limit_cifar"] > cnn else "below")
+    side = "above" if found["limit_cifar"] > cnn else "below"
+    assert found["limit_cifar_from"].startswith(f"{found['limit_cifar_vs_cnn']:.2f} points {side} our SGD-trained CNN")
 
 
 # ----------------------------------------------------------------------------- (5) verdict words
@@ -761,6 +766,17 @@ def test_a_distance_to_the_paper_is_stated_only_where_the_runs_decide_it():
     assert straddle.startswith("further from on the means (no direction judged: its 95 % interval")
     assert bl.distance_words([98.0, 98.1], [95.0, 95.1], paper) == "closer to on the means"   # either side
 
+
+def test_a_gap_names_its_side_only_where_the_runs_decide_it():
+    """The distance is printed either way; the side stands alone only where the Welch interval decides
+    it (a sign alone once read "0.42 points above Table I" beside an inconclusive verdict)."""
+    assert bl.gap_phrase([98.6, 98.62, 98.64], [98.2], "Table I") == "0.42 points above Table I"
+    assert bl.gap_phrase([96.9, 97.0, 97.1], [98.2], "the paper") == "1.20 points below the paper"
+    undecided = bl.gap_phrase([98.0, 99.2, 98.66], [98.2], "Table I")
+    assert undecided.startswith("0.42 points above Table I on the means (no direction judged: its 95 % interval")
+    assert bl.gap_phrase([-2.2, -2.3, -2.1], [0.0], "it", ("behind", "ahead of")) == "2.20 points behind it"
+    assert bl.gap_phrase([1.0, 1.1], [2.0, 2.1], "that MLP") == "1.00 points below that MLP"
+    assert bl.gap_phrase([97.0], [97.0], "it").startswith("level with it")
 
 def test_a_summary_direction_can_name_its_evidence_instead_of_the_verdicts_numbers():
     from greenelm_book.report import Verdict

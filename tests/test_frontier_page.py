@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,7 @@ from greenelm_book.chapters import frontier as fc
 from greenelm_book.chapters import frontier_budget as fb
 from greenelm_book.paper import ANCHORS, TRAINED
 from greenelm_book.running.toc import ROOT
-from greenelm_book.store.results import ChapterResults
+from greenelm_book.store.results import ChapterResults, same_host
 
 RECORDS = ROOT / "book" / "frontier_protocol"
 WIDE = {"dataset": "mnist", "seed": 0, "configuration": {"model": "paper-map", "input": "pixels", "n_hidden": 32000},
@@ -199,19 +200,37 @@ def test_the_opponent_sentence_pairs_seeds_and_follows_the_sign_of_the_gap(setup
             if len(theirs) < 3:
                 assert "not judged by the book's gain rule: the rule needs 3 seeds, each running both" in text
             judged = fc.opponent_gain(part, result)
-            if len(theirs) == 1:                 # a ratio of one seed's seconds says so, not "its" ratio
-                assert "its training seconds on that seed (" in text
             # the ratio's two sides are printed beside it (finding 5 of issue 61's reading: "4.6× on that
-            # seed" with no seed's seconds shown, the page's means giving 4.26)
+            # seed" with no seed's seconds shown, the page's means giving 4.26), and the ratio itself only
+            # where one machine is shown to have measured both
             which = "on that seed" if len(theirs) == 1 else "on those seeds (means)"
-            assert (f"{judged['ratio']:.1f}× its training seconds {which} ({judged['ours_seconds']:,.0f} s against "
-                    f"{judged['theirs_seconds']:,.0f} s).") in text
+            assert fc.seconds_ratio_words(part["seconds"], result["seconds"], judged, len(theirs)) in text
+            if same_host(part["seconds"], result["seconds"]):
+                assert (f"{judged['ratio']:.1f}× its training seconds {which} ({judged['ours_seconds']:,.0f} s "
+                        f"against {judged['theirs_seconds']:,.0f} s).") in text
+            else:
+                assert (f"took {judged['ours_seconds']:,.0f} s and its training {judged['theirs_seconds']:,.0f} s "
+                        f"{which}, no ratio stated") in text
             assert judged["ratio"] == pytest.approx(judged["ours_seconds"] / judged["theirs_seconds"])
             assert judged["ours_seconds"] == pytest.approx(np.mean([dict(zip(part["seconds"].setting["seeds"], part["seconds"].values))[s]
                                                                     for s in judged["seeds"]]))
     # where and when the seconds were measured, as recorded (finding 20: "on one machine" where no host is recorded)
     assert "on one machine" not in text and " Their seconds were measured on " in text
     assert fc.opponents_sentence({}) == "No SGD opponent has a record yet."
+
+
+def test_a_seconds_ratio_is_stated_only_where_one_machine_measured_both():
+    host = {"cpu": "AMD EPYC", "cores": 2, "kernel": "6.1", "blas": "openblas", "gemm_gflops": 60.0}
+    ours, theirs = SimpleNamespace(host=host), SimpleNamespace(host=dict(host, gemm_gflops=58.0))   # a GEMM reading differs
+    judged = {"ratio": 5.0, "ours_seconds": 3000.0, "theirs_seconds": 600.0}
+    assert fc.seconds_ratio_words(ours, theirs, judged, 3) == \
+        "the whole protocol takes 5.0× its training seconds on those seeds (means) (3,000 s against 600 s)"
+    other = SimpleNamespace(host=dict(host, cpu="Intel Xeon"))
+    assert fc.seconds_ratio_words(ours, other, judged, 1) == (
+        "the whole protocol took 3,000 s and its training 600 s on that seed, no ratio stated: their records "
+        "do not show one machine measured both")
+    unknown = SimpleNamespace(host=None)
+    assert "no ratio stated" in fc.seconds_ratio_words(ours, unknown, judged, 3)
 
 
 def test_the_gain_rule_judges_the_opponent_once_both_sides_have_three_seeds(setup):
@@ -233,9 +252,13 @@ def test_the_gain_rule_judges_the_opponent_once_both_sides_have_three_seeds(setu
     assert (f"On MNIST the protocol's pick is {abs(judged['gap']):.2f} points below the PyTorch examples' MNIST CNN "
             "(its own schedule) on the 3 seeds both ran, a loss by the book's gain rule, since the mean paired "
             "difference") in text
-    # the seconds ratio says over which seeds it is taken; the floor is named and rounded as the bar
-    assert (f"the whole protocol takes {judged['ratio']:.1f}× its training seconds on those seeds (means) "
-            f"({np.mean(seconds):,.0f} s against 200 s).") in text
+    # the seconds say over which seeds they are taken (a ratio only where one machine measured both)
+    assert fc.seconds_ratio_words(protocol["mnist"]["seconds"], protocol["mnist"]["opponents"]["published"]["seconds"],
+                                  judged, 3).endswith("on those seeds (means)" + (
+        f" ({np.mean(seconds):,.0f} s against 200 s)" if same_host(
+            protocol["mnist"]["seconds"], protocol["mnist"]["opponents"]["published"]["seconds"]) else
+        ", no ratio stated: their records do not show one machine measured both"))
+    # the floor is named and rounded as the bar
     detail = judged["verdict"].detail
     floor = 2 * fb.difference_sampling_error(np.mean(theirs), np.mean(ours), protocol["mnist"]["n_test"])
     assert (f"at least the floor {floor:.2f}: 2 sampling errors of a difference of two accuracies on "

@@ -83,6 +83,26 @@ def test_the_halving_records_are_recorded_one_value_per_seed(tmp_path):
     assert fs.halving_records(tmp_path / "none") == {}                      # no folder: nothing yet
 
 
+def test_the_seconds_carry_the_host_only_where_every_seed_records_the_same_one(tmp_path):
+    """Provenance: a halving record names the machine that ran it; the seeds' seconds carry that host when
+    every seed records the same one, and only their cores (the record's words) when one lacks it or differs."""
+    host = {"cpu": "AMD EPYC", "cores": 2, "kernel": "6.1", "blas": "openblas 0.3.30 (Haswell), 2 threads",
+            "gemm_gflops": 60.0}
+    for case, hosts in (("same", [host, host, host]), ("mixed", [host, None, host]),
+                        ("other", [host, dict(host, cpu="Intel Xeon"), host])):
+        folder = tmp_path / case
+        for seed, recorded in zip((0, 1, 2), hosts):
+            record = halving_record(folder, seed=seed)
+            if recorded:
+                record["host"] = recorded
+                (folder / f"mnist-seed{seed}.json").write_text(json.dumps(record), encoding="utf-8")
+        part = fs.record_halving(store_in(tmp_path / case), fs.halving_records(folder), SPEC)["mnist"]
+        if case == "same":
+            assert part["seconds"].host == host
+        else:
+            assert part["seconds"].host["cpu"] is None and part["seconds"].host["cores"] == 2
+
+
 def test_a_second_test_read_a_read_by_another_configuration_and_a_missing_ledger_are_refused(tmp_path):
     halving_record(tmp_path / "twice", reads=2)
     with pytest.raises(ValueError, match=r"mnist-seed0.json: MNIST, seed 0: its own list of test reads holds 2 "

@@ -185,8 +185,12 @@ def test_same_host_needs_both_hosts_recorded_and_equal():
 def test_hosts_in_words_say_what_is_not_recorded():
     assert host_text(HOST) == ("Test CPU, 2 cores, kernel 6.1.0-test, openblas 0.3.30 (Haswell), 2 threads, "
                                "GEMM 50 GFLOP/s")
-    assert host_text({"cpu": "AMD EPYC", "cores": 2}) == ("AMD EPYC, 2 cores, kernel not recorded, BLAS not recorded, "
-                                                          "GEMM rate not recorded")
+    assert host_text({"cpu": "AMD EPYC", "cores": 2}) == "AMD EPYC, 2 cores (kernel, BLAS and GEMM rate not recorded)"
+    assert host_text({"cores": 2, "kernel": "6.1", "blas": "openblas", "gemm_gflops": 52.0}) == \
+        "2 cores, kernel 6.1, openblas, GEMM 52 GFLOP/s (CPU not recorded)"
+    assert host_text({"cpu": "AMD EPYC", "cores": 2, "kernel": "6.1", "blas": "openblas", "gemm_gflops": 52.0}) == \
+        "AMD EPYC, 2 cores, kernel 6.1, openblas, GEMM 52 GFLOP/s"
+    assert host_text({"cpu": None, "cores": None}) == "host not recorded"
     assert host_text(None) == "host not recorded"
     # two OpenBLAS builds in one process (numpy's and scipy's wheels): said, not read as one library
     two = dict(HOST, blas="openblas 0.3.30 (Haswell) + openblas 0.3.31.188.0 (Haswell), 2 threads")
@@ -387,7 +391,8 @@ def test_the_sentence_on_where_the_book_ran_follows_the_recorded_hosts():
     one = environment.execution_sentence([machine, machine], [HOST, dict(HOST, gemm_gflops=60.0), None])
     assert one.startswith(f"Every chapter's provenance names one machine, {machine} (CPU model, cores and memory only)")
     assert "every timing that records its host was measured on one host; their float64 GEMM rate read 50 to 60 " \
-           "GFLOP/s (1 timing result records no host)." in one
+           "GFLOP/s (each host record's own reading" in one and "(1 timing result records no host)." in one
+    assert "not the hardware chapter's GEMM figure" in one      # two readings of one host are named apart
     two = environment.execution_sentence([machine, machine], [HOST, dict(HOST, kernel="6.18.44-fc-v782")])
     assert "not all measured on one host: they record 2 kernels; its float64 GEMM rate read 50 GFLOP/s" in two
     assert "every timing" not in two and "same machine" not in two

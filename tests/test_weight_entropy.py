@@ -175,3 +175,21 @@ def test_accuracy_table_falls_back_to_this_chapters_runs(models, store):
     assert list(table["test accuracy (%)"]) == [90.5, 90.5, 80.5, 70.5]
     assert table["why"].str.contains("not in this results directory").all()
     assert table["key"][2] == "mnist/sgd-mlp/accuracy"
+
+
+def test_a_threshold_part_is_decided_only_by_the_interval_of_its_mean():
+    """Issue 61: "dense" and "broadly distributed" compared a mean with a Laplace's bar and no spread; a mean
+    of 21 over seeds from 5.9 to 55 is on neither side of 3 by its 95 % interval, so the part is undecided."""
+    from greenelm_book.judging.verdicts import mean_beyond_bound
+
+    kurtosis = [5.94, 14.27, 24.0, 8.07, 55.16]               # the committed d = 2000 readout's, per seed
+    broad = we.part_outcome(mean_beyond_bound({"W2": kurtosis}, we.LAPLACE_KURTOSIS, "below"))
+    assert broad is None and we.SIDE_WORDS[broad].startswith("on neither side")
+    hoyer = [0.263, 0.282, 0.282, 0.274, 0.296]               # its Hoyer sparsity: the interval reaches 0.294
+    assert we.part_outcome(mean_beyond_bound({"W2": hoyer}, we.LAPLACE_HOYER, "below")) is None
+    assert we.part_outcome(mean_beyond_bound({"W2": [0.20, 0.21, 0.20, 0.205]}, we.LAPLACE_HOYER, "below")) is True
+    assert "0.279 (95 % CI 0.264 to 0.294)" in mean_beyond_bound({"W2": hoyer}, we.LAPLACE_HOYER, "below", digits=3).ours
+    assert we.part_outcome(mean_beyond_bound({"W2": [0.31, 0.312, 0.307]}, we.LAPLACE_HOYER, "below")) is False
+    assert we.every_matrix([True, True]) is True and we.every_matrix([True, None]) == "inconclusive"
+    assert we.every_matrix([False, False]) is False and we.every_matrix([True, False]) == "partly"
+    assert we.every_matrix(["partly", True]) == "partly"

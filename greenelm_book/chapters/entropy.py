@@ -19,7 +19,7 @@ from .weight_statistics import histogram_entropy, near_zero_fraction, quantile_s
 from ..judging.rejudge import answer_as_scorecard
 from ..report import by_sign, colour, judge_qualitative, not_comparable, not_measurable
 from .trained import elm_run, owned_result, sgd_run
-from ..judging.verdicts import all_some_none, conjunction
+from ..judging.verdicts import all_some_none, conjunction, mean_beyond_bound
 
 #: Hoyer's sparsity of a large Laplace sample (1 − 1/√2): sparser than this is "sparse"
 LAPLACE_HOYER = 1 - 1 / np.sqrt(2)
@@ -359,6 +359,33 @@ def short_name(label: str) -> str:
     return label.split(" (")[0].replace("SGD ", "")
 
 
+#: where a mean lies against its bar, by the 95 % interval over seeds (True: below it, as "dense" and "broad" need)
+SIDE_WORDS = {True: "below", False: "above", None: "on neither side, by its 95 % interval over seeds, of"}
+
+#: a part's outcome (True, False, None: undecided) in the chapter's words
+PART_WORDS = {"dense": {True: "dense", False: "sparse", None: "undecided: the interval crosses the bar"},
+              "broad": {True: "broad", False: "heavy-tailed", None: "undecided: the interval crosses the bar"},
+              "sparse": {True: "sparse", False: "dense", None: "undecided: the interval crosses the bar"}}
+
+
+def part_outcome(verdict) -> bool | str | None:
+    """A threshold part's outcome from its :func:`~greenelm_book.judging.verdicts.mean_beyond_bound` verdict:
+    True (holds), False (does not hold), "partly" (some datasets), None (an interval straddles the bar)."""
+    return {"holds": True, "does not hold": False, "partly holds": "partly"}.get(verdict.label)
+
+
+def every_matrix(outcomes) -> bool | str:
+    """Outcomes (True, False, "partly", None) of one test over several matrices or regimes: True when every
+    one holds, False when none holds and none is undecided, "inconclusive" when one is undecided (None),
+    else "partly"."""
+    outcomes = list(outcomes)
+    if outcomes and all(o is True for o in outcomes):
+        return True
+    if any(o is None for o in outcomes):
+        return "inconclusive"
+    return False if all(o is False for o in outcomes) else "partly"
+
+
 def answer_claims(store, rec: dict, stats: pd.DataFrame, deficits: dict, digit_rec: dict, *, claim: dict,
                   bins, headline_bins: int, n_match: int, width: int, stars, H_img, by_digit: pd.DataFrame) -> dict:
     """Answer the chapter's twelve claims in ``store`` (tests stated in each verdict) and return
@@ -380,13 +407,17 @@ def answer_claims(store, rec: dict, stats: pd.DataFrame, deficits: dict, digit_r
         claim["sea_stars_geometry"], col_G.values, "", digits=3), keys=[col_G.key])
 
     hoyer_elm, kurt_elm = rec[elm_name, "hoyer"], rec[elm_name, "kurtosis"]
-    dense, broad = hoyer_elm.mean <= LAPLACE_HOYER, kurt_elm.mean <= LAPLACE_KURTOSIS
+    dense_v = mean_beyond_bound({"Green-ELM W2": hoyer_elm.values}, LAPLACE_HOYER, "below", what="Hoyer sparsity",
+                                digits=3)
+    broad_v = mean_beyond_bound({"Green-ELM W2": kurt_elm.values}, LAPLACE_KURTOSIS, "below", what="excess kurtosis")
+    dense, broad = part_outcome(dense_v), part_outcome(broad_v)
     store.answer("weights_dense", judge_qualitative(
-        all_some_none([dense, broad]),
-        test=f"dense: Hoyer sparsity ≤ {LAPLACE_HOYER:.3f} (a Laplace's); broadly distributed: excess kurtosis ≤ "
-             f"{LAPLACE_KURTOSIS:g} (a Laplace's); both → holds, one → partly",
-        ours=f"Hoyer {hoyer_elm.mean:.3f} ({'dense' if dense else 'sparse'}); excess kurtosis {kurt_elm.mean:.1f} "
-             f"({'broad' if broad else 'heavy-tailed'})"),
+        conjunction([dense, broad]),
+        test=f"dense: Hoyer sparsity below {LAPLACE_HOYER:.3f} (a Laplace's); broadly distributed: excess kurtosis "
+             f"below {LAPLACE_KURTOSIS:g} (a Laplace's); each side of its bar decided by the 95 % interval of the "
+             "mean over seeds (an interval across the bar decides nothing); both → holds, one refuted → partly, "
+             "an undecided part and none refuted → inconclusive",
+        ours=f"{dense_v.ours} ({PART_WORDS['dense'][dense]}); {broad_v.ours} ({PART_WORDS['broad'][broad]})"),
         keys=[hoyer_elm.key, kurt_elm.key], note=f"Green-ELM pinv W2, d = {width}, W ~ N(0, 1)")
 
     matched_elm = rec[elm_name, "matched_entropy"]
@@ -407,10 +438,12 @@ def answer_claims(store, rec: dict, stats: pd.DataFrame, deficits: dict, digit_r
 
     head = stats[stats.bins == K]
     gauss_matched = float(head.loc[head.set == elm_name, "gaussian_matched_entropy"].mean())
-    high = gauss_matched - matched_elm.mean <= HIGH
+    high = part_outcome(mean_beyond_bound({"Green-ELM W2": [gauss_matched - v for v in matched_elm.values]}, HIGH,
+                                          "below", what="entropy deficit"))
     store.answer("high_entropy_no_feature_pruning", judge_qualitative(
-        conjunction([bool(high), every_higher]),
-        test=f"high: the entropy of {n_match} random W2 weights within {HIGH} bit of a Gaussian sample's; and "
+        conjunction([high, every_higher]),
+        test=f"high: the entropy of {n_match} random W2 weights within {HIGH} bit of a Gaussian sample's (the 95 % "
+             f"interval of the deficit's mean over seeds below {HIGH}; one across it decides nothing); and "
              f"higher than every SGD matrix's entropy on the same number of weights (one lower by 2 combined sd "
              f"refutes it, an indistinguishable one decides nothing); both → holds, one → partly",
         ours=f"{matched_elm.mean:.2f} bits against {gauss_matched:.2f} for {gaussian_sample_words(n_match)}; against the "
@@ -418,26 +451,33 @@ def answer_claims(store, rec: dict, stats: pd.DataFrame, deficits: dict, digit_r
 
     # both stated parts, each over every SGD matrix: sparse (Hoyer) and low-entropy (lower than Green-ELM's W2
     # by the entropy comparison above, on the same number of weights)
-    sparse = [rec[n, "hoyer"].mean > LAPLACE_HOYER for n in sgd_names]
+    sparse = {n: part_outcome(mean_beyond_bound({short[n]: rec[n, "hoyer"].values}, LAPLACE_HOYER, "above",
+                                                what="Hoyer sparsity", digits=3)) for n in sgd_names}
     low = [cmp[n] == "higher" for n in sgd_names]          # cmp: Green-ELM's W2 against the SGD matrix
     sgd_side = {"higher": "lower than", "lower": "higher than"}
-    parts = [all_some_none(sparse), all_some_none(low)]
+    parts = [every_matrix(sparse.values()), all_some_none(low)]
     store.answer("mnist_sea_sgd_filters_sparse", judge_qualitative(
-        True if all(p is True for p in parts) else False if not any(parts) else "partly",
-        test=f"sparse: Hoyer sparsity > {LAPLACE_HOYER:.3f} (a Laplace's); low-entropy: the entropy of {n_match} "
+        every_matrix(parts),
+        test=f"sparse: Hoyer sparsity above {LAPLACE_HOYER:.3f} (a Laplace's), by the 95 % interval of its mean over "
+             f"seeds (one across the bar decides nothing); low-entropy: the entropy of {n_match} "
              f"random weights at K = {K} lower than Green-ELM W2's by more than 2 combined sd; each part over every "
-             "SGD weight matrix; both parts on every matrix → holds, neither on any → does not hold, else partly",
-        ours="; ".join(f"{short[n]}: Hoyer {rec[n, 'hoyer'].mean:.3f} ({'sparse' if sp else 'dense'}), entropy "
+             "SGD weight matrix; both parts on every matrix → holds, neither on any → does not hold, an undecided "
+             "matrix → inconclusive, else partly",
+        ours="; ".join(f"{short[n]}: Hoyer {rec[n, 'hoyer'].mean:.3f} ({PART_WORDS['sparse'][sparse[n]]}), entropy "
                        f"{sgd_side.get(cmp[n], 'indistinguishable from')} Green-ELM W2's"
-                       for n, sp in zip(sgd_names, sparse))),
+                       for n in sgd_names)),
         keys=[rec[n, "hoyer"].key for n in sgd_names] + matched_keys)
 
     gaps = {k: r.mean for k, r in deficits.items()}
+    within = [part_outcome(mean_beyond_bound({" ".join(map(str, k)) if isinstance(k, tuple) else str(k): r.values},
+                                             HIGH, "below", what="deficit")) for k, r in deficits.items()]
     store.answer("high_entropy_all_regimes", judge_qualitative(
-        all_some_none(v <= HIGH for v in gaps.values()),
-        test=f"per-column entropy (K = {K}) within {HIGH} bit of a Gaussian vector of d values, in every solver × "
-             f"width regime",
-        ours=f"{sum(v <= HIGH for v in gaps.values())} of {len(gaps)} regimes; deficits {min(gaps.values()):.2f} to "
+        every_matrix(within),
+        test=f"per-column entropy (K = {K}) within {HIGH} bit of a Gaussian vector of d values (the 95 % interval of "
+             f"the deficit's mean over seeds below {HIGH}; one across it decides nothing), in every solver × width "
+             "regime; an undecided regime → inconclusive",
+        ours=f"{sum(w is True for w in within)} of {len(gaps)} regimes within, {sum(w is None for w in within)} "
+             f"undecided; deficits {min(gaps.values()):.2f} to "
              f"{max(gaps.values()):.2f} bits"), keys=[r.key for r in deficits.values()])
 
     star_H_min, sample_H_max = float(stars[4].min()), float(np.max(H_img))
@@ -496,10 +536,13 @@ def prose_numbers(store, rec: dict, stats: pd.DataFrame, facts: dict, *, headlin
             "elm_hoyer": rec[elm_name, "hoyer"].mean, "laplace_hoyer": LAPLACE_HOYER, "elm_kurtosis": kurt_elm.mean,
             "sgd_kurtosis": ", ".join(f"{short[n]} {rec[n, 'kurtosis'].mean:.1f}" for n in sgd_names),
             "elm_near_zero": 100 * rec[elm_name, "near_zero"].mean, "gauss_near_zero": gauss_near,
-            "dense_words": "at or below" if dense else "above", "dense_reading": "sparse" if not dense else "dense",
-            "broad_words": "at or below" if broad else "above",
-            "broad_reading": "broadly distributed" if broad else
-            "a narrow bulk under a few very large weights, not a broad distribution",
+            "dense_words": SIDE_WORDS[dense], "dense_reading": {True: "dense", False: "sparse",
+                                                                 None: "neither shown dense nor sparse"}[dense],
+            "broad_words": SIDE_WORDS[broad],
+            "broad_reading": {True: "broadly distributed",
+                              False: "a narrow bulk under a few very large weights, not a broad distribution",
+                              None: "the seeds spread too widely to say whether the tails are heavier than a "
+                                    "Laplace's"}[broad],
             "near_zero_words": by_sign(rec[elm_name, "near_zero"].mean * 100 - gauss_near, "more than", "fewer than"),
             "tails_rank": "has the heaviest tails of all" if all(kurt_elm.mean > rec[n, "kurtosis"].mean
                                                                  for n in sgd_names) else "is not the heaviest-tailed",

@@ -249,7 +249,8 @@ def answer_ultra_wide(store, part: dict, goal: float):
     limit_reaches = kernel >= goal
     rule = (f"holds if the ln d line fitted at d ≤ {max(fit_widths)} predicts the held-out widths "
             f"{', '.join(str(d) for d in held_widths)} better than a saturating law fitted to the same points, and "
-            f"the map's d → ∞ limit (arc-cosine kernel ridge) reaches {goal:.1f} % on "
+            f"the map's d → ∞ limit at the paper's fixed λ (arc-cosine kernel ridge, μ = λ/d → 0: the limit of the "
+            f"paper's own setting; that of LOO-tuned fits is not measured) reaches {goal:.1f} % on "
             f"{DATASET_NAMES[part['dataset']]}")
     keys = [f"{part['prefix']}{d_ultra}/accuracy", part["kernel_key"]]
     if not limit_reaches:
@@ -461,6 +462,22 @@ def opponent_gain(part: dict, result: dict) -> dict:
             "ratio": ours_mean / theirs_mean, "ours_seconds": ours_mean, "theirs_seconds": theirs_mean}
 
 
+def seconds_ratio_words(ours, theirs, judged: dict, n_seeds: int) -> str:
+    """The whole protocol's seconds against an opponent's training seconds (``ours``, ``theirs``: their
+    Results; ``judged``: :func:`opponent_gain`'s), as a ratio only where
+    :func:`~greenelm_book.store.results.same_host` shows one machine measured both; else the two means side
+    by side and why no ratio is stated."""
+    from ..store.results import same_host
+
+    where = "on that seed" if n_seeds == 1 else "on those seeds (means)"
+    sides = f"{judged['ours_seconds']:,.0f} s against {judged['theirs_seconds']:,.0f} s"
+    if same_host(ours, theirs):
+        return f"the whole protocol takes {judged['ratio']:.1f}× its training seconds {where} ({sides})"
+    return (f"the whole protocol took {judged['ours_seconds']:,.0f} s and its training "
+            f"{judged['theirs_seconds']:,.0f} s {where}, no ratio stated: their records do not show one "
+            "machine measured both")
+
+
 def opponents_sentence(protocol: dict) -> str:
     """The protocol against its SGD opponent on each dataset that has both, paired by seed, in words
     following the sign of the difference, with the book's gain rule's verdict (:func:`opponent_gain`)."""
@@ -484,9 +501,7 @@ def opponents_sentence(protocol: dict) -> str:
                 f"On {DATASET_NAMES[dataset]} the protocol's pick is {abs(gap):.2f} points "
                 f"{by_sign(gap, 'above', 'below', 'level with')} "
                 f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} ({SCHEDULE_WORDS[schedule]}) {seeds}, "
-                f"{judgement}; the whole protocol takes {judged['ratio']:.1f}× its training seconds "
-                f"{'on that seed' if len(common) == 1 else 'on those seeds (means)'} "
-                f"({judged['ours_seconds']:,.0f} s against {judged['theirs_seconds']:,.0f} s).")
+                f"{judgement}; {seconds_ratio_words(part['seconds'], result['seconds'], judged, len(common))}.")
     if not sentences:
         return "No SGD opponent has a record yet."
     # what the records say of where and when those seconds were measured (no host beyond the cores: never

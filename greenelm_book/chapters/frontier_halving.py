@@ -131,8 +131,9 @@ def run_halving(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Se
     validation_accuracy (%), seconds, info, error}], "survivors" [index], "seconds"}], "pick", "pick_index",
     "tie_rule", "validation_accuracy" (the pick's, at the last rung it ran), "test_accuracy" (%),
     "seconds" {"selection" (every rung's fits), "rungs" [per rung], "refit", "scoring", "total"},
-    "selection_fits_read_back", "refit_info", "peak_memory_gb", "load_average", "test_reads"."""
-    from ..bench import load_average, peak_rss_bytes, reset_peak_rss
+    "selection_fits_read_back", "refit_info", "peak_memory_gb", "load_average", "test_reads", "host" (the
+    machine that ran it: :func:`~greenelm_book.bench.host_info`)."""
+    from ..bench import host_info, load_average, peak_rss_bytes, reset_peak_rss
 
     grid, X_train, y_train = checked_run_inputs(dataset, X_train, y_train, X_test, gate, grid, seed)
     rows_per_rung = rung_rows(len(y_train), sizes, int(seed))
@@ -187,7 +188,8 @@ def run_halving(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Se
               "selection_fits_read_back": int(read_back), "refit_info": _info(model),
               "peak_memory_gb": peak_rss_bytes() / GB,
               "load_average": {"started": load_started, "finished": load_average()},
-              "test_reads": gate.reads(dataset, int(seed))}
+              "test_reads": gate.reads(dataset, int(seed)),
+              "host": host_info()}          # read after the timed work: its short GEMM probe times nothing of it
     return json.loads(json.dumps(record, allow_nan=False))
 
 

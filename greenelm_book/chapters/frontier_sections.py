@@ -128,6 +128,9 @@ def record_halving(store, records: Mapping, spec: Mapping) -> dict:
                            picks=[configuration_key(r["pick"]) for r in runs], sizes=runs[0]["sizes"],
                            eta=runs[0]["eta"], limit_seconds=part["limit"], n_train=runs[0]["n_train"],
                            machine="2 CPU cores", computed_at=[_read_at(r) for r in runs])
+            hosts = [r.get("host") for r in runs]
+            if all(hosts) and all(h == hosts[0] for h in hosts):
+                setting["host"] = hosts[0]       # one host ran every seed (records before hosts were kept: cores only)
             prefix = f"{dataset}/frontier-halving"
 
             def stored(name, values, unit, quantity):
@@ -197,7 +200,7 @@ def limit_verdict(part: Mapping, dataset: str):
     verdict = judge_qualitative(
         all(s <= part["limit"] for s in seconds),
         f"holds if the whole protocol (every rung, the refit, the scoring) takes at most "
-        f"{duration_text(part['limit'])} on every seed, on this machine's two cores",
+        f"{duration_text(part['limit'])} on every seed, on two CPU cores",
         ", ".join(f"seed {s}: {duration_text(x)}" for s, x in zip(part["seeds"], seconds)))
     loads = started_loads(part)
     quiet_over = [f"seed {s}" for s in quiet_overruns(part)]

@@ -846,12 +846,13 @@ def reaches_within_margin(pairs: dict, margin: float = PARITY_MARGIN, level: flo
 
 
 def mean_beyond_bound(values: dict, bound: float, claimed: str = "above", level: float = 0.95,
-                      what: str = "value") -> Verdict:
+                      what: str = "value", digits: int = 2) -> Verdict:
     """``values``: ``{dataset: per-seed values}`` (≥ 2 each). A dataset passes when the ``level``
     t confidence interval of its mean lies beyond ``bound`` on the ``claimed`` side ("above" or
     "below"), fails when it lies wholly on the other side, else is undecided. Holds when every
     dataset passes, partly when some do and none is undecided, does not hold when none does;
-    inconclusive when an interval straddles the bound (:data:`RULES` ``["mean_beyond_bound"]``)."""
+    inconclusive when an interval straddles the bound (:data:`RULES` ``["mean_beyond_bound"]``). ``digits``:
+    the decimals printed."""
     from scipy.stats import t
 
     if claimed not in ("above", "below"):
@@ -866,7 +867,8 @@ def mean_beyond_bound(values: dict, bound: float, claimed: str = "above", level:
         above, below = low > bound, high < bound
         outcomes[name] = ("pass" if (above if claimed == "above" else below) else
                           "fail" if (below if claimed == "above" else above) else "undecided")
-        texts.append(f"{dataset_name(name)}: {what} {mean:.2f} ({level * 100:.0f} % CI {low:.2f} to {high:.2f})")
+        texts.append(f"{dataset_name(name)}: {what} {mean:.{digits}f} ({level * 100:.0f} % CI {low:.{digits}f} to "
+                     f"{high:.{digits}f})")
     test = (f"the {level * 100:.0f} % confidence interval of the mean {what} (over seeds) lies {claimed} "
             f"{bound:g} on every dataset")
     return _interval_outcomes(outcomes, "pass", "; ".join(texts), test, f"{bound:g}")

@@ -171,8 +171,12 @@ def execution_sentence(machines: list[str], hosts: list[dict | None]) -> str:
              for i, a in enumerate(recorded) for b in recorded[i + 1:]]
     verdicts = [same_host(a, b) for a, b in pairs]
     rates = sorted({h["gemm_gflops"] for h in recorded if h.get("gemm_gflops")})
-    readings = ("" if not rates else f"; its float64 GEMM rate read {rates[0]:g} GFLOP/s" if len(rates) == 1 else
-                f"; their float64 GEMM rate read {rates[0]:g} to {rates[-1]:g} GFLOP/s")
+    # a host record's GEMM rate is the short probe it ran (or the report's peak) when the result was recorded,
+    # not a chapter's own GEMM figure (the hardware chapter's is measured at its own order): say which
+    probe = (" (each host record's own reading when its result was recorded: a short probe of order 1,024, "
+             "or the benchmark report's peak; not the hardware chapter's GEMM figure, measured at its own order)")
+    readings = ("" if not rates else f"; its float64 GEMM rate read {rates[0]:g} GFLOP/s{probe}" if len(rates) == 1 else
+                f"; their float64 GEMM rate read {rates[0]:g} to {rates[-1]:g} GFLOP/s{probe}")
     if not recorded:
         timings = "no timing result records its host"
     elif False in verdicts:

@@ -152,19 +152,27 @@ def _setting_host(setting: dict) -> dict | None:
 
 
 def host_text(host: dict | None) -> str:
-    """A host in words, each field it lacks said ``not recorded``, and how many BLAS builds it loaded when
-    more than one:
-    ``"AMD EPYC, 2 cores, kernel 6.18.44, openblas 0.3.30 (Haswell), 2 threads, GEMM 61.2 GFLOP/s"``."""
+    """A host in words, the fields it records first and those it lacks named once after them, and how many
+    BLAS builds it loaded when more than one:
+    ``"AMD EPYC, 2 cores, kernel 6.18.44, openblas 0.3.30 (Haswell), 2 threads, GEMM 61.2 GFLOP/s"``;
+    ``"AMD EPYC, 2 cores (kernel, BLAS and GEMM rate not recorded)"``."""
     if not host:
         return f"host {NOT_RECORDED}"
-    cores = f"{host['cores']} cores" if host.get("cores") else f"cores {NOT_RECORDED}"
-    kernel = f"kernel {host.get('kernel') or NOT_RECORDED}"
-    blas = host.get("blas") or f"BLAS {NOT_RECORDED}"
-    builds = blas.split(", ")[0].count(" + ") + 1          # "openblas 0.3.30 (Haswell) + openblas 0.3.31 …, 2 threads"
-    if host.get("blas") and builds > 1:
+    blas = host.get("blas")
+    builds = blas.split(", ")[0].count(" + ") + 1 if blas else 1   # "openblas 0.3.30 (Haswell) + openblas 0.3.31 …"
+    if blas and builds > 1:
         blas = f"{builds} BLAS builds loaded in one process ({blas})"
-    gemm = f"GEMM {host['gemm_gflops']:g} GFLOP/s" if host.get("gemm_gflops") else f"GEMM rate {NOT_RECORDED}"
-    return ", ".join([host.get("cpu") or f"CPU {NOT_RECORDED}", cores, kernel, blas, gemm])
+    fields = (("CPU", host.get("cpu")), ("cores", host.get("cores") and f"{host['cores']} cores"),
+              ("kernel", host.get("kernel") and f"kernel {host['kernel']}"), ("BLAS", blas),
+              ("GEMM rate", host.get("gemm_gflops") and f"GEMM {host['gemm_gflops']:g} GFLOP/s"))
+    present = [text for _, text in fields if text]
+    missing = [name for name, text in fields if not text]
+    if not present:
+        return f"host {NOT_RECORDED}"
+    if not missing:
+        return ", ".join(present)
+    lacking = missing[0] if len(missing) == 1 else f"{', '.join(missing[:-1])} and {missing[-1]}"
+    return f"{', '.join(present)} ({lacking} {NOT_RECORDED})"
 
 
 def same_host(a: "Result", b: "Result") -> bool | None:

@@ -127,10 +127,31 @@ def _paper_point(dataset: str, width: int) -> float:
     return float(_row(FIG_SCALING, dataset=dataset, n_hidden=width).accuracy)
 
 
-def _gap(prefix: str, ours: float, paper: float, words=("above", "below")) -> dict:
-    """``{prefix}``, ``{prefix}_paper``, ``{prefix}_gap`` (|ours − paper|), ``{prefix}_words``."""
-    return {prefix: ours, f"{prefix}_paper": paper, f"{prefix}_gap": abs(ours - paper),
-            f"{prefix}_words": by_sign(ours - paper, *words)}
+def gap_phrase(a, b, reference: str, words: tuple[str, str] = ("below", "above")) -> str:
+    """A distance between runs ``a`` and ``b`` (a fixed value: one run) in words whose side follows the
+    evidence: "0.42 points above Table I" where the 95 % Welch interval of mean(a) − mean(b) lies on that
+    side (:func:`~greenelm_book.judging.verdicts.mean_difference_words`), else "0.42 points above Table I
+    on the means (no direction judged: its 95 % interval, −0.10 to +0.94, includes no difference)".
+    ``words``: the side below and above ``b``; ``reference``: what ``b`` is called in the sentence."""
+    said = mean_difference_words(a, b, words, with_interval=False)
+    gap = abs(statistics.fmean(_values(a)) - statistics.fmean(_values(b)))
+    if said.startswith("level with"):
+        return f"level with {reference} {said[len('level with '):]}"
+    side = next(w for w in words if said.startswith(w))
+    return f"{gap:.2f} points {side} {reference}{said[len(side):]}"
+
+
+def _values(runs) -> list[float]:
+    """A result's runs, a list of runs or one fixed value, as a list of floats."""
+    runs = getattr(runs, "values", runs)
+    return [float(v) for v in (runs if hasattr(runs, "__len__") else [runs])]
+
+
+def _gap(prefix: str, ours: Result, paper: float, reference: str) -> dict:
+    """``{prefix}`` (our mean), ``{prefix}_paper``, ``{prefix}_gap`` (|ours − paper|) and
+    ``{prefix}_from``, the distance in words (:func:`gap_phrase`, ``reference`` naming the paper's value)."""
+    return {prefix: ours.mean, f"{prefix}_paper": paper, f"{prefix}_gap": abs(ours.mean - paper),
+            f"{prefix}_from": gap_phrase(ours.values, [paper], reference)}
 
 
 def solver_text(result: Result) -> str:
@@ -150,12 +171,12 @@ def accuracy_findings(store: Store) -> dict:
     the text's weight scale against the code's, and Green-ELM on CIFAR-10 raw pixels (Table VI)."""
     out = {}
     mnist, d = store.at_width("mnist/green-elm/unit/pinv/d={d}/accuracy", HEADLINE_WIDTH, PAPER_WIDTHS)
-    out.update(_gap("acc_mnist", mnist.mean, _paper_point("mnist", d)), acc_mnist_d=d)
+    out.update(_gap("acc_mnist", mnist, _paper_point("mnist", d), "the paper"), acc_mnist_d=d)
     wide, d_wide = store.at_width("mnist/green-elm/unit/cholesky/d={d}/accuracy", WIDEST_WIDTH, PAPER_WIDTHS)
-    out.update(_gap("acc_mnist_wide", wide.mean, _paper_point("mnist", d_wide)), acc_mnist_wide_d=d_wide,
+    out.update(_gap("acc_mnist_wide", wide, _paper_point("mnist", d_wide), "it"), acc_mnist_wide_d=d_wide,
                acc_mnist_how=solver_text(mnist), acc_mnist_wide_how=solver_text(wide))
     fashion, d_f = store.at_width("fashion-mnist/green-elm/unit/pinv/d={d}/accuracy", WIDEST_WIDTH, PAPER_WIDTHS)
-    out.update(_gap("acc_fashion", fashion.mean, _paper_point("fashion-mnist", d_f)), acc_fashion_d=d_f,
+    out.update(_gap("acc_fashion", fashion, _paper_point("fashion-mnist", d_f), "it"), acc_fashion_d=d_f,
                acc_fashion_n=fashion.n)
     he = store.get(f"mnist/green-elm/he/pinv/d={d}/accuracy")
     out.update(acc_mnist_he=he.mean, acc_mnist_he_words=distance_words(he.values, mnist.values,
@@ -163,23 +184,24 @@ def accuracy_findings(store: Store) -> dict:
     for name, dataset in (("mnist", "mnist"), ("fashion", "fashion-mnist")):
         sgd = store.get(f"{dataset}/sgd-mlp/accuracy")
         paper = float(_row(TABLE_I, dataset=dataset, solver="sgd").accuracy)
-        out.update(_gap(f"sgd_{name}", sgd.mean, paper))
-    out.update(elm_vs_mlp_gap=abs(mnist.mean - store.get("mnist/sgd-mlp/accuracy").mean),
-               elm_vs_mlp_words=by_sign(mnist.mean - store.get("mnist/sgd-mlp/accuracy").mean,
-                                        "above", "below"))
+        out.update(_gap(f"sgd_{name}", sgd, paper, "Table I"))
+    mlp_mnist = store.get("mnist/sgd-mlp/accuracy")
+    out.update(elm_vs_mlp_gap=abs(mnist.mean - mlp_mnist.mean),
+               elm_vs_mlp_from=gap_phrase(mnist.values, mlp_mnist.values, "our SGD MLP"),
+               elm_vs_that_mlp=gap_phrase(mnist.values, mlp_mnist.values, "that MLP"))
     raw, d_raw = store.at_width("cifar10/green-elm/unit/cholesky/d={d}/accuracy", HEADLINE_WIDTH,
                                 chapter="cifar10")
     paper_raw = float(_row(TABLE_VI, family="elm", model="raw").accuracy)
-    out.update(_gap("acc_cifar_raw", raw.mean, paper_raw), acc_cifar_raw_d=d_raw)
+    out.update(_gap("acc_cifar_raw", raw, paper_raw, f"Table VI's {paper_raw:g} %"), acc_cifar_raw_d=d_raw)
     angle = int(ROTATION_CLAIM["angle"])
     advantage = store.matching(rf"mnist/green-elm/unit/pinv/d=\d+/vs-sgd-perceptron/angle={angle}/advantage")
     if not advantage:
         raise KeyError(f"no rotation advantage at {angle}° in {store.directory}")
     key = max(advantage, key=lambda k: int(re.search(r"/d=(\d+)/", k).group(1)))
-    out.update(_gap("rotation_advantage", advantage[key].mean, _claim_value("rotation_advantage_15deg")))
+    out.update(_gap("rotation_advantage", advantage[key], _claim_value("rotation_advantage_15deg"), "the paper's"))
     mlp = store.get(key.replace("/vs-sgd-perceptron/", "/vs-sgd-mlp/"))
     out.update(rotation_mlp_gap=abs(mlp.mean),
-               rotation_mlp_words=by_sign(mlp.mean, "ahead of it", "behind it", "level with it"))
+               rotation_mlp_from=gap_phrase(mlp.values, [0.0], "it", ("behind", "ahead of")))
     return out
 
 
@@ -291,9 +313,9 @@ def scaling_findings(store: Store) -> dict:
     loo = store.matching(r"mnist/green-elm/unit/ridge-loo/d=\d+/accuracy")
     width = {k: int(re.search(r"/d=(\d+)/", k).group(1)) for k in loo}
     widest = max(loo, key=width.get)
-    limit = store.get("mnist/arccos-kernel/accuracy").mean
-    cifar_limit = store.get("cifar10/arccos-kernel/accuracy").mean
-    cnn = store.get("cifar10/sgd-cnn/accuracy").mean
+    limit_runs = store.get("mnist/arccos-kernel/accuracy")
+    cifar_runs, cnn_runs = store.get("cifar10/arccos-kernel/accuracy"), store.get("cifar10/sgd-cnn/accuracy")
+    limit, cifar_limit, cnn = limit_runs.mean, cifar_runs.mean, cnn_runs.mean
     held = store.get("mnist/green-elm/unit/cholesky/ln-d-fit/held-out-error").setting
     asymptote = store.get("mnist/green-elm/unit/cholesky/saturating-fit/asymptote").mean
     return {"ln_worse_n": len(worse), "ln_n": len(DATASET_NAMES), "ln_draws": min(draws),
@@ -307,9 +329,9 @@ def scaling_findings(store: Store) -> dict:
             "ultra_d": f"{width[widest]:,}",
             "ultra_acc": loo[widest].mean, "limit_mnist": limit,
             "limit_mnist_gap": abs(limit - loo[widest].mean),
-            "limit_mnist_words": by_sign(limit - loo[widest].mean, "above", "below"),
+            "limit_mnist_from": gap_phrase(limit_runs.values, loo[widest].values, "the widest fit measured"),
             "limit_cifar": cifar_limit, "limit_cifar_vs_cnn": abs(cifar_limit - cnn),
-            "limit_cifar_words": by_sign(cifar_limit - cnn, "above", "below")}
+            "limit_cifar_from": gap_phrase(cifar_runs.values, cnn_runs.values, "our SGD-trained CNN")}
 
 
 #: the frontier protocol's datasets, as the findings name them
@@ -387,9 +409,10 @@ def frontier_findings(store: Store) -> dict:
     cnn = store.get("cifar10/sgd-cnn/accuracy")
     out.update(cnn_acc=cnn.mean, cnn_s=store.get("cifar10/sgd-cnn/train-seconds").mean)
     head, _ = store.at_width("cifar10/green-elm/efficientnet-lite0/cholesky/d={d}/accuracy", HEAD_WIDTH)
-    ridge = store.get("cifar10/ridge/efficientnet-lite0/accuracy").mean
+    ridge_runs = store.get("cifar10/ridge/efficientnet-lite0/accuracy")
+    ridge = ridge_runs.mean
     out.update(head_acc=head.mean, ridge_backbone=ridge, head_vs_ridge=abs(head.mean - ridge),
-               head_vs_ridge_words=by_sign(head.mean - ridge, "above", "below"))
+               head_vs_ridge_from=gap_phrase(head.values, ridge_runs.values, "it"))
     return out
 
 
@@ -412,7 +435,6 @@ def streaming_findings(store: Store) -> dict:
     host = ratio.host or (hosts[0] if len(hosts) == 2 and hosts[0] and hosts[0] == hosts[1] else None)
     return {"stream_distance": max(distances), "forget_rls": rls.mean, "forget_sgd": sgd.mean,
             "forget_gap": abs(rls.mean - sgd.mean),
-            "forget_words": by_sign(rls.mean - sgd.mean, "above", "below"),
             "listing3_ratio": statistics.median(ratio.values),
             "listing3_where": f"measured on {host_text(host)}" if host else "its host not recorded",
             # per-batch ratios of one run: the same-machine test, under the quiet rule, decides the direction,
@@ -588,13 +610,13 @@ def headline_markdown(directory: str | Path) -> str:
         f = findings(directory)
     except (FileNotFoundError, LookupError) as exc:     # LookupError: KeyError included
         return f"*The headline findings appear once every chapter has been executed ({str(exc).strip(chr(39))}).*\n"
-    wide = (f", and {f['acc_mnist_wide_gap']:.2f} points {f['acc_mnist_wide_words']} it at d = "
+    wide = (f", and {f['acc_mnist_wide_from']} at d = "
             f"{f['acc_mnist_wide_d']} ({f['acc_mnist_wide']:.2f} % against {f['acc_mnist_wide_paper']:.2f} %)"
             if f["acc_mnist_wide_d"] != f["acc_mnist_d"] else "")
     lines = [
-        f"- **Accuracy.** On MNIST, Green-ELM lands {f['acc_mnist_gap']:.2f} points {f['acc_mnist_words']} "
-        f"the paper at d = {f['acc_mnist_d']} ({f['acc_mnist']:.2f} % against {f['acc_mnist_paper']:.2f} %){wide}; "
-        f"on Fashion-MNIST {f['acc_fashion_gap']:.2f} points {f['acc_fashion_words']} it "
+        f"- **Accuracy.** On MNIST, Green-ELM lands {f['acc_mnist_from']} "
+        f"at d = {f['acc_mnist_d']} ({f['acc_mnist']:.2f} % against {f['acc_mnist_paper']:.2f} %){wide}; "
+        f"on Fashion-MNIST {f['acc_fashion_from']} "
         f"({f['acc_fashion']:.2f} % against {f['acc_fashion_paper']:.2f} % at d = {f['acc_fashion_d']}).",
         f"- **Speed.** The paper's headline, training {f['speedup_paper']:g}× faster than SGD, is a ratio of "
         f"two single timings; {f['speedup_where']}, our SGD MLP's training takes {f['speedup']:.2f}× Green-ELM's "
