@@ -329,7 +329,7 @@ def scaling_findings(store: Store) -> dict:
             "ultra_d": f"{width[widest]:,}",
             "ultra_acc": loo[widest].mean, "limit_mnist": limit,
             "limit_mnist_gap": abs(limit - loo[widest].mean),
-            "limit_mnist_from": gap_phrase(limit_runs.values, loo[widest].values, "the widest fit measured"),
+            "limit_mnist_from": gap_phrase(limit_runs.values, loo[widest].values, "it"),
             "limit_cifar": cifar_limit, "limit_cifar_vs_cnn": abs(cifar_limit - cnn),
             "limit_cifar_from": gap_phrase(cifar_runs.values, cnn_runs.values, "our SGD-trained CNN")}
 
