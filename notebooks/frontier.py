@@ -113,8 +113,8 @@ plt.show()
 # paper's fixed λ, so its predictions differ) {glue:text}`ln_words` it by
 # {glue:text}`ln_error_abs:.2f` points; the saturating law
 # {glue:text}`sat_words` it by {glue:text}`sat_error_abs:.2f` points. {glue:text}`held_out_sentence`
-# The limit itself, {glue:text}`kernel_acc:.2f` %, is {glue:text}`gap:.2f` points
-# {glue:text}`gap_words` the widest model: {glue:text}`limit_sentence` {glue:text}`limit_ridge_sentence`
+# The limit itself, {glue:text}`kernel_acc:.2f` %, is {glue:text}`gap_phrase`:
+# {glue:text}`limit_sentence` {glue:text}`limit_ridge_sentence`
 
 # %% tags=["remove-cell"]
 for name, value in fc.ultra_glues(ultra, ultra_goal).items():

@@ -134,8 +134,8 @@ glue("equality_agreement", f"{min(equality_keys[n, 'agreement'].mean for n in ('
 # %%
 report, bench, bench_setting = scaleout.load_benchmark(benchmark_report, ROOT)
 bench_keys = scaleout.record_benchmark(store, bench, bench_setting)
-show_table(scaleout.benchmark_table(bench, bench_keys), digits=1, integers=["rows N", "blocks"])
 glue("bench_where", measured_on_text([bench_keys[key] for key in bench_keys if key[1] == "wall-seconds"]), display=False)
+show_table(scaleout.benchmark_table(bench, bench_keys), digits=1, integers=["rows N", "blocks"])
 
 # %% [markdown]
 # The timings above were {glue:text}`bench_where`.

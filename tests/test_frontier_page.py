@@ -154,7 +154,7 @@ def test_part_one_continues_the_scaling_curve_with_the_fixed_measurements(setup)
         assert (key in scaling) == (d != 32000) and value == pytest.approx(np.mean(
             scaling[key]["values"]) if d != 32000 else 97.9)
     glues = fc.ultra_glues(part, 99.5)
-    assert glues["gap_words"] == "above" and "stays below the 99.5 % bar" in glues["limit_sentence"]
+    assert glues["gap_phrase"].split(" the widest model")[0].endswith("above") and "stays below the 99.5 % bar" in glues["limit_sentence"]
     ridge = glues["limit_ridge_sentence"]           # the limit's μ against the μ = λ/d LOO's λ stands for
     assert ridge.startswith("Its ridge is μ = 1.0e-03 (a jitter of 1e-06); LOO's λ = 1e+05 at d = ")
     assert "stands for μ = λ/d = 3.1 in the kernel's scale, larger by 3 orders of magnitude" in ridge
@@ -440,3 +440,11 @@ def test_each_opponent_is_named_by_its_optimiser_and_a_borrowed_recipe_is_said_t
     if "mnist" in protocol and protocol["mnist"]["opponents"]:
         assert "Adadelta" in text and "not plain SGD" in text
     assert fc.opponent_recipes_text({}) == "no opponent has a record yet."
+
+
+def test_the_limit_against_the_widest_model_states_a_side_only_where_decided():
+    """Issue 61's reading: the frontier page said "0.84 points above the widest model" where the conclusion
+    said no direction can be judged from one run per side; both now say the latter."""
+    assert fc.widest_gap_phrase(98.74, 97.90) == \
+        "0.84 points above the widest model on the means (no direction judged: one run per side)"
+    assert fc.widest_gap_phrase(97.0, 97.0).startswith("level with the widest model")

@@ -154,6 +154,19 @@ def ultra_intro_glues(part: dict) -> dict:
             "limit_minutes": duration_text(limit["seconds"]), "limit_peak": f"{limit['peak_memory_gb']:.1f}"}
 
 
+def widest_gap_phrase(limit: float, widest: float) -> str:
+    """The limit against the widest model (one value each: one run per side), its side stated only where
+    :func:`~greenelm_book.judging.verdicts.mean_difference_words` decides it: "0.84 points above the widest
+    model on the means (no direction judged: one run per side)"."""
+    from ..judging.verdicts import mean_difference_words
+
+    said = mean_difference_words([limit], [widest], ("below", "above"), with_interval=False)
+    side = next((w for w in ("below", "above") if said.startswith(w)), None)
+    if side is None:
+        return f"level with the widest model {said[len('level with '):]}"
+    return f"{abs(limit - widest):.2f} points {side} the widest model{said[len(side):]}"
+
+
 def ultra_glues(part: dict, goal: float) -> dict:
     """The values the paragraph after part 1's figure quotes (``goal``: the bar of the answer, %)."""
     test, d_ultra, kernel = part["test"], part["d_ultra"], part["kernel_accuracy"]
@@ -167,7 +180,7 @@ def ultra_glues(part: dict, goal: float) -> dict:
         "ln_words": by_sign(ln_error, "overshoots", "undershoots", "matches"), "ln_error_abs": abs(ln_error),
         "sat_words": by_sign(sat_error, "overshoots", "undershoots", "matches"), "sat_error_abs": abs(sat_error),
         "ln_mae": test.log_error, "sat_mae": test.saturating_error, "kernel_acc": kernel, "gap": abs(gap),
-        "gap_words": by_sign(gap, "above", "below", "level with"),
+        "gap_phrase": widest_gap_phrase(kernel, accuracy),
         "limit_sentence": by_sign(kernel - goal,
                                   f"the limit of this map, at its vanishing ridge, clears the {goal:.1f} % mark.",
                                   f"the limit of this map at its vanishing ridge, the width past every width, stays "
