@@ -156,15 +156,11 @@ def ultra_intro_glues(part: dict) -> dict:
 
 def widest_gap_phrase(limit: float, widest: float) -> str:
     """The limit against the widest model (one value each: one run per side), its side stated only where
-    :func:`~greenelm_book.judging.verdicts.mean_difference_words` decides it: "0.84 points above the widest
-    model on the means (no direction judged: one run per side)"."""
-    from ..judging.verdicts import mean_difference_words
+    the interval decides it (:func:`~greenelm_book.judging.verdicts.gap_phrase`): "0.84 points above the
+    widest model on the means (no direction judged: one run per side)"."""
+    from ..judging.verdicts import gap_phrase
 
-    said = mean_difference_words([limit], [widest], ("below", "above"), with_interval=False)
-    side = next((w for w in ("below", "above") if said.startswith(w)), None)
-    if side is None:
-        return f"level with the widest model {said[len('level with '):]}"
-    return f"{abs(limit - widest):.2f} points {side} the widest model{said[len(side):]}"
+    return gap_phrase([limit], [widest], "the widest model")
 
 
 def ultra_glues(part: dict, goal: float) -> dict:

@@ -41,7 +41,7 @@ __all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "PARI
            "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
            "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
            "rises_at_every_step", "rises_throughout", "gains_shrink", "reaches_reference",
-           "difference_interval", "mean_difference_words", "reaches_within_margin", "flatter_than_anchor", "margin_label", "judge_between", "LADDER", "LADDER_CONDITIONS",
+           "difference_interval", "mean_difference_words", "gap_phrase", "reaches_within_margin", "flatter_than_anchor", "margin_label", "judge_between", "LADDER", "LADDER_CONDITIONS",
            "ladder_label", "mean_beyond_bound", "THRESHOLDS", "GAIN_LABELS", "MIN_GAIN_RUNS",
            "gain_label", "gain_over", "TEST_WORDS", "words_of_test", "ranks_in_order", "reaches_somewhere",
            "exponent_within", "evidence_bound", "quiet_bound", "direction_words", "DECIDED_LABELS", "DIRECTION_LABELS", "RATIO_LABELS"]
@@ -810,6 +810,19 @@ def mean_difference_words(a, b, words: tuple[str, str] = ("below", "above"), lev
         return f"{side} (its {100 * level:g} % interval, {low:+.2f} to {high:+.2f} points)" if with_interval else side
     return (f"{side} on the means (no direction judged: its {100 * level:g} % interval, {low:+.2f} to {high:+.2f}, "
             "includes no difference)")
+
+
+def gap_phrase(a, b, reference: str, words: tuple[str, str] = ("below", "above")) -> str:
+    """A distance between runs ``a`` and ``b`` (a fixed value: one run) in words whose side follows the
+    evidence: "0.42 points above Table I" where the 95 % Welch interval of mean(a) − mean(b) lies on that
+    side (:func:`mean_difference_words`), else "0.42 points above Table I on the means (no direction judged:
+    its 95 % interval, −0.10 to +0.94, includes no difference)". ``words``: the side below and above ``b``;
+    ``reference``: what ``b`` is called in the sentence."""
+    said = mean_difference_words(a, b, words, with_interval=False)
+    if said.startswith("level with"):
+        return f"level with {reference} {said[len('level with '):]}"
+    side = next(w for w in words if said.startswith(w))
+    return f"{abs(_runs(a).mean() - _runs(b).mean()):.2f} points {side} {reference}{said[len(side):]}"
 
 
 def _interval_outcomes(outcomes: dict, good: str, ours: str, test: str, boundary: str) -> Verdict:

@@ -21,7 +21,7 @@ import statistics
 from pathlib import Path
 
 from ..bench import QUIET_RATIO_KEYS, process_words
-from ..judging.verdicts import direction_words, mean_difference_words, same_machine_ratio
+from ..judging.verdicts import direction_words, gap_phrase, mean_difference_words, same_machine_ratio
 from ..paper import (CLAIMS, DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
                     TABLE_IV, TABLE_VI)
 from ..report import by_sign, duration_text, spread_text, thousands
@@ -125,26 +125,6 @@ PAPER_WIDTHS = tuple(int(d) for d in sorted(set(FIG_SCALING.n_hidden)))
 def _paper_point(dataset: str, width: int) -> float:
     """The paper's scaling-figure accuracy for ``dataset`` at ``width`` (Table I where it prints it)."""
     return float(_row(FIG_SCALING, dataset=dataset, n_hidden=width).accuracy)
-
-
-def gap_phrase(a, b, reference: str, words: tuple[str, str] = ("below", "above")) -> str:
-    """A distance between runs ``a`` and ``b`` (a fixed value: one run) in words whose side follows the
-    evidence: "0.42 points above Table I" where the 95 % Welch interval of mean(a) − mean(b) lies on that
-    side (:func:`~greenelm_book.judging.verdicts.mean_difference_words`), else "0.42 points above Table I
-    on the means (no direction judged: its 95 % interval, −0.10 to +0.94, includes no difference)".
-    ``words``: the side below and above ``b``; ``reference``: what ``b`` is called in the sentence."""
-    said = mean_difference_words(a, b, words, with_interval=False)
-    gap = abs(statistics.fmean(_values(a)) - statistics.fmean(_values(b)))
-    if said.startswith("level with"):
-        return f"level with {reference} {said[len('level with '):]}"
-    side = next(w for w in words if said.startswith(w))
-    return f"{gap:.2f} points {side} {reference}{said[len(side):]}"
-
-
-def _values(runs) -> list[float]:
-    """A result's runs, a list of runs or one fixed value, as a list of floats."""
-    runs = getattr(runs, "values", runs)
-    return [float(v) for v in (runs if hasattr(runs, "__len__") else [runs])]
 
 
 def _gap(prefix: str, ours: Result, paper: float, reference: str) -> dict:
