@@ -160,10 +160,36 @@ def test_a_one_shot_point_refits_its_seeds_pick_smaller_and_records_what_it_fitt
     assert build.fitted == [30] and record["n_train"] == 30
     assert record["settings"] == {**PICK, "n_patches": 8}
     assert record["protocol"] == {"pick": PICK, "seconds": 900.0} and record["test_accuracy"] == 25.0
-    fb.run_point("mnist", 1, 2, out_dir=out, params=params, build=build, log=quiet)
-    assert build.built[1][0].n_patches == 64 and build.fitted[1] == 40      # K capped at the pick's, all rows
     reads = json.loads((out / "test-reads.json").read_text())["reads"]
-    assert [r["kind"] for r in reads] == ["fixed", "fixed"]
+    assert [r["kind"] for r in reads] == ["fixed"]
+
+
+def test_the_picks_own_refit_is_read_from_the_protocols_record_not_measured_again(setup):
+    """Point 1 fits the pick itself on every row (its K, 128, capped at the pick's 64): the protocol's
+    refit of that seed, the same build, fit and gate-read scoring, so it is read from there; a point that
+    differs from the pick (fewer rows) is not, and a protocol run on a subset cannot stand for it."""
+    out, params, records = setup
+    records.mkdir()
+    halving = fp.seed_record_path(records, "mnist", 1)
+    halving.write_text(json.dumps({"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0},
+                                   "test_accuracy": 99.0, "n_test": 20, "subset": None}))
+    build = Builder()
+    assert fb.run_point("mnist", 1, 1, out_dir=out, params=params, build=build, log=quiet) == halving
+    assert not build.built and not (out / "test-reads.json").exists()       # no second fit, no second read
+    point = fb.dataset_points(fb.load_budget(params), "mnist")[1]
+    read = fb.pick_refit_point("mnist", point, 1, records)
+    assert (read["seconds"], read["scoring_seconds"], read["test_accuracy"], read["settings"]) == (
+        600.0, 40.0, 99.0, PICK)
+    assert read["sampling_error"] == pytest.approx(fb.sampling_error(99.0, 20))
+    (refit,) = fb.fronts("mnist", out, params)["one_shot"]
+    assert refit["seconds"] == {1: 600.0} and refit["accuracy"] == {1: 99.0}
+    smaller = fb.dataset_points(fb.load_budget(params), "mnist")[0]
+    assert fb.pick_refit_point("mnist", smaller, 1, records) is None
+    assert fb.pick_refit_point("mnist", point, 2, records) is None           # seed 2 has no protocol record
+    halving.write_text(json.dumps({"pick": PICK, "seconds": {"total": 9.0, "refit": 6.0, "scoring": 1.0},
+                                   "test_accuracy": 99.0, "n_test": 20, "subset": 600}))
+    with pytest.raises(ValueError, match="the protocol ran on a subset"):
+        fb.pick_refit_point("mnist", point, 1, records)
 
 
 def test_an_undeclared_point_or_seed_is_refused(setup):
@@ -357,16 +383,19 @@ def test_a_datasets_fronts_and_marker_are_read_from_the_committed_records(setup)
     records.mkdir()
     for seed in (0, 1, 2):
         fp.seed_record_path(records, "mnist", seed).write_text(json.dumps(
-            {"pick": PICK, "seconds": {"total": 900.0 + seed}, "test_accuracy": 99.0 + seed / 10, "n_test": 20}))
+            {"pick": PICK, "seconds": {"total": 900.0 + seed, "refit": 600.0, "scoring": 40.0},
+             "test_accuracy": 99.0 + seed / 10, "n_test": 20}))
         fb.run_point("mnist", 0, seed, out_dir=out, params=params, build=Builder(), log=quiet)
         fb.run_point("mnist", 2, seed, out_dir=out, params=params, train=Trainer(), log=quiet)
     got = fb.fronts("mnist", out, params)
-    assert [p["label"] for p in got["one_shot"]] == ["N = 30, K = 8"] and got["one_shot"][0]["seeds"] == [0, 1, 2]
+    assert [p["label"] for p in got["one_shot"]] == ["N = 30, K = 8", "N = all, K = 128"]    # the refit: read
+    assert got["one_shot"][0]["seeds"] == [0, 1, 2] == got["one_shot"][1]["seeds"]
     assert [p["label"] for p in got["sgd"]] == ["1 epoch"] and got["sgd"][0]["seconds"] == {0: 2.5, 1: 2.5, 2: 2.5}
     assert got["marker"]["seconds"] == {0: 900.0, 1: 901.0, 2: 902.0} and (got["n_test"], got["recipe"]) == (
         20, "pytorch-mnist-cnn")
     said = fb.answer(got)
-    assert said["sampling_error"] and said["outside"] == ["1 epoch"] and "not compared" in said["sentence"]
+    assert said["sampling_error"] and said["outside"] == []        # 2.5 s lies within the one-shot front's seconds
+    assert [c["label"] for c in said["comparisons"]] == ["1 epoch"]
     params.write_text(params.read_text().replace("epochs: 1}", "epochs: 3}"), encoding="utf-8")
     with pytest.raises(ValueError, match="are not declared in the budget's parameters"):
         fb.fronts("mnist", out, params)

@@ -13,6 +13,8 @@ Two fronts per dataset, every point declared in ``params/frontier_budget.yml`` b
   images with its schedule shortened to ``epochs`` (re-planned, not cut); at the recipe's own schedule
   the point is the opponent's published run, read from its record where it has one
   (:func:`opponent_point`), not measured twice.
+  The one-shot point that fits the pick itself on every row is likewise the protocol's own refit, read
+  from its record (:func:`pick_refit_point`).
 
 :func:`run_point` runs one point and seed and writes its record (training seconds on the machine's
 cores, test accuracy, the test-set sampling error, load averages at start and end); the command line
@@ -238,6 +240,40 @@ def opponent_point(dataset: str, point: Mapping, seed: int, opponents_dir: str |
             "measured_by": str(path)}
 
 
+def pick_refit_point(dataset: str, point: Mapping, seed: int, records_dir: str | Path) -> dict | None:
+    """A one-shot point that fits the pick itself on every training row (no ``n_train``, and a K that leaves
+    the pick's own: :func:`one_shot_settings` equal to the pick) is the protocol's own refit of ``seed``,
+    measured once, there (the same build, fit and scoring through the gate, timed alone within the
+    protocol's run): that record's refit as a point's record ({"dataset", "seed", "point", "settings",
+    "seconds" (the refit's), "scoring_seconds", "test_accuracy", "n_test", "sampling_error",
+    "measured_by" (its path)}); None for any other point, or when that seed's protocol has no record."""
+    if point["family"] != "one-shot" or point["n_train"] is not None:
+        return None
+    path = seed_record_path(records_dir, dataset, seed)
+    if not path.is_file():
+        return None
+    record = json.loads(path.read_text(encoding="utf-8"))
+    if one_shot_settings(point, record["pick"]) != dict(record["pick"]):
+        return None
+    if record.get("subset") is not None:
+        raise ValueError(f"{path}: the protocol ran on a subset ({record['subset']} rows); the point on all "
+                         "training rows cannot read its refit")
+    seconds = record["seconds"]
+    return {"dataset": dataset, "seed": int(seed), "point": dict(point), "settings": dict(record["pick"]),
+            "seconds": float(seconds["refit"]), "scoring_seconds": float(seconds["scoring"]),
+            "test_accuracy": float(record["test_accuracy"]), "n_test": int(record["n_test"]),
+            "sampling_error": sampling_error(float(record["test_accuracy"]), int(record["n_test"])),
+            "measured_by": str(path)}
+
+
+def measured_elsewhere(dataset: str, point: Mapping, seed: int, records_dir: str | Path,
+                       opponents_dir: str | Path | None = None) -> dict | None:
+    """A point already measured by another run, as a point's record: the SGD opponent's published run
+    (:func:`opponent_point`) or the protocol's own refit (:func:`pick_refit_point`); None when neither."""
+    return (opponent_point(dataset, point, seed, opponents_dir)
+            or pick_refit_point(dataset, point, seed, records_dir))
+
+
 def _recipe_trainer(model: str) -> Callable:
     from . import fast_sgd
 
@@ -260,8 +296,9 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
               opponents_dir: str | Path | None = None, log: Callable[[str], None] = print) -> Path:
     """Run the ``index``-th declared point of ``dataset`` (:func:`dataset_points`) for ``seed`` and write its
     record, ``out_dir/<dataset>-<slug>-seed<seed>.json``; returns its path (skipped when it exists). An
-    SGD point at its recipe's own schedule whose opponent run is recorded in ``opponents_dir``
-    (:func:`opponent_point`) is not measured again: that record's path is returned.
+    point measured by another run (:func:`measured_elsewhere`: an SGD point at its recipe's own schedule
+    whose opponent run is recorded in ``opponents_dir``, the pick's own refit recorded by the protocol) is
+    not measured again: that record's path is returned.
 
     One-shot: ``build(candidate, image_shape, seed)`` (the protocol's :func:`build_model`) fitted on the
     point's training rows (timed: the training seconds), then scored through the gate. SGD: the test
@@ -287,10 +324,10 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     if path.exists():
         log(f"{dataset}, {point_slug(point)}, seed {seed}: recorded already ({path}), skipped")
         return path
-    measured = opponent_point(dataset, point, seed, opponents_dir)
+    measured = measured_elsewhere(dataset, point, seed, records_dir or spec["protocol_records"], opponents_dir)
     if measured is not None:
-        log(f"{dataset}, {point_slug(point)}, seed {seed}: measured already as the opponent's published run "
-            f"({measured['measured_by']}), read there, skipped")
+        log(f"{dataset}, {point_slug(point)}, seed {seed}: measured already ({measured['measured_by']}), "
+            "read there, skipped")
         return Path(measured["measured_by"])
     pick = None
     if point["family"] == "one-shot":        # before any data is loaded: refused without the pick's record
@@ -613,7 +650,8 @@ def fronts(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | 
     """What a dataset's figure and answer read, from the committed records: {"one_shot", "sgd"
     (:func:`front` of each family), "marker" (:func:`protocol_marker` over the declared seeds), "n_test"
     (None before any point ran), "recipe" (the SGD points' model)}, an SGD point at its recipe's own
-    schedule read from the opponent's record where it has none here (:func:`opponent_point`); a recorded
+    schedule read from the opponent's record, and the pick's own refit from the protocol's, where it has
+    none here (:func:`measured_elsewhere`); a recorded
     point that is no longer declared is a ValueError (the records and the declaration must agree)."""
     spec = load_budget(params)
     declared = {configuration_key(p) for p in dataset_points(spec, dataset)}
@@ -621,7 +659,8 @@ def fronts(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | 
     here = {(configuration_key(r["point"]), int(r["seed"])) for r in records}
     records += [measured for point in dataset_points(spec, dataset) for seed in spec["seeds"]
                 if (configuration_key(point), int(seed)) not in here
-                and (measured := opponent_point(dataset, point, seed, opponents_dir)) is not None]
+                and (measured := measured_elsewhere(dataset, point, seed, records_dir or spec["protocol_records"],
+                                                    opponents_dir)) is not None]
     stray = sorted({configuration_key(r["point"]) for r in records} - declared)
     if stray:
         raise ValueError(f"{dataset}: recorded point(s) {stray} are not declared in the budget's parameters")
@@ -729,6 +768,7 @@ if __name__ == "__main__":
 
 __all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
-           "difference_sampling_error", "front", "fronts", "gain_with_sampling", "load_budget", "load_points", "main", "untuned_words",
+           "difference_sampling_error", "front", "fronts", "gain_with_sampling", "load_budget", "load_points", "main",
+           "measured_elsewhere", "pick_refit_point", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

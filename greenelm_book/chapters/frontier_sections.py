@@ -523,7 +523,8 @@ def budget_fronts(dataset: str, budget_dir: str | Path, budget_params: str | Pat
 def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Path) -> dict:
     """Record each point of ``dataset``'s two fronts (:func:`budget_fronts`), one value per seed:
     ``<dataset>/budget/<point>/accuracy`` and ``/train-seconds``, each seed's record named (its folder:
-    ``book/frontier_budget``, or the opponent's published run it was read from). Returns {point slug:
+    ``book/frontier_budget``, or the opponent's published run or the protocol's refit it was read from).
+    Returns {point slug:
     {"accuracy", "seconds"}}."""
     here = {(configuration_key(r["point"]), int(r["seed"])) for r in fb.load_points(dataset, repo_path(budget_dir))}
     out = {}
@@ -532,7 +533,9 @@ def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Pat
         setting = dict(dataset=dataset, point=entry["point"], label=entry["label"], seeds=seeds,
                        n_test=entry["n_test"], machine="2 CPU cores",
                        records=["book/frontier_budget" if (key, s) in here else
-                                "the opponent's published run (book/frontier_protocol)" for s in seeds])
+                                "the opponent's published run (book/frontier_protocol)"
+                                if entry["point"]["family"] == "sgd" else
+                                "the protocol's own refit (book/frontier_halving)" for s in seeds])
         prefix = f"{dataset}/budget/{fb.point_slug(entry['point'])}"
         out[fb.point_slug(entry["point"])] = {
             "accuracy": store.record(f"{prefix}/accuracy", [entry["accuracy"][s] for s in seeds], "%",
