@@ -216,6 +216,7 @@ def stream_rows(widths, batches: dict, initial: int, rate: float | None = None, 
                                n_batches=batches[library], n_initial=initial)
             log(f"streaming {library} d={width}: {result.get('update_seconds', result.get('error'))}")
             rows.append({"library": library, "d": width, "B": 250, "updates": batches[library],
+                         "initial rows": initial, "rows fitted": initial + 250 * batches[library],
                          "GEMM (GFLOP/s)": width_rate,
                          "update (s)": result.get("update_seconds"),
                          "update runs (s)": result.get("update_runs", []),
@@ -231,7 +232,8 @@ STREAM_TEXT = ("Median seconds per update (batches of B rows after an initial bl
                "batch as it comes; `greenelm-gathered` (`StreamingRidge(block_rows=rls_block_rows(d))`) lets "
                "batches wait and applies them as blocks of d/4 rows: its time is the whole stream's, the last "
                "block included, per batch. pyoselm uses sigmoid neurons (it has no ReLU) and is timed on fewer "
-               "updates (each takes seconds).")
+               "updates (each takes seconds). The accuracy is the model's after its stream: it has seen the "
+               "initial block and its updates (rows fitted), not every training row.")
 
 
 def _without_runs(rows: list) -> list:

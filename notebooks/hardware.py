@@ -184,15 +184,14 @@ glue("cores", machine["cores"])
 glue("repeats", repeats)
 glue("count_sentence", complexity.count_sentence(exponents))
 glue("below_count_sentence", complexity.below_count_sentence(exponents))
-n_labels = [v.label for (_, r), v in zip(exponents.iterrows(), verdicts) if r.against == "N" and r.paper == 1]
-glue("n_word", complexity.linear_n_words(n_labels))
+n_verdicts = [v for (_, r), v in zip(exponents.iterrows(), verdicts) if r.against == "N" and r.paper == 1]
+glue("n_word", complexity.linear_n_words(n_verdicts))
 
 # %% [markdown]
 # {glue:text}`count_sentence` The wall-time column is what this machine adds. Against $N$ the
 # features grow as $N^{p}$ with $p$ = {glue:text}`exp_features_n:.2f` ± {glue:text}`ci_features_n:.2f`
 # and the Gram with {glue:text}`exp_gram_n:.2f` ± {glue:text}`ci_gram_n:.2f` (95 % intervals):
-# {glue:text}`n_word` linear growth in $N$, which the {doc}`scale_out` chapter tests for the whole
-# fit. Against $d$ the features grow with {glue:text}`exp_features_d:.2f` ±
+# {glue:text}`n_word` linear growth in $N$. Against $d$ the features grow with {glue:text}`exp_features_d:.2f` ±
 # {glue:text}`ci_features_d:.2f`, the Gram with {glue:text}`exp_gram_d:.2f` ± {glue:text}`ci_gram_d:.2f`
 # and the factorisation alone with {glue:text}`exp_factor_d:.2f` ± {glue:text}`ci_factor_d:.2f`.
 # {glue:text}`below_count_sentence` Each point is the median of {glue:text}`repeats` runs in
@@ -316,6 +315,7 @@ complexity.record_peers(store, peer_fits, peer_stream, peers)
 glue("peers_command", peers.get("command", "python -m benchmarks.peers"))
 glue("peers_date", peers.get("date", "—"))
 glue("peers_runs", int(peer_fits["runs"][peer_fits["runs"] > 0].min()))
+glue("stream_accuracy_sentence", complexity.stream_accuracy_sentence(peer_fits, peer_stream))
 glue("peers_machine", f"{peers['machine']['cpu']}, {peers['machine']['cores']} cores" if "machine" in peers else "machine not recorded")
 
 # %%
@@ -330,7 +330,7 @@ show_table(peer_stream, digits=2, integers=["d", "B", "runs"])
 # the second (the `runs` column; a time is the median of its runs).
 # hpelm and pyoselm use their own sigmoid neurons (neither has ReLU); the others ReLU. The peers
 # run in float64, their default; greenelm in float64 and float32. The accuracy is on the 10,000
-# test images; peak memory is the fitting process's. The {doc}`streaming <streaming>` chapter times greenelm's
+# test images; {glue:text}`stream_accuracy_sentence` Peak memory is the fitting process's. The {doc}`streaming <streaming>` chapter times greenelm's
 # update again in a run of its own, on its own stream and day: its seconds per batch are its own measurement,
 # not these.
 
@@ -408,18 +408,15 @@ store.answer("sgd_cost_n_e_d2",
 # %% tags=["remove-cell"]
 flop_ratio, cpu_ratio = rec["elm_flops"].mean / rec["sgd_flops"].mean, rec["elm_cpu"].mean / rec["sgd_cpu"].mean
 gram_kib = footprint_width ** 2 * 8 / 1024
-for name, value in {"flop_ratio": flop_ratio, "cpu_ratio": cpu_ratio, "elm_mem": rec["elm_mem"].mean,
-                    "sgd_mem": rec["sgd_mem"].mean, "activation_kib": activations.mean, "gram_kib": gram_kib,
+for name, value in {"flop_ratio": flop_ratio, "cpu_ratio": cpu_ratio, "activation_kib": activations.mean, "gram_kib": gram_kib,
                     "footprint_n": footprint_size, "footprint_d": footprint_width}.items():
     glue(name, value)
 glue("flop_word", by_sign(flop_ratio - 1, "more", "less", "as much"))
-for name, words in footprint.training_words(rec).items():
-    glue(name, words)
+words = {**footprint.training_words(rec), **footprint.memory_texts(rec)}
+for name, text in words.items():
+    glue(name, text)
 glue("gram_word", by_sign(gram_kib - activations.mean, "more than", "less than", "as much as"))
-glue("flop_sentence", by_sign(flop_ratio - 1, "so the fit does not save arithmetic against this small MLP (a "
-                              "one-hidden-layer network of width 64 is cheap per pass); where it saves time, dense "
-                              "BLAS running near the machine's GEMM rate does, not fewer operations",
-                              "so at this size the fit saves arithmetic as well", "with the same arithmetic"))
+glue("flop_sentence", footprint.flop_sentence(flop_ratio, words["cpu_word"]))
 
 # %%
 show_table(footprint.training_table(rec, footprint_width, MLP_HIDDEN, cfg.epochs, ELM["solver"]), digits=1)
@@ -432,8 +429,8 @@ show_table(footprint.training_table(rec, footprint_width, MLP_HIDDEN, cfg.epochs
 # run, at this N, with the Cholesky solver; the {doc}`baselines <baselines>` chapter times the training loop
 # alone, in one process, with the paper's pinv solver, so its seconds and its ratio of the two trainings are
 # other quantities.
-# Memory: the SGD training adds {glue:text}`sgd_mem:.0f` MiB to its process
-# (against Green-ELM's {glue:text}`elm_mem:.0f` MiB: {glue:text}`mem_word`), of which the activations
+# Memory: the SGD training adds {glue:text}`sgd_mem_text` to its process
+# (against Green-ELM's {glue:text}`elm_mem_text`: {glue:text}`mem_word`), of which the activations
 # kept for one backward pass of a 64-image batch are {glue:text}`activation_kib:.0f` KiB; Green-ELM's
 # $d \times d$ Gram matrix alone takes {glue:text}`gram_kib:.0f` KiB, {glue:text}`gram_word` those
 # activations. That is the paper's own one-hidden-layer MLP; its claim is about SGD on devices,

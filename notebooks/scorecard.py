@@ -34,7 +34,7 @@
 # the difference is information only); *holds*, *partly holds*, *does not hold* (a qualitative
 # claim, by the test stated under it: it passes on every, on some, or on none of the datasets,
 # regimes or stated parts of the claim it is applied to); *not measurable here* (and why). Where this judgement
-# differs from the chapter's page, the row says what the page said.
+# differs from what the chapter recorded, the row says what the chapter recorded.
 #
 # Three rules keep a verdict no stronger than its evidence. A claim that states a setting, a
 # definition or what the paper's code does is not a finding, and a claim about a device the book

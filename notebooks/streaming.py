@@ -144,14 +144,15 @@ for name, method in (("listing3_numpy_text", "listing3"), ("ours_numpy_text", "c
 # %% [markdown]
 # On NumPy, listing 3's update takes {glue:text}`listing3_numpy_text` per batch and
 # ours {glue:text}`ours_numpy_text`: on the same batches, ours against listing 3's by the 95 % interval
-# of the per-batch ratio: {glue:text}`speedup_words`. The median of the per-batch ratio, listing 3 / ours, is
+# of the per-batch ratio: {glue:text}`speedup_words` (when the chapter started, {glue:text}`load_text`).
+# The median of the per-batch ratio, listing 3 / ours, is
 # {glue:text}`speedup_numpy:.2f` (interquartile range from {glue:text}`speedup_numpy_q1:.2f` to
 # {glue:text}`speedup_numpy_q3:.2f`). The FLOP counts ({glue:text}`flops_listing3:.2f` GFLOP
 # against {glue:text}`flops_ours:.2f` GFLOP per update) alone predict a ratio of
 # {glue:text}`flop_ratio:.1f`; the measured ratio is {glue:text}`flop_words` that, since both
 # updates also move the $d\times d$ matrix $P$ through memory. {glue:text}`torch_sentence` At the rate of the update's own product, a $d\times d$ by
-# $d\times B$ GEMM timed in the same process ({glue:text}`gemm_gflops:.0f` GFLOP/s; a narrower product than
-# the square GEMM whose rate the {doc}`hardware` chapter states), our update's FLOPs take {glue:text}`floor_s:.3f` s;
+# $d\times B$ GEMM timed in the same process ({glue:text}`gemm_gflops:.0f` GFLOP/s), our update's FLOPs take
+# {glue:text}`floor_s:.3f` s;
 # ours takes {glue:text}`ours_over_floor:.2f` times that. This is not a lower bound: the update's own
 # products may run faster than the product timed beside it.
 

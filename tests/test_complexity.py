@@ -283,3 +283,35 @@ def test_the_ratio_test_words_name_the_label_and_never_a_comparative():
     assert words == "inconclusive (too few runs for the test)" and "larger" not in words and "smaller" not in words
     agree = Verdict("concordant", "ratio 11.0×", "the 95 % CI lies above 1 and within ×/÷ 3 of 12.8×")
     assert complexity.ratio_test_words(agree) == "concordant (the 95 % CI lies above 1 and within ×/÷ 3 of 12.8×)"
+
+
+def test_linear_in_n_words_name_only_the_reason_the_undecided_verdicts_give():
+    """Finding 8/9 of issue 61's reading: "undecided … (timings not recorded as quiet, or an interval on a
+    boundary)" as an either/or, where every verdict gave the quiet rule's reason."""
+    from greenelm_book.report import Verdict
+
+    quiet = Verdict("inconclusive", "0.95", "a timing not recorded as quiet cannot decide (the quiet rule): MNIST, "
+                    "n=5000 60000: the 1-minute load average (1.86) above 0.5")
+    straddles = Verdict("inconclusive", "0.95", "the interval straddles the margin")
+    assert complexity.linear_n_words([quiet, quiet]) == "undecided by the test above (busy timings) about"
+    assert complexity.linear_n_words([quiet, straddles]) == (
+        "undecided by the test above (busy timings; its interval includes no difference) about")
+    assert complexity.linear_n_words([Verdict("holds", "1.0", "t"), Verdict("holds", "1.0", "t")]) == "consistent with"
+    assert complexity.linear_n_words(["holds", "partly holds"]) == "by the test above, not consistent with"
+    assert "or an interval" not in complexity.linear_n_words([quiet])
+
+
+def test_a_streaming_rows_accuracy_names_the_rows_its_model_saw():
+    """Finding 5 of issue 61's reading: greenelm streaming 95.25 % against its batch fit's 96.85 % at d = 4,000,
+    unexplained: the stream's model has seen its initial block and updates, not all 60,000 rows."""
+    report = json.loads((Path(__file__).resolve().parents[1] / "benchmarks" / "peers.json").read_text())
+    fits, stream = complexity.peer_tables(report, gemm_gflops=100.0)
+    rows = stream.set_index(["library", "d"])["rows fitted"]
+    assert rows[("greenelm", 4000)] == 5000 + 20 * 250 and rows[("pyoselm", 4000)] == 5000 + 4 * 250
+    said = complexity.stream_accuracy_sentence(fits, stream)
+    assert "greenelm 10,000; greenelm-gathered 10,000; pyoselm 6,000 rows, of the 60,000 the fits use" in said
+    assert said.endswith("not comparable with the fits' accuracy, nor between libraries that saw different rows.")
+    small = dict(report, command="python -m benchmarks.peers --rows 3000")
+    assert complexity.stream_rows_fitted(small, {"updates": 4, "B": 250}) == 1000 + 1000
+    assert complexity.stream_rows_fitted(report, {"updates": 4, "B": 250, "initial rows": 200}) == 1200
+    assert complexity.stream_accuracy_sentence(fits, stream.iloc[0:0]) == ""

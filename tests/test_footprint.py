@@ -174,3 +174,17 @@ def test_training_words_state_a_direction_only_where_the_test_decides_it():
     assert largest_loads([[0.1, 0.4, 1.0], None, [0.3, 0.2, 0.1]]) == [0.3, 0.4]
     assert largest_loads([None]) is None
     assert largest_loads([[0.1, 0.2, 0.3], [0.2]]) == [0.2]      # a reading without its 5-minute average
+
+
+def test_memory_is_printed_with_its_spread_and_a_time_saving_only_where_decided():
+    """Finding 15 of issue 61's reading: "159 MiB … against Green-ELM's 131 MiB: more" with no spread, and
+    "where it saves time, dense BLAS … does" after a CPU-time verdict that decided no direction."""
+    rec = {"elm_mem": _Runs("em", [131.3, 131.1, 131.9]), "sgd_mem": _Runs("sm", [158.5, 159.3, 159.5])}
+    assert footprint.memory_texts(rec) == {"sgd_mem_text": "159.1 ± 0.5 MiB (n = 3)",
+                                           "elm_mem_text": "131.4 ± 0.4 MiB (n = 3)"}
+    undecided = footprint.flop_sentence(2.5, "no direction judged (inconclusive: busy timings)")
+    assert "does not save arithmetic" in undecided and "time" not in undecided and "BLAS" not in undecided
+    assert footprint.flop_sentence(2.5, "less").endswith(
+        "the CPU time it saves comes from dense BLAS running near the machine's GEMM rate, not from fewer operations")
+    assert footprint.flop_sentence(0.5, "more") == "so at this size the fit saves arithmetic as well"
+    assert footprint.flop_sentence(1.0, "less") == "with the same arithmetic"

@@ -3,6 +3,8 @@ their values, tables, prose numbers, answers and their verdicts; and latencies s
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -126,6 +128,12 @@ def test_latency_records_tables_and_words(store, streams, bench):
     assert words["torch_sentence"] == "(torch's CPU backend: no ratio measured.)"
     assert words["speedup_words"].endswith(("times faster", "times slower")) or words["speedup_words"].startswith(
         "no direction judged (")
+    # the load the quiet rule read is printed beside the ratio (finding 7 of issue 61's reading: none shown)
+    assert words["load_text"] == "the 1- and 5-minute load averages were not recorded"      # none read here
+    quiet = {"numpy": dataclasses.replace(ratios["numpy"], setting={**ratios["numpy"].setting,
+                                                                      "load_average": [0.1, 0.2, 0.3]})}
+    assert st.latency_words(quiet, costs)["load_text"] == \
+        "the 1- and 5-minute load averages (0.1, 0.2) were at most 0.5"
 
 
 def test_oracle_records_exactness_and_words(store, streams, bench, cached):

@@ -33,7 +33,8 @@ from ..report import Verdict, judge_qualitative, judge_time
 
 __all__ = ["EXPONENT_MARGIN", "COUNT_TOLERANCE", "measure_gemm", "phase_sweep", "factorization_sweep",
            "loglog_fit", "exponent_table", "exponent_verdict", "linear_n_words", "count_sentence", "exponent_display",
-           "gram_share", "dominance_verdict", "no_gpu_verdict", "answer_no_gpu", "peer_tables", "load_range",
+           "gram_share", "dominance_verdict", "no_gpu_verdict", "answer_no_gpu", "peer_tables", "stream_rows_fitted", "stream_accuracy_sentence",
+           "load_range",
            "record_timings", "record_exponents", "record_table_iv", "record_fit_ratios", "record_peers"]
 
 #: practical margin on a wall-time exponent, fixed in advance: BLAS runs small matrices at a lower
@@ -254,16 +255,22 @@ def exponent_verdict(claimed: float, count: float, time: float, low: float, high
     return judge_qualitative(True if consistent else "partly", test, ours)
 
 
-def linear_n_words(labels: Sequence[str]) -> str:
-    """How the prose joins the N exponents to "linear growth in N", from their verdicts ``labels`` (the
-    scorecard's): "consistent with" when every one holds, "by the test above, not consistent with" when
-    every one is decided and one is not "holds", else "undecided by the test above (timings not recorded as
-    quiet, or an interval on a boundary) about"."""
+def linear_n_words(verdicts: Sequence) -> str:
+    """How the prose joins the N exponents to "linear growth in N", from their verdicts (the scorecard's
+    :class:`~greenelm_book.report.Verdict`, or their labels): "consistent with" when every one holds, "by the
+    test above, not consistent with" when every one is decided and one is not "holds", else "undecided by
+    the test above (busy timings) about", naming only the reasons the undecided verdicts give
+    (:func:`~greenelm_book.judging.verdicts.no_direction_why`)."""
+    from ..judging.verdicts import no_direction_why
+
+    labels = [getattr(v, "label", v) for v in verdicts]
     if labels and all(label == "holds" for label in labels):
         return "consistent with"
     if labels and all(label in ("holds", "partly holds", "does not hold") for label in labels):
         return "by the test above, not consistent with"
-    return "undecided by the test above (timings not recorded as quiet, or an interval on a boundary) about"
+    reasons = list(dict.fromkeys(no_direction_why(v, 0.0) for v, label in zip(verdicts, labels)
+                                 if label not in ("holds", "partly holds", "does not hold")))
+    return f"undecided by the test above ({'; '.join(reasons) or 'no exponent judged'}) about"
 
 
 def count_sentence(exponents: pd.DataFrame, tolerance: float = COUNT_TOLERANCE) -> str:
@@ -404,6 +411,40 @@ def _median(row: Mapping, *names: str) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+#: the initial block ``benchmarks/peers.py`` fits before a stream's updates: its full run's, and with ``--rows``
+#: (a small check) its own; read where a report's streaming row does not record ``"initial rows"``
+PEERS_INITIAL_ROWS = {"full": 5000, "--rows": 1000}
+
+
+def stream_rows_fitted(report: Mapping, row: Mapping) -> int:
+    """The training rows a streaming row's model has seen when its accuracy is taken: its initial block
+    (recorded as ``"initial rows"``, else the benchmark's for the report's command,
+    :data:`PEERS_INITIAL_ROWS`) plus ``updates`` batches of ``B`` rows."""
+    initial = row.get("initial rows")
+    if initial is None:
+        initial = PEERS_INITIAL_ROWS["--rows" if "--rows" in str(report.get("command", "")) else "full"]
+    return int(initial) + int(row.get("updates", 0)) * int(row.get("B", 250))
+
+
+def stream_accuracy_sentence(fits: pd.DataFrame, streaming: pd.DataFrame) -> str:
+    """Why the streaming rows' accuracy differs from the fits': each is its model's after its stream (the
+    ``rows fitted`` of :func:`peer_tables`), per library; "" when no streaming row."""
+    if not len(streaming):
+        return ""
+    per_library = streaming.groupby("library", sort=False)["rows fitted"].agg(["min", "max"])
+    seen = "; ".join(f"{library} {int(r['min']):,}" + ("" if r["min"] == r["max"] else f" to {int(r['max']):,}")
+                     for library, r in per_library.iterrows())
+    n = int(fits["N"].max()) if len(fits) else None
+    said = (f"A streaming row's accuracy is its model's after its stream, an initial block and its updates "
+            f"(the rows fitted column: {seen} rows")
+    said += f", of the {n:,} the fits use)" if n else ")"
+    if n and int(streaming["rows fitted"].max()) < n:
+        said += ", so it is not comparable with the fits' accuracy"
+    if per_library["max"].nunique() > 1 or per_library["min"].nunique() > 1:
+        said += ", nor between libraries that saw different rows"
+    return said + "."
+
+
 def peer_tables(report: Mapping, gemm_gflops: float, n_inputs: int = 784, n_outputs: int = 10) -> tuple:
     """The fits and the streaming rows of ``benchmarks/peers.json`` as two DataFrames.
 
@@ -445,6 +486,7 @@ def peer_tables(report: Mapping, gemm_gflops: float, n_inputs: int = 784, n_outp
         times = _values(row, "update runs (s)", "runs (s)", "times", "update (s)")
         d, b = int(row["d"]), int(row.get("B", 250))
         streaming.append({"library": row["library"], "d": d, "B": b, "runs": len(times),
+                          "rows fitted": stream_rows_fitted(report, row),
                           "update (s)": statistics.median(times) if times else float("nan"),
                           "accuracy (%)": _median(row, "accuracy (%)"),
                           "peak (GB)": max(_values(row, "peak (GB)"), default=float("nan")),

@@ -31,7 +31,7 @@ from greenelm._validation import check_choice, check_positive_int
 __all__ = ["sgd_mlp_flops", "storage_footprint", "training_footprint", "cpu_seconds", "package_counters",
            "counter_ranges", "counter_joules", "memory_sweep", "record_memory", "training_runs", "record_training",
            "training_table", "activation_verdict", "edge_verdict", "energy_answers", "energy_text",
-           "storage_table", "storage_verdict"]
+           "storage_table", "storage_verdict", "memory_texts", "flop_sentence"]
 
 #: the models :func:`training_footprint` trains
 MODELS = ("green-elm", "sgd-mlp")
@@ -299,6 +299,31 @@ def training_words(rec: dict) -> dict:
                    else Verdict("inconclusive", "", "a run added no memory: no ratio"))
     return {"cpu_word": direction_words(cpu_verdict, float(np.exp(np.log(cpu).mean())), ("less", "more")),
             "mem_word": direction_words(mem_verdict, sgd_mem.mean() / max(elm_mem.mean(), 1e-12), ("less", "more"))}
+
+
+def memory_texts(rec: dict) -> dict:
+    """Each training's added memory as the page prints it beside the direction :func:`training_words` states:
+    ``sgd_mem_text``, ``elm_mem_text`` ("159.2 ± 0.4 MiB (n = 5)": mean ± sd over the runs)."""
+    from ..report import ours_text
+
+    return {f"{name}_text": ours_text(rec[name].values, "MiB", 1) for name in ("sgd_mem", "elm_mem")}
+
+
+def flop_sentence(flop_ratio: float, cpu_word: str) -> str:
+    """What the fit's arithmetic against SGD's (``flop_ratio``: the fit's FLOPs over SGD's) says, ending the
+    sentence that states the CPU time's direction (``cpu_word``, :func:`training_words`): where the fit does
+    more arithmetic, the time it saves is credited to dense BLAS only where the CPU time's direction is
+    decided ("less"); otherwise no saving is stated."""
+    if flop_ratio < 1:
+        return "so at this size the fit saves arithmetic as well"
+    if flop_ratio == 1:
+        return "with the same arithmetic"
+    said = ("so the fit does not save arithmetic against this small MLP (a one-hidden-layer network of width 64 "
+            "is cheap per pass)")
+    if cpu_word == "less":
+        said += ("; the CPU time it saves comes from dense BLAS running near the machine's GEMM rate, not from "
+                 "fewer operations")
+    return said
 
 
 def activation_verdict(activation_kib: float, elm_mib: float, sgd_mib: float):

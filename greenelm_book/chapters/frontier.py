@@ -220,7 +220,8 @@ def held_out_sentence(part: dict, scaling_error=None) -> str:
     setting = scaling_error.setting
     return (f"{sentence} The scaling chapter's ln d error, {scaling_error.mean:.2f} points, is "
             f"another quantity: its mean over d = {widths_text(setting['held_out_widths'])} at the paper's fixed "
-            f"λ = {setting['alpha']:g}, and the ln d verdict rests on it.")
+            f"λ = {setting['alpha']:g}: one of the held-out errors, one per dataset that chapter measured, on "
+            "which the ln d verdict rests.")
 
 
 def plot_ultra_wide(part: dict):
@@ -385,16 +386,32 @@ def gains_text(records: dict, protocol: dict) -> str:
     parts = []
     for dataset in protocol:
         gains = variant_gains(records, dataset)
-        said = "; ".join(verdict.ours for verdict in gains.values())    # "B − A = … (paired, n = …): no gain shown" (its words)
         counts = {}
         for run in records[dataset]["protocol"].values():
             for row in run["grid"]:
                 counts.setdefault(row["candidate"].get("variant"), set()).add(json.dumps(row["candidate"], sort_keys=True))
+        n_base = len(counts.get("readout", ()))
+        said = "; ".join(selection_bounded(verdict, len(counts.get(variant, ())), n_base)
+                         for variant, verdict in gains.items())
         best_of = ", ".join(f"{VARIANT_WORDS.get(v, v)} {len(c)}" for v, c in counts.items())
         parts.append(f"{DATASET_NAMES[dataset]}: {said} (candidates per variant: {best_of}).")
     return (" ".join(parts) + " Each side is a variant's best validation accuracy among its candidates, on the "
-            "validation rows that best was chosen on: where one side had more candidates than the other, it gains from "
-            "the choice itself, and its gain is an upper bound of what a split the choice never saw would show.")
+            "validation rows that best was chosen on: a side with more candidates gains from the choice itself, so "
+            "its lead is an upper bound of what a split the choice never saw would show, and is not judged a gain.")
+
+
+def selection_bounded(verdict, n_variant: int, n_base: int) -> str:
+    """A variant's gain verdict over the readout (its ``ours``: "B − A = … (paired, n = 3): a gain") as the
+    page may state it when each side is its best validation accuracy on the rows that chose it: a gain by a
+    side with more candidates than the other (``n_variant`` > ``n_base``) is that choice's upper bound, so
+    "no gain judged" with the reason; a loss, or a gain between equal numbers of candidates, as judged."""
+    from ..judging.verdicts import GAIN_LABELS
+
+    if verdict.label != GAIN_LABELS["gain"] or n_variant <= n_base:
+        return verdict.ours
+    difference = verdict.ours.rsplit(": ", 1)[0]
+    return (f"{difference}: no gain judged (best of {n_variant} candidates against {n_base}, on the rows that chose "
+            "them: an upper bound)")
 
 
 def protocol_sentence(protocol: dict, planned_seeds) -> str:
@@ -488,8 +505,10 @@ def seconds_ratio_words(ours, theirs, judged: dict, n_seeds: int) -> str:
 
 
 def opponents_sentence(protocol: dict) -> str:
-    """The protocol against its SGD opponent on each dataset that has both, paired by seed, in words
-    following the sign of the difference, with the book's gain rule's verdict (:func:`opponent_gain`)."""
+    """The protocol against its SGD opponent on each dataset that has both, paired by seed, with the book's
+    gain rule's verdict (:func:`opponent_gain`): the difference's side is stated only where that rule
+    decides a gain or a loss (3 seeds or more), else the two are "… points apart on the means (no
+    direction judged)"."""
     from ..judging.verdicts import MIN_GAIN_RUNS
     from ..store.results import measured_on_text
 
@@ -501,15 +520,20 @@ def opponents_sentence(protocol: dict) -> str:
             common, gap = judged["seeds"], judged["gap"]
             seeds = (f"on the {len(common)} seeds both ran" if len(common) > 1
                      else f"on seed {common[0]}, the one seed both ran")
+            opponent = f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} ({SCHEDULE_WORDS[schedule]})"
             if len(common) < MIN_GAIN_RUNS:                     # the rule's own reason: too few seeds
                 judgement = f"not judged by the book's gain rule: {judged['verdict'].detail}"
             else:
                 outcome = {"gain": "a gain", "loss": "a loss"}.get(judged["outcome"], judged["outcome"])
                 judgement = f"{outcome} by the book's gain rule, since {judged['verdict'].detail}"
+            if judged["outcome"] in ("gain", "loss") and len(common) >= MIN_GAIN_RUNS:   # a side the rule decided
+                gap_words = (f"the protocol's pick is {abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} "
+                             f"{opponent} {seeds}")
+            else:                                                # no side stated where the rule decides none
+                gap_words = (f"the protocol's pick and {opponent} are {abs(gap):.2f} points apart on the means "
+                             f"{seeds} (no direction judged)")
             sentences.append(
-                f"On {DATASET_NAMES[dataset]} the protocol's pick is {abs(gap):.2f} points "
-                f"{by_sign(gap, 'above', 'below', 'level with')} "
-                f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} ({SCHEDULE_WORDS[schedule]}) {seeds}, "
+                f"On {DATASET_NAMES[dataset]} {gap_words}, "
                 f"{judgement}; {seconds_ratio_words(part['seconds'], result['seconds'], judged, len(common))}.")
     if not sentences:
         return "No SGD opponent has a record yet."
@@ -644,7 +668,7 @@ def planned_seeds(params: str | Path | None = None) -> list[int]:
 
 
 __all__ = ["DATASETS", "RECIPE_WORDS", "SCHEDULE_WORDS", "SOURCES", "anchor_notes", "anchor_table", "answer_ultra_wide",
-           "fixed_records", "gains_text", "grid_view", "headline_table", "limit_memory_gb", "limits_text",
+           "fixed_records", "gains_text", "selection_bounded", "grid_view", "headline_table", "limit_memory_gb", "limits_text",
            "load_records", "opponent_gain", "opponent_key", "opponent_recipes_text", "opponents_sentence", "opponents_view", "picks_table", "plot_ultra_wide",
            "pick_size", "planned_seeds", "protocol_runs", "protocol_sentence", "record_protocol", "ultra_glues",
            "repo_path", "ultra_intro_glues", "ultra_wide_part"]

@@ -21,6 +21,7 @@ from greenelm.features import RandomReLUFeatures
 from greenelm.streaming import update_flops
 
 from .. import paper
+from ..bench import judge_quiet
 from .backbones import default_backbone, extract, get_backbone
 from .experiments import load_split
 from .forgetting import METHODS as FORGETTING_METHODS, final_gaps, forgetting_experiment
@@ -197,7 +198,8 @@ def decided_with_interval(words: str, ratios) -> str:
 
 
 def latency_words(ratio_keys: dict, costs: UpdateCosts) -> dict:
-    """The numbers and words the latency paragraph quotes (glue name → value)."""
+    """The numbers and words the latency paragraph quotes (glue name → value), the load averages the quiet
+    rule judged the ratio by among them (``load_text``, :func:`~greenelm_book.bench.judge_quiet`'s words)."""
     numpy_ratio = ratio_keys["numpy"].values
     median = float(np.median(numpy_ratio))
     flop_ratio = costs.flops["listing3"] / costs.flops["cholesky"]
@@ -220,6 +222,8 @@ def latency_words(ratio_keys: dict, costs: UpdateCosts) -> dict:
         "flops_ours": costs.flops["cholesky"] / 1e9,
         "torch_sentence": ("(torch's CPU backend: no ratio measured.)" if torch_ratio is None else
                            f"On torch's CPU backend the median ratio is {np.median(torch_ratio.values):.2f}."),
+        # what the quiet rule read: the load averages when the chapter started, in its own words
+        "load_text": judge_quiet(ratio_keys["numpy"].setting.get("load_average"))[1],
     }
 
 

@@ -94,10 +94,10 @@ def scorecard(directory: str | Path) -> pd.DataFrame:
             judged = judge_claim(claim, answer, results, answers)
             notes = [answer.note] if answer.note else []
             if judged.verdict.label != answer.verdict.label:
-                notes.append(f"re-judged by the book's rule ({judged.test}): the chapter's page said "
+                notes.append(f"re-judged by the book's rule ({judged.test}): the chapter recorded "
                              f"{answer.verdict}")
             elif judged.verdict.detail != answer.verdict.detail:
-                notes.append(f"the same label; the chapter's page gave its reason as: {answer.verdict.detail}")
+                notes.append(f"the same label; the chapter recorded its reason as: {answer.verdict.detail}")
             row.update(ours=judged.verdict.ours, verdict=judged.verdict.label, detail=judged.verdict.detail,
                        note="; ".join(notes), chapter=answer.chapter, test=judged.test,
                        recorded=answer.verdict.label, recorded_detail=answer.verdict.detail)
