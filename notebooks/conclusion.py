@@ -165,6 +165,7 @@ glue_findings(reproduces_words(found, card))
 #   (`greenelm.RandomPatchFeatures`: no backpropagation, no pretrained weights) and, on them, the
 #   paper's map in its d → ∞ limit (`greenelm.KernelLimitClassifier`), {glue:text}`protocol_how`
 #   ({doc}`frontier <frontier>`): {glue:text}`protocol_text`. {glue:text}`opponent_sentence`
+#   {glue:text}`fronts_sentence`
 # - **The baseline the paper leaves out:** ridge regression on the features with no random layer.
 #   On frozen backbone features it reaches {glue:text}`ridge_backbone:.2f` %, and the Green-ELM head
 #   {glue:text}`head_acc:.2f` %, {glue:text}`head_vs_ridge_from`

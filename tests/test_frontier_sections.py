@@ -382,6 +382,32 @@ def test_fewer_than_three_seeds_at_a_point_give_no_answer_but_what_is_measured(b
         "can be answered yet, so each figure shows only the points measured.")
 
 
+def test_a_declared_point_not_measured_at_all_gives_no_answer(budget):
+    """Every point with three seeds is not enough: a declared point with no record leaves the front
+    incomplete, so the answer waits (the status names it 0 of its points)."""
+    out, params, halving_dir = budget
+    spec = write_points(out, params, (90.0, 99.8))
+    for seed in (0, 1, 2):
+        fb.point_record_path(out, "mnist", fb.dataset_points(spec, "mnist")[3], seed).unlink()
+    got = fs.budget_fronts("mnist", out, params, halving_dir)
+    assert got["declared"] == 4 and len(got["one_shot"] + got["sgd"]) == 3
+    assert not fs.fronts_ready(got)
+    assert "the SGD front 1 of its 2 declared points" in fs.fronts_text("mnist", got, spec)
+
+
+def test_a_summary_rebuilds_the_fronts_from_the_stored_results(budget, tmp_path):
+    out, params, halving_dir = budget
+    write_points(out, params, (90.0, 99.8))
+    got = fs.budget_fronts("mnist", out, params, halving_dir)
+    recorded = fs.record_fronts(store_in(tmp_path), "mnist", got, out)
+    rebuilt = fb.fronts_from_results([(r["accuracy"], r["seconds"]) for r in recorded.values()], "mnist", 4)
+    for family in ("one_shot", "sgd"):
+        assert [(p["label"], p["seconds"], p["accuracy"]) for p in rebuilt[family]] == \
+               [(p["label"], p["seconds"], p["accuracy"]) for p in got[family]]
+    assert fb.answer(rebuilt)["sentence"] == fb.answer(got)["sentence"] and fs.fronts_ready(rebuilt)
+    assert not fs.fronts_ready(dict(rebuilt, declared=5))
+
+
 def test_no_point_yet_gives_no_figure_and_says_so(budget):
     out, params, halving_dir = budget
     spec = fs.load_budget_params(params)
@@ -413,3 +439,23 @@ def test_a_quiet_seed_over_its_limit_decides_alone(tmp_path):
         halving_record(folder, seed=seed, total=total, load=load)
     halving = fs.record_halving(store_in(tmp_path), fs.halving_records(folder), SPEC)
     assert fs.limit_verdict(halving["mnist"], "mnist").label == "inconclusive"
+
+
+def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tmp_path):
+    """Issue 62's done-when: the intro's headline and the conclusion quote the fronts' answers; they read
+    them from the results store (the points the page recorded), answered only where the fronts are complete."""
+    from greenelm_book.summaries import bottom_line
+
+    out, params, halving_dir = budget
+    write_points(out, params, (90.0, 99.8))
+    got = fs.budget_fronts("mnist", out, params, halving_dir)
+    fs.record_fronts(store_in(tmp_path), "mnist", got, out)
+    store = bottom_line.Store(tmp_path / "results")
+    said = bottom_line.fronts_sentence(store, params)
+    assert said.startswith("Accuracy against training seconds on the same two cores: on MNIST, ")
+    assert fb.answer(got)["sentence"] in said
+    fb.point_record_path(out, "mnist", fb.dataset_points(fs.load_budget_params(params), "mnist")[3], 2).unlink()
+    (tmp_path / "results").rename(tmp_path / "before")
+    fs.record_fronts(store_in(tmp_path), "mnist", fs.budget_fronts("mnist", out, params, halving_dir), out)
+    assert bottom_line.fronts_sentence(bottom_line.Store(tmp_path / "results"), params) == (
+        "Accuracy against training seconds on the same two cores: no dataset is answered yet.")

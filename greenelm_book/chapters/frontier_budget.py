@@ -649,7 +649,8 @@ def fronts(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | 
            records_dir: str | Path | None = None, opponents_dir: str | Path | None = None) -> dict:
     """What a dataset's figure and answer read, from the committed records: {"one_shot", "sgd"
     (:func:`front` of each family), "marker" (:func:`protocol_marker` over the declared seeds), "n_test"
-    (None before any point ran), "recipe" (the SGD points' model)}, an SGD point at its recipe's own
+    (None before any point ran), "recipe" (the SGD points' model), "declared" (how many points the
+    parameters declare for it)}, an SGD point at its recipe's own
     schedule read from the opponent's record, and the pick's own refit from the protocol's, where it has
     none here (:func:`measured_elsewhere`); a recorded
     point that is no longer declared is a ValueError (the records and the declaration must agree)."""
@@ -671,7 +672,29 @@ def fronts(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | 
                          "(a subset run among the full ones?)")
     return {"one_shot": one_shot, "sgd": sgd, "n_test": n_tests.pop() if n_tests else None,
             "marker": protocol_marker(dataset, records_dir or spec["protocol_records"], spec["seeds"]),
-            "recipe": RECIPES[dataset]}
+            "recipe": RECIPES[dataset], "declared": len(declared)}
+
+
+def fronts_from_results(results: Sequence, dataset: str, declared: int | None = None) -> dict:
+    """A dataset's two fronts rebuilt from the results store (``results``: the stored point results of
+    ``dataset``, pairs (accuracy, train-seconds) as the frontier chapter records them, each setting naming its
+    point, label, seeds and n_test): the same {"one_shot", "sgd", "n_test", "recipe", "declared"} as
+    :func:`fronts` reads from the records, so a summary answers from what the chapter stored."""
+    entries = {"one-shot": [], "sgd": []}
+    n_tests = set()
+    for accuracy, seconds in results:
+        setting = accuracy.setting
+        seeds = [int(s) for s in setting["seeds"]]
+        entries[setting["point"]["family"]].append(
+            {"point": dict(setting["point"]), "label": setting["label"], "seeds": seeds,
+             "seconds": dict(zip(seeds, map(float, seconds.values))),
+             "accuracy": dict(zip(seeds, map(float, accuracy.values))), "n_test": int(setting["n_test"])})
+        n_tests.add(int(setting["n_test"]))
+    if len(n_tests) > 1:
+        raise ValueError(f"{dataset}: stored points scored on test sets of different sizes {sorted(n_tests)}")
+    ordered = {family: sorted(e, key=lambda entry: _mean(entry["seconds"])) for family, e in entries.items()}
+    return {"one_shot": ordered["one-shot"], "sgd": ordered["sgd"], "n_test": n_tests.pop() if n_tests else None,
+            "recipe": RECIPES[dataset], "declared": declared}
 
 
 def answer(fronts_of: Mapping) -> dict:
@@ -768,7 +791,7 @@ if __name__ == "__main__":
 
 __all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
-           "difference_sampling_error", "front", "fronts", "gain_with_sampling", "load_budget", "load_points", "main",
+           "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
            "measured_elsewhere", "pick_refit_point", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

@@ -546,12 +546,14 @@ def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Pat
 
 
 def fronts_ready(fronts_of: Mapping) -> bool:
-    """Whether a dataset's fronts can be answered: both families have a point, and every point has at
-    least the gain rule's seeds (3)."""
+    """Whether a dataset's fronts can be answered: both families have a point, every declared point is
+    measured (``fronts_of["declared"]``, where given), and every point has at least the gain rule's seeds (3)."""
     from ..judging.verdicts import MIN_GAIN_RUNS
 
     points = fronts_of["one_shot"] + fronts_of["sgd"]
-    return bool(fronts_of["one_shot"] and fronts_of["sgd"]) and all(len(p["seeds"]) >= MIN_GAIN_RUNS for p in points)
+    declared = fronts_of.get("declared")
+    return (bool(fronts_of["one_shot"] and fronts_of["sgd"]) and (declared is None or len(points) >= declared)
+            and all(len(p["seeds"]) >= MIN_GAIN_RUNS for p in points))
 
 
 def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:

@@ -378,11 +378,43 @@ def opponent_sentence(store: Store) -> str:
             f"reach {'; '.join(parts)}; their training seconds were {measured_on_text(timed)}.")
 
 
+def fronts_sentence(store: Store, params=None) -> str:
+    """The frontier's accuracy-against-seconds answers, from the points its page stored
+    (``<dataset>/budget/<point>/accuracy`` and ``/train-seconds``): each dataset whose two fronts are complete
+    (every declared point of ``params``, :func:`~greenelm_book.chapters.frontier_budget.load_budget`, with 3
+    seeds) answered in the page's words (:func:`~greenelm_book.chapters.frontier_budget.answer`), the others
+    named as not answered yet; "" when no point is stored."""
+    from ..chapters.frontier_budget import answer, dataset_points, fronts_from_results, load_budget
+    from ..chapters.frontier_sections import fronts_ready
+
+    spec = load_budget(params)
+    answered, waiting, any_point = [], [], False
+    for _, dataset in PROTOCOL_DATASETS:
+        if dataset not in spec["datasets"]:             # not part of the declared design
+            continue
+        accuracies = store.matching(rf"{re.escape(dataset)}/budget/[^/]+/accuracy")
+        any_point = any_point or bool(accuracies)
+        pairs = [(r, store.get(key.removesuffix("/accuracy") + "/train-seconds")) for key, r in accuracies.items()]
+        fronts_of = fronts_from_results(pairs, dataset, len(dataset_points(spec, dataset)))
+        if fronts_ready(fronts_of):
+            answered.append(f"on {DATASET_NAMES[dataset]}, {answer(fronts_of)['sentence']}")
+        else:
+            waiting.append(DATASET_NAMES[dataset])
+    if not any_point:
+        return ""
+    said = "Accuracy against training seconds on the same two cores: " + (
+        " ".join(answered) if answered else "no dataset is answered yet.")
+    if answered and waiting:
+        said += (f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet (not every "
+                 "declared point has 3 seeds).")
+    return said
+
+
 def frontier_findings(store: Store) -> dict:
     """The frontier protocol's picks (every choice on validation rows, the test set read once per seed)
     and its SGD opponents; the book's SGD CNN on CIFAR-10; the ridge baseline without a random layer."""
     out = {"protocol_text": protocol_text(store), "opponent_sentence": opponent_sentence(store),
-           "protocol_how": protocol_how(store)}
+           "protocol_how": protocol_how(store), "fronts_sentence": fronts_sentence(store)}
     for name, dataset in PROTOCOL_DATASETS:
         found = store.results.get(f"{dataset}/frontier-protocol/test-accuracy")
         out[f"protocol_{name}"] = None if found is None else found.mean
@@ -611,7 +643,8 @@ def headline_markdown(directory: str | Path) -> str:
         f"is {f['limit_mnist']:.2f} % on MNIST and {f['limit_cifar']:.2f} % on CIFAR-10 raw pixels.",
         "- **Beyond the paper.** Whitened random patches under the same one-shot readout, with the paper's map "
         f"in its d → ∞ limit on top, {f['protocol_how']}: {f['protocol_text']}."
-        + (f" {f['opponent_sentence']}" if f["opponent_sentence"] else ""),
+        + (f" {f['opponent_sentence']}" if f["opponent_sentence"] else "")
+        + (f" {f['fronts_sentence']}" if f["fronts_sentence"] else ""),
     ]
     return "\n".join(lines) + "\n"
 
