@@ -250,7 +250,8 @@ display(Markdown("\n".join(f"- {line}" for line in fc.anchor_notes(protocol))))
 #
 # The design, declared in `params/frontier_budget.yml` before any of its points ran: one figure per
 # dataset, test accuracy against training seconds on two CPU cores; a one-shot front (the halving
-# protocol's pick refitted on growing training-set sizes and K), an SGD front (the dataset's opponent
+# protocol's pick refitted on growing training-set sizes and K, K capped at each seed's pick's own; its
+# last point is the protocol's own refit, read from its record), an SGD front (the dataset's opponent
 # at shortened schedules and at its own), and the whole halving protocol (every rung, the refit, the
 # scoring) as its own marker. Each point reads the test set once, through its gate; bars are the
 # spread over seeds and, pale, the test-set sampling error. A dataset gets its answer by the book's

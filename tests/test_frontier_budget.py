@@ -388,7 +388,7 @@ def test_a_datasets_fronts_and_marker_are_read_from_the_committed_records(setup)
         fb.run_point("mnist", 0, seed, out_dir=out, params=params, build=Builder(), log=quiet)
         fb.run_point("mnist", 2, seed, out_dir=out, params=params, train=Trainer(), log=quiet)
     got = fb.fronts("mnist", out, params)
-    assert [p["label"] for p in got["one_shot"]] == ["N = 30, K = 8", "N = all, K = 128"]    # the refit: read
+    assert [p["label"] for p in got["one_shot"]] == ["N = 30, K ≤ 8", "N = all, K ≤ 128"]    # the refit: read
     assert got["one_shot"][0]["seeds"] == [0, 1, 2] == got["one_shot"][1]["seeds"]
     assert [p["label"] for p in got["sgd"]] == ["1 epoch"] and got["sgd"][0]["seconds"] == {0: 2.5, 1: 2.5, 2: 2.5}
     assert got["marker"]["seconds"] == {0: 900.0, 1: 901.0, 2: 902.0} and (got["n_test"], got["recipe"]) == (

@@ -372,7 +372,7 @@ def test_fewer_than_three_seeds_at_a_point_give_no_answer_but_what_is_measured(b
     assert not fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
     assert text == ("MNIST is not answered yet: measured so far are the one-shot front 2 of its 2 declared points "
-                    "(N = 30, K = 8: 3 of 3 seeds, N = all, K = the pick's: 3 of 3 seeds) and the SGD front 2 of its 2 "
+                    "(N = 30, K ≤ 8: 3 of 3 seeds, N = all, K = the pick's: 3 of 3 seeds) and the SGD front 2 of its 2 "
                     "declared points (1 epoch: 3 of 3 seeds, 4 epochs: 2 of 3 seeds); the whole halving protocol's "
                     "marker has 0 of 3 seeds. The answer waits for 3 seeds at every point of both fronts.")
     assert "more accurate" not in text

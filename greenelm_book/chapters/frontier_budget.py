@@ -175,11 +175,13 @@ def point_record_path(out_dir: str | Path, dataset: str, point: Mapping, seed: i
 
 
 def point_label(point: Mapping) -> str:
-    """A point in words for a figure or table: ``"N = 2,500, K = 128"``, ``"4 epochs"``."""
+    """A point in words for a figure or table: ``"N = 2,500, K ≤ 128"`` (K is capped at each seed's pick's
+    own, :func:`one_shot_settings`, so a point's seeds may fit fewer filters than it declares),
+    ``"N = all, K = the pick's"``, ``"4 epochs"``."""
     if point["family"] == "one-shot":
         n = "all" if point["n_train"] is None else f"{int(point['n_train']):,}"
-        k = "the pick's" if point["n_patches"] is None else f"{int(point['n_patches']):,}"
-        return f"N = {n}, K = {k}"
+        k = "= the pick's" if point["n_patches"] is None else f"≤ {int(point['n_patches']):,}"
+        return f"N = {n}, K {k}"
     epochs = float(point["epochs"])
     return f"{epochs:g} epoch{'' if epochs == 1 else 's'}"
 
