@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pytest
 
+from greenelm_book.bench import chapter_machine
 from greenelm_book.chapters import frontier_budget as fb
 from greenelm_book.chapters import frontier_protocol as fp
 from greenelm_book.chapters.frontier_opponents import RECIPES
@@ -171,8 +172,10 @@ def test_the_picks_own_refit_is_read_from_the_protocols_record_not_measured_agai
     out, params, records = setup
     records.mkdir()
     halving = fp.seed_record_path(records, "mnist", 1)
+    here = chapter_machine()
     halving.write_text(json.dumps({"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0},
-                                   "test_accuracy": 99.0, "n_test": 20, "subset": None}))
+                                   "test_accuracy": 99.0, "n_test": 20, "subset": None,
+                                   "host": {"cpu": here["cpu"], "cores": here["cores"], "kernel": "6.1"}}))
     build = Builder()
     assert fb.run_point("mnist", 1, 1, out_dir=out, params=params, build=build, log=quiet) == halving
     assert not build.built and not (out / "test-reads.json").exists()       # no second fit, no second read
@@ -181,8 +184,15 @@ def test_the_picks_own_refit_is_read_from_the_protocols_record_not_measured_agai
     assert (read["seconds"], read["scoring_seconds"], read["test_accuracy"], read["settings"]) == (
         600.0, 40.0, 99.0, PICK)
     assert read["sampling_error"] == pytest.approx(fb.sampling_error(99.0, 20))
+    assert read["host"] == f"{here['cpu']}, {here['cores']} cores"
     (refit,) = fb.fronts("mnist", out, params)["one_shot"]
-    assert refit["seconds"] == {1: 600.0} and refit["accuracy"] == {1: 99.0}
+    assert refit["seconds"] == {1: 600.0} and refit["accuracy"] == {1: 99.0} and refit["hosts"] == {1: read["host"]}
+    # a refit another machine timed (or one whose record names none) is measured here: seconds on one machine
+    other = fp.seed_record_path(records, "mnist", 0)
+    other.write_text(json.dumps({"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0},
+                                 "test_accuracy": 99.0, "n_test": 20, "subset": None}))
+    measured = fb.run_point("mnist", 1, 0, out_dir=out, params=params, build=build, log=quiet)
+    assert measured.parent == out and len(build.built) == 1 and build.fitted == [40]
     smaller = fb.dataset_points(fb.load_budget(params), "mnist")[0]
     assert fb.pick_refit_point("mnist", smaller, 1, records) is None
     assert fb.pick_refit_point("mnist", point, 2, records) is None           # seed 2 has no protocol record
@@ -413,6 +423,13 @@ def test_an_sgd_point_at_its_own_schedule_is_read_from_the_opponents_record_not_
     published.write_text(json.dumps({"accuracy": 99.1, "seconds": 750.0, "n_test": 20, "epochs": 14.0,
                                      "subset": None}))
     train = Trainer()
+    # the opponent's record names no machine: its seconds cannot stand beside this machine's, so measured here
+    first = fb.run_point("mnist", 3, 0, out_dir=out / "elsewhere", params=params, train=train, log=quiet)
+    assert first.parent == out / "elsewhere" and len(train.calls) == 1
+    train.calls.clear()
+    here = chapter_machine()
+    published.write_text(json.dumps({"accuracy": 99.1, "seconds": 750.0, "n_test": 20, "epochs": 14.0,
+                                     "subset": None, "machine": {"cpu": here["cpu"], "cores": here["cores"]}}))
     assert fb.run_point("mnist", 3, 0, out_dir=out, params=params, train=train, log=quiet) == published
     assert not train.calls and not (out / "test-reads.json").exists()        # no second measurement, no read
     fb.run_point("mnist", 3, 1, out_dir=out, params=params, train=train, log=quiet)   # seed 1: none there

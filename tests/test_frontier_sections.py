@@ -324,6 +324,10 @@ def budget(tmp_path, monkeypatch):
     return out, params, tmp_path / "halving"
 
 
+#: the machine every test point is recorded on (a budget record's "machine", chapter_machine's fields)
+MACHINE = {"cpu": "Test CPU", "cores": 2}
+
+
 def write_points(out, params, sgd_accuracy, seeds=(0, 1, 2)):
     """One-shot points at 10 s (97 %) and 1,000 s (99 %); SGD at 20 s and 500 s with ``sgd_accuracy``."""
     spec = fs.load_budget_params(params)
@@ -331,7 +335,7 @@ def write_points(out, params, sgd_accuracy, seeds=(0, 1, 2)):
     for point, seconds, accuracy in zip(points, (10.0, 1000.0, 20.0, 500.0), (97.0, 99.0, *sgd_accuracy)):
         for seed in seeds:
             record = {"dataset": "mnist", "seed": seed, "point": point, "seconds": seconds, "subset": None,
-                      "test_accuracy": accuracy + 0.01 * seed, "n_test": 10_000}
+                      "test_accuracy": accuracy + 0.01 * seed, "n_test": 10_000, "machine": dict(MACHINE)}
             fb.point_record_path(out, "mnist", point, seed).write_text(json.dumps(record), encoding="utf-8")
     return spec
 
@@ -374,7 +378,8 @@ def test_fewer_than_three_seeds_at_a_point_give_no_answer_but_what_is_measured(b
     assert text == ("MNIST is not answered yet: measured so far are the one-shot front 2 of its 2 declared points "
                     "(N = 30, K ≤ 8: 3 of 3 seeds, N = all, K = the pick's: 3 of 3 seeds) and the SGD front 2 of its 2 "
                     "declared points (1 epoch: 3 of 3 seeds, 4 epochs: 2 of 3 seeds); the whole halving protocol's "
-                    "marker has 0 of 3 seeds. The answer waits for 3 seeds at every point of both fronts.")
+                    "marker has 0 of 3 seeds. The answer waits for 3 seeds at every point of both fronts, every point measured "
+                    "on one machine.")
     assert "more accurate" not in text
     assert fs.fronts_figure("mnist", got) is not None
     assert fs.fronts_progress({"mnist": got}, spec) == (
@@ -459,3 +464,21 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     fs.record_fronts(store_in(tmp_path), "mnist", fs.budget_fronts("mnist", out, params, halving_dir), out)
     assert bottom_line.fronts_sentence(bottom_line.Store(tmp_path / "results"), params) == (
         "Accuracy against training seconds on the same two cores: no dataset is answered yet.")
+
+
+def test_fronts_measured_on_two_machines_are_not_compared(budget):
+    """Seconds are compared on one machine: a point one of whose seeds ran on another CPU (or on one its
+    record does not name, as the opponents' published runs) leaves the dataset unanswered, the status naming
+    the machines."""
+    out, params, halving_dir = budget
+    spec = write_points(out, params, (90.0, 99.8))
+    assert fb.one_host(fs.budget_fronts("mnist", out, params, halving_dir)) == "Test CPU, 2 cores"
+    path = fb.point_record_path(out, "mnist", fb.dataset_points(spec, "mnist")[3], 2)
+    record = json.loads(path.read_text())
+    path.write_text(json.dumps(dict(record, machine={"cpu": "Other CPU", "cores": 2})))
+    got = fs.budget_fronts("mnist", out, params, halving_dir)
+    assert fb.one_host(got) is None and not fs.fronts_ready(got)
+    text = fs.fronts_text("mnist", got, spec)
+    assert "every point measured on one machine (the runs so far name Test CPU, 2 cores: 11; Other CPU, 2 cores: 1)" in text
+    path.write_text(json.dumps({k: v for k, v in record.items() if k != "machine"}))
+    assert "no machine: 1" in fs.fronts_text("mnist", fs.budget_fronts("mnist", out, params, halving_dir), spec)

@@ -14,7 +14,8 @@ Two fronts per dataset, every point declared in ``params/frontier_budget.yml`` b
   the point is the opponent's published run, read from its record where it has one
   (:func:`opponent_point`), not measured twice.
   The one-shot point that fits the pick itself on every row is likewise the protocol's own refit, read
-  from its record (:func:`pick_refit_point`).
+  from its record (:func:`pick_refit_point`). Either is read only where its record names the machine the
+  point runs on (:func:`record_host`): the fronts compare seconds on one machine (:func:`one_host`).
 
 :func:`run_point` runs one point and seed and writes its record (training seconds on the machine's
 cores, test accuracy, the test-set sampling error, load averages at start and end); the command line
@@ -187,6 +188,24 @@ def point_label(point: Mapping) -> str:
 
 
 # ----------------------------------------------------------------------------- one point, one seed
+def record_host(record: Mapping) -> str | None:
+    """The machine a record says measured it, as one string ("Intel(R) Xeon(R) Processor, 2 cores"): a
+    point's ``"machine"`` or a protocol's ``"host"`` (CPU model and usable cores); None when the record
+    names neither (an opponent's run, a protocol record older than its ``"host"``). Two fronts are compared
+    only where every point names the same one (:func:`one_host`)."""
+    found = record.get("machine") or record.get("host")
+    if not isinstance(found, Mapping) or not found.get("cpu") or not found.get("cores"):
+        return None
+    return f"{found['cpu']}, {int(found['cores'])} cores"
+
+
+def one_host(fronts_of: Mapping) -> str | None:
+    """The one machine every point of both fronts (every seed) was measured on, or None when they name
+    more than one, or a point names none: the fronts are then not compared at equal seconds."""
+    hosts = {host for entry in fronts_of["one_shot"] + fronts_of["sgd"] for host in entry.get("hosts", {None: None}).values()}
+    return hosts.pop() if len(hosts) == 1 and None not in hosts else None
+
+
 def protocol_pick(records_dir: str | Path, dataset: str, seed: int) -> dict:
     """The new protocol's record of ``dataset`` and ``seed``: {"pick" (its settings), "seconds" (the whole
     protocol's), "test_accuracy", "n_test"}; FileNotFoundError naming the record when that seed has not run."""
@@ -239,7 +258,7 @@ def opponent_point(dataset: str, point: Mapping, seed: int, opponents_dir: str |
     return {"dataset": dataset, "seed": int(seed), "point": dict(point), "seconds": float(record["seconds"]),
             "test_accuracy": float(record["accuracy"]), "n_test": int(record["n_test"]),
             "sampling_error": sampling_error(float(record["accuracy"]), int(record["n_test"])),
-            "measured_by": str(path)}
+            "measured_by": str(path), "host": record_host(record)}
 
 
 def pick_refit_point(dataset: str, point: Mapping, seed: int, records_dir: str | Path) -> dict | None:
@@ -265,7 +284,7 @@ def pick_refit_point(dataset: str, point: Mapping, seed: int, records_dir: str |
             "seconds": float(seconds["refit"]), "scoring_seconds": float(seconds["scoring"]),
             "test_accuracy": float(record["test_accuracy"]), "n_test": int(record["n_test"]),
             "sampling_error": sampling_error(float(record["test_accuracy"]), int(record["n_test"])),
-            "measured_by": str(path)}
+            "measured_by": str(path), "host": record_host(record)}
 
 
 def measured_elsewhere(dataset: str, point: Mapping, seed: int, records_dir: str | Path,
@@ -298,9 +317,10 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
               opponents_dir: str | Path | None = None, log: Callable[[str], None] = print) -> Path:
     """Run the ``index``-th declared point of ``dataset`` (:func:`dataset_points`) for ``seed`` and write its
     record, ``out_dir/<dataset>-<slug>-seed<seed>.json``; returns its path (skipped when it exists). An
-    point measured by another run (:func:`measured_elsewhere`: an SGD point at its recipe's own schedule
-    whose opponent run is recorded in ``opponents_dir``, the pick's own refit recorded by the protocol) is
-    not measured again: that record's path is returned.
+    point measured by another run on this machine (:func:`measured_elsewhere`: an SGD point at its recipe's
+    own schedule whose opponent run is recorded in ``opponents_dir``, the pick's own refit recorded by the
+    protocol; its record naming this machine, :func:`record_host`) is not measured again: that record's path
+    is returned. One measured on another machine, or on one its record does not name, is measured here.
 
     One-shot: ``build(candidate, image_shape, seed)`` (the protocol's :func:`build_model`) fitted on the
     point's training rows (timed: the training seconds), then scored through the gate. SGD: the test
@@ -327,10 +347,14 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
         log(f"{dataset}, {point_slug(point)}, seed {seed}: recorded already ({path}), skipped")
         return path
     measured = measured_elsewhere(dataset, point, seed, records_dir or spec["protocol_records"], opponents_dir)
-    if measured is not None:
-        log(f"{dataset}, {point_slug(point)}, seed {seed}: measured already ({measured['measured_by']}), "
-            "read there, skipped")
+    here = record_host({"machine": chapter_machine()})
+    if measured is not None and measured["host"] == here:
+        log(f"{dataset}, {point_slug(point)}, seed {seed}: measured already on this machine "
+            f"({measured['measured_by']}), read there, skipped")
         return Path(measured["measured_by"])
+    if measured is not None:           # another machine's, or one its record does not name: measured here
+        log(f"{dataset}, {point_slug(point)}, seed {seed}: {measured['measured_by']} was measured on "
+            f"{measured['host'] or 'a machine its record does not name'}, not this one ({here}): measured here")
     pick = None
     if point["family"] == "one-shot":        # before any data is loaded: refused without the pick's record
         pick = protocol_pick(records_dir or spec["protocol_records"], dataset, seed)
@@ -512,8 +536,8 @@ def load_points(dataset: str, out_dir: str | Path = BUDGET_DIR) -> list[dict]:
 
 def front(records: Sequence[Mapping], family: str) -> list[dict]:
     """A family's points from their records, ordered by mean training seconds: [{"point", "label",
-    "seeds" [int], "seconds" {seed: s}, "accuracy" {seed: %}, "n_test"}]; a (point, seed) recorded
-    twice is a ValueError."""
+    "seeds" [int], "seconds" {seed: s}, "accuracy" {seed: %}, "hosts" {seed: :func:`record_host`}, "n_test"}];
+    a (point, seed) recorded twice is a ValueError."""
     if family not in FAMILIES:
         raise ValueError(f"family must be one of {sorted(FAMILIES)}, got {family!r}")
     points: dict[str, dict] = {}
@@ -522,11 +546,12 @@ def front(records: Sequence[Mapping], family: str) -> list[dict]:
             continue
         key = configuration_key(record["point"])
         entry = points.setdefault(key, {"point": dict(record["point"]), "label": point_label(record["point"]),
-                                        "seconds": {}, "accuracy": {}, "n_test": int(record["n_test"])})
+                                        "seconds": {}, "accuracy": {}, "hosts": {}, "n_test": int(record["n_test"])})
         seed = int(record["seed"])
         if seed in entry["seconds"]:
             raise ValueError(f"{key}: seed {seed} recorded twice")
         entry["seconds"][seed], entry["accuracy"][seed] = float(record["seconds"]), float(record["test_accuracy"])
+        entry["hosts"][seed] = record["host"] if "host" in record and "measured_by" in record else record_host(record)
     out = []
     for entry in points.values():
         entry["seeds"] = sorted(entry["seconds"])
@@ -690,7 +715,8 @@ def fronts_from_results(results: Sequence, dataset: str, declared: int | None = 
         entries[setting["point"]["family"]].append(
             {"point": dict(setting["point"]), "label": setting["label"], "seeds": seeds,
              "seconds": dict(zip(seeds, map(float, seconds.values))),
-             "accuracy": dict(zip(seeds, map(float, accuracy.values))), "n_test": int(setting["n_test"])})
+             "accuracy": dict(zip(seeds, map(float, accuracy.values))),
+             "hosts": dict(zip(seeds, setting.get("hosts") or [None] * len(seeds))), "n_test": int(setting["n_test"])})
         n_tests.add(int(setting["n_test"]))
     if len(n_tests) > 1:
         raise ValueError(f"{dataset}: stored points scored on test sets of different sizes {sorted(n_tests)}")
@@ -794,6 +820,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "measured_elsewhere", "pick_refit_point", "untuned_words",
+           "measured_elsewhere", "one_host", "pick_refit_point", "record_host", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

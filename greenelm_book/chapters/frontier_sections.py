@@ -532,6 +532,7 @@ def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Pat
         key, seeds = configuration_key(entry["point"]), entry["seeds"]
         setting = dict(dataset=dataset, point=entry["point"], label=entry["label"], seeds=seeds,
                        n_test=entry["n_test"], machine="2 CPU cores",
+                       hosts=[entry.get("hosts", {}).get(s) for s in seeds],
                        records=["book/frontier_budget" if (key, s) in here else
                                 "the opponent's published run (book/frontier_protocol)"
                                 if entry["point"]["family"] == "sgd" else
@@ -547,13 +548,15 @@ def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Pat
 
 def fronts_ready(fronts_of: Mapping) -> bool:
     """Whether a dataset's fronts can be answered: both families have a point, every declared point is
-    measured (``fronts_of["declared"]``, where given), and every point has at least the gain rule's seeds (3)."""
+    measured (``fronts_of["declared"]``, where given), every point has at least the gain rule's seeds (3), and
+    every point of both fronts was measured on one machine its record names
+    (:func:`~greenelm_book.chapters.frontier_budget.one_host`): seconds are compared on one machine only."""
     from ..judging.verdicts import MIN_GAIN_RUNS
 
     points = fronts_of["one_shot"] + fronts_of["sgd"]
     declared = fronts_of.get("declared")
     return (bool(fronts_of["one_shot"] and fronts_of["sgd"]) and (declared is None or len(points) >= declared)
-            and all(len(p["seeds"]) >= MIN_GAIN_RUNS for p in points))
+            and all(len(p["seeds"]) >= MIN_GAIN_RUNS for p in points) and fb.one_host(fronts_of) is not None)
 
 
 def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
@@ -574,9 +577,17 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
         parts.append(said)
     marker = fronts_of.get("marker")
     seeds = len(marker["seconds"]) if marker else 0
-    return (f"{name} is not answered yet: measured so far are {parts[0]} and {parts[1]}; the whole halving "
+    said = (f"{name} is not answered yet: measured so far are {parts[0]} and {parts[1]}; the whole halving "
             f"protocol's marker has {seeds} of {planned} seeds. The answer waits for {MIN_GAIN_RUNS} seeds at every "
-            "point of both fronts.")
+            "point of both fronts, every point measured on one machine")
+    hosts = {}
+    for entry in fronts_of["one_shot"] + fronts_of["sgd"]:
+        for host in entry.get("hosts", {}).values():
+            hosts[host] = hosts.get(host, 0) + 1
+    if len(hosts) > 1 or None in hosts:
+        said += (" (the runs so far name " + "; ".join(f"{host or 'no machine'}: {n}" for host, n in hosts.items())
+                 + ")")
+    return said + "."
 
 
 def fronts_progress(fronts_by_dataset: Mapping, spec: Mapping) -> str:
