@@ -121,6 +121,17 @@ def test_main_lists_the_declared_points(setup, capsys):
     assert len(lines) == 4 and lines[2].startswith("mnist --point 2: ") and '"epochs":1' in lines[2]
 
 
+def test_remaining_runs_every_unrecorded_point_seed_by_seed(setup):
+    out, params, records = setup
+    assert fb.remaining_points("mnist", out, params)[:5] == [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0)]
+    assert len(fb.remaining_points("mnist", out, params)) == 12
+    train = Trainer()
+    fb.run_point("mnist", 2, 1, out_dir=out, params=params, train=train, log=quiet)
+    assert (1, 2) not in fb.remaining_points("mnist", out, params) and len(fb.remaining_points("mnist", out, params)) == 11
+    with pytest.raises(SystemExit):
+        fb.main(["--remaining", "--dataset", "mnist", "--seed", "0", "--params", str(params), "--out", str(out)])
+
+
 # ----------------------------------------------------------------------------- one point, one seed
 def test_an_sgd_point_is_read_once_and_its_record_has_the_measurement(setup):
     out, params, _ = setup

@@ -781,9 +781,20 @@ def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping
 
 
 # ----------------------------------------------------------------------------- the command line
+def remaining_points(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | None = None) -> list:
+    """(seed, point index) of every declared point of ``dataset`` with no record in ``out_dir`` yet, seed by
+    seed in the declared order: what ``--remaining`` runs (a point another run measured on this machine is
+    read there by :func:`run_point`, not run)."""
+    spec = load_budget(params)
+    points = dataset_points(spec, dataset)
+    return [(int(seed), index) for seed in spec["seeds"] for index, point in enumerate(points)
+            if not point_record_path(out_dir, dataset, point, seed).exists()]
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """``python -m greenelm_book.chapters.frontier_budget --dataset D --point I --seed S [--subset N] [--out DIR]
-    [--params FILE] [--records DIR]``, or ``--list``: the declared points with their index. Run it alone on
+    [--params FILE] [--records DIR]``, or ``--list``: the declared points with their index, or ``--dataset D
+    --remaining``: every point and seed of D not recorded yet (:func:`remaining_points`). Run it alone on
     the machine, under the run lock, with ``OMP_WAIT_POLICY=PASSIVE``:
     ``flock /tmp/greenelm-run.lock python -m greenelm_book.chapters.frontier_budget ...``."""
     import argparse
@@ -794,6 +805,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--point", type=int, help="the point's index (--list prints them)")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--list", action="store_true", help="print the declared points and exit")
+    parser.add_argument("--remaining", action="store_true",
+                        help="run every declared point and seed of --dataset that has no record yet, seed by seed")
     parser.add_argument("--subset", type=int, default=None, help="first N rows of each split (a check; default all)")
     parser.add_argument("--out", default=str(BUDGET_DIR), help=f"records and ledger (default {BUDGET_DIR})")
     parser.add_argument("--params", default=None, help=f"the declared points (default {BUDGET_PARAMS})")
@@ -805,12 +818,19 @@ def main(argv: Sequence[str] | None = None) -> None:
             for index, point in enumerate(dataset_points(spec, dataset)):
                 print(f"{dataset} --point {index}: {configuration_key(point)}")
         return
-    if args.dataset is None or args.point is None or args.seed is None:
-        parser.error("--dataset, --point and --seed are required (or --list)")
     began = time.perf_counter()
+    log = lambda message: print(f"[{time.perf_counter() - began:7.0f} s] {message}", flush=True)  # noqa: E731
+    if args.remaining:
+        if args.dataset is None or args.point is not None or args.seed is not None:
+            parser.error("--remaining needs --dataset and neither --point nor --seed")
+        for seed, index in remaining_points(args.dataset, args.out, args.params):
+            run_point(args.dataset, index, seed, out_dir=args.out, params=args.params, records_dir=args.records,
+                      subset=args.subset, log=log)
+        return
+    if args.dataset is None or args.point is None or args.seed is None:
+        parser.error("--dataset, --point and --seed are required (or --list, or --remaining)")
     run_point(args.dataset, args.point, args.seed, out_dir=args.out, params=args.params, records_dir=args.records,
-              subset=args.subset,
-              log=lambda message: print(f"[{time.perf_counter() - began:7.0f} s] {message}", flush=True))
+              subset=args.subset, log=log)
 
 
 if __name__ == "__main__":
@@ -821,5 +841,5 @@ __all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEED
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
            "measured_elsewhere", "one_host", "pick_refit_point", "record_host", "untuned_words",
-           "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug",
+           "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]
