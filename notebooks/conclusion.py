@@ -163,7 +163,7 @@ glue_findings(reproduces_words(found, card))
 #
 # - **A frozen map built for images.** The same one-shot readout on whitened random patches
 #   (`greenelm.RandomPatchFeatures`: no backpropagation, no pretrained weights) and, on them, the
-#   paper's map in its d → ∞ limit (`greenelm.KernelLimitClassifier`), chosen as the bottom line says
+#   paper's map in its d → ∞ limit (`greenelm.KernelLimitClassifier`), chosen as above
 #   ({doc}`frontier <frontier>`): {glue:text}`protocol_text`. {glue:text}`opponent_sentence`
 #   {glue:text}`fronts_sentence`
 # - **The baseline the paper leaves out:** ridge regression on the features with no random layer.

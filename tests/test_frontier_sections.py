@@ -457,13 +457,13 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     fs.record_fronts(store_in(tmp_path), "mnist", got, out)
     store = bottom_line.Store(tmp_path / "results")
     said = bottom_line.fronts_sentence(store, params)
-    assert said.startswith("Accuracy against training seconds, both families on one machine: on MNIST, ")
+    assert said.startswith("Accuracy against training seconds, both families on the same host: on MNIST, ")
     assert fb.answer(got)["sentence"] in said
     fb.point_record_path(out, "mnist", fb.dataset_points(fs.load_budget_params(params), "mnist")[3], 2).unlink()
     (tmp_path / "results").rename(tmp_path / "before")
     fs.record_fronts(store_in(tmp_path), "mnist", fs.budget_fronts("mnist", out, params, halving_dir), out)
     assert bottom_line.fronts_sentence(bottom_line.Store(tmp_path / "results"), params) == (
-        "Accuracy against training seconds, both families on one machine: no dataset is answered yet.")
+        "Accuracy against training seconds, both families on the same host: no dataset is answered yet.")
 
 
 def test_fronts_measured_on_two_machines_are_not_compared(budget):

@@ -402,7 +402,7 @@ def fronts_sentence(store: Store, params=None) -> str:
             waiting.append(DATASET_NAMES[dataset])
     if not any_point:
         return ""
-    said = "Accuracy against training seconds, both families on one machine: " + (
+    said = "Accuracy against training seconds, both families on the same host: " + (
         " ".join(answered) if answered else "no dataset is answered yet.")
     if answered and waiting:
         said += (f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet (not every "
