@@ -330,7 +330,7 @@ show_table(peer_stream, digits=2, integers=["d", "B", "runs"])
 # the second (the `runs` column; a time is the median of its runs).
 # hpelm and pyoselm use their own sigmoid neurons (neither has ReLU); the others ReLU. The peers
 # run in float64, their default; greenelm in float64 and float32. The accuracy is on the 10,000
-# test images; {glue:text}`stream_accuracy_sentence` Peak memory is the fitting process's. The {doc}`streaming <streaming>` chapter times greenelm's
+# test images. {glue:text}`stream_accuracy_sentence` Peak memory is the fitting process's. The {doc}`streaming <streaming>` chapter times greenelm's
 # update again in a run of its own, on its own stream and day: its seconds per batch are its own measurement,
 # not these.
 

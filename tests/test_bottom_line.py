@@ -773,7 +773,8 @@ def test_a_gap_names_its_side_only_where_the_runs_decide_it():
     assert bl.gap_phrase([98.6, 98.62, 98.64], [98.2], "Table I") == "0.42 points above Table I"
     assert bl.gap_phrase([96.9, 97.0, 97.1], [98.2], "the paper") == "1.20 points below the paper"
     undecided = bl.gap_phrase([98.0, 99.2, 98.66], [98.2], "Table I")
-    assert undecided.startswith("0.42 points above Table I on the means (no direction judged: its 95 % interval")
+    # no side word beside "no direction judged" (a fresh reader read "above … (no direction judged)" as both)
+    assert undecided.startswith("0.42 points from Table I on the means (no direction judged: its 95 % interval")
     assert bl.gap_phrase([-2.2, -2.3, -2.1], [0.0], "it", ("behind", "ahead of")) == "2.20 points behind it"
     assert bl.gap_phrase([1.0, 1.1], [2.0, 2.1], "that MLP") == "1.00 points below that MLP"
     assert bl.gap_phrase([97.0], [97.0], "it").startswith("level with it")

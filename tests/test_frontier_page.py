@@ -154,7 +154,7 @@ def test_part_one_continues_the_scaling_curve_with_the_fixed_measurements(setup)
         assert (key in scaling) == (d != 32000) and value == pytest.approx(np.mean(
             scaling[key]["values"]) if d != 32000 else 97.9)
     glues = fc.ultra_glues(part, 99.5)
-    assert glues["gap_phrase"].split(" the widest model")[0].endswith("above") and "stays below the 99.5 % bar" in glues["limit_sentence"]
+    assert glues["gap_phrase"].split(" the widest model")[0].endswith("points from") and "stays below the 99.5 % bar" in glues["limit_sentence"]
     ridge = glues["limit_ridge_sentence"]           # the limit's μ against the μ = λ/d LOO's λ stands for
     assert ridge.startswith("Its ridge is μ = 1.0e-03 (a jitter of 1e-06); LOO's λ = 1e+05 at d = ")
     assert "stands for μ = λ/d = 3.1 in the kernel's scale, larger by 3 orders of magnitude" in ridge
@@ -359,7 +359,7 @@ def test_gains_are_said_in_the_gain_rules_own_words_on_validation_accuracy(setup
     # each side a best of its candidates: their counts are named, and the selection's optimism said
     for dataset in protocol:
         assert re.search(rf"{fc.DATASET_NAMES[dataset]}: .*?\(candidates per variant: .*?ridge readout \d+\)\.", text)
-    assert "its lead is an upper bound of what a split the choice never saw would show, and is not judged a gain" in text
+    assert "its lead is an upper bound of what a split the choice never saw would show, and shows no gain" in text
 
 
 def test_a_gain_of_the_side_with_more_candidates_is_not_judged_a_gain():
@@ -370,7 +370,7 @@ def test_a_gain_of_the_side_with_more_candidates_is_not_judged_a_gain():
     gain = gain_over([98.0, 98.1, 98.2], [99.0, 99.05, 99.2], names=("ridge readout", "kernel limit"))
     assert gain.ours.endswith(": a gain")
     bounded = fc.selection_bounded(gain, 8, 1)
-    assert bounded == (gain.ours.rsplit(": ", 1)[0] + ": no gain judged (best of 8 candidates against 1, on the "
+    assert bounded == (gain.ours.rsplit(": ", 1)[0] + ": no gain shown (best of 8 candidates against 1, on the "
                        "rows that chose them: an upper bound)")
     assert fc.selection_bounded(gain, 1, 1) == gain.ours                 # equal choices: the rule's own word
     loss = gain_over([99.0, 99.05, 99.2], [98.0, 98.1, 98.2], names=("ridge readout", "kernel limit"))
@@ -471,5 +471,5 @@ def test_the_limit_against_the_widest_model_states_a_side_only_where_decided():
     """Issue 61's reading: the frontier page said "0.84 points above the widest model" where the conclusion
     said no direction can be judged from one run per side; both now say the latter."""
     assert fc.widest_gap_phrase(98.74, 97.90) == \
-        "0.84 points above the widest model on the means (no direction judged: one run per side)"
+        "0.84 points from the widest model on the means (no direction judged: one run per side)"
     assert fc.widest_gap_phrase(97.0, 97.0).startswith("level with the widest model")

@@ -482,3 +482,11 @@ def test_fronts_measured_on_two_machines_are_not_compared(budget):
     assert "every point measured on one machine (the runs so far name Test CPU, 2 cores: 11; Other CPU, 2 cores: 1)" in text
     path.write_text(json.dumps({k: v for k, v in record.items() if k != "machine"}))
     assert "no machine: 1" in fs.fronts_text("mnist", fs.budget_fronts("mnist", out, params, halving_dir), spec)
+    # the figure draws points, not joined fronts, and says why (a fresh reader: it "connects what the text
+    # refuses to compare")
+    import matplotlib.pyplot as plt
+
+    (ax,) = fs.fronts_figure("mnist", fs.budget_fronts("mnist", out, params, halving_dir)).axes
+    assert "not compared" in ax.get_title() and all(line.get_linestyle() == "None" for line in ax.get_lines()
+                                                    if len(line.get_xdata()) > 1)
+    plt.close("all")

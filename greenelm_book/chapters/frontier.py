@@ -397,20 +397,20 @@ def gains_text(records: dict, protocol: dict) -> str:
         parts.append(f"{DATASET_NAMES[dataset]}: {said} (candidates per variant: {best_of}).")
     return (" ".join(parts) + " Each side is a variant's best validation accuracy among its candidates, on the "
             "validation rows that best was chosen on: a side with more candidates gains from the choice itself, so "
-            "its lead is an upper bound of what a split the choice never saw would show, and is not judged a gain.")
+            "its lead is an upper bound of what a split the choice never saw would show, and shows no gain.")
 
 
 def selection_bounded(verdict, n_variant: int, n_base: int) -> str:
     """A variant's gain verdict over the readout (its ``ours``: "B − A = … (paired, n = 3): a gain") as the
     page may state it when each side is its best validation accuracy on the rows that chose it: a gain by a
     side with more candidates than the other (``n_variant`` > ``n_base``) is that choice's upper bound, so
-    "no gain judged" with the reason; a loss, or a gain between equal numbers of candidates, as judged."""
+    the rule's "no gain shown", with the reason; a loss, or a gain between equal numbers of candidates, as judged."""
     from ..judging.verdicts import GAIN_LABELS
 
     if verdict.label != GAIN_LABELS["gain"] or n_variant <= n_base:
         return verdict.ours
     difference = verdict.ours.rsplit(": ", 1)[0]
-    return (f"{difference}: no gain judged (best of {n_variant} candidates against {n_base}, on the rows that chose "
+    return (f"{difference}: no gain shown (best of {n_variant} candidates against {n_base}, on the rows that chose "
             "them: an upper bound)")
 
 

@@ -743,11 +743,13 @@ def _summary(entry: Mapping) -> tuple[float, float, float, float, float]:
 
 
 def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping], marker: Mapping | None = None,
-                sgd_name: str = "SGD"):
+                sgd_name: str = "SGD", joined: bool = True):
     """The figure of one dataset: test accuracy (%) against training seconds (log x) for both fronts
     (:func:`front`), each point at its mean over seeds with two error bars: the sd over seeds (capped)
     and, behind it, the test-set sampling error (a wide pale bar); x error bars the sd of the seconds.
-    ``marker``: the whole protocol (:func:`protocol_marker`), its own star. Returns the figure."""
+    ``marker``: the whole protocol (:func:`protocol_marker`), its own star. ``joined``: each front's points
+    joined by a line (False where they were not all measured on one machine, :func:`one_host`: points
+    only, and the title says they are not compared). Returns the figure."""
     import matplotlib.pyplot as plt
 
     from ..paper import DATASET_NAMES
@@ -762,8 +764,8 @@ def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping
             continue
         rows = np.array([_summary(p) for p in points])
         ax.errorbar(rows[:, 0], rows[:, 2], yerr=rows[:, 4], fmt="none", ecolor=tint, alpha=0.3, elinewidth=7)
-        ax.errorbar(rows[:, 0], rows[:, 2], xerr=rows[:, 1], yerr=rows[:, 3], fmt=f"{shape}-", color=tint,
-                    capsize=3, label=name)
+        ax.errorbar(rows[:, 0], rows[:, 2], xerr=rows[:, 1], yerr=rows[:, 3], fmt=f"{shape}-" if joined else shape,
+                    color=tint, capsize=3, label=name)
         ticks += list(rows[:, 0])
     if marker is not None:
         s, s_sd, a, a_sd, se = _summary(marker)
@@ -771,12 +773,14 @@ def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping
         ax.errorbar([s], [a], xerr=[s_sd], yerr=[a_sd], fmt="*", markersize=13, color=colour("published anchor"),
                     capsize=3, label="the whole protocol (every rung, the refit, the scoring)")
         ticks.append(s)
-    ax.set(xscale="log", xlabel="training seconds on the same cores (log scale)", ylabel="test accuracy (%)",
+    ax.set(xscale="log", xlabel="training seconds on two CPU cores (log scale)", ylabel="test accuracy (%)",
            title=f"{DATASET_NAMES.get(dataset, dataset)}: accuracy against seconds "
-                 "(bars: sd over seeds; pale: test-set sampling error)")
+                 "(bars: sd over seeds; pale: test-set sampling error)"
+                 + ("" if joined else "\npoints from more than one machine, or one not recorded: not compared"))
     if ticks:
         log_ticks(ax, [round(t) for t in ticks if t >= 1] or None)
-    ax.legend(loc="lower right", fontsize=9)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9, frameon=False)   # below: never over a point
+    fig.tight_layout()
     return fig
 
 

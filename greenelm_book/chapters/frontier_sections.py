@@ -621,7 +621,8 @@ def fronts_figure(dataset: str, fronts_of: Mapping):
     if not (fronts_of["one_shot"] or fronts_of["sgd"] or fronts_of.get("marker")):
         return None
     return fb.plot_fronts(dataset, fronts_of["one_shot"], fronts_of["sgd"], fronts_of.get("marker"),
-                          sgd_name=fb.RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]))
+                          sgd_name=fb.RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]),
+                          joined=fb.one_host(fronts_of) is not None)
 
 
 __all__ = ["DATASETS", "LEDGER", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",

@@ -815,14 +815,17 @@ def mean_difference_words(a, b, words: tuple[str, str] = ("below", "above"), lev
 def gap_phrase(a, b, reference: str, words: tuple[str, str] = ("below", "above")) -> str:
     """A distance between runs ``a`` and ``b`` (a fixed value: one run) in words whose side follows the
     evidence: "0.42 points above Table I" where the 95 % Welch interval of mean(a) − mean(b) lies on that
-    side (:func:`mean_difference_words`), else "0.42 points above Table I on the means (no direction judged:
-    its 95 % interval, −0.10 to +0.94, includes no difference)". ``words``: the side below and above ``b``;
+    side (:func:`mean_difference_words`), else no side: "0.42 points from Table I on the means (no direction
+    judged: its 95 % interval, −0.10 to +0.94, includes no difference)". ``words``: the side below and above ``b``;
     ``reference``: what ``b`` is called in the sentence."""
     said = mean_difference_words(a, b, words, with_interval=False)
     if said.startswith("level with"):
         return f"level with {reference} {said[len('level with '):]}"
     side = next(w for w in words if said.startswith(w))
-    return f"{abs(_runs(a).mean() - _runs(b).mean()):.2f} points {side} {reference}{said[len(side):]}"
+    distance = abs(_runs(a).mean() - _runs(b).mean())
+    if "no direction judged" in said:           # no side word where none is judged: "0.84 points from it on the means"
+        return f"{distance:.2f} points from {reference}{said[len(side):]}"
+    return f"{distance:.2f} points {side} {reference}{said[len(side):]}"
 
 
 def _interval_outcomes(outcomes: dict, good: str, ours: str, test: str, boundary: str) -> Verdict:
