@@ -195,9 +195,9 @@ def test_the_picks_own_refit_is_read_from_the_protocols_record_not_measured_agai
     assert (read["seconds"], read["scoring_seconds"], read["test_accuracy"], read["settings"]) == (
         600.0, 40.0, 99.0, PICK)
     assert read["sampling_error"] == pytest.approx(fb.sampling_error(99.0, 20))
-    assert read["host"] == f"{here['cpu']}, {here['cores']} cores"
+    assert fb.record_host(read) == f"{here['cpu']}, {here['cores']} cores"
     (refit,) = fb.fronts("mnist", out, params)["one_shot"]
-    assert refit["seconds"] == {1: 600.0} and refit["accuracy"] == {1: 99.0} and refit["hosts"] == {1: read["host"]}
+    assert refit["seconds"] == {1: 600.0} and refit["accuracy"] == {1: 99.0} and refit["hosts"] == {1: fb.record_host(read)}
     # a refit another machine timed (or one whose record names none) is measured here: seconds on one machine
     other = fp.seed_record_path(records, "mnist", 0)
     other.write_text(json.dumps({"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0},

@@ -258,7 +258,7 @@ def opponent_point(dataset: str, point: Mapping, seed: int, opponents_dir: str |
     return {"dataset": dataset, "seed": int(seed), "point": dict(point), "seconds": float(record["seconds"]),
             "test_accuracy": float(record["accuracy"]), "n_test": int(record["n_test"]),
             "sampling_error": sampling_error(float(record["accuracy"]), int(record["n_test"])),
-            "measured_by": str(path), "host": record_host(record)}
+            "measured_by": str(path), "machine": record.get("machine") or record.get("host")}
 
 
 def pick_refit_point(dataset: str, point: Mapping, seed: int, records_dir: str | Path) -> dict | None:
@@ -267,7 +267,8 @@ def pick_refit_point(dataset: str, point: Mapping, seed: int, records_dir: str |
     measured once, there (the same build, fit and scoring through the gate, timed alone within the
     protocol's run): that record's refit as a point's record ({"dataset", "seed", "point", "settings",
     "seconds" (the refit's), "scoring_seconds", "test_accuracy", "n_test", "sampling_error",
-    "measured_by" (its path)}); None for any other point, or when that seed's protocol has no record."""
+    "measured_by" (its path), "machine" (its host, for :func:`record_host`)}); None for any other point, or
+    when that seed's protocol has no record."""
     if point["family"] != "one-shot" or point["n_train"] is not None:
         return None
     path = seed_record_path(records_dir, dataset, seed)
@@ -284,7 +285,7 @@ def pick_refit_point(dataset: str, point: Mapping, seed: int, records_dir: str |
             "seconds": float(seconds["refit"]), "scoring_seconds": float(seconds["scoring"]),
             "test_accuracy": float(record["test_accuracy"]), "n_test": int(record["n_test"]),
             "sampling_error": sampling_error(float(record["test_accuracy"]), int(record["n_test"])),
-            "measured_by": str(path), "host": record_host(record)}
+            "measured_by": str(path), "machine": record.get("machine") or record.get("host")}
 
 
 def measured_elsewhere(dataset: str, point: Mapping, seed: int, records_dir: str | Path,
@@ -348,13 +349,13 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
         return path
     measured = measured_elsewhere(dataset, point, seed, records_dir or spec["protocol_records"], opponents_dir)
     here = record_host({"machine": chapter_machine()})
-    if measured is not None and measured["host"] == here:
+    if measured is not None and record_host(measured) == here:
         log(f"{dataset}, {point_slug(point)}, seed {seed}: measured already on this machine "
             f"({measured['measured_by']}), read there, skipped")
         return Path(measured["measured_by"])
     if measured is not None:           # another machine's, or one its record does not name: measured here
         log(f"{dataset}, {point_slug(point)}, seed {seed}: {measured['measured_by']} was measured on "
-            f"{measured['host'] or 'a machine its record does not name'}, not this one ({here}): measured here")
+            f"{record_host(measured) or 'a machine its record does not name'}, not this one ({here}): measured here")
     pick = None
     if point["family"] == "one-shot":        # before any data is loaded: refused without the pick's record
         pick = protocol_pick(records_dir or spec["protocol_records"], dataset, seed)
@@ -551,7 +552,7 @@ def front(records: Sequence[Mapping], family: str) -> list[dict]:
         if seed in entry["seconds"]:
             raise ValueError(f"{key}: seed {seed} recorded twice")
         entry["seconds"][seed], entry["accuracy"][seed] = float(record["seconds"]), float(record["test_accuracy"])
-        entry["hosts"][seed] = record["host"] if "host" in record and "measured_by" in record else record_host(record)
+        entry["hosts"][seed] = record_host(record)
     out = []
     for entry in points.values():
         entry["seeds"] = sorted(entry["seconds"])

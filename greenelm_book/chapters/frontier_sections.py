@@ -22,6 +22,8 @@ and records what the page shows in the chapter's results store (:func:`record_ha
 
 from __future__ import annotations
 
+from collections import Counter
+
 import json
 import re
 from pathlib import Path
@@ -580,10 +582,7 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     said = (f"{name} is not answered yet: measured so far are {parts[0]} and {parts[1]}; the whole halving "
             f"protocol's marker has {seeds} of {planned} seeds. The answer waits for {MIN_GAIN_RUNS} seeds at every "
             "point of both fronts, every point measured on one machine")
-    hosts = {}
-    for entry in fronts_of["one_shot"] + fronts_of["sgd"]:
-        for host in entry.get("hosts", {}).values():
-            hosts[host] = hosts.get(host, 0) + 1
+    hosts = Counter(host for entry in fronts_of["one_shot"] + fronts_of["sgd"] for host in entry.get("hosts", {}).values())
     if len(hosts) > 1 or None in hosts:
         said += (" (the runs so far name " + "; ".join(f"{host or 'no machine'}: {n}" for host, n in hosts.items())
                  + ")")
