@@ -190,6 +190,8 @@ def test_a_threshold_part_is_decided_only_by_the_interval_of_its_mean():
     assert we.part_outcome(mean_beyond_bound({"W2": [0.20, 0.21, 0.20, 0.205]}, we.LAPLACE_HOYER, "below")) is True
     assert "0.279 (95 % CI 0.264 to 0.294)" in mean_beyond_bound({"W2": hoyer}, we.LAPLACE_HOYER, "below", digits=3).ours
     assert we.part_outcome(mean_beyond_bound({"W2": [0.31, 0.312, 0.307]}, we.LAPLACE_HOYER, "below")) is False
-    assert we.every_matrix([True, True]) is True and we.every_matrix([True, None]) == "inconclusive"
-    assert we.every_matrix([False, False]) is False and we.every_matrix([True, False]) == "partly"
-    assert we.every_matrix(["partly", True]) == "partly"
+    # the parts compose by the ladder's one rule (conjunction): an undecided matrix moves neither side
+    assert we.conjunction([True, True]) is True and we.conjunction([True, None]) == "inconclusive"
+    assert we.conjunction([False, False]) is False and we.conjunction([True, False]) == "partly"
+    assert we.conjunction(["partly", True]) == "partly" and we.conjunction([True, False, None]) == "partly"
+    assert we.conjunction([False, None]) is False and we.conjunction(["inconclusive", True]) == "inconclusive"

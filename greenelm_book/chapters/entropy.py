@@ -19,7 +19,7 @@ from .weight_statistics import histogram_entropy, near_zero_fraction, quantile_s
 from ..judging.rejudge import answer_as_scorecard
 from ..report import by_sign, colour, judge_qualitative, not_comparable, not_measurable
 from .trained import elm_run, owned_result, sgd_run
-from ..judging.verdicts import all_some_none, conjunction, mean_beyond_bound
+from ..judging.verdicts import conjunction, mean_beyond_bound
 
 #: Hoyer's sparsity of a large Laplace sample (1 − 1/√2): sparser than this is "sparse"
 LAPLACE_HOYER = 1 - 1 / np.sqrt(2)
@@ -374,18 +374,6 @@ def part_outcome(verdict) -> bool | str | None:
     return {"holds": True, "does not hold": False, "partly holds": "partly"}.get(verdict.label)
 
 
-def every_matrix(outcomes) -> bool | str:
-    """Outcomes (True, False, "partly", None) of one test over several matrices or regimes: True when every
-    one holds, False when none holds and none is undecided, "inconclusive" when one is undecided (None),
-    else "partly"."""
-    outcomes = list(outcomes)
-    if outcomes and all(o is True for o in outcomes):
-        return True
-    if any(o is None for o in outcomes):
-        return "inconclusive"
-    return False if all(o is False for o in outcomes) else "partly"
-
-
 def answer_claims(store, rec: dict, stats: pd.DataFrame, deficits: dict, digit_rec: dict, *, claim: dict,
                   bins, headline_bins: int, n_match: int, width: int, stars, H_img, by_digit: pd.DataFrame) -> dict:
     """Answer the chapter's twelve claims in ``store`` (tests stated in each verdict) and return
@@ -453,16 +441,17 @@ def answer_claims(store, rec: dict, stats: pd.DataFrame, deficits: dict, digit_r
     # by the entropy comparison above, on the same number of weights)
     sparse = {n: part_outcome(mean_beyond_bound({short[n]: rec[n, "hoyer"].values}, LAPLACE_HOYER, "above",
                                                 what="Hoyer sparsity", digits=3)) for n in sgd_names}
-    low = [cmp[n] == "higher" for n in sgd_names]          # cmp: Green-ELM's W2 against the SGD matrix
+    # cmp: Green-ELM's W2 against the SGD matrix; an indistinguishable pair decides nothing (None)
+    low = [{"higher": True, "lower": False}.get(cmp[n]) for n in sgd_names]
     sgd_side = {"higher": "lower than", "lower": "higher than"}
-    parts = [every_matrix(sparse.values()), all_some_none(low)]
     store.answer("mnist_sea_sgd_filters_sparse", judge_qualitative(
-        every_matrix(parts),
+        conjunction([*sparse.values(), *low]),
         test=f"sparse: Hoyer sparsity above {LAPLACE_HOYER:.3f} (a Laplace's), by the 95 % interval of its mean over "
              f"seeds (one across the bar decides nothing); low-entropy: the entropy of {n_match} "
              f"random weights at K = {K} lower than Green-ELM W2's by more than 2 combined sd; each part over every "
-             "SGD weight matrix; both parts on every matrix → holds, neither on any → does not hold, an undecided "
-             "matrix → inconclusive, else partly",
+             "SGD weight matrix (an entropy indistinguishable from W2's decides nothing); both parts on every matrix → "
+             "holds, a part failing on one matrix and none passing → does not hold, some passing and some failing → "
+             "partly (an undecided matrix moves neither side), none failing and one undecided → inconclusive",
         ours="; ".join(f"{short[n]}: Hoyer {rec[n, 'hoyer'].mean:.3f} ({PART_WORDS['sparse'][sparse[n]]}), entropy "
                        f"{sgd_side.get(cmp[n], 'indistinguishable from')} Green-ELM W2's"
                        for n in sgd_names)),
@@ -472,10 +461,10 @@ def answer_claims(store, rec: dict, stats: pd.DataFrame, deficits: dict, digit_r
     within = [part_outcome(mean_beyond_bound({" ".join(map(str, k)) if isinstance(k, tuple) else str(k): r.values},
                                              HIGH, "below", what="deficit")) for k, r in deficits.items()]
     store.answer("high_entropy_all_regimes", judge_qualitative(
-        every_matrix(within),
+        conjunction(within),
         test=f"per-column entropy (K = {K}) within {HIGH} bit of a Gaussian vector of d values (the 95 % interval of "
              f"the deficit's mean over seeds below {HIGH}; one across it decides nothing), in every solver × width "
-             "regime; an undecided regime → inconclusive",
+             "regime; an undecided regime moves neither side, and decides the claim (inconclusive) only where none failed",
         ours=f"{sum(w is True for w in within)} of {len(gaps)} regimes within, {sum(w is None for w in within)} "
              f"undecided; deficits {min(gaps.values()):.2f} to "
              f"{max(gaps.values()):.2f} bits"), keys=[r.key for r in deficits.values()])

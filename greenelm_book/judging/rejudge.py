@@ -545,7 +545,8 @@ SCOPE = {
 
 
 #: claims of several stated parts one of which no measurement here tests: {claim: the part, and why}. By the
-#: ladder a part left undecided leaves the claim inconclusive; the tested parts' outcome is shown for information
+#: ladder a part left undecided moves neither side: a tested part that holds leaves the claim inconclusive (its
+#: outcome shown for information), one that partly holds or does not hold decides it as it stands
 UNTESTED_PARTS = {
     "sea_ones_low_entropy_island": "\"which the analytic W2 does not seek\": the entropy chapter tests which digit's "
                                    "images have the lowest entropy, not what the readout weights seek",
@@ -553,6 +554,10 @@ UNTESTED_PARTS = {
                                "times none of its models; the book's same-machine ratio against SGD (the "
                                "baselines chapter) is a claim of its own",
 }
+
+
+#: the outcomes a decided label of the tested parts stands for, beside an untested part (undecided)
+TESTED_OUTCOMES = {"holds": ("pass",), "partly holds": ("pass", "fail"), "does not hold": ("fail",)}
 
 
 def with_added_evidence(claim, answer, results: dict):
@@ -577,10 +582,13 @@ def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
     if ruled and judged.test == "chapter_test":
         judged = Judgement(judged.verdict, ruled, judged.keys, judged.values)
     if claim.id in UNTESTED_PARTS and judged.verdict.label in V.DECIDED_LABELS:
-        label = V.ladder_label("test", enough=True, outcomes=("pass", "undecided"))
+        tested = TESTED_OUTCOMES[judged.verdict.label]
+        label = V.ladder_label("test", enough=True, outcomes=(*tested, "undecided"))
+        said = ("for information, the tested part gives" if label != judged.verdict.label else
+                "it moves neither side (the ladder), so the claim is judged on the tested part, which gives")
         judged = Judgement(Verdict(label, judged.verdict.ours,
-                                   f"a stated part is not tested ({UNTESTED_PARTS[claim.id]}); for information, the "
-                                   f"tested part gives {judged.verdict.label} ({judged.verdict.detail})"),
+                                   f"a stated part is not tested ({UNTESTED_PARTS[claim.id]}); {said} "
+                                   f"{judged.verdict.label} ({judged.verdict.detail})"),
                            judged.test, judged.keys, judged.values)
     added, why = ADDED_EVIDENCE.get(claim.id, ((), ""))
     scope = (f"datasets: {SCOPE[claim.id]}" if claim.id in SCOPE else

@@ -195,12 +195,13 @@ def _ratio_conditions(same_run: bool, enough: bool, side: str, band: str) -> dic
 
 
 def _test_conditions(enough: bool, outcomes: tuple) -> dict:
-    passed = [o == "pass" for o in outcomes]
-    decided = enough and "undecided" not in outcomes
-    return {"holds": decided and bool(passed) and all(passed),
-            "partly holds": decided and any(passed) and not all(passed),
-            "does not hold": decided and not any(passed),
-            "inconclusive": not decided}
+    # as the ladder's words say: an undecided outcome moves neither side; a failure refutes "every"
+    every = bool(outcomes) and all(o == "pass" for o in outcomes)
+    passed, failed = "pass" in outcomes, "fail" in outcomes
+    return {"holds": enough and every,
+            "partly holds": enough and passed and failed,
+            "does not hold": enough and failed and not passed,
+            "inconclusive": not enough or (not every and not failed)}
 
 
 #: the conditions of :data:`LADDER` by kind of judgement, as predicates of its facts:
@@ -681,17 +682,26 @@ def all_some_none(flags) -> bool | str:
     return "partly" if any(flags) else False
 
 
+#: a part's outcome as the ladder's test outcomes: a part that partly holds has passed and failed somewhere
+_PART_OUTCOMES = {True: ("pass",), False: ("fail",), None: ("undecided",), "partly": ("pass", "fail"),
+                  "inconclusive": ("undecided",)}
+_QUALITATIVE_OUTCOME = {"holds": True, "does not hold": False, "partly holds": "partly", "inconclusive": "inconclusive"}
+
+
 def conjunction(parts) -> bool | str:
-    """The outcome of a claim made of parts, each True (holds), False (refuted) or None (undecided), for
-    :func:`~greenelm_book.report.judge_qualitative`: True when every part holds, "partly" when one holds
-    and one is refuted, False when one is refuted and none holds (a refuted part fails the claim alone),
-    "inconclusive" when a part is undecided and none is refuted."""
-    parts = list(parts)
-    if parts and all(p is True for p in parts):
-        return True
-    if any(p is False for p in parts):
-        return "partly" if any(p is True for p in parts) else False
-    return "inconclusive"
+    """The outcome of a claim made of parts (or of one test over several datasets, regimes or matrices),
+    each True (holds), False (refuted), None (undecided), "partly" (passed on some, failed on others) or
+    "inconclusive", for :func:`~greenelm_book.report.judge_qualitative`, by the ladder's test conditions:
+    True when every part holds, "partly" when one passes and one fails, False when one fails and none
+    passes (a refuted part fails the claim alone), "inconclusive" when none fails and one is undecided;
+    an undecided part moves neither side."""
+    outcomes = []
+    for part in parts:
+        key = bool(part) if isinstance(part, np.bool_) else part
+        if key not in _PART_OUTCOMES:
+            raise ValueError(f"a part's outcome must be True, False, None, 'partly' or 'inconclusive', got {part!r}")
+        outcomes.extend(_PART_OUTCOMES[key])
+    return _QUALITATIVE_OUTCOME[ladder_label("test", enough=True, outcomes=tuple(outcomes))]
 
 
 def _qualitative(outcome, ours: str, test: str) -> Verdict:
@@ -829,9 +839,10 @@ def gap_phrase(a, b, reference: str, words: tuple[str, str] = ("below", "above")
 
 
 def _interval_outcomes(outcomes: dict, good: str, ours: str, test: str, boundary: str) -> Verdict:
-    """The verdict of per-dataset interval outcomes (``{dataset: good | another word | "undecided"}``):
-    inconclusive when an interval straddles ``boundary`` (naming those datasets), else holds when
-    every outcome is ``good``, partly when some are, does not hold when none is."""
+    """The verdict of per-dataset interval outcomes (``{dataset: good | another word | "undecided"}``) by the
+    ladder's test conditions: holds when every outcome is ``good``, partly when one is and another is not,
+    does not hold when one is decidedly not and none is, inconclusive when an interval straddles
+    ``boundary`` and none decidedly fails (a straddling dataset, named, moves neither side)."""
     undecided = [dataset_name(n) for n, o in outcomes.items() if o == "undecided"]
     label = ladder_label("test", enough=True, outcomes=tuple("undecided" if o == "undecided" else
                                                              "pass" if o == good else "fail"
