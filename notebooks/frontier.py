@@ -180,12 +180,15 @@ for dataset in protocol:
 
 # %% tags=["remove-cell"]
 glue("grid_sources", Markdown(fs.sources_table(halving_params)))
+glue("grid_size", fs.grid_size_sentence(halving_params))
 glue("halving_sentence", fs.halving_sentence(halving, protocol))
 
 # %% [markdown]
 # ```{glue:md} grid_sources
 # :format: myst
 # ```
+#
+# {glue:text}`grid_size`
 #
 # The earlier protocol's grid has another history: {glue:text}`grid_history`, in this chapter's earlier
 # frontier search, which compared its families on test-set accuracy before that protocol existed.

@@ -278,6 +278,18 @@ def test_the_sources_table_computes_the_books_own_values_from_the_grid(tmp_path)
         fs.load_sources(sources_params(tmp_path, pool=SOURCES["pool"].replace("values: [2], ", "")))
 
 
+def test_the_grid_size_sentence_counts_each_datasets_candidates_over_its_blocks(tmp_path):
+    path = tmp_path / "halving.yml"
+    path.write_text(TINY + "      - {variant: [limit], n_patches: [8, 16], patch_size: [3], pool: [2], depth: [1]}\n",
+                    encoding="utf-8")                # 8 candidates, then 2 of which one repeats the first block's
+    sentence = fs.grid_size_sentence(str(path))
+    assert sentence.endswith("rung 0 fits every candidate of its dataset's blocks: tiny 9 candidates in 2 blocks.")
+    assert sentence.startswith("The grid is not every combination of these values")
+    book = fs.grid_size_sentence()
+    for dataset, entry in fs.load_halving_params()["datasets"].items():
+        assert f"{fs.DATASET_NAMES[dataset]} {len(entry['grid'])} candidates in " in book
+
+
 def test_the_books_grid_names_its_sources_and_its_own_extensions():
     rows = {r["setting"]: r for r in fs.sources_rows()}
     assert rows["patch size p"]["grid"] == ["3", "4", "5", "6", "7", "8"] and rows["patch size p"]["own"] == "3, 4, 5, 7"

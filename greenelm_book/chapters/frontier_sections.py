@@ -495,6 +495,24 @@ def sources_rows(params: str | Path | None = None) -> list[dict]:
     return rows
 
 
+def grid_size_sentence(params: str | Path | None = None) -> str:
+    """How the declared ranges become each dataset's grid, in words: the grid is not the product of every
+    value the sources table lists but a union of blocks, each the product of its own lists
+    (:func:`~greenelm_book.chapters.frontier_protocol.expand_grid`), so each dataset's count of
+    candidates (what its rung 0 fits) is named with its number of blocks."""
+    import yaml
+
+    path = HALVING_PARAMS if params is None else repo_path(params)
+    declared = (yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}).get("datasets") or {}
+    spec = load_halving(path)
+    counts = [f"{DATASET_NAMES.get(d, d)} {thousands(len(entry['grid']), ',')} candidates in "
+              f"{len(declared[d]['grid'])} block{'' if len(declared[d]['grid']) == 1 else 's'}"
+              for d, entry in spec["datasets"].items()]
+    return ("The grid is not every combination of these values: each dataset declares blocks, each block the "
+            "product of its own values (a configuration in two blocks counted once), and rung 0 fits every "
+            f"candidate of its dataset's blocks: {'; '.join(counts)}.")
+
+
 def sources_table(params: str | Path | None = None) -> str:
     """The grid's sources as a MyST table (glued with ``{glue:md}`` in MyST format, so that each source is
     a ``{cite}`` of its BibTeX key): the setting, its values in this grid, what each source used, and the
@@ -627,5 +645,5 @@ def fronts_figure(dataset: str, fronts_of: Mapping):
 __all__ = ["DATASETS", "LEDGER", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",
            "fronts_figure", "fronts_progress", "fronts_ready", "fronts_status", "fronts_text", "grid_values", "halving_records",
            "halving_seeds_table", "halving_sentence", "started_loads", "ledger_sentence", "limit_verdict", "load_budget_params",
-           "load_halving_params", "load_sources", "protocols_gain", "protocols_table", "published", "record_fronts",
+           "grid_size_sentence", "load_halving_params", "load_sources", "protocols_gain", "protocols_table", "published", "record_fronts",
            "record_halving", "rungs_table", "rungs_words", "sources_rows", "sources_table", "value_text"]
