@@ -130,12 +130,11 @@ glue_findings(reproduces_words(found, card))
 #
 # **The d → ∞ limit.** The paper asks whether a million-dimensional layer would
 # match the state of the art (judged on its map over MNIST pixels:
-# *{glue:text}`verdict_ultra_wide_million_dimensions`*). For its map the infinite-width limit is kernel ridge regression with the
-# arc-cosine kernel, which the {doc}`frontier <frontier>` chapter solves on all training images:
+# *{glue:text}`verdict_ultra_wide_million_dimensions`*). Its map's infinite-width limit, arc-cosine kernel ridge
+# regression, is solved by the {doc}`frontier <frontier>` chapter on all training images:
 # {glue:text}`limit_mnist:.2f` % on MNIST against {glue:text}`ultra_acc:.2f` % for the widest fit measured
 # (d = {glue:text}`ultra_d`, λ by leave-one-out), {glue:text}`limit_mnist_from`. The saturating law fitted on the paper's widths
-# extrapolates to {glue:text}`asymptote_mnist:.2f` %, {glue:text}`asymptote_vs_limit:.2f` points
-# {glue:text}`asymptote_words` that value. The "predictable path to parity" with SGD is judged
+# extrapolates to {glue:text}`asymptote_mnist:.2f` %, {glue:text}`asymptote_words`. The "predictable path to parity" with SGD is judged
 # on measured widths, not on either ceiling (*{glue:text}`verdict_predictable_path_to_parity`*).
 
 # %% [markdown]

@@ -86,6 +86,9 @@ def test_direction_words_only_where_the_verdict_decides_the_direction():
     assert V.direction_words("discordant", 0.5, ("faster", "slower")) == "faster"
     assert V.direction_words("does not hold", 0.4, ("below", "above"), at=1.0, interval=(0.3, 0.6)) == "below"
     assert V.direction_words("inconclusive", 2.0) == "no direction judged (inconclusive: the test decides neither side)"
+    # a same-machine ratio whose interval contains 1 says so (not "the test decides neither side"), busy or not
+    straddling = V.same_machine_ratio([0.9, 1.1, 1.0, 1.05, 0.95], claimed="below")
+    assert V.direction_words(straddling, 1.0) == "no direction judged (inconclusive: its interval includes 1)"
     assert V.direction_words("not comparable", 0.5) == "no direction judged (not comparable: a setting other than the paper's)"
     assert V.direction_words("reproduced", 0.9, at=0.0) == "no direction judged (reproduced: a value judged, not a direction)"
     assert V.direction_words("holds", 2.0, interval=(0.8, 3.0)) == "no direction judged (holds: its interval includes 1)"

@@ -150,12 +150,28 @@ def test_oracle_records_exactness_and_words(store, streams, bench, cached):
                                             "relative distance < 1e-6: True")
     words = st.oracle_words(streams, oracle, exact, distance)
     assert words["exact_clause"].startswith("every variant") and words["oracle_seeds"] == 2
-    assert words["n_train"] == 200 and words["backbone_vs_pixels"] in ("above", "below")
-    # the gap is between the two streams of one projection, never the seeds' mean against one stream
+    # the gap is between the two streams of one projection, never the seeds' mean against one stream; one
+    # stream each, so the distance alone, no side (the rule on runs)
     backbone, pixels = oracle.stream_accuracy["backbone"].mean, oracle.stream_accuracy["pixels"].mean
-    assert words["backbone_stream"] == backbone
-    assert words["backbone_minus_pixels"] == f"{abs(backbone - pixels):.2f}"
+    assert words["backbone_stream"] == backbone and words["n_train"] == 200
+    assert words["backbone_vs_pixels"] == (f"{abs(backbone - pixels):.2f} points from the raw-pixel stream's on the "
+                                           "means (no direction judged: one run per side)")
     assert len(st.oracle_frame(streams, bench, oracle)) == 2
+
+
+def test_the_replay_updates_growth_is_judged_on_its_own_first_and_last_updates(store):
+    loads = {"load_average": [0.1, 0.2, 0.3]}
+    growing = store.record("a/sgd/update-seconds", [0.10, 0.11, 0.10, 0.12, 0.11, 0.2, 0.3, 0.4, 0.5,
+                                                    0.61, 0.60, 0.62, 0.59, 0.63], "s", **loads)
+    words = st.replay_growth_words(growing)
+    assert words["replay_ends"] == 5 and words["replay_first_s"] == pytest.approx(0.11)
+    assert words["replay_last_s"] == pytest.approx(0.61) and words["replay_grows"] == "the cost grows with the buffer"
+    unquiet = store.record("b/sgd/update-seconds", growing.values, "s")          # no load read before it
+    assert st.replay_growth_words(unquiet)["replay_grows"].startswith("no direction judged (")
+    short = st.replay_growth_words(store.record("c/sgd/update-seconds", [0.1, 0.2, 0.3], "s", **loads))
+    assert short["replay_ends"] == 1 and short["replay_grows"].startswith("no direction judged (")
+    with pytest.raises(ValueError, match="2 updates at least"):
+        st.replay_growth_words(store.record("d/sgd/update-seconds", [0.1], "s", **loads))
 
 
 def test_answers_of_table5_and_the_update(store, streams, bench):

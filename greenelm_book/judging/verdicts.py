@@ -1133,7 +1133,8 @@ NOT_COMPARABLE_WHY = "a setting other than the paper's"
 #: why a verdict decides no direction, by a phrase its detail carries (first match wins)
 NO_DIRECTION_WHY = (("no load average recorded", "loads not recorded"), ("not recorded as quiet", "busy timings"), ("(the quiet rule)", "busy timings"),
                     ("(the seeds rule)", "too few seeds"), ("timed on another machine", "timed on another machine"),
-                    ("straddles", "its interval includes no difference"), ("the test needs", "too few runs for the test"))
+                    ("straddles", "its interval includes no difference"), ("the test needs", "too few runs for the test"),
+                    ("CI of the ratio contains 1", "its interval includes 1"))
 
 
 def no_direction_why(verdict, estimate: float, *, at: float = 1.0) -> str:

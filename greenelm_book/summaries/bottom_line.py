@@ -302,8 +302,9 @@ def scaling_findings(store: Store) -> dict:
             "ln_text": log_law_words(len(worse), len(DATASET_NAMES), min(draws)),
             "ln_fit_widths": f"{thousands(min(held['fit_widths']))} to {thousands(max(held['fit_widths']))}",
             "ln_held_out_widths": " and ".join(thousands(w) for w in held["held_out_widths"]),
-            "asymptote_mnist": asymptote, "asymptote_vs_limit": abs(limit - asymptote),
-            "asymptote_words": by_sign(asymptote - limit, "above", "below"),
+            "asymptote_mnist": asymptote,
+            # one fitted value with no interval: its distance, no side (the rule on runs gives none)
+            "asymptote_words": f"{abs(limit - asymptote):.2f} points from that value (one fit: no side judged)",
             "ln_worse_text": ", ".join(worse) if worse else "none",
             "ln_mnist_error": mnist_ln, "sat_mnist_error": mnist_sat,
             "ultra_d": f"{width[widest]:,}",
