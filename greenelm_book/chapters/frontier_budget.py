@@ -535,6 +535,22 @@ def load_points(dataset: str, out_dir: str | Path = BUDGET_DIR) -> list[dict]:
     return out
 
 
+def front_entry(point: Mapping, label: str, n_test: int, seconds: Mapping | None = None,
+                accuracy: Mapping | None = None, hosts: Mapping | None = None) -> dict:
+    """One point of a front as :func:`front` and :func:`fronts_from_results` give it: {"point", "label",
+    "seeds" (the seeds of ``seconds``, sorted), "seconds" {seed: s}, "accuracy" {seed: %}, "hosts" {seed:
+    host}, "n_test"}."""
+    seconds = {int(k): float(v) for k, v in (seconds or {}).items()}
+    return {"point": dict(point), "label": label, "seeds": sorted(seconds), "seconds": seconds,
+            "accuracy": {int(k): float(v) for k, v in (accuracy or {}).items()}, "hosts": dict(hosts or {}),
+            "n_test": int(n_test)}
+
+
+def by_mean_seconds(entries: Sequence[Mapping]) -> list:
+    """``entries`` (:func:`front_entry`) ordered by their mean training seconds over seeds."""
+    return sorted(entries, key=lambda entry: _mean(entry["seconds"]))
+
+
 def front(records: Sequence[Mapping], family: str) -> list[dict]:
     """A family's points from their records, ordered by mean training seconds: [{"point", "label",
     "seeds" [int], "seconds" {seed: s}, "accuracy" {seed: %}, "hosts" {seed: :func:`record_host`}, "n_test"}];
@@ -546,18 +562,14 @@ def front(records: Sequence[Mapping], family: str) -> list[dict]:
         if record["point"]["family"] != family:
             continue
         key = configuration_key(record["point"])
-        entry = points.setdefault(key, {"point": dict(record["point"]), "label": point_label(record["point"]),
-                                        "seconds": {}, "accuracy": {}, "hosts": {}, "n_test": int(record["n_test"])})
+        entry = points.setdefault(key, front_entry(record["point"], point_label(record["point"]), record["n_test"]))
         seed = int(record["seed"])
         if seed in entry["seconds"]:
             raise ValueError(f"{key}: seed {seed} recorded twice")
         entry["seconds"][seed], entry["accuracy"][seed] = float(record["seconds"]), float(record["test_accuracy"])
         entry["hosts"][seed] = record_host(record)
-    out = []
-    for entry in points.values():
         entry["seeds"] = sorted(entry["seconds"])
-        out.append(entry)
-    return sorted(out, key=lambda e: float(np.mean(list(e["seconds"].values()))))
+    return by_mean_seconds(points.values())
 
 
 def _mean(values: Mapping) -> float:
@@ -713,15 +725,14 @@ def fronts_from_results(results: Sequence, dataset: str, declared: int | None = 
     for accuracy, seconds in results:
         setting = accuracy.setting
         seeds = [int(s) for s in setting["seeds"]]
-        entries[setting["point"]["family"]].append(
-            {"point": dict(setting["point"]), "label": setting["label"], "seeds": seeds,
-             "seconds": dict(zip(seeds, map(float, seconds.values))),
-             "accuracy": dict(zip(seeds, map(float, accuracy.values))),
-             "hosts": dict(zip(seeds, setting.get("hosts") or [None] * len(seeds))), "n_test": int(setting["n_test"])})
+        entries[setting["point"]["family"]].append(front_entry(
+            setting["point"], setting["label"], setting["n_test"], seconds=dict(zip(seeds, seconds.values)),
+            accuracy=dict(zip(seeds, accuracy.values)),
+            hosts=dict(zip(seeds, setting.get("hosts") or [None] * len(seeds)))))
         n_tests.add(int(setting["n_test"]))
     if len(n_tests) > 1:
         raise ValueError(f"{dataset}: stored points scored on test sets of different sizes {sorted(n_tests)}")
-    ordered = {family: sorted(e, key=lambda entry: _mean(entry["seconds"])) for family, e in entries.items()}
+    ordered = {family: by_mean_seconds(e) for family, e in entries.items()}
     return {"one_shot": ordered["one-shot"], "sgd": ordered["sgd"], "n_test": n_tests.pop() if n_tests else None,
             "recipe": RECIPES[dataset], "declared": declared}
 
@@ -842,7 +853,7 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "OUTCOME_WORDS", "OWN_EPOCHS",
+__all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
            "measured_elsewhere", "one_host", "pick_refit_point", "record_host", "untuned_words",
