@@ -63,7 +63,7 @@ data: venv system-deps
 	$(PY) -m greenelm.data --check
 
 test: venv system-deps
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=25
 	$(MAKE) --no-print-directory test-oldest
 
 # The library alone, at the oldest versions pyproject.toml allows, with no optional stack (no
