@@ -49,7 +49,11 @@ BAD = textwrap.dedent('''\
     seed = 0
 
     # %%
+    import os, pathlib
     x = 1
+    results = pathlib.Path(os.environ.get("GREENELM_RESULTS_DIR", "."), "bad.json")   # a chapter's store,
+    if results.is_file():                                                          # rewritten as it starts
+        results.write_text("partial")
 
     # %%
     raise ValueError(f"boom {seed}")

@@ -266,11 +266,21 @@ def test_failing_chapter_exits_nonzero_naming_chapter_cell_error(tiny_project, t
 def test_failure_raises_chapter_error_and_keeps_previous_good_notebook(tiny_project, tmp_path):
     good = tmp_path / "bad.ipynb"
     good.write_text("previous good run")
+    (tmp_path / "results").mkdir()
+    results = tmp_path / "results" / "bad.json"
+    results.write_text('{"previous": "results"}')
     with pytest.raises(execute.ChapterError, match=r"chapter bad failed at cell 4: ValueError") as e:
         execute.execute_chapter("bad", "smoke", tmp_path, notebooks_dir=tiny_project.notebooks,
                                params_dir=tiny_project.params, progress=False)
     assert e.value.cell == 4 and e.value.failed_notebook == tmp_path / "bad.failed.ipynb"
     assert good.read_text() == "previous good run", "a failed run must never replace <name>.ipynb"
+    # nor its results: the page and its results file stay from one execution (the run had rewritten them)
+    assert results.read_text() == '{"previous": "results"}'
+    results.unlink()                                 # a chapter with no results before fails with none after
+    with pytest.raises(execute.ChapterError):
+        execute.execute_chapter("bad", "smoke", tmp_path, notebooks_dir=tiny_project.notebooks,
+                               params_dir=tiny_project.params, progress=False)
+    assert not results.exists()
 
 
 def test_unknown_parameters_are_refused_before_running(tiny_project, tmp_path, capsys):

@@ -486,6 +486,9 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
             os.environ.pop(STORED_ONLY_ENV, None)
         removed: list[str] = []
         follow = _Follow(log, report)
+        own_results = out_dir / "results" / f"{name}.json"
+        results_before = own_results.read_bytes() if own_results.is_file() else None
+        succeeded = False
         start = time.perf_counter()
         try:
             try:
@@ -533,6 +536,7 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
             }
             present(out, name)
             _atomic_write_nb(out, final)
+            succeeded = True
             failed.unlink(missing_ok=True)
             if record is not None:
                 removed = update_record_index(name, {c["entry"] for c in _compute_calls(log)
@@ -540,6 +544,8 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
         finally:
             follow.close()
             tmp.unlink(missing_ok=True)
+            if not succeeded:         # the page is kept, so are the results it was made from
+                restore_file(own_results, results_before)
             for var, old in saved.items():
                 if old is None:
                     os.environ.pop(var, None)
@@ -553,6 +559,24 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
                 for line in lines:
                     report(line)
     return final
+
+
+def restore_file(path: Path, content: bytes | None) -> None:
+    """Put ``path`` back as it was before a failed run: ``content`` written atomically, or the file
+    removed where there was none (``content`` None)."""
+    if content is None:
+        path.unlink(missing_ok=True)
+        return
+    if path.is_file() and path.read_bytes() == content:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+        os.replace(tmp, path)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
 
 
 def _stamp_papermill(nb, src: Path, output: Path) -> None:
