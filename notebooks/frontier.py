@@ -165,7 +165,8 @@ for dataset in protocol:
 # %% [markdown]
 # Is a variant better than the plain ridge readout? The book's gain rule (a mean paired difference of
 # the seeds' best validation accuracies beyond twice their spread, and beyond the floor where the rule
-# sets one, at least three seeds) says:
+# sets one, at least three seeds; a side that is the best of more candidates than the other, on the rows
+# that judge it, is credited no gain, its best being an upper bound) says:
 # {glue:text}`gains_text`
 #
 # ## 3. The same maps under successive halving, on a grid declared from published settings

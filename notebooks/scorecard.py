@@ -28,8 +28,8 @@
 # equivalence test, TOST, puts our mean within it; *beyond margin*: a one-sided test puts it
 # outside; *margin undecided*: neither); a ratio of timings from another machine has words of its
 # own, never *reproduced*: *concordant* (same direction, within ×/÷ 3 of the paper's) or *discordant*;
-# *inconclusive* (fewer than five runs, timings not recorded as quiet, or an interval straddling
-# a boundary of the test); *not comparable* (our setting differs — another
+# *inconclusive* (fewer runs than its test needs, timings not recorded as quiet, an interval straddling
+# a boundary of the test, or, for a claim of parts, a part undecided and none failed); *not comparable* (our setting differs — another
 # backbone, other features, an architecture the paper does not state — the reason is given and
 # the difference is information only); *holds*, *partly holds*, *does not hold* (a qualitative
 # claim, by the test stated under it: it passes on every, on some, or on none of the datasets,

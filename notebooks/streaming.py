@@ -215,8 +215,8 @@ for name, value in st.sgd_words(sgd, sgd_keys, update_keys, oracle).items():
 
 # %% [markdown]
 # On the backbone features one replay update (PyTorch) costs a median {glue:text}`sgd_median_s:.3f` s here,
-# against our exact RLS update's {glue:text}`rls_median_s:.3f` s (NumPy), both timed in this execution on
-# this machine; by the 95 % interval of their ratio: {glue:text}`sgd_vs_rls`; and it keeps
+# against our exact RLS update's {glue:text}`rls_median_s:.3f` s (NumPy), on this machine in this execution:
+# {glue:text}`sgd_vs_rls`; and it keeps
 # {glue:text}`sgd_buffer_rows` rows in memory by the end of the stream, where the RLS state keeps none, only
 # the $d\times d$ matrix $P$. Each replay update is one epoch over every row kept: the median of its last
 # {glue:text}`replay_ends` updates, {glue:text}`replay_last_s:.3f` s, is {glue:text}`replay_growth:.2f`× that

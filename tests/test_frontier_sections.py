@@ -200,6 +200,14 @@ def test_the_two_protocols_stand_side_by_side_the_earlier_one_labelled(tmp_path)
     judged = fs.protocols_gain(earlier["mnist"], halving["mnist"])       # paired by seed, with the sampling error
     assert judged.ours.startswith("the halving protocol's pick − the earlier protocol's pick =")
     assert "against the earlier protocol's picks, the halving protocol's pick −" in fs.halving_sentence(halving, earlier)
+    # a limit left to the quiet rule (a seed started on a busy machine) still compares the picks' accuracies
+    (tmp_path / "busy").mkdir()
+    for seed in (0, 1, 2):
+        halving_record(tmp_path / "busy" / "halving", seed=seed, accuracy=99.0 + seed / 10, load=(1.9, 1.8, 1.5))
+    busy = fs.record_halving(store_in(tmp_path / "busy"), fs.halving_records(tmp_path / "busy" / "halving"), SPEC)
+    sentence = fs.halving_sentence(busy, earlier)
+    assert "(the quiet rule: not every seed started on a quiet machine)" in sentence
+    assert "against the earlier protocol's picks, the halving protocol's pick −" in sentence
 
 
 def test_every_rung_shows_its_rows_candidates_survivors_and_failed_fits(tmp_path):

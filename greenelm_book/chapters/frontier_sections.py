@@ -258,8 +258,8 @@ def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
                      "a quiet machine)")
         else:
             text += f"; within the limit on every seed: {judged.label}"
-        decided = bool(deciding) or rule_of(judged) != "quiet_rule"
-        if len(part["seeds"]) >= MIN_GAIN_RUNS and decided and earlier is not None and dataset in earlier:
+        # the picks' accuracies are compared whatever the seconds' verdict (the quiet rule bounds timings only)
+        if len(part["seeds"]) >= MIN_GAIN_RUNS and earlier is not None and dataset in earlier:
             gain = protocols_gain(earlier[dataset], part)
             text += f"; against the earlier protocol's picks, {gain.ours} ({gain.detail})"
         parts.append(text + ".")

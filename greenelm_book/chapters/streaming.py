@@ -397,11 +397,10 @@ def sgd_words(sgd: dict, sgd_keys: dict, update_keys: dict, oracle: OracleKeys) 
         "sgd_median_s": sgd_median,
         "rls_median_s": rls_median,
         # two sequences of timings of one run: a direction only where their ratio's 95 % interval decides it
-        "sgd_vs_rls": direction_words(quiet_bound(same_machine_ratio(sgd_keys["backbone", "seconds"].values,
-                                                                     update_keys["backbone", "cholesky", "numpy"].values),
-                                                  sgd_keys["backbone", "seconds"],
-                                                  update_keys["backbone", "cholesky", "numpy"]),
-                                      ratio, (f"{1 / ratio:.2f} times faster", f"{ratio:.2f} times slower")),
+        # the replay update and ours are timed in different runs of this execution: by the ladder a ratio of
+        # two runs is not comparable, shown and not judged
+        "sgd_vs_rls": (f"not comparable (each timed in its own run of this chapter), so their ratio, {ratio:.2f}×, "
+                       "is shown and not judged"),
         "sgd_rls_but": by_sign(sgd_median - rls_median, "and", "but"),
         "sgd_accuracy": sgd["backbone"].accuracy,
         # one stream each: a side only where the rule on runs decides one, else the distance alone
@@ -426,10 +425,12 @@ def replay_growth_words(seconds, ends: int = 5) -> dict:
     ratio = float(np.median(last) / np.median(first))
     verdict = quiet_bound(same_machine_ratio(last, first, claimed="above"), seconds)
     interval = ratio_interval(last, first)[1:] if ends >= 2 else None
+    said = direction_words(verdict, ratio, ("the cost shrinks as the buffer grows", "the cost grows with the buffer"),
+                           interval=interval)
+    if not said.startswith("no direction judged"):      # the test that decided it, beside the direction
+        said += f" (the same-machine ratio test: its 95 % interval {interval[0]:.2f}–{interval[1]:.2f}×, {ends} updates a side)"
     return {"replay_first_s": float(np.median(first)), "replay_last_s": float(np.median(last)),
-            "replay_growth": ratio, "replay_ends": ends,
-            "replay_grows": direction_words(verdict, ratio, ("the cost shrinks as the buffer grows",
-                                                             "the cost grows with the buffer"), interval=interval)}
+            "replay_growth": ratio, "replay_ends": ends, "replay_grows": said}
 
 
 # ---- Table V beside the paper, and the answers -------------------------------------------------------

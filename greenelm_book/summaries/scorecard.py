@@ -281,8 +281,10 @@ def ladder_markdown(widest: tuple[float, str] | None = None) -> str:
                       for word, label in GAIN_LABELS.items())
     lines += ["", f"The frontier's gain rule states its outcome in words of its own, not labels, each meaning one "
                   f"label of the claim \"B gains over A\" (paired over seeds): {gains}. A direction (faster, "
-                  f"slower, shorter, longer, closer) is stated only beside a label that decides one "
-                  f"({', '.join(DIRECTION_LABELS)}) with its interval wholly on one side; elsewhere a page says "
+                  f"slower, shorter, longer, closer, grows) is stated only where a test decides one, its interval "
+                  f"wholly on one side: beside a label that decides one ({', '.join(DIRECTION_LABELS)}), or, for "
+                  f"a comparison that is no claim of the paper, beside the test that decided it and its interval; "
+                  f"elsewhere a page says "
                   f"\"no direction judged\" and why ({', '.join(dict.fromkeys(why for _, why in NO_DIRECTION_WHY))}, "
                   f"{NOT_COMPARABLE_WHY}): words, not labels.", ""]
     lines += ["**The thresholds of the chapters' own tests**, each with its reason:", "",
