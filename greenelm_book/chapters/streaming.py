@@ -516,8 +516,8 @@ def gpu_words(gpu: GpuLatency | None) -> dict:
             f"information form {1e3 * cuda['information']:.2f} ms; NumPy on the same host ({gpu.host}) takes "
             f"{ratio['listing3']:.0f}× and {ratio['cholesky']:.0f}× as long for listing 3 and ours. There ours "
             f"takes {floor_ratio:.1f}× the time of its 3·d²·B FLOPs at the GPU's float64 GEMM rate at this "
-            f"shape ({1e3 * gpu.floor_seconds:.2f} ms; a reference, not a lower bound): the {3 * gpu.n_hidden**2 * gpu.batch_size / 1e9:.0f} GFLOP of an "
-            f"update do not fill the chip. Every streamed readout ends within {gpu.max_distance:.0e} of the batch "
+            f"shape ({1e3 * gpu.floor_seconds:.2f} ms; a reference, not a lower bound): the {3 * gpu.n_hidden**2 * gpu.batch_size / 1e9:.1f} GFLOP of that "
+            f"leading term do not fill the chip. Every streamed readout ends within {gpu.max_distance:.0e} of the batch "
             "oracle's on the GPU too. These seconds come from another machine than the book's: shown, never "
             "judged against the book's CPU seconds.")
     finding = (f"re-measured on an {gpu.gpu} lent for one session: {1e3 * cuda['listing3']:.2f} ms for listing 3 "
