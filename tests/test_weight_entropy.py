@@ -195,3 +195,5 @@ def test_a_threshold_part_is_decided_only_by_the_interval_of_its_mean():
     assert we.conjunction([False, False]) is False and we.conjunction([True, False]) == "partly"
     assert we.conjunction(["partly", True]) == "partly" and we.conjunction([True, False, None]) == "partly"
     assert we.conjunction([False, None]) is False and we.conjunction(["inconclusive", True]) == "inconclusive"
+    with pytest.raises(ValueError, match="a part's outcome must be True, False, None, 'partly' or 'inconclusive'"):
+        we.conjunction([True, "maybe"])
