@@ -28,8 +28,8 @@ from .forgetting import METHODS as FORGETTING_METHODS, final_gaps, forgetting_ex
 from ..report import (by_sign, colour, judge_latency, judge_qualitative, judge_time, not_comparable,
                      not_measurable, thousands)
 from ..judging.rejudge import answer_as_scorecard
-from ..judging.verdicts import (direction_words, evidence_bound, gap_phrase, quiet_bound, ratio_interval,
-                                same_machine_ratio, value_vs_paper)
+from ..judging.verdicts import (direction_words, evidence_bound, gap_phrase, labelled_direction, quiet_bound,
+                                ratio_interval, same_machine_ratio, value_vs_paper)
 from ..store.results_cache import memoize
 from .streaming_harness import (device_name, drift_experiment, make_stream_data, oracle_accuracy,
                               paired_speedup, replay_sgd)
@@ -425,10 +425,10 @@ def replay_growth_words(seconds, ends: int = 5) -> dict:
     ratio = float(np.median(last) / np.median(first))
     verdict = quiet_bound(same_machine_ratio(last, first, claimed="above"), seconds)
     interval = ratio_interval(last, first)[1:] if ends >= 2 else None
-    said = direction_words(verdict, ratio, ("the cost shrinks as the buffer grows", "the cost grows with the buffer"),
-                           interval=interval)
-    if not said.startswith("no direction judged"):      # the test that decided it, beside the direction
-        said += f" (the same-machine ratio test: its 95 % interval {interval[0]:.2f}–{interval[1]:.2f}×, {ends} updates a side)"
+    evidence = (None if interval is None else
+                f"its 95 % interval {interval[0]:.2f}–{interval[1]:.2f}×, {ends} updates a side")
+    said = labelled_direction(verdict, ratio, ("the cost shrinks as the buffer grows", "the cost grows with the buffer"),
+                              evidence, interval=interval, name_label=True)
     return {"replay_first_s": float(np.median(first)), "replay_last_s": float(np.median(last)),
             "replay_growth": ratio, "replay_ends": ends, "replay_grows": said}
 

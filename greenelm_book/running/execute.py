@@ -60,7 +60,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from greenelm._cachefiles import remove_stale_temporaries, temp_prefix
+from greenelm._cachefiles import atomic_write, remove_stale_temporaries, temp_prefix
 
 from .freshness import results_sha256
 from ..store.results_cache import (
@@ -562,21 +562,12 @@ def execute_chapter(name: str, profile: str, out_dir: str | Path,
 
 
 def restore_file(path: Path, content: bytes | None) -> None:
-    """Put ``path`` back as it was before a failed run: ``content`` written atomically, or the file
-    removed where there was none (``content`` None)."""
+    """Put ``path`` back as it was before a failed run: ``content`` written atomically
+    (:func:`greenelm._cachefiles.atomic_write`), or the file removed where there was none (``content`` None)."""
     if content is None:
         path.unlink(missing_ok=True)
-        return
-    if path.is_file() and path.read_bytes() == content:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-        os.replace(tmp, path)
-    finally:
-        Path(tmp).unlink(missing_ok=True)
+    elif not (path.is_file() and path.read_bytes() == content):
+        atomic_write(path, lambda handle: handle.write(content))
 
 
 def _stamp_papermill(nb, src: Path, output: Path) -> None:

@@ -21,7 +21,7 @@ import statistics
 from pathlib import Path
 
 from ..bench import QUIET_RATIO_KEYS, process_words
-from ..judging.verdicts import direction_words, gap_phrase, mean_difference_words, same_machine_ratio
+from ..judging.verdicts import direction_words, gap_phrase, labelled_direction, mean_difference_words, same_machine_ratio
 from ..paper import (CLAIMS, DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
                     TABLE_IV, TABLE_VI)
 from ..report import by_sign, duration_text, spread_text, thousands
@@ -468,18 +468,6 @@ def distance_words(a, b, paper: float) -> str:
         words = ("further from", "closer to") if side_b < 0 else ("closer to", "further from")
         return mean_difference_words(a, b, words, with_interval=False)
     return by_sign(abs(side_a) - abs(side_b), "further from", "closer to", "as far from") + " on the means"
-
-
-def labelled_direction(verdict, estimate: float, words: tuple[str, str], evidence: str | None = None) -> str:
-    """:func:`~greenelm_book.judging.verdicts.direction_words` with the evidence that decided a stated
-    direction beside it, "faster (the same-machine ratio test: its 95 % interval 2.58–2.90×, 40 batches)"
-    (``evidence``; default the verdict's own ``ours``), for a direction the summary judges itself (no
-    scorecard label: the claim is not the paper's); an undecided direction gives "no direction judged
-    (<why>)" as before."""
-    said = direction_words(verdict, estimate, words, name_label=False)
-    if said.startswith("no direction judged"):
-        return said
-    return f"{said} (the same-machine ratio test: {verdict.ours if evidence is None else evidence})"
 
 
 def peak_words(peaks: dict) -> str:
