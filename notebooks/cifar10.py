@@ -201,7 +201,7 @@ for name, value in cifar10.table_ii_glue(ii, speedup, cost, ridge_ii, extraction
 # layer reaches {glue:text}`c10_ridge_acc:.2f` %, so the $d$ = {glue:text}`c10_width` random expansion
 # moves Green-ELM {glue:text}`c10_gain:+.2f` points from plain ridge: {glue:text}`c10_gain_words`. The
 # 64-unit SGD head reaches {glue:text}`c10_sgd_acc:.2f` % in {glue:text}`c10_sgd_s:.1f` s,
-# {glue:text}`c10_sgd_minus_elm:+.2f` points ({glue:text}`c10_sgd_vs_elm`), far from the
+# {glue:text}`c10_sgd_vs_elm`, far from the
 # paper's "~75 %" SGD row, whose inputs the paper does not state.
 
 # %% [markdown]

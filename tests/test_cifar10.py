@@ -174,7 +174,15 @@ def test_answer_table_ii_and_solver_claims(store):
     # the ratio's verdict is inconclusive and pinv's "behind" not comparable: neither states a direction
     assert glued["c10_extract_vs_solve"] == 8.0 and glued["c10_chol_faster"].startswith("no direction judged (inconclusive: ")
     assert glued["c10_behind_conclusion"].startswith("no direction judged (not comparable: ")
-    assert glued["c10_gain_words"].startswith("above (its 95 % interval") and glued["c10_sgd_vs_elm"].startswith("below Green-ELM (its 95 % interval")
+    assert glued["c10_gain_words"].startswith("above (its 95 % interval") and glued["c10_sgd_vs_elm"] == "10.10 points below Green-ELM"
+    # the extraction and the solve name no machine here: their ratio is shown, which takes longer not read
+    assert glued["c10_where_time"].startswith("not comparable, so which takes longer is not read from it")
+    host = {"cpu": "x", "cores": 2, "kernel": "k", "blas": "b"}
+    timed = [SimpleNamespace(host=host), SimpleNamespace(host=dict(host)), SimpleNamespace(host=host)]
+    assert cifar10.where_time_words(8.0, timed) == "the extraction, not the solve, is where the time goes"
+    assert cifar10.where_time_words(0.5, timed) == "the solve, not the extraction, is where the time goes"
+    timed[2] = SimpleNamespace(host={**host, "cpu": "y"})
+    assert cifar10.where_time_words(8.0, timed).startswith("not comparable")
     table = cifar10.table_ii(ii, ridge, answers, ["pinv", "lud", "cholesky"])
     assert table["ours (%)"].iloc[0] == "70.00 ± 0.00" and table.verdict.iloc[-1] == ""
     assert cifar10.table_ii_time(ii, ["pinv"])["ours (s)"].tolist() == ["2.00 ± 0.00", "4.00 ± 0.00"]

@@ -25,9 +25,9 @@ from .. import paper
 from ..bench import process_words, record_quiet_ratio
 from ..judging.rejudge import answer_as_scorecard
 from ..report import by_sign, judge_qualitative, judge_time, spread_text, not_comparable
-from ..judging.verdicts import (PARITY_MARGIN, direction_words, equivalent_accuracy, mean_difference_words,
+from ..judging.verdicts import (PARITY_MARGIN, direction_words, equivalent_accuracy, gap_phrase, mean_difference_words,
                                 ratio_across_machines, ratio_interval, value_vs_paper)
-from ..store.results import pair_side_against_table_text, pair_sides_text
+from ..store.results import pair_side_against_table_text, pair_sides_text, same_host
 from ..store.results_cache import memoize
 from .transfer import feature_split, greenelm_fits, listing2_runs, paired_ratios, ridge_readout, split_digest
 
@@ -330,6 +330,19 @@ def flop_side_words(judged, flop_ratio: float) -> str:
     return direction_words(verdict, float(scaled.mean()), ("below it", "above it"), interval=ratio_interval(scaled)[1:])
 
 
+def where_time_words(extract_vs_solve: float, timings) -> str:
+    """Which of the extraction and the solve takes longer, in words, only where every one of ``timings``
+    (the extraction's splits and the solve: Results) names one machine (:func:`~greenelm_book.store.results.same_host`);
+    else why the ratio is shown and not read: runs not shown to be on one machine are not comparable."""
+    timings = list(timings)
+    hosts_known = all(getattr(t, "host", None) is not None for t in timings)
+    if hosts_known and all(same_host(a, b) is True for a, b in zip(timings, timings[1:])):
+        return by_sign(extract_vs_solve - 1, "the extraction, not the solve, is where the time goes",
+                       "the solve, not the extraction, is where the time goes")
+    return ("not comparable, so which takes longer is not read from it (the extraction and the solve were timed "
+            "in different runs, not shown to be on one machine)")
+
+
 def table_ii_glue(ii: dict, speedup, cost, ridge, extraction: dict, solver_claims: dict, solvers) -> dict:
     """The numbers and words the prose on Table II quotes: ``{glue name: value}``."""
     ratio, behind = solver_claims["judged"].mean, solver_claims["behind"]      # the ratio the verdict rests on
@@ -350,8 +363,8 @@ def table_ii_glue(ii: dict, speedup, cost, ridge, extraction: dict, solver_claim
              "c10_chol_faster": direction_words(solver_claims["verdict"], ratio, ("slower", "faster"),
                                                 interval=_ratio_interval(solver_claims["judged"])),
              "c10_extract_vs_solve": extract_vs_solve,
-             "c10_where_time": by_sign(extract_vs_solve - 1, "the extraction, not the solve, is where the time goes",
-                                       "the solve, not the extraction, is where the time goes")}
+             "c10_where_time": where_time_words(extract_vs_solve, [extraction["train"], extraction["test"],
+                                                                   ii["cholesky"]["seconds"]])}
     for s in solvers:
         glued[f"c10_{s}_s"] = ii[s]["seconds"].mean
         glued[f"c10_{s}_acc"] = ii[s]["accuracy"].mean
@@ -360,9 +373,9 @@ def table_ii_glue(ii: dict, speedup, cost, ridge, extraction: dict, solver_claim
                   "c10_ridge_acc": ridge.mean, "c10_gain": elm - ridge.mean,
                   # ridge has no random draw (one run, a fixed value); the two heads are seeded runs
                   "c10_gain_words": mean_difference_words(ii["cholesky"]["accuracy"].values, ridge.values),
-                  "c10_sgd_vs_elm": mean_difference_words(ii["sgd"]["accuracy"].values, ii["cholesky"]["accuracy"].values,
-                                                          ("below Green-ELM", "above Green-ELM")),
-                  "c10_sgd_minus_elm": sgd - elm})
+                  # a side only where the runs' interval decides it, else the distance alone
+                  "c10_sgd_vs_elm": gap_phrase(ii["sgd"]["accuracy"].values, ii["cholesky"]["accuracy"].values,
+                                               "Green-ELM")})
     return glued
 
 
