@@ -201,10 +201,7 @@ for name, value in bl.comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm
 #
 # The ratio compares a finished MLP with a finished Green-ELM. The other fair question: what does
 # SGD reach in the time Green-ELM needs? Read from separate runs, so an illustration the quiet rule does
-# not judge: within Green-ELM's {glue:text}`bl_elm_s:.1f` s the MLP
-# finishes {glue:text}`bl_budget_all` {glue:text}`bl_budget_epochs` epochs and reaches
-# {glue:text}`bl_budget_acc:.2f` %; Green-ELM is {glue:text}`bl_budget_gap:.2f` points
-# {glue:text}`bl_budget_words` it. The learning curves show the whole trade-off: the MLP's test
+# not judge: {glue:text}`bl_budget_sentence` The learning curves show the whole trade-off: the MLP's test
 # accuracy after each epoch against its cumulative training time (mean ± sd over seeds), and the
 # Green-ELM fits of Table I's configurations that the {doc}`random_features` chapter timed.
 

@@ -362,7 +362,11 @@ def test_answer_vs_green_elm_and_its_words(tmp_path, store):
     assert words["bl_ratio_words"].startswith("no direction judged (not comparable: ") and words["bl_comparable"] == "undecided"
     assert words["bl_ratio_how"].startswith("the ratio of the geometric means over separate runs")
     assert words["bl_ratio_sides"] == "its sides are the seconds in the table"
-    assert words["bl_budget_epochs"] == "0" and words["bl_budget_all"] == "on average"   # no epoch within 0.11 s
+    # no epoch within 0.11 s; the ratio undecided, so no "finishes within" (finding 11 of issue 61's reading)
+    assert words["bl_budget_sentence"].startswith("at Green-ELM's 0.1 s (its fit's mean in the table above) the "
+                                                  "MLP's runs stand at on average 0 epochs; which of the two finishes "
+                                                  "first is not judged: not comparable: ")
+    assert words["bl_budget_sentence"].endswith("with no epoch finished, so no accuracy to set beside Green-ELM's.")
     assert words["bl_source"] == "read from the random_features chapter"
     frame = bl.comparison_frame(mnist_acc, mnist_sec, elm_acc, elm_sec, elm_acc, 3, 10, 10)
     assert list(frame.runs) == [3, 3, 3] and frame["time (s)"].iloc[2] == "—"
@@ -525,3 +529,18 @@ def test_a_set_of_runs_carries_its_measurement_day_and_host_only_when_every_run_
     assert (older.date, older.host) == ("", None)
     moved = runs_provenance([runs[0], {**runs[1], "host": {**host, "gemm_gflops": 45.0}}])
     assert (moved.date, moved.host) == ("2026-12-03", None)
+
+
+def test_the_budget_sentence_states_what_its_evidence_decides():
+    """Finding 11 of issue 61's reading: "within Green-ELM's 13.9 s the MLP finishes all of its 10 epochs" and
+    "Green-ELM is … ahead of it" from separate, unquiet runs."""
+    within = pd.DataFrame({"seed": [0, 1, 2], "epochs": [10.0, 10.0, 10.0], "accuracy": [96.0, 96.2, 96.1]})
+    decided = bl.budget_sentence(within, [97.0, 97.1, 97.2], 13.9, 10, "shorter")
+    assert decided.startswith("within Green-ELM's 13.9 s (its fit's mean in the table above) the MLP finishes all "
+                              "of its 10 epochs, reaching 96.10 %; Green-ELM's accuracy is 1.00 points above the MLP there")
+    busy = bl.budget_sentence(within, [96.0, 96.3, 96.1], 13.9, 10, "no direction judged (inconclusive: busy timings)")
+    assert "finishes" not in busy.split(";")[0] and "which of the two finishes first is not judged: inconclusive: busy timings" in busy
+    assert "on the means (no direction judged" in busy          # 0.03 points over three seeds: no side
+    partway = pd.DataFrame({"seed": [0, 1], "epochs": [4.0, 5.0], "accuracy": [95.0, 95.4]})
+    assert bl.budget_sentence(partway, [97.0, 97.1], 5.0, 10, "shorter").startswith(
+        "at Green-ELM's 5.0 s (its fit's mean in the table above) the MLP's runs stand at on average 4.5 epochs,")

@@ -652,7 +652,6 @@ def comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, an
     read_here = [r.key for r in (elm_acc, elm_wide, elm_sec) if r.chapter == "baselines"]
     wide_diff = elm_wide.mean - mnist_acc.mean
     within = accuracy_within(seed_curves(store, "mnist/sgd-mlp", epochs), elm_sec.mean)
-    budget_gap = elm_acc.mean - within.accuracy.mean()
     return {
         "bl_ratio": ratio, "bl_ratio_low": ratio_low, "bl_ratio_high": ratio_high, "bl_ratio_how": ratio_how,
         # the judged ratio's own sides (interleaved pairs), under their own name: not the table's seconds
@@ -670,14 +669,42 @@ def comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, an
         "bl_wide_verdict": answers["wide_gap"].label,
         "bl_source": ("measured here, the random_features chapter's results being absent ("
                       + ", ".join(read_here) + ")" if read_here else "read from the random_features chapter"),
-        "bl_budget_epochs": f"{within.epochs.mean():.1f}".removesuffix(".0"),
-        "bl_budget_all": "all of its" if (within.epochs == epochs).all() else "on average",
-        "bl_budget_acc": within.accuracy.mean(), "bl_budget_gap": abs(budget_gap),
-        "bl_budget_words": by_sign(budget_gap, "ahead of", "behind", "level with"),
+        "bl_budget_sentence": budget_sentence(within, elm_acc.values, elm_sec.mean, epochs,
+                                              direction_words(answers["speedup"], ratio, ("shorter", "longer"),
+                                                              interval=(ratio_low, ratio_high))),
         # how the scorecard judges each claim, in the words of the test it uses (never typed beside it)
         "bl_speedup_test": judgement_words(store, "speedup_vs_sgd_mnist_d2000", (mnist_sec, elm_sec)),
         "bl_wide_test": judgement_words(store, "mnist_d4000_beats_sgd_by_1_26", (elm_wide, mnist_acc)),
     }
+
+
+def budget_sentence(within: pd.DataFrame, elm_accuracy, elm_seconds: float, epochs: int, ratio_words: str) -> str:
+    """What the MLP reaches within Green-ELM's fit time, from separate runs (``within``:
+    :func:`~greenelm_book.judging.comparisons.accuracy_within` of its seeds' curves at ``elm_seconds``, the
+    fit's mean), as the page says it: that the MLP *finishes* its epochs within that time only where the judged
+    ratio decides the MLP's training is shorter (``ratio_words``, the page's direction words of it: "shorter");
+    else where its curve stands at that time, the order of the two in time not judged. Green-ELM's accuracy
+    (``elm_accuracy``, its runs) against the MLP's there by :func:`~greenelm_book.judging.verdicts.gap_phrase`:
+    a side only where the runs decide it."""
+    from ..judging.verdicts import gap_phrase
+
+    reached = within.accuracy.dropna()
+    done = f"{within.epochs.mean():.1f}".removesuffix(".0")
+    all_done = bool((within.epochs == epochs).all())
+    at = f"Green-ELM's {elm_seconds:.1f} s (its fit's mean in the table above)"
+    if ratio_words == "shorter" and all_done:
+        said = f"within {at} the MLP finishes all of its {epochs} epochs"
+    else:
+        which = "" if ratio_words == "shorter" else (
+            "; which of the two finishes first is not judged: " + ratio_words.removeprefix("no direction judged (")
+            .removesuffix(")") if ratio_words.startswith("no direction judged") else
+            f"; the MLP's training is judged {ratio_words}")
+        said = (f"at {at} the MLP's runs stand at {'all of their' if all_done else 'on average'} {done} epochs"
+                f"{which}")
+    if reached.empty:
+        return f"{said}, with no epoch finished, so no accuracy to set beside Green-ELM's."
+    return (f"{said}, reaching {reached.mean():.2f} %; Green-ELM's accuracy is "
+            f"{gap_phrase(elm_accuracy, reached.values, 'the MLP there', words=('below', 'above'))}.")
 
 
 def green_elm_points(store, dataset: str, speedup_width: int, elm_acc, elm_sec, n_train: int,
