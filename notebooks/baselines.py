@@ -19,8 +19,8 @@
 # 84.41 % in 8.89 s), the dashed baselines of Fig. "Performance scaling" (SGD on MNIST 95.1 %, on
 # Fashion-MNIST 84.41 %, a CNN on CIFAR-10 72.0 %) and the SGD rows of Table VI (an MLP on
 # CIFAR-10's raw pixels, 52 % in 149 s; "SGD + Conv", 70 % in 181 s). This chapter trains each of
-# them once, on this machine, over several seeds; every other chapter that needs one of these
-# networks reads it from here.
+# them once, on two CPU cores (each result records its host), over several seeds; every other
+# chapter that needs one of these networks reads it from here.
 #
 # The paper states the MLP's width (64) and its number of epochs (10), nothing else: not the
 # optimiser's learning rate, momentum or batch size, and neither the architecture nor the schedule
@@ -29,7 +29,7 @@
 # seed, weights initialised after `torch.manual_seed(seed)`, and the same inputs as Green-ELM
 # (pixels scaled to [0, 1], no augmentation, no standardisation). Training time is the wall time
 # of the training loop on tensors already in memory, as `ELMClassifier.fit` is timed; the test
-# accuracy after each epoch is measured outside the timed region. Both run on this machine's CPU
+# accuracy after each epoch is measured outside the timed region. Both run on the CPU
 # with torch's default threads and `OMP_WAIT_POLICY=PASSIVE`: on a shared machine whose cores are
 # busy, OpenMP threads that spin while they wait take cores from the work itself, and passive
 # waiting costs nothing on an idle one.
@@ -37,10 +37,10 @@
 # **Epochs.** Table I's 10 epochs is the only schedule the paper states, so every MNIST and
 # Fashion-MNIST network here, and the CIFAR-10 MLP, trains for 10 epochs. For "SGD + Conv" the
 # paper gives only a time, 181 s on an i7 CPU, and no schedule; our CNN trains for a fixed number
-# of epochs (8 in the full profile; its training time on this machine is shown beside the paper's
+# of epochs (8 in the full profile; its training time here is shown beside the paper's
 # below), over fewer seeds than the rest to keep the chapter within the book's CPU budget.
 # Accuracies are judged by the book's rule (see the introduction); timings come from another
-# machine and are never judged, only ratios measured on this one.
+# machine and are never judged, only ratios of timings measured on one host.
 
 # %% tags=["parameters"]
 profile = "smoke"
@@ -188,7 +188,7 @@ for name, value in bl.comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm
 
 
 # %% [markdown]
-# On this machine our MLP's 10 epochs take {glue:text}`bl_ratio:.2f`× Green-ELM's fit
+# Our MLP's 10 epochs take {glue:text}`bl_ratio:.2f`× Green-ELM's fit
 # ({glue:text}`bl_ratio_how` {glue:text}`bl_ratio_low:.2f`–{glue:text}`bl_ratio_high:.2f`;
 # {glue:text}`bl_ratio_sides`): its training against Green-ELM's pinv fit, by the verdict:
 # {glue:text}`bl_ratio_words`, where the paper reports 11.6× (verdict: {glue:text}`bl_speedup_verdict`). At d = {glue:text}`bl_speedup_width` Green-ELM's {glue:text}`bl_elm_acc:.2f` % lies

@@ -744,7 +744,7 @@ def learning_curves_figure(curves: dict, points: dict):
                         fontsize=9)
         paper_sgd = TABLE_I.query("dataset == @name and solver == 'sgd'").accuracy.iloc[0]
         ax.axhline(paper_sgd, color="k", ls="--", lw=1)
-        ax.set(xlabel="training time on this machine (s)", ylabel="test accuracy (%)", title=DATASET_NAMES[name])
+        ax.set(xlabel="training time on two CPU cores (s)", ylabel="test accuracy (%)", title=DATASET_NAMES[name])
     handles = [plt.Line2D([], [], color=colour("SGD MLP"), marker="o", label="SGD MLP 784-64-10, after each epoch"),
                plt.Line2D([], [], color=colour("Green-ELM (pinv)"), marker="s", ms=8, mec="k", ls="",
                           label="Green-ELM, pinv (its fit time)"),
