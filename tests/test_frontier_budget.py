@@ -415,6 +415,13 @@ def test_a_datasets_fronts_and_marker_are_read_from_the_committed_records(setup)
     assert got["marker"]["seconds"] == {0: 900.0, 1: 901.0, 2: 902.0} and (got["n_test"], got["recipe"]) == (
         20, "pytorch-mnist-cnn")
     said = fb.answer(got)
+    # the pick's refit was read from the protocol's record, which names no machine: no seed shares one
+    assert said["other_machine"] == ["1 epoch"] and said["comparisons"] == [] and said["outside"] == []
+    assert said["sentence"].endswith("SGD at 1 epoch is not compared: no seed measured that point and the one-shot "
+                                     "front on one machine.")
+    for entry in got["one_shot"] + got["sgd"]:
+        entry["hosts"] = {seed: "Test CPU, 2 cores" for seed in entry["seeds"]}
+    said = fb.answer(got)
     assert said["sampling_error"] and said["outside"] == []        # 2.5 s lies within the one-shot front's seconds
     assert [c["label"] for c in said["comparisons"]] == ["1 epoch"]
     params.write_text(params.read_text().replace("epochs: 1}", "epochs: 3}"), encoding="utf-8")

@@ -15,7 +15,9 @@ Two fronts per dataset, every point declared in ``params/frontier_budget.yml`` b
   (:func:`opponent_point`), not measured twice.
   The one-shot point that fits the pick itself on every row is likewise the protocol's own refit, read
   from its record (:func:`pick_refit_point`). Either is read only where its record names the machine the
-  point runs on (:func:`record_host`): the fronts compare seconds on one machine (:func:`one_host`).
+  point runs on (:func:`record_host`): the fronts compare seconds on one machine per seed
+  (:func:`seed_hosts`): a seed's points may run in different sessions, so on different hosts across
+  seeds, but a seed's two fronts are read against each other only where all of its points name one.
 
 :func:`run_point` runs one point and seed and writes its record (training seconds on the machine's
 cores, test accuracy, the test-set sampling error, load averages at start and end); the command line
@@ -65,7 +67,8 @@ MIN_SEEDS = 3
 OUTCOME_WORDS = {"gain": "the one-shot model is more accurate", "loss": "SGD is more accurate",
                  "no gain shown": "neither is"}
 #: how :func:`crossing` compares the fronts (the sentence under each figure)
-CROSSING_RULE = ("at each SGD point's training seconds, per seed, the one-shot front of the same seed is read "
+CROSSING_RULE = ("at each SGD point's training seconds, per seed, the one-shot front of the same seed, measured on "
+                 "the same machine as that SGD point (a seed whose points name two machines is left out), is read "
                  "by linear interpolation in log-seconds between its two neighbouring points (never extrapolated: "
                  "an SGD point outside the one-shot front's seconds on any seed is not compared); the one-shot "
                  "accuracy there is paired with the SGD point's by seed and judged by the book's gain rule "
@@ -201,9 +204,48 @@ def record_host(record: Mapping) -> str | None:
 
 def one_host(fronts_of: Mapping) -> str | None:
     """The one machine every point of both fronts (every seed) was measured on, or None when they name
-    more than one, or a point names none: the fronts are then not compared at equal seconds."""
+    more than one, or a point names none (each seed may still have its own: :func:`seed_hosts`)."""
     hosts = {host for entry in fronts_of["one_shot"] + fronts_of["sgd"] for host in entry.get("hosts", {None: None}).values()}
     return hosts.pop() if len(hosts) == 1 and None not in hosts else None
+
+
+def _seed_host(entries: Sequence[Mapping], seed: int) -> str | None:
+    hosts = {entry.get("hosts", {}).get(seed) for entry in entries}
+    return hosts.pop() if len(hosts) == 1 else None
+
+
+def seed_hosts(fronts_of: Mapping) -> dict:
+    """{seed: the one machine every point of both fronts names for that seed}, None for a seed whose
+    points name more than one machine, or where one names none: that seed's fronts are not read against
+    each other (:func:`crossing` pairs a seed's SGD point with the same seed's one-shot front, so seconds
+    are compared on one machine, the seed's)."""
+    entries = fronts_of["one_shot"] + fronts_of["sgd"]
+    seeds = sorted({seed for entry in entries for seed in entry["seeds"]})
+    return {seed: _seed_host([e for e in entries if seed in e["seeds"]], seed) for seed in seeds}
+
+
+def machines_sentence(fronts_of: Mapping) -> str:
+    """Where a dataset's points were measured, in words: the one machine, or each seed's
+    (:func:`seed_hosts`); a seed with no one machine is named as not compared."""
+    hosts = seed_hosts(fronts_of)
+    if not hosts:
+        return ""
+    if len(set(hosts.values())) == 1 and None not in hosts.values():
+        return f"Every point was measured on one machine ({next(iter(hosts.values()))})."
+    by_host: dict = {}
+    for seed, host in hosts.items():
+        by_host.setdefault(host, []).append(seed)
+    def seeds_text(seeds):
+        return (f"seed {seeds[0]}" if len(seeds) == 1
+                else "seeds " + ", ".join(map(str, seeds[:-1])) + f" and {seeds[-1]}")
+    parts = [f"{seeds_text(seeds)} on {host}" for host, seeds in by_host.items() if host is not None]
+    said = ("Each seed's points were measured on one machine, the seeds on different ones (" + "; ".join(parts)
+            + "): seconds are compared within a seed, and the mean seconds shown average over machines."
+            if parts else "")
+    if None in by_host:
+        said += ((" " if said else "") + f"The points of {seeds_text(by_host[None])} name more than one machine, "
+                 "or one names none: that seed's fronts are not compared.")
+    return said
 
 
 def protocol_pick(records_dir: str | Path, dataset: str, seed: int) -> dict:
@@ -584,17 +626,25 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
              names: tuple[str, str] = ("SGD", "the one-shot model")) -> dict:
     """The answer under a figure, by :data:`CROSSING_RULE`: ``one_shot``, ``sgd``: :func:`front` of each
     family; ``n_test``: the test images, when the rule is to account for their sampling error
-    (:func:`gain_with_sampling`; without it :func:`~greenelm_book.judging.verdicts.gain_over`).
+    (:func:`gain_with_sampling`; without it :func:`~greenelm_book.judging.verdicts.gain_over`). A seed is
+    compared at an SGD point only where that point and every one-shot point name one machine for it (their
+    ``"hosts"``; none recorded anywhere counts as one).
 
     Returns {"comparisons" [{"label", "seconds" (mean), "seeds", "outcome" ("gain": the one-shot model
     more accurate, "loss": SGD more accurate, "no gain shown"), "verdict"}], "outside" [labels of SGD
-    points not compared], "one_shot_up_to" (seconds or None), "sgd_from" (seconds or None), "sentence"}."""
+    points outside the one-shot front's seconds], "other_machine" [labels of SGD points no seed of which
+    shares a machine with its one-shot front], "one_shot_up_to" (seconds or None), "sgd_from" (seconds or
+    None), "sentence"}."""
     from ..judging.verdicts import GAIN_LABELS, gain_over
 
     words = {label: word for word, label in GAIN_LABELS.items()}
-    comparisons, outside = [], []
+    comparisons, outside, elsewhere = [], [], []
     for point in sgd:
-        seeds = [s for s in point["seeds"] if all(s in p["seconds"] for p in one_shot)]
+        paired = [s for s in point["seeds"] if all(s in p["seconds"] for p in one_shot)]
+        seeds = [s for s in paired if len({p.get("hosts", {}).get(s) for p in [point, *one_shot]}) == 1]
+        if paired and not seeds:
+            elsewhere.append(point)
+            continue
         interpolated = []
         for seed in seeds:
             xs = np.log([p["seconds"][seed] for p in one_shot])
@@ -617,9 +667,14 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
     trail = next((i for i, o in enumerate(reversed(outcomes)) if o != "loss"), len(outcomes))
     up_to = comparisons[lead - 1]["seconds"] if lead else None
     sgd_from = comparisons[len(outcomes) - trail]["seconds"] if trail else None
-    result = {"comparisons": comparisons, "outside": [p["label"] for p in outside], "one_shot_up_to": up_to,
+    result = {"comparisons": comparisons, "outside": [p["label"] for p in outside],
+              "other_machine": [p["label"] for p in elsewhere], "one_shot_up_to": up_to,
               "sgd_from": sgd_from, "rule": CROSSING_RULE, "sampling_error": n_test is not None}
     result["sentence"] = crossing_sentence(result, one_shot, outside)
+    if elsewhere:
+        result["sentence"] += (f" SGD at {', '.join(p['label'] for p in elsewhere)} is not compared: no seed measured "
+                               f"{'that point' if len(elsewhere) == 1 else 'those points'} and the one-shot front "
+                               "on one machine.")
     return result
 
 
@@ -760,7 +815,7 @@ def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping
     (:func:`front`), each point at its mean over seeds with two error bars: the sd over seeds (capped)
     and, behind it, the test-set sampling error (a wide pale bar); x error bars the sd of the seconds.
     ``marker``: the whole protocol (:func:`protocol_marker`), its own star. ``joined``: each front's points
-    joined by a line (False where they were not all measured on one machine, :func:`one_host`: points
+    joined by a line (False where a seed's points were not all measured on one machine, :func:`seed_hosts`: points
     only, and the title says they are not compared). Returns the figure."""
     import matplotlib.pyplot as plt
 
@@ -788,7 +843,7 @@ def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping
     ax.set(xscale="log", xlabel="training seconds on two CPU cores (log scale)", ylabel="test accuracy (%)",
            title=f"{DATASET_NAMES.get(dataset, dataset)}: accuracy against seconds "
                  "(bars: sd over seeds; pale: test-set sampling error)"
-                 + ("" if joined else "\npoints from more than one machine, or one not recorded: not compared"))
+                 + ("" if joined else "\na seed's points from more than one machine, or one not recorded: not compared"))
     if ticks:
         log_ticks(ax, [round(t) for t in ticks if t >= 1] or None)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9, frameon=False)   # below: never over a point
@@ -856,6 +911,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "measured_elsewhere", "one_host", "pick_refit_point", "record_host", "untuned_words",
+           "machines_sentence", "measured_elsewhere", "one_host", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

@@ -569,14 +569,16 @@ def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Pat
 def fronts_ready(fronts_of: Mapping) -> bool:
     """Whether a dataset's fronts can be answered: both families have a point, every declared point is
     measured (``fronts_of["declared"]``, where given), every point has at least the gain rule's seeds (3), and
-    every point of both fronts was measured on one machine its record names
-    (:func:`~greenelm_book.chapters.frontier_budget.one_host`): seconds are compared on one machine only."""
+    each seed's points (both fronts) were measured on one machine their records name
+    (:func:`~greenelm_book.chapters.frontier_budget.seed_hosts`): seconds are compared on one machine only,
+    the seed's (seeds may run in different sessions, on different hosts)."""
     from ..judging.verdicts import MIN_GAIN_RUNS
 
     points = fronts_of["one_shot"] + fronts_of["sgd"]
     declared = fronts_of.get("declared")
     return (bool(fronts_of["one_shot"] and fronts_of["sgd"]) and (declared is None or len(points) >= declared)
-            and all(len(p["seeds"]) >= MIN_GAIN_RUNS for p in points) and fb.one_host(fronts_of) is not None)
+            and all(len(p["seeds"]) >= MIN_GAIN_RUNS for p in points)
+            and None not in fb.seed_hosts(fronts_of).values())
 
 
 def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
@@ -599,11 +601,15 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     seeds = len(marker["seconds"]) if marker else 0
     said = (f"{name} is not answered yet: measured so far are {parts[0]} and {parts[1]}; the whole halving "
             f"protocol's marker has {seeds} of {planned} seeds. The answer waits for {MIN_GAIN_RUNS} seeds at every "
-            "point of both fronts, every point measured on one machine")
+            "point of both fronts, each seed's points measured on one machine")
     hosts = Counter(host for entry in fronts_of["one_shot"] + fronts_of["sgd"] for host in entry.get("hosts", {}).values())
     if len(hosts) > 1 or None in hosts:
         said += (" (the runs so far name " + "; ".join(f"{host or 'no machine'}: {n}" for host, n in hosts.items())
                  + ")")
+    mixed = [seed for seed, host in fb.seed_hosts(fronts_of).items() if host is None]
+    if mixed:
+        said += (f"; the points of seed{'s' if len(mixed) > 1 else ''} {', '.join(map(str, mixed))} name more "
+                 "than one machine, or one names none, so that seed is measured again on one machine or left out")
     return said + "."
 
 
@@ -629,7 +635,9 @@ def fronts_text(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     """The sentence under a dataset's figure: the answer by the book's gain rule
     (:func:`~greenelm_book.chapters.frontier_budget.answer`) once :func:`fronts_ready`, else
     :func:`fronts_status`."""
-    return fb.answer(fronts_of)["sentence"] if fronts_ready(fronts_of) else fronts_status(dataset, fronts_of, spec)
+    if not fronts_ready(fronts_of):
+        return fronts_status(dataset, fronts_of, spec)
+    return f"{fb.answer(fronts_of)['sentence']} {fb.machines_sentence(fronts_of)}"
 
 
 def fronts_figure(dataset: str, fronts_of: Mapping):
@@ -639,7 +647,7 @@ def fronts_figure(dataset: str, fronts_of: Mapping):
         return None
     return fb.plot_fronts(dataset, fronts_of["one_shot"], fronts_of["sgd"], fronts_of.get("marker"),
                           sgd_name=fb.RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]),
-                          joined=fb.one_host(fronts_of) is not None)
+                          joined=None not in fb.seed_hosts(fronts_of).values())
 
 
 __all__ = ["DATASETS", "LEDGER", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",

@@ -403,11 +403,11 @@ def fronts_sentence(store: Store, params=None) -> str:
             waiting.append(DATASET_NAMES[dataset])
     if not any_point:
         return ""
-    said = "Accuracy against training seconds, both families on the same host: " + (
+    said = "Accuracy against training seconds, both families of each seed on the same host: " + (
         " ".join(answered) if answered else "no dataset is answered yet.")
     if answered and waiting:
         said += (f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet (not every "
-                 "declared point has 3 seeds).")
+                 "declared point has 3 seeds, each seed's points on one machine).")
     return said
 
 
