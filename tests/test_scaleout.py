@@ -112,7 +112,12 @@ def test_benchmark_records_and_verdict(tmp_path, exponent, linear):
     assert list(bench["worker peak MB (max)"]) == [310.1, 311.0, 320.0]
     keys = scaleout.record_benchmark(store, bench, setting)
     assert keys[100_000, "worker-peak-mb"].key == "mnist-shifted/green-elm/dask/d=100/n=100000/worker-peak-mb"
-    assert list(scaleout.benchmark_table(bench, keys)["blocks"]) == [2, 20, 200]
+    table = scaleout.benchmark_table(bench, keys)
+    assert list(table["blocks"]) == [2, 20, 200]
+    # the one-process fit, where the report has it, is a column read from the store, "—" (NaN) where it is not
+    assert keys[10_000, "single-wall-seconds"].key == "mnist-shifted/green-elm/single-process/d=100/n=10000/wall-seconds"
+    assert list(table["one process, wall (s)"].fillna(-1)) == [1.0, 1.0, -1]
+    assert (1_000_000, "single-wall-seconds") not in keys
     fit = scaleout.answer_linear_in_n(store, bench, keys, setting)
     label = "holds" if linear else "does not hold"
     # the report's timings ran at a 1-minute load of 2.0 (no 5-minute one read): the quiet rule leaves the

@@ -201,8 +201,9 @@ def load_benchmark(path, root: Path) -> tuple[dict, pd.DataFrame, dict]:
 
 
 def record_benchmark(store, bench: pd.DataFrame, setting: dict) -> dict:
-    """Record each N's wall seconds, CPU seconds per million rows and largest worker peak (MB);
-    returns ``{(N, quantity): Result}``."""
+    """Record each N's wall seconds, CPU seconds per million rows and largest worker peak (MB), and, for
+    the sizes the report also fitted with ``ELMClassifier.fit`` in one process, that fit's wall seconds
+    (``(N, "single-wall-seconds")``, under a key of its own); returns ``{(N, quantity): Result}``."""
     keys = {}
     for row in bench.itertuples():
         # the 1-minute load average the report read for this size (the quiet rule judges the timings by it)
@@ -213,16 +214,29 @@ def record_benchmark(store, bench: pd.DataFrame, setting: dict) -> dict:
             keys[row.n_rows, quantity] = store.record(
                 f"mnist-shifted/green-elm/dask/d={setting['n_hidden']}/n={row.n_rows}/{quantity}", [value], unit,
                 **setting, n_train=int(row.n_rows), **load)
+        single = getattr(row, "single_seconds", None)
+        if single is not None and not pd.isna(single):
+            single_load = ({"load_average_1min": [float(row.single_load_average)]}
+                           if not pd.isna(getattr(row, "single_load_average", float("nan"))) else {})
+            keys[row.n_rows, "single-wall-seconds"] = store.record(
+                f"mnist-shifted/green-elm/single-process/d={setting['n_hidden']}/n={row.n_rows}/wall-seconds",
+                [float(single)], "s", **dict(setting, fit="ELMClassifier.fit, one process on both cores"),
+                n_train=int(row.n_rows), **single_load)
     return keys
 
 
 def benchmark_table(bench: pd.DataFrame, keys: dict) -> pd.DataFrame:
-    """One row per N: blocks, wall seconds (total and per million rows), CPU s per million, worker peak."""
+    """One row per N: blocks, wall seconds (total and per million rows), CPU s per million, worker peak, and
+    the one-process fit's wall seconds where the report has it (NaN, shown "—", for the sizes too large
+    to hold in one process)."""
     return pd.DataFrame([{
         "rows N": int(row.n_rows), "blocks": int(row.blocks), "wall (s)": keys[row.n_rows, "wall-seconds"].mean,
         "wall s / million": row.dask_seconds_per_million,
         "CPU s / million": keys[row.n_rows, "cpu-seconds-per-million"].mean,
-        "worker peak (MB)": keys[row.n_rows, "worker-peak-mb"].mean} for row in bench.itertuples()])
+        "worker peak (MB)": keys[row.n_rows, "worker-peak-mb"].mean,
+        "one process, wall (s)": (keys[row.n_rows, "single-wall-seconds"].mean
+                                  if (row.n_rows, "single-wall-seconds") in keys else float("nan"))}
+        for row in bench.itertuples()])
 
 
 def single_rows(bench: pd.DataFrame) -> pd.DataFrame:
