@@ -674,12 +674,11 @@ def _seeded(curves: dict, test, min_runs: int) -> Verdict:
 
 
 def all_some_none(flags) -> bool | str:
-    """The one rule for a test applied to several datasets or regimes: True when every flag is
-    true, "partly" when some are, False when none is (or there are none)."""
+    """A test applied to several datasets or regimes, each flag its pass (truthy) or fail: True when every
+    flag is true, "partly" when some are, False when none is (or there are none). The ladder's one rule
+    for parts (:func:`conjunction`) on parts that each passed or failed."""
     flags = [bool(f) for f in flags]
-    if flags and all(flags):
-        return True
-    return "partly" if any(flags) else False
+    return conjunction(flags) if flags else False
 
 
 #: a part's outcome as the ladder's test outcomes: a part that partly holds has passed and failed somewhere
