@@ -60,7 +60,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from greenelm._cachefiles import atomic_write, remove_stale_temporaries, temp_prefix
+from greenelm._cachefiles import atomic_write, remove_stale_temporaries
 
 from .freshness import results_sha256
 from ..store.results_cache import (
@@ -397,24 +397,13 @@ def _version() -> str:
             return "unknown"
 
 
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
 def _atomic_write_nb(nb, path: Path) -> None:
+    """Write notebook ``nb`` to ``path`` atomically (:func:`greenelm._cachefiles.atomic_write`), as
+    ``nbformat.write`` formats it (its text, ending in a newline)."""
     import nbformat
 
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=temp_prefix(path.name), suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            nbformat.write(nb, fh)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a notebook is an ordinary file
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    text = nbformat.writes(nb)
+    atomic_write(path, lambda fh: fh.write((text if text.endswith("\n") else text + "\n").encode("utf-8")))
 
 
 def execute_chapter(name: str, profile: str, out_dir: str | Path,
