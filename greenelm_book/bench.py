@@ -253,6 +253,23 @@ def judge_quiet(load: Sequence[float] | None, limit: float = QUIET_LOAD) -> tupl
     return False, f"{busy} above {limit:g}"
 
 
+def wait_until_quiet(limit: float = QUIET_LOAD, *, poll_seconds: float = 20.0, deadline: float | None = None,
+                     read: Callable[[], Sequence[float] | None] = load_average,
+                     clock: Callable[[], float] = time.time, sleep: Callable[[float], None] = time.sleep) -> list[float]:
+    """Wait until the machine is quiet by :func:`judge_quiet` (``limit``), reading the load averages every
+    ``poll_seconds``; returns the reading that passed. ``deadline``: a ``clock()`` time (seconds since the
+    epoch) after which waiting stops with a TimeoutError naming the last reading; a machine whose load
+    cannot be read is never quiet, so it waits until the deadline (or forever without one)."""
+    while True:
+        load = read()
+        quiet, reason = judge_quiet(load, limit)
+        if quiet:
+            return list(load)
+        if deadline is not None and clock() + poll_seconds > deadline:
+            raise TimeoutError(f"the machine was not quiet by the deadline: {reason}")
+        sleep(poll_seconds)
+
+
 def largest_loads(readings) -> list[float] | None:
     """``[largest 1-minute, largest 5-minute]`` of several :func:`load_average` readings (``[[1, 5, 15], ...]``;
     None entries, runs that read none, are skipped): what :func:`judge_quiet` judges those runs by. Where a

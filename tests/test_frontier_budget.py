@@ -132,6 +132,39 @@ def test_remaining_runs_every_unrecorded_point_seed_by_seed(setup):
         fb.main(["--remaining", "--dataset", "mnist", "--seed", "0", "--params", str(params), "--out", str(out)])
 
 
+def test_the_remaining_points_wait_for_quiet_and_none_starts_after_the_stop_time(setup):
+    import datetime
+
+    out, params, _ = setup
+    utc = datetime.timezone.utc
+    start = datetime.datetime(2026, 12, 4, 18, 0, tzinfo=utc)
+    assert fb.stop_time("18:30", now=start) == datetime.datetime(2026, 12, 4, 18, 30, tzinfo=utc)
+    assert fb.stop_time("17:30", now=start) == datetime.datetime(2026, 12, 5, 17, 30, tzinfo=utc)   # the next one
+    assert fb.stop_time("2026-12-04T19:00") == datetime.datetime(2026, 12, 4, 19, 0, tzinfo=utc)
+    with pytest.raises(ValueError, match="--stop-by 'soon': give HH:MM"):
+        fb.stop_time("soon")
+    ran, waited, said = [], [], []
+    clock = iter(start + datetime.timedelta(minutes=m) for m in (0, 20, 40, 60))
+    done = fb.run_remaining("mnist", out_dir=out, params=params, wait_quiet=True,
+                            stop_by=start + datetime.timedelta(minutes=50), log=said.append,
+                            run=lambda dataset, index, seed, **kw: ran.append((seed, index)),
+                            wait=lambda deadline: waited.append(deadline) or [0.1, 0.2, 0.3], now=lambda: next(clock))
+    assert done == ran == [(0, 0), (0, 1), (0, 2)] and len(waited) == 3
+    assert waited[0] == (start + datetime.timedelta(minutes=50)).timestamp()
+    assert said[-1] == "stop: 2026-12-04 18:50 UTC reached; mnist seed 0 point 3 and after not started"
+
+    def busy(deadline):
+        raise TimeoutError("the machine was not quiet by the deadline: the 1-minute load average (2) above 0.5")
+
+    said.clear()
+    assert fb.run_remaining("mnist", out_dir=out, params=params, wait_quiet=True, stop_by=start, log=said.append,
+                            run=lambda *a, **k: None, wait=busy, now=lambda: start - datetime.timedelta(minutes=1)) == []
+    assert said == ["stop: the machine was not quiet by the deadline: the 1-minute load average (2) above 0.5; "
+                    "mnist seed 0 point 0 and after not started"]
+    with pytest.raises(SystemExit):
+        fb.main(["--dataset", "mnist", "--point", "0", "--seed", "0", "--wait-quiet", "--params", str(params)])
+
+
 # ----------------------------------------------------------------------------- one point, one seed
 def test_an_sgd_point_is_read_once_and_its_record_has_the_measurement(setup):
     out, params, _ = setup

@@ -49,6 +49,19 @@ def test_quiet_is_judged_on_the_1_and_5_minute_loads(load, quiet, words):
     assert words in reason
 
 
+def test_waiting_for_quiet_polls_until_both_loads_pass_and_stops_at_the_deadline():
+    readings = iter([[1.9, 1.2, 0.5], [0.3, 0.6, 0.5], [0.2, 0.4, 0.4]])
+    slept = []
+    assert bench.wait_until_quiet(0.5, poll_seconds=20, read=lambda: next(readings), sleep=slept.append) == [0.2, 0.4, 0.4]
+    assert slept == [20, 20]                              # the 5-minute load kept it waiting once more
+    clock = iter([100.0, 120.0, 140.0])
+    with pytest.raises(TimeoutError, match=r"not quiet by the deadline: the 1-minute load average \(0.9\) above 0.5"):
+        bench.wait_until_quiet(0.5, poll_seconds=20, deadline=150.0, read=lambda: [0.9, 0.1], clock=lambda: next(clock),
+                               sleep=lambda s: None)
+    with pytest.raises(TimeoutError, match="not recorded"):     # an unreadable load is never quiet
+        bench.wait_until_quiet(deadline=0.0, read=lambda: None, clock=lambda: 1.0, sleep=lambda s: None)
+
+
 def test_a_nonsense_load_is_refused_by_name():
     with pytest.raises(ValueError, match=r"load averages must be finite and non-negative, got \[-1.0, 0.2\]"):
         bench.judge_quiet([-1.0, 0.2])

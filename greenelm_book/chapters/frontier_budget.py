@@ -862,10 +862,56 @@ def remaining_points(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str
             if not point_record_path(out_dir, dataset, point, seed).exists()]
 
 
+def stop_time(text: str, now: datetime.datetime | None = None) -> datetime.datetime:
+    """``--stop-by``'s time as an aware UTC datetime: ISO 8601 (``2026-12-04T18:30+00:00``; no offset:
+    UTC), or ``HH:MM``, the next such UTC time after ``now``. ValueError naming the text otherwise."""
+    now = now or datetime.datetime.now(datetime.timezone.utc)
+    try:
+        if len(text) <= 5 and ":" in text:
+            hours, minutes = (int(part) for part in text.split(":"))
+            found = now.replace(hour=hours, minute=minutes, second=0, microsecond=0)
+            return found if found > now else found + datetime.timedelta(days=1)
+        found = datetime.datetime.fromisoformat(text)
+    except ValueError as error:
+        raise ValueError(f"--stop-by {text!r}: give HH:MM (UTC) or an ISO 8601 time ({error})") from None
+    return found if found.tzinfo else found.replace(tzinfo=datetime.timezone.utc)
+
+
+def run_remaining(dataset: str, *, out_dir: str | Path = BUDGET_DIR, params: str | Path | None = None,
+                  records_dir: str | Path | None = None, subset: int | None = None, wait_quiet: bool = False,
+                  stop_by: datetime.datetime | None = None, log: Callable[[str], None] = print,
+                  run: Callable | None = None, wait: Callable | None = None,
+                  now: Callable[[], datetime.datetime] | None = None) -> list:
+    """Run :func:`remaining_points` of ``dataset`` one after another (``run``: :func:`run_point`), each,
+    with ``wait_quiet``, only once the machine is quiet by the book's rule
+    (:func:`~greenelm_book.bench.wait_until_quiet`), and none started after ``stop_by`` (a point runs to
+    its end once started: leave it the point's minutes). Returns the (seed, point index) pairs run."""
+    from ..bench import wait_until_quiet
+
+    run, wait = run or run_point, wait or wait_until_quiet
+    now = now or (lambda: datetime.datetime.now(datetime.timezone.utc))
+    done = []
+    for seed, index in remaining_points(dataset, out_dir, params):
+        if stop_by is not None and now() >= stop_by:
+            log(f"stop: {stop_by:%Y-%m-%d %H:%M} UTC reached; {dataset} seed {seed} point {index} and after not started")
+            break
+        if wait_quiet:
+            try:
+                load = wait(deadline=None if stop_by is None else stop_by.timestamp())
+            except TimeoutError as error:
+                log(f"stop: {error}; {dataset} seed {seed} point {index} and after not started")
+                break
+            log(f"quiet (load {load[0]:g}, {load[1]:g}): {dataset} seed {seed} point {index}")
+        run(dataset, index, seed, out_dir=out_dir, params=params, records_dir=records_dir, subset=subset, log=log)
+        done.append((seed, index))
+    return done
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """``python -m greenelm_book.chapters.frontier_budget --dataset D --point I --seed S [--subset N] [--out DIR]
     [--params FILE] [--records DIR]``, or ``--list``: the declared points with their index, or ``--dataset D
-    --remaining``: every point and seed of D not recorded yet (:func:`remaining_points`). Run it alone on
+    --remaining [--wait-quiet] [--stop-by HH:MM]``: every point and seed of D not recorded yet
+    (:func:`run_remaining`), each after the machine is quiet, none started after the stop time. Run it alone on
     the machine, under the run lock, with ``OMP_WAIT_POLICY=PASSIVE``:
     ``flock /tmp/greenelm-run.lock python -m greenelm_book.chapters.frontier_budget ...``."""
     import argparse
@@ -878,6 +924,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--list", action="store_true", help="print the declared points and exit")
     parser.add_argument("--remaining", action="store_true",
                         help="run every declared point and seed of --dataset that has no record yet, seed by seed")
+    parser.add_argument("--wait-quiet", action="store_true",
+                        help="with --remaining: start each point only once the 1- and 5-minute load averages are quiet")
+    parser.add_argument("--stop-by", default=None,
+                        help="with --remaining: start no point after this time (HH:MM UTC, or ISO 8601)")
     parser.add_argument("--subset", type=int, default=None, help="first N rows of each split (a check; default all)")
     parser.add_argument("--out", default=str(BUDGET_DIR), help=f"records and ledger (default {BUDGET_DIR})")
     parser.add_argument("--params", default=None, help=f"the declared points (default {BUDGET_PARAMS})")
@@ -894,10 +944,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.remaining:
         if args.dataset is None or args.point is not None or args.seed is not None:
             parser.error("--remaining needs --dataset and neither --point nor --seed")
-        for seed, index in remaining_points(args.dataset, args.out, args.params):
-            run_point(args.dataset, index, seed, out_dir=args.out, params=args.params, records_dir=args.records,
-                      subset=args.subset, log=log)
+        run_remaining(args.dataset, out_dir=args.out, params=args.params, records_dir=args.records,
+                      subset=args.subset, wait_quiet=args.wait_quiet,
+                      stop_by=None if args.stop_by is None else stop_time(args.stop_by), log=log)
         return
+    if args.wait_quiet or args.stop_by:
+        parser.error("--wait-quiet and --stop-by go with --remaining")
     if args.dataset is None or args.point is None or args.seed is None:
         parser.error("--dataset, --point and --seed are required (or --list, or --remaining)")
     run_point(args.dataset, args.point, args.seed, out_dir=args.out, params=args.params, records_dir=args.records,
@@ -911,6 +963,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "machines_sentence", "measured_elsewhere", "one_host", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]
