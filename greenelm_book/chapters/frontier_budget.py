@@ -882,10 +882,12 @@ def run_remaining(dataset: str, *, out_dir: str | Path = BUDGET_DIR, params: str
                   stop_by: datetime.datetime | None = None, log: Callable[[str], None] = print,
                   run: Callable | None = None, wait: Callable | None = None,
                   now: Callable[[], datetime.datetime] | None = None) -> list:
-    """Run :func:`remaining_points` of ``dataset`` one after another (``run``: :func:`run_point`), each,
-    with ``wait_quiet``, only once the machine is quiet by the book's rule
-    (:func:`~greenelm_book.bench.wait_until_quiet`), and none started after ``stop_by`` (a point runs to
-    its end once started: leave it the point's minutes). Returns the (seed, point index) pairs run."""
+    """Run :func:`remaining_points` of ``dataset`` one after another (``run``: :func:`run_point`), with
+    ``wait_quiet`` the first only once the machine is quiet by the book's rule
+    (:func:`~greenelm_book.bench.wait_until_quiet`; the others follow it back to back, the machine busy with
+    this run alone: waiting for its own load to fade would cost minutes per point), and none started after
+    ``stop_by`` (a point runs to its end once started: leave it the point's minutes). Returns the (seed,
+    point index) pairs run."""
     from ..bench import wait_until_quiet
 
     run, wait = run or run_point, wait or wait_until_quiet
@@ -895,7 +897,7 @@ def run_remaining(dataset: str, *, out_dir: str | Path = BUDGET_DIR, params: str
         if stop_by is not None and now() >= stop_by:
             log(f"stop: {stop_by:%Y-%m-%d %H:%M} UTC reached; {dataset} seed {seed} point {index} and after not started")
             break
-        if wait_quiet:
+        if wait_quiet and not done:
             try:
                 load = wait(deadline=None if stop_by is None else stop_by.timestamp())
             except TimeoutError as error:
@@ -911,7 +913,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     """``python -m greenelm_book.chapters.frontier_budget --dataset D --point I --seed S [--subset N] [--out DIR]
     [--params FILE] [--records DIR]``, or ``--list``: the declared points with their index, or ``--dataset D
     --remaining [--wait-quiet] [--stop-by HH:MM]``: every point and seed of D not recorded yet
-    (:func:`run_remaining`), each after the machine is quiet, none started after the stop time. Run it alone on
+    (:func:`run_remaining`), the first once the machine is quiet, none started after the stop time. Run it alone on
     the machine, under the run lock, with ``OMP_WAIT_POLICY=PASSIVE``:
     ``flock /tmp/greenelm-run.lock python -m greenelm_book.chapters.frontier_budget ...``."""
     import argparse
@@ -925,7 +927,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--remaining", action="store_true",
                         help="run every declared point and seed of --dataset that has no record yet, seed by seed")
     parser.add_argument("--wait-quiet", action="store_true",
-                        help="with --remaining: start each point only once the 1- and 5-minute load averages are quiet")
+                        help="with --remaining: start the first point only once the 1- and 5-minute load averages "
+                             "are quiet (the others follow it back to back)")
     parser.add_argument("--stop-by", default=None,
                         help="with --remaining: start no point after this time (HH:MM UTC, or ISO 8601)")
     parser.add_argument("--subset", type=int, default=None, help="first N rows of each split (a check; default all)")
