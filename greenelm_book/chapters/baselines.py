@@ -671,23 +671,35 @@ def comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, an
                       + ", ".join(read_here) + ")" if read_here else "read from the random_features chapter"),
         "bl_budget_sentence": budget_sentence(within, elm_acc.values, elm_sec.mean, epochs,
                                               direction_words(answers["speedup"], ratio, ("shorter", "longer"),
-                                                              interval=(ratio_low, ratio_high))),
+                                                              interval=(ratio_low, ratio_high)),
+                                              timed_apart=timed_apart_words(mnist_sec, elm_sec),
+                                              final_accuracy=mnist_acc.values),
         # how the scorecard judges each claim, in the words of the test it uses (never typed beside it)
         "bl_speedup_test": judgement_words(store, "speedup_vs_sgd_mnist_d2000", (mnist_sec, elm_sec)),
         "bl_wide_test": judgement_words(store, "mnist_d4000_beats_sgd_by_1_26", (elm_wide, mnist_acc)),
     }
 
 
-def budget_sentence(within: pd.DataFrame, elm_accuracy, elm_seconds: float, epochs: int, ratio_words: str) -> str:
+def budget_sentence(within: pd.DataFrame, elm_accuracy, elm_seconds: float, epochs: int, ratio_words: str,
+                    timed_apart: str | None = None, final_accuracy=None) -> str:
     """What the MLP reaches within Green-ELM's fit time, from separate runs (``within``:
     :func:`~greenelm_book.judging.comparisons.accuracy_within` of its seeds' curves at ``elm_seconds``, the
     fit's mean), as the page says it: that the MLP *finishes* its epochs within that time only where the judged
     ratio decides the MLP's training is shorter (``ratio_words``, the page's direction words of it: "shorter");
     else where its curve stands at that time, the order of the two in time not judged. Green-ELM's accuracy
     (``elm_accuracy``, its runs) against the MLP's there by :func:`~greenelm_book.judging.verdicts.gap_phrase`:
-    a side only where the runs decide it."""
+    a side only where the runs decide it. ``timed_apart``: where the MLP's epochs and Green-ELM's fit were
+    timed, when they are not shown to be one machine (:func:`timed_apart_words`): the MLP's curve is then
+    not read at Green-ELM's seconds, and Green-ELM's accuracy is set beside the MLP's after all its epochs
+    (``final_accuracy``, its runs)."""
     from ..judging.verdicts import gap_phrase
 
+    if timed_apart is not None:
+        final = np.asarray(final_accuracy, dtype=float)
+        return (f"Green-ELM's fit ({elm_seconds:.1f} s, its mean in the table above) and the MLP's epochs were "
+                f"{timed_apart}, so the MLP's curve is not read at Green-ELM's seconds; after its {epochs} epochs "
+                f"the MLP reaches {final.mean():.2f} %, and Green-ELM's accuracy is "
+                f"{gap_phrase(elm_accuracy, final, 'the MLP', words=('below', 'above'))}.")
     reached = within.accuracy.dropna()
     done = f"{within.epochs.mean():.1f}".removesuffix(".0")
     all_done = bool((within.epochs == epochs).all())
@@ -705,6 +717,23 @@ def budget_sentence(within: pd.DataFrame, elm_accuracy, elm_seconds: float, epoc
         return f"{said}, with no epoch finished, so no accuracy to set beside Green-ELM's."
     return (f"{said}, reaching {reached.mean():.2f} %; Green-ELM's accuracy is "
             f"{gap_phrase(elm_accuracy, reached.values, 'the MLP there', words=('below', 'above'))}.")
+
+
+def timed_apart_words(mlp_seconds, elm_seconds) -> str | None:
+    """None where the two timings (results) are shown to be one machine
+    (:func:`~greenelm_book.store.results.same_host`), else where and when each was timed, in words."""
+    from ..store.results import same_host
+
+    if same_host(mlp_seconds, elm_seconds):
+        return None
+
+    def side(name, result):
+        host = result.host or {}
+        machine = (f"{host['cpu']}" + (f", {host['cores']} cores" if host.get("cores") else "")
+                   if host.get("cpu") else "a host not recorded")
+        return f"{name} on {machine}, {result.date or 'a day not recorded'}"
+    return (f"timed apart ({side('the MLP', mlp_seconds)}; {side('Green-ELM', elm_seconds)}), not shown to be "
+            "one machine")
 
 
 def green_elm_points(store, dataset: str, speedup_width: int, elm_acc, elm_sec, n_train: int,
