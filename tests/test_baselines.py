@@ -554,3 +554,21 @@ def test_the_budget_sentence_states_what_its_evidence_decides():
     partway = pd.DataFrame({"seed": [0, 1], "epochs": [4.0, 5.0], "accuracy": [95.0, 95.4]})
     assert bl.budget_sentence(partway, [97.0, 97.1], 5.0, 10, "shorter").startswith(
         "at Green-ELM's 5.0 s (its fit's mean in the table above) the MLP's runs stand at on average 4.5 epochs,")
+
+
+def test_a_fit_timed_here_records_its_host_and_day_even_after_cache_reads(tmp_path, store, monkeypatch):
+    """The budget sentence read "Green-ELM on a host not recorded, a day not recorded" for a fit timed in that
+    very execution: a process that has read cache entries records no host unless the value says it was
+    measured now."""
+    import datetime as dt
+
+    from greenelm_book import bench
+    from greenelm_book.store import results as results_mod
+
+    host = {"cpu": "Test CPU", "cores": 2, "kernel": "6.0", "blas": "openblas", "gemm_gflops": 50.0}
+    monkeypatch.setattr(bench, "host_info", lambda gemm_order=1024: dict(host))
+    monkeypatch.setattr(bench, "run_isolated", lambda target, kwargs: {"ok": True, "result": {"seconds": [1.0, 1.1]}})
+    monkeypatch.setattr(results_mod, "_cache_reads", lambda: 3)
+    timed = bl.elm_fit_seconds(store, "mnist", 10, 100, None, repeats=2)
+    assert timed.values == (1.0, 1.1) and timed.date == dt.date.today().isoformat()
+    assert timed.host["cpu"] == "Test CPU" and timed.host["cores"] == 2

@@ -544,12 +544,15 @@ def elm_fit_seconds(store, dataset: str, width: int, n_train: int, subset: int |
     result = owned(store, dataset, "pinv", width, "fit-seconds", n_train, subset)
     if result is not None:
         return result
+    from ..store.results import Provenance
+
     timed = run_isolated("greenelm_book.judging.comparisons:elm_fit_times",
                          {"dataset": dataset, "n_hidden": width, "subset": subset, "repeats": repeats})
     if not timed["ok"]:
         raise RuntimeError(f"timing Green-ELM failed: {timed['error']}")
+    # timed now, on this host, even where this process read other results from the cache before
     return store.record(f"{dataset}/green-elm/unit/pinv/d={width}/timed-by-baselines/fit-seconds",
-                        timed["result"]["seconds"], "s",
+                        timed["result"]["seconds"], "s", provenance=Provenance.now(),
                         dataset=dataset, n_train=n_train, model="Green-ELM", weight_scale="unit",
                         solver="pinv", n_hidden=width, seed=0, repeats=repeats,
                         timed="ELMClassifier.fit, data in memory, a fresh process, after one untimed fit",
