@@ -670,8 +670,7 @@ def comparison_words(store, mnist_acc, mnist_sec, elm_acc, elm_sec, elm_wide, an
         "bl_wide_acc": elm_wide.mean, "bl_wide_diff": abs(wide_diff),
         "bl_wide_words": by_sign(wide_diff, "above", "below", "level with"),
         "bl_wide_verdict": answers["wide_gap"].label,
-        "bl_source": ("measured here, the random_features chapter's results being absent ("
-                      + ", ".join(read_here) + ")" if read_here else "read from the random_features chapter"),
+        "bl_source": source_words(read_here),
         "bl_budget_sentence": budget_sentence(within, elm_acc.values, elm_sec.mean, epochs,
                                               direction_words(answers["speedup"], ratio, ("shorter", "longer"),
                                                               interval=(ratio_low, ratio_high)),
@@ -720,6 +719,25 @@ def budget_sentence(within: pd.DataFrame, elm_accuracy, elm_seconds: float, epoc
         return f"{said}, with no epoch finished, so no accuracy to set beside Green-ELM's."
     return (f"{said}, reaching {reached.mean():.2f} %; Green-ELM's accuracy is "
             f"{gap_phrase(elm_accuracy, reached.values, 'the MLP there', words=('below', 'above'))}.")
+
+
+def source_words(read_here: list) -> str:
+    """Where the Green-ELM results beside the MLP come from, completing "The Green-ELM numbers were …":
+    read from random_features, except those measured here (``read_here``: the keys this chapter measured), a
+    timing because random_features' was measured on another machine than this execution's (:func:`owned`),
+    an accuracy because its result is absent."""
+    if not read_here:
+        return "read from the random_features chapter"
+    timed = [key for key in read_here if key.endswith("seconds")]
+    others = [key for key in read_here if key not in timed]
+    parts = []
+    if timed:
+        parts.append(f"the fit time, measured here ({', '.join(timed)}) because the random_features chapter timed "
+                     "its fits on another machine than this execution's (a ratio is read on one machine): the two "
+                     "chapters show two timings of one fit, each on its own host")
+    if others:
+        parts.append(f"{', '.join(others)}, measured here because the random_features chapter's result is absent")
+    return "read from the random_features chapter, except " + "; and ".join(parts)
 
 
 def timed_apart_words(mlp_seconds, elm_seconds) -> str | None:
