@@ -14,7 +14,7 @@
 # # Conclusion
 #
 # What re-measuring the paper {cite}`silva2026greenelm` adds up to. Every number is read from the
-# book's results store or from the paper's printed values, and every verdict, in italics, is the
+# results store or the paper's printed values; every verdict, in italics, is the
 # {doc}`scorecard <scorecard>`'s judgement of that claim.
 
 # %% tags=["parameters", "remove-cell"]
