@@ -209,9 +209,14 @@ def one_host(fronts_of: Mapping) -> str | None:
     return hosts.pop() if len(hosts) == 1 and None not in hosts else None
 
 
-def _seed_host(entries: Sequence[Mapping], seed: int) -> str | None:
-    hosts = {entry.get("hosts", {}).get(seed) for entry in entries}
-    return hosts.pop() if len(hosts) == 1 else None
+def hosts_by_seed(entries: Sequence[Mapping]) -> dict:
+    """{seed: the set of machines the points ``entries`` (:func:`front_entry`) name for that seed}, None in a
+    set for a point whose record names none; each seed with the points measured for it."""
+    found: dict = {}
+    for entry in entries:
+        for seed in entry["seeds"]:
+            found.setdefault(seed, set()).add(entry.get("hosts", {}).get(seed))
+    return found
 
 
 def seed_hosts(fronts_of: Mapping) -> dict:
@@ -219,9 +224,8 @@ def seed_hosts(fronts_of: Mapping) -> dict:
     points name more than one machine, or where one names none: that seed's fronts are not read against
     each other (:func:`crossing` pairs a seed's SGD point with the same seed's one-shot front, so seconds
     are compared on one machine, the seed's)."""
-    entries = fronts_of["one_shot"] + fronts_of["sgd"]
-    seeds = sorted({seed for entry in entries for seed in entry["seeds"]})
-    return {seed: _seed_host([e for e in entries if seed in e["seeds"]], seed) for seed in seeds}
+    found = hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
+    return {seed: next(iter(hosts)) if len(hosts) == 1 else None for seed, hosts in sorted(found.items())}
 
 
 def machines_sentence(fronts_of: Mapping) -> str:
@@ -641,7 +645,8 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
     comparisons, outside, elsewhere = [], [], []
     for point in sgd:
         paired = [s for s in point["seeds"] if all(s in p["seconds"] for p in one_shot)]
-        seeds = [s for s in paired if len({p.get("hosts", {}).get(s) for p in [point, *one_shot]}) == 1]
+        named = hosts_by_seed([point, *one_shot])
+        seeds = [s for s in paired if len(named[s]) == 1]
         if paired and not seeds:
             elsewhere.append(point)
             continue
@@ -966,6 +971,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "hosts_by_seed", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

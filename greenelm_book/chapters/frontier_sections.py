@@ -606,12 +606,8 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     if len(hosts) > 1 or None in hosts:
         said += (" (the runs so far name " + "; ".join(f"{host or 'no machine'}: {n}" for host, n in hosts.items())
                  + ")")
-    named: dict = {}
-    for entry in fronts_of["one_shot"] + fronts_of["sgd"]:
-        for seed, host in entry.get("hosts", {}).items():
-            if host is not None:
-                named.setdefault(seed, set()).add(host)
-    mixed = sorted(seed for seed, hosts in named.items() if len(hosts) > 1)
+    named = fb.hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
+    mixed = sorted(seed for seed, hosts in named.items() if len(hosts - {None}) > 1)
     if mixed:
         said += (f"; the points of seed{'s' if len(mixed) > 1 else ''} {', '.join(map(str, mixed))} name two "
                  "machines, so that seed's points are measured again on one machine or the seed is left out")
