@@ -276,7 +276,8 @@ for dataset, fronts in fronts_by_dataset.items():
 # %% [markdown]
 # ## What limited us
 #
-# The machine: {glue:text}`frontier_machine`. The widest Green-ELM here keeps a float32 Gram (4·d² bytes: 4 GB at
+# The machine this page was executed on: {glue:text}`frontier_machine` (the protocols' runs and the points of
+# accuracy against seconds name their own hosts above, where their seconds are shown). The widest Green-ELM here keeps a float32 Gram (4·d² bytes: 4 GB at
 # d = 32,000) and a float64 factor (8·d²: 8 GB); a million-dimensional hidden space would need an
 # 8 TB float64 Gram, and its limit is computed above without one. {glue:text}`limits_text`
 

@@ -143,13 +143,20 @@ def test_inconsistencies_come_from_the_paper_constants():
 
 def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
     for name, dataset in bl.PROTOCOL_DATASETS:                            # one value per seed recorded
-        result = store.results.get(f"{dataset}/frontier-protocol/test-accuracy")
+        result = store.results.get(f"{dataset}/frontier-halving/test-accuracy")    # the headline's protocol
         assert found[f"protocol_{name}"] == (None if result is None else result.mean)
         if result is not None:
             assert f"{result.mean:.2f}" in found["protocol_text"] and f"{result.n} of 3 planned seeds" in found["protocol_text"]
-            seconds = store.get(f"{dataset}/frontier-protocol/seconds")
+            assert found[f"protocol_{name}_seeds"] == f"{result.n} of 3 planned seeds"
+            seconds = store.get(f"{dataset}/frontier-halving/seconds")
             per = "each" if seconds.n == 1 else "per seed on average"          # a mean is not every seed's
-            assert f"planned seeds, {duration_text(seconds.mean)} {per})" in found["protocol_text"]
+            error = fb.sampling_error(result.mean, 10_000)                    # each dataset's 10,000 test images
+            assert (f"planned seeds, {duration_text(seconds.mean)} {per}; ± {error:.2f} test-set sampling error)"
+                    in found["protocol_text"])
+        earlier = store.results.get(f"{dataset}/frontier-protocol/test-accuracy")    # quoted beside, as it was
+        if earlier is not None:
+            assert spread_text(earlier) in found["earlier_protocol_sentence"]
+            assert DATASET_NAMES[dataset] in found["earlier_protocol_sentence"]
     opponents = store.matching(r"[a-z0-9-]+/[a-z0-9-]+/published/accuracy")      # the SGD opponents, own schedule
     for key, result in opponents.items():
         dataset = key.split("/")[0]
@@ -275,11 +282,14 @@ def test_each_mnist_width_on_the_headline_carries_its_own_gap(found):
 
 
 def test_the_headline_page_quotes_the_frontier_protocol_and_no_number_chosen_on_the_test_images(found, store):
-    """The frontier's numbers on the intro are the protocol's picks (read once per seed, with how many of
-    the planned seeds have run), never a configuration picked among test scores."""
+    """The frontier's numbers on the intro are the halving protocol's picks (read once per seed, with how many
+    of the planned seeds have run), the earlier protocol's beside them with its grid's history, never a
+    configuration picked among test scores."""
     text = bl.headline_markdown(STORE_DIR)
     beyond = next(line for line in text.splitlines() if line.startswith("- **Beyond the paper.**"))
     assert found["protocol_text"] in beyond and "held-out training rows" in beyond
+    assert found["earlier_protocol_sentence"] in beyond
+    assert beyond.index(found["protocol_text"]) < beyond.index(found["earlier_protocol_sentence"])
     assert found["opponent_sentence"] in beyond                    # the SGD opponents beside it, whichever wins
     exploration = store.matching(r".*/(patch-readout|stacked-patches)/.*/accuracy")   # the pre-protocol search
     assert not exploration, sorted(exploration)[:3]
@@ -582,17 +592,36 @@ def test_the_conclusion_names_the_solver_of_each_mnist_width_as_recorded():
 
 
 def test_protocol_how_reads_the_rows_from_the_protocols_settings():
-    store = bl.Store.from_results([_with_setting("mnist/frontier-protocol/test-accuracy", [99.5], n_validation=10000,
-                                           n_fit=20000, n_train=60000)])
-    assert bl.protocol_how(store) == ("every choice on 10,000 held-out training rows, one test read per seed, though "
-                                      "the grid was first explored on test scores")
-    assert bl.protocol_how(bl.Store.from_results([])) == ""
+    store = bl.Store.from_results([_with_setting("mnist/frontier-halving/test-accuracy", [99.5], n_test=10000,
+                                                 sizes=[[223, 112], [6000, 3000]], planned_seeds=[0, 1, 2]),
+                                   _with_setting("cifar10/frontier-halving/test-accuracy", [85.0], n_test=10000,
+                                                 sizes=[[500, 250], [5000, 2500]], planned_seeds=[0, 1, 2])])
+    assert bl.protocol_how(store) == (
+        "chosen by successive halving on held-out training rows (the last rung: 5,000 fit and 2,500 validation rows "
+        "or 6,000 fit and 3,000 validation rows) over a grid declared from published settings, one test read per seed")
+    assert bl.protocol_how(store, brief=True) == (
+        "chosen by successive halving on held-out training rows over a grid declared from published settings")
+    assert bl.protocol_how(bl.Store.from_results([])) == "" == bl.protocol_how(bl.Store.from_results([]), brief=True)
+    earlier = bl.Store.from_results([_with_setting("mnist/frontier-protocol/test-accuracy", [99.5, 99.6],
+                                                   n_validation=10000, n_fit=20000, n_train=60000)])
+    assert bl.earlier_protocol_sentence(earlier) == (
+        "The earlier protocol (every choice on 10,000 held-out training rows, though the grid was first explored on "
+        "test scores) gave 99.55 ± 0.07 % on MNIST (2 seeds).")
+    three = bl.Store.from_results([_with_setting(f"{d}/frontier-protocol/test-accuracy", v, n_validation=10000)
+                                   for d, v in (("mnist", [99.5, 99.6]), ("fashion-mnist", [93.0, 93.2]),
+                                                ("cifar10", [85.0, 85.2]))])
+    assert bl.earlier_protocol_sentence(three).endswith(
+        "gave 99.55 ± 0.07, 93.10 ± 0.14 and 85.10 ± 0.14 % on MNIST, Fashion-MNIST and CIFAR-10 (2 seeds each).")
+    uneven = bl.Store.from_results([_with_setting("mnist/frontier-protocol/test-accuracy", [99.5, 99.6], n_validation=10000),
+                                    _with_setting("cifar10/frontier-protocol/test-accuracy", [85.0], n_validation=10000)])
+    assert bl.earlier_protocol_sentence(uneven).endswith("gave 99.55 ± 0.07 % on MNIST (2 seeds); 85.00 % on CIFAR-10 (1 seed).")
+    assert bl.earlier_protocol_sentence(store) == "" and bl.protocol_how(earlier) == ""
 
 
 def test_the_conclusion_never_says_the_patches_were_chosen_on_test_images():
     text = bl.rendered_text(CONCLUSION_PAGE)
     assert "chosen on test" not in text
-    assert bl.findings(ROOT / "book" / "results")["protocol_how"] in text
+    assert bl.findings(ROOT / "book" / "results")["protocol_how_brief"] in text
 
 
 def test_the_gpu_sentence_without_a_benchmark_report_names_no_fit(tmp_path):
@@ -654,7 +683,7 @@ def test_every_page_that_states_the_protocol_s_rule_names_the_grid_s_history_in_
     each page that states the rule now carries the one clause of frontier.grid_history."""
     import re
 
-    from greenelm_book.chapters.frontier import grid_history
+    from greenelm_book.chapters.frontier import grid_history, halving_grid
 
     clause = grid_history()
     pages = {"intro": (ROOT / "book" / "intro.md").read_text(encoding="utf-8"),
@@ -665,9 +694,14 @@ def test_every_page_that_states_the_protocol_s_rule_names_the_grid_s_history_in_
         assert "held-out training rows" in text, f"{name} no longer states the rule: drop it from this test"
         assert clause in text, name
     assert clause in re.sub(r"\s+", " ", bl.rendered_text(ROOT / "book" / "frontier.ipynb"))   # its disclosure
+    for name, text in pages.items():          # the halving protocol's picks are quoted with their grid's origin
+        assert halving_grid() in re.sub(r"\s+", " ", text), name
     protocol = bl.protocol_how(bl.Store(STORE_DIR))
-    assert protocol.endswith(f", though {clause}") and "held-out training rows" in protocol
-    assert "held-out training rows" not in re.sub(r"\s+", " ", pages["headline"]).replace(protocol, "")
+    assert f"over {halving_grid()}, one test read per seed" in protocol and "held-out training rows" in protocol
+    earlier = bl.earlier_protocol_sentence(bl.Store(STORE_DIR))
+    assert f", though {clause}) gave " in earlier and "held-out training rows" in earlier
+    rest = re.sub(r"\s+", " ", pages["headline"]).replace(protocol, "").replace(earlier, "")
+    assert "held-out training rows" not in rest
 
 
 def test_the_open_question_s_verdict_sits_only_where_its_claim_is_stated():

@@ -61,6 +61,16 @@ GB = 1e9
 GRID_HISTORY = "the grid was first explored on test scores"
 
 
+#: the halving protocol's grid, in the same words wherever its picks are quoted: :func:`halving_grid`
+HALVING_GRID = "a grid declared from published settings"
+
+
+def halving_grid() -> str:
+    """Where the halving protocol's grid comes from (``params/frontier_halving.yml``, each range with its
+    source), in the words every page quoting its picks uses."""
+    return HALVING_GRID
+
+
 def grid_history() -> str:
     """The one clause that names the grid's history wherever "every choice made on held-out training
     rows" is said: the protocol's choices are made within a grid whose families an earlier search, now

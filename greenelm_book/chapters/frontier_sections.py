@@ -129,7 +129,8 @@ def record_halving(store, records: Mapping, spec: Mapping) -> dict:
                            seeds=part["seeds"], planned_seeds=part["planned"],
                            picks=[configuration_key(r["pick"]) for r in runs], sizes=runs[0]["sizes"],
                            eta=runs[0]["eta"], limit_seconds=part["limit"], n_train=runs[0]["n_train"],
-                           machine="2 CPU cores", computed_at=[_read_at(r) for r in runs])
+                           n_test=int(runs[0]["n_test"]), machine="2 CPU cores",
+                           computed_at=[_read_at(r) for r in runs])
             hosts = [r.get("host") for r in runs]
             if all(hosts) and all(h == hosts[0] for h in hosts):
                 setting["host"] = hosts[0]       # one host ran every seed (records before hosts were kept: cores only)
