@@ -144,8 +144,6 @@ glue_findings(reproduces_words(found, card))
 #   {glue:text}`t4_over_t1:.0f` times longer, and scores {glue:text}`t1_pinv_acc:.2f` % and
 #   {glue:text}`t4_pinv_acc:.2f` %. The headline speed-up uses the first time; with the second it would
 #   be {glue:text}`speedup_if_t4:.2f`×.
-# - **Two weight scales.** $W$ from $\mathcal N(0, 2/D)$ in the text and the CIFAR-10 and streaming
-#   listings, from $\mathcal N(0, 1)$ in the algorithm and the MNIST listing.
 # - **Two baselines each.** The MNIST SGD model scores {glue:text}`sgd_table:.2f` % in Table I and
 #   {glue:text}`sgd_figure:g` % as the scaling figure's dashed line; the CIFAR-10 CNN
 #   {glue:text}`cnn_table:g` % in Table VI and {glue:text}`cnn_figure:g` % in the figure.

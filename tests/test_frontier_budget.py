@@ -506,8 +506,8 @@ def test_the_intro_names_no_opponent_optimiser_by_hand():
     optimisers = sorted({words.split(",")[0] for words in fb.OPTIMIZER_WORDS.values()})
     assert optimisers == ["Adadelta", "SGD"]
     pattern = re.compile(rf"\b(?:{'|'.join(optimisers)})\b[\w\s-]{{0,30}}\brecipes?\b")
-    assert pattern.search("the result is set against a fast-training SGD recipe on the same cores")
+    assert pattern.search("the result is set against a fast-training SGD recipe on two CPU cores")
     intro = (Path(__file__).resolve().parents[1] / "book" / "intro.md").read_text(encoding="utf-8")
     assert not pattern.search(re.sub(r"\s+", " ", intro))
-    assert "recipes trained whole on the same cores (the findings above name each, with its optimiser)" in \
+    assert "recipes trained whole on two CPU cores (the findings above name each, with its optimiser)" in \
         re.sub(r"\s+", " ", intro)

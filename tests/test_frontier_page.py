@@ -114,12 +114,12 @@ def test_the_anchors_table_names_what_each_row_trains_and_the_limit_as_a_kernel(
     assert list(table.columns) == ["dataset", "method (source)", "trained", "size", "augmentation", "test accuracy (%)"]
     for dataset in protocol:
         name = fc.DATASET_NAMES[dataset]
-        ours = table[(table["dataset"] == name) & table["method (source)"].str.startswith("this book: the protocol")]
+        ours = table[(table["dataset"] == name) & table["method (source)"].str.startswith("this book: the earlier protocol")]
         (size,) = ours["size"]
         n = protocol[dataset]["runs"][0]["n_train"]
         assert size == f"N × N kernel, N = {n:,}: {4 * n * n / 1e9:.1f} GB in float32"
         (method,) = ours["method (source)"]                # seeds that picked the same variant name it once
-        variants = [part.strip() for part in method.removeprefix("this book: the protocol's pick, ").split(";")]
+        variants = [part.strip() for part in method.removeprefix("this book: the earlier protocol's pick, ").split(";")]
         assert len(variants) == len(set(variants)), method
         assert (table["dataset"] == name).sum() == (ANCHORS["dataset"] == dataset).sum() + 1 + len(protocol[dataset]["opponents"])
     assert table["trained"].str.len().min() > 0 and "—" not in set(table["trained"])
@@ -133,7 +133,7 @@ def test_the_anchor_notes_state_each_sources_compute_and_the_books_seconds(setup
         name = fc.DATASET_NAMES[dataset]
         for row in ANCHORS[ANCHORS["dataset"] == dataset].itertuples():
             assert f"{fc.SOURCES[row.source]}, {row.accuracy:g} % on {name}: {row.compute}." in notes
-        assert f"This book's protocol on {name}: {part['seconds'].mean:,.0f} s per seed" in " ".join(notes)
+        assert f"This book's earlier protocol on {name}: {part['seconds'].mean:,.0f} s per seed" in " ".join(notes)
         for result in part["opponents"].values():
             assert f"{result['seconds'].mean:,.0f} s of training on two CPU cores." in " ".join(notes)
     assert all(note.endswith(".") and "\n" not in note for note in notes)      # one list item each
@@ -202,11 +202,11 @@ def test_the_opponent_sentence_pairs_seeds_and_states_a_side_only_where_the_gain
             if len(theirs) < 3 or judged["outcome"] not in ("gain", "loss"):
                 # no side where the gain rule decides none (finding 12 of issue 61's reading: "0.44 points
                 # above … on seed 0", one seed)
-                assert f"On {fc.DATASET_NAMES[dataset]} the protocol's pick and " in text
+                assert f"On {fc.DATASET_NAMES[dataset]} the earlier protocol's pick and " in text
                 assert f"are {abs(gap):.2f} points apart on the means" in text and "(no direction judged)" in text
-                assert f"the protocol's pick is {abs(gap):.2f} points" not in text
+                assert f"the earlier protocol's pick is {abs(gap):.2f} points" not in text
             else:
-                assert f"On {fc.DATASET_NAMES[dataset]} the protocol's pick is {abs(gap):.2f} points " \
+                assert f"On {fc.DATASET_NAMES[dataset]} the earlier protocol's pick is {abs(gap):.2f} points " \
                        f"{'above' if gap > 0 else 'below'}" in text
             if len(theirs) < 3:
                 assert "not judged by the book's gain rule: the rule needs 3 seeds, each running both" in text
@@ -259,7 +259,7 @@ def test_the_gain_rule_judges_the_opponent_once_both_sides_have_three_seeds(setu
     seconds = [seed0["seconds"]["total"]] * 3
     assert judged["ratio"] == pytest.approx(np.mean(seconds) / 200.0)
     text = fc.opponents_sentence(protocol)
-    assert (f"On MNIST the protocol's pick is {abs(judged['gap']):.2f} points below the PyTorch examples' MNIST CNN "
+    assert (f"On MNIST the earlier protocol's pick is {abs(judged['gap']):.2f} points below the PyTorch examples' MNIST CNN "
             "(its own schedule) on the 3 seeds both ran, a loss by the book's gain rule, since the mean paired "
             "difference") in text
     # the seconds say over which seeds they are taken (a ratio only where one machine measured both)

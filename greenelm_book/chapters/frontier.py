@@ -455,7 +455,7 @@ def opponents_view(protocol: dict) -> pd.DataFrame:
 
     rows = []
     for dataset, part in protocol.items():
-        rows.append({"dataset": DATASET_NAMES[dataset], "method": "the protocol (its pick, refitted)",
+        rows.append({"dataset": DATASET_NAMES[dataset], "method": "the earlier protocol (its pick, refitted)",
                      "trained": "kernel ridge, no gradient steps",
                      "test accuracy (%)": accuracy_cell(part["accuracy"].values, part["n_test"]),
                      "seconds": f"{part['seconds'].mean:,.0f}"})
@@ -537,10 +537,10 @@ def opponents_sentence(protocol: dict) -> str:
                 outcome = {"gain": "a gain", "loss": "a loss"}.get(judged["outcome"], judged["outcome"])
                 judgement = f"{outcome} by the book's gain rule, since {judged['verdict'].detail}"
             if judged["outcome"] in ("gain", "loss") and len(common) >= MIN_GAIN_RUNS:   # a side the rule decided
-                gap_words = (f"the protocol's pick is {abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} "
+                gap_words = (f"the earlier protocol's pick is {abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} "
                              f"{opponent} {seeds}")
             else:                                                # no side stated where the rule decides none
-                gap_words = (f"the protocol's pick and {opponent} are {abs(gap):.2f} points apart on the means "
+                gap_words = (f"the earlier protocol's pick and {opponent} are {abs(gap):.2f} points apart on the means "
                              f"{seeds} (no direction judged)")
             sentences.append(
                 f"On {DATASET_NAMES[dataset]} {gap_words}, "
@@ -590,7 +590,7 @@ def anchor_table(protocol: dict) -> pd.DataFrame:
         part = protocol[dataset]
         picks = list({configuration_key(run["pick"]): run for run in part["runs"]}.values())   # distinct picks
         rows.append({"dataset": DATASET_NAMES[dataset],
-                     "method (source)": "this book: the protocol's pick, "
+                     "method (source)": "this book: the earlier protocol's pick, "
                                         + "; ".join(dict.fromkeys(PICK_METHODS[run["pick"]["variant"]]   # each once
                                                                   for run in picks)),
                      "trained": "; ".join(dict.fromkeys(PICK_TRAINED[run["pick"]["variant"]] for run in picks)),
@@ -648,7 +648,7 @@ def anchor_notes(protocol: dict) -> list[str]:
         lines += [f"{SOURCES[row.source]}, {row.accuracy:g} % on {DATASET_NAMES[dataset]}: {row.compute}."
                   for row in paper.ANCHORS[paper.ANCHORS["dataset"] == dataset].itertuples()]
         part = protocol[dataset]
-        lines.append(f"This book's protocol on {DATASET_NAMES[dataset]}: {part['seconds'].mean:,.0f} s per seed on two "
+        lines.append(f"This book's earlier protocol on {DATASET_NAMES[dataset]}: {part['seconds'].mean:,.0f} s per seed on two "
                      f"CPU cores, every selection fit, the refit and the scoring counted.")
         for schedule, result in part["opponents"].items():
             recipe = RECIPE_WORDS.get(result['accuracy'].setting['recipe'])

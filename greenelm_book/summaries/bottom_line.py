@@ -331,17 +331,23 @@ def _protocol_results(store: Store, protocol: str) -> list:
 def protocol_text(store: Store) -> str:
     """The halving protocol's picks in words, per dataset with a seed recorded: "99.50 ± 0.03 % on MNIST
     (3 of 3 planned seeds, 25.5 min per seed on average; ± 0.07 test-set sampling error)", the whole
-    protocol's seconds per seed ("each" for one seed, "per seed on average" for several), the sampling
-    error of the mean on the dataset's test images; "no seed recorded yet" when none."""
+    protocol's seconds per seed ("each" for one seed, "per seed on average" for several), how many seeds
+    ran over the dataset's limit of seconds where any did (", over its 30.0 min limit on 3 of 3 seeds"), the
+    sampling error of the mean on the dataset's test images; "no seed recorded yet" when none."""
     from ..chapters.frontier_budget import sampling_error
 
     parts = []
     for dataset, found in _protocol_results(store, HEADLINE_PROTOCOL):
         seconds = store.get(f"{dataset}/{HEADLINE_PROTOCOL}/seconds")
         error = sampling_error(found.mean, int(found.setting["n_test"]))
+        limit = float(seconds.setting["limit_seconds"])
+        over = sum(value > limit for value in seconds.values)
+        over_words = (f", over its {duration_text(limit)} limit on {over} of {seconds.n} seed{'s' * (seconds.n != 1)}"
+                      if over else "")
         parts.append(f"{spread_text(found)} % on {DATASET_NAMES[dataset]} ({found.n} of "
                      f"{len(found.setting['planned_seeds'])} planned seeds, {duration_text(seconds.mean)} "
-                     f"{'each' if seconds.n == 1 else 'per seed on average'}; ± {error:.2f} test-set sampling error)")
+                     f"{'each' if seconds.n == 1 else 'per seed on average'}{over_words}; "
+                     f"± {error:.2f} test-set sampling error)")
     return "; ".join(parts) if parts else "no seed recorded yet"
 
 
