@@ -152,6 +152,13 @@ def errors_removed(accuracy: float, base: float) -> float | None:
     return None if base >= 100 else (accuracy - base) / (100 - base)
 
 
+def and_list(items) -> str:
+    """Words joined as a sentence lists them: ``["a"]`` → "a", ``["a", "b"]`` → "a and b",
+    ``["a", "b", "c"]`` → "a, b and c"."""
+    items = list(items)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def duration_text(seconds: float) -> str:
     """``seconds`` as ``12 s``, ``3.4 min`` or ``2.1 h``."""
     if seconds < 60:

@@ -35,7 +35,7 @@ import pandas as pd
 
 from ..judging.rejudge import answer_as_scorecard
 from ..paper import DATASET_NAMES
-from ..report import by_sign, colour, duration_text, judge_qualitative, log_ticks, spread_text, thousands
+from ..report import and_list, by_sign, colour, duration_text, judge_qualitative, log_ticks, spread_text, thousands
 from .frontier_protocol import RUNS_DIR, configuration_key, load_protocol
 from .frontier_budget import (OPTIMIZER_WORDS, RECIPE_WORDS, accuracy_cell, gain_with_sampling, recipe_words,
                               repo_path)
@@ -212,8 +212,7 @@ def limit_ridge_sentence(part: dict) -> str:
 
 def widths_text(widths) -> str:
     """Widths in words: ``"8 000, 16 000 and 32 000"`` (:func:`~greenelm_book.report.thousands`)."""
-    words = [thousands(d) for d in widths]
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+    return and_list(thousands(d) for d in widths)
 
 
 def held_out_sentence(part: dict, scaling_error=None) -> str:

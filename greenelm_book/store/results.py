@@ -48,7 +48,7 @@ from typing import Any
 
 from greenelm._cachefiles import atomic_write
 
-from ..report import VERDICT_LABELS, Verdict
+from ..report import VERDICT_LABELS, Verdict, and_list
 
 __all__ = ["FORMAT", "ChapterResults", "Result", "Answer", "Provenance", "ResultsFileError", "load_all",
            "results_dir", "measured_date", "is_timing", "same_host", "host_text", "measured_on_text", "pair_sides_text", "pair_side_against_table_text", "NOT_RECORDED"]
@@ -171,8 +171,7 @@ def host_text(host: dict | None) -> str:
         return f"host {NOT_RECORDED}"
     if not missing:
         return ", ".join(present)
-    lacking = missing[0] if len(missing) == 1 else f"{', '.join(missing[:-1])} and {missing[-1]}"
-    return f"{', '.join(present)} ({lacking} {NOT_RECORDED})"
+    return f"{', '.join(present)} ({and_list(missing)} {NOT_RECORDED})"
 
 
 def same_host(a: "Result", b: "Result") -> bool | None:

@@ -24,7 +24,7 @@ from ..bench import QUIET_RATIO_KEYS, process_words
 from ..judging.verdicts import direction_words, gap_phrase, labelled_direction, mean_difference_words, same_machine_ratio
 from ..paper import (CLAIMS, DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
                     TABLE_IV, TABLE_VI)
-from ..report import by_sign, duration_text, spread_text, thousands
+from ..report import and_list, by_sign, duration_text, spread_text, thousands
 from ..store.results import Result, host_text, load_all, measured_on_text
 from ..store.shown import glued_value
 
@@ -383,19 +383,14 @@ def earlier_protocol_sentence(store: Store) -> str:
     seeds = {result.n for _, result in found}
     if len(seeds) == 1:           # one count of seeds: the accuracies in a row, the datasets in the same order
         n = seeds.pop()
-        picks = (f"{_joined([spread_text(result) for _, result in found])} % on "
-                 f"{_joined([DATASET_NAMES[dataset] for dataset, _ in found])} "
+        picks = (f"{and_list([spread_text(result) for _, result in found])} % on "
+                 f"{and_list([DATASET_NAMES[dataset] for dataset, _ in found])} "
                  f"({n} seed{'s' * (n != 1)}{' each' * (len(found) > 1)})")
     else:
         picks = "; ".join(f"{spread_text(result)} % on {DATASET_NAMES[dataset]} ({result.n} seed{'s' * (result.n != 1)})"
                           for dataset, result in found)
     return (f"The earlier protocol (every choice on {' or '.join(f'{v:,}' for v in rows)} held-out training rows, "
             f"though {grid_history()}) gave {picks}.")
-
-
-def _joined(items: list) -> str:
-    """``["a"]`` → "a", ``["a", "b"]`` → "a and b", ``["a", "b", "c"]`` → "a, b and c"."""
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def opponent_sentence(store: Store) -> str:
