@@ -328,6 +328,11 @@ def _protocol_results(store: Store, protocol: str) -> list:
             if (found := store.results.get(f"{dataset}/{protocol}/test-accuracy")) is not None]
 
 
+def planned_seeds_words(found: Result) -> str:
+    """How many of a protocol's planned seeds ``found`` (its test accuracy) holds: "2 of 3 planned seeds"."""
+    return f"{found.n} of {len(found.setting['planned_seeds'])} planned seeds"
+
+
 def protocol_text(store: Store) -> str:
     """The halving protocol's picks in words, per dataset with a seed recorded: "99.50 ± 0.03 % on MNIST
     (3 of 3 planned seeds, 25.5 min per seed on average; ± 0.07 test-set sampling error)", the whole
@@ -344,8 +349,8 @@ def protocol_text(store: Store) -> str:
         over = sum(value > limit for value in seconds.values)
         over_words = (f", over its {duration_text(limit)} limit on {over} of {seconds.n} seed{'s' * (seconds.n != 1)}"
                       if over else "")
-        parts.append(f"{spread_text(found)} % on {DATASET_NAMES[dataset]} ({found.n} of "
-                     f"{len(found.setting['planned_seeds'])} planned seeds, {duration_text(seconds.mean)} "
+        parts.append(f"{spread_text(found)} % on {DATASET_NAMES[dataset]} ({planned_seeds_words(found)}, "
+                     f"{duration_text(seconds.mean)} "
                      f"{'each' if seconds.n == 1 else 'per seed on average'}{over_words}; "
                      f"± {error:.2f} test-set sampling error)")
     return "; ".join(parts) if parts else "no seed recorded yet"
@@ -463,8 +468,7 @@ def frontier_findings(store: Store) -> dict:
     for name, dataset in PROTOCOL_DATASETS:
         found = store.results.get(f"{dataset}/{HEADLINE_PROTOCOL}/test-accuracy")
         out[f"protocol_{name}"] = None if found is None else found.mean
-        out[f"protocol_{name}_seeds"] = (None if found is None else
-                                         f"{found.n} of {len(found.setting['planned_seeds'])} planned seeds")
+        out[f"protocol_{name}_seeds"] = None if found is None else planned_seeds_words(found)
     cnn = store.get("cifar10/sgd-cnn/accuracy")
     out.update(cnn_acc=cnn.mean, cnn_s=store.get("cifar10/sgd-cnn/train-seconds").mean)
     head, _ = store.at_width("cifar10/green-elm/efficientnet-lite0/cholesky/d={d}/accuracy", HEAD_WIDTH)
