@@ -48,8 +48,8 @@
 # and refuses a second searched configuration per dataset and seed. Configurations declared in advance
 # as fixed measurements (the paper's own map on the pixels, its limit, the SGD opponents, the points of
 # accuracy against seconds) read the test set as such and are never picked among. Three seeds are
-# planned; each seed's seconds count every selection fit (every rung), the refit and the scoring, on this
-# machine's two cores.
+# planned; each seed's seconds count every selection fit (every rung), the refit and the scoring, on the
+# two-core host its record names.
 # ```
 
 # %% tags=["parameters"]
@@ -276,8 +276,9 @@ for dataset, fronts in fronts_by_dataset.items():
 # %% [markdown]
 # ## What limited us
 #
-# The machine this page was executed on: {glue:text}`frontier_machine` (the protocols' runs and the points of
-# accuracy against seconds name their own hosts above, where their seconds are shown). The widest Green-ELM here keeps a float32 Gram (4·d² bytes: 4 GB at
+# The machine this page was executed on: {glue:text}`frontier_machine`. The runs whose seconds are shown
+# above were measured where their records say: the halving seeds' machines are in their tables, the points'
+# under their fronts, and a record that names none is shown as such. The widest Green-ELM here keeps a float32 Gram (4·d² bytes: 4 GB at
 # d = 32,000) and a float64 factor (8·d²: 8 GB); a million-dimensional hidden space would need an
 # 8 TB float64 Gram, and its limit is computed above without one. {glue:text}`limits_text`
 

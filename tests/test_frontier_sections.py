@@ -101,6 +101,9 @@ def test_the_seconds_carry_the_host_only_where_every_seed_records_the_same_one(t
             assert part["seconds"].host == host
         else:
             assert part["seconds"].host["cpu"] is None and part["seconds"].host["cores"] == 2
+        if case == "mixed":      # each seed's row names the host its record names, or says none is recorded
+            assert list(fs.halving_seeds_table({"mnist": part}, "mnist")["measured on"]) == [
+                "AMD EPYC, 2 cores", "not recorded", "AMD EPYC, 2 cores"]
 
 
 def test_a_second_test_read_a_read_by_another_configuration_and_a_missing_ledger_are_refused(tmp_path):
@@ -124,6 +127,7 @@ def test_a_seed_over_its_limit_is_reported_as_over(tmp_path):
     for seed, total in ((0, 1700.0), (1, 1950.0), (2, 1790.0)):
         halving_record(folder, seed=seed, total=total)
     halving = fs.record_halving(store_in(tmp_path), fs.halving_records(folder), SPEC)
+    assert fs.seeds_over_limit(halving["mnist"]["seconds"]) == [1]          # read from the stored Result alone
     table = fs.halving_seeds_table(halving, "mnist")
     assert list(table["against the limit"]) == ["under the 30.0 min limit", "over the 30.0 min limit by 2.5 min",
                                                 "under the 30.0 min limit"]
@@ -158,6 +162,7 @@ def test_a_seed_not_started_on_a_quiet_machine_leaves_the_limit_undecided(tmp_pa
     assert "within the limit on every seed: inconclusive (the quiet rule" in fs.halving_sentence(halving)
     assert list(fs.halving_seeds_table(halving, "mnist")["load at start (1, 5 min)"]) == ["0.10, 0.30", "2.30, 2.20",
                                                                                         "not read"]
+    assert set(fs.halving_seeds_table(halving, "mnist")["measured on"]) == {"not recorded"}
 
 
 def test_fewer_than_three_seeds_give_no_verdict(tmp_path):
@@ -499,12 +504,12 @@ def test_fronts_measured_on_two_machines_are_not_compared(budget):
     got = fs.budget_fronts("mnist", out, params, halving_dir)
     assert fb.one_host(got) is None and not fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
-    assert ("each seed's points measured on one machine (the runs so far name Test CPU, 2 cores: 11; Other CPU, "
-            "2 cores: 1); the points of seed 2 name two machines") in text
+    assert ("each seed's points measured on one machine (of the runs so far, 11 were measured on Test CPU, 2 cores; "
+            "1 was measured on Other CPU, 2 cores); the points of seed 2 name two machines") in text
     assert fb.seed_hosts(got) == {0: "Test CPU, 2 cores", 1: "Test CPU, 2 cores", 2: None}
     path.write_text(json.dumps({k: v for k, v in record.items() if k != "machine"}))
     unnamed = fs.fronts_text("mnist", fs.budget_fronts("mnist", out, params, halving_dir), spec)
-    assert "no machine: 1" in unnamed and "name two machines" not in unnamed    # not measured here yet: no conflict
+    assert "1 has a record naming no machine)" in unnamed and "name two machines" not in unnamed    # not measured here yet: no conflict
     # the figure draws points, not joined fronts, and says why (a fresh reader: it "connects what the text
     # refuses to compare")
     import matplotlib.pyplot as plt

@@ -333,11 +333,15 @@ def test_hypothesis_gammas_answers_and_table(store):
     for outcome, expected in ((True, "holds"), ("partly", "partly holds"), (False, "does not hold")):
         sc.answer_hypothesis(store, plan, gammas, 2, outcome, keys)
         gamma = store.answers["scaling_hypothesis_gamma"].verdict      # the paper defines no H: nothing to judge
-        assert gamma.label == "not measurable here" and "1.00, 1.00" in gamma.ours and "yes" in gamma.detail
+        assert gamma.label == "not measurable here" and "1.00, 1.00" in gamma.ours
+        assert gamma.detail.endswith("with ours γ > 0 on each of the 2 seeds")
         abstract = store.answers["abstract_scaling_hypothesis"]        # judged on ln d's held-out test alone
         assert abstract.verdict.label == expected and abstract.keys == tuple(
             f"{n}/green-elm/unit/cholesky/ln-d-fit/held-out-error" for n in DATASETS)
     sc.answer_hypothesis(store, plan, [], 2, True, [])
+    assert store.answers["scaling_hypothesis_gamma"].verdict.detail.endswith("γ was not fitted on any of 2 seeds (a slope ≤ 0)")
+    assert sc.gamma_sign_words([0.5, -0.2, 0.1], 3) == "γ > 0 on 2 of 3 seeds, γ ≤ 0 on 1"
+    assert sc.gamma_sign_words([-0.5, -0.2], 3) == "γ ≤ 0 on every fitted seed (2 of 3) and not fitted on 1"
     assert store.answers["scaling_hypothesis_gamma"].verdict.label == "not measurable here"
     assert store.answers["abstract_scaling_hypothesis"].verdict.label == "holds"
     slopes = {n: store.record(f"{n}/green-elm/unit/cholesky/algorithm2/slope", [m], "") for n, m in

@@ -167,6 +167,14 @@ def against_limit(seconds: float, limit: float) -> str:
     return f"under the {duration_text(limit)} limit" if gap < 0 else f"at the {duration_text(limit)} limit"
 
 
+def seeds_over_limit(seconds) -> list[int]:
+    """The seeds whose whole protocol ran over the dataset's limit, from the stored seconds (a Result of
+    :func:`record_halving`, one value per seed of its setting's ``"seeds"``, the limit its
+    ``"limit_seconds"``): what the frontier's sentence and the headline both count."""
+    limit = float(seconds.setting["limit_seconds"])
+    return [int(s) for s, x in zip(seconds.setting["seeds"], seconds.values, strict=True) if x > limit]
+
+
 def started_loads(part: Mapping) -> dict:
     """{"seed <s>": [1-min, 5-min] load averages read when that seed's run started} of a :func:`record_halving`
     part (None for a record that read none): what the quiet rule judges its seconds by."""
@@ -184,8 +192,8 @@ def quiet_overruns(part: Mapping) -> list:
     from ..bench import judge_quiet
 
     loads = started_loads(part)
-    return [s for s, x in zip(part["seeds"], part["seconds"].values)
-            if x > part["limit"] and loads[f"seed {s}"] is not None and judge_quiet(loads[f"seed {s}"])[0]]
+    return [s for s in seeds_over_limit(part["seconds"])
+            if loads[f"seed {s}"] is not None and judge_quiet(loads[f"seed {s}"])[0]]
 
 
 def limit_verdict(part: Mapping, dataset: str):
@@ -239,7 +247,7 @@ def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
         if not part["runs"]:
             waiting.append(name)
             continue
-        over = [s for s, x in zip(part["seeds"], part["seconds"].values) if x > part["limit"]]
+        over = seeds_over_limit(part["seconds"])
         text = (f"{name}: {_seeds_words(part)}, {fb.accuracy_text(part['accuracy'].values, part['n_test'])}, "
                 f"the whole protocol {duration_text(part['seconds'].mean)} per seed (mean), ")
         limit = duration_text(part["limit"])
@@ -319,8 +327,9 @@ def protocols_table(earlier: Mapping, halving: Mapping, dataset: str) -> pd.Data
 def halving_seeds_table(halving: Mapping, dataset: str) -> pd.DataFrame:
     """One row per seed of the halving protocol on ``dataset``: its pick in words, the pick's validation
     accuracy, its test accuracy (the seed's one read), the whole protocol's seconds against the limit
-    (:func:`against_limit`), read from the recorded results, and the 1- and 5-minute load averages read when
-    the seed started (the quiet rule's evidence: :func:`limit_verdict`)."""
+    (:func:`against_limit`), read from the recorded results, the 1- and 5-minute load averages read when
+    the seed started (the quiet rule's evidence: :func:`limit_verdict`) and the machine its record names
+    ("not recorded" for a record older than its ``"host"``)."""
     part = halving[dataset]
     loads = started_loads(part)
     rows = []
@@ -330,7 +339,8 @@ def halving_seeds_table(halving: Mapping, dataset: str) -> pd.DataFrame:
         rows.append({"seed": seed, "pick": candidate_text(run["pick"]), "validation (%)": f"{validation:.2f}",
                      "test (%)": f"{test:.2f}", "whole protocol": duration_text(seconds),
                      "against the limit": against_limit(seconds, part["limit"]),
-                     "load at start (1, 5 min)": (f"{started[0]:.2f}, {started[1]:.2f}" if started else "not read")})
+                     "load at start (1, 5 min)": (f"{started[0]:.2f}, {started[1]:.2f}" if started else "not read"),
+                     "measured on": fb.record_host({"host": run.get("host")}) or "not recorded"})
     return pd.DataFrame(rows)
 
 
@@ -605,8 +615,9 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
             "point of both fronts, each seed's points measured on one machine")
     hosts = Counter(host for entry in fronts_of["one_shot"] + fronts_of["sgd"] for host in entry.get("hosts", {}).values())
     if len(hosts) > 1 or None in hosts:
-        said += (" (the runs so far name " + "; ".join(f"{host or 'no machine'}: {n}" for host, n in hosts.items())
-                 + ")")
+        said += (" (of the runs so far, " + "; ".join(
+            f"{n} {'were' if n > 1 else 'was'} measured on {host}" if host else
+            f"{n} {'have records' if n > 1 else 'has a record'} naming no machine" for host, n in hosts.items()) + ")")
     named = fb.hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
     mixed = sorted(seed for seed, hosts in named.items() if len(hosts - {None}) > 1)
     if mixed:
@@ -656,4 +667,4 @@ __all__ = ["DATASETS", "LEDGER", "SOURCED", "against_limit", "bib_keys", "budget
            "fronts_figure", "fronts_progress", "fronts_ready", "fronts_status", "fronts_text", "grid_values", "halving_records",
            "halving_seeds_table", "halving_sentence", "started_loads", "ledger_sentence", "limit_verdict", "load_budget_params",
            "grid_size_sentence", "load_halving_params", "load_sources", "protocols_gain", "protocols_table", "published", "record_fronts",
-           "record_halving", "rungs_table", "rungs_words", "sources_rows", "sources_table", "value_text"]
+           "record_halving", "rungs_table", "rungs_words", "seeds_over_limit", "sources_rows", "sources_table", "value_text"]

@@ -614,13 +614,12 @@ def answer_hypothesis(store, plan: ScalingPlan, gammas: list, n_seeds: int, log_
     γ follows from whichever H is chosen; ours, for information). The abstract's hypothesis is judged
     on the part that can be measured: whether ln d predicts the held-out wider widths (``log_outcome``,
     :func:`held_out_summary`)."""
-    ok = bool(gammas) and len(gammas) == n_seeds and all(g > 0 for g in gammas)
     gamma_words = f"γ per seed: {', '.join(f'{g:.2f}' for g in gammas) or 'not fitted'}"
     store.answer("scaling_hypothesis_gamma", Verdict(
         "not measurable here", f"with H = the spectral entropy of the pixels (ours): {gamma_words}",
         "the paper never defines the entropy H nor gives Ψ, γ or ε a value, so nothing of the paper's can be "
-        "measured: the sign of γ follows from the H one chooses; for information, γ > 0 on every seed with "
-        f"ours: {'yes' if ok else 'no'}"), keys=keys)
+        f"measured: the sign of γ follows from the H one chooses; for information, with ours {gamma_sign_words(gammas, n_seeds)}"),
+        keys=keys)
     words = {True: "holds", False: "does not hold", "partly": "partly holds"}[log_outcome]
     answer_as_scorecard(store, "abstract_scaling_hypothesis", judge_qualitative(
         log_outcome,
@@ -628,6 +627,21 @@ def answer_hypothesis(store, plan: ScalingPlan, gammas: list, n_seeds: int, log_
              "held-out test above); its entropy term is not measurable (the paper never defines H)",
         ours=f"ln d on held-out widths: {words}"),
         [f"{n}/green-elm/unit/cholesky/ln-d-fit/held-out-error" for n in plan.datasets])
+
+
+def gamma_sign_words(gammas: list, n_seeds: int) -> str:
+    """How many of ``n_seeds`` fitted γs (``gammas``, one per fitted seed) are positive, in words that follow
+    their signs: "γ > 0 on each of the 3 seeds", "γ > 0 on 1 of 3 seeds, γ ≤ 0 on 2", "γ was not fitted on any seed"."""
+    if not gammas:
+        return f"γ was not fitted on any of {n_seeds} seeds (a slope ≤ 0)"
+    positive = sum(g > 0 for g in gammas)
+    unfitted = n_seeds - len(gammas)
+    tail = f" and not fitted on {unfitted}" if unfitted else ""
+    if positive == n_seeds:
+        return f"γ > 0 on each of the {n_seeds} seeds"
+    if positive == 0:
+        return f"γ ≤ 0 on every fitted seed ({len(gammas)} of {n_seeds}){tail}"
+    return f"γ > 0 on {positive} of {n_seeds} seeds, γ ≤ 0 on {len(gammas) - positive}{tail}"
 
 
 def hypothesis_table(entropies: dict, slopes: dict, datasets: list) -> pd.DataFrame:

@@ -340,15 +340,15 @@ def protocol_text(store: Store) -> str:
     ran over the dataset's limit of seconds where any did (", over its 30.0 min limit on 3 of 3 seeds"), the
     sampling error of the mean on the dataset's test images; "no seed recorded yet" when none."""
     from ..chapters.frontier_budget import sampling_error
+    from ..chapters.frontier_sections import seeds_over_limit
 
     parts = []
     for dataset, found in _protocol_results(store, HEADLINE_PROTOCOL):
         seconds = store.get(f"{dataset}/{HEADLINE_PROTOCOL}/seconds")
         error = sampling_error(found.mean, int(found.setting["n_test"]))
-        limit = float(seconds.setting["limit_seconds"])
-        over = sum(value > limit for value in seconds.values)
-        over_words = (f", over its {duration_text(limit)} limit on {over} of {seconds.n} seed{'s' * (seconds.n != 1)}"
-                      if over else "")
+        over = len(seeds_over_limit(seconds))
+        over_words = (f", over its {duration_text(float(seconds.setting['limit_seconds']))} limit on {over} of "
+                      f"{seconds.n} seed{'s' * (seconds.n != 1)}" if over else "")
         parts.append(f"{spread_text(found)} % on {DATASET_NAMES[dataset]} ({planned_seeds_words(found)}, "
                      f"{duration_text(seconds.mean)} "
                      f"{'each' if seconds.n == 1 else 'per seed on average'}{over_words}; "
