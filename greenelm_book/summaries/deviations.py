@@ -262,7 +262,8 @@ def deviations_markdown(directory: str | Path) -> str:
     if cnn_seconds is not None and cnn_epochs:
         values = cnn_seconds[1]["values"]
         cnn_text = (f"The CNN trains for {cnn_epochs} epochs: an epoch takes {statistics.fmean(values) / cnn_epochs:.1f} s "
-                    f"on the book's machine (the mean over its {len(values)} seeds), against the "
+                    f"on {cnn_seconds[1].get('machine') or 'a machine its result does not name'} (the mean over its "
+                    f"{len(values)} seeds), against the "
                     f"{float(TABLE_VI[(TABLE_VI.family == 'sgd') & (TABLE_VI.model == 'cnn')].train_seconds.item()):g} s "
                     "the paper gives for its whole training on its own machine; its verdicts are not comparable, "
                     "so no interval is judged.")
