@@ -438,6 +438,30 @@ def test_a_summary_rebuilds_the_fronts_from_the_stored_results(budget, tmp_path)
     assert not fs.fronts_ready(dict(rebuilt, declared=5))
 
 
+def test_the_stored_points_carry_their_records_machine_and_day_not_the_executing_ones(budget, tmp_path):
+    """Provenance: a point's seconds were measured by its own runs, perhaps on another host and day than the
+    page's execution; the stored Result says theirs (one host only where every seed names the same one)."""
+    out, params, halving_dir = budget
+    spec = write_points(out, params, (90.0, 99.8))
+    for path in out.glob("mnist-*-seed*.json"):
+        record = json.loads(path.read_text())
+        record["started_at"] = f"2020-01-0{record['seed'] + 1}T10:00:00+00:00"
+        path.write_text(json.dumps(record))
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    recorded = fs.record_fronts(store_in(tmp_path / "one"), "mnist", fs.budget_fronts("mnist", out, params, halving_dir),
+                                out)
+    seconds = next(iter(recorded.values()))["seconds"]
+    assert seconds.date == "2020-01-03" and seconds.host["cpu"] == "Test CPU" and seconds.host["cores"] == 2
+    assert seconds.host["kernel"] is None                      # the record names no more than CPU and cores
+    path = fb.point_record_path(out, "mnist", fb.dataset_points(spec, "mnist")[0], 1)
+    path.write_text(json.dumps(dict(json.loads(path.read_text()), machine={"cpu": "Other CPU", "cores": 2})))
+    recorded = fs.record_fronts(store_in(tmp_path / "two"), "mnist", fs.budget_fronts("mnist", out, params, halving_dir),
+                                out)
+    mixed = recorded[fb.point_slug(fb.dataset_points(spec, "mnist")[0])]["seconds"]
+    assert mixed.host is None and mixed.setting["hosts"] == ["Test CPU, 2 cores", "Other CPU, 2 cores", "Test CPU, 2 cores"]
+
+
 def test_no_point_yet_gives_no_figure_and_says_so(budget):
     out, params, halving_dir = budget
     spec = fs.load_budget_params(params)

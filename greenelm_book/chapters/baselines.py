@@ -472,7 +472,7 @@ def answer_table1(store, table1: dict) -> None:
     for claim, name in (("table1_mnist_sgd_seconds", "mnist"), ("table1_fashion_sgd_seconds", "fashion-mnist")):
         sec = table1[name, "mlp"][1]
         store.answer(claim, judge_time(claims[claim].value, sec.values), keys=[sec.key],
-                     note="the training loop on data in memory, this machine")
+                     note=f"the training loop on data in memory, on {sec.machine or 'a machine its result does not name'}")
 
 
 def table1_frame(table1: dict) -> pd.DataFrame:

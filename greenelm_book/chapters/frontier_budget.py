@@ -304,7 +304,15 @@ def opponent_point(dataset: str, point: Mapping, seed: int, opponents_dir: str |
     return {"dataset": dataset, "seed": int(seed), "point": dict(point), "seconds": float(record["seconds"]),
             "test_accuracy": float(record["accuracy"]), "n_test": int(record["n_test"]),
             "sampling_error": sampling_error(float(record["accuracy"]), int(record["n_test"])),
-            "measured_by": str(path), "machine": record.get("machine") or record.get("host")}
+            "measured_by": str(path), "machine": record.get("machine") or record.get("host"),
+            "started_at": record.get("started_at") or _read_day(record)}
+
+
+def _read_day(record: Mapping) -> str:
+    """The time stamp of a record's first test read (``test_reads[0]["at"]``), "" when it has none: when a
+    record that names no start was measured (its one read follows its training)."""
+    reads = record.get("test_reads") or []
+    return str(reads[0].get("at", "")) if reads and isinstance(reads[0], Mapping) else ""
 
 
 def pick_refit_point(dataset: str, point: Mapping, seed: int, records_dir: str | Path) -> dict | None:
@@ -331,7 +339,8 @@ def pick_refit_point(dataset: str, point: Mapping, seed: int, records_dir: str |
             "seconds": float(seconds["refit"]), "scoring_seconds": float(seconds["scoring"]),
             "test_accuracy": float(record["test_accuracy"]), "n_test": int(record["n_test"]),
             "sampling_error": sampling_error(float(record["test_accuracy"]), int(record["n_test"])),
-            "measured_by": str(path), "machine": record.get("machine") or record.get("host")}
+            "measured_by": str(path), "machine": record.get("machine") or record.get("host"),
+            "started_at": _read_day(record)}
 
 
 def measured_elsewhere(dataset: str, point: Mapping, seed: int, records_dir: str | Path,
@@ -582,14 +591,14 @@ def load_points(dataset: str, out_dir: str | Path = BUDGET_DIR) -> list[dict]:
 
 
 def front_entry(point: Mapping, label: str, n_test: int, seconds: Mapping | None = None,
-                accuracy: Mapping | None = None, hosts: Mapping | None = None) -> dict:
+                accuracy: Mapping | None = None, hosts: Mapping | None = None, measured: Mapping | None = None) -> dict:
     """One point of a front as :func:`front` and :func:`fronts_from_results` give it: {"point", "label",
     "seeds" (the seeds of ``seconds``, sorted), "seconds" {seed: s}, "accuracy" {seed: %}, "hosts" {seed:
-    host}, "n_test"}."""
+    host}, "measured" {seed: when its record says it ran, "" where it does not}, "n_test"}."""
     seconds = {int(k): float(v) for k, v in (seconds or {}).items()}
     return {"point": dict(point), "label": label, "seeds": sorted(seconds), "seconds": seconds,
             "accuracy": {int(k): float(v) for k, v in (accuracy or {}).items()}, "hosts": dict(hosts or {}),
-            "n_test": int(n_test)}
+            "measured": {int(k): str(v) for k, v in (measured or {}).items()}, "n_test": int(n_test)}
 
 
 def by_mean_seconds(entries: Sequence[Mapping]) -> list:
@@ -614,6 +623,7 @@ def front(records: Sequence[Mapping], family: str) -> list[dict]:
             raise ValueError(f"{key}: seed {seed} recorded twice")
         entry["seconds"][seed], entry["accuracy"][seed] = float(record["seconds"]), float(record["test_accuracy"])
         entry["hosts"][seed] = record_host(record)
+        entry["measured"][seed] = str(record.get("started_at") or "")
         entry["seeds"] = sorted(entry["seconds"])
     return by_mean_seconds(points.values())
 
@@ -788,7 +798,8 @@ def fronts_from_results(results: Sequence, dataset: str, declared: int | None = 
         entries[setting["point"]["family"]].append(front_entry(
             setting["point"], setting["label"], setting["n_test"], seconds=dict(zip(seeds, seconds.values)),
             accuracy=dict(zip(seeds, accuracy.values)),
-            hosts=dict(zip(seeds, setting.get("hosts") or [None] * len(seeds)))))
+            hosts=dict(zip(seeds, setting.get("hosts") or [None] * len(seeds))),
+            measured=dict(zip(seeds, setting.get("measured") or [""] * len(seeds)))))
         n_tests.add(int(setting["n_test"]))
     if len(n_tests) > 1:
         raise ValueError(f"{dataset}: stored points scored on test sets of different sizes {sorted(n_tests)}")

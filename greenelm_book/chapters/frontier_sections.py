@@ -557,23 +557,33 @@ def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Pat
     ``book/frontier_budget``, or the opponent's published run or the protocol's refit it was read from).
     Returns {point slug:
     {"accuracy", "seconds"}}."""
+    from ..bench import host_from_words
+    from ..store.results import Provenance, measured_date
+
     here = {(configuration_key(r["point"]), int(r["seed"])) for r in fb.load_points(dataset, repo_path(budget_dir))}
     out = {}
     for entry in fronts_of["one_shot"] + fronts_of["sgd"]:
         key, seeds = configuration_key(entry["point"]), entry["seeds"]
+        hosts = [entry.get("hosts", {}).get(s) for s in seeds]
+        measured = [entry.get("measured", {}).get(s, "") for s in seeds]
         setting = dict(dataset=dataset, point=entry["point"], label=entry["label"], seeds=seeds,
-                       n_test=entry["n_test"], machine="2 CPU cores",
-                       hosts=[entry.get("hosts", {}).get(s) for s in seeds],
+                       n_test=entry["n_test"], machine="2 CPU cores", hosts=hosts, measured=measured,
                        records=["book/frontier_budget" if (key, s) in here else
                                 "the opponent's published run (book/frontier_protocol)"
                                 if entry["point"]["family"] == "sgd" else
                                 "the protocol's own refit (book/frontier_halving)" for s in seeds])
+        # measured by the points' own runs, not by this execution: their records' day and machine (the
+        # one every seed names, else none: seeds on different machines are no one host)
+        provenance = Provenance(measured_date(setting),
+                                host_from_words(hosts[0]) if hosts and hosts[0] and len(set(hosts)) == 1 else None)
         prefix = f"{dataset}/budget/{fb.point_slug(entry['point'])}"
         out[fb.point_slug(entry["point"])] = {
             "accuracy": store.record(f"{prefix}/accuracy", [entry["accuracy"][s] for s in seeds], "%",
-                                     quantity="test accuracy (declared fixed measurement)", **setting),
+                                     quantity="test accuracy (declared fixed measurement)", provenance=provenance,
+                                     **setting),
             "seconds": store.record(f"{prefix}/train-seconds", [entry["seconds"][s] for s in seeds], "s",
-                                    quantity="training seconds on the machine's cores", **setting)}
+                                    quantity="training seconds on the machine's cores", provenance=provenance,
+                                    **setting)}
     return out
 
 

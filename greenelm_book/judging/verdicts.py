@@ -98,7 +98,8 @@ RULES = {
                   "one-seed points is inconclusive (what the test gives on them is shown for information); a "
                   "curve is judged on its widths with at least 2 seeds, and a one-seed width leaves it undecided; one seed "
                   "that refutes a claim about every seed (a protocol over its limit after starting on a quiet machine) "
-                  "decides that claim alone, as a counterexample",
+                  "decides that claim alone, as a counterexample; an identity checked at every step (the streaming "
+                  "update's exactness, on every update) is no estimate, and the rule does not bound it",
     "quiet_rule": "a timing decides a verdict only when recorded as quiet: the 1- and 5-minute load averages both at "
                   "most 0.5 before it was taken, or a timing step of its own on a quiet machine; a claim whose timings "
                   "are not recorded as quiet is inconclusive (what the test gives on them is shown for information)",
