@@ -103,8 +103,8 @@ glue_findings(reproduces_words(found, card))
 #
 # - **Against SGD.** Table I's SGD time over its Green-ELM time is
 #   {glue:text}`speedup_paper:g`×; here the MLP's training takes
-#   {glue:text}`speedup:.2f`× Green-ELM's pinv fit at d = {glue:text}`speedup_d` (its direction:
-#   {glue:text}`speedup_words`; {glue:text}`speedup_how`; *{glue:text}`verdict_speedup_vs_sgd_mnist_d2000`*;
+#   {glue:text}`speedup:.2f`× Green-ELM's pinv fit at d = {glue:text}`speedup_d`
+#   ({glue:text}`speedup_words`; {glue:text}`speedup_how`; *{glue:text}`verdict_speedup_vs_sgd_mnist_d2000`*;
 #   {doc}`baselines <baselines>`).
 # - **Table IV's pinv over LU**, timed on {glue:text}`pinv_lu_what`, is {glue:text}`pinv_lu:.1f`× here
 #   and {glue:text}`pinv_lu_paper:.1f`× in the paper (*{glue:text}`verdict_table4_pinv_d2000_seconds`*;

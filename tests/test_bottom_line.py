@@ -239,16 +239,16 @@ def test_words_follow_the_sign_of_their_number():
 
     # two chapters' separate runs: the scorecard does not judge the ratio, so no direction is stated
     slower = speed([14.0, 15.0, 14.5], [15.0, 16.0, 15.5])
-    assert slower["speedup"] < 1 and slower["speedup_words"].startswith("no direction judged (")
+    assert slower["speedup"] < 1 and slower["speedup_words"].startswith("no direction judged: ")
     faster = speed([140.0, 150.0, 145.0], [15.0, 16.0, 15.5])
     assert faster["speedup"] == pytest.approx(math.exp(np.mean(np.log([140, 150, 145]))
                                                        - np.mean(np.log([15, 16, 15.5]))))
-    assert faster["speedup_words"].startswith("no direction judged (")
+    assert faster["speedup_words"].startswith("no direction judged: ")
     # quiet interleaved pairs: the verdict decides (discordant, wholly below the paper's 11.6 / 3), and the words
     # follow the pairs' interval
     decided = speed([14.0], [15.0], pairs=[1.9, 2.0, 2.1, 2.0, 1.95])
-    assert decided["speedup_words"] == "longer"
-    assert speed([14.0], [15.0], pairs=[0.9, 1.1, 1.0, 0.95, 1.05])["speedup_words"].startswith("no direction judged (")
+    assert decided["speedup_words"] == "its direction: longer"
+    assert speed([14.0], [15.0], pairs=[0.9, 1.1, 1.0, 0.95, 1.05])["speedup_words"].startswith("no direction judged: ")
 
 
 def test_an_empty_results_dir_is_a_clear_error(tmp_path):
@@ -826,3 +826,10 @@ def test_a_summary_direction_can_name_its_evidence_instead_of_the_verdicts_numbe
     said = labelled_direction(Verdict("holds", "ratio 2.73×", "paired test"), 2.81, ("slower", "faster"),
                               evidence="its 95 % interval 2.58–2.90×, 40 batches")
     assert said == "faster (the same-machine ratio test: its 95 % interval 2.58–2.90×, 40 batches)"
+
+
+def test_a_direction_clause_reads_as_one_parenthesis():
+    from greenelm_book.summaries.bottom_line import direction_clause
+
+    assert direction_clause("no direction judged (busy timings)") == "no direction judged: busy timings"
+    assert direction_clause("shorter") == "its direction: shorter"

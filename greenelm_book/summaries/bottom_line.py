@@ -32,7 +32,7 @@ __all__ = ["HEADLINE_PAGE", "Store", "accuracy_findings", "speed_findings", "inc
            "scaling_findings", "frontier_findings", "streaming_findings", "scale_out_findings",
            "verdict_markdown", "findings", "glue_findings", "headline_markdown", "write_headline_page",
            "rendered_text", "rendered_parts", "word_count", "CONCLUSION_CLAIMS", "counts_text", "verdict_glues",
-           "bottom_line_text", "verdict_problems", "reproduces_words", "BORNE_OUT", "peak_words"]
+           "bottom_line_text", "verdict_problems", "reproduces_words", "BORNE_OUT", "peak_words", "direction_clause"]
 
 #: the intro's headline findings, generated from ``book/results`` (committed, like the scorecard summary)
 HEADLINE_PAGE = "book/headline_findings.md"
@@ -225,8 +225,9 @@ def speed_findings(store: Store) -> dict:
            "speedup_paper": _claim_value("speedup_vs_sgd_mnist_d2000"), "speedup_how": how,
            # a direction only where the scorecard's verdict on the ratio decides one
            "speedup_where": where,
-           "speedup_words": direction_words(_scorecard_verdict("speedup_vs_sgd_mnist_d2000", judged), ratio,
-                                            ("shorter", "longer"), interval=(low, high), name_label=False)}
+           "speedup_words": direction_clause(direction_words(_scorecard_verdict("speedup_vs_sgd_mnist_d2000", judged),
+                                                             ratio, ("shorter", "longer"), interval=(low, high),
+                                                             name_label=False))}
     # the 5.1× as the scorecard judges it: the quiet interleaved pairs when measured, else run by run
     raw, _ = store.at_width("cifar10/green-elm/unit/cholesky/d={d}/sgd-mlp-over-fit-time-ratio", HEADLINE_WIDTH)
     raw = store.results.get(QUIET_RATIO_KEYS["cifar10_sgd_mlp_over_raw_fit"], raw)
@@ -326,6 +327,15 @@ def _protocol_results(store: Store, protocol: str) -> list:
     """[(dataset, test-accuracy Result)] of ``protocol`` for each of :data:`PROTOCOL_DATASETS` with a seed recorded."""
     return [(dataset, found) for _, dataset in PROTOCOL_DATASETS
             if (found := store.results.get(f"{dataset}/{protocol}/test-accuracy")) is not None]
+
+
+def direction_clause(words: str) -> str:
+    """A parenthesis' words for :func:`~greenelm_book.judging.verdicts.direction_words`' answer: "its
+    direction: shorter" where a direction is judged, "no direction judged: busy timings" where none is."""
+    prefix = "no direction judged ("
+    if words.startswith(prefix) and words.endswith(")"):
+        return f"no direction judged: {words[len(prefix):-1]}"
+    return f"its direction: {words}"
 
 
 def planned_seeds_words(found: Result) -> str:
@@ -671,7 +681,7 @@ def headline_markdown(directory: str | Path) -> str:
         f"({f['acc_fashion']:.2f} % against {f['acc_fashion_paper']:.2f} % at d = {f['acc_fashion_d']}).",
         f"- **Speed.** The paper's headline, training {f['speedup_paper']:g}× faster than SGD, is a ratio of "
         f"two single timings; {f['speedup_where']}, our SGD MLP's training takes {f['speedup']:.2f}× Green-ELM's "
-        f"pinv fit (its direction: {f['speedup_words']}). The pseudoinverse takes {f['pinv_chol']:.1f}× a Cholesky solve at d = {f['pinv_chol_d']} on "
+        f"pinv fit ({f['speedup_words']}). The pseudoinverse takes {f['pinv_chol']:.1f}× a Cholesky solve at d = {f['pinv_chol_d']} on "
         f"{f['pinv_chol_what']}, where the paper reports {f['pinv_chol_paper']:g}×.",
         f"- **The paper disagrees with itself.** The same MNIST pinv fit at d = {f['pinv_d']} takes "
         f"{f['t1_pinv_s']:.2f} s in Table I and {f['t4_pinv_s']:g} s in Table IV; with Table IV's time its "
