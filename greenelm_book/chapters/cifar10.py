@@ -581,7 +581,9 @@ def answer_table_vi(store, vi: dict, raw_set: dict, conv_set: dict, n_train: int
                                       "is most of it; partly if one of the two",
                                  ours=f"ratio {parity_ratio.mean:.2f}×"
                                       + (f" ({quiet_conv.n} interleaved pairs in {process_words(quiet_conv)})" if quiet_conv else "")
-                                      + f", extraction {100 * extract_share:.0f} % of it")
+                                      + f", extraction {100 * extract_share:.0f} % of Green-ELM + Conv's training "
+                                        f"in its own {rc_total.n} runs ({rc_extract.mean:.1f} of {rc_total.mean:.1f} s)"
+                                      + (", not in the pairs" if quiet_conv else ""))
     v_parity = answer_as_scorecard(store, "elm_conv_total_time_parity", v_parity,
                                    [parity_ratio.key, rc_extract.key, cnn_s.key], [parity_ratio, rc_extract, cnn_s])
     fit_share = rc_fit.mean / rc_total.mean

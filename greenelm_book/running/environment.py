@@ -265,8 +265,14 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         ""])
 
 
+def compares_timings(timings) -> bool:
+    """Whether an answer resting on ``timings`` (its timing Results) compares timings: two or more of them,
+    or one ratio of two timings (unit "×", both sides timed in one run)."""
+    return len(timings) >= 2 or any(t.unit == "×" for t in timings)
+
+
 def timing_comparisons(source_dir: Path, toc=None) -> list[tuple[str, str, str]]:
-    """Every claim answer that compares timings (rests on two or more timing results), as ``(the claim's
+    """Every claim answer that compares timings (:func:`compares_timings`), as ``(the claim's
     statement and where the paper prints it, chapter, where and when they were measured)``
     (:func:`greenelm_book.store.results.measured_on_text`)."""
     from ..paper import CLAIMS
@@ -283,7 +289,7 @@ def timing_comparisons(source_dir: Path, toc=None) -> list[tuple[str, str, str]]
             continue
         for claim, answer in sorted(content["answers"].items()):
             timings = [owners[k] for k in answer.keys if k in owners and is_timing(k, owners[k].unit)]
-            if len(timings) >= 2:
+            if compares_timings(timings):
                 rows.append((claims.get(claim, claim), chapter, measured_on_text(timings)))
     return rows
 
@@ -310,6 +316,7 @@ def _comparisons_lines(source_dir: Path, toc) -> list[str]:
     rows = timing_comparisons(source_dir, toc)
     if not rows:
         return []
-    return ["Where an answer compares timings, where and when each was measured:", "",
+    return ["Where an answer compares timings (two or more, or one ratio of two timed in one run), where and "
+            "when each was measured:", "",
             "| claim | chapter | measured |", "| --- | --- | --- |",
             *(f"| {claim} | {{doc}}`{chapter} <{chapter}>` | {text} |" for claim, chapter, text in rows), ""]

@@ -238,7 +238,7 @@ def speed_findings(store: Store) -> dict:
         quiet = None            # a busy run's pairs: the hardware chapter judges the report's one run of each
     pinv_lu = quiet or store.get("mnist/paper-listing2/pinv-over-lu/same-h/n=60000/d=2000/solve-time-ratio")
     paper_pinv_lu = float(_row(TABLE_IV, solver="pinv").seconds / _row(TABLE_IV, solver="lu").seconds)
-    out.update(pinv_lu=pinv_lu.mean, pinv_lu_paper=paper_pinv_lu,
+    out.update(pinv_lu=pinv_lu.mean, pinv_lu_paper=paper_pinv_lu, pinv_lu_when=pinv_lu.date or "a day not recorded",
                pinv_lu_what=(f"one shared H, the two solves interleaved in {process_words(quiet)}" if quiet else
                              ", ".join(pinv_lu.setting[k] for k in ("features", "timed") if pinv_lu.setting.get(k))
                              or "one feature matrix"))
