@@ -215,14 +215,15 @@ for dataset in halving:
 # all training images on two CPU cores (where its seconds were measured: under the table), each to its
 # own schedule and, where its schedule runs longer, cut at the seconds of the same seed's whole earlier
 # protocol (airbench94 is {cite}`jordan2024airbench`). Both are fixed measurements, declared before they ran. What each
-# trains with, read from its recipe: {glue:text}`opponent_recipes`
+# trains with, read from its recipe: {glue:text}`opponent_recipes` Each protocol's pick is set against them,
+# the halving protocol's beside the earlier one's, paired by seed.
 #
 # Every accuracy in the table carries, beside its spread over seeds, its test-set sampling error (one
 # standard error of an accuracy measured on the dataset's test images), and the book's gain rule
 # below counts a difference only beyond both.
 
 # %%
-show_table(fc.opponents_view(protocol))
+show_table(fc.opponents_view(protocol, halving))
 
 # %% [markdown]
 # {glue:text}`opponents_sentence`
@@ -233,17 +234,17 @@ show_table(fc.opponents_view(protocol))
 # over all training images: its size is an N × N kernel, not a feature count.
 
 # %% tags=["remove-cell"]
-glue("opponents_sentence", fc.opponents_sentence(protocol))
+glue("opponents_sentence", fc.opponents_sentence(protocol, halving))
 glue("opponent_recipes", fc.opponent_recipes_text(protocol))
 
 # %%
-show_table(fc.anchor_table(protocol))
+show_table(fc.anchor_table(protocol, halving))
 
 # %% [markdown]
 # Compute, as each source states it, and this book's seconds on two CPU cores:
 
 # %% tags=["remove-input"]
-display(Markdown("\n".join(f"- {line}" for line in fc.anchor_notes(protocol))))
+display(Markdown("\n".join(f"- {line}" for line in fc.anchor_notes(protocol, halving))))
 
 # %% [markdown]
 # Sources: {cite}`mcdonnell2015fast`, {cite}`mcdonnell2015enhanced`, {cite}`coates2011analysis`,

@@ -229,6 +229,27 @@ def test_the_opponent_sentence_pairs_seeds_and_states_a_side_only_where_the_gain
     assert fc.opponents_sentence({}) == "No SGD opponent has a record yet."
 
 
+def test_the_halving_protocols_pick_stands_beside_the_earlier_one_against_the_opponents(setup):
+    """Issue 61's reading: §4 set only the earlier protocol's pick (its grid first explored on test scores)
+    against the recipes; the halving protocol's pick, the one the headline quotes, stands beside it in the
+    table, the sentence, the anchors and their notes, each judged by the same gain rule."""
+    records_dir, store = setup
+    protocol = fc.record_protocol(store, fc.load_records(records_dir), [0, 1, 2])
+    dataset = next(iter(protocol))
+    halving = {dataset: dict(protocol[dataset]), "cifar10-none": {"runs": []}}
+    assert [name for name, _ in fc.picks_of(protocol, halving, dataset)] == ["the earlier protocol", "the halving protocol"]
+    assert [name for name, _ in fc.picks_of(protocol, None, dataset)] == ["the earlier protocol"]
+    methods = list(fc.opponents_view(protocol, halving)["method"])
+    assert "the halving protocol (its pick, refitted)" in methods and "the earlier protocol (its pick, refitted)" in methods
+    text = fc.opponents_sentence(protocol, halving)
+    assert f"On {fc.DATASET_NAMES[dataset]} the halving protocol's pick" in text
+    assert "the halving protocol's pick" not in fc.opponents_sentence(protocol)
+    table = fc.anchor_table(protocol, halving)
+    assert table["method (source)"].str.startswith("this book: the halving protocol's pick, ").sum() == 1
+    assert any(line.startswith(f"This book's halving protocol on {fc.DATASET_NAMES[dataset]}: ")
+               for line in fc.anchor_notes(protocol, halving))
+
+
 def test_a_seconds_ratio_is_stated_only_where_one_machine_measured_both():
     host = {"cpu": "AMD EPYC", "cores": 2, "kernel": "6.1", "blas": "openblas", "gemm_gflops": 60.0}
     ours, theirs = SimpleNamespace(host=host), SimpleNamespace(host=dict(host, gemm_gflops=58.0))   # a GEMM reading differs

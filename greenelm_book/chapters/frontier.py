@@ -448,16 +448,27 @@ def protocol_sentence(protocol: dict, planned_seeds) -> str:
 
 
 # ----------------------------------------------------------------------------- part 3: opponents, anchors
-def opponents_view(protocol: dict) -> pd.DataFrame:
-    """One row per dataset and opponent schedule, beside the protocol: how each is trained (the
-    opponent's optimiser by name), accuracy (with its test-set sampling error) and seconds."""
+def picks_of(protocol: dict, halving: dict | None, dataset: str) -> list[tuple[str, dict]]:
+    """[(the protocol's name, its part)] of ``dataset``: the earlier protocol's (:func:`record_protocol`), then
+    the halving protocol's (:func:`~greenelm_book.chapters.frontier_sections.record_halving`) where a seed of it
+    ran; both parts carry "seeds", "accuracy", "seconds", "n_test" and "runs"."""
+    found = [("the earlier protocol", protocol[dataset])]
+    if halving and (halving.get(dataset) or {}).get("runs"):
+        found.append(("the halving protocol", halving[dataset]))
+    return found
+
+
+def opponents_view(protocol: dict, halving: dict | None = None) -> pd.DataFrame:
+    """One row per dataset and opponent schedule, beside each protocol's pick (:func:`picks_of`): how each is
+    trained (the opponent's optimiser by name), accuracy (with its test-set sampling error) and seconds."""
 
     rows = []
     for dataset, part in protocol.items():
-        rows.append({"dataset": DATASET_NAMES[dataset], "method": "the earlier protocol (its pick, refitted)",
-                     "trained": "kernel ridge, no gradient steps",
-                     "test accuracy (%)": accuracy_cell(part["accuracy"].values, part["n_test"]),
-                     "seconds": f"{part['seconds'].mean:,.0f}"})
+        for name, picked in picks_of(protocol, halving, dataset):
+            rows.append({"dataset": DATASET_NAMES[dataset], "method": f"{name} (its pick, refitted)",
+                         "trained": "kernel ridge, no gradient steps",
+                         "test accuracy (%)": accuracy_cell(picked["accuracy"].values, picked["n_test"]),
+                         "seconds": f"{picked['seconds'].mean:,.0f}"})
         for schedule, result in part["opponents"].items():
             recipe = result["accuracy"].setting["recipe"]
             rows.append({"dataset": DATASET_NAMES[dataset],
@@ -513,17 +524,18 @@ def seconds_ratio_words(ours, theirs, judged: dict, n_seeds: int) -> str:
             "machine measured both")
 
 
-def opponents_sentence(protocol: dict) -> str:
-    """The protocol against its SGD opponent on each dataset that has both, paired by seed, with the book's
-    gain rule's verdict (:func:`opponent_gain`): the difference's side is stated only where that rule
-    decides a gain or a loss (3 seeds or more), else the two are "… points apart on the means (no
-    direction judged)"."""
+def opponents_sentence(protocol: dict, halving: dict | None = None) -> str:
+    """Each protocol's pick (:func:`picks_of`: the earlier one's, then the halving one's where it ran) against
+    the SGD opponent on each dataset that has both, paired by seed, with the book's gain rule's verdict
+    (:func:`opponent_gain`): the difference's side is stated only where that rule decides a gain or a loss
+    (3 seeds or more), else the two are "… points apart on the means (no direction judged)"."""
     from ..judging.verdicts import MIN_GAIN_RUNS
     from ..store.results import measured_on_text
 
     sentences, timed = [], []
-    for dataset, part in protocol.items():
-        for schedule, result in part["opponents"].items():
+    for dataset, opponents_part in protocol.items():
+        for (name, part), (schedule, result) in ((picked, opponent) for picked in picks_of(protocol, halving, dataset)
+                                                 for opponent in opponents_part["opponents"].items()):
             judged = opponent_gain(part, result)
             timed += [part["seconds"], result["seconds"]]
             common, gap = judged["seeds"], judged["gap"]
@@ -536,10 +548,10 @@ def opponents_sentence(protocol: dict) -> str:
                 outcome = {"gain": "a gain", "loss": "a loss"}.get(judged["outcome"], judged["outcome"])
                 judgement = f"{outcome} by the book's gain rule, since {judged['verdict'].detail}"
             if judged["outcome"] in ("gain", "loss") and len(common) >= MIN_GAIN_RUNS:   # a side the rule decided
-                gap_words = (f"the earlier protocol's pick is {abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} "
+                gap_words = (f"{name}'s pick is {abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} "
                              f"{opponent} {seeds}")
             else:                                                # no side stated where the rule decides none
-                gap_words = (f"the earlier protocol's pick and {opponent} are {abs(gap):.2f} points apart on the means "
+                gap_words = (f"{name}'s pick and {opponent} are {abs(gap):.2f} points apart on the means "
                              f"{seeds} (no direction judged)")
             sentences.append(
                 f"On {DATASET_NAMES[dataset]} {gap_words}, "
@@ -573,10 +585,10 @@ def limit_memory_gb(n_train: int) -> float:
     return 4 * int(n_train) ** 2 / GB
 
 
-def anchor_table(protocol: dict) -> pd.DataFrame:
+def anchor_table(protocol: dict, halving: dict | None = None) -> pd.DataFrame:
     """The published anchors of the datasets the protocol ran, each with what it trains, its size
-    and its augmentation, then the book's own rows (the protocol's pick: kernel ridge over all
-    training images and its kernel's memory; the gradient-trained opponent, its optimiser named) in the
+    and its augmentation, then the book's own rows (each protocol's pick, :func:`picks_of`: kernel ridge over
+    all training images and its kernel's memory; the gradient-trained opponent, its optimiser named) in the
     same columns, our accuracies with their test-set sampling error."""
     from .. import paper
 
@@ -587,17 +599,18 @@ def anchor_table(protocol: dict) -> pd.DataFrame:
                          "trained": row.trained, "size": row.size, "augmentation": row.augmentation,
                          "test accuracy (%)": f"{row.accuracy:g}"})
         part = protocol[dataset]
-        picks = list({configuration_key(run["pick"]): run for run in part["runs"]}.values())   # distinct picks
-        rows.append({"dataset": DATASET_NAMES[dataset],
-                     "method (source)": "this book: the earlier protocol's pick, "
-                                        + "; ".join(dict.fromkeys(PICK_METHODS[run["pick"]["variant"]]   # each once
-                                                                  for run in picks)),
-                     "trained": "; ".join(dict.fromkeys(PICK_TRAINED[run["pick"]["variant"]] for run in picks)),
-                     "size": "; ".join(dict.fromkeys(pick_size(run["pick"], run["n_train"]) for run in picks)),
-                     "augmentation": "; ".join(dict.fromkeys(
-                         " + ".join(VIEW_WORDS.get(v, v) for v in run["pick"].get("views") or []) or "none"
-                         for run in picks)),
-                     "test accuracy (%)": accuracy_cell(part["accuracy"].values, part["n_test"])})
+        for name, picked in picks_of(protocol, halving, dataset):
+            picks = list({configuration_key(run["pick"]): run for run in picked["runs"]}.values())   # distinct picks
+            rows.append({"dataset": DATASET_NAMES[dataset],
+                         "method (source)": f"this book: {name}'s pick, "
+                                            + "; ".join(dict.fromkeys(PICK_METHODS[run["pick"]["variant"]]   # each once
+                                                                      for run in picks)),
+                         "trained": "; ".join(dict.fromkeys(PICK_TRAINED[run["pick"]["variant"]] for run in picks)),
+                         "size": "; ".join(dict.fromkeys(pick_size(run["pick"], run["n_train"]) for run in picks)),
+                         "augmentation": "; ".join(dict.fromkeys(
+                             " + ".join(VIEW_WORDS.get(v, v) for v in run["pick"].get("views") or []) or "none"
+                             for run in picks)),
+                         "test accuracy (%)": accuracy_cell(picked["accuracy"].values, picked["n_test"])})
         for schedule, result in part["opponents"].items():
             recipe = result["accuracy"].setting["recipe"]
             rows.append({"dataset": DATASET_NAMES[dataset],
@@ -637,9 +650,9 @@ OPPONENT_AUGMENTATION = {"pytorch-mnist-cnn": "none",
                          "airbench94": "alternating flips, 2-pixel translations; flips and translations at test time"}
 
 
-def anchor_notes(protocol: dict) -> list[str]:
-    """The anchors' compute, as their sources state it, and the book's own rows' seconds on this
-    machine: the footnotes of :func:`anchor_table` (one line each, in its order)."""
+def anchor_notes(protocol: dict, halving: dict | None = None) -> list[str]:
+    """The anchors' compute, as their sources state it, and the book's own rows' seconds on two CPU
+    cores: the footnotes of :func:`anchor_table` (one line each, in its order)."""
     from .. import paper
 
     lines = []
@@ -647,8 +660,10 @@ def anchor_notes(protocol: dict) -> list[str]:
         lines += [f"{SOURCES[row.source]}, {row.accuracy:g} % on {DATASET_NAMES[dataset]}: {row.compute}."
                   for row in paper.ANCHORS[paper.ANCHORS["dataset"] == dataset].itertuples()]
         part = protocol[dataset]
-        lines.append(f"This book's earlier protocol on {DATASET_NAMES[dataset]}: {part['seconds'].mean:,.0f} s per seed on two "
-                     f"CPU cores, every selection fit, the refit and the scoring counted.")
+        for name, picked in picks_of(protocol, halving, dataset):
+            lines.append(f"This book's {name.removeprefix('the ')} on {DATASET_NAMES[dataset]}: "
+                         f"{picked['seconds'].mean:,.0f} s per seed on two CPU cores, every selection fit, the refit "
+                         "and the scoring counted.")
         for schedule, result in part["opponents"].items():
             recipe = RECIPE_WORDS.get(result['accuracy'].setting['recipe'])
             lines.append(f"{recipe[0].upper() + recipe[1:]} on {DATASET_NAMES[dataset]} here ({SCHEDULE_WORDS[schedule]}): "
@@ -679,5 +694,5 @@ def planned_seeds(params: str | Path | None = None) -> list[int]:
 __all__ = ["DATASETS", "RECIPE_WORDS", "SCHEDULE_WORDS", "SOURCES", "anchor_notes", "anchor_table", "answer_ultra_wide",
            "fixed_records", "gains_text", "selection_bounded", "grid_view", "headline_table", "limit_memory_gb", "limits_text",
            "load_records", "opponent_gain", "opponent_key", "opponent_recipes_text", "opponents_sentence", "opponents_view", "picks_table", "plot_ultra_wide",
-           "pick_size", "planned_seeds", "protocol_runs", "protocol_sentence", "record_protocol", "ultra_glues",
+           "pick_size", "picks_of", "planned_seeds", "protocol_runs", "protocol_sentence", "record_protocol", "ultra_glues",
            "repo_path", "ultra_intro_glues", "ultra_wide_part"]
