@@ -724,7 +724,7 @@ def budget_sentence(within: pd.DataFrame, elm_accuracy, elm_seconds: float, epoc
 def source_words(read_here: list) -> str:
     """Where the Green-ELM results beside the MLP come from, completing "The Green-ELM numbers were …":
     read from random_features, except those measured here (``read_here``: the keys this chapter measured), a
-    timing because random_features' was measured on another machine than this execution's (:func:`owned`),
+    timing because random_features' is not shown to be this execution's machine's (:func:`owned`),
     an accuracy because its result is absent."""
     if not read_here:
         return "read from the random_features chapter"
@@ -732,9 +732,9 @@ def source_words(read_here: list) -> str:
     others = [key for key in read_here if key not in timed]
     parts = []
     if timed:
-        parts.append(f"the fit time, measured here ({', '.join(timed)}) because the random_features chapter timed "
-                     "its fits on another machine than this execution's (a ratio is read on one machine): the two "
-                     "chapters show two timings of one fit, each on its own host")
+        parts.append("the fit time, measured here because the random_features chapter's timing of that fit is "
+                     "not shown to come from this execution's machine (a ratio is read on one machine): the two "
+                     "chapters show two timings of one fit")
     if others:
         parts.append(f"{', '.join(others)}, measured here because the random_features chapter's result is absent")
     return "read from the random_features chapter, except " + "; and ".join(parts)
