@@ -164,10 +164,10 @@ for name, value in scaleout.benchmark_glues(bench, exponents).items():
 # grow at most with the logarithm of the number of blocks, not with the data; the measured peaks
 # test only the second part (they change {glue:text}`bench_peak_change` while the data grow
 # {glue:text}`bench_n_factor`), too few sizes to show a logarithm. The single process needed
-# {glue:text}`bench_single_peak` because it holds X. On the same two cores (one benchmark run) the Dask fit takes
+# {glue:text}`bench_single_peak` because it holds X. On the same two cores the Dask fit takes
 # {glue:text}`bench_ratio`, and the two readouts agree to {glue:text}`bench_coef_difference` of
 # their scale. The point is not speed on two cores but that the same code takes any Dask cluster
-# (the next section points it at one); only two workers on one two-core machine are measured, each
+# (the next section points it at one); only this machine's two workers are measured here, each
 # worker's peak memory changing {glue:text}`bench_peak_change` while the data grows {glue:text}`bench_n_factor`.
 
 # %% [markdown]

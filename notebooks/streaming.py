@@ -215,7 +215,7 @@ for name, value in st.sgd_words(sgd, sgd_keys, update_keys, oracle).items():
 
 # %% [markdown]
 # On the backbone features one replay update (PyTorch) costs a median {glue:text}`sgd_median_s:.3f` s here,
-# against our exact RLS update's {glue:text}`rls_median_s:.3f` s (NumPy), in this execution:
+# against our exact RLS update's {glue:text}`rls_median_s:.3f` s (NumPy), on this machine in this execution:
 # {glue:text}`sgd_vs_rls`; and it keeps
 # {glue:text}`sgd_buffer_rows` rows in memory by the end of the stream, where the RLS state keeps none, only
 # the $d\times d$ matrix $P$. Each replay update is one epoch over every row kept: the median of its last
