@@ -106,9 +106,8 @@ glue_findings(reproduces_words(found, card))
 #   {glue:text}`speedup:.2f`× Green-ELM's pinv fit at d = {glue:text}`speedup_d`
 #   ({glue:text}`speedup_words`; {glue:text}`speedup_how`; *{glue:text}`verdict_speedup_vs_sgd_mnist_d2000`*;
 #   {doc}`baselines <baselines>`).
-# - **Table IV's pinv over LU**, timed on {glue:text}`pinv_lu_what`, is {glue:text}`pinv_lu:.1f`× in our
-#   timing of {glue:text}`pinv_lu_when`
-#   and {glue:text}`pinv_lu_paper:.1f`× in the paper (*{glue:text}`verdict_table4_pinv_d2000_seconds`*;
+# - **Table IV's pinv over LU**, timed on {glue:text}`pinv_lu_what` on {glue:text}`pinv_lu_when`, is
+#   {glue:text}`pinv_lu:.1f`× and {glue:text}`pinv_lu_paper:.1f`× in the paper (*{glue:text}`verdict_table4_pinv_d2000_seconds`*;
 #   {doc}`hardware <hardware>`).
 # - **The pseudoinverse over Cholesky** at d = {glue:text}`pinv_chol_d`, on {glue:text}`pinv_chol_what`, is
 #   {glue:text}`pinv_chol:.1f`× against the paper's {glue:text}`pinv_chol_paper:g`×
