@@ -225,7 +225,7 @@ def test_the_opponent_sentence_pairs_seeds_and_states_a_side_only_where_the_gain
             assert judged["ours_seconds"] == pytest.approx(np.mean([dict(zip(part["seconds"].setting["seeds"], part["seconds"].values))[s]
                                                                     for s in judged["seeds"]]))
     # where and when the seconds were measured, as recorded (finding 20: "on one machine" where no host is recorded)
-    assert "on one machine" not in text and " Their seconds were measured on " in text
+    assert "on one machine" not in text and " The protocols' and the recipes' seconds above were measured on " in text
     assert fc.opponents_sentence({}) == "No SGD opponent has a record yet."
 
 

@@ -561,7 +561,7 @@ def opponents_sentence(protocol: dict, halving: dict | None = None) -> str:
     # what the records say of where and when those seconds were measured (no host beyond the cores: never
     # "one machine" unless the records show it)
     timed = list({id(r): r for r in timed}.values())
-    return " ".join(sentences) + f" Their seconds were {measured_on_text(timed)}."
+    return " ".join(sentences) + f" The protocols' and the recipes' seconds above were {measured_on_text(timed)}."
 
 
 def opponent_recipes_text(protocol: dict) -> str:
