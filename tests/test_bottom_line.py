@@ -550,9 +550,10 @@ def test_the_deviations_page_reads_its_settings_from_the_store(tmp_path):
     per_epoch = statistics.fmean(run["values"]) / run["setting"]["epochs"]
     assert f"an epoch takes {per_epoch:.1f} s" in deviations_markdown(results)
     assert f"an epoch takes {per_epoch:.1f} s" not in deviations_markdown(STORE_DIR)
-    run["machine"] = "Test CPU, 2 cores"                   # the machine its result names, not "the book's"
+    run["host"] = {"cpu": "Test CPU", "cores": 2}           # the host that measured it, not "the book's machine"
     (results / "baselines.json").write_text(json.dumps(store))
-    assert f"an epoch takes {per_epoch:.1f} s on Test CPU, 2 cores (the mean" in deviations_markdown(results)
+    assert (f"an epoch takes {per_epoch:.1f} s measured on Test CPU, 2 cores (kernel, BLAS and GEMM rate not "
+            "recorded) (the mean") in deviations_markdown(results)
 
 
 def test_the_deviations_page_says_what_the_scorecard_judged_of_each_ratio():

@@ -461,6 +461,7 @@ def answer_table1(store, table1: dict) -> None:
     never judged across machines) from the MLP's results."""
     from ..report import judge_time
     from ..judging.verdicts import value_vs_paper
+    from ..store.results import host_text
 
     claims = _claims()
     for claim, name in (("table1_mnist_sgd_accuracy", "mnist"), ("table1_fashion_sgd_accuracy", "fashion-mnist"),
@@ -472,7 +473,7 @@ def answer_table1(store, table1: dict) -> None:
     for claim, name in (("table1_mnist_sgd_seconds", "mnist"), ("table1_fashion_sgd_seconds", "fashion-mnist")):
         sec = table1[name, "mlp"][1]
         store.answer(claim, judge_time(claims[claim].value, sec.values), keys=[sec.key],
-                     note=f"the training loop on data in memory, on {sec.machine or 'a machine its result does not name'}")
+                     note=f"the training loop on data in memory, measured on {host_text(sec.host)}")
 
 
 def table1_frame(table1: dict) -> pd.DataFrame:

@@ -21,6 +21,7 @@ from pathlib import Path
 from ..bench import machine_text as host_machine_text
 from ..paper import TABLE_VI
 from ..report import thousands
+from ..store.results import host_text
 
 __all__ = ["DEVIATIONS_PAGE", "deviations_markdown", "gpu_measurement", "machine_text"]
 
@@ -262,7 +263,7 @@ def deviations_markdown(directory: str | Path) -> str:
     if cnn_seconds is not None and cnn_epochs:
         values = cnn_seconds[1]["values"]
         cnn_text = (f"The CNN trains for {cnn_epochs} epochs: an epoch takes {statistics.fmean(values) / cnn_epochs:.1f} s "
-                    f"on {cnn_seconds[1].get('machine') or 'a machine its result does not name'} (the mean over its "
+                    f"measured on {host_text(cnn_seconds[1].get('host'))} (the mean over its "
                     f"{len(values)} seeds), against the "
                     f"{float(TABLE_VI[(TABLE_VI.family == 'sgd') & (TABLE_VI.model == 'cnn')].train_seconds.item()):g} s "
                     "the paper gives for its whole training on its own machine; its verdicts are not comparable, "
