@@ -249,8 +249,9 @@ def memory_limit(device=None, cgroup_root: str | None = None) -> tuple[int | Non
         import torch
 
         parsed = torch.device(device)
-        if parsed.type == "cuda":
-            return int(torch.cuda.mem_get_info(parsed)[0]), f"the free memory of {parsed}"
+        if parsed.type == "cuda":      # free, plus what torch's caching allocator holds but no tensor uses
+            spare = torch.cuda.memory_reserved(parsed) - torch.cuda.memory_allocated(parsed)
+            return int(torch.cuda.mem_get_info(parsed)[0] + spare), f"the free memory of {parsed}"
         if parsed.type != "cpu":
             return None, f"memory on {parsed}"
     limits = [(_host_available_memory(), "the host's available memory"),

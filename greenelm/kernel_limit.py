@@ -23,6 +23,9 @@ with the bias, ``x̃ = [σ_w x, σ_b]`` (σ_w = 1 for ``weight_scale="unit"``, �
   declaration on its first rows (:data:`SYMMETRY_CHECK_ROWS`: the V-product and V² kernels of their
   block agree within :data:`SYMMETRY_RTOL` of its largest value) and refuses views that fail it. Shifts
   with zero fill do not commute with a patch map (the border): views with shifts keep the V² kernel.
+* **On a GPU.** ``device`` (a torch device) builds the kernel, chooses the jitter, factorises and
+  predicts there (:mod:`greenelm._kernel_torch`, the same arithmetic, in float64 before the kernel is stored in float32); the views and the
+  fitted arrays stay on the host.
 * **Depth.** ``depth`` composes the arc-cosine kernel (Cho and Saul, 2009; :mod:`greenelm.kernels`):
   the limit of ``depth`` ReLU layers, elementwise work on each view pair's kernel before averaging;
   depth 1 is the kernel above.
@@ -58,7 +61,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _persistence as persistence
 from ._progress import progress_bar
 from ._threads import blas_threads, object_lock, one_fit_at_a_time
-from ._validation import (check_choice, check_finite_fit, check_positive_int, require_memory,
+from ._validation import (check_choice, check_device, check_finite_fit, check_positive_int, require_memory,
                           seed_from_random_state, warn_on_grid_edge)
 from .features import WEIGHT_SCALES, row_chunks
 from .kernels import (ARCCOS_THREADED_TILES, ARCCOS_TILE_VALUES, _augmented_norms, _averaged_block,
@@ -229,6 +232,27 @@ def fit_memory(n_rows: int, width: int, n_views: int, n_outputs: int, block_rows
     return parts
 
 
+def device_fit_memory(n_rows: int, width: int, n_views: int, n_outputs: int, block_rows: int = DEFAULT_BLOCK_ROWS,
+                      n_fit: int = 0, n_validation: int = 0, symmetric_views: bool = False) -> dict[str, int]:
+    """Bytes on the device (``device`` set) of each allocation ``fit`` makes there, before it makes any:
+    the training views (freed once the kernel is built), the kernel (N × N float32), the system promoted to
+    float64 and its Cholesky factor (N × N float64 each: the device factorises in float64), a block of kernel rows with the arc-cosine's temporaries, the held-out choice's block and its
+    factor; the views and the choice do not live at once with the factor, so the larger stage is counted."""
+    n, v, k, m = int(n_rows), int(n_views), int(n_outputs), min(int(block_rows), int(n_rows))
+    parts = {f"the kernel (N × N float32, N = {n:,})": 4 * n * n,
+             f"targets and coefficients (N × {k}: float64 and float32)": 12 * n * k}
+    stages = {f"the training rows ({v} view(s) × N × {int(width):,} float32) and a block of kernel rows "
+              f"({m:,} × N, with the arc-cosine's temporaries; float64 on the device)": 8 * v * n * int(width) + 64 * m * n,
+              "the factorisation (the system and its Cholesky factor, N × N float64 each)": 16 * n * n}
+    if n_fit:
+        stages[f"the held-out choice (the {int(n_fit):,} fitted rows' block and its factor, {int(n_fit):,}² "
+               f"float32 and float64, and the {int(n_validation):,} held-out rows' block in float64)"] = (
+                   12 * int(n_fit) ** 2 + 8 * int(n_validation) * int(n_fit))
+    largest = max(stages, key=stages.get)
+    parts[largest] = stages[largest]
+    return parts
+
+
 def predict_memory(n_rows: int, n_train: int, width: int, n_views: int, n_outputs: int,
                    block_rows: int = DEFAULT_BLOCK_ROWS) -> dict[str, int]:
     """Bytes of each allocation ``predict`` makes for ``n_rows`` test rows, before it makes any. A block of
@@ -260,7 +284,7 @@ class _KernelLimitBase(BaseEstimator):
 
     def __init__(self, jitter=1e-3, weight_scale="unit", views=None, validation_size=0.2, fit_size=None,
                  random_state=0, attempts=1, block_rows=DEFAULT_BLOCK_ROWS, progress=False, symmetric_views=False,
-                 depth=1):
+                 depth=1, device=None):
         self.jitter = jitter
         self.weight_scale = weight_scale
         self.views = views
@@ -272,6 +296,7 @@ class _KernelLimitBase(BaseEstimator):
         self.progress = progress
         self.symmetric_views = symmetric_views
         self.depth = depth
+        self.device = device
 
     def _check_params(self) -> None:
         jitter = _check_jitter(self.jitter)
@@ -292,6 +317,7 @@ class _KernelLimitBase(BaseEstimator):
         if not isinstance(self.symmetric_views, (bool, np.bool_)):
             raise ValueError(f"symmetric_views must be True or False, got {self.symmetric_views!r}")
         check_positive_int("depth", self.depth)
+        check_device(self.device)
 
     # -- views -----------------------------------------------------------------------------
     def _views_now(self) -> list | None:
@@ -372,12 +398,19 @@ class _KernelLimitBase(BaseEstimator):
         width = X.shape[1] if views is None else _view_output(views[0], X[first], 0, None, 0).shape[1]
         n_views = 1 if views is None else len(views)
         symmetric = bool(self.symmetric_views) and n_views > 1
-        parts = fit_memory(n, width, n_views, Y.shape[1], block_rows,
-                           0 if fit_rows is None else len(fit_rows), 0 if fit_rows is None else len(validation_rows),
-                           symmetric)
-        require_memory(parts, f"{type(self).__name__}.fit on {n:,} rows", hint=(
-            "the kernel is N × N: fit on fewer rows, or use the finite-width ELM estimators, whose memory "
-            "does not grow with N"))
+        n_fit, n_validation = (0, 0) if fit_rows is None else (len(fit_rows), len(validation_rows))
+        hint = ("the kernel is N × N: fit on fewer rows, or use the finite-width ELM estimators, whose memory "
+                "does not grow with N")
+        if self.device is None:
+            parts = fit_memory(n, width, n_views, Y.shape[1], block_rows, n_fit, n_validation, symmetric)
+        else:       # the host holds the rows and the targets; the kernel lies on the device
+            parts = {name: size for name, size in fit_memory(n, width, n_views, Y.shape[1]).items()
+                     if name.startswith(("the training rows", "targets"))}
+            require_memory(device_fit_memory(n, width, n_views, Y.shape[1], block_rows, n_fit, n_validation,
+                                             symmetric),
+                           f"{type(self).__name__}.fit on {n:,} rows on {self.device}", device=self.device,
+                           hint=hint)
+        require_memory(parts, f"{type(self).__name__}.fit on {n:,} rows", hint=hint)
         sigma = np.float32(weight_sigma(self.weight_scale, width))
         train = np.empty((n_views, n, width), dtype=np.float32)
         for rows in row_chunks(n, block_rows):
@@ -388,18 +421,18 @@ class _KernelLimitBase(BaseEstimator):
         depth = int(self.depth)
         if symmetric:
             _check_symmetric_views(train_views, norms, depth)
-        clock = [time.perf_counter()]
-        kernel = _averaged_kernel(train_views, norms, block_rows, bool(self.progress), symmetric, depth)
-        clock.append(time.perf_counter())
-        self.validation_scores_ = None
-        if fit_rows is not None:
-            jitter, self.validation_scores_, _ = held_out_choice(kernel, Y, jitter, fit_rows, validation_rows,
-                                                                 score, block_rows, progress=bool(self.progress))
-            warn_on_grid_edge(type(self).__name__, "jitter_", jitter, self.jitter, "jitter", "jitter",
+        if self.device is None:
+            fitted = self._fit_on_host(train_views, norms, Y, jitter, fit_rows, validation_rows, score, symmetric)
+        else:
+            from ._kernel_torch import fit_on_device
+
+            fitted = fit_on_device(train_views, norms, Y, jitter, fit_rows, validation_rows, score, symmetric,
+                                   depth, block_rows, int(self.attempts), check_device(self.device))
+        self.validation_scores_ = fitted["validation_scores"]
+        if self.validation_scores_ is not None:
+            warn_on_grid_edge(type(self).__name__, "jitter_", fitted["jitter"], self.jitter, "jitter", "jitter",
                               stacklevel=6)
-        coef, mu, last, used = _solve_with_retries(kernel, Y, jitter, int(self.attempts), CHOLESKY_BLOCK,
-                                                   bool(self.progress), None)
-        del kernel
+        coef, mu, last, used = fitted["coef"], fitted["mu"], fitted["jitter"], fitted["attempts"]
         if coef is None:
             raise np.linalg.LinAlgError(f"the arc-cosine kernel of the {n:,} rows plus μI did not factorise in "
                                         f"{used} attempt(s), the last at jitter {last:g}: raise the jitter"
@@ -407,7 +440,6 @@ class _KernelLimitBase(BaseEstimator):
         check_finite_fit(f"{type(self).__name__}.fit", {"dual_coef_": coef, "mu_": mu},
                          "μ = jitter · mean(diag K̄) or the kernel's sums overflowed, or the factorisation lost "
                          "all precision", "scale X down (e.g. pixels to [0, 1]) and give a moderate jitter (1e-8 to 1e3)")
-        clock.append(time.perf_counter())
         if symmetric:                   # the test kernel reads the first view's rows only
             train, norms = train[:1].copy(), norms[:1]
         self.X_fit_, self.dual_coef_, self._norms = train, coef, norms
@@ -416,7 +448,25 @@ class _KernelLimitBase(BaseEstimator):
         self._n_view_functions = 0 if views is None else n_views
         self._fitted_views = views
         self._fitted_params = self.get_params(deep=False)
-        self.fit_seconds_ = dict(zip(["kernel", "fit"], np.diff(clock).tolist()))
+        self.fit_seconds_ = fitted["seconds"]
+
+    def _fit_on_host(self, train_views, norms, Y, jitter, fit_rows, validation_rows, score, symmetric) -> dict:
+        """The NumPy fit: the kernel's lower triangle in place, the held-out choice of a listed jitter, the
+        factorisation (with retries); the same dict as :func:`greenelm._kernel_torch.fit_on_device`."""
+        block_rows = int(self.block_rows)
+        clock = [time.perf_counter()]
+        kernel = _averaged_kernel(train_views, norms, block_rows, bool(self.progress), symmetric, int(self.depth))
+        clock.append(time.perf_counter())
+        validation_scores = None
+        if fit_rows is not None:
+            jitter, validation_scores, _ = held_out_choice(kernel, Y, jitter, fit_rows, validation_rows,
+                                                           score, block_rows, progress=bool(self.progress))
+        coef, mu, last, used = _solve_with_retries(kernel, Y, jitter, int(self.attempts), CHOLESKY_BLOCK,
+                                                   bool(self.progress), None)
+        del kernel
+        clock.append(time.perf_counter())
+        return {"coef": coef, "mu": mu, "jitter": last, "attempts": used, "validation_scores": validation_scores,
+                "seconds": dict(zip(["kernel", "fit"], np.diff(clock).tolist()))}
 
     # -- prediction ------------------------------------------------------------------------
     def _scores(self, X) -> np.ndarray:
@@ -430,8 +480,20 @@ class _KernelLimitBase(BaseEstimator):
         n_views = self.n_views_                 # X_fit_ holds the first view only with symmetric_views
         require_memory(predict_memory(len(X), n, width, n_views, self.dual_coef_.shape[1], block_rows),
                        f"{type(self).__name__}.predict on {len(X):,} rows", hint="predict fewer rows at a time")
+        if self.device is not None:         # the training rows and a block of the test kernel on the device
+            m = min(block_rows, len(X))
+            require_memory({f"the training rows ({len(self.X_fit_)} × N × {width:,} float32, N = {n:,})":
+                                self.X_fit_.nbytes,
+                            f"a block of the test kernel ({m:,} × N, with the arc-cosine's temporaries)": 32 * m * n},
+                           f"{type(self).__name__}.predict on {self.device}", device=self.device,
+                           hint="predict fewer rows at a time (block_rows)")
         sigma = np.float32(weight_sigma(params["weight_scale"], width))
         train_views = list(self.X_fit_)
+        device = check_device(self.device)
+        if device is not None:
+            from ._kernel_torch import scores_on_device, to_device
+
+            train_views, train_norms = to_device(train_views, self._norms, device)
         coef = self.dual_coef_.astype(np.float64)      # scores summed in float64: see BATCH_ROUNDINGS
         scores = np.empty((len(X), self.dual_coef_.shape[1]))
         test = np.empty((n_views, min(block_rows, len(X)), width), dtype=np.float32)
@@ -440,6 +502,10 @@ class _KernelLimitBase(BaseEstimator):
             block = test[:, :rows.stop - rows.start]
             self._map_rows(X[rows], views, block, sigma, rows.start)
             test_norms = [_augmented_norms(view) for view in block]
+            if device is not None:
+                scores[rows] = scores_on_device(list(block), train_views, test_norms, train_norms,
+                                                self.dual_coef_, int(params["depth"]), device, SCORE_COLUMNS)
+                continue
             kernel = _averaged_block(list(block), train_views, test_norms, self._norms,
                                      int(params["depth"]))
             scores[rows] = 0.0
@@ -475,6 +541,7 @@ class _KernelLimitBase(BaseEstimator):
         if params["random_state"] is not None and not isinstance(params["random_state"], (int, np.integer)):
             params["random_state"] = int(self.seed_)    # a generator: the seed it gave
         params["progress"] = bool(params["progress"])
+        params["device"] = None if self.device is None else str(self.device)    # where it runs now
         arrays = {"train_rows": self.X_fit_, "coef": np.asarray(self.dual_coef_, dtype=np.float32)}
         meta = {"format_version": persistence.KERNEL_LIMIT_FORMAT, "class": type(self).__name__,
                 "params": params, "seed": int(self.seed_), "n_features_in": int(self.n_features_in_),
@@ -552,6 +619,15 @@ _PARAMETERS = """    Parameters
     depth : int, default=1
         The arc-cosine kernel composed ``depth`` times (Cho and Saul, 2009): the limit of ``depth``
         ReLU layers, elementwise work on each view pair's kernel block; 1 is the one-layer kernel.
+    device : None, str or torch.device, default=None
+        Where the kernel is built, factorised and applied: None, NumPy on the host (the kernel's lower
+        triangle in place, 4·N² bytes); a torch device (``"cuda"``, ``"cpu"``), torch there (the float32 kernel
+        and, at the factorisation, the system and its factor in float64, 20·N² bytes of the device's memory, checked before they are
+        allocated: the device factorises in float64, where cuSOLVER's float32 Cholesky failed on kernels
+        the host's passed). The
+        views run on the host either way and the fitted arrays stay NumPy, so a model fitted on a GPU saves,
+        loads and predicts anywhere (``load_model(path, device=None)``). The two paths' kernels agree to
+        float32 rounding (GEMMs sum in another order; TF32 is never used).
     validation_size : float or int, default=0.2
         Held-out training rows for a list of jitters (a fraction, rounded up, or a count).
     fit_size : float, int or None, default=None
@@ -699,9 +775,6 @@ def read_kernel_limit(archive, path, meta: dict, headers: dict, device):
     """Check the fields of a kernel-limit model file (format 4) and rebuild the model; every field is
     checked before an array is read (the digest streamed first). :class:`ModelFileError` names the field."""
     error = persistence.ModelFileError
-    if device is not None and not (isinstance(device, str) and device == persistence.SAVED_DEVICE):
-        raise ValueError(f"{meta['class']} runs on NumPy only: load it with device=None (or the default), "
-                         f"got device={device!r}")
     if meta.get("format_version") != persistence.KERNEL_LIMIT_FORMAT:
         raise error(path, "format_version", f"{meta.get('format_version')!r} is not the format of "
                                             f"{meta['class']} files ({persistence.KERNEL_LIMIT_FORMAT})")
@@ -710,8 +783,13 @@ def read_kernel_limit(archive, path, meta: dict, headers: dict, device):
     params = meta["params"]
     if not isinstance(params, dict):
         raise error(path, "params", f"must be a JSON object, got {params!r}")
-    params = {"symmetric_views": False, "depth": 1} | params    # files written before these parameters
+    params = {"symmetric_views": False, "depth": 1, "device": None} | params    # files written before these
     persistence._check_keys(path, "params", params, cls().get_params())
+    if params["device"] is not None and not isinstance(params["device"], str):
+        raise error(path, "params", f"device must be null or a string, got {params['device']!r}")
+    if not (isinstance(device, str) and device == persistence.SAVED_DEVICE):
+        params["device"] = None if device is None else str(device)
+    params["device"] = persistence._usable_device(params["device"], f"model file {path}")
     if params["views"] is not None:
         raise error(path, "params", "views must be null (a model file holds no code; n_views counts them)")
     seed = params["random_state"]

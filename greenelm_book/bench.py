@@ -163,15 +163,22 @@ def machine_info() -> dict:
             "openblas_env": {k: v for k, v in os.environ.items() if k.startswith("OPENBLAS_")}}
 
 
-def chapter_machine() -> dict[str, Any]:
+def chapter_machine(device=None) -> dict[str, Any]:
     """The machine a chapter runs on, as its provenance records it: CPU model, usable cores,
-    memory (GiB), OS, Python (from :func:`machine_info`)."""
+    memory (GiB), OS, Python (from :func:`machine_info`); with a CUDA ``device``, also ``"gpu"`` (its
+    name, as torch gives it) and ``"torch"`` (torch's version and its CUDA's)."""
     info = machine_info()
     memory = info["memory_bytes"]
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else info["cores"]
-    return {"cpu": info["cpu"], "cores": cores,
-            "memory_gib": None if memory is None else round(memory / 2**30, 1),
-            "os": info["platform"], "python": info["python"]}
+    machine = {"cpu": info["cpu"], "cores": cores,
+               "memory_gib": None if memory is None else round(memory / 2**30, 1),
+               "os": info["platform"], "python": info["python"]}
+    if device is not None and str(device).startswith("cuda"):
+        import torch
+
+        machine["gpu"] = torch.cuda.get_device_name(torch.device(device))
+        machine["torch"] = f"{torch.__version__} (CUDA {torch.version.cuda})"
+    return machine
 
 
 #: how each code solves for the readout, by solver (the words :func:`timed_words` prints)

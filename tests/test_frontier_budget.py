@@ -511,3 +511,32 @@ def test_the_intro_names_no_opponent_optimiser_by_hand():
     assert not pattern.search(re.sub(r"\s+", " ", intro))
     assert "recipes trained whole on two CPU cores (the findings above name each, with its optimiser)" in \
         re.sub(r"\s+", " ", intro)
+
+
+def test_a_point_whose_fit_fails_is_logged_and_the_rest_still_run(setup):
+    """A fit that raises LinAlgError or MemoryError leaves no record and no test read (the fit precedes the
+    score); the remaining points run, so one indefinite kernel does not cost a seed's other points. Any other
+    error stops the run."""
+    out, params, _ = setup
+    said, ran = [], []
+
+    def run(dataset, index, seed, **kw):
+        ran.append((seed, index))
+        if (seed, index) == (0, 1):
+            raise np.linalg.LinAlgError("did not factorise")
+
+    done = fb.run_remaining("mnist", out_dir=out, params=params, log=said.append, run=run)
+    assert (0, 1) not in done and (0, 2) in done and len(ran) == 12
+    assert said == ["mnist seed 0 point 1: failed, no record (LinAlgError: did not factorise)"]
+
+    def broken(dataset, index, seed, **kw):
+        raise KeyError("a bug")
+
+    with pytest.raises(KeyError):
+        fb.run_remaining("mnist", out_dir=out, params=params, log=said.append, run=broken)
+
+
+def test_a_gpu_point_names_the_gpu_first_and_its_host_beside_it():
+    machine = {"cpu": "Intel(R) Xeon(R) Processor", "cores": 16, "gpu": "NVIDIA H200"}
+    assert fb.record_host({"machine": machine}) == "NVIDIA H200 (host Intel(R) Xeon(R) Processor, 16 cores)"
+    assert fb.record_host({"machine": {"cpu": "AMD EPYC", "cores": 2}}) == "AMD EPYC, 2 cores"

@@ -321,12 +321,89 @@ def test_a_changed_model_file_is_refused_naming_the_field(tmp_path, change, fiel
     assert error.value.field == field
 
 
-def test_a_kernel_model_loads_on_numpy_only(tmp_path):
+# -- on a torch device ----------------------------------------------------------------------------
+def _flip(X):
+    return np.asarray(X)[:, ::-1]
+
+
+def _same(X):
+    return np.asarray(X)
+
+
+@pytest.mark.parametrize("params", [
+    {"jitter": 1e-3},
+    {"jitter": [1e-4, 1e-2, 1e-1]},
+    {"jitter": 1e-3, "views": [_same, _flip]},
+    {"jitter": 1e-3, "views": [_same, _flip], "symmetric_views": True},
+    {"jitter": [1e-3, 1e-1], "views": [_same, _flip], "depth": 2},
+], ids=["one-jitter", "listed-jitters", "views", "symmetric-views", "depth-2"])
+def test_the_torch_path_equals_the_numpy_path_to_float32_rounding(params, torch_device):
+    """The same kernel ridge on a torch device: the same jitter chosen from the same held-out scores, the
+    coefficients and the scores within float32 rounding amplified by the kernel's conditioning, the same
+    labels; the fitted arrays NumPy."""
+    X, y = blobs(n=260, seed=21)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)        # a choice at the grid's edge warns on both
+        host = KernelLimitClassifier(**params).fit(X[:200], y[:200])
+        device = KernelLimitClassifier(device=torch_device, **params).fit(X[:200], y[:200])
+    assert device.jitter_ == host.jitter_ and device.validation_scores_ == host.validation_scores_
+    assert isinstance(device.X_fit_, np.ndarray) and isinstance(device.dual_coef_, np.ndarray)
+    np.testing.assert_array_equal(device.X_fit_, host.X_fit_)
+    # float32 rounding of the kernel, amplified by the condition number of K̄ + μI (float64 here)
+    views = list(host.X_fit_) if not params.get("symmetric_views") else [host.X_fit_[0], _flip(host.X_fit_[0])]
+    norms = [kernels._augmented_norms(view) for view in views]
+    system = kernel_limit._averaged_block(views, views, norms, norms, params.get("depth", 1)).astype(np.float64)
+    condition = np.linalg.cond(system + host.mu_ * np.eye(len(system)))
+    tolerance = 10 * np.finfo(np.float32).eps * condition
+    assert np.abs(device.dual_coef_ - host.dual_coef_).max() <= tolerance * np.abs(host.dual_coef_).max()
+    scores, expected = device.decision_function(X[200:]), host.decision_function(X[200:])
+    assert np.abs(scores - expected).max() <= tolerance * np.abs(expected).max()
+    np.testing.assert_array_equal(device.predict(X[200:]), host.predict(X[200:]))
+    assert set(device.fit_seconds_) == {"kernel", "fit"}
+
+
+def test_at_jitter_zero_the_device_fit_interpolates_its_training_rows(torch_device):
+    """μ = 0: the ridge interpolates (the coefficients themselves hang on the float32 kernel's conditioning,
+    so the two paths' are not compared at jitter 0)."""
+    X, y = blobs(n=120, seed=5, spread=3.0)
+    model = KernelLimitClassifier(jitter=0.0, device=torch_device).fit(X, y)
+    assert model.mu_ == 0.0
+    np.testing.assert_array_equal(model.predict(X), y)
+
+
+def test_a_model_fitted_on_a_device_saves_and_loads_anywhere(tmp_path, torch_device):
+    """The model file of a device fit holds NumPy arrays and the device: loaded as saved it runs there,
+    with device=None on NumPy, both giving the saved model's predictions."""
+    X, y = blobs(n=80, seed=14)
+    model = KernelLimitClassifier(device=torch_device).fit(X, y)
+    path = model.save(tmp_path / "model.npz")
+    as_saved, on_numpy = load_model(path), load_model(path, device=None)
+    assert as_saved.device == torch_device and on_numpy.device is None
+    np.testing.assert_array_equal(as_saved.predict(X), model.predict(X))
+    np.testing.assert_array_equal(on_numpy.predict(X), model.predict(X))
+    assert load_model(load_model(path, device=None).save(tmp_path / "numpy.npz"), device=torch_device).device \
+        == torch_device
+
+
+def test_a_saved_device_this_machine_lacks_is_refused_naming_what_to_pass(tmp_path):
     X, y = blobs(n=40, seed=14)
     path = KernelLimitClassifier().fit(X, y).save(tmp_path / "model.npz")
-    assert load_model(path, device=None).predict(X[:3]).shape == (3,)
-    with pytest.raises(ValueError, match="NumPy only"):
-        load_model(path, device="cpu")
+    changed = rewrite(path, lambda meta, arrays: meta["params"].update(device="no-such-device"))
+    with pytest.raises(ValueError, match="device='no-such-device', which .*device=None"):
+        load_model(changed)
+
+
+def test_the_device_memory_plan_is_checked_before_anything_is_allocated(monkeypatch):
+    """A fit on a device whose memory cannot hold the kernel and its factor is refused naming them."""
+    pytest.importorskip("torch")
+    X, y = blobs(n=300, seed=3)
+
+    def limit(device=None, cgroup_root=None):
+        return (10_000, "a test's device limit") if device is not None else (10 ** 12, "the host")
+
+    monkeypatch.setattr("greenelm._validation.memory_limit", limit)
+    with pytest.raises(MemoryError, match=r"on cpu needs.*the kernel \(N × N float32, N = 300\).*a test's device"):
+        KernelLimitClassifier(device="cpu").fit(X, y)
 
 
 # -- bad parameters and inputs -----------------------------------------------------------------------

@@ -52,6 +52,8 @@ from .frontier_protocol import (RUNS_DIR, Candidate, TestGate, TestSetAlreadyRea
 BUDGET_PARAMS = Path(__file__).resolve().parents[2] / "params" / "frontier_budget.yml"
 #: where the points' records and their gate's ledger are written
 BUDGET_DIR = RUNS_DIR.parent / "frontier_budget"
+#: the same points measured on a GPU (``--device cuda``), their records and their own gate's ledger
+BUDGET_GPU_DIR = RUNS_DIR.parent / "frontier_budget_gpu"
 #: the two families of points, and the settings each point declares
 FAMILIES = {"one-shot": ("family", "pick_of", "n_train", "n_patches"), "sgd": ("family", "model", "epochs")}
 #: the protocols a one-shot point may name as ``pick_of``: their records' folder under ``book/``
@@ -199,6 +201,8 @@ def record_host(record: Mapping) -> str | None:
     found = record.get("machine") or record.get("host")
     if not isinstance(found, Mapping) or not found.get("cpu") or not found.get("cores"):
         return None
+    if found.get("gpu"):            # a GPU's point: the GPU first, its host's CPU beside it
+        return f"{found['gpu']} (host {found['cpu']}, {int(found['cores'])} cores)"
     return f"{found['cpu']}, {int(found['cores'])} cores"
 
 
@@ -357,6 +361,28 @@ def _recipe_trainer(model: str) -> Callable:
     return {"airbench94": fast_sgd.train_airbench, "pytorch-mnist-cnn": fast_sgd.train_small_cnn}[model]
 
 
+def _sync(device) -> None:
+    """Wait for a CUDA device's queued work (its seconds end when the work does); nothing otherwise."""
+    if device is not None and str(device).startswith("cuda"):
+        import torch
+
+        torch.cuda.synchronize(torch.device(device))
+
+
+def warm_up(device) -> None:
+    """Start a CUDA device's libraries before the first timed point (the context, cuBLAS, cuSOLVER, cuDNN:
+    a second or more once per process, which would land in whichever point ran first): one small product,
+    factorisation and convolution; nothing for the CPU."""
+    if device is None or not str(device).startswith("cuda"):
+        return
+    import torch
+
+    a = torch.randn(256, 256, device=device)
+    torch.linalg.cholesky_ex(a @ a.T + 256 * torch.eye(256, device=device))
+    torch.nn.functional.conv2d(torch.randn(8, 1, 28, 28, device=device), torch.randn(4, 1, 3, 3, device=device))
+    _sync(device)
+
+
 def _refuse_second_read(gate: TestGate, dataset: str, seed: int, point: Mapping, path: Path) -> None:
     key = configuration_key(point)
     earlier = [r for r in gate.reads(dataset, int(seed)) if r["key"] == key]
@@ -370,7 +396,7 @@ def _refuse_second_read(gate: TestGate, dataset: str, seed: int, point: Mapping,
 def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDGET_DIR,
               params: str | Path | None = None, records_dir: str | Path | None = None, subset: int | None = None,
               build: Callable = build_model, train: Callable | None = None,
-              opponents_dir: str | Path | None = None, log: Callable[[str], None] = print) -> Path:
+              opponents_dir: str | Path | None = None, device=None, log: Callable[[str], None] = print) -> Path:
     """Run the ``index``-th declared point of ``dataset`` (:func:`dataset_points`) for ``seed`` and write its
     record, ``out_dir/<dataset>-<slug>-seed<seed>.json``; returns its path (skipped when it exists). An
     point measured by another run on this machine (:func:`measured_elsewhere`: an SGD point at its recipe's
@@ -387,7 +413,9 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     sampling_error (points), started_at, wall_seconds, load_average {"started", "finished"}, peak_memory_gb
     (the process's peak resident memory over the point), machine (:func:`~greenelm_book.bench.chapter_machine`:
     CPU, usable cores), test_reads,
-    and per family the pick and the protocol's seconds, or the trainer's own record."""
+    and per family the pick and the protocol's seconds, or the trainer's own record. ``device``: a torch
+    device (``"cuda"``) both families run on (the one-shot model's kernel and feature map, the SGD
+    recipe's training), recorded in ``machine`` (its ``"gpu"``); None: the CPU, as the recipes' defaults."""
     from ..bench import chapter_machine, load_average, peak_rss_bytes, reset_peak_rss
     from .frontier_features import IMAGE_SHAPES
 
@@ -403,7 +431,7 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
         log(f"{dataset}, {point_slug(point)}, seed {seed}: recorded already ({path}), skipped")
         return path
     measured = measured_elsewhere(dataset, point, seed, records_dir or spec["protocol_records"], opponents_dir)
-    here = record_host({"machine": chapter_machine()})
+    here = record_host({"machine": chapter_machine(device)})
     if measured is not None and record_host(measured) == here:
         log(f"{dataset}, {point_slug(point)}, seed {seed}: measured already on this machine "
             f"({measured['measured_by']}), read there, skipped")
@@ -429,8 +457,11 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
         settings = one_shot_settings(point, pick["pick"])
         rows = training_rows(len(y_train), point["n_train"], seed)
         began = time.perf_counter()
-        model = build(Candidate.from_dict(settings), tuple(IMAGE_SHAPES[dataset][0]), int(seed))
+        model = (build(Candidate.from_dict(settings), tuple(IMAGE_SHAPES[dataset][0]), int(seed)) if device is None
+                 else build(Candidate.from_dict(settings), tuple(IMAGE_SHAPES[dataset][0]), int(seed), device=device))
+        _sync(device)
         model.fit(X_train[rows], y_train[rows])
+        _sync(device)
         seconds = time.perf_counter() - began
         began = time.perf_counter()
         accuracy = gate.score(dataset, int(seed), point, np.asarray(model.predict(X_test)), kind="fixed")
@@ -440,7 +471,8 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     else:
         labels = gate.release(dataset, int(seed), point, kind="fixed")
         result = (train or _recipe_trainer(point["model"]))(X_train, y_train, X_test, labels, seed=int(seed),
-                                                             epochs=point["epochs"])
+                                                             epochs=point["epochs"],
+                                                             **({} if device is None else {"device": device}))
         result = {k: v for k, v in result.items() if k != "model"}
         record.update(settings={"model": point["model"], "epochs": point["epochs"]}, n_train=int(len(y_train)),
                       seconds=float(result["seconds"]), scoring_seconds=result.get("eval_seconds"),
@@ -449,7 +481,7 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     record.update(n_test=n_test, sampling_error=sampling_error(record["test_accuracy"], n_test),
                   started_at=started.isoformat(timespec="seconds"), wall_seconds=time.perf_counter() - clock,
                   load_average={"started": load_started, "finished": load_average()},
-                  peak_memory_gb=peak_rss_bytes() / 1e9, machine=chapter_machine(),
+                  peak_memory_gb=peak_rss_bytes() / 1e9, machine=chapter_machine(device), device=device,
                   test_reads=gate.reads(dataset, int(seed)))
     _write_json_atomically(path, json.loads(json.dumps(record, allow_nan=False)))
     log(f"{dataset}, {point_slug(point)}, seed {seed}: test {record['test_accuracy']:.2f} %, "
@@ -895,7 +927,7 @@ def stop_time(text: str, now: datetime.datetime | None = None) -> datetime.datet
 
 def run_remaining(dataset: str, *, out_dir: str | Path = BUDGET_DIR, params: str | Path | None = None,
                   records_dir: str | Path | None = None, subset: int | None = None, wait_quiet: bool = False,
-                  stop_by: datetime.datetime | None = None, log: Callable[[str], None] = print,
+                  stop_by: datetime.datetime | None = None, device=None, log: Callable[[str], None] = print,
                   run: Callable | None = None, wait: Callable | None = None,
                   now: Callable[[], datetime.datetime] | None = None) -> list:
     """Run :func:`remaining_points` of ``dataset`` one after another (``run``: :func:`run_point`), with
@@ -909,6 +941,7 @@ def run_remaining(dataset: str, *, out_dir: str | Path = BUDGET_DIR, params: str
     run, wait = run or run_point, wait or wait_until_quiet
     now = now or (lambda: datetime.datetime.now(datetime.timezone.utc))
     done = []
+    warm_up(device)
     for seed, index in remaining_points(dataset, out_dir, params):
         if stop_by is not None and now() >= stop_by:
             log(f"stop: {stop_by:%Y-%m-%d %H:%M} UTC reached; {dataset} seed {seed} point {index} and after not started")
@@ -920,7 +953,12 @@ def run_remaining(dataset: str, *, out_dir: str | Path = BUDGET_DIR, params: str
                 log(f"stop: {error}; {dataset} seed {seed} point {index} and after not started")
                 break
             log(f"quiet (load {load[0]:g}, {load[1]:g}): {dataset} seed {seed} point {index}")
-        run(dataset, index, seed, out_dir=out_dir, params=params, records_dir=records_dir, subset=subset, log=log)
+        try:
+            run(dataset, index, seed, out_dir=out_dir, params=params, records_dir=records_dir, subset=subset,
+                log=log, **({} if device is None else {"device": device}))
+        except (np.linalg.LinAlgError, MemoryError) as error:     # a fit that failed: no record, the rest runs
+            log(f"{dataset} seed {seed} point {index}: failed, no record ({type(error).__name__}: {error})")
+            continue
         done.append((seed, index))
     return done
 
@@ -951,7 +989,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--out", default=str(BUDGET_DIR), help=f"records and ledger (default {BUDGET_DIR})")
     parser.add_argument("--params", default=None, help=f"the declared points (default {BUDGET_PARAMS})")
     parser.add_argument("--records", default=None, help="the new protocol's records (default: the parameters')")
+    parser.add_argument("--device", default=None,
+                        help=f"a torch device both families run on (cuda: the GPU fronts; records default to "
+                             f"{BUDGET_GPU_DIR}); default the CPU")
     args = parser.parse_args(argv)
+    if args.device is not None and str(args.device).startswith("cuda") and args.out == str(BUDGET_DIR):
+        args.out = str(BUDGET_GPU_DIR)          # a device's points never land beside the CPU's
     spec = load_budget(args.params)
     if args.list:
         for dataset in (args.dataset,) if args.dataset else spec["datasets"]:
@@ -965,21 +1008,22 @@ def main(argv: Sequence[str] | None = None) -> None:
             parser.error("--remaining needs --dataset and neither --point nor --seed")
         run_remaining(args.dataset, out_dir=args.out, params=args.params, records_dir=args.records,
                       subset=args.subset, wait_quiet=args.wait_quiet,
-                      stop_by=None if args.stop_by is None else stop_time(args.stop_by), log=log)
+                      stop_by=None if args.stop_by is None else stop_time(args.stop_by), device=args.device, log=log)
         return
     if args.wait_quiet or args.stop_by:
         parser.error("--wait-quiet and --stop-by go with --remaining")
     if args.dataset is None or args.point is None or args.seed is None:
         parser.error("--dataset, --point and --seed are required (or --list, or --remaining)")
+    warm_up(args.device)
     run_point(args.dataset, args.point, args.seed, out_dir=args.out, params=args.params, records_dir=args.records,
-              subset=args.subset, log=log)
+              subset=args.subset, device=args.device, log=log)
 
 
 if __name__ == "__main__":
     main()
 
 
-__all__ = ["BUDGET_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
+__all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
            "hosts_by_seed", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",

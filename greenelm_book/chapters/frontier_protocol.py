@@ -450,11 +450,21 @@ class PatchModel:
     exactly [mirror] declares them a group (``symmetric_views=True``: V products, not V²). ``depth`` > 1
     composes the limit's arc-cosine kernel. Either needs a library that has the option (ValueError at fit).
 
-    ``info()`` gives what the fit chose (the jitter or λ) as JSON-able numbers."""
+    ``info()`` gives what the fit chose (the jitter or λ) as JSON-able numbers. ``device`` (a torch device,
+    e.g. ``"cuda"``): the feature map and the limit's kernel run there (the library's ``device``), the
+    features coming back to the host as float32 NumPy; the other variants run on the host.
 
-    def __init__(self, candidate: Candidate, image_shape, seed: int, block_rows: int = BLOCK_ROWS):
+    """
+
+    def __init__(self, candidate: Candidate, image_shape, seed: int, block_rows: int = BLOCK_ROWS, device=None):
         self.candidate, self.image_shape, self.seed = candidate, tuple(image_shape), int(seed)
         self.block_rows = check_positive_int("block_rows", block_rows)
+        self.device = device
+
+    def _transform(self, X: np.ndarray) -> np.ndarray:
+        """The feature map of rows X as a float32 NumPy array (from the device where it ran there)."""
+        features = self.patches_.transform(X)
+        return features if isinstance(features, np.ndarray) else features.cpu().numpy()
 
     def _views(self) -> list[tuple[str, int]]:
         return [("identity", 0)] + [(v, i) for v in self.candidate.views for i in range(4 if v == "shift" else 1)]
@@ -463,7 +473,7 @@ class PatchModel:
         """Standardised features (m, F) float32 of the rows X of one view."""
         out = np.empty((len(X), self.patches_.n_features_out), dtype=np.float32)
         for rows in row_chunks(len(X), self.block_rows):
-            out[rows] = self.patches_.transform(_view_images(X[rows], self.image_shape, *view))
+            out[rows] = self._transform(_view_images(X[rows], self.image_shape, *view))
         out -= self.mean_
         out /= self.scale_
         return out
@@ -479,11 +489,12 @@ class PatchModel:
             given["mirror_symmetric"] = _library_option(RandomPatchFeatures, "mirror_symmetric", True)
         self.patches_ = RandomPatchFeatures(self.image_shape, n_patches=c.n_patches, patch_size=c.patch_size,
                                             pool=c.pool, threshold=c.threshold, whiten_eps=c.whiten_eps,
-                                            dictionary=c.dictionary, random_state=self.seed, **given).fit(X)
+                                            dictionary=c.dictionary, random_state=self.seed, device=self.device,
+                                            **given).fit(X)
         total = np.zeros(self.patches_.n_features_out)
         squares = np.zeros(self.patches_.n_features_out)
         for rows in row_chunks(len(X), self.block_rows):
-            block = np.asarray(self.patches_.transform(X[rows]), dtype=np.float64)
+            block = np.asarray(self._transform(X[rows]), dtype=np.float64)
             total += block.sum(axis=0)
             squares += np.einsum("ij,ij->j", block, block)
         n_rows = len(X)
@@ -510,7 +521,8 @@ class PatchModel:
             self.model_ = KernelLimitClassifier(jitter=jitter, weight_scale="he", views=views,
                                                 validation_size=n_validation, fit_size=n_fit,
                                                 random_state=self.seed, block_rows=self.block_rows,
-                                                **options).fit(X, y)
+                                                **options, **({} if self.device is None else {"device": self.device})
+                                                ).fit(X, y)
             return self
         H = np.concatenate([self._features(X, view) for view in self._views()])
         targets = np.tile(y, c.n_views)
@@ -538,9 +550,10 @@ class PatchModel:
         return {"alpha": float(self.model_.alpha_)}
 
 
-def build_model(candidate: Candidate, image_shape, seed: int):
-    """The default model builder of :func:`run_protocol`: a :class:`PatchModel`."""
-    return PatchModel(candidate, image_shape, seed)
+def build_model(candidate: Candidate, image_shape, seed: int, device=None):
+    """The default model builder of :func:`run_protocol`: a :class:`PatchModel` (on ``device``, a torch
+    device, where given)."""
+    return PatchModel(candidate, image_shape, seed, device=device)
 
 
 # ----------------------------------------------------------------------------- the protocol
