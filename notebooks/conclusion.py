@@ -160,7 +160,7 @@ glue_findings(reproduces_words(found, card))
 #   them, the paper's map in its d → ∞ limit (no backpropagation, no pretrained weights), chosen as above
 #   ({doc}`frontier <frontier>`): {glue:text}`protocol_text`. {glue:text}`earlier_protocol_sentence`
 #   {glue:text}`opponent_sentence`
-#   {glue:text}`fronts_sentence`
+#   {glue:text}`fronts_sentence` {glue:text}`gpu_fronts_sentence`
 # - **The baseline the paper leaves out:** ridge regression on the features with no random layer.
 #   On frozen backbone features it reaches {glue:text}`ridge_backbone:.2f` %, and the Green-ELM head
 #   {glue:text}`head_acc:.2f` %, {glue:text}`head_vs_ridge_from`

@@ -316,7 +316,7 @@ def test_a_crossing_one_shot_below_sgd_above():
     assert [c["outcome"] for c in result["comparisons"]] == ["gain", "gain", "loss", "loss"]
     assert result["one_shot_up_to"] == pytest.approx(np.mean([200, 202, 204]))
     assert result["sgd_from"] == pytest.approx(np.mean([2000, 2020, 2040]))
-    assert result["sentence"] == ("Compared at equal training seconds on the same cores, by the book's gain rule from "
+    assert result["sentence"] == ("Compared at equal training seconds on the same machine, by the book's gain rule from "
                                   "20 s to 9,090 s, the one-shot model is more accurate than SGD up to 202 s, and SGD "
                                   "is more accurate from 2,020 s on.")
 
@@ -540,3 +540,36 @@ def test_a_gpu_point_names_the_gpu_first_and_its_host_beside_it():
     machine = {"cpu": "Intel(R) Xeon(R) Processor", "cores": 16, "gpu": "NVIDIA H200"}
     assert fb.record_host({"machine": machine}) == "NVIDIA H200 (host Intel(R) Xeon(R) Processor, 16 cores)"
     assert fb.record_host({"machine": {"cpu": "AMD EPYC", "cores": 2}}) == "AMD EPYC, 2 cores"
+
+
+def test_the_gpu_fronts_read_their_own_records_only_and_carry_no_protocol_marker(setup):
+    """A GPU's fronts never borrow the CPU's measurements: the protocol's refit recorded by the halving run is
+    read into the CPU's fronts and not into the GPU's, and the GPU's have no marker (the protocol ran on CPUs)."""
+    out, params, records = setup
+    records.mkdir()
+    here = chapter_machine()
+    fp.seed_record_path(records, "mnist", 1).write_text(json.dumps(
+        {"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0}, "test_accuracy": 99.0,
+         "n_test": 20, "subset": None, "host": {"cpu": here["cpu"], "cores": here["cores"]}}))
+    on_cpu = fb.fronts("mnist", out, params)
+    on_gpu = fb.fronts("mnist", out, params, on_gpu=True)
+    assert len(on_cpu["one_shot"]) == 1 and on_cpu["marker"] is not None and not on_cpu["on_gpu"]
+    assert on_gpu["one_shot"] == [] and on_gpu["marker"] is None and on_gpu["on_gpu"]
+
+
+def test_the_gpu_note_counts_runs_names_the_gpu_and_the_library_paths(tmp_path):
+    from greenelm_book.chapters import frontier_sections as fs
+
+    machine = {"cpu": "Intel(R) Xeon(R) Processor", "cores": 16, "gpu": "NVIDIA H200"}
+    host = fb.record_host({"machine": machine})
+    point = {"family": "sgd", "model": "pytorch-mnist-cnn", "epochs": 1}
+    entry = fb.front_entry(point, "1 epoch", 10_000, seconds={0: 2.0, 1: 2.1}, accuracy={0: 98.0, 1: 98.1},
+                           hosts={0: host, 1: host})
+    fronts_of = {"mnist": {"one_shot": [], "sgd": [entry], "declared": 9},
+                 "cifar10": {"one_shot": [], "sgd": [], "declared": 9}}
+    note = fs.gpu_fronts_note(fronts_of, tmp_path)
+    assert note == f"Measured on {host}: MNIST 2 of 27 runs; CIFAR-10 none yet."
+    (tmp_path / fs.KERNEL_PATHS).write_text(json.dumps({"paths": {"path a": ["x.json", "y.json"], "path b": ["z.json"]}}))
+    note = fs.gpu_fronts_note(fronts_of, tmp_path)
+    assert "came from 2 runs" in note and "2 with path a; and 1 with path b, the library's path now" in note
+    assert fs.gpu_fronts_note({"mnist": fronts_of["cifar10"]}, tmp_path) == "No point has been measured on a GPU yet."

@@ -515,6 +515,22 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
         "Accuracy against training seconds, both families of each seed on the same host: no dataset is answered yet.")
 
 
+def test_the_gpus_fronts_are_stored_apart_and_quoted_as_the_gpus(budget, tmp_path):
+    """The same points' records read as the GPU's fronts are stored under <dataset>/budget-gpu/, never
+    beside the CPU's, and the summaries quote them in their own sentence."""
+    from greenelm_book.summaries import bottom_line
+
+    out, params, halving_dir = budget
+    write_points(out, params, (90.0, 99.8))
+    got = fs.budget_fronts("mnist", out, params, halving_dir, on_gpu=True)
+    recorded = fs.record_fronts(store_in(tmp_path), "mnist", got, out)
+    store = bottom_line.Store(tmp_path / "results")
+    assert recorded and not store.matching(r"mnist/budget/.*") and store.matching(r"mnist/budget-gpu/.*/accuracy")
+    assert bottom_line.fronts_sentence(store, params) == ""
+    said = bottom_line.gpu_fronts_sentence(store, params)
+    assert said == f"The same points on one GPU: on MNIST, {fb.answer(got)['sentence']}"
+
+
 def test_fronts_measured_on_two_machines_are_not_compared(budget):
     """Seconds are compared on one machine: a point one of whose seeds ran on another CPU than that seed's
     other points (or on one its record does not name, as the opponents' published runs) leaves the dataset

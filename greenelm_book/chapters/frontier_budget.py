@@ -743,7 +743,7 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
                 "seconds." + ends)
     outcomes = [c["outcome"] for c in comparisons]
     first, last = _seconds_text(comparisons[0]["seconds"]), _seconds_text(comparisons[-1]["seconds"])
-    at = "at equal training seconds on the same cores, by the book's gain rule"
+    at = "at equal training seconds on the same machine, by the book's gain rule"
     if set(outcomes) == {"gain"}:
         return (f"The one-shot model is more accurate than SGD at every compared budget ({first} to {last}), {at}; "
                 f"SGD is more accurate at none." + ends)
@@ -788,20 +788,24 @@ def protocol_marker(dataset: str, records_dir: str | Path, seeds: Sequence[int])
 
 
 def fronts(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | None = None,
-           records_dir: str | Path | None = None, opponents_dir: str | Path | None = None) -> dict:
+           records_dir: str | Path | None = None, opponents_dir: str | Path | None = None,
+           on_gpu: bool = False) -> dict:
     """What a dataset's figure and answer read, from the committed records: {"one_shot", "sgd"
     (:func:`front` of each family), "marker" (:func:`protocol_marker` over the declared seeds), "n_test"
     (None before any point ran), "recipe" (the SGD points' model), "declared" (how many points the
     parameters declare for it)}, an SGD point at its recipe's own
     schedule read from the opponent's record, and the pick's own refit from the protocol's, where it has
     none here (:func:`measured_elsewhere`); a recorded
-    point that is no longer declared is a ValueError (the records and the declaration must agree)."""
+    point that is no longer declared is a ValueError (the records and the declaration must agree).
+    ``on_gpu``: the GPU's fronts (``out_dir`` :data:`BUDGET_GPU_DIR`): their own records only (the opponent's and
+    the protocol's runs were measured on CPUs), no protocol marker (the protocol did not run on the GPU), and
+    ``"on_gpu": True``."""
     spec = load_budget(params)
     declared = {configuration_key(p) for p in dataset_points(spec, dataset)}
     records = load_points(dataset, out_dir)
     here = {(configuration_key(r["point"]), int(r["seed"])) for r in records}
     records += [measured for point in dataset_points(spec, dataset) for seed in spec["seeds"]
-                if (configuration_key(point), int(seed)) not in here
+                if not on_gpu and (configuration_key(point), int(seed)) not in here
                 and (measured := measured_elsewhere(dataset, point, seed, records_dir or spec["protocol_records"],
                                                     opponents_dir)) is not None]
     stray = sorted({configuration_key(r["point"]) for r in records} - declared)
@@ -813,8 +817,8 @@ def fronts(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | 
         raise ValueError(f"{dataset}: the points were scored on test sets of different sizes {sorted(n_tests)} "
                          "(a subset run among the full ones?)")
     return {"one_shot": one_shot, "sgd": sgd, "n_test": n_tests.pop() if n_tests else None,
-            "marker": protocol_marker(dataset, records_dir or spec["protocol_records"], spec["seeds"]),
-            "recipe": RECIPES[dataset], "declared": len(declared)}
+            "marker": None if on_gpu else protocol_marker(dataset, records_dir or spec["protocol_records"], spec["seeds"]),
+            "recipe": RECIPES[dataset], "declared": len(declared), "on_gpu": bool(on_gpu)}
 
 
 def fronts_from_results(results: Sequence, dataset: str, declared: int | None = None) -> dict:
@@ -858,13 +862,14 @@ def _summary(entry: Mapping) -> tuple[float, float, float, float, float]:
 
 
 def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping], marker: Mapping | None = None,
-                sgd_name: str = "SGD", joined: bool = True):
+                sgd_name: str = "SGD", joined: bool = True, machine: str = "two CPU cores"):
     """The figure of one dataset: test accuracy (%) against training seconds (log x) for both fronts
     (:func:`front`), each point at its mean over seeds with two error bars: the sd over seeds (capped)
     and, behind it, the test-set sampling error (a wide pale bar); x error bars the sd of the seconds.
     ``marker``: the whole protocol (:func:`protocol_marker`), its own star. ``joined``: each front's points
     joined by a line (False where a seed's points were not all measured on one machine, :func:`seed_hosts`: points
-    only, and the title says they are not compared). Returns the figure."""
+    only, and the title says they are not compared). ``machine``: what the seconds ran on, in the x label.
+    Returns the figure."""
     import matplotlib.pyplot as plt
 
     from ..paper import DATASET_NAMES
@@ -888,7 +893,7 @@ def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping
         ax.errorbar([s], [a], xerr=[s_sd], yerr=[a_sd], fmt="*", markersize=13, color=colour("published anchor"),
                     capsize=3, label="the whole protocol (every rung, the refit, the scoring)")
         ticks.append(s)
-    ax.set(xscale="log", xlabel="training seconds on two CPU cores (log scale)", ylabel="test accuracy (%)",
+    ax.set(xscale="log", xlabel=f"training seconds on {machine} (log scale)", ylabel="test accuracy (%)",
            title=f"{DATASET_NAMES.get(dataset, dataset)}: accuracy against seconds "
                  "(bars: sd over seeds; pale: test-set sampling error)"
                  + ("" if joined else "\na seed's points from more than one machine, or one not recorded: not compared"))

@@ -544,31 +544,36 @@ def load_budget_params(params: str | Path | None = None) -> dict:
     return fb.load_budget(None if params is None else repo_path(params))
 
 
-def budget_fronts(dataset: str, budget_dir: str | Path, budget_params: str | Path, halving_dir: str | Path) -> dict:
+def budget_fronts(dataset: str, budget_dir: str | Path, budget_params: str | Path, halving_dir: str | Path,
+                  on_gpu: bool = False) -> dict:
     """:func:`~greenelm_book.chapters.frontier_budget.fronts` of ``dataset`` with its folders and parameters
-    given relative to the root: what its figure and answer read."""
+    given relative to the root: what its figure and answer read (``on_gpu``: the GPU's fronts, their own
+    records alone)."""
     return fb.fronts(dataset, out_dir=repo_path(budget_dir), params=repo_path(budget_params),
-                     records_dir=repo_path(halving_dir))
+                     records_dir=repo_path(halving_dir), on_gpu=on_gpu)
 
 
 def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Path) -> dict:
     """Record each point of ``dataset``'s two fronts (:func:`budget_fronts`), one value per seed:
     ``<dataset>/budget/<point>/accuracy`` and ``/train-seconds``, each seed's record named (its folder:
     ``book/frontier_budget``, or the opponent's published run or the protocol's refit it was read from).
-    Returns {point slug:
-    {"accuracy", "seconds"}}."""
+    The GPU's fronts (``fronts_of["on_gpu"]``) go to ``<dataset>/budget-gpu/...``, measured on "one GPU".
+    Returns {point slug: {"accuracy", "seconds"}}."""
     from ..bench import host_from_words
     from ..store.results import Provenance, measured_date
 
     here = {(configuration_key(r["point"]), int(r["seed"])) for r in fb.load_points(dataset, repo_path(budget_dir))}
+    on_gpu = bool(fronts_of.get("on_gpu"))
+    folder = Path(budget_dir).as_posix()
     out = {}
     for entry in fronts_of["one_shot"] + fronts_of["sgd"]:
         key, seeds = configuration_key(entry["point"]), entry["seeds"]
         hosts = [entry.get("hosts", {}).get(s) for s in seeds]
         measured = [entry.get("measured", {}).get(s, "") for s in seeds]
         setting = dict(dataset=dataset, point=entry["point"], label=entry["label"], seeds=seeds,
-                       n_test=entry["n_test"], machine="2 CPU cores", hosts=hosts, measured=measured,
-                       records=["book/frontier_budget" if (key, s) in here else
+                       n_test=entry["n_test"], machine="one GPU" if on_gpu else "2 CPU cores", hosts=hosts,
+                       measured=measured,
+                       records=[folder if (key, s) in here else
                                 "the opponent's published run (book/frontier_protocol)"
                                 if entry["point"]["family"] == "sgd" else
                                 "the protocol's own refit (book/frontier_halving)" for s in seeds])
@@ -576,13 +581,14 @@ def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Pat
         # one every seed names, else none: seeds on different machines are no one host)
         provenance = Provenance(measured_date(setting),
                                 host_from_words(hosts[0]) if hosts and hosts[0] and len(set(hosts)) == 1 else None)
-        prefix = f"{dataset}/budget/{fb.point_slug(entry['point'])}"
+        prefix = f"{dataset}/{'budget-gpu' if on_gpu else 'budget'}/{fb.point_slug(entry['point'])}"
         out[fb.point_slug(entry["point"])] = {
             "accuracy": store.record(f"{prefix}/accuracy", [entry["accuracy"][s] for s in seeds], "%",
                                      quantity="test accuracy (declared fixed measurement)", provenance=provenance,
                                      **setting),
             "seconds": store.record(f"{prefix}/train-seconds", [entry["seconds"][s] for s in seeds], "s",
-                                    quantity="training seconds on the machine's cores", provenance=provenance,
+                                    quantity="training seconds on the GPU" if on_gpu else
+                                    "training seconds on the machine's cores", provenance=provenance,
                                     **setting)}
     return out
 
@@ -620,9 +626,10 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
         parts.append(said)
     marker = fronts_of.get("marker")
     seeds = len(marker["seconds"]) if marker else 0
-    said = (f"{name} is not answered yet: measured so far are {parts[0]} and {parts[1]}; the whole halving "
-            f"protocol's marker has {seeds} of {planned} seeds. The answer waits for {MIN_GAIN_RUNS} seeds at every "
-            "point of both fronts, each seed's points measured on one machine")
+    said = (f"{name} is not answered yet: measured so far are {parts[0]} and {parts[1]}"
+            + ("" if fronts_of.get("on_gpu") else f"; the whole halving protocol's marker has {seeds} of {planned} seeds")
+            + f". The answer waits for {MIN_GAIN_RUNS} seeds at every point of both fronts, each seed's points "
+            "measured on one machine")
     hosts = Counter(host for entry in fronts_of["one_shot"] + fronts_of["sgd"] for host in entry.get("hosts", {}).values())
     if len(hosts) > 1 or None in hosts:
         said += (" (of the runs so far, " + "; ".join(
@@ -663,6 +670,41 @@ def fronts_text(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     return f"{fb.answer(fronts_of)['sentence']} {fb.machines_sentence(fronts_of)}"
 
 
+#: the file beside the GPU's point records that says which library path measured each one-shot record
+KERNEL_PATHS = "kernel-paths.json"
+
+
+def gpu_fronts_note(fronts_by_dataset: Mapping, gpu_dir: str | Path) -> str:
+    """The sentence that opens the GPU's figures: how many of each dataset's declared runs (points × seeds)
+    were measured on the GPU (a dataset with none named as such), on which GPU, and, from
+    :data:`KERNEL_PATHS` where it exists, how many one-shot records each revision of the library's GPU
+    path measured (the last listed is the library's path now)."""
+    parts, none = [], []
+    for dataset, fronts_of in fronts_by_dataset.items():
+        name = DATASET_NAMES.get(dataset, dataset)
+        runs = sum(len(p["seeds"]) for p in fronts_of["one_shot"] + fronts_of["sgd"])
+        if runs:
+            parts.append(f"{name} {runs} of {fronts_of['declared'] * 3} runs")
+        else:
+            none.append(name)
+    hosts = sorted({h for f in fronts_by_dataset.values() for p in f["one_shot"] + f["sgd"]
+                    for h in p.get("hosts", {}).values() if h})
+    if not parts:
+        return "No point has been measured on a GPU yet."
+    said = (f"Measured on {' and '.join(hosts) if hosts else 'a GPU its records do not name'}: "
+            + ", ".join(parts) + (f"; {' and '.join(none)} none yet." if none else "."))
+    paths_file = repo_path(gpu_dir) / KERNEL_PATHS
+    if paths_file.is_file():
+        paths = json.loads(paths_file.read_text(encoding="utf-8"))["paths"]
+        counts = [f"{len(records)} with {path}" for path, records in paths.items() if records]
+        if len(counts) > 1:
+            said += (f" The one-shot points came from {len(counts)} runs between which the library's GPU path "
+                     "changed, after 60,000-row kernels did not factorise on the GPU (those fits failed before any "
+                     "test read, and ran again): " + "; ".join(counts[:-1]) + f"; and {counts[-1]}, the library's "
+                     f"path now; `{Path(gpu_dir).as_posix()}/{KERNEL_PATHS}` lists each record's.")
+    return said
+
+
 def fronts_figure(dataset: str, fronts_of: Mapping):
     """:func:`~greenelm_book.chapters.frontier_budget.plot_fronts` of whatever points exist, the SGD front
     named by its recipe; None when neither front nor the protocol's marker has a point."""
@@ -670,10 +712,11 @@ def fronts_figure(dataset: str, fronts_of: Mapping):
         return None
     return fb.plot_fronts(dataset, fronts_of["one_shot"], fronts_of["sgd"], fronts_of.get("marker"),
                           sgd_name=fb.RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]),
-                          joined=None not in fb.seed_hosts(fronts_of).values())
+                          joined=None not in fb.seed_hosts(fronts_of).values(),
+                          machine="one GPU" if fronts_of.get("on_gpu") else "two CPU cores")
 
 
-__all__ = ["DATASETS", "LEDGER", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",
+__all__ = ["DATASETS", "KERNEL_PATHS", "LEDGER", "gpu_fronts_note", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",
            "fronts_figure", "fronts_progress", "fronts_ready", "fronts_status", "fronts_text", "grid_values", "halving_records",
            "halving_seeds_table", "halving_sentence", "started_loads", "ledger_sentence", "limit_verdict", "load_budget_params",
            "grid_size_sentence", "load_halving_params", "load_sources", "protocols_gain", "protocols_table", "published", "record_fronts",

@@ -436,28 +436,50 @@ def opponent_sentence(store: Store) -> str:
             f"reach {'; '.join(parts)}; their training seconds were {measured_on_text(timed)}.")
 
 
+def _answered_fronts(store: Store, spec, folder: str) -> tuple[list, list, bool]:
+    """(answers, datasets not answered, whether any point is stored) of the fronts stored under
+    ``<dataset>/<folder>/...`` (``"budget"``: two CPU cores; ``"budget-gpu"``: one GPU)."""
+    from ..chapters.frontier_budget import answer, dataset_points, fronts_from_results
+    from ..chapters.frontier_sections import fronts_ready
+
+    answered, waiting, any_point = [], [], False
+    for _, dataset in PROTOCOL_DATASETS:
+        if dataset not in spec["datasets"]:             # not part of the declared design
+            continue
+        accuracies = store.matching(rf"{re.escape(dataset)}/{folder}/[^/]+/accuracy")
+        any_point = any_point or bool(accuracies)
+        pairs = [(r, store.get(key.removesuffix("/accuracy") + "/train-seconds")) for key, r in accuracies.items()]
+        fronts_of = fronts_from_results(pairs, dataset, len(dataset_points(spec, dataset)))
+        if fronts_ready(fronts_of):
+            answered.append(f"on {DATASET_NAMES[dataset]}, {answer(fronts_of)['sentence']}")
+        elif accuracies or folder == "budget":
+            waiting.append(DATASET_NAMES[dataset])
+    return answered, waiting, any_point
+
+
+def gpu_fronts_sentence(store: Store, params=None) -> str:
+    """The same answers from the fronts measured on one GPU (``<dataset>/budget-gpu/...``): the answered
+    datasets in the page's words, the others with GPU points named as not answered yet; "" when none."""
+    from ..chapters.frontier_budget import load_budget
+
+    answered, waiting, any_point = _answered_fronts(store, load_budget(params), "budget-gpu")
+    if not any_point:
+        return ""
+    said = "The same points on one GPU: " + (" ".join(answered) if answered else "no dataset is answered yet.")
+    if answered and waiting:
+        said += f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered on the GPU yet."
+    return said
+
+
 def fronts_sentence(store: Store, params=None) -> str:
     """The frontier's accuracy-against-seconds answers, from the points its page stored
     (``<dataset>/budget/<point>/accuracy`` and ``/train-seconds``): each dataset whose two fronts are complete
     (every declared point of ``params``, :func:`~greenelm_book.chapters.frontier_budget.load_budget`, with 3
     seeds) answered in the page's words (:func:`~greenelm_book.chapters.frontier_budget.answer`), the others
     named as not answered yet; "" when no point is stored."""
-    from ..chapters.frontier_budget import answer, dataset_points, fronts_from_results, load_budget
-    from ..chapters.frontier_sections import fronts_ready
+    from ..chapters.frontier_budget import load_budget
 
-    spec = load_budget(params)
-    answered, waiting, any_point = [], [], False
-    for _, dataset in PROTOCOL_DATASETS:
-        if dataset not in spec["datasets"]:             # not part of the declared design
-            continue
-        accuracies = store.matching(rf"{re.escape(dataset)}/budget/[^/]+/accuracy")
-        any_point = any_point or bool(accuracies)
-        pairs = [(r, store.get(key.removesuffix("/accuracy") + "/train-seconds")) for key, r in accuracies.items()]
-        fronts_of = fronts_from_results(pairs, dataset, len(dataset_points(spec, dataset)))
-        if fronts_ready(fronts_of):
-            answered.append(f"on {DATASET_NAMES[dataset]}, {answer(fronts_of)['sentence']}")
-        else:
-            waiting.append(DATASET_NAMES[dataset])
+    answered, waiting, any_point = _answered_fronts(store, load_budget(params), "budget")
     if not any_point:
         return ""
     said = "Accuracy against training seconds, both families of each seed on the same host: " + (
@@ -474,7 +496,7 @@ def frontier_findings(store: Store) -> dict:
     out = {"protocol_text": protocol_text(store), "opponent_sentence": opponent_sentence(store),
            "protocol_how": protocol_how(store), "protocol_how_brief": protocol_how(store, brief=True),
            "earlier_protocol_sentence": earlier_protocol_sentence(store),
-           "fronts_sentence": fronts_sentence(store)}
+           "fronts_sentence": fronts_sentence(store), "gpu_fronts_sentence": gpu_fronts_sentence(store)}
     for name, dataset in PROTOCOL_DATASETS:
         found = store.results.get(f"{dataset}/{HEADLINE_PROTOCOL}/test-accuracy")
         out[f"protocol_{name}"] = None if found is None else found.mean
@@ -694,7 +716,8 @@ def headline_markdown(directory: str | Path) -> str:
         f"in its d → ∞ limit on top, {f['protocol_how']}: {f['protocol_text']}."
         + (f" {f['earlier_protocol_sentence']}" if f["earlier_protocol_sentence"] else "")
         + (f" {f['opponent_sentence']}" if f["opponent_sentence"] else "")
-        + (f" {f['fronts_sentence']}" if f["fronts_sentence"] else ""),
+        + (f" {f['fronts_sentence']}" if f["fronts_sentence"] else "")
+        + (f" {f['gpu_fronts_sentence']}" if f["gpu_fronts_sentence"] else ""),
     ]
     return "\n".join(lines) + "\n"
 
