@@ -224,3 +224,12 @@ def test_contested_claims_are_rejudged_from_the_stored_values():
     assert "the test gives" in card.loc["slope_inverse_to_complexity", "detail"]
     rotation = card.loc["rotation_clean_comparable"]
     assert rotation.test == "equivalent_accuracy" and "not comparable" not in rotation.detail
+
+
+def test_no_direction_reason_unwraps_only_an_undecided_answer():
+    from greenelm_book.judging.verdicts import direction_words, no_direction_reason
+
+    undecided = direction_words("inconclusive", 0.8)
+    assert undecided.startswith("no direction judged (") and no_direction_reason(undecided) == undecided[21:-1]
+    assert no_direction_reason(direction_words("holds", 0.5)) is None
+    assert no_direction_reason("shorter than") is None

@@ -695,7 +695,7 @@ def budget_sentence(within: pd.DataFrame, elm_accuracy, elm_seconds: float, epoc
     timed, when they are not shown to be one machine (:func:`timed_apart_words`): the MLP's curve is then
     not read at Green-ELM's seconds, and Green-ELM's accuracy is set beside the MLP's after all its epochs
     (``final_accuracy``, its runs)."""
-    from ..judging.verdicts import gap_phrase
+    from ..judging.verdicts import gap_phrase, no_direction_reason
 
     if timed_apart is not None:
         final = np.asarray(final_accuracy, dtype=float)
@@ -711,9 +711,8 @@ def budget_sentence(within: pd.DataFrame, elm_accuracy, elm_seconds: float, epoc
         said = f"within {at} the MLP finishes all of its {epochs} epochs"
     else:
         which = "" if ratio_words == "shorter" else (
-            "; which of the two finishes first is not judged: " + ratio_words.removeprefix("no direction judged (")
-            .removesuffix(")") if ratio_words.startswith("no direction judged") else
-            f"; the MLP's training is judged {ratio_words}")
+            "; which of the two finishes first is not judged: " + no_direction_reason(ratio_words)
+            if no_direction_reason(ratio_words) is not None else f"; the MLP's training is judged {ratio_words}")
         said = (f"at {at} the MLP's runs stand at {'all of their' if all_done else 'on average'} {done} epochs"
                 f"{which}")
     if reached.empty:

@@ -36,7 +36,7 @@ import numpy as np
 from ..paper import dataset_name
 from ..report import MIN_RUNS, Verdict, _decimals, _signed, _unit_text, ours_text, prediction_interval
 
-__all__ = ["MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "PARITY_MARGIN_WHY", "DIFFERENCE_SHARE", "difference_margin", "ORDER_OF_MAGNITUDE", "RULES",
+__all__ = ["no_direction_reason", "MIN_RUNS", "TEST_LEVEL", "PRACTICAL_MARGINS", "PARITY_MARGIN", "PARITY_MARGIN_WHY", "DIFFERENCE_SHARE", "difference_margin", "ORDER_OF_MAGNITUDE", "RULES",
            "TESTS", "conjunction", "practical_margin", "tost_p", "beyond_margin_p", "margin_outcome", "value_vs_paper",
            "difference_vs_paper", "ratio_interval", "same_machine_ratio", "ratio_across_machines",
            "timing_across_machines", "equivalent_accuracy", "all_some_none", "above_threshold",
@@ -1207,3 +1207,15 @@ def direction_words(verdict, estimate: float, words: tuple[str, str] = ("shorter
         shown = why if not name_label or why.startswith(label) else f"{label}: {why}"
         return f"no direction judged ({shown})"
     return words[0] if estimate < at else words[1]
+
+
+#: how :func:`direction_words` begins an answer that judges no direction
+_NO_DIRECTION = "no direction judged ("
+
+
+def no_direction_reason(words: str) -> str | None:
+    """The reason inside :func:`direction_words`' "no direction judged (<reason>)", or None where ``words``
+    state a judged direction: the one unwrapping every sentence that rewords that answer shares."""
+    if words.startswith(_NO_DIRECTION) and words.endswith(")"):
+        return words[len(_NO_DIRECTION):-1]
+    return None

@@ -332,10 +332,10 @@ def _protocol_results(store: Store, protocol: str) -> list:
 def direction_clause(words: str) -> str:
     """A parenthesis' words for :func:`~greenelm_book.judging.verdicts.direction_words`' answer: "its
     direction: shorter" where a direction is judged, "no direction judged: busy timings" where none is."""
-    prefix = "no direction judged ("
-    if words.startswith(prefix) and words.endswith(")"):
-        return f"no direction judged: {words[len(prefix):-1]}"
-    return f"its direction: {words}"
+    from ..judging.verdicts import no_direction_reason
+
+    reason = no_direction_reason(words)
+    return f"its direction: {words}" if reason is None else f"no direction judged: {reason}"
 
 
 def planned_seeds_words(found: Result) -> str:
