@@ -538,7 +538,10 @@ def test_a_point_whose_fit_fails_is_logged_and_the_rest_still_run(setup):
 
 def test_a_gpu_point_names_the_gpu_first_and_its_host_beside_it():
     machine = {"cpu": "Intel(R) Xeon(R) Processor", "cores": 16, "gpu": "NVIDIA H200"}
-    assert fb.record_host({"machine": machine}) == "NVIDIA H200 (host Intel(R) Xeon(R) Processor, 16 cores)"
+    assert fb.record_host({"machine": machine}) == "NVIDIA H200 GPU on Intel(R) Xeon(R) Processor, 16 cores"
+    from greenelm_book.bench import host_from_words
+
+    assert host_from_words(fb.record_host({"machine": machine}))["cores"] == 16       # read back as the store does
     assert fb.record_host({"machine": {"cpu": "AMD EPYC", "cores": 2}}) == "AMD EPYC, 2 cores"
 
 

@@ -201,8 +201,8 @@ def record_host(record: Mapping) -> str | None:
     found = record.get("machine") or record.get("host")
     if not isinstance(found, Mapping) or not found.get("cpu") or not found.get("cores"):
         return None
-    if found.get("gpu"):            # a GPU's point: the GPU first, its host's CPU beside it
-        return f"{found['gpu']} (host {found['cpu']}, {int(found['cores'])} cores)"
+    if found.get("gpu"):            # a GPU's point: the GPU first, then its host's CPU and cores
+        return f"{found['gpu']} GPU on {found['cpu']}, {int(found['cores'])} cores"
     return f"{found['cpu']}, {int(found['cores'])} cores"
 
 
