@@ -564,7 +564,7 @@ def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Pat
 
     here = {(configuration_key(r["point"]), int(r["seed"])) for r in fb.load_points(dataset, repo_path(budget_dir))}
     on_gpu = bool(fronts_of.get("on_gpu"))
-    folder = Path(budget_dir).as_posix()
+    folder = "book/frontier_budget_gpu" if on_gpu else "book/frontier_budget"     # the committed folders' names
     out = {}
     for entry in fronts_of["one_shot"] + fronts_of["sgd"]:
         key, seeds = configuration_key(entry["point"]), entry["seeds"]
