@@ -287,7 +287,7 @@ for dataset, fronts in fronts_by_dataset.items():
 # %% tags=["hide-input"]
 gpu_fronts = {d: fs.budget_fronts(d, gpu_budget_dir, budget_params, halving_dir, on_gpu=True)
               for d in budget["datasets"]}
-display(Markdown(fs.gpu_fronts_note(gpu_fronts, gpu_budget_dir)))
+display(Markdown(f"{fs.gpu_fronts_note(gpu_fronts, gpu_budget_dir)} {fs.gpu_refit_agreement(gpu_fronts, halving_dir)}"))
 for dataset, fronts in gpu_fronts.items():
     if not (fronts["one_shot"] or fronts["sgd"]):
         continue

@@ -576,3 +576,19 @@ def test_the_gpu_note_counts_runs_names_the_gpu_and_the_library_paths(tmp_path):
     note = fs.gpu_fronts_note(fronts_of, tmp_path)
     assert "came from 2 runs" in note and "2 with path a; and 1 with path b, the library's path now" in note
     assert fs.gpu_fronts_note({"mnist": fronts_of["cifar10"]}, tmp_path) == "No point has been measured on a GPU yet."
+
+
+def test_the_gpus_refit_is_set_beside_the_protocols_refit_of_the_same_pick(tmp_path):
+    from greenelm_book.chapters import frontier_sections as fs
+
+    halving = tmp_path / "halving"
+    halving.mkdir()
+    fp.seed_record_path(halving, "mnist", 0).write_text(json.dumps({"test_accuracy": 99.47}))
+    refit = fb.front_entry({"family": "one-shot", "pick_of": "frontier_halving", "n_train": None, "n_patches": None},
+                           "N = all", 10_000, seconds={0: 8.0, 1: 8.1}, accuracy={0: 99.44, 1: 99.5})
+    smaller = fb.front_entry({"family": "one-shot", "pick_of": "frontier_halving", "n_train": 2500, "n_patches": 128},
+                             "N = 2,500", 10_000, seconds={0: 0.3}, accuracy={0: 98.0})
+    said = fs.gpu_refit_agreement({"mnist": {"one_shot": [smaller, refit], "sgd": []}}, halving)
+    assert said.startswith("The GPU's refit of each seed's pick on every training row scores within 0.03 points")
+    assert "(1 seed)" in said
+    assert fs.gpu_refit_agreement({"mnist": {"one_shot": [smaller], "sgd": []}}, halving) == ""

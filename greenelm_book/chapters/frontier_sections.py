@@ -38,7 +38,7 @@ from . import frontier_budget as fb
 from .frontier import grid_history
 from .frontier_budget import accuracy_cell, gain_with_sampling, repo_path
 from .frontier_halving import HALVING_DIR, HALVING_PARAMS, load_halving
-from .frontier_protocol import _read_ledger, configuration_key
+from .frontier_protocol import _read_ledger, configuration_key, seed_record_path
 from .frontier_records import VARIANT_WORDS, candidate_text
 
 #: the datasets in the page's order
@@ -674,6 +674,26 @@ def fronts_text(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
 KERNEL_PATHS = "kernel-paths.json"
 
 
+def gpu_refit_agreement(fronts_by_dataset: Mapping, halving_dir: str | Path) -> str:
+    """The GPU's refit of each seed's pick on every training row (the one-shot point "N = all, K = the pick's")
+    against the halving protocol's refit of the same pick on the CPU (its record's test accuracy): the same model
+    computed on other hardware, so the two should agree to rounding; "" where no seed has both."""
+    gaps = []
+    for dataset, fronts_of in fronts_by_dataset.items():
+        for entry in fronts_of["one_shot"]:
+            if entry["point"]["n_train"] is not None or entry["point"]["n_patches"] is not None:
+                continue
+            for seed, accuracy in entry["accuracy"].items():
+                path = seed_record_path(repo_path(halving_dir), dataset, seed)
+                if path.is_file():
+                    gaps.append(abs(accuracy - float(json.loads(path.read_text(encoding="utf-8"))["test_accuracy"])))
+    if not gaps:
+        return ""
+    return (f"The GPU's refit of each seed's pick on every training row scores within {max(gaps):.2f} points of the "
+            f"halving protocol's refit of that pick on a CPU ({len(gaps)} seed{'' if len(gaps) == 1 else 's'}): the same model, computed "
+            "in another order on other hardware.")
+
+
 def gpu_fronts_note(fronts_by_dataset: Mapping, gpu_dir: str | Path) -> str:
     """The sentence that opens the GPU's figures: how many of each dataset's declared runs (points × seeds)
     were measured on the GPU (a dataset with none named as such), on which GPU, and, from
@@ -716,7 +736,7 @@ def fronts_figure(dataset: str, fronts_of: Mapping):
                           machine="one GPU" if fronts_of.get("on_gpu") else "two CPU cores")
 
 
-__all__ = ["DATASETS", "KERNEL_PATHS", "LEDGER", "gpu_fronts_note", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",
+__all__ = ["DATASETS", "KERNEL_PATHS", "LEDGER", "gpu_fronts_note", "gpu_refit_agreement", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",
            "fronts_figure", "fronts_progress", "fronts_ready", "fronts_status", "fronts_text", "grid_values", "halving_records",
            "halving_seeds_table", "halving_sentence", "started_loads", "ledger_sentence", "limit_verdict", "load_budget_params",
            "grid_size_sentence", "load_halving_params", "load_sources", "protocols_gain", "protocols_table", "published", "record_fronts",
