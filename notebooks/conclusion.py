@@ -50,8 +50,8 @@ glue_findings(reproduces_words(found, card))
 #   entropy higher than SGD's (*{glue:text}`verdict_high_entropy_no_feature_pruning`*; {doc}`entropy <entropy>`).
 # - **Not decided.** Growth as ln d (*{glue:text}`verdict_accuracy_near_logarithmic_in_d`*);
 #   {glue:text}`linear_words` (*{glue:text}`verdict_total_cost_linear_in_n`*).
-# - **Where the paper contradicts itself.** One MNIST fit takes {glue:text}`t1_pinv_s:.2f` s in
-#   Table I, {glue:text}`t4_pinv_s:g` s in Table IV: its headline, SGD taking {glue:text}`speedup_paper:g`×
+# - **Where the paper contradicts itself.** One MNIST fit takes
+#   {glue:text}`t1_pinv_s:.2f` s in Table I, {glue:text}`t4_pinv_s:g` s in Table IV: its headline, SGD taking {glue:text}`speedup_paper:g`×
 #   the fit's time, is {glue:text}`speedup:.2f`× here (*{glue:text}`verdict_speedup_vs_sgd_mnist_d2000`*),
 #   {glue:text}`speedup_if_t4:.2f`× with the second.
 # - **Beyond the paper.** Its map's d → ∞ limit reaches {glue:text}`limit_mnist:.2f` % on
@@ -72,10 +72,10 @@ glue_findings(reproduces_words(found, card))
 # (mean of {glue:text}`acc_fashion_n` seeds; {doc}`random features <random_features>`). These use the
 # weight scale of the paper's code, $\mathcal N(0, 1)$; on MNIST at d = {glue:text}`acc_mnist_d` the scale
 # its text gives, $\mathcal N(0, 2/D)$, lands {glue:text}`acc_mnist_he_words` the paper
-# ({glue:text}`acc_mnist_he:.2f` %). Which scale is behind the printed accuracies: a paired test over
-# Table I's rows where both ran (*{glue:text}`verdict_weight_scale_unit`*).
+# ({glue:text}`acc_mnist_he:.2f` %). Which scale the paper printed, by a paired test over Table I's rows:
+# *{glue:text}`verdict_weight_scale_unit`*.
 #
-# **The SGD baselines** are Table I's networks, with optimiser settings of ours. The MLP reaches {glue:text}`sgd_mnist:.2f` % on MNIST, {glue:text}`sgd_mnist_from`
+# **The SGD baselines** are Table I's networks with our optimiser settings. The MLP reaches {glue:text}`sgd_mnist:.2f` % on MNIST, {glue:text}`sgd_mnist_from`
 # (*{glue:text}`verdict_table1_mnist_sgd_accuracy`*), and
 # {glue:text}`sgd_fashion:.2f` % on Fashion-MNIST, {glue:text}`sgd_fashion_from`
 # (*{glue:text}`verdict_table1_fashion_sgd_accuracy`*). Green-ELM at
@@ -86,16 +86,15 @@ glue_findings(reproduces_words(found, card))
 # {glue:text}`acc_cifar_raw_from`
 # (*{glue:text}`verdict_table6_elm_raw_accuracy`*; {doc}`CIFAR-10 <cifar10>`).
 #
-# **Rotation.** At the paper's benchmark angle Green-ELM's advantage over an SGD-trained
-# single-layer perceptron is {glue:text}`rotation_advantage:.2f` points against the paper's
+# **Rotation.** At the paper's angle Green-ELM's advantage over an SGD-trained single-layer perceptron is {glue:text}`rotation_advantage:.2f` points against the paper's
 # ≈ {glue:text}`rotation_advantage_paper:g` (*{glue:text}`verdict_rotation_advantage_15deg`*); against
 # Table I's MLP it is {glue:text}`rotation_mlp_from`, so
-# "more robust than SGD" depends on the SGD model, and "cheaper" is not timed there
+# "more robust than SGD" depends on the SGD model; "cheaper" is untimed there
 # (*{glue:text}`verdict_more_robust_to_rotation`*;
 # {doc}`rotation <rotation>`).
 #
-# **Weight entropy.** The paper's histogram has a bin count it never gives; with the count stated,
-# its readout weights are no richer in entropy than SGD-trained ones
+# **Weight entropy.** With the histogram's bin count stated (the paper gives none), the readout's
+# weights are no richer in entropy than SGD-trained ones
 # (*{glue:text}`verdict_mnist_sea_distributed_over_sgd`*; {doc}`entropy <entropy>`).
 
 # %% [markdown]
@@ -153,19 +152,18 @@ glue_findings(reproduces_words(found, card))
 # %% [markdown]
 # ## What the book adds
 #
-# - **A frozen map built for images.** The same one-shot readout on whitened random patches and, on
-#   them, the paper's map in its d → ∞ limit (no backpropagation, no pretrained weights), chosen as above
-#   ({doc}`frontier <frontier>`): {glue:text}`protocol_text`. {glue:text}`earlier_protocol_sentence`
+# - **A frozen map built for images.** The paper's map in its d → ∞ limit on whitened random patches
+#   (no backpropagation or pretrained weights; {doc}`frontier <frontier>`): {glue:text}`protocol_text`. {glue:text}`earlier_protocol_sentence`
 #   {glue:text}`opponent_sentence`
 #   {glue:text}`fronts_sentence` {glue:text}`gpu_fronts_sentence`
-# - **The baseline the paper leaves out:** ridge regression on the features with no random layer.
-#   On frozen backbone features it reaches {glue:text}`ridge_backbone:.2f` %, and the Green-ELM head
-#   {glue:text}`head_acc:.2f` %, {glue:text}`head_vs_ridge_from`
+# - **The baseline the paper leaves out:** ridge regression on frozen backbone features, no random layer,
+#   reaches {glue:text}`ridge_backbone:.2f` %, the Green-ELM head {glue:text}`head_acc:.2f` %,
+#   {glue:text}`head_vs_ridge_from`
 #   ({doc}`CIFAR-10 <cifar10>`).
 # - **Forgetting, measured.** On a class-incremental CIFAR-10 stream the exact update keeps
 #   {glue:text}`forget_rls:.1f` % on the earlier classes, SGD without replay {glue:text}`forget_sgd:.1f` %
 #   (*{glue:text}`verdict_streaming_sgd_catastrophic_forgetting`*; {doc}`streaming <streaming>`).
-# - **Scale-out.** A Dask map-reduce of the same fit to {glue:text}`dask_n` rows: CPU time grows as
+# - **Scale-out.** The fit map-reduced by Dask to {glue:text}`dask_n` rows: CPU time grows as
 #   $N^p$ with $p$ = {glue:text}`dask_exponent:.2f` (*{glue:text}`verdict_total_cost_linear_in_n`*), each worker's peak memory is
 #   {glue:text}`dask_peak_text`,
 #   and the readout equals the single-machine one to rounding ({doc}`scale-out <scale_out>`).

@@ -506,13 +506,14 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     fs.record_fronts(store_in(tmp_path), "mnist", got, out)
     store = bottom_line.Store(tmp_path / "results")
     said = bottom_line.fronts_sentence(store, params)
-    assert said.startswith("Accuracy against training seconds, both families of each seed on the same host: on MNIST, ")
-    assert fb.answer(got)["sentence"] in said
+    assert said.startswith("Accuracy against training seconds, each seed's two fronts on one host: on MNIST, ")
+    brief = fb.answer(got)["brief"]
+    assert brief[:1].lower() + brief[1:] in said and fb.answer(got)["sentence"].startswith(brief)
     fb.point_record_path(out, "mnist", fb.dataset_points(fs.load_budget_params(params), "mnist")[3], 2).unlink()
     (tmp_path / "results").rename(tmp_path / "before")
     fs.record_fronts(store_in(tmp_path), "mnist", fs.budget_fronts("mnist", out, params, halving_dir), out)
     assert bottom_line.fronts_sentence(bottom_line.Store(tmp_path / "results"), params) == (
-        "Accuracy against training seconds, both families of each seed on the same host: no dataset is answered yet.")
+        "Accuracy against training seconds, each seed's two fronts on one host: no dataset is answered yet.")
 
 
 def test_the_gpus_fronts_are_stored_apart_and_quoted_as_the_gpus(budget, tmp_path):
@@ -528,7 +529,8 @@ def test_the_gpus_fronts_are_stored_apart_and_quoted_as_the_gpus(budget, tmp_pat
     assert recorded and not store.matching(r"mnist/budget/.*") and store.matching(r"mnist/budget-gpu/.*/accuracy")
     assert bottom_line.fronts_sentence(store, params) == ""
     said = bottom_line.gpu_fronts_sentence(store, params)
-    assert said == f"The same points on one GPU: on MNIST, {fb.answer(got)['sentence']}"
+    brief = fb.answer(got)["brief"]
+    assert said == f"The same points on one GPU: on MNIST, {brief[:1].lower()}{brief[1:]}"
 
 
 def test_fronts_measured_on_two_machines_are_not_compared(budget):

@@ -718,6 +718,7 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
               "other_machine": [p["label"] for p in elsewhere], "one_shot_up_to": up_to,
               "sgd_from": sgd_from, "rule": CROSSING_RULE, "sampling_error": n_test is not None}
     result["sentence"] = crossing_sentence(result, one_shot, outside)
+    result["brief"] = crossing_sentence(result, one_shot, ())      # the summaries' form: without the points left out
     if elsewhere:
         result["sentence"] += (f" SGD at {', '.join(p['label'] for p in elsewhere)} is not compared: no seed measured "
                                f"{'that point' if len(elsewhere) == 1 else 'those points'} and the one-shot front "

@@ -451,7 +451,8 @@ def _answered_fronts(store: Store, spec, folder: str) -> tuple[list, list, bool]
         pairs = [(r, store.get(key.removesuffix("/accuracy") + "/train-seconds")) for key, r in accuracies.items()]
         fronts_of = fronts_from_results(pairs, dataset, len(dataset_points(spec, dataset)))
         if fronts_ready(fronts_of):
-            answered.append(f"on {DATASET_NAMES[dataset]}, {answer(fronts_of)['sentence']}")
+            brief = answer(fronts_of)["brief"]
+            answered.append(f"on {DATASET_NAMES[dataset]}, {brief[:1].lower()}{brief[1:]}")
         elif accuracies or folder == "budget":
             waiting.append(DATASET_NAMES[dataset])
     return answered, waiting, any_point
@@ -482,7 +483,7 @@ def fronts_sentence(store: Store, params=None) -> str:
     answered, waiting, any_point = _answered_fronts(store, load_budget(params), "budget")
     if not any_point:
         return ""
-    said = "Accuracy against training seconds, both families of each seed on the same host: " + (
+    said = "Accuracy against training seconds, each seed's two fronts on one host: " + (
         " ".join(answered) if answered else "no dataset is answered yet.")
     if answered and waiting:
         said += (f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet (not every "
