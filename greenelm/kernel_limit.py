@@ -621,8 +621,8 @@ _PARAMETERS = """    Parameters
         ReLU layers, elementwise work on each view pair's kernel block; 1 is the one-layer kernel.
     device : None, str or torch.device, default=None
         Where the kernel is built, factorised and applied: None, NumPy on the host (the kernel's lower
-        triangle in place, 4·N² bytes); a torch device (``"cuda"``, ``"cpu"``), torch there (the float32 kernel
-        and, at the factorisation, the system and its factor in float64, 20·N² bytes of the device's memory, checked before they are
+        triangle in place, 4·N² bytes); a torch device (``"cuda"``, ``"cpu"``), torch there (the kernel, computed
+        in float64 and stored in float32, and, at the factorisation, the system and its factor in float64, 20·N² bytes of the device's memory, checked before they are
         allocated: the device factorises in float64, where cuSOLVER's float32 Cholesky failed on kernels
         the host's passed). The
         views run on the host either way and the fitted arrays stay NumPy, so a model fitted on a GPU saves,

@@ -160,7 +160,7 @@ glue_findings(reproduces_words(found, card))
 #   reaches {glue:text}`ridge_backbone:.2f` %, the Green-ELM head {glue:text}`head_acc:.2f` %,
 #   {glue:text}`head_vs_ridge_from`
 #   ({doc}`CIFAR-10 <cifar10>`).
-# - **Forgetting, measured.** On a class-incremental CIFAR-10 stream the exact update keeps
+# - **Forgetting, measured.** On class-incremental CIFAR-10 the exact update keeps
 #   {glue:text}`forget_rls:.1f` % on the earlier classes, SGD without replay {glue:text}`forget_sgd:.1f` %
 #   (*{glue:text}`verdict_streaming_sgd_catastrophic_forgetting`*; {doc}`streaming <streaming>`).
 # - **Scale-out.** The fit map-reduced by Dask to {glue:text}`dask_n` rows: CPU time grows as

@@ -317,8 +317,8 @@ def test_a_crossing_one_shot_below_sgd_above():
     assert result["one_shot_up_to"] == pytest.approx(np.mean([200, 202, 204]))
     assert result["sgd_from"] == pytest.approx(np.mean([2000, 2020, 2040]))
     assert result["sentence"] == ("Compared at equal training seconds on the same machine, by the book's gain rule from "
-                                  "20 s to 9,090 s, the one-shot model is more accurate than SGD up to 202 s, and SGD "
-                                  "is more accurate from 2,020 s on.")
+                                  "20 s to 9,090 s, the one-shot model is more accurate than the gradient-trained recipe up to 202 s, and the "
+                                  "recipe is more accurate from 2,020 s on.")
 
 
 def test_no_crossing_either_way_and_points_outside_the_front():
@@ -326,13 +326,13 @@ def test_no_crossing_either_way_and_points_outside_the_front():
     result = fb.crossing(ONE_SHOT, sgd)
     assert [c["outcome"] for c in result["comparisons"]] == ["gain", "gain"]
     assert result["outside"] == ["sgd 0", "sgd 3"] and result["sgd_from"] is None
-    assert result["sentence"].startswith("The one-shot model is more accurate than SGD at every compared budget "
+    assert result["sentence"].startswith("The one-shot model is more accurate than the gradient-trained recipe at every compared budget "
                                          "(50 s to 505 s)")
-    assert "SGD at sgd 0, sgd 3 (5.0 s, 20,200 s) lie outside the one-shot front's seconds (10 s to 10,100 s)" \
-        in result["sentence"]
+    assert ("The recipe at sgd 0, sgd 3 (5.0 s, 20,200 s) lie outside the one-shot front's seconds on at least one "
+            "seed (the seed whose front is narrowest at each end: from 10 s to 10,000 s)") in result["sentence"]
     better = make_front("sgd", [20, 200, 2000], [99.0, 99.3, 99.6], jitter=0.02)
     assert fb.crossing(ONE_SHOT, better)["sentence"].startswith(
-        "SGD is more accurate than the one-shot model at every compared budget (20 s to 2,020 s)")
+        "The gradient-trained recipe is more accurate than the one-shot model at every compared budget (20 s to 2,020 s)")
 
 
 def test_an_inconclusive_answer_when_the_seeds_spread_more_than_the_fronts_differ():
@@ -340,8 +340,8 @@ def test_an_inconclusive_answer_when_the_seeds_spread_more_than_the_fronts_diffe
     result = fb.crossing(ONE_SHOT, sgd)
     assert {c["outcome"] for c in result["comparisons"]} == {"no gain shown"}
     assert result["one_shot_up_to"] is None and result["sgd_from"] is None
-    assert result["sentence"].endswith("the one-shot model is more accurate than SGD at no compared budget, and SGD "
-                                       "is more accurate at no compared budget; from 20 s to 2,020 s neither is, the "
+    assert result["sentence"].endswith("the one-shot model is more accurate than the gradient-trained recipe at no "
+                                       "compared budget, and the recipe is more accurate at no compared budget; from 20 s to 2,020 s neither is, the "
                                        "gain rule showing no gain either way.")
     two_seeds = make_front("sgd", [20, 200], [90.0, 90.0], seeds=(0, 1))
     assert {c["outcome"] for c in fb.crossing(ONE_SHOT, two_seeds)["comparisons"]} == {"no gain shown"}
@@ -359,9 +359,9 @@ def test_the_crossing_with_sampling_error_and_fronts_that_cross_twice():
     assert {c["outcome"] for c in fb.crossing(ONE_SHOT, close, n_test=10_000)["comparisons"]} == {"no gain shown"}
     zigzag = make_front("sgd", [20, 200, 2000], [90.0, 99.0, 90.0], jitter=0.02)
     sentence = fb.crossing(ONE_SHOT, zigzag)["sentence"]
-    assert "do not divide" in sentence and "at 20 s the one-shot model is more accurate, at 202 s SGD is more " \
-                                           "accurate, at 2,020 s the one-shot model is more accurate" in sentence
-    assert fb.crossing(ONE_SHOT, make_front("sgd", [1], [50.0]))["sentence"].startswith("No SGD point lies within")
+    assert "do not divide" in sentence and "at 20 s the one-shot model is more accurate, at 202 s the recipe is " \
+                                           "more accurate, at 2,020 s the one-shot model is more accurate" in sentence
+    assert fb.crossing(ONE_SHOT, make_front("sgd", [1], [50.0]))["sentence"].startswith("No point of the recipe lies within")
     assert fb.crossing([], zigzag)["sentence"] == "The one-shot front has no point yet: the fronts are not compared."
 
 
@@ -450,7 +450,7 @@ def test_a_datasets_fronts_and_marker_are_read_from_the_committed_records(setup)
     said = fb.answer(got)
     # the pick's refit was read from the protocol's record, which names no machine: no seed shares one
     assert said["other_machine"] == ["1 epoch"] and said["comparisons"] == [] and said["outside"] == []
-    assert said["sentence"].endswith("SGD at 1 epoch is not compared: no seed measured that point and the one-shot "
+    assert said["sentence"].endswith("The recipe at 1 epoch is not compared: no seed measured that point and the one-shot "
                                      "front on one machine.")
     for entry in got["one_shot"] + got["sgd"]:
         entry["hosts"] = {seed: "Test CPU, 2 cores" for seed in entry["seeds"]}
@@ -574,7 +574,7 @@ def test_the_gpu_note_counts_runs_names_the_gpu_and_the_library_paths(tmp_path):
     assert note == f"Measured on {host}: MNIST 2 of 27 runs; CIFAR-10 none yet."
     (tmp_path / fs.KERNEL_PATHS).write_text(json.dumps({"paths": {"path a": ["x.json", "y.json"], "path b": ["z.json"]}}))
     note = fs.gpu_fronts_note(fronts_of, tmp_path)
-    assert "came from 2 runs" in note and "2 with path a; and 1 with path b, the library's path now" in note
+    assert "measured by 2 invocations of the command" in note and "2 with path a; and 1 with path b, the library's path now" in note
     assert fs.gpu_fronts_note({"mnist": fronts_of["cifar10"]}, tmp_path) == "No point has been measured on a GPU yet."
 
 
@@ -590,5 +590,5 @@ def test_the_gpus_refit_is_set_beside_the_protocols_refit_of_the_same_pick(tmp_p
                              "N = 2,500", 10_000, seconds={0: 0.3}, accuracy={0: 98.0})
     said = fs.gpu_refit_agreement({"mnist": {"one_shot": [smaller, refit], "sgd": []}}, halving)
     assert said.startswith("The GPU's refit of each seed's pick on every training row scores within 0.03 points")
-    assert "(1 seed)" in said
+    assert "(1 seed: MNIST 1)" in said
     assert fs.gpu_refit_agreement({"mnist": {"one_shot": [smaller], "sgd": []}}, halving) == ""

@@ -378,7 +378,7 @@ def test_the_fronts_answer_follows_the_sign_of_the_difference_and_the_figure_ren
     assert fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
     assert text == f"{fb.answer(got)['sentence']} Every point was measured on one machine (Test CPU, 2 cores)."
-    assert "the one-shot model is more accurate than SGD up to 20 s, and SGD is more accurate from 500 s on" in text
+    assert "the one-shot model is more accurate than the gradient-trained recipe up to 20 s, and the recipe is more accurate from 500 s on" in text
     assert fs.fronts_progress({"mnist": got}, spec).endswith("every dataset is answered under its figure.")
     fig = fs.fronts_figure("mnist", got)
     (ax,) = fig.axes
@@ -390,7 +390,7 @@ def test_the_fronts_answer_follows_the_sign_of_the_difference_and_the_figure_ren
     assert recorded["one-shot-n30-k8"]["seconds"].setting["records"] == ["book/frontier_budget"] * 3
     write_points(out, params, (99.9, 99.9))                  # SGD above everywhere: the other sign
     flipped = fs.fronts_text("mnist", fs.budget_fronts("mnist", out, params, halving_dir), spec)
-    assert flipped.startswith("SGD is more accurate than the one-shot model at every compared budget")
+    assert flipped.startswith("The gradient-trained recipe is more accurate than the one-shot model at every compared budget")
 
 
 def test_fewer_than_three_seeds_at_a_point_give_no_answer_but_what_is_measured(budget):
@@ -401,7 +401,7 @@ def test_fewer_than_three_seeds_at_a_point_give_no_answer_but_what_is_measured(b
     assert not fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
     assert text == ("MNIST is not answered yet: measured so far are the one-shot front 2 of its 2 declared points "
-                    "(N = 30, K ≤ 8: 3 of 3 seeds, N = all, K = the pick's: 3 of 3 seeds) and the SGD front 2 of its 2 "
+                    "(N = 30, K ≤ 8: 3 of 3 seeds, N = all, K = the pick's: 3 of 3 seeds) and the recipe's front 2 of its 2 "
                     "declared points (1 epoch: 3 of 3 seeds, 4 epochs: 2 of 3 seeds); the whole halving protocol's "
                     "marker has 0 of 3 seeds. The answer waits for 3 seeds at every point of both fronts, each seed's points measured "
                     "on one machine.")
@@ -422,7 +422,7 @@ def test_a_declared_point_not_measured_at_all_gives_no_answer(budget):
     got = fs.budget_fronts("mnist", out, params, halving_dir)
     assert got["declared"] == 4 and len(got["one_shot"] + got["sgd"]) == 3
     assert not fs.fronts_ready(got)
-    assert "the SGD front 1 of its 2 declared points" in fs.fronts_text("mnist", got, spec)
+    assert "the recipe's front 1 of its 2 declared points" in fs.fronts_text("mnist", got, spec)
 
 
 def test_a_summary_rebuilds_the_fronts_from_the_stored_results(budget, tmp_path):
@@ -469,8 +469,8 @@ def test_no_point_yet_gives_no_figure_and_says_so(budget):
     assert fs.fronts_figure("mnist", got) is None and not fs.fronts_ready(got)
     assert fs.fronts_progress({"mnist": got}, spec).startswith("Measured so far: 0 of the 12 declared runs")
     assert fs.fronts_text("mnist", got, spec).startswith(
-        "MNIST is not answered yet: measured so far are the one-shot front 0 of its 2 declared points and the SGD "
-        "front 0 of its 2 declared points;")
+        "MNIST is not answered yet: measured so far are the one-shot front 0 of its 2 declared points and the "
+        "recipe's front 0 of its 2 declared points;")
 
 
 def test_a_quiet_seed_over_its_limit_decides_alone(tmp_path):
@@ -575,7 +575,7 @@ def test_each_seed_on_its_own_machine_is_answered_pairing_seconds_within_a_seed(
     got = fs.budget_fronts("mnist", out, params, halving_dir)
     assert fb.one_host(got) is None and fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
-    assert "the one-shot model is more accurate than SGD up to 20 s, and SGD is more accurate from 500 s on" in text
+    assert "the one-shot model is more accurate than the gradient-trained recipe up to 20 s, and the recipe is more accurate from 500 s on" in text
     assert text.endswith("Each seed's points were measured on one machine, the seeds on different ones (seeds 0 and "
                          "1 on Test CPU, 2 cores; seed 2 on Other CPU, 2 cores): seconds are compared within a seed, "
                          "and the mean seconds shown average over machines.")

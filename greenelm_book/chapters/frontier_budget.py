@@ -66,18 +66,18 @@ OWN_EPOCHS = {"airbench94": 9.9, "pytorch-mnist-cnn": 14}
 #: the least number of seeds a point is declared for (the gain rule needs 3)
 MIN_SEEDS = 3
 #: an outcome of the gain rule at one SGD point, in the crossing's words
-OUTCOME_WORDS = {"gain": "the one-shot model is more accurate", "loss": "SGD is more accurate",
+OUTCOME_WORDS = {"gain": "the one-shot model is more accurate", "loss": "the recipe is more accurate",
                  "no gain shown": "neither is"}
 #: how :func:`crossing` compares the fronts (the sentence under each figure)
-CROSSING_RULE = ("at each SGD point's training seconds, per seed, the one-shot front of the same seed, measured on "
-                 "the same machine as that SGD point (a seed whose points name two machines is left out), is read "
+CROSSING_RULE = ("at each gradient-trained point's training seconds, per seed, the one-shot front of the same seed, "
+                 "measured on the same machine as that point (a seed whose points name two machines is left out), is read "
                  "by linear interpolation in log-seconds between its two neighbouring points (never extrapolated: "
-                 "an SGD point outside the one-shot front's seconds on any seed is not compared); the one-shot "
-                 "accuracy there is paired with the SGD point's by seed and judged by the book's gain rule "
+                 "a gradient-trained point outside the one-shot front's seconds on any seed is not compared); the "
+                 "one-shot accuracy there is paired with that point's by seed and judged by the book's gain rule "
                  "(a gain when the mean paired difference exceeds 2 sd of the paired differences, and, with the "
                  "test-set sampling error, 2 sampling errors of a difference; 3 seeds at least). The one-shot "
-                 "model is more accurate below the last of the leading run of gains (SGD points ordered by "
-                 "seconds), SGD above the first of the trailing run of losses")
+                 "model is more accurate below the last of the leading run of gains (the gradient-trained points "
+                 "ordered by seconds), the recipe above the first of the trailing run of losses")
 
 
 # ----------------------------------------------------------------------------- the declared points
@@ -720,7 +720,7 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
     result["sentence"] = crossing_sentence(result, one_shot, outside)
     result["brief"] = crossing_sentence(result, one_shot, ())      # the summaries' form: without the points left out
     if elsewhere:
-        result["sentence"] += (f" SGD at {', '.join(p['label'] for p in elsewhere)} is not compared: no seed measured "
+        result["sentence"] += (f" The recipe at {', '.join(p['label'] for p in elsewhere)} is not compared: no seed measured "
                                f"{'that point' if len(elsewhere) == 1 else 'those points'} and the one-shot front "
                                "on one machine.")
     return result
@@ -731,38 +731,43 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
     comparisons = result["comparisons"]
     ends = ""
     if outside:
-        span = [_mean(p["seconds"]) for p in one_shot]
-        ends = (f" SGD at {', '.join(p['label'] for p in outside)} "
+        seeds = sorted({s for p in one_shot for s in p["seconds"]})
+        lows = [min(p["seconds"][s] for p in one_shot if s in p["seconds"]) for s in seeds]
+        highs = [max(p["seconds"][s] for p in one_shot if s in p["seconds"]) for s in seeds]
+        ends = (f" The recipe at {', '.join(p['label'] for p in outside)} "
                 f"({', '.join(_seconds_text(_mean(p['seconds'])) for p in outside)}) "
-                f"{'lies' if len(outside) == 1 else 'lie'} outside the one-shot front's seconds"
-                + (f" ({_seconds_text(min(span))} to {_seconds_text(max(span))})" if span else "")
+                f"{'lies' if len(outside) == 1 else 'lie'} outside the one-shot front's seconds on at least one seed"
+                + (f" (the seed whose front is narrowest at each end: from {_seconds_text(max(lows))} to "
+                   f"{_seconds_text(min(highs))})" if seeds else "")
                 + " and " + ("is" if len(outside) == 1 else "are") + " not compared.")
     if not one_shot:
         return "The one-shot front has no point yet: the fronts are not compared."
     if not comparisons:
-        return ("No SGD point lies within the one-shot front's seconds: the fronts are not compared at equal "
+        return ("No point of the recipe lies within the one-shot front's seconds: the fronts are not compared at equal "
                 "seconds." + ends)
     outcomes = [c["outcome"] for c in comparisons]
     first, last = _seconds_text(comparisons[0]["seconds"]), _seconds_text(comparisons[-1]["seconds"])
     at = "at equal training seconds on the same machine, by the book's gain rule"
     if set(outcomes) == {"gain"}:
-        return (f"The one-shot model is more accurate than SGD at every compared budget ({first} to {last}), {at}; "
-                f"SGD is more accurate at none." + ends)
+        return (f"The one-shot model is more accurate than the gradient-trained recipe at every compared budget "
+                f"({first} to {last}), {at}; the recipe is more accurate at none." + ends)
     if set(outcomes) == {"loss"}:
-        return (f"SGD is more accurate than the one-shot model at every compared budget ({first} to {last}), {at}; "
+        return (f"The gradient-trained recipe is more accurate than the one-shot model at every compared budget "
+                f"({first} to {last}), {at}; "
                 f"the one-shot model is more accurate at none." + ends)
     lead = next(i for i, o in enumerate(outcomes) if o != "gain")
     trail = len(outcomes) - next(i for i, o in enumerate(reversed(outcomes)) if o != "loss")
     if any(o != "no gain shown" for o in outcomes[lead:trail]):
         return (f"Compared {at} from {first} to {last}, the fronts do not divide into a range where the one-shot "
-                f"model is more accurate below one where SGD is: " +
+                f"model is more accurate below one where the recipe is: " +
                 ", ".join(f"at {_seconds_text(c['seconds'])} {OUTCOME_WORDS[c['outcome']]}" for c in comparisons)
                 + "." + ends)
     up_to, sgd_from = result["one_shot_up_to"], result["sgd_from"]
-    parts = [f"the one-shot model is more accurate than SGD up to {_seconds_text(up_to)}" if up_to is not None
-             else "the one-shot model is more accurate than SGD at no compared budget",
-             f"SGD is more accurate from {_seconds_text(sgd_from)} on" if sgd_from is not None
-             else "SGD is more accurate at no compared budget"]
+    parts = [f"the one-shot model is more accurate than the gradient-trained recipe up to {_seconds_text(up_to)}"
+             if up_to is not None else
+             "the one-shot model is more accurate than the gradient-trained recipe at no compared budget",
+             f"the recipe is more accurate from {_seconds_text(sgd_from)} on" if sgd_from is not None
+             else "the recipe is more accurate at no compared budget"]
     between = comparisons[lead:trail]
     tail = ""
     if between:

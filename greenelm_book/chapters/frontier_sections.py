@@ -36,7 +36,7 @@ from ..paper import DATASET_NAMES
 from ..report import duration_text, judge_qualitative, spread_text, thousands
 from . import frontier_budget as fb
 from .frontier import grid_history
-from .frontier_budget import accuracy_cell, gain_with_sampling, repo_path
+from .frontier_budget import CROSSING_RULE, accuracy_cell, gain_with_sampling, repo_path
 from .frontier_halving import HALVING_DIR, HALVING_PARAMS, load_halving
 from .frontier_protocol import _read_ledger, configuration_key, seed_record_path
 from .frontier_records import VARIANT_WORDS, candidate_text
@@ -617,7 +617,7 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     name, planned = DATASET_NAMES.get(dataset, dataset), len(spec["seeds"])
     measured = {configuration_key(p["point"]): len(p["seeds"]) for p in fronts_of["one_shot"] + fronts_of["sgd"]}
     parts = []
-    for key, family in (("one_shot", "the one-shot front"), ("sgd", "the SGD front")):
+    for key, family in (("one_shot", "the one-shot front"), ("sgd", "the recipe's front")):
         declared = spec["datasets"][dataset][key]
         done = [(fb.point_label(p), measured[configuration_key(p)]) for p in declared if configuration_key(p) in measured]
         said = f"{family} {len(done)} of its {len(declared)} declared points"
@@ -678,7 +678,7 @@ def gpu_refit_agreement(fronts_by_dataset: Mapping, halving_dir: str | Path) -> 
     """The GPU's refit of each seed's pick on every training row (the one-shot point "N = all, K = the pick's")
     against the halving protocol's refit of the same pick on the CPU (its record's test accuracy): the same model
     computed on other hardware, so the two should agree to rounding; "" where no seed has both."""
-    gaps = []
+    gaps, per_dataset = [], {}
     for dataset, fronts_of in fronts_by_dataset.items():
         for entry in fronts_of["one_shot"]:
             if entry["point"]["n_train"] is not None or entry["point"]["n_patches"] is not None:
@@ -687,10 +687,12 @@ def gpu_refit_agreement(fronts_by_dataset: Mapping, halving_dir: str | Path) -> 
                 path = seed_record_path(repo_path(halving_dir), dataset, seed)
                 if path.is_file():
                     gaps.append(abs(accuracy - float(json.loads(path.read_text(encoding="utf-8"))["test_accuracy"])))
+                    per_dataset[DATASET_NAMES.get(dataset, dataset)] = per_dataset.get(DATASET_NAMES.get(dataset, dataset), 0) + 1
     if not gaps:
         return ""
+    counted = ", ".join(f"{name} {n}" for name, n in per_dataset.items())
     return (f"The GPU's refit of each seed's pick on every training row scores within {max(gaps):.2f} points of the "
-            f"halving protocol's refit of that pick on a CPU ({len(gaps)} seed{'' if len(gaps) == 1 else 's'}): the same model, computed "
+            f"halving protocol's refit of that pick on a CPU ({len(gaps)} seed{'' if len(gaps) == 1 else 's'}: {counted}): the same model, computed "
             "in another order on other hardware.")
 
 
@@ -709,16 +711,20 @@ def gpu_fronts_note(fronts_by_dataset: Mapping, gpu_dir: str | Path) -> str:
             none.append(name)
     hosts = sorted({h for f in fronts_by_dataset.values() for p in f["one_shot"] + f["sgd"]
                     for h in p.get("hosts", {}).values() if h})
+    days = sorted({str(d)[:10] for f in fronts_by_dataset.values() for p in f["one_shot"] + f["sgd"]
+                   for d in p.get("measured", {}).values() if d})
     if not parts:
         return "No point has been measured on a GPU yet."
-    said = (f"Measured on {' and '.join(hosts) if hosts else 'a GPU its records do not name'}: "
+    when = "" if not days else f" on {days[0]}" if len(days) == 1 else f" from {days[0]} to {days[-1]}"
+    said = (f"Measured on {' and '.join(hosts) if hosts else 'a GPU its records do not name'}{when}: "
             + ", ".join(parts) + (f"; {' and '.join(none)} none yet." if none else "."))
     paths_file = repo_path(gpu_dir) / KERNEL_PATHS
     if paths_file.is_file():
         paths = json.loads(paths_file.read_text(encoding="utf-8"))["paths"]
         counts = [f"{len(records)} with {path}" for path, records in paths.items() if records]
         if len(counts) > 1:
-            said += (f" The one-shot points came from {len(counts)} runs between which the library's GPU path "
+            said += (f" The one-shot points were measured by {len(counts)} invocations of the command, between which "
+                     "the library's GPU path "
                      "changed, after 60,000-row kernels did not factorise on the GPU (those fits failed before any "
                      "test read, and ran again): " + "; ".join(counts[:-1]) + f"; and {counts[-1]}, the library's "
                      f"path now; `{Path(gpu_dir).as_posix()}/{KERNEL_PATHS}` lists each record's.")
@@ -736,7 +742,7 @@ def fronts_figure(dataset: str, fronts_of: Mapping):
                           machine="one GPU" if fronts_of.get("on_gpu") else "two CPU cores")
 
 
-__all__ = ["DATASETS", "KERNEL_PATHS", "LEDGER", "gpu_fronts_note", "gpu_refit_agreement", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",
+__all__ = ["CROSSING_RULE", "DATASETS", "KERNEL_PATHS", "LEDGER", "gpu_fronts_note", "gpu_refit_agreement", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",
            "fronts_figure", "fronts_progress", "fronts_ready", "fronts_status", "fronts_text", "grid_values", "halving_records",
            "halving_seeds_table", "halving_sentence", "started_loads", "ledger_sentence", "limit_verdict", "load_budget_params",
            "grid_size_sentence", "load_halving_params", "load_sources", "protocols_gain", "protocols_table", "published", "record_fronts",

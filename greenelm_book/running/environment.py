@@ -141,7 +141,8 @@ def timing_host_records(source_dir: Path, toc=None) -> list[dict | None]:
 
 
 #: the fields that identify a host (:func:`greenelm_book.store.results.same_host`), in words
-HOST_FIELDS = {"cpu": "CPU models", "cores": "core counts", "kernel": "kernels", "blas": "BLAS builds"}
+HOST_FIELDS = {"cpu": "processor models (a GPU's host named as \"<GPU> GPU on <CPU>\")", "cores": "core counts",
+               "kernel": "kernels", "blas": "BLAS builds"}
 
 
 def execution_sentence(machines: list[str], hosts: list[dict | None]) -> str:

@@ -73,6 +73,28 @@ def gpu_measurement(results: dict) -> dict | None:
             "numpy_over_gpu": None if numpy is None else numpy / median["listing3", "torch-cuda"]}
 
 
+def gpu_fronts(results: dict) -> dict | None:
+    """The frontier's accuracy-against-seconds points measured on a GPU (its ``<dataset>/budget-gpu/...``
+    results): {"datasets" (names, in the order stored), "runs" (point × seed), "host" (the GPU and its host,
+    as recorded), "measured" (first and last day)}; None when the store has none."""
+    from ..paper import DATASET_NAMES
+
+    datasets, runs, hosts, days = [], 0, set(), set()
+    for key, (_, result) in results.items():
+        m = re.fullmatch(r"([\w-]+)/budget-gpu/[^/]+/train-seconds", key)
+        if not m:
+            continue
+        if DATASET_NAMES.get(m.group(1), m.group(1)) not in datasets:
+            datasets.append(DATASET_NAMES.get(m.group(1), m.group(1)))
+        runs += len(result["values"])
+        hosts.update(h for h in result["setting"].get("hosts", []) if h)
+        days.update(str(d)[:10] for d in result["setting"].get("measured", []) if d)
+    if not datasets:
+        return None
+    return {"datasets": datasets, "runs": runs, "host": "; ".join(sorted(hosts)) or "a GPU its records do not name",
+            "measured": " to ".join(sorted({min(days), max(days)})) if days else "a day not recorded"}
+
+
 def _setting(results: dict, key: str, field: str, default=None):
     found = results.get(key)
     return default if found is None else found[1]["setting"].get(field, default)
@@ -213,13 +235,20 @@ def _gpu_text(results: dict) -> tuple[str, str]:
     """The GPU row's "This book" cell, and the paragraph under the table."""
     gpu = gpu_measurement(results)
     unmeasured = _unmeasured_on_gpu(gpu_benchmark_fits())
+    fronts = gpu_fronts(results)
+    fronts_text = "" if fronts is None else (
+        f"The frontier chapter's accuracy-against-seconds points were measured a second time on one GPU "
+        f"({fronts['host']}, {fronts['measured']}): {fronts['runs']} runs on {' and '.join(fronts['datasets'])}, "
+        "both families there; the gain rule compares GPU seconds with GPU seconds only, never with the CPU's. ")
+    fronts_cell = "" if fronts is None else f"the frontier's fronts on {' and '.join(fronts['datasets'])}; "
     if gpu is None:
-        return "none", "**GPU.** Table V's CUDA row is not measured. " + unmeasured
+        return (fronts_cell.removesuffix("; ") or "none",
+                "**GPU.** " + fronts_text + "Table V's CUDA row is not measured. " + unmeasured)
     faster = ("" if gpu["numpy_over_gpu"] is None else
               f"; NumPy on the same host ({gpu['host']}) takes {gpu['numpy_over_gpu']:.0f}× as long for listing 3")
-    return (f"none for the chapters; Table V's update once on an {gpu['gpu']}",
-            f"**GPU.** Every chapter ran on the CPU. Table V's streaming update was re-measured once on an "
-            f"{gpu['gpu']} lent to the project for one session ({gpu['measured']}), on random features at the "
+    return (f"{fronts_cell or 'none for the chapters; '}Table V's update once on an {gpu['gpu']}",
+            f"**GPU.** {fronts_text}{'Everything else' if fronts else 'Every chapter'} ran on the CPU. Table V's "
+            f"streaming update was re-measured on an {gpu['gpu']} ({gpu['measured']}), on random features at the "
             f"paper's d = {gpu['d']:,} and B = {gpu['B']}, {gpu['runs']} batches: a median "
             f"{gpu['listing3_ms']:.2f} ms per update for listing 3 and {gpu['ours_ms']:.2f} ms for the book's "
             f"update{faster}. The streaming chapter shows these seconds; they come from another machine and "
@@ -298,7 +327,9 @@ def deviations_markdown(directory: str | Path) -> str:
             ("Machine", "Intel i7 CPU (Tables II, VI), \"workstation CPU\" (Table V), unstated elsewhere",
              machine_text(directory), "timings: another machine; only same-run ratios are compared"),
             ("GPU", "an NVIDIA GPU (Table V)", gpu_book,
-             "not measured" if gpu_book == "none" else "GPU seconds shown, not judged (below)"),
+             "not measured" if gpu_book == "none" else
+             "GPU seconds judged against GPU seconds only (the frontier's fronts); Table V's shown, not judged"
+             if "frontier" in gpu_book else "GPU seconds shown, not judged (below)"),
             ("Runs", "one per setting", f"{_seeds(results, pinv)} in most chapters (NumPy PCG64)",
              "verdicts over seeds"),
             ("Data", "torchvision downloads; Fashion-MNIST's source not named",
