@@ -592,3 +592,18 @@ def test_the_gpus_refit_is_set_beside_the_protocols_refit_of_the_same_pick(tmp_p
     assert said.startswith("The GPU's refit of each seed's pick on every training row scores within 0.03 points")
     assert "(1 seed: MNIST 1)" in said
     assert fs.gpu_refit_agreement({"mnist": {"one_shot": [smaller], "sgd": []}}, halving) == ""
+
+
+def test_a_point_borrowed_from_a_record_naming_no_machine_is_said_to_be_measured_again(setup):
+    from greenelm_book.chapters import frontier_sections as fs
+
+    out, params, records = setup
+    records.mkdir()
+    fp.seed_record_path(records, "mnist", 1).write_text(json.dumps(
+        {"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0}, "test_accuracy": 99.0,
+         "n_test": 20, "subset": None}))                    # the protocol's refit, its record naming no host
+    got = fb.fronts("mnist", out, params)
+    (refit,) = got["one_shot"]
+    assert refit["hosts"] == {1: None} and 1 in refit["read_from"]
+    text = fs.fronts_status("mnist", got, fs.load_budget_params(params))
+    assert "is measured again on its seed's machine by the fronts' command, not read" in text

@@ -552,6 +552,7 @@ def test_fronts_measured_on_two_machines_are_not_compared(budget):
     path.write_text(json.dumps({k: v for k, v in record.items() if k != "machine"}))
     unnamed = fs.fronts_text("mnist", fs.budget_fronts("mnist", out, params, halving_dir), spec)
     assert "1 has a record naming no machine)" in unnamed and "name two machines" not in unnamed    # not measured here yet: no conflict
+    assert "measured again on its seed's machine" not in unnamed        # the point's own record: not re-measured
     # the figure draws points, not joined fronts, and says why (a fresh reader: it "connects what the text
     # refuses to compare")
     import matplotlib.pyplot as plt

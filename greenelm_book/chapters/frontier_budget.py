@@ -656,6 +656,8 @@ def front(records: Sequence[Mapping], family: str) -> list[dict]:
         entry["seconds"][seed], entry["accuracy"][seed] = float(record["seconds"]), float(record["test_accuracy"])
         entry["hosts"][seed] = record_host(record)
         entry["measured"][seed] = str(record.get("started_at") or "")
+        if record.get("measured_by"):       # read from another run's record (measured_elsewhere)
+            entry.setdefault("read_from", {})[seed] = str(record["measured_by"])
         entry["seeds"] = sorted(entry["seconds"])
     return by_mean_seconds(points.values())
 

@@ -635,6 +635,11 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
         said += (" (of the runs so far, " + "; ".join(
             f"{n} {'were' if n > 1 else 'was'} measured on {host}" if host else
             f"{n} {'have records' if n > 1 else 'has a record'} naming no machine" for host, n in hosts.items()) + ")")
+    borrowed = any(entry.get("hosts", {}).get(seed) is None and seed in entry.get("read_from", {})
+                   for entry in fronts_of["one_shot"] + fronts_of["sgd"] for seed in entry["seeds"])
+    if borrowed:
+        said += ("; a point read from a record that names no machine (a recipe's published run, the protocol's "
+                 "own refit) is measured again on its seed's machine by the fronts' command, not read")
     named = fb.hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
     mixed = sorted(seed for seed, hosts in named.items() if len(hosts - {None}) > 1)
     if mixed:
