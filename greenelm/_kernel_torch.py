@@ -11,13 +11,12 @@ a GPU's float64 runs near its float32 rate). The model's arrays stay NumPy (the 
 back to the host), so a model fitted on a GPU is saved, loaded and compared as any other.
 
 Each kernel value is computed in float64 (the products, the arc-cosine) and stored in float32, where the
-NumPy path computes in float32: the two kernels agree to float32 rounding, not bit for bit. TF32 is not used: every product runs
-under ``torch.backends.cuda.matmul.allow_tf32 = False`` (restored after).
+NumPy path computes in float32: the two kernels agree to float32 rounding, not bit for bit. Every product on
+the device is a float64 one, so TF32 (a float32 setting) never enters.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 
@@ -26,22 +25,9 @@ import numpy as np
 from .features import row_chunks
 
 
-@contextlib.contextmanager
-def _full_float32():
-    """Float32 products in full precision on CUDA (no TF32) for the block, the setting restored after."""
-    import torch
-
-    before = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False
-    try:
-        yield
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = before
-
-
 def _arccos_(products, norms_a, norms_b):
-    """In place: inner products x̃ᵀz̃ (n, m) float32 → K(x, z) = |x||z| (sin θ + (π − θ) cos θ) / (2π),
-    given ‖x̃‖ (n,) and ‖z̃‖ (m,) float64 (their outer product rounded to float32, as the NumPy path)."""
+    """In place: inner products x̃ᵀz̃ (n, m) → K(x, z) = |x||z| (sin θ + (π − θ) cos θ) / (2π), given
+    ‖x̃‖ (n,) and ‖z̃‖ (m,) float64 (their outer product in the products' dtype)."""
     import torch
 
     scale = torch.outer(norms_a, norms_b).to(products.dtype)
@@ -53,9 +39,9 @@ def _arccos_(products, norms_a, norms_b):
 
 
 def averaged_block(rows_of, cols_of, row_norms, col_norms, depth: int = 1):
-    """``mean over views a, b of K(rows_of[a], cols_of[b])`` (n, m) float32 on the views' device, from
-    σ_w-scaled float32 views (tensors) and their augmented norms (float64 tensors); K composed ``depth``
-    times (the torch twin of :func:`greenelm.kernels._averaged_block`)."""
+    """``mean over views a, b of K(rows_of[a], cols_of[b])`` (n, m) on the views' device, in their dtype
+    (float64, :func:`to_device`), from σ_w-scaled views (tensors) and their augmented norms (float64 tensors);
+    K composed ``depth`` times (the torch twin of :func:`greenelm.kernels._averaged_block`)."""
     total = None
     for a, rows in enumerate(rows_of):
         for b, cols in enumerate(cols_of):
@@ -104,46 +90,45 @@ def fit_on_device(train_views: list, norms: list, Y: np.ndarray, jitter, fit_row
     last tried), "attempts", "validation_scores" (or None), "seconds" {"kernel", "fit"}}."""
     import torch
 
-    with _full_float32():
-        clock = [time.perf_counter()]
-        views, view_norms = to_device(train_views, norms, device)
-        columns, column_norms = (views[:1], view_norms[:1]) if symmetric else (views, view_norms)
-        n = len(Y)
-        kernel = torch.empty((n, n), dtype=torch.float32, device=device)
-        for rows in row_chunks(n, block_rows):
-            kernel[rows] = averaged_block([view[rows] for view in views], columns,
-                                          [norm[rows] for norm in view_norms], column_norms, depth)
-        del views, columns
-        if kernel.device.type == "cuda":
-            torch.cuda.synchronize(kernel.device)
-        clock.append(time.perf_counter())
-        targets = torch.as_tensor(Y, device=device)
-        validation_scores = None
-        if isinstance(jitter, list):
-            fit = torch.as_tensor(fit_rows, device=device)
-            held = torch.as_tensor(validation_rows, device=device)
-            block = kernel.index_select(0, fit).index_select(1, fit)
-            across = kernel.index_select(0, held).index_select(1, fit).double()
-            validation_scores = []
-            for value in jitter:
-                coef, _ = _solve(block, targets.index_select(0, fit), value)
-                validation_scores.append(None if coef is None else
-                                         float(score((across @ coef.double()).cpu().numpy(), Y[validation_rows])))
-            del block, across
-            if all(s is None for s in validation_scores):
-                raise np.linalg.LinAlgError(f"no jitter of {jitter} factorised the kernel of the {len(fit_rows)} "
-                                            "fitted rows")
-            jitter = max((s, j) for s, j in zip(validation_scores, jitter) if s is not None)[1]
-            attempts = 1
-        for used in range(1, attempts + 1):
-            if used > 1:
-                jitter *= 10
-            coef, mu = _solve(kernel, targets, jitter)
-            if coef is not None:
-                break
-        del kernel
-        coef = None if coef is None else coef.cpu().numpy()
-        clock.append(time.perf_counter())
+    clock = [time.perf_counter()]
+    views, view_norms = to_device(train_views, norms, device)
+    columns, column_norms = (views[:1], view_norms[:1]) if symmetric else (views, view_norms)
+    n = len(Y)
+    kernel = torch.empty((n, n), dtype=torch.float32, device=device)
+    for rows in row_chunks(n, block_rows):
+        kernel[rows] = averaged_block([view[rows] for view in views], columns,
+                                      [norm[rows] for norm in view_norms], column_norms, depth)
+    del views, columns
+    if kernel.device.type == "cuda":
+        torch.cuda.synchronize(kernel.device)
+    clock.append(time.perf_counter())
+    targets = torch.as_tensor(Y, device=device)
+    validation_scores = None
+    if isinstance(jitter, list):
+        fit = torch.as_tensor(fit_rows, device=device)
+        held = torch.as_tensor(validation_rows, device=device)
+        block = kernel.index_select(0, fit).index_select(1, fit)
+        across = kernel.index_select(0, held).index_select(1, fit).double()
+        validation_scores = []
+        for value in jitter:
+            coef, _ = _solve(block, targets.index_select(0, fit), value)
+            validation_scores.append(None if coef is None else
+                                     float(score((across @ coef.double()).cpu().numpy(), Y[validation_rows])))
+        del block, across
+        if all(s is None for s in validation_scores):
+            raise np.linalg.LinAlgError(f"no jitter of {jitter} factorised the kernel of the {len(fit_rows)} "
+                                        "fitted rows")
+        jitter = max((s, j) for s, j in zip(validation_scores, jitter) if s is not None)[1]
+        attempts = 1
+    for used in range(1, attempts + 1):
+        if used > 1:
+            jitter *= 10
+        coef, mu = _solve(kernel, targets, jitter)
+        if coef is not None:
+            break
+    del kernel
+    coef = None if coef is None else coef.cpu().numpy()
+    clock.append(time.perf_counter())
     return {"coef": coef, "mu": mu, "jitter": float(jitter), "attempts": used,
             "validation_scores": validation_scores, "seconds": dict(zip(["kernel", "fit"], np.diff(clock).tolist()))}
 
@@ -151,15 +136,15 @@ def fit_on_device(train_views: list, norms: list, Y: np.ndarray, jitter, fit_row
 def scores_on_device(test_views: list, train_views, test_norms: list, train_norms, coef: np.ndarray, depth: int,
                      device, score_columns: int) -> np.ndarray:
     """``K̄(test, train) A`` (m, k) float64 NumPy for one block of σ_w-scaled test views (V NumPy (m, D')
-    float32) against the training views (tensors on ``device``, with their norms; the first only when
-    symmetric), the products summed in float64 over ``score_columns`` columns at a time."""
+    float32) against the training views (float64 tensors on ``device``, :func:`to_device`, with their norms;
+    the first only when symmetric): the block of the test kernel in float64, its products with A summed over
+    ``score_columns`` columns at a time."""
     import torch
 
-    with _full_float32():
-        views, norms = to_device(test_views, test_norms, device)
-        kernel = averaged_block(views, train_views, norms, train_norms, depth)
-        coef = torch.as_tensor(coef, device=device).double()
-        scores = torch.zeros((kernel.shape[0], coef.shape[1]), dtype=torch.float64, device=device)
-        for columns in row_chunks(kernel.shape[1], score_columns):
-            scores += kernel[:, columns].double() @ coef[columns]
-        return scores.cpu().numpy()
+    views, norms = to_device(test_views, test_norms, device)
+    kernel = averaged_block(views, train_views, norms, train_norms, depth)     # float64, as the views
+    coef = torch.as_tensor(coef, device=device).double()
+    scores = torch.zeros((kernel.shape[0], coef.shape[1]), dtype=torch.float64, device=device)
+    for columns in row_chunks(kernel.shape[1], score_columns):
+        scores += kernel[:, columns] @ coef[columns]
+    return scores.cpu().numpy()

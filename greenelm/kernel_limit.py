@@ -245,9 +245,9 @@ def device_fit_memory(n_rows: int, width: int, n_views: int, n_outputs: int, blo
               f"({m:,} × N, with the arc-cosine's temporaries; float64 on the device)": 8 * v * n * int(width) + 64 * m * n,
               "the factorisation (the system and its Cholesky factor, N × N float64 each)": 16 * n * n}
     if n_fit:
-        stages[f"the held-out choice (the {int(n_fit):,} fitted rows' block and its factor, {int(n_fit):,}² "
-               f"float32 and float64, and the {int(n_validation):,} held-out rows' block in float64)"] = (
-                   12 * int(n_fit) ** 2 + 8 * int(n_validation) * int(n_fit))
+        stages[f"the held-out choice (the {int(n_fit):,} fitted rows' block in float32, its float64 copy and "
+               f"factor, {int(n_fit):,}² each, and the {int(n_validation):,} held-out rows' block in float64)"] = (
+                   20 * int(n_fit) ** 2 + 8 * int(n_validation) * int(n_fit))
     largest = max(stages, key=stages.get)
     parts[largest] = stages[largest]
     return parts
@@ -482,9 +482,10 @@ class _KernelLimitBase(BaseEstimator):
                        f"{type(self).__name__}.predict on {len(X):,} rows", hint="predict fewer rows at a time")
         if self.device is not None:         # the training rows and a block of the test kernel on the device
             m = min(block_rows, len(X))
-            require_memory({f"the training rows ({len(self.X_fit_)} × N × {width:,} float32, N = {n:,})":
-                                self.X_fit_.nbytes,
-                            f"a block of the test kernel ({m:,} × N, with the arc-cosine's temporaries)": 32 * m * n},
+            require_memory({f"the training rows ({len(self.X_fit_)} × N × {width:,} float64 on the device, N = {n:,})":
+                                2 * self.X_fit_.nbytes,
+                            f"a block of the test kernel ({m:,} × N float64, with the arc-cosine's temporaries)":
+                                64 * m * n},
                            f"{type(self).__name__}.predict on {self.device}", device=self.device,
                            hint="predict fewer rows at a time (block_rows)")
         sigma = np.float32(weight_sigma(params["weight_scale"], width))
@@ -627,7 +628,7 @@ _PARAMETERS = """    Parameters
         the host's passed). The
         views run on the host either way and the fitted arrays stay NumPy, so a model fitted on a GPU saves,
         loads and predicts anywhere (``load_model(path, device=None)``). The two paths' kernels agree to
-        float32 rounding (GEMMs sum in another order; TF32 is never used).
+        float32 rounding (the device computes each value in float64 before storing it in float32).
     validation_size : float or int, default=0.2
         Held-out training rows for a list of jitters (a fraction, rounded up, or a count).
     fit_size : float, int or None, default=None

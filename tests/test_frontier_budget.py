@@ -583,7 +583,9 @@ def test_the_gpus_refit_is_set_beside_the_protocols_refit_of_the_same_pick(tmp_p
 
     halving = tmp_path / "halving"
     halving.mkdir()
-    fp.seed_record_path(halving, "mnist", 0).write_text(json.dumps({"test_accuracy": 99.47}))
+    fp.seed_record_path(halving, "mnist", 0).write_text(json.dumps(
+        {"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0}, "test_accuracy": 99.47,
+         "n_test": 10_000, "subset": None}))
     refit = fb.front_entry({"family": "one-shot", "pick_of": "frontier_halving", "n_train": None, "n_patches": None},
                            "N = all", 10_000, seconds={0: 8.0, 1: 8.1}, accuracy={0: 99.44, 1: 99.5})
     smaller = fb.front_entry({"family": "one-shot", "pick_of": "frontier_halving", "n_train": 2500, "n_patches": 128},

@@ -453,12 +453,12 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     load_started = load_average()
     clock = time.perf_counter()
     record = {"dataset": dataset, "seed": int(seed), "point": point, "subset": subset}
+    on_device = {} if device is None else {"device": device}      # builders and trainers without one keep working
     if pick is not None:
         settings = one_shot_settings(point, pick["pick"])
         rows = training_rows(len(y_train), point["n_train"], seed)
         began = time.perf_counter()
-        model = (build(Candidate.from_dict(settings), tuple(IMAGE_SHAPES[dataset][0]), int(seed)) if device is None
-                 else build(Candidate.from_dict(settings), tuple(IMAGE_SHAPES[dataset][0]), int(seed), device=device))
+        model = build(Candidate.from_dict(settings), tuple(IMAGE_SHAPES[dataset][0]), int(seed), **on_device)
         _sync(device)
         model.fit(X_train[rows], y_train[rows])
         _sync(device)
@@ -471,8 +471,7 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     else:
         labels = gate.release(dataset, int(seed), point, kind="fixed")
         result = (train or _recipe_trainer(point["model"]))(X_train, y_train, X_test, labels, seed=int(seed),
-                                                             epochs=point["epochs"],
-                                                             **({} if device is None else {"device": device}))
+                                                             epochs=point["epochs"], **on_device)
         result = {k: v for k, v in result.items() if k != "model"}
         record.update(settings={"model": point["model"], "epochs": point["epochs"]}, n_train=int(len(y_train)),
                       seconds=float(result["seconds"]), scoring_seconds=result.get("eval_seconds"),

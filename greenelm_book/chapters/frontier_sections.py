@@ -38,7 +38,7 @@ from . import frontier_budget as fb
 from .frontier import grid_history
 from .frontier_budget import CROSSING_RULE, accuracy_cell, gain_with_sampling, repo_path
 from .frontier_halving import HALVING_DIR, HALVING_PARAMS, load_halving
-from .frontier_protocol import _read_ledger, configuration_key, seed_record_path
+from .frontier_protocol import _read_ledger, configuration_key
 from .frontier_records import VARIANT_WORDS, candidate_text
 
 #: the datasets in the page's order
@@ -564,7 +564,7 @@ def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Pat
 
     here = {(configuration_key(r["point"]), int(r["seed"])) for r in fb.load_points(dataset, repo_path(budget_dir))}
     on_gpu = bool(fronts_of.get("on_gpu"))
-    folder = "book/frontier_budget_gpu" if on_gpu else "book/frontier_budget"     # the committed folders' names
+    folder = f"book/{(fb.BUDGET_GPU_DIR if on_gpu else fb.BUDGET_DIR).name}"     # the committed folder's name
     out = {}
     for entry in fronts_of["one_shot"] + fronts_of["sgd"]:
         key, seeds = configuration_key(entry["point"]), entry["seeds"]
@@ -683,16 +683,14 @@ def gpu_refit_agreement(fronts_by_dataset: Mapping, halving_dir: str | Path) -> 
     """The GPU's refit of each seed's pick on every training row (the one-shot point "N = all, K = the pick's")
     against the halving protocol's refit of the same pick on the CPU (its record's test accuracy): the same model
     computed on other hardware, so the two should agree to rounding; "" where no seed has both."""
-    gaps, per_dataset = [], {}
+    gaps, per_dataset = [], Counter()
     for dataset, fronts_of in fronts_by_dataset.items():
         for entry in fronts_of["one_shot"]:
-            if entry["point"]["n_train"] is not None or entry["point"]["n_patches"] is not None:
-                continue
             for seed, accuracy in entry["accuracy"].items():
-                path = seed_record_path(repo_path(halving_dir), dataset, seed)
-                if path.is_file():
-                    gaps.append(abs(accuracy - float(json.loads(path.read_text(encoding="utf-8"))["test_accuracy"])))
-                    per_dataset[DATASET_NAMES.get(dataset, dataset)] = per_dataset.get(DATASET_NAMES.get(dataset, dataset), 0) + 1
+                refit = fb.pick_refit_point(dataset, entry["point"], seed, repo_path(halving_dir))
+                if refit is not None:           # the point is the pick's own refit, and that seed's protocol ran
+                    gaps.append(abs(accuracy - refit["test_accuracy"]))
+                    per_dataset[DATASET_NAMES.get(dataset, dataset)] += 1
     if not gaps:
         return ""
     counted = ", ".join(f"{name} {n}" for name, n in per_dataset.items())
