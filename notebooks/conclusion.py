@@ -14,8 +14,8 @@
 # # Conclusion
 #
 # What re-measuring the paper {cite}`silva2026greenelm` adds up to. Every number is read from the
-# results store or the paper's printed values; every verdict, in italics, is the
-# {doc}`scorecard <scorecard>`'s judgement of that claim.
+# results store or the paper's printed values; every italic verdict is the
+# {doc}`scorecard <scorecard>`'s.
 
 # %% tags=["parameters", "remove-cell"]
 profile = "smoke"
@@ -139,7 +139,7 @@ glue_findings(reproduces_words(found, card))
 # ## Where the paper disagrees with itself
 #
 # - **One fit, two timings.** Table IV times the same MNIST fit {glue:text}`t4_over_t1:.0f` times longer than
-#   Table I, and it scores {glue:text}`t1_pinv_acc:.2f` % in one, {glue:text}`t4_pinv_acc:.2f` % in the other.
+#   Table I; it scores {glue:text}`t1_pinv_acc:.2f` % in one, {glue:text}`t4_pinv_acc:.2f` % in the other.
 # - **Two baselines each.** The MNIST SGD model scores {glue:text}`sgd_table:.2f` % in Table I and
 #   {glue:text}`sgd_figure:g` % as the scaling figure's dashed line; the CIFAR-10 CNN
 #   {glue:text}`cnn_table:g` % in Table VI and {glue:text}`cnn_figure:g` % in the figure.
@@ -166,6 +166,6 @@ glue_findings(reproduces_words(found, card))
 # - **Scale-out.** The fit map-reduced by Dask to {glue:text}`dask_n` rows: CPU time grows as
 #   $N^p$ with $p$ = {glue:text}`dask_exponent:.2f` (*{glue:text}`verdict_total_cost_linear_in_n`*), each worker's peak memory is
 #   {glue:text}`dask_peak_text`,
-#   and the readout equals the single-machine one to rounding ({doc}`scale-out <scale_out>`).
+#   and {glue:text}`dask_equal_text` ({doc}`scale-out <scale_out>`).
 # - **A model file that stores the seed instead of $W$** (*{glue:text}`verdict_w1_from_seed_storage`*;
 #   {doc}`hardware <hardware>`).

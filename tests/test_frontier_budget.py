@@ -328,7 +328,7 @@ def test_no_crossing_either_way_and_points_outside_the_front():
     assert result["outside"] == ["sgd 0", "sgd 3"] and result["sgd_from"] is None
     assert result["sentence"].startswith("The one-shot model is more accurate than the gradient-trained recipe at every compared budget "
                                          "(50 s to 505 s)")
-    assert ("The recipe at sgd 0, sgd 3 (5.0 s, 20,200 s) lie outside the one-shot front's seconds on at least one "
+    assert ("The recipe's points at sgd 0 and sgd 3 (5.0 s, 20,200 s) lie outside the one-shot front's seconds on at least one "
             "seed (the seed whose front is narrowest at each end: from 10 s to 10,000 s)") in result["sentence"]
     better = make_front("sgd", [20, 200, 2000], [99.0, 99.3, 99.6], jitter=0.02)
     assert fb.crossing(ONE_SHOT, better)["sentence"].startswith(
@@ -450,7 +450,7 @@ def test_a_datasets_fronts_and_marker_are_read_from_the_committed_records(setup)
     said = fb.answer(got)
     # the pick's refit was read from the protocol's record, which names no machine: no seed shares one
     assert said["other_machine"] == ["1 epoch"] and said["comparisons"] == [] and said["outside"] == []
-    assert said["sentence"].endswith("The recipe at 1 epoch is not compared: no seed measured that point and the one-shot "
+    assert said["sentence"].endswith("The recipe's point at 1 epoch is not compared: no seed measured that point and the one-shot "
                                      "front on one machine.")
     for entry in got["one_shot"] + got["sgd"]:
         entry["hosts"] = {seed: "Test CPU, 2 cores" for seed in entry["seeds"]}
@@ -574,7 +574,7 @@ def test_the_gpu_note_counts_runs_names_the_gpu_and_the_library_paths(tmp_path):
     assert note == f"Measured on {host}: MNIST 2 of 27 runs; CIFAR-10 none yet."
     (tmp_path / fs.KERNEL_PATHS).write_text(json.dumps({"paths": {"path a": ["x.json", "y.json"], "path b": ["z.json"]}}))
     note = fs.gpu_fronts_note(fronts_of, tmp_path)
-    assert "measured by 2 invocations of the command" in note and "2 with path a; and 1 with path b, the library's path now" in note
+    assert "measured with 2 revisions of the library's GPU path" in note and "2 with path a; and 1 with path b, the library's path now" in note
     assert fs.gpu_fronts_note({"mnist": fronts_of["cifar10"]}, tmp_path) == "No point has been measured on a GPU yet."
 
 

@@ -250,6 +250,27 @@ def test_the_halving_protocols_pick_stands_beside_the_earlier_one_against_the_op
                for line in fc.anchor_notes(protocol, halving))
 
 
+def test_the_seconds_sentence_names_the_seed_records_that_name_their_machine(setup):
+    """Issue 61's reading: §4 said the seconds were measured on "2 cores (CPU … not recorded)" while §3
+    showed a seed whose record names AMD EPYC; the records that name a machine are said so, seed by seed."""
+    records_dir, store = setup
+    protocol = fc.record_protocol(store, fc.load_records(records_dir), [0, 1, 2])
+    dataset = next(iter(protocol))
+    runs = protocol[dataset]["runs"]
+    assert fc.named_hosts_clause(protocol) == ""                           # no record names one: nothing to add
+    named = dict(runs[0], host={"cpu": "AMD EPYC", "cores": 2})
+    halving = {dataset: dict(protocol[dataset], runs=[named] + list(runs[1:]))}
+    others = sum(len(part["runs"]) for part in protocol.values()) + len(runs) - 1
+    clause = fc.named_hosts_clause(protocol, halving)
+    assert clause == (f" Of the protocols' {others + 1} seed records, {fc.DATASET_NAMES[dataset]}'s halving protocol "
+                      f"seed {named['seed']} (AMD EPYC, 2 cores) names the machine that ran it; the other {others} "
+                      "name none, nor do the recipes' records.")
+    assert fc.opponents_sentence(protocol, halving).endswith(clause)
+    every = {d: dict(part, runs=[dict(r, host={"cpu": "AMD EPYC", "cores": 2}) for r in part["runs"]])
+             for d, part in protocol.items()}
+    assert fc.named_hosts_clause(every) == ""                              # all name one: the host sentence says it
+
+
 def test_a_seconds_ratio_is_stated_only_where_one_machine_measured_both():
     host = {"cpu": "AMD EPYC", "cores": 2, "kernel": "6.1", "blas": "openblas", "gemm_gflops": 60.0}
     ours, theirs = SimpleNamespace(host=host), SimpleNamespace(host=dict(host, gemm_gflops=58.0))   # a GEMM reading differs

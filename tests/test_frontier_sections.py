@@ -506,9 +506,9 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     fs.record_fronts(store_in(tmp_path), "mnist", got, out)
     store = bottom_line.Store(tmp_path / "results")
     said = bottom_line.fronts_sentence(store, params)
-    assert said.startswith("Accuracy against training seconds, each seed's two fronts on one host: on MNIST, ")
     brief = fb.answer(got)["brief"]
-    assert brief[:1].lower() + brief[1:] in said and fb.answer(got)["sentence"].startswith(brief)
+    assert said == "Accuracy against training seconds, each seed's two fronts on one host: " + \
+        bottom_line.joined_answers([("MNIST", brief)]) and fb.answer(got)["sentence"].startswith(brief)
     fb.point_record_path(out, "mnist", fb.dataset_points(fs.load_budget_params(params), "mnist")[3], 2).unlink()
     (tmp_path / "results").rename(tmp_path / "before")
     fs.record_fronts(store_in(tmp_path), "mnist", fs.budget_fronts("mnist", out, params, halving_dir), out)
@@ -530,7 +530,25 @@ def test_the_gpus_fronts_are_stored_apart_and_quoted_as_the_gpus(budget, tmp_pat
     assert bottom_line.fronts_sentence(store, params) == ""
     said = bottom_line.gpu_fronts_sentence(store, params)
     brief = fb.answer(got)["brief"]
-    assert said == f"The same points on one GPU: on MNIST, {brief[:1].lower()}{brief[1:]}"
+    assert said == f"The same points on one GPU: {bottom_line.joined_answers([('MNIST', brief)])}"
+
+
+def test_answers_that_differ_only_in_their_budgets_share_one_sentence():
+    """The summaries quote several datasets' answers in one passage: one sentence for answers of one shape,
+    each dataset's span of compared budgets beside its name; a later sentence starts with a capital."""
+    from greenelm_book.summaries.bottom_line import joined_answers
+
+    won = "The one-shot model is more accurate than the recipe at every compared budget ({}), by the rule."
+    lost = "The recipe is more accurate than the one-shot model at every compared budget ({}), by the rule."
+    assert joined_answers([("MNIST", won.format("2.6 s to 5.0 s"))]) == \
+        "on MNIST (2.6 s to 5.0 s), the one-shot model is more accurate than the recipe at every compared budget, by the rule."
+    assert joined_answers([("MNIST", won.format("2.6 s to 5.0 s")), ("CIFAR-10", lost.format("9 s to 40 s")),
+                           ("Fashion-MNIST", won.format("2.4 s to 8.8 s"))]) == (
+        "on MNIST (2.6 s to 5.0 s) and Fashion-MNIST (2.4 s to 8.8 s), the one-shot model is more accurate than the "
+        "recipe at every compared budget, by the rule. On CIFAR-10 (9 s to 40 s), the recipe is more accurate than "
+        "the one-shot model at every compared budget, by the rule.")
+    assert joined_answers([("MNIST", "No point is compared.")]) == "on MNIST, no point is compared."
+    assert joined_answers([]) == ""
 
 
 def test_fronts_measured_on_two_machines_are_not_compared(budget):

@@ -721,21 +721,26 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
     result["sentence"] = crossing_sentence(result, one_shot, outside)
     result["brief"] = crossing_sentence(result, one_shot, ())      # the summaries' form: without the points left out
     if elsewhere:
-        result["sentence"] += (f" The recipe at {', '.join(p['label'] for p in elsewhere)} is not compared: no seed measured "
-                               f"{'that point' if len(elsewhere) == 1 else 'those points'} and the one-shot front "
+        from ..report import and_list
+        result["sentence"] += (f" The recipe's {'point' if len(elsewhere) == 1 else 'points'} at "
+                               f"{and_list([p['label'] for p in elsewhere])} {'is' if len(elsewhere) == 1 else 'are'} "
+                               f"not compared: no seed measured {'that point' if len(elsewhere) == 1 else 'those points'} "
+                               "and the one-shot front "
                                "on one machine.")
     return result
 
 
 def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Sequence[Mapping]) -> str:
     """The words of :func:`crossing`'s answer (see there)."""
+    from ..report import and_list            # lazily: the GPU machine's fronts need no pandas
+
     comparisons = result["comparisons"]
     ends = ""
     if outside:
         seeds = sorted({s for p in one_shot for s in p["seconds"]})
         lows = [min(p["seconds"][s] for p in one_shot if s in p["seconds"]) for s in seeds]
         highs = [max(p["seconds"][s] for p in one_shot if s in p["seconds"]) for s in seeds]
-        ends = (f" The recipe at {', '.join(p['label'] for p in outside)} "
+        ends = (f" The recipe's {'point' if len(outside) == 1 else 'points'} at {and_list([p['label'] for p in outside])} "
                 f"({', '.join(_seconds_text(_mean(p['seconds'])) for p in outside)}) "
                 f"{'lies' if len(outside) == 1 else 'lie'} outside the one-shot front's seconds on at least one seed"
                 + (f" (the seed whose front is narrowest at each end: from {_seconds_text(max(lows))} to "

@@ -726,9 +726,9 @@ def gpu_fronts_note(fronts_by_dataset: Mapping, gpu_dir: str | Path) -> str:
         paths = json.loads(paths_file.read_text(encoding="utf-8"))["paths"]
         counts = [f"{len(records)} with {path}" for path, records in paths.items() if records]
         if len(counts) > 1:
-            said += (f" The one-shot points were measured by {len(counts)} invocations of the command, between which "
-                     "the library's GPU path "
-                     "changed, after 60,000-row kernels did not factorise on the GPU (those fits failed before any "
+            said += (f" The one-shot points were measured with {len(counts)} revisions of the library's GPU path, "
+                     "which changed between invocations of the command "
+                     "after 60,000-row kernels did not factorise on the GPU (those fits failed before any "
                      "test read, and ran again): " + "; ".join(counts[:-1]) + f"; and {counts[-1]}, the library's "
                      f"path now; `{Path(gpu_dir).as_posix()}/{KERNEL_PATHS}` lists each record's.")
     return said

@@ -244,9 +244,11 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         "(their notebook metadata), their results store (`book/results/<chapter>.json`) and "
         "`constraints.txt`, the book's exact environment.", "",
         *table, "",
-        "*Values measured* is the first and last day on which the chapter's results in the store were "
-        "measured: carried from the benchmark report, run record or cache entry they come from, or the "
-        "day of the execution that measured them; a result whose measurement day is not known (one read "
+        "*Values measured* is the first and last day on which the chapter's own results (those in its "
+        "store) were measured; a result a page reads from another chapter's store counts under that "
+        "chapter, so a page may print days outside its own row. Each day is carried from the benchmark "
+        "report, run record or cache entry the result comes from, or is the day of the execution that "
+        "measured it; a result whose measurement day is not known (one read "
         "from a cache entry written before entries recorded it, or stored before results carried it) "
         "is counted as *not recorded*, never given the day its page was executed. *Compute time* is how "
         "long the chapter's results took to compute: the execution's wall time plus the recorded compute "

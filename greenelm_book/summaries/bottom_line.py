@@ -19,6 +19,7 @@ import json
 import re
 import statistics
 from pathlib import Path
+from typing import Sequence
 
 from ..bench import QUIET_RATIO_KEYS, process_words
 from ..judging.verdicts import direction_words, gap_phrase, labelled_direction, mean_difference_words, same_machine_ratio
@@ -29,7 +30,7 @@ from ..store.results import Result, host_text, load_all, measured_on_text
 from ..store.shown import glued_value
 
 __all__ = ["HEADLINE_PAGE", "Store", "accuracy_findings", "speed_findings", "inconsistency_findings",
-           "scaling_findings", "frontier_findings", "streaming_findings", "scale_out_findings",
+           "scaling_findings", "frontier_findings", "streaming_findings", "scale_out_findings", "joined_answers",
            "verdict_markdown", "findings", "glue_findings", "headline_markdown", "write_headline_page",
            "rendered_text", "rendered_parts", "word_count", "CONCLUSION_CLAIMS", "counts_text", "verdict_glues",
            "bottom_line_text", "verdict_problems", "reproduces_words", "BORNE_OUT", "peak_words", "direction_clause"]
@@ -451,11 +452,27 @@ def _answered_fronts(store: Store, spec, folder: str) -> tuple[list, list, bool]
         pairs = [(r, store.get(key.removesuffix("/accuracy") + "/train-seconds")) for key, r in accuracies.items()]
         fronts_of = fronts_from_results(pairs, dataset, len(dataset_points(spec, dataset)))
         if fronts_ready(fronts_of):
-            brief = answer(fronts_of)["brief"]
-            answered.append(f"on {DATASET_NAMES[dataset]}, {brief[:1].lower()}{brief[1:]}")
+            answered.append((DATASET_NAMES[dataset], answer(fronts_of)["brief"]))
         elif accuracies or folder == "budget":
             waiting.append(DATASET_NAMES[dataset])
     return answered, waiting, any_point
+
+
+_BUDGETS = re.compile(r" \(([^()]+ s to [^()]+ s)\)")     # an answer's span of compared budgets: " (2.6 s to 5.0 s)"
+
+
+def joined_answers(answered: Sequence[tuple[str, str]]) -> str:
+    """The fronts' answers [(dataset name, :func:`~greenelm_book.chapters.frontier_budget.answer`'s "brief")]
+    as one passage: datasets whose answers differ only in their span of compared budgets share one sentence,
+    each span beside its dataset's name ("on MNIST (2.6 s to 5.0 s) and Fashion-MNIST (2.4 s to 8.8 s), the
+    one-shot model is more accurate …"); "" when none."""
+    groups: dict[str, list[str]] = {}
+    for name, brief in answered:
+        span = _BUDGETS.search(brief)
+        shape = _BUDGETS.sub("", brief, count=1) if span else brief
+        groups.setdefault(shape, []).append(f"{name} ({span.group(1)})" if span else name)
+    parts = [f"on {and_list(names)}, {shape[:1].lower()}{shape[1:]}" for shape, names in groups.items()]
+    return " ".join(part if i == 0 else part[:1].upper() + part[1:] for i, part in enumerate(parts))
 
 
 def gpu_fronts_sentence(store: Store, params=None) -> str:
@@ -466,7 +483,7 @@ def gpu_fronts_sentence(store: Store, params=None) -> str:
     answered, waiting, any_point = _answered_fronts(store, load_budget(params), "budget-gpu")
     if not any_point:
         return ""
-    said = "The same points on one GPU: " + (" ".join(answered) if answered else "no dataset is answered yet.")
+    said = "The same points on one GPU: " + (joined_answers(answered) if answered else "no dataset is answered yet.")
     if answered and waiting:
         said += f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered on the GPU yet."
     return said
@@ -484,7 +501,7 @@ def fronts_sentence(store: Store, params=None) -> str:
     if not any_point:
         return ""
     said = "Accuracy against training seconds, each seed's two fronts on one host: " + (
-        " ".join(answered) if answered else "no dataset is answered yet.")
+        joined_answers(answered) if answered else "no dataset is answered yet.")
     if answered and waiting:
         said += (f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet (not every "
                  "declared point has 3 seeds, each seed's points on one machine).")
@@ -574,7 +591,12 @@ def scale_out_findings(store: Store) -> dict:
     sizes = [int(re.search(r"/n=(\d+)/", k).group(1)) for k in peaks]
     (exponent,) = store.matching(r"mnist-shifted/green-elm/dask/d=\d+/cpu-time-exponent").values()
     by_n = {int(re.search(r"/n=(\d+)/", k).group(1)): r.mean for k, r in peaks.items()}
+    equal = store.matching(r"mnist/green-elm/fit-localcluster/d=\d+/n=\d+/coef-difference")
+    equal_by_n = {int(re.search(r"/n=(\d+)/", k).group(1)): r.mean for k, r in equal.items()}
+    equal_text = "; ".join(f"at N = {n:,} the readout equals the single process's to {difference:.0e} "
+                           "relative (rounding)" for n, difference in sorted(equal_by_n.items()))
     return {"dask_n": f"{max(sizes):,}", "dask_exponent": exponent.mean, "dask_peak_text": peak_words(by_n),
+            "dask_equal_text": equal_text or "the readout's equality to the single process's is not measured",
             "dask_peak_low": min(r.mean for r in peaks.values()),
             "dask_peak_high": max(r.mean for r in peaks.values())}
 
