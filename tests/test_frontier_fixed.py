@@ -68,3 +68,28 @@ def test_an_undeclared_configuration_is_refused_before_it_is_fitted():
     with pytest.raises(ValueError, match="not one of this module's measurements"):
         ff.measure("mnist", {"model": "airbench94", "schedule": "published"}, 0, X, np.arange(8) % 2, X[:5], gate)
     assert gate.reads() == []
+
+
+def test_the_held_out_ridge_limit_chooses_its_jitter_on_training_rows_and_reads_the_test_once(setup):
+    """The limit of tuned fits: its jitter chosen among HELD_OUT_JITTERS on a seeded fifth of the training
+    rows (the library's own held-out choice), refitted on all, scored once through the gate as a fixed
+    measurement of its own record."""
+    from greenelm import KernelLimitClassifier, load_dataset
+
+    out, params, results = setup
+    params.write_text(PARAMS + "      - {model: paper-map-limit, input: pixels, ridge: held-out}\n", encoding="utf-8")
+    paths = ff.run_measurements("mnist", 1, models=["paper-map-limit"], out_dir=out, params=params, subset=200,
+                                results_dir=results, log=lambda message: None)
+    assert sorted(p.name for p in paths) == ["mnist-paper-map-limit-heldout-seed1.json", "mnist-paper-map-limit-seed1.json"]
+    tuned = json.loads((out / "mnist-paper-map-limit-heldout-seed1.json").read_text())
+    assert tuned["configuration"] == {"model": "paper-map-limit", "input": "pixels", "ridge": "held-out"}
+    assert tuned["jitter_grid"] == list(ff.HELD_OUT_JITTERS) and len(tuned["validation_scores"]) == len(ff.HELD_OUT_JITTERS)
+    assert tuned["validation_scores"][ff.HELD_OUT_JITTERS.index(tuned["jitter"])] == max(tuned["validation_scores"])
+    assert "machine" not in tuned                                   # NumPy: no device named
+    data = load_dataset("mnist", subset=200)
+    model = KernelLimitClassifier(jitter=list(ff.HELD_OUT_JITTERS), weight_scale="unit", validation_size=ff.HELD_OUT_SHARE,
+                                  random_state=1).fit(data.flat("train", np.float32), data.y_train)
+    assert tuned["jitter"] == model.jitter_
+    assert tuned["test_accuracy"] == pytest.approx(100 * model.score(data.flat("test", np.float32), data.y_test))
+    reads = json.loads((out / "test-reads.json").read_text())["reads"]
+    assert sorted(r["configuration"].get("ridge", "") for r in reads) == ["", "held-out"]     # one read each
