@@ -181,6 +181,18 @@ def chapter_machine(device=None) -> dict[str, Any]:
     return machine
 
 
+def machine_instance() -> str | None:
+    """This boot of this machine, as a short id (the first 12 hex digits of Linux's
+    ``/proc/sys/kernel/random/boot_id``; None elsewhere): two virtual machines of one CPU model and core
+    count, which :func:`chapter_machine` cannot tell apart, have different ids, and so does one machine
+    after a reboot."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as found:
+            return found.read().strip().replace("-", "")[:12] or None
+    except OSError:
+        return None
+
+
 #: how each code solves for the readout, by solver (the words :func:`timed_words` prints)
 _GREENELM_SOLVES = {"pinv": "LAPACK gelsd on H (a QR of the N × d H, then an SVD of its d × d factor; no Gram)",
                     "lu": "the Gram HᵀH + λI and an LU solve", "cholesky": "the Gram HᵀH + λI and a Cholesky solve"}
@@ -316,9 +328,11 @@ def blas_text(libraries: Sequence[Mapping[str, Any]] | None) -> str | None:
 
 def host_from_words(words: str) -> dict[str, Any]:
     """A host as results record it from a report's words for its machine (``'Intel(R) Xeon(R) Processor,
-    16 cores'``: CPU model and cores; the other fields None, not recorded)."""
+    16 cores'``: CPU model and cores; the other fields None, not recorded). A machine's instance after them
+    (``', instance c5e2921893ad'``, the frontier's point records) names which machine, not what it is: dropped."""
     import re
 
+    words = re.sub(r", instance [0-9a-f]+$", "", words)
     cpu, _, rest = words.rpartition(",")
     cores = re.fullmatch(r"\s*(\d+)\s+(?:CPU\s+)?cores", rest)
     return {"cpu": (cpu.strip() or None) if cores else words, "cores": int(cores.group(1)) if cores else None,

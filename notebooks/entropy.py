@@ -42,7 +42,7 @@
 #   over seeds and widths — the very models of the {doc}`random_features` and {doc}`rotation`
 #   chapters (each is trained once and its weights kept).
 # - **SGD weights**: the 784-64-10 MLP of Table I (its hidden layer $W_1$, 784 × 64, and its
-#   readout $W_2$, 64 × 10) and the single-layer perceptron (784 × 10), trained by
+#   readout $W_2$, 64 × 10) and the single-layer perceptron (784 × 10), trained
 #   exactly as in the {doc}`SGD baselines <baselines>` chapter (10 epochs).
 # - **Size.** A histogram entropy cannot exceed $\log_2 n$ for $n$ values and grows with $n$ even
 #   for one and the same distribution, so matrices of different sizes are also compared on random

@@ -46,7 +46,7 @@
 # pick. The test labels are reachable only through one object (`TestGate`) that records every read in a
 # ledger (`test-reads.json`, one per protocol, in `book/frontier_protocol/` and `book/frontier_halving/`)
 # and refuses a second searched configuration per dataset and seed. Configurations declared in advance
-# as fixed measurements (the paper's own map on the pixels, its limit, the SGD opponents, the points of
+# as fixed measurements (the paper's own map on the pixels, its limit, the gradient-trained opponents, the points of
 # accuracy against seconds) read the test set as such and are never picked among. Three seeds are
 # planned; each seed's seconds count every selection fit (every rung), the refit and the scoring, on a
 # two-core host (named in its record where the record has one).
@@ -212,7 +212,7 @@ for dataset in halving:
 # %% [markdown]
 # ## 4. Against gradient-trained networks and the published anchors
 #
-# The opponent is the best published fast-training recipe that runs in torch on the CPU, trained on
+# The opponent is a published fast-training recipe that runs in torch on the CPU, trained on
 # all training images on two CPU cores (where its seconds were measured: under the table), each to its
 # own schedule and, where its schedule runs longer, cut at the seconds of the same seed's whole earlier
 # protocol (airbench94 is {cite}`jordan2024airbench`). Both are fixed measurements, declared before they ran. What each
@@ -257,14 +257,18 @@ display(Markdown("\n".join(f"- {line}" for line in fc.anchor_notes(protocol, hal
 # The design, declared in `params/frontier_budget.yml` before any of its points ran: one figure per
 # dataset, test accuracy against training seconds on two CPU cores; a one-shot front (the halving
 # protocol's pick refitted on growing training-set sizes and K, K capped at each seed's pick's own; its
-# last point is the protocol's own refit, read from its record), the gradient-trained recipe's front
+# last point is the pick's refit on every training row, read from the protocol's record where that record
+# names the seed's machine, else measured again on it), the gradient-trained recipe's front
 # (the dataset's opponent at shortened schedules and at its own; for MNIST and Fashion-MNIST the PyTorch
 # examples' CNN, trained with Adadelta), and the whole halving protocol (every rung, the refit, the
 # scoring) as its own marker. The one-shot seconds are each refit's alone: choosing the pick is the
 # marker's cost, not the front's. Each point reads the test set once, through its gate; bars are the
 # spread over seeds and, pale, the test-set sampling error. A dataset gets its answer by the book's
 # gain rule only once both its fronts have three seeds at every point, each seed's points measured on
-# one machine its records name.
+# one machine its records name (a CPU point's record names its processor model, core count and the
+# machine's instance, the boot's id; records written before the instance was recorded name the model and
+# cores only, which virtual machines of different speeds share, so their seeds are not compared; each point
+# ran alone under the run lock, its loads recorded).
 
 # %% tags=["hide-input"]
 budget = fs.load_budget_params(budget_params)
@@ -282,14 +286,20 @@ for dataset, fronts in fronts_by_dataset.items():
 # %% [markdown]
 # ### The same points on one GPU
 #
-# The declared points again, each run on one GPU (`--device cuda`): the one-shot model's feature map and
-# kernel (`KernelLimitClassifier(device="cuda")`) and the recipe's training there, each point's test set
-# read once through its own gate (`book/frontier_budget_gpu/test-reads.json`); the recipe's own schedule
-# and the pick's own refit are measured there too, not read from the CPU runs, and the whole protocol
-# did not run on the GPU, so it has no marker and the one-shot seconds there are the refits' alone. GPU
-# seconds (an H200 beside a 16-core host, which maps the features) are compared only with GPU seconds,
-# never with the CPU's; the CPU figures above are the book's answer to the paper's thesis, on the
-# machines it ran on, and the GPU's a second answer, for a reader with a GPU.
+# The declared points again, each run on one GPU (`--device cuda`): the one-shot model's patch features
+# (`RandomPatchFeatures(device="cuda")`) and kernel (`KernelLimitClassifier(device="cuda")`) and the
+# recipe's training there, each point's test set read once through its own gate
+# (`book/frontier_budget_gpu/test-reads.json`); the recipe's own schedule and the pick's own refit are
+# measured there too, not read from the CPU runs. The GPU's host machine applies the mirror view, moves
+# the rows to the GPU and the features back, and standardises them, inside the timed seconds. The whole protocol did not run on the GPU, so it has
+# no marker; as on the CPU, the one-shot seconds are the refits' alone, the pick's search (made on a CPU)
+# not counted in them. GPU seconds are compared only with GPU seconds, never with the CPU's; a GPU point names
+# its GPU and its host's CPU model and cores, not the machine's instance, so the speed differences seen
+# between CPU virtual machines of one model are not ruled out there. The quiet rule
+# reads a CPU's load: on the GPU each invocation of the command ran alone on its machine, its host's loads
+# recorded, not judged. The CPU
+# fronts, once complete, are the book's answer to the paper's thesis on the machines it ran on; the GPU's
+# are a second answer, for a reader with a GPU.
 
 # %% tags=["hide-input"]
 gpu_fronts = {d: fs.budget_fronts(d, gpu_budget_dir, budget_params, halving_dir, on_gpu=True)

@@ -66,7 +66,8 @@ totals = verdict_totals(card)
 glue("scorecard_claims", len(card))
 glue("scorecard_answered", int((card.verdict != "not yet answered").sum()))
 glue("scorecard_unique", int((card.same_as == "").sum()))
-glue("scorecard_rejudged", int((card.note.str.contains("re-judged")).sum()))
+rejudged = int((card.note.str.contains("re-judged")).sum())
+glue("scorecard_rejudged", f"{rejudged} {'row carries' if rejudged == 1 else 'rows carry'}")
 
 # %% [markdown]
 # ## The counts
@@ -108,7 +109,7 @@ plt.show()
 # ## The tests
 #
 # Each verdict names the test that gave it; each test is one function of the book's code
-# with a unit test, its rule stated once. {glue:text}`scorecard_rejudged` rows carry a note where
+# with a unit test, its rule stated once. {glue:text}`scorecard_rejudged` a note where
 # the chapter's page, judged when the chapter ran, gave another label.
 
 # %% tags=["remove-input"]

@@ -170,7 +170,7 @@ def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
                 f"{fb.OPTIMIZER_WORDS[recipe]}, {result.n} seed{'s' * (result.n != 1)}, {duration_text(seconds)} of "
                 f"training{untuned})") in found["opponent_sentence"]
     if opponents:                                  # where the seconds were measured, never "the same cores" unproven
-        assert "their training seconds were measured on" in found["opponent_sentence"]
+        assert re.search(r"their training seconds were measured (on|between) [^;]+, on ", found["opponent_sentence"])
         assert "same two cores" not in found["opponent_sentence"]
     assert bool(found["opponent_sentence"]) == bool(opponents)
     assert "by SGD" not in found["opponent_sentence"]          # the MNIST CNN trains with Adadelta
@@ -341,6 +341,18 @@ def test_every_glued_name_is_a_finding(found, card):
     assert names, "the conclusion quotes no finding"
     known = set(found) | set(bl.verdict_glues(card)) | set(bl.reproduces_words(found, card))
     assert names <= known, f"glued names with no finding: {sorted(names - known)}"
+
+
+def test_a_borne_out_gain_says_when_its_levels_are_not():
+    gain, (low, high) = bl.GAIN_CLAIM, bl.LEVEL_CLAIMS
+    differs = "differs, beyond margin"
+    assert bl.gain_levels_words({gain: "reproduced", low: differs, high: differs}) == \
+        "; the levels themselves do not"
+    assert bl.gain_levels_words({gain: "reproduced", low: "reproduced", high: differs}) == \
+        "; one width's level does not"
+    assert bl.gain_levels_words({gain: "reproduced", low: "reproduced", high: "reproduced"}) == ""
+    assert bl.gain_levels_words({gain: differs, low: differs, high: differs}) == ""     # the verdict says it
+    assert bl.gain_levels_words({gain: "reproduced", low: differs}) == ""                # a level not answered
 
 
 def test_the_rendered_conclusion_fits_in_1500_words(found):
@@ -653,7 +665,7 @@ def test_what_reproduces_says_which_claim_holds_and_which_value_differs():
     words = bl.reproduces_words(found, _card(feature_learning_not_needed_mnist="holds",
                                              abstract_mnist_d4000_accuracy="differs, beyond margin"))
     assert words == {"wide_bar": 95.0, "wide_bar_words": "above", "wide_own": "but not its 98.10 %",
-                     "linear_words": "the fit's cost is not shown to be linear in N"}
+                     "linear_words": "the fit's cost is not shown to be linear in N", "gain_levels": ""}
     # the bottom line says the cost is linear only where its verdict says so (the quiet rule may leave it undecided)
     for label, linear in (("holds", "the fit's cost is linear in N"), ("inconclusive", "not shown to be linear"),
                           ("does not hold", "the fit's cost is not linear in N")):
@@ -784,7 +796,7 @@ def test_the_speed_ratio_says_how_it_was_timed_not_one_machine(store, found):
     sides = store.matching(r"cifar10-efficientnet-lite0/green-elm/stream/(listing3|cholesky)/numpy/.*/update-seconds")
     hosts = [r.host for r in sides.values()]
     assert len(hosts) == 2 and hosts[0] and hosts[0] == hosts[1]
-    assert found["listing3_where"] == f"measured on {bl.host_text(hosts[0])}"
+    assert found["listing3_where"] == f"measured on {bl.brief_host_text(hosts[0])}"
 
 
 def test_the_conclusion_rounds_the_streamed_distance_as_streaming_does():
@@ -841,3 +853,15 @@ def test_a_direction_clause_reads_as_one_parenthesis():
 
     assert direction_clause("no direction judged (busy timings)") == "no direction judged: busy timings"
     assert direction_clause("shorter") == "its direction: shorter"
+
+
+def test_a_summary_names_a_host_in_few_words_and_says_what_it_lacks():
+    """The conclusion's hosts (the streaming ratio's, the recipes' seconds): CPU model and cores, the cores
+    alone said so, never a host's whole record (it is on the chapter's page) nor one it does not have."""
+    from greenelm_book.store.results import brief_host_text
+
+    full = {"cpu": "AMD EPYC", "cores": 2, "kernel": "6.1", "blas": "openblas", "gemm_gflops": 60.0}
+    assert brief_host_text(full) == "AMD EPYC, 2 cores"
+    assert brief_host_text({"cpu": None, "cores": 2}) == "2 cores (CPU model not recorded)"
+    assert brief_host_text({"cpu": "AMD EPYC", "cores": None}) == "AMD EPYC (cores not recorded)"
+    assert brief_host_text(None) == brief_host_text({}) == "a host not recorded"

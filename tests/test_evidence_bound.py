@@ -196,7 +196,7 @@ def test_no_committed_verdict_rests_on_one_draw_or_busy_timings(card, results):
         assert card.loc[claim, "verdict"] == "inconclusive" and "(the seeds rule)" in card.loc[claim, "detail"], claim
     # the open question fails on the d → ∞ limit alone, which rests on no draw: the seeds rule does not reach it
     ultra = card.loc["ultra_wide_million_dimensions"]
-    assert ultra.verdict == "does not hold" and "rests on no random draw" in ultra.detail, ultra.detail
+    assert ultra.verdict == "does not hold" and "each computed from every training image rather than from drawn features" in ultra.detail, ultra.detail
     for claim in R.TIMED_CLAIMS:
         assert card.loc[claim, "verdict"] == "inconclusive" and "(the quiet rule)" in card.loc[claim, "detail"], claim
 
@@ -309,3 +309,23 @@ def test_the_quiet_rule_reads_a_benchmarks_own_quiet_judgement_of_its_pairs(tmp_
     assert no_direction_why(quiet_bound(test, busy), 2.0) == "busy timings"
     assert quiet_bound(test, calm).label == "holds"
     assert no_direction_why(quiet_bound(test, bare), 2.0) == "loads not recorded"
+
+
+def test_a_verdict_judged_again_says_its_untested_part_once(results):
+    """A reader's finding: the conclusion's rotation row read "a stated part is not tested (…) … which gives
+    partly holds (a stated part is not tested (…) … which gives partly holds (…)))": an answer whose verdict
+    was already judged, judged again, says the untested part once."""
+    from dataclasses import replace
+
+    answers = {claim_id: answer for content in load_all(STORE).values() for claim_id, answer in content["answers"].items()}
+    claim = next(c for c in CLAIMS if c.id == "more_robust_to_rotation")
+    once = R.judge_claim(claim, answers[claim.id], results, answers)
+    twice = R.judge_claim(claim, replace(answers[claim.id], verdict=once.verdict), results, answers)
+    prefix = f"a stated part is not tested ({R.UNTESTED_PARTS[claim.id]}); "
+    assert once.verdict.detail.count(prefix) == 1 and twice.verdict.detail.count(prefix) == 1
+    assert twice.verdict.label == once.verdict.label
+    for claim in CLAIMS:                                # any claim's scope or untested part: said once, judged twice
+        if claim.id in answers:
+            first = R.judge_claim(claim, answers[claim.id], results, answers)
+            again = R.judge_claim(claim, replace(answers[claim.id], verdict=first.verdict), results, answers)
+            assert again.verdict.detail == first.verdict.detail or again.verdict.label != first.verdict.label, claim.id

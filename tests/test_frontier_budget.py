@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from greenelm_book.bench import chapter_machine
+from greenelm_book.bench import chapter_machine, machine_instance
 from greenelm_book.chapters import frontier_budget as fb
 from greenelm_book.chapters import frontier_protocol as fp
 from greenelm_book.chapters.frontier_opponents import RECIPES
@@ -219,7 +219,8 @@ def test_the_picks_own_refit_is_read_from_the_protocols_record_not_measured_agai
     here = chapter_machine()
     halving.write_text(json.dumps({"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0},
                                    "test_accuracy": 99.0, "n_test": 20, "subset": None,
-                                   "host": {"cpu": here["cpu"], "cores": here["cores"], "kernel": "6.1"}}))
+                                   "host": {"cpu": here["cpu"], "cores": here["cores"], "kernel": "6.1",
+                                            "instance": machine_instance()}}))
     build = Builder()
     assert fb.run_point("mnist", 1, 1, out_dir=out, params=params, build=build, log=quiet) == halving
     assert not build.built and not (out / "test-reads.json").exists()       # no second fit, no second read
@@ -228,7 +229,8 @@ def test_the_picks_own_refit_is_read_from_the_protocols_record_not_measured_agai
     assert (read["seconds"], read["scoring_seconds"], read["test_accuracy"], read["settings"]) == (
         600.0, 40.0, 99.0, PICK)
     assert read["sampling_error"] == pytest.approx(fb.sampling_error(99.0, 20))
-    assert fb.record_host(read) == f"{here['cpu']}, {here['cores']} cores"
+    assert fb.record_host(read) == f"{here['cpu']}, {here['cores']} cores" + (
+        f", instance {machine_instance()}" if machine_instance() else "")
     (refit,) = fb.fronts("mnist", out, params)["one_shot"]
     assert refit["seconds"] == {1: 600.0} and refit["accuracy"] == {1: 99.0} and refit["hosts"] == {1: fb.record_host(read)}
     # a refit another machine timed (or one whose record names none) is measured here: seconds on one machine
@@ -327,12 +329,19 @@ def test_no_crossing_either_way_and_points_outside_the_front():
     assert [c["outcome"] for c in result["comparisons"]] == ["gain", "gain"]
     assert result["outside"] == ["sgd 0", "sgd 3"] and result["sgd_from"] is None
     assert result["sentence"].startswith("The one-shot model is more accurate than the gradient-trained recipe at every compared budget "
-                                         "(50 s to 505 s)")
+                                         "(2 of the recipe's 4 points, 50 s to 505 s)")
     assert ("The recipe's points at sgd 0 and sgd 3 (5.0 s, 20,200 s) lie outside the one-shot front's seconds on at least one "
             "seed (the seed whose front is narrowest at each end: from 10 s to 10,000 s)") in result["sentence"]
+    # the summaries group answers of one shape by the span the crossing writes (bottom_line.joined_answers)
+    from greenelm_book.summaries.bottom_line import joined_answers
+
+    assert joined_answers([("MNIST", result["brief"]), ("Fashion-MNIST", result["brief"])]).startswith(
+        "on MNIST (2 of the recipe's 4 points, 50 s to 505 s) and Fashion-MNIST (2 of the recipe's 4 points, 50 s to "
+        "505 s), the one-shot model is more accurate than the gradient-trained recipe at every compared budget, at ")
     better = make_front("sgd", [20, 200, 2000], [99.0, 99.3, 99.6], jitter=0.02)
     assert fb.crossing(ONE_SHOT, better)["sentence"].startswith(
-        "The gradient-trained recipe is more accurate than the one-shot model at every compared budget (20 s to 2,020 s)")
+        "The gradient-trained recipe is more accurate than the one-shot model at every compared budget (3 of the recipe's "
+        "3 points, 20 s to 2,020 s)")
 
 
 def test_an_inconclusive_answer_when_the_seeds_spread_more_than_the_fronts_differ():
@@ -453,7 +462,7 @@ def test_a_datasets_fronts_and_marker_are_read_from_the_committed_records(setup)
     assert said["sentence"].endswith("The recipe's point at 1 epoch is not compared: no seed measured that point and the one-shot "
                                      "front on one machine.")
     for entry in got["one_shot"] + got["sgd"]:
-        entry["hosts"] = {seed: "Test CPU, 2 cores" for seed in entry["seeds"]}
+        entry["hosts"] = {seed: "Test CPU, 2 cores, instance 0123456789ab" for seed in entry["seeds"]}
     said = fb.answer(got)
     assert said["sampling_error"] and said["outside"] == []        # 2.5 s lies within the one-shot front's seconds
     assert [c["label"] for c in said["comparisons"]] == ["1 epoch"]
@@ -480,7 +489,8 @@ def test_an_sgd_point_at_its_own_schedule_is_read_from_the_opponents_record_not_
     train.calls.clear()
     here = chapter_machine()
     published.write_text(json.dumps({"accuracy": 99.1, "seconds": 750.0, "n_test": 20, "epochs": 14.0,
-                                     "subset": None, "machine": {"cpu": here["cpu"], "cores": here["cores"]}}))
+                                     "subset": None, "machine": {"cpu": here["cpu"], "cores": here["cores"],
+                                                                 "instance": machine_instance()}}))
     assert fb.run_point("mnist", 3, 0, out_dir=out, params=params, train=train, log=quiet) == published
     assert not train.calls and not (out / "test-reads.json").exists()        # no second measurement, no read
     fb.run_point("mnist", 3, 1, out_dir=out, params=params, train=train, log=quiet)   # seed 1: none there
@@ -545,6 +555,39 @@ def test_a_gpu_point_names_the_gpu_first_and_its_host_beside_it():
     assert fb.record_host({"machine": {"cpu": "AMD EPYC", "cores": 2}}) == "AMD EPYC, 2 cores"
 
 
+def test_a_cpu_point_names_its_machine_instance_and_a_seed_without_one_is_not_compared():
+    """Two virtual machines of one CPU model and core count ran the same points at different speeds: a CPU
+    point names its machine's instance, and a seed whose points do not all name one instance is not compared."""
+    from greenelm_book.bench import host_from_words, machine_instance
+
+    here = fb.record_host({"machine": {"cpu": "AMD EPYC", "cores": 2, "instance": "c5e2921893ad"}})
+    assert here == "AMD EPYC, 2 cores, instance c5e2921893ad" and fb.names_one_machine(here)
+    assert host_from_words(here)["cpu"] == "AMD EPYC" and host_from_words(here)["cores"] == 2
+    assert not fb.names_one_machine("AMD EPYC, 2 cores")                 # a model and cores: not one machine
+    assert fb.names_one_machine("NVIDIA H200 GPU on Intel(R) Xeon(R) Processor, 16 cores") and fb.names_one_machine(None)
+    instance = machine_instance()
+    assert instance is None or (len(instance) == 12 and int(instance, 16) >= 0)
+    assert machine_instance() == instance                                 # one boot, one id
+    bare = "AMD EPYC, 2 cores"
+    one_shot = [fb.front_entry({"family": "one-shot", "n_train": n, "n_patches": 128}, f"N = {n}", 10_000,
+                               seconds={0: t, 1: t, 2: t / 2}, accuracy={0: a, 1: a, 2: a},
+                               hosts={0: bare, 1: bare, 2: here}) for n, t, a in ((2500, 4.0, 88.0), (60000, 1000.0, 93.0))]
+    sgd = [fb.front_entry({"family": "sgd", "model": "pytorch-mnist-cnn", "epochs": 1}, "1 epoch", 10_000,
+                          seconds={0: 100.0, 1: 100.0, 2: 50.0}, accuracy={0: 85.0, 1: 85.0, 2: 85.0},
+                          hosts={0: bare, 1: bare, 2: here})]
+    assert fb.seed_hosts({"one_shot": one_shot, "sgd": sgd}) == {0: None, 1: None, 2: here}
+    result = fb.crossing(one_shot, sgd)
+    assert result["other_machine"] == [] and [c["seeds"] for c in result["comparisons"]] == [[2]]
+    from greenelm_book.chapters import frontier_sections as fs
+
+    clause = fs.instance_clause({"one_shot": one_shot, "sgd": sgd})
+    assert "6 runs recorded before it did name only a CPU model and cores" in clause
+    assert "differ by a median 2.0× in seconds, up to 2.0×" in clause
+    assert "(the boot's id): 2 runs recorded before" in fs.instance_clause({"one_shot": one_shot[:1], "sgd": []})
+    everywhere_here = [dict(e, hosts={0: here, 1: here, 2: here}) for e in one_shot]
+    assert fs.instance_clause({"one_shot": everywhere_here, "sgd": []}) == ""
+
+
 def test_the_gpu_fronts_read_their_own_records_only_and_carry_no_protocol_marker(setup):
     """A GPU's fronts never borrow the CPU's measurements: the protocol's refit recorded by the halving run is
     read into the CPU's fronts and not into the GPU's, and the GPU's have no marker (the protocol ran on CPUs)."""
@@ -592,7 +635,7 @@ def test_the_gpus_refit_is_set_beside_the_protocols_refit_of_the_same_pick(tmp_p
                              "N = 2,500", 10_000, seconds={0: 0.3}, accuracy={0: 98.0})
     said = fs.gpu_refit_agreement({"mnist": {"one_shot": [smaller, refit], "sgd": []}}, halving)
     assert said.startswith("The GPU's refit of each seed's pick on every training row scores within 0.03 points")
-    assert "(1 seed: MNIST 1)" in said
+    assert "(1 seed of MNIST)" in said
     assert fs.gpu_refit_agreement({"mnist": {"one_shot": [smaller], "sgd": []}}, halving) == ""
 
 

@@ -93,3 +93,27 @@ def test_the_held_out_ridge_limit_chooses_its_jitter_on_training_rows_and_reads_
     assert tuned["test_accuracy"] == pytest.approx(100 * model.score(data.flat("test", np.float32), data.y_test))
     reads = json.loads((out / "test-reads.json").read_text())["reads"]
     assert sorted(r["configuration"].get("ridge", "") for r in reads) == ["", "held-out"]     # one read each
+
+
+def test_a_limit_is_measured_by_its_ridge_alone_a_lost_record_is_not_read_again_and_a_ridge_typo_is_refused(setup):
+    """--ridge held-out measures the tuned limit alone (a GPU run for it read the vanishing ridge's seeds too);
+    a configuration the ledger lists as read but whose record is not here is skipped, never read again; an
+    unknown ridge is refused before anything is fitted."""
+    out, params, results = setup
+    params.write_text(PARAMS + "      - {model: paper-map-limit, input: pixels, ridge: held-out}\n", encoding="utf-8")
+    paths = ff.run_measurements("mnist", 2, models=["paper-map-limit"], ridges=["held-out"], out_dir=out, params=params,
+                                subset=120, results_dir=results, log=lambda message: None)
+    assert [p.name for p in paths] == ["mnist-paper-map-limit-heldout-seed2.json"]
+    paths[0].unlink()                                              # the record lost, its read in the ledger
+    logged = []
+    assert ff.run_measurements("mnist", 2, models=["paper-map-limit"], ridges=["held-out"], out_dir=out, params=params,
+                               subset=120, results_dir=results, log=logged.append) == []
+    assert "the ledger lists a read at" in logged[-1] and "not read again" in logged[-1]
+    assert len(json.loads((out / "test-reads.json").read_text())["reads"]) == 1
+    rng = np.random.default_rng(0)
+    typo = {"model": "paper-map-limit", "input": "pixels", "ridge": "heldout"}
+    gate = TestGate({"mnist": np.arange(5) % 2}, fixed={"mnist": [typo]})
+    X = rng.random((8, 4), dtype=np.float32)
+    with pytest.raises(ValueError, match="ridge must be one of"):
+        ff.measure("mnist", typo, 0, X, np.arange(8) % 2, X[:5], gate)
+    assert gate.reads() == []

@@ -195,7 +195,7 @@ def test_a_failed_fit_is_recorded_and_never_survives(data):
 
 def test_a_record_names_the_machine_that_ran_it(data):
     record, _ = run(data, quality_grid([0.3, 0.9, 0.5]))
-    assert set(record["host"]) == {"cpu", "cores", "kernel", "blas", "gemm_gflops"} and record["host"]["cores"] >= 1
+    assert set(record["host"]) == {"cpu", "cores", "kernel", "blas", "gemm_gflops", "instance"} and record["host"]["cores"] >= 1
 
 
 def test_the_same_seed_gives_the_same_record_and_another_seed_other_rows(data):

@@ -350,7 +350,7 @@ def budget(tmp_path, monkeypatch):
 
 
 #: the machine every test point is recorded on (a budget record's "machine", chapter_machine's fields)
-MACHINE = {"cpu": "Test CPU", "cores": 2}
+MACHINE = {"cpu": "Test CPU", "cores": 2, "instance": "0123456789ab"}   # one machine, named whole
 
 
 def write_points(out, params, sgd_accuracy, seeds=(0, 1, 2)):
@@ -377,7 +377,7 @@ def test_the_fronts_answer_follows_the_sign_of_the_difference_and_the_figure_ren
     got = fs.budget_fronts("mnist", out, params, halving_dir)
     assert fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
-    assert text == f"{fb.answer(got)['sentence']} Every point was measured on one machine (Test CPU, 2 cores)."
+    assert text == f"{fb.answer(got)['sentence']} Every point was measured on one machine (Test CPU, 2 cores, instance 0123456789ab)."
     assert "the one-shot model is more accurate than the gradient-trained recipe up to 20 s, and the recipe is more accurate from 500 s on" in text
     assert fs.fronts_progress({"mnist": got}, spec).endswith("every dataset is answered under its figure.")
     fig = fs.fronts_figure("mnist", got)
@@ -401,8 +401,8 @@ def test_fewer_than_three_seeds_at_a_point_give_no_answer_but_what_is_measured(b
     assert not fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
     assert text == ("MNIST is not answered yet: measured so far are the one-shot front 2 of its 2 declared points "
-                    "(N = 30, K ≤ 8: 3 of 3 seeds, N = all, K = the pick's: 3 of 3 seeds) and the recipe's front 2 of its 2 "
-                    "declared points (1 epoch: 3 of 3 seeds, 4 epochs: 2 of 3 seeds); the whole halving protocol's "
+                    "(N = 30, K ≤ 8: 3 of 3 seeds; N = all, K = the pick's: 3 of 3 seeds) and the recipe's front 2 of its 2 "
+                    "declared points (1 epoch: 3 of 3 seeds; 4 epochs: 2 of 3 seeds); the whole halving protocol's "
                     "marker has 0 of 3 seeds. The answer waits for 3 seeds at every point of both fronts, each seed's points measured "
                     "on one machine.")
     assert "more accurate" not in text
@@ -455,11 +455,11 @@ def test_the_stored_points_carry_their_records_machine_and_day_not_the_executing
     assert seconds.date == "2020-01-03" and seconds.host["cpu"] == "Test CPU" and seconds.host["cores"] == 2
     assert seconds.host["kernel"] is None                      # the record names no more than CPU and cores
     path = fb.point_record_path(out, "mnist", fb.dataset_points(spec, "mnist")[0], 1)
-    path.write_text(json.dumps(dict(json.loads(path.read_text()), machine={"cpu": "Other CPU", "cores": 2})))
+    path.write_text(json.dumps(dict(json.loads(path.read_text()), machine={"cpu": "Other CPU", "cores": 2, "instance": "ba9876543210"})))
     recorded = fs.record_fronts(store_in(tmp_path / "two"), "mnist", fs.budget_fronts("mnist", out, params, halving_dir),
                                 out)
     mixed = recorded[fb.point_slug(fb.dataset_points(spec, "mnist")[0])]["seconds"]
-    assert mixed.host is None and mixed.setting["hosts"] == ["Test CPU, 2 cores", "Other CPU, 2 cores", "Test CPU, 2 cores"]
+    assert mixed.host is None and mixed.setting["hosts"] == ["Test CPU, 2 cores, instance 0123456789ab", "Other CPU, 2 cores, instance ba9876543210", "Test CPU, 2 cores, instance 0123456789ab"]
 
 
 def test_no_point_yet_gives_no_figure_and_says_so(budget):
@@ -507,13 +507,14 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     store = bottom_line.Store(tmp_path / "results")
     said = bottom_line.fronts_sentence(store, params)
     brief = fb.answer(got)["brief"]
-    assert said == "Accuracy against training seconds, each seed's two fronts on one host: " + \
+    assert said == "Accuracy against training seconds, each seed's two fronts from one machine instance: " + \
         bottom_line.joined_answers([("MNIST", brief)]) and fb.answer(got)["sentence"].startswith(brief)
     fb.point_record_path(out, "mnist", fb.dataset_points(fs.load_budget_params(params), "mnist")[3], 2).unlink()
     (tmp_path / "results").rename(tmp_path / "before")
     fs.record_fronts(store_in(tmp_path), "mnist", fs.budget_fronts("mnist", out, params, halving_dir), out)
     assert bottom_line.fronts_sentence(bottom_line.Store(tmp_path / "results"), params) == (
-        "Accuracy against training seconds, each seed's two fronts on one host: no dataset is answered yet.")
+        "Accuracy against training seconds, each seed's two fronts from one machine instance: no dataset is "
+        "answered yet (too few seeds measured whole by one machine instance).")
 
 
 def test_the_gpus_fronts_are_stored_apart_and_quoted_as_the_gpus(budget, tmp_path):
@@ -530,7 +531,8 @@ def test_the_gpus_fronts_are_stored_apart_and_quoted_as_the_gpus(budget, tmp_pat
     assert bottom_line.fronts_sentence(store, params) == ""
     said = bottom_line.gpu_fronts_sentence(store, params)
     brief = fb.answer(got)["brief"]
-    assert said == f"The same points on one GPU: {bottom_line.joined_answers([('MNIST', brief)])}"
+    assert said == ("The same points on one GPU (3+ seeds per point; the one-shot seconds exclude the pick's search, "
+                    f"made on a CPU): {bottom_line.joined_answers([('MNIST', brief)])}")
 
 
 def test_answers_that_differ_only_in_their_budgets_share_one_sentence():
@@ -540,13 +542,16 @@ def test_answers_that_differ_only_in_their_budgets_share_one_sentence():
 
     won = "The one-shot model is more accurate than the recipe at every compared budget ({}), by the rule."
     lost = "The recipe is more accurate than the one-shot model at every compared budget ({}), by the rule."
-    assert joined_answers([("MNIST", won.format("2.6 s to 5.0 s"))]) == \
-        "on MNIST (2.6 s to 5.0 s), the one-shot model is more accurate than the recipe at every compared budget, by the rule."
-    assert joined_answers([("MNIST", won.format("2.6 s to 5.0 s")), ("CIFAR-10", lost.format("9 s to 40 s")),
-                           ("Fashion-MNIST", won.format("2.4 s to 8.8 s"))]) == (
-        "on MNIST (2.6 s to 5.0 s) and Fashion-MNIST (2.4 s to 8.8 s), the one-shot model is more accurate than the "
-        "recipe at every compared budget, by the rule. On CIFAR-10 (9 s to 40 s), the recipe is more accurate than "
-        "the one-shot model at every compared budget, by the rule.")
+    assert joined_answers([("MNIST", won.format("2 of the recipe's 4 points, 2.6 s to 5.0 s"))]) == (
+        "on MNIST (2 of the recipe's 4 points, 2.6 s to 5.0 s), the one-shot model is more accurate than the recipe "
+        "at every compared budget, by the rule.")
+    assert joined_answers([("MNIST", won.format("2 of the recipe's 4 points, 2.6 s to 5.0 s")),
+                           ("CIFAR-10", lost.format("1 of the recipe's 4 points, at 9 s")),
+                           ("Fashion-MNIST", won.format("3 of the recipe's 4 points, 2.4 s to 8.8 s"))]) == (
+        "on MNIST (2 of the recipe's 4 points, 2.6 s to 5.0 s) and Fashion-MNIST (3 of the recipe's 4 points, 2.4 s "
+        "to 8.8 s), the one-shot model is more accurate than the recipe at every compared budget, by the rule. On "
+        "CIFAR-10 (1 of the recipe's 4 points, at 9 s), the recipe is more accurate than the one-shot model at every "
+        "compared budget, by the rule.")
     assert joined_answers([("MNIST", "No point is compared.")]) == "on MNIST, no point is compared."
     assert joined_answers([]) == ""
 
@@ -557,16 +562,16 @@ def test_fronts_measured_on_two_machines_are_not_compared(budget):
     unanswered, the status naming the machines and the seed."""
     out, params, halving_dir = budget
     spec = write_points(out, params, (90.0, 99.8))
-    assert fb.one_host(fs.budget_fronts("mnist", out, params, halving_dir)) == "Test CPU, 2 cores"
+    assert fb.one_host(fs.budget_fronts("mnist", out, params, halving_dir)) == "Test CPU, 2 cores, instance 0123456789ab"
     path = fb.point_record_path(out, "mnist", fb.dataset_points(spec, "mnist")[3], 2)
     record = json.loads(path.read_text())
-    path.write_text(json.dumps(dict(record, machine={"cpu": "Other CPU", "cores": 2})))
+    path.write_text(json.dumps(dict(record, machine={"cpu": "Other CPU", "cores": 2, "instance": "ba9876543210"})))
     got = fs.budget_fronts("mnist", out, params, halving_dir)
     assert fb.one_host(got) is None and not fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
-    assert ("each seed's points measured on one machine (of the runs so far, 11 were measured on Test CPU, 2 cores; "
-            "1 was measured on Other CPU, 2 cores); the points of seed 2 name two machines") in text
-    assert fb.seed_hosts(got) == {0: "Test CPU, 2 cores", 1: "Test CPU, 2 cores", 2: None}
+    assert ("each seed's points measured on one machine (of the runs so far, 11 were measured on Test CPU, 2 cores, instance 0123456789ab; "
+            "1 was measured on Other CPU, 2 cores, instance ba9876543210); the points of seed 2 name two machines") in text
+    assert fb.seed_hosts(got) == {0: "Test CPU, 2 cores, instance 0123456789ab", 1: "Test CPU, 2 cores, instance 0123456789ab", 2: None}
     path.write_text(json.dumps({k: v for k, v in record.items() if k != "machine"}))
     unnamed = fs.fronts_text("mnist", fs.budget_fronts("mnist", out, params, halving_dir), spec)
     assert "1 has a record naming no machine)" in unnamed and "name two machines" not in unnamed    # not measured here yet: no conflict
@@ -590,15 +595,15 @@ def test_each_seed_on_its_own_machine_is_answered_pairing_seconds_within_a_seed(
     spec = write_points(out, params, (90.0, 99.8))
     for point in fb.dataset_points(spec, "mnist"):
         path = fb.point_record_path(out, "mnist", point, 2)
-        path.write_text(json.dumps(dict(json.loads(path.read_text()), machine={"cpu": "Other CPU", "cores": 2})))
+        path.write_text(json.dumps(dict(json.loads(path.read_text()), machine={"cpu": "Other CPU", "cores": 2, "instance": "ba9876543210"})))
     got = fs.budget_fronts("mnist", out, params, halving_dir)
     assert fb.one_host(got) is None and fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
     assert "the one-shot model is more accurate than the gradient-trained recipe up to 20 s, and the recipe is more accurate from 500 s on" in text
     assert text.endswith("Each seed's points were measured on one machine, the seeds on different ones (seeds 0 and "
-                         "1 on Test CPU, 2 cores; seed 2 on Other CPU, 2 cores): seconds are compared within a seed, "
+                         "1 on Test CPU, 2 cores, instance 0123456789ab; seed 2 on Other CPU, 2 cores, instance ba9876543210): seconds are compared within a seed, "
                          "and the mean seconds shown average over machines.")
     first = next(p for p in got["sgd"] if p["point"]["epochs"] == 1)
-    first["hosts"][2] = "Test CPU, 2 cores"        # seed 2's SGD point on another machine than its one-shot front
+    first["hosts"][2] = "Test CPU, 2 cores, instance 0123456789ab"        # seed 2's SGD point on another machine than its one-shot front
     compared = fb.crossing(got["one_shot"], got["sgd"], n_test=10_000)["comparisons"]
     assert [c["seeds"] for c in compared] == [[0, 1], [0, 1, 2]] and compared[0]["outcome"] == "no gain shown"

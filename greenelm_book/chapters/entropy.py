@@ -173,7 +173,7 @@ def entropy_table(rec: dict, stats: pd.DataFrame, bins: int, n_match: int) -> pd
 def shape_table(rec: dict, names) -> pd.DataFrame:
     """Per weight set: mean Hoyer sparsity, % of weights below 1 % of the largest, excess kurtosis, G."""
     return pd.DataFrame([{"weights": name, "Hoyer sparsity": rec[name, "hoyer"].mean,
-                          "|w| < 1 % of max (%)": 100 * rec[name, "near_zero"].mean,
+                          "share below 1 % of max |w| (%)": 100 * rec[name, "near_zero"].mean,
                           "excess kurtosis": rec[name, "kurtosis"].mean,
                           "G (symmetry)": rec[name, "column_symmetry"].mean} for name in names])
 

@@ -115,7 +115,8 @@ def ultra_wide_part(store, dataset: str, records_dir: str | Path = RUNS_DIR, see
     wider ones.
 
     Returns {dataset, prefix, widths, d_ultra, loo_curve {d: accuracy}, lambda {d: λ}, interior,
-    kernel_key, kernel_accuracy, fit_widths, held_widths, test (HeldOutTest), records}."""
+    kernel_key, kernel_accuracy, fit_widths, held_widths, test (HeldOutTest), held_out_limit (the tuned
+    limit's Result over its seeds, None when not measured), records}."""
     from .. import paper
     from ..store.results import load_all
     from .frontier_fixed import SCALING_KEY, scaling_widths
@@ -230,23 +231,30 @@ def limit_ridge_sentence(part: dict) -> str:
 
 
 def held_out_limit_sentence(part: dict) -> str:
-    """The limit of tuned fits, where its record exists: the ridge chosen on held-out training rows (the
-    record's jitter grid and share), the jitter chosen, its μ and its test accuracy, with where it was
-    computed (its accuracy, not its seconds, is read); else that it is not measured."""
+    """The limit of tuned fits, where its records exist: the ridge chosen on held-out training rows (the
+    records' jitter grid and share, which every seed's record must share), the jitter and μ each seed chose,
+    the test accuracy over the seeds, and where it was computed when every record names it (its accuracy,
+    not its seconds, is read); else that it is not measured."""
     tuned, result = part["records"].get("limit_held_out"), part.get("held_out_limit")
     if not tuned or result is None:
         return "The limit with a tuned ridge is not measured here."
-    grid = tuned[0]["jitter_grid"]
-    where = sorted({record_host(r) for r in tuned if record_host(r)})
+    grid, share = tuned[0]["jitter_grid"], tuned[0]["validation_share"]
+    if any(r["jitter_grid"] != grid or r["validation_share"] != share for r in tuned):
+        raise ValueError("the held-out limit's records do not share one jitter grid and share: "
+                         + "; ".join(f"{r['file']}: {r['jitter_grid']}, {r['validation_share']}" for r in tuned))
+    steps = {round(b / a, 9) for a, b in zip(grid, grid[1:])}
+    spacing = f", ×{steps.pop():g} apart" if len(steps) == 1 else ""
+    hosts = [record_host(r) for r in tuned]
     seeds = [int(r["seed"]) for r in tuned]
-    jitters = [f"{r['jitter']:g}" for r in tuned]
-    chose = (f"a jitter of {jitters[0]}" if len(tuned) == 1 else
-             f"jitters of {and_list(jitters)} on seeds {and_list([str(s) for s in seeds])}")
-    return (f"With its ridge chosen on held-out training rows instead (a seeded {tuned[0]['validation_share']:.0%} of "
-            f"the training images scoring the jitters {grid[0]:g} to {grid[-1]:g}, a decade apart, each fitted on "
-            f"the rest; declared before it ran), the limit chose {chose} and reaches {spread_text(result)} % "
+    jitters, mus = [f"{r['jitter']:g}" for r in tuned], [f"{r['mu']:.1e}" for r in tuned]
+    chose = (f"a jitter of {jitters[0]} (μ = {mus[0]})" if len(tuned) == 1 else
+             f"jitters of {and_list(jitters)} (μ = {and_list(mus)}) on seeds {and_list([str(s) for s in seeds])}")
+    return (f"With its ridge chosen on held-out training rows instead (a seeded {100 * share:.0f} % of the training "
+            f"images scoring the jitters {grid[0]:g} to {grid[-1]:g}{spacing}, each fitted on the rest; declared "
+            f"before it ran), the limit chose {chose} and reaches {spread_text(result)} % "
             f"({len(seeds)} seed{'' if len(seeds) == 1 else 's'})"
-            + (f", computed on {and_list(where)} (its accuracy is read, not its seconds)." if where else "."))
+            + (f", computed on {hosts[0]} (its accuracy is read, not its seconds)."
+               if None not in hosts and len(set(hosts)) == 1 else "."))
 
 
 def widths_text(widths) -> str:
@@ -289,7 +297,10 @@ def plot_ultra_wide(part: dict):
     a, b, c = test.saturating_params
     ax.plot(grid, a - b * grid ** -c, ":", color=colour("ridge on pixels"), label="saturating law, same points")
     ax.axhline(part["kernel_accuracy"], color=colour("kernel limit"), lw=1.5, label="d → ∞: arc-cosine kernel")
-    ax.axvspan(max(fit_widths), grid[-1], color="0.93", zorder=0)
+    held = part.get("held_widths") or []
+    # shaded from midway (in log d) between the widest fitted width and the narrowest held-out one: a fitted
+    # width is never drawn inside the held-out band
+    ax.axvspan(np.sqrt(max(fit_widths) * min(held)) if held else max(fit_widths), grid[-1], color="0.93", zorder=0)
     ax.set_ylim(top=min(100.0, ax.get_ylim()[1]))          # the ln d line would climb past 100 %
     ax.set(xscale="log", xlabel="hidden width d (log scale)", ylabel="test accuracy (%)",
            title=f"{DATASET_NAMES[part['dataset']]}: the paper's map, widened (shaded: held out)")
@@ -300,7 +311,8 @@ def plot_ultra_wide(part: dict):
 
 def answer_ultra_wide(store, part: dict, goal: float):
     """The answer to ``ultra_wide_million_dimensions``: holds if the ln d line predicts the
-    held-out widths better than the saturating law and the map's limit reaches ``goal``."""
+    held-out widths better than the saturating law and the map's limit reaches ``goal``: at the paper's
+    vanishing ridge or, where measured, with its ridge chosen on held-out rows (the seeds' mean)."""
     test, d_ultra, kernel = part["test"], part["d_ultra"], part["kernel_accuracy"]
     fit_widths, held_widths = part["fit_widths"], part["held_widths"]
     tuned = part.get("held_out_limit")
@@ -321,9 +333,10 @@ def answer_ultra_wide(store, part: dict, goal: float):
     if not limit_reaches:
         # the conjunction fails on the limits alone, each computed from every training image rather than drawn
         # as a width's features are: the seeds rule that bounds the widths' one draw each does not reach them
+        split = "" if tuned is None else f"; the held-out ridge chosen on {len(tuned.values)} seeded splits"
         rule += (f"; it fails on the limits alone ({limits_text} < {goal:.1f} %), each computed from every "
-                 f"training image, not drawn as a width's features are, so the widths' one draw each does not "
-                 f"decide it (the ln d part, for information: {'passes' if ln_continues else 'fails'})")
+                 f"training image rather than from drawn features{split}, so the widths' one draw each does "
+                 f"not decide it (the ln d part, for information: {'passes' if ln_continues else 'fails'})")
         keys = limit_keys
     answer_as_scorecard(store, "ultra_wide_million_dimensions", judge_qualitative(
         ln_continues and limit_reaches, rule,
@@ -565,8 +578,8 @@ def seconds_ratio_words(ours, theirs, judged: dict, n_seeds: int) -> str:
     where = "on that seed" if n_seeds == 1 else "on those seeds (means)"
     sides = f"{judged['ours_seconds']:,.0f} s against {judged['theirs_seconds']:,.0f} s"
     if same_host(ours, theirs):
-        return f"the whole protocol takes {judged['ratio']:.1f}× its training seconds {where} ({sides})"
-    return (f"the whole protocol took {judged['ours_seconds']:,.0f} s and its training "
+        return f"the whole protocol takes {judged['ratio']:.1f}× the recipe's training seconds {where} ({sides})"
+    return (f"the whole protocol took {judged['ours_seconds']:,.0f} s and the recipe's training "
             f"{judged['theirs_seconds']:,.0f} s {where}, no ratio stated: their records do not show one "
             "machine measured both")
 
@@ -608,15 +621,18 @@ def opponents_sentence(protocol: dict, halving: dict | None = None) -> str:
     # what the records say of where and when those seconds were measured (no host beyond the cores: never
     # "one machine" unless the records show it)
     timed = list({id(r): r for r in timed}.values())
-    return (" ".join(sentences) + f" The protocols' and the recipes' seconds above were {measured_on_text(timed)}."
-            + named_hosts_clause(protocol, halving))
+    named = named_hosts_clause(protocol, halving)
+    if named:           # the records that name a machine first, then what the seconds together amount to
+        return (" ".join(sentences) + f" {named}, so together the protocols' and the recipes' seconds above were "
+                f"{measured_on_text(timed)}.")
+    return " ".join(sentences) + f" The protocols' and the recipes' seconds above were {measured_on_text(timed)}."
 
 
 def named_hosts_clause(protocol: dict, halving: dict | None = None) -> str:
     """Which of the protocols' seed records name the machine that ran them (:func:`record_host`), where some
-    do and the others do not: " Of the protocols' 18 seed records, CIFAR-10's halving protocol seed 2 names
-    its machine (AMD EPYC, 2 cores); the other 17 name none, nor do the recipes' records." ("" when every
-    record, or none, names one: the seconds' host sentence then says it whole)."""
+    do and the others do not: "Of the protocols' 18 seed records, only CIFAR-10's halving protocol seed 2
+    (AMD EPYC, 2 cores) names the machine that ran it; the other 17 and the recipes' records name none"
+    ("" when every record, or none, names one: the seconds' host sentence then says it whole)."""
     named, unnamed = [], 0
     for dataset in protocol:
         for name, part in picks_of(protocol, halving, dataset):
@@ -628,9 +644,9 @@ def named_hosts_clause(protocol: dict, halving: dict | None = None) -> str:
                     unnamed += 1
     if not named or not unnamed:
         return ""
-    return (f" Of the protocols' {len(named) + unnamed} seed records, {and_list(named)} "
+    return (f"Of the protocols' {len(named) + unnamed} seed records, only {and_list(named)} "
             f"name{'s' if len(named) == 1 else ''} the machine that ran {'it' if len(named) == 1 else 'them'}; "
-            f"the other {unnamed} name none, nor do the recipes' records.")
+            f"the other {unnamed} and the recipes' records name none")
 
 
 def opponent_recipes_text(protocol: dict) -> str:

@@ -203,14 +203,27 @@ def record_host(record: Mapping) -> str | None:
         return None
     if found.get("gpu"):            # a GPU's point: the GPU first, then its host's CPU and cores
         return f"{found['gpu']} GPU on {found['cpu']}, {int(found['cores'])} cores"
-    return f"{found['cpu']}, {int(found['cores'])} cores"
+    instance = found.get("instance")
+    return f"{found['cpu']}, {int(found['cores'])} cores" + (f", instance {instance}" if instance else "")
+
+
+#: what a CPU point's host names once its record carries the machine's instance (:func:`record_host`)
+INSTANCE_MARK = ", instance "
+
+
+def names_one_machine(host: str | None) -> bool:
+    """Whether ``host`` (:func:`record_host`, the one host a seed's points share) identifies one machine: a
+    GPU's (its GPU and host CPU), a CPU's with its instance (two virtual machines of one CPU model and core
+    count ran the same points at different speeds, so the model and cores alone do not name one), or None
+    (no point names any: test fronts and records older than hosts, read as before)."""
+    return host is None or " GPU on " in host or INSTANCE_MARK in host
 
 
 def one_host(fronts_of: Mapping) -> str | None:
     """The one machine every point of both fronts (every seed) was measured on, or None when they name
     more than one, or a point names none (each seed may still have its own: :func:`seed_hosts`)."""
     hosts = {host for entry in fronts_of["one_shot"] + fronts_of["sgd"] for host in entry.get("hosts", {None: None}).values()}
-    return hosts.pop() if len(hosts) == 1 and None not in hosts else None
+    return hosts.pop() if len(hosts) == 1 and None not in hosts and names_one_machine(next(iter(hosts))) else None
 
 
 def hosts_by_seed(entries: Sequence[Mapping]) -> dict:
@@ -229,7 +242,8 @@ def seed_hosts(fronts_of: Mapping) -> dict:
     each other (:func:`crossing` pairs a seed's SGD point with the same seed's one-shot front, so seconds
     are compared on one machine, the seed's)."""
     found = hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
-    return {seed: next(iter(hosts)) if len(hosts) == 1 else None for seed, hosts in sorted(found.items())}
+    return {seed: next(iter(hosts)) if len(hosts) == 1 and names_one_machine(next(iter(hosts))) else None
+            for seed, hosts in sorted(found.items())}
 
 
 def machines_sentence(fronts_of: Mapping) -> str:
@@ -251,8 +265,9 @@ def machines_sentence(fronts_of: Mapping) -> str:
             + "): seconds are compared within a seed, and the mean seconds shown average over machines."
             if parts else "")
     if None in by_host:
-        said += ((" " if said else "") + f"The points of {seeds_text(by_host[None])} name more than one machine, "
-                 "or one names none: that seed's fronts are not compared.")
+        said += ((" " if said else "") + f"The points of {seeds_text(by_host[None])} do not name one machine (two "
+                 "machines, a point naming none, or a CPU's model and cores without its instance): "
+                 f"{'that seed is' if len(by_host[None]) == 1 else 'those seeds are'} not compared.")
     return said
 
 
@@ -416,7 +431,7 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     and per family the pick and the protocol's seconds, or the trainer's own record. ``device``: a torch
     device (``"cuda"``) both families run on (the one-shot model's kernel and feature map, the SGD
     recipe's training), recorded in ``machine`` (its ``"gpu"``); None: the CPU, as the recipes' defaults."""
-    from ..bench import chapter_machine, load_average, peak_rss_bytes, reset_peak_rss
+    from ..bench import chapter_machine, load_average, machine_instance, peak_rss_bytes, reset_peak_rss
     from .frontier_features import IMAGE_SHAPES
 
     spec = load_budget(params)
@@ -431,7 +446,7 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
         log(f"{dataset}, {point_slug(point)}, seed {seed}: recorded already ({path}), skipped")
         return path
     measured = measured_elsewhere(dataset, point, seed, records_dir or spec["protocol_records"], opponents_dir)
-    here = record_host({"machine": chapter_machine(device)})
+    here = record_host({"machine": {**chapter_machine(device), "instance": machine_instance()}})
     if measured is not None and record_host(measured) == here:
         log(f"{dataset}, {point_slug(point)}, seed {seed}: measured already on this machine "
             f"({measured['measured_by']}), read there, skipped")
@@ -480,7 +495,8 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     record.update(n_test=n_test, sampling_error=sampling_error(record["test_accuracy"], n_test),
                   started_at=started.isoformat(timespec="seconds"), wall_seconds=time.perf_counter() - clock,
                   load_average={"started": load_started, "finished": load_average()},
-                  peak_memory_gb=peak_rss_bytes() / 1e9, machine=chapter_machine(device), device=device,
+                  peak_memory_gb=peak_rss_bytes() / 1e9, machine={**chapter_machine(device), "instance": machine_instance()},
+                  device=device,
                   test_reads=gate.reads(dataset, int(seed)))
     _write_json_atomically(path, json.loads(json.dumps(record, allow_nan=False)))
     log(f"{dataset}, {point_slug(point)}, seed {seed}: test {record['test_accuracy']:.2f} %, "
@@ -675,7 +691,7 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
     family; ``n_test``: the test images, when the rule is to account for their sampling error
     (:func:`gain_with_sampling`; without it :func:`~greenelm_book.judging.verdicts.gain_over`). A seed is
     compared at an SGD point only where that point and every one-shot point name one machine for it (their
-    ``"hosts"``; none recorded anywhere counts as one).
+    ``"hosts"``, :func:`names_one_machine`; none recorded anywhere counts as one).
 
     Returns {"comparisons" [{"label", "seconds" (mean), "seeds", "outcome" ("gain": the one-shot model
     more accurate, "loss": SGD more accurate, "no gain shown"), "verdict"}], "outside" [labels of SGD
@@ -689,7 +705,7 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
     for point in sgd:
         paired = [s for s in point["seeds"] if all(s in p["seconds"] for p in one_shot)]
         named = hosts_by_seed([point, *one_shot])
-        seeds = [s for s in paired if len(named[s]) == 1]
+        seeds = [s for s in paired if len(named[s]) == 1 and names_one_machine(next(iter(named[s])))]
         if paired and not seeds:
             elsewhere.append(point)
             continue
@@ -732,7 +748,7 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
 
 def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Sequence[Mapping]) -> str:
     """The words of :func:`crossing`'s answer (see there)."""
-    from ..report import and_list            # lazily: the GPU machine's fronts need no pandas
+    from ..report import and_list            # lazily, as the module's other imports of the book's report
 
     comparisons = result["comparisons"]
     ends = ""
@@ -753,13 +769,16 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
                 "seconds." + ends)
     outcomes = [c["outcome"] for c in comparisons]
     first, last = _seconds_text(comparisons[0]["seconds"]), _seconds_text(comparisons[-1]["seconds"])
+    points = len(comparisons) + len(result.get("outside", [])) + len(result.get("other_machine", []))
+    of = f"of the recipe's {points} point{'' if points == 1 else 's'}"
+    span = f"{len(comparisons)} {of}, {first} to {last}" if len(comparisons) > 1 else f"1 {of}, at {first}"
     at = "at equal training seconds on the same machine, by the book's gain rule"
     if set(outcomes) == {"gain"}:
         return (f"The one-shot model is more accurate than the gradient-trained recipe at every compared budget "
-                f"({first} to {last}), {at}; the recipe is more accurate at none." + ends)
+                f"({span}), {at}; the recipe is more accurate at none." + ends)
     if set(outcomes) == {"loss"}:
         return (f"The gradient-trained recipe is more accurate than the one-shot model at every compared budget "
-                f"({first} to {last}), {at}; "
+                f"({span}), {at}; "
                 f"the one-shot model is more accurate at none." + ends)
     lead = next(i for i, o in enumerate(outcomes) if o != "gain")
     trail = len(outcomes) - next(i for i, o in enumerate(reversed(outcomes)) if o != "loss")
@@ -1043,6 +1062,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "hosts_by_seed", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "hosts_by_seed", "INSTANCE_MARK", "names_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

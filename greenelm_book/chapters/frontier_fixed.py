@@ -3,7 +3,8 @@
 ``params/frontier_protocol.yml`` declares, before any run, the configurations that are measured as
 they are rather than chosen: the paper's map (``relu(XW + b)``, W, b ~ N(0, 1)) on the raw pixels at
 a width past the scaling chapter's widest, and its d → ∞ limit (arc-cosine kernel ridge on every
-training image). Neither is picked among test scores; each reads the test labels once, through the
+training image, at the paper's vanishing ridge and with a ridge chosen on held-out training rows). None is
+picked among test scores; each reads the test labels once per seed, through the
 protocol's :class:`~greenelm_book.chapters.frontier_protocol.TestGate`, as a read of kind ``"fixed"``
 in the same ledger as the protocol's picks.
 
@@ -23,8 +24,10 @@ Run alone, under the run lock::
 
     flock /tmp/greenelm-run.lock python -m greenelm_book.chapters.frontier_fixed --dataset mnist
 
-A record (``<dataset>-paper-map-d<d>-seed<seed>.json`` or ``<dataset>-paper-map-limit-seed<seed>.json``
-beside the protocol's) is written atomically when its run is done; a run whose record exists is skipped.
+A record (``<dataset>-paper-map-d<d>-seed<seed>.json``, ``<dataset>-paper-map-limit-seed<seed>.json`` or
+``<dataset>-paper-map-limit-heldout-seed<seed>.json`` beside the protocol's) is written atomically when its
+run is done; a run whose record exists is skipped, and one whose read the ledger lists without a record is
+not read again.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .frontier_protocol import RUNS_DIR, TestGate, _write_json_atomically, load_protocol, protocol_data
+from .frontier_protocol import (RUNS_DIR, TestGate, _write_json_atomically, configuration_key, load_protocol,
+                                protocol_data)
 
 #: the paper's-map configurations this module measures (the opponents are frontier_opponents')
 MODELS = ("paper-map", "paper-map-limit")
@@ -49,6 +53,8 @@ LIMIT_JITTER = 1e-6
 HELD_OUT_JITTERS = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 #: the share of training rows that scores the held-out ridge's jitters
 HELD_OUT_SHARE = 0.2
+#: a limit's ridges: the paper's vanishing one (a configuration without "ridge") or chosen on held-out rows
+RIDGES = ("vanishing", "held-out")
 #: where the scaling chapter's results are (its λ at its widest width starts the search)
 RESULTS_DIR = Path(__file__).resolve().parents[2] / "book" / "results"
 
@@ -105,6 +111,9 @@ def measure(dataset: str, configuration: dict, seed: int, X_train, y_train, X_te
 
     if configuration.get("model") not in MODELS or configuration.get("input") != "pixels":
         raise ValueError(f"{configuration} is not one of this module's measurements ({MODELS} on pixels)")
+    if configuration.get("ridge", "vanishing") not in RIDGES:
+        raise ValueError(f"{configuration}: ridge must be one of {RIDGES} (none given: vanishing), not "
+                         f"{configuration['ridge']!r}")
     gate._check(dataset, int(seed), configuration, "fixed")
     reset_peak_rss()
     began = time.perf_counter()
@@ -139,7 +148,7 @@ def measure(dataset: str, configuration: dict, seed: int, X_train, y_train, X_te
 
 def run_measurements(dataset: str, seed: int = 0, *, models: Sequence[str] = MODELS, out_dir: str | Path = RUNS_DIR,
                      params: str | Path | None = None, subset: int | None = None, loo_rows: int = 3000,
-                     results_dir: str | Path = RESULTS_DIR, device=None,
+                     results_dir: str | Path = RESULTS_DIR, device=None, ridges: Sequence[str] = RIDGES,
                      log: Callable[[str], None] = print) -> list[Path]:
     """Every configuration of ``models`` that ``params`` declares for ``dataset`` as a fixed measurement
     on the pixels, each recorded (atomically) as it is done; a recorded one is skipped. Returns the
@@ -147,7 +156,8 @@ def run_measurements(dataset: str, seed: int = 0, *, models: Sequence[str] = MOD
     entry = load_protocol(params)["datasets"].get(dataset)
     if entry is None:
         raise KeyError(f"{dataset!r} has no entry in the protocol's parameters")
-    declared = [c for c in entry["fixed"] if c.get("model") in models and c.get("input") == "pixels"]
+    declared = [c for c in entry["fixed"] if c.get("model") in models and c.get("input") == "pixels"
+                and (c["model"] != "paper-map-limit" or c.get("ridge", "vanishing") in ridges)]
     scaling = scaling_results(results_dir)
     elsewhere = [c for c in declared if _read_elsewhere(dataset, c, scaling)]
     for configuration in elsewhere:
@@ -162,6 +172,11 @@ def run_measurements(dataset: str, seed: int = 0, *, models: Sequence[str] = MOD
     gate = TestGate({dataset: y_test}, fixed={dataset: entry["fixed"]}, ledger=Path(out_dir) / "test-reads.json")
     del y_test
     for configuration in todo:
+        read = [r for r in gate.reads(dataset, int(seed)) if r["key"] == configuration_key(configuration)]
+        if read:        # read before, its record lost: never read again (the ledger keeps the read)
+            log(f"{dataset}, {configuration}, seed {seed}: the ledger lists a read at {read[0]['at']} but no record "
+                "is here; not read again")
+            continue
         started = datetime.datetime.now(datetime.timezone.utc)
         fields = measure(dataset, configuration, seed, X_train, y_train, X_test, gate, subset=subset,
                          loo_rows=loo_rows, results_dir=results_dir, device=device)
@@ -183,7 +198,7 @@ def _read_elsewhere(dataset: str, configuration: dict, scaling: dict) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """``python -m greenelm_book.chapters.frontier_fixed --dataset D [--seed S] [--model paper-map ...]
-    [--subset N] [--out DIR] [--params FILE]``."""
+    [--ridge vanishing|held-out ...] [--subset N] [--out DIR] [--params FILE] [--device cuda]``."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m greenelm_book.chapters.frontier_fixed",
@@ -196,10 +211,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--out", default=str(RUNS_DIR), help=f"records and ledger (default {RUNS_DIR})")
     parser.add_argument("--params", default=None, help="the protocol's parameters (default params/frontier_protocol.yml)")
     parser.add_argument("--device", default=None, help="a torch device for the limits (e.g. cuda; default: NumPy)")
+    parser.add_argument("--ridge", action="append", choices=RIDGES, help="the limits' ridges to measure (default: both)")
     args = parser.parse_args(argv)
     began = time.perf_counter()
     run_measurements(args.dataset, args.seed, models=args.model or MODELS, out_dir=args.out, params=args.params,
-                     subset=args.subset, loo_rows=args.loo_rows, device=args.device,
+                     subset=args.subset, loo_rows=args.loo_rows, device=args.device, ridges=args.ridge or RIDGES,
                      log=lambda message: print(f"[{time.perf_counter() - began:7.0f} s] {message}", flush=True))
 
 
@@ -207,5 +223,5 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["HELD_OUT_JITTERS", "HELD_OUT_SHARE", "LIMIT_JITTER", "MODELS", "SCALING_KEY", "fixed_record_path", "main", "measure", "run_measurements",
+__all__ = ["HELD_OUT_JITTERS", "HELD_OUT_SHARE", "LIMIT_JITTER", "MODELS", "RIDGES", "SCALING_KEY", "fixed_record_path", "main", "measure", "run_measurements",
            "scaling_lambda", "scaling_results", "scaling_widths"]

@@ -133,7 +133,7 @@ def run_halving(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Se
     "seconds" {"selection" (every rung's fits), "rungs" [per rung], "refit", "scoring", "total"},
     "selection_fits_read_back", "refit_info", "peak_memory_gb", "load_average", "test_reads", "host" (the
     machine that ran it: :func:`~greenelm_book.bench.host_info`)."""
-    from ..bench import host_info, load_average, peak_rss_bytes, reset_peak_rss
+    from ..bench import host_info, load_average, machine_instance, peak_rss_bytes, reset_peak_rss
 
     grid, X_train, y_train = checked_run_inputs(dataset, X_train, y_train, X_test, gate, grid, seed)
     rows_per_rung = rung_rows(len(y_train), sizes, int(seed))
@@ -189,7 +189,9 @@ def run_halving(dataset: str, X_train, y_train, X_test, gate: TestGate, grid: Se
               "peak_memory_gb": peak_rss_bytes() / GB,
               "load_average": {"started": load_started, "finished": load_average()},
               "test_reads": gate.reads(dataset, int(seed)),
-              "host": host_info()}          # read after the timed work: its short GEMM probe times nothing of it
+              # read after the timed work: its short GEMM probe times nothing of it; the instance names which
+              # machine of that model (frontier_budget.names_one_machine)
+              "host": {**host_info(), "instance": machine_instance()}}
     return json.loads(json.dumps(record, allow_nan=False))
 
 

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..paper import DATASET_NAMES
-from ..report import duration_text, judge_qualitative, spread_text, thousands
+from ..report import and_list, duration_text, judge_qualitative, spread_text, thousands
 from . import frontier_budget as fb
 from .frontier import grid_history
 from .frontier_budget import CROSSING_RULE, accuracy_cell, gain_with_sampling, repo_path
@@ -622,7 +622,7 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
         done = [(fb.point_label(p), measured[configuration_key(p)]) for p in declared if configuration_key(p) in measured]
         said = f"{family} {len(done)} of its {len(declared)} declared points"
         if done:
-            said += " (" + ", ".join(f"{label}: {n} of {planned} seeds" for label, n in done) + ")"
+            said += " (" + "; ".join(f"{label}: {n} of {planned} seeds" for label, n in done) + ")"
         parts.append(said)
     marker = fronts_of.get("marker")
     seeds = len(marker["seconds"]) if marker else 0
@@ -635,6 +635,7 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
         said += (" (of the runs so far, " + "; ".join(
             f"{n} {'were' if n > 1 else 'was'} measured on {host}" if host else
             f"{n} {'have records' if n > 1 else 'has a record'} naming no machine" for host, n in hosts.items()) + ")")
+    said += instance_clause(fronts_of)
     borrowed = any(entry.get("hosts", {}).get(seed) is None and seed in entry.get("read_from", {})
                    for entry in fronts_of["one_shot"] + fronts_of["sgd"] for seed in entry["seeds"])
     if borrowed:
@@ -646,6 +647,32 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
         said += (f"; the points of seed{'s' if len(mixed) > 1 else ''} {', '.join(map(str, mixed))} name two "
                  "machines, so that seed's points are measured again on one machine or the seed is left out")
     return said + "."
+
+
+def instance_clause(fronts_of: Mapping) -> str:
+    """Where some of a dataset's CPU points name only a CPU model and cores (records older than the machine's
+    instance, :func:`~greenelm_book.chapters.frontier_budget.names_one_machine`), why a seed's points must
+    name one instance, with the evidence in these fronts: on the same declared points, how far the seconds
+    of the machines named differ (per point, the slowest machine's mean over the fastest's; median and
+    largest); "" when every point names its machine whole."""
+    points = fronts_of["one_shot"] + fronts_of["sgd"]
+    bare = sum(1 for p in points for host in p.get("hosts", {}).values() if host and not fb.names_one_machine(host))
+    if not bare:
+        return ""
+    ratios = []
+    for p in points:
+        groups: dict = {}
+        for seed in p["seeds"]:
+            groups.setdefault(p["hosts"].get(seed), []).append(p["seconds"][seed])
+        if len(groups) > 1:
+            means = [float(np.mean(v)) for v in groups.values()]
+            ratios.append(max(means) / min(means))
+    evidence = (f" (on the same declared points the machines named here differ by a median {np.median(ratios):.1f}× "
+                f"in seconds, up to {max(ratios):.1f}×)" if ratios else "")
+    return (f"; a CPU point's record now names its machine's instance (the boot's id): {bare} "
+            f"run{'s' if bare > 1 else ''} recorded before it did name only a CPU model and cores, which "
+            f"virtual machines of different speeds share{evidence}, so a seed whose points do not all name one "
+            "instance is not compared")
 
 
 def fronts_progress(fronts_by_dataset: Mapping, spec: Mapping) -> str:
@@ -693,9 +720,9 @@ def gpu_refit_agreement(fronts_by_dataset: Mapping, halving_dir: str | Path) -> 
                     per_dataset[DATASET_NAMES.get(dataset, dataset)] += 1
     if not gaps:
         return ""
-    counted = ", ".join(f"{name} {n}" for name, n in per_dataset.items())
+    counted = and_list([f"{n} seed{'' if n == 1 else 's'} of {name}" for name, n in per_dataset.items()])
     return (f"The GPU's refit of each seed's pick on every training row scores within {max(gaps):.2f} points of the "
-            f"halving protocol's refit of that pick on a CPU ({len(gaps)} seed{'' if len(gaps) == 1 else 's'}: {counted}): the same model, computed "
+            f"halving protocol's refit of that pick on a CPU ({counted}): the same model, computed "
             "in another order on other hardware.")
 
 

@@ -581,19 +581,20 @@ def judge_claim(claim, answer, results: dict, answers: dict) -> Judgement:
     ruled = rule_of(judged.verdict) if judged.verdict.label == "inconclusive" else None
     if ruled and judged.test == "chapter_test":
         judged = Judgement(judged.verdict, ruled, judged.keys, judged.values)
-    if claim.id in UNTESTED_PARTS and judged.verdict.label in V.DECIDED_LABELS:
+    untested_said = f"a stated part is not tested ({UNTESTED_PARTS[claim.id]}); " if claim.id in UNTESTED_PARTS else None
+    if untested_said and judged.verdict.label in V.DECIDED_LABELS and \
+            not judged.verdict.detail.startswith(untested_said):      # said once, on a verdict judged again
         tested = TESTED_OUTCOMES[judged.verdict.label]
         label = V.ladder_label("test", enough=True, outcomes=(*tested, "undecided"))
         said = ("for information, the tested part gives" if label != judged.verdict.label else
                 "it moves neither side (the ladder), so the claim is judged on the tested part, which gives")
         judged = Judgement(Verdict(label, judged.verdict.ours,
-                                   f"a stated part is not tested ({UNTESTED_PARTS[claim.id]}); {said} "
-                                   f"{judged.verdict.label} ({judged.verdict.detail})"),
+                                   f"{untested_said}{said} {judged.verdict.label} ({judged.verdict.detail})"),
                            judged.test, judged.keys, judged.values)
     added, why = ADDED_EVIDENCE.get(claim.id, ((), ""))
     scope = (f"datasets: {SCOPE[claim.id]}" if claim.id in SCOPE else
              f"added: {why}" if any(k in answer.keys for _, k in added) else "")
-    if not scope:
+    if not scope or judged.verdict.detail.endswith(f" ({scope})"):        # said once, on a verdict judged again
         return judged
     verdict = Verdict(judged.verdict.label, judged.verdict.ours, f"{judged.verdict.detail} ({scope})")
     return Judgement(verdict, judged.test, judged.keys, judged.values)

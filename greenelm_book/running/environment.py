@@ -141,7 +141,8 @@ def timing_host_records(source_dir: Path, toc=None) -> list[dict | None]:
 
 
 #: the fields that identify a host (:func:`greenelm_book.store.results.same_host`), in words
-HOST_FIELDS = {"cpu": "processor models (a GPU's host named as \"<GPU> GPU on <CPU>\")", "cores": "core counts",
+HOST_FIELDS = {"cpu": ("processor models (a GPU's host named by its GPU, then the processor beside it, where the "
+                       "result records its GPU)"), "cores": "core counts",
                "kernel": "kernels", "blas": "BLAS builds"}
 
 
@@ -303,7 +304,7 @@ def _hosts_section(source_dir: Path, toc) -> list[str]:
     if not hosts:
         return []
     return ["## Hosts that measured the timings", "",
-            "Every timing result records the host that measured it (CPU model, cores, kernel, BLAS and its "
+            "A timing result records the host that measured it (CPU model, cores, kernel, BLAS and its "
             "GEMM rate at the time). Two timings count as measured on one machine only when both record "
             "the same CPU model, cores, kernel and BLAS (`greenelm_book.store.results.same_host`): two rows "
             "that differ in one of these fields, recorded on both, are two machines; two rows that differ only "
@@ -322,4 +323,7 @@ def _comparisons_lines(source_dir: Path, toc) -> list[str]:
     return ["Where an answer compares timings (two or more, or one ratio of two timed in one run), where and "
             "when each was measured:", "",
             "| claim | chapter | measured |", "| --- | --- | --- |",
-            *(f"| {claim} | {{doc}}`{chapter} <{chapter}>` | {text} |" for claim, chapter, text in rows), ""]
+            *(f"| {claim} | {{doc}}`{chapter} <{chapter}>` | {text} |" for claim, chapter, text in rows), "",
+            "The table lists the scorecard's claims. The frontier's own timed answers, which are not claims of "
+            "the paper (its accuracy-against-seconds fronts, its protocols' per-seed time limits), name the "
+            "machine of each point or seed on its page, beside the answer.", ""]

@@ -174,6 +174,18 @@ def host_text(host: dict | None) -> str:
     return f"{', '.join(present)} ({and_list(missing)} {NOT_RECORDED})"
 
 
+def brief_host_text(host: dict | None) -> str:
+    """A host in the fewest words that still name it, for summaries: its CPU model and cores
+    (``"AMD EPYC, 2 cores"``), the cores alone said so (``"2 cores (CPU model not recorded)"``), or
+    ``"a host not recorded"``; :func:`host_text` gives the whole record."""
+    if not host or not (host.get("cpu") or host.get("cores")):
+        return f"a host {NOT_RECORDED}"
+    cores = host.get("cores") and f"{host['cores']} cores"
+    if not host.get("cpu"):
+        return f"{cores} (CPU model {NOT_RECORDED})"
+    return f"{host['cpu']}, {cores}" if cores else f"{host['cpu']} (cores {NOT_RECORDED})"
+
+
 def same_host(a: "Result", b: "Result") -> bool | None:
     """Whether timings ``a`` and ``b`` were measured on one machine: True when both hosts are recorded
     and agree on CPU model, cores, kernel and BLAS (the GEMM rate is a reading, not an identity);

@@ -201,7 +201,8 @@ def comparability_markdown(frame: pd.DataFrame) -> str:
     keys = frame.attrs.get("keys", ())
     reasons = pd.Series([comparability(k).reason for k in keys if not comparability(k).comparable],
                         dtype=object).value_counts()
-    lines = [f"- {reason} ({int(reasons.get(reason, 0))} stored results)" for _, reason in NOT_COMPARABLE]
+    counts = {reason: int(reasons.get(reason, 0)) for _, reason in NOT_COMPARABLE}
+    lines = [f"- {reason} ({n} stored result{'' if n == 1 else 's'})" for reason, n in counts.items()]
     lines += [f"- comparable although a rule above matches: {reason}" for _, reason in EXCEPTIONS]
     return "\n".join(lines) + "\n"
 
