@@ -332,7 +332,7 @@ def host_from_words(words: str) -> dict[str, Any]:
     (``', instance c5e2921893ad'``, the frontier's point records) names which machine, not what it is: dropped."""
     import re
 
-    words = re.sub(r", instance [0-9a-f]+$", "", words)
+    words = re.sub(r", instance [0-9a-f]+$", "", words)          # a GPU's host too ("… GPU on …, 16 cores")
     cpu, _, rest = words.rpartition(",")
     cores = re.fullmatch(r"\s*(\d+)\s+(?:CPU\s+)?cores", rest)
     return {"cpu": (cpu.strip() or None) if cores else words, "cores": int(cores.group(1)) if cores else None,

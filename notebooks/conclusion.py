@@ -87,7 +87,7 @@ glue_findings(reproduces_words(found, card))
 #
 # **Rotation.** At the paper's angle Green-ELM's advantage over an SGD-trained perceptron is {glue:text}`rotation_advantage:.2f` points against the paper's
 # ≈ {glue:text}`rotation_advantage_paper:g` (*{glue:text}`verdict_rotation_advantage_15deg`*); against
-# Table I's MLP it is {glue:text}`rotation_mlp_from`, so
+# Table I's MLP, Green-ELM is {glue:text}`rotation_mlp_from`, so
 # "more robust than SGD" depends on the SGD model
 # (*{glue:text}`verdict_more_robust_to_rotation`*;
 # {doc}`rotation <rotation>`).

@@ -16,7 +16,7 @@
 # The paper {cite}`silva2026greenelm` closes with an open question: "Investigating the limits of the
 # $Accuracy \propto \log(d)$ relationship. If dimensionality is cheap, can we reach state-of-the-art
 # performance by expanding into a million-dimensional hidden space?" This chapter answers it on
-# two CPU cores (its accuracy-against-seconds points also on one GPU, in section 5), in two steps: the paper's own map made wider, up to its $d \to \infty$ limit; then
+# two CPU cores (its accuracy-against-seconds points, and §1's limit with a held-out ridge, also on one GPU), in two steps: the paper's own map made wider, up to its $d \to \infty$ limit; then
 # a frozen map built for images, under the same closed-form readout, with no backpropagation and no
 # pretrained weights.
 #
@@ -215,7 +215,7 @@ for dataset in halving:
 # The opponent is a published fast-training recipe that runs in torch on the CPU, trained on
 # all training images on two CPU cores (where its seconds were measured: under the table), each to its
 # own schedule and, where its schedule runs longer, cut at the seconds of the same seed's whole earlier
-# protocol (airbench94 is {cite}`jordan2024airbench`). Both are fixed measurements, declared before they ran. What each
+# protocol (airbench94 is {cite}`jordan2024airbench`). Each recipe's run is a fixed measurement, declared before it ran. What each
 # trains with, read from its recipe: {glue:text}`opponent_recipes` Each protocol's pick is set against them,
 # the halving protocol's beside the earlier one's, paired by seed.
 #
@@ -293,9 +293,9 @@ for dataset, fronts in fronts_by_dataset.items():
 # measured there too, not read from the CPU runs. The GPU's host machine applies the mirror view, moves
 # the rows to the GPU and the features back, and standardises them, inside the timed seconds. The whole protocol did not run on the GPU, so it has
 # no marker; as on the CPU, the one-shot seconds are the refits' alone, the pick's search (made on a CPU)
-# not counted in them. GPU seconds are compared only with GPU seconds, never with the CPU's; a GPU point names
-# its GPU and its host's CPU model and cores, not the machine's instance, so the speed differences seen
-# between CPU virtual machines of one model are not ruled out there. The quiet rule
+# not counted in them. GPU seconds are compared only with GPU seconds, never with the CPU's, and under the
+# CPU's rule: a seed is compared only where every point names one machine instance, which the GPU points
+# measured so far do not (they name the GPU and its host's model and cores). The quiet rule
 # reads a CPU's load: on the GPU each invocation of the command ran alone on its machine, its host's loads
 # recorded, not judged. The CPU
 # fronts, once complete, are the book's answer to the paper's thesis on the machines it ran on; the GPU's

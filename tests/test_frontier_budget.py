@@ -564,7 +564,11 @@ def test_a_cpu_point_names_its_machine_instance_and_a_seed_without_one_is_not_co
     assert here == "AMD EPYC, 2 cores, instance c5e2921893ad" and fb.names_one_machine(here)
     assert host_from_words(here)["cpu"] == "AMD EPYC" and host_from_words(here)["cores"] == 2
     assert not fb.names_one_machine("AMD EPYC, 2 cores")                 # a model and cores: not one machine
-    assert fb.names_one_machine("NVIDIA H200 GPU on Intel(R) Xeon(R) Processor, 16 cores") and fb.names_one_machine(None)
+    gpu = {"cpu": "Intel(R) Xeon(R) Processor", "cores": 16, "gpu": "NVIDIA H200"}
+    assert not fb.names_one_machine(fb.record_host({"machine": gpu})) and fb.names_one_machine(None)
+    gpu_here = fb.record_host({"machine": {**gpu, "instance": "c5e2921893ad"}})
+    assert gpu_here == "NVIDIA H200 GPU on Intel(R) Xeon(R) Processor, 16 cores, instance c5e2921893ad"
+    assert fb.names_one_machine(gpu_here) and host_from_words(gpu_here)["cores"] == 16
     instance = machine_instance()
     assert instance is None or (len(instance) == 12 and int(instance, 16) >= 0)
     assert machine_instance() == instance                                 # one boot, one id
@@ -584,6 +588,9 @@ def test_a_cpu_point_names_its_machine_instance_and_a_seed_without_one_is_not_co
     assert "6 runs recorded before it did name only a CPU model and cores" in clause
     assert "differ by a median 2.0× in seconds, up to 2.0×" in clause
     assert "(the boot's id): 2 runs recorded before" in fs.instance_clause({"one_shot": one_shot[:1], "sgd": []})
+    unnamed = [dict(e, hosts={0: bare, 1: bare, 2: None}) for e in one_shot]     # no machine named: no evidence
+    assert "(the boot's id): 4 runs" in fs.instance_clause({"one_shot": unnamed, "sgd": []})
+    assert "differ by" not in fs.instance_clause({"one_shot": unnamed, "sgd": []})
     everywhere_here = [dict(e, hosts={0: here, 1: here, 2: here}) for e in one_shot]
     assert fs.instance_clause({"one_shot": everywhere_here, "sgd": []}) == ""
 

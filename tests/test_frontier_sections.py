@@ -514,7 +514,7 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     fs.record_fronts(store_in(tmp_path), "mnist", fs.budget_fronts("mnist", out, params, halving_dir), out)
     assert bottom_line.fronts_sentence(bottom_line.Store(tmp_path / "results"), params) == (
         "Accuracy against training seconds, each seed's two fronts from one machine instance: no dataset is "
-        "answered yet (too few seeds measured whole by one machine instance).")
+        "answered yet: none has 3 seeds each measured wholly by a single machine instance.")
 
 
 def test_the_gpus_fronts_are_stored_apart_and_quoted_as_the_gpus(budget, tmp_path):

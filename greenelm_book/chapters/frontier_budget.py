@@ -201,10 +201,10 @@ def record_host(record: Mapping) -> str | None:
     found = record.get("machine") or record.get("host")
     if not isinstance(found, Mapping) or not found.get("cpu") or not found.get("cores"):
         return None
+    instance = f"{INSTANCE_MARK}{found['instance']}" if found.get("instance") else ""
     if found.get("gpu"):            # a GPU's point: the GPU first, then its host's CPU and cores
-        return f"{found['gpu']} GPU on {found['cpu']}, {int(found['cores'])} cores"
-    instance = found.get("instance")
-    return f"{found['cpu']}, {int(found['cores'])} cores" + (f", instance {instance}" if instance else "")
+        return f"{found['gpu']} GPU on {found['cpu']}, {int(found['cores'])} cores{instance}"
+    return f"{found['cpu']}, {int(found['cores'])} cores{instance}"
 
 
 #: what a CPU point's host names once its record carries the machine's instance (:func:`record_host`)
@@ -212,11 +212,11 @@ INSTANCE_MARK = ", instance "
 
 
 def names_one_machine(host: str | None) -> bool:
-    """Whether ``host`` (:func:`record_host`, the one host a seed's points share) identifies one machine: a
-    GPU's (its GPU and host CPU), a CPU's with its instance (two virtual machines of one CPU model and core
-    count ran the same points at different speeds, so the model and cores alone do not name one), or None
-    (no point names any: test fronts and records older than hosts, read as before)."""
-    return host is None or " GPU on " in host or INSTANCE_MARK in host
+    """Whether ``host`` (:func:`record_host`, the one host a seed's points share) identifies one machine: one
+    with its instance (two virtual machines of one CPU model and core count ran the same points at different
+    speeds, so a model and cores alone, or a GPU and its host's model, do not name one), or None (no point
+    names any: test fronts, read as before)."""
+    return host is None or INSTANCE_MARK in host
 
 
 def one_host(fronts_of: Mapping) -> str | None:

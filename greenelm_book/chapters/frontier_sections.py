@@ -657,22 +657,25 @@ def instance_clause(fronts_of: Mapping) -> str:
     largest); "" when every point names its machine whole."""
     points = fronts_of["one_shot"] + fronts_of["sgd"]
     bare = sum(1 for p in points for host in p.get("hosts", {}).values() if host and not fb.names_one_machine(host))
+    device = "GPU" if fronts_of.get("on_gpu") else "CPU"
     if not bare:
         return ""
     ratios = []
     for p in points:
         groups: dict = {}
         for seed in p["seeds"]:
-            groups.setdefault(p["hosts"].get(seed), []).append(p["seconds"][seed])
+            if p["hosts"].get(seed):            # a record that names no machine is no evidence of one's speed
+                groups.setdefault(p["hosts"][seed], []).append(p["seconds"][seed])
         if len(groups) > 1:
             means = [float(np.mean(v)) for v in groups.values()]
             ratios.append(max(means) / min(means))
     evidence = (f" (on the same declared points the machines named here differ by a median {np.median(ratios):.1f}× "
                 f"in seconds, up to {max(ratios):.1f}×)" if ratios else "")
-    return (f"; a CPU point's record now names its machine's instance (the boot's id): {bare} "
-            f"run{'s' if bare > 1 else ''} recorded before it did name only a CPU model and cores, which "
-            f"virtual machines of different speeds share{evidence}, so a seed whose points do not all name one "
-            "instance is not compared")
+    named = ("a GPU and its host's CPU model and cores, which do not tell two machines apart" if device == "GPU" else
+             f"a CPU model and cores, which virtual machines of different speeds share{evidence}")
+    return (f"; a {device} point's record now names its machine's instance (the boot's id): {bare} "
+            f"run{'s' if bare > 1 else ''} recorded before it did name only {named}, so a seed whose points do "
+            "not all name one instance is not compared")
 
 
 def fronts_progress(fronts_by_dataset: Mapping, spec: Mapping) -> str:

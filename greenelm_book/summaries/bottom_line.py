@@ -527,7 +527,7 @@ def fronts_sentence(store: Store, params=None) -> str:
         return ""
     said = "Accuracy against training seconds, each seed's two fronts from one machine instance: " + (
         joined_answers(answered) if answered else
-        "no dataset is answered yet (too few seeds measured whole by one machine instance).")
+        "no dataset is answered yet: none has 3 seeds each measured wholly by a single machine instance.")
     if answered and waiting:
         said += (f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet (not every "
                  "declared point has 3 seeds, each seed's points on one machine).")
