@@ -129,7 +129,8 @@ fc.answer_ultra_wide(store, ultra, ultra_goal)
 #
 # This section holds **the earlier protocol's results, kept as they were**: every candidate of its grid
 # paid the full selection fit, and {glue:text}`grid_history` (the protocol note at the top of the page
-# tells how). The halving protocol, on a grid declared from published settings, stands beside it in the
+# tells how). The halving protocol, on a grid declared in advance from published settings and the book's own
+# additions, stands beside it in the
 # next section.
 #
 # `greenelm.RandomPatchFeatures` draws, with the seed, patches of p × p pixels from the training
@@ -170,7 +171,7 @@ for dataset in protocol:
 # that judge it, is credited no gain, its best being an upper bound) says:
 # {glue:text}`gains_text`
 #
-# ## 3. The same maps under successive halving, on a grid declared from published settings
+# ## 3. The same maps under successive halving, on a grid declared in advance
 #
 # The halving protocol {cite}`jamieson2016nonstochastic,li2018hyperband` asks the previous section's
 # question under a limit of seconds per seed (each dataset's limit in its table): every candidate is

@@ -36,7 +36,8 @@
 # regimes or stated parts of the claim it is applied to); *not measurable here* (and why). Where this judgement
 # differs from what the chapter recorded, the row says what the chapter recorded.
 #
-# Three rules keep a verdict no stronger than its evidence. A claim that states a setting, a
+# Four rules keep a verdict no stronger than its evidence. A timing not recorded as quiet (low 1- and
+# 5-minute load averages when it was taken) cannot decide a direction (the quiet rule). A claim that states a setting, a
 # definition or what the paper's code does is not a finding, and a claim about a device the book
 # does not have (an edge node, an embedded or battery-powered device) is not measured here: both are
 # *not measurable here*, with what the book checked shown for information, and neither is counted

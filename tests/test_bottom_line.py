@@ -617,9 +617,9 @@ def test_protocol_how_reads_the_rows_from_the_protocols_settings():
                                                  sizes=[[500, 250], [5000, 2500]], planned_seeds=[0, 1, 2])])
     assert bl.protocol_how(store) == (
         "chosen by successive halving on held-out training rows (the last rung: 5,000 fit and 2,500 validation rows "
-        "or 6,000 fit and 3,000 validation rows) over a grid declared from published settings, one test read per seed")
+        "or 6,000 fit and 3,000 validation rows) over a grid declared in advance from published settings and the book's own additions, one test read per seed")
     assert bl.protocol_how(store, brief=True) == (
-        "chosen by successive halving on held-out training rows over a grid declared from published settings")
+        "chosen by successive halving on held-out training rows over a grid declared in advance from published settings and the book's own additions")
     assert bl.protocol_how(bl.Store.from_results([])) == "" == bl.protocol_how(bl.Store.from_results([]), brief=True)
     earlier = bl.Store.from_results([_with_setting("mnist/frontier-protocol/test-accuracy", [99.5, 99.6],
                                                    n_validation=10000, n_fit=20000, n_train=60000)])

@@ -62,7 +62,7 @@ GRID_HISTORY = "the grid was first explored on test scores"
 
 
 #: the halving protocol's grid, in the same words wherever its picks are quoted: :func:`halving_grid`
-HALVING_GRID = "a grid declared from published settings"
+HALVING_GRID = "a grid declared in advance from published settings and the book's own additions"
 
 
 def halving_grid() -> str:
@@ -333,10 +333,10 @@ def answer_ultra_wide(store, part: dict, goal: float):
     if not limit_reaches:
         # the conjunction fails on the limits alone, each computed from every training image rather than drawn
         # as a width's features are: the seeds rule that bounds the widths' one draw each does not reach them
-        split = "" if tuned is None else f"; the held-out ridge chosen on {len(tuned.values)} seeded splits"
+        split = "" if tuned is None else f" (the held-out ridge's limit: a mean over {len(tuned.values)} seeded splits)"
         rule += (f"; it fails on the limits alone ({limits_text} < {goal:.1f} %), each computed from every "
-                 f"training image rather than from drawn features{split}, so the widths' one draw each does "
-                 f"not decide it (the ln d part, for information: {'passes' if ln_continues else 'fails'})")
+                 f"training image rather than from drawn features, so the widths' one draw each does not decide "
+                 f"it{split} (the ln d part, for information: {'passes' if ln_continues else 'fails'})")
         keys = limit_keys
     answer_as_scorecard(store, "ultra_wide_million_dimensions", judge_qualitative(
         ln_continues and limit_reaches, rule,

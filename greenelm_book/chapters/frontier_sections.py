@@ -314,7 +314,7 @@ def protocols_table(earlier: Mapping, halving: Mapping, dataset: str) -> pd.Data
                      "test accuracy (%)": accuracy_cell(old["accuracy"].values, old["n_test"]),
                      "whole protocol per seed": duration_text(old["seconds"].mean), "limit": "none set"})
     part = halving[dataset]
-    row = {"protocol": f"successive halving: {rungs_words(part['sizes'])}; the grid declared from published settings",
+    row = {"protocol": f"successive halving: {rungs_words(part['sizes'])}; the grid declared in advance from published settings and the book's own additions",
            "seeds": f"{len(part['seeds'])} of {len(part['planned'])}", "test accuracy (%)": "no seed run yet",
            "whole protocol per seed": "—", "limit": duration_text(part["limit"])}
     if part["runs"]:

@@ -257,7 +257,7 @@ THRESHOLDS = (
     ("0.9 ≤ p ≤ 1.1", "total cost linear in N (the Dask fit)", "the relative margin of a fitted parameter (10 %)"),
     ("more than half of the fit", "the Gram and the factorisation dominate", "what \"dominate\" means"),
     ("0.8–1.25×", "time parity of two pipelines on one machine",
-     "the usual equivalence band for a ratio (±20 % on the log scale)"),
+     "the usual equivalence band for a ratio (symmetric on the log scale: ln 1.25 = −ln 0.8 ≈ 0.22)"),
     ("under a quarter of the pipeline", "a readout cheap enough to be viable", "the paper's own share "
                                                                                "(5.2 of 183.2 s) with room"),
     ("1e-8 relative; 100× farther", "exact RLS; float64 mitigates drift",
