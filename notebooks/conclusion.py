@@ -33,7 +33,7 @@ glue_findings(reproduces_words(found, card))
 # %% [markdown]
 # ## The bottom line
 #
-# - **What reproduces.** Random features classify MNIST at {glue:text}`acc_mnist_wide:.2f` %
+# - **What is borne out.** Random features classify MNIST at {glue:text}`acc_mnist_wide:.2f` %
 #   (d = {glue:text}`acc_mnist_wide_d`), {glue:text}`wide_bar_words` the paper's "> {glue:text}`wide_bar:g` %"
 #   (*{glue:text}`verdict_feature_learning_not_needed_mnist`*) {glue:text}`wide_own`
 #   (*{glue:text}`verdict_abstract_mnist_d4000_accuracy`*);

@@ -470,7 +470,7 @@ def test_a_planted_contradiction_fails(tmp_path, card):
 
 
 def test_the_bottom_lines_groups_agree_with_their_verdicts(card):
-    """A claim under "What reproduces" is one the scorecard finds reproduced or holding; one under
+    """A claim under "What is borne out" is one the scorecard finds reproduced or holding; one under
     "What does not" one it decides against; one under "Not decided" one whose label decides nothing."""
     import jupytext
 
@@ -481,8 +481,8 @@ def test_the_bottom_lines_groups_agree_with_their_verdicts(card):
     agree = {"reproduced", "holds"}
     # a verdict after the generated contrast (bottom_line.reproduces_words' "wide_own": "but not its …") is
     # set against the claim before it, and may be one that does not reproduce
-    contrasted = re.findall(r"`wide_own`\s*\(\*\{glue:text\}`verdict_([a-z0-9_]+)`", bullets["What reproduces."])
-    reproduces = [c for c in re.findall(r"verdict_([a-z0-9_]+)`", bullets["What reproduces."]) if c not in contrasted]
+    contrasted = re.findall(r"`wide_own`\s*\(\*\{glue:text\}`verdict_([a-z0-9_]+)`", bullets["What is borne out."])
+    reproduces = [c for c in re.findall(r"verdict_([a-z0-9_]+)`", bullets["What is borne out."]) if c not in contrasted]
     does_not = re.findall(r"verdict_([a-z0-9_]+)`", bullets["What does not."])
     undecided = re.findall(r"verdict_([a-z0-9_]+)`", bullets["Not decided."])
     assert reproduces and does_not and undecided
@@ -686,7 +686,7 @@ def test_what_reproduces_says_which_claim_holds_and_which_value_differs():
 
 
 def test_the_bottom_line_says_both_the_bar_and_the_papers_own_value(found, card):
-    """The committed conclusion's "What reproduces" names, in one sentence, the paper's bar with its verdict
+    """The committed conclusion's "What is borne out" names, in one sentence, the paper's bar with its verdict
     and the paper's own value at that width with its verdict."""
     text = " ".join(bl.bottom_line_text(CONCLUSION_PAGE).split())
     words = bl.reproduces_words(found, card)

@@ -685,7 +685,7 @@ BORNE_OUT = ("reproduced", "holds", "concordant")
 
 
 def reproduces_words(found: dict, card) -> dict:
-    """The words that join the bottom line's "What reproduces" on MNIST's widest accuracy to the two
+    """The words that join the bottom line's "What is borne out" on MNIST's widest accuracy to the two
     claims about it, from their verdicts: the paper's "> 95 %" with no feature learning
     (``feature_learning_not_needed_mnist``, the bar its test uses) and the paper's own value at that
     width (``abstract_mnist_d4000_accuracy``). Returns ``{"wide_bar": the paper's bar (95), "wide_bar_words":

@@ -317,8 +317,8 @@ def deviations_markdown(directory: str | Path) -> str:
                     "so no interval is judged.")
     else:
         cnn_text = "The CNN's training time is " + _NOT_RECORDED + "."
-    angles = sorted({int(m.group(1)) for key in results
-                     if (m := re.search(r"/rotated/angle=(\d+)/accuracy$", key))})
+    angles = sorted({int(m.group(1)) for key in results      # the rotated test sets and the angles judged (0° too)
+                     if (m := re.search(r"/(?:rotated|vs-sgd-perceptron)/angle=(\d+)/(?:accuracy|advantage)$", key))})
     angle_text = f"{angles[0]}° to {angles[-1]}°" if angles else _NOT_RECORDED
     rotation_keys = [k for k in results if re.fullmatch(r"mnist/green-elm/unit/pinv/d=\d+/vs-sgd-perceptron/angle=\d+/advantage", k)]
     rotation_d = max((int(re.search(r"/d=(\d+)/", k).group(1)) for k in rotation_keys), default=None)
