@@ -207,7 +207,7 @@ def record_host(record: Mapping) -> str | None:
     return f"{found['cpu']}, {int(found['cores'])} cores{instance}"
 
 
-#: what a CPU point's host names once its record carries the machine's instance (:func:`record_host`)
+#: what a point's host names once its record carries the machine's instance (:func:`record_host`)
 INSTANCE_MARK = ", instance "
 
 
@@ -219,11 +219,17 @@ def names_one_machine(host: str | None) -> bool:
     return host is None or INSTANCE_MARK in host
 
 
+def shares_one_machine(hosts: set) -> bool:
+    """Whether the hosts a seed's points name (:func:`hosts_by_seed`'s set) are one, and it names one machine
+    (:func:`names_one_machine`)."""
+    return len(hosts) == 1 and names_one_machine(next(iter(hosts)))
+
+
 def one_host(fronts_of: Mapping) -> str | None:
     """The one machine every point of both fronts (every seed) was measured on, or None when they name
     more than one, or a point names none (each seed may still have its own: :func:`seed_hosts`)."""
     hosts = {host for entry in fronts_of["one_shot"] + fronts_of["sgd"] for host in entry.get("hosts", {None: None}).values()}
-    return hosts.pop() if len(hosts) == 1 and None not in hosts and names_one_machine(next(iter(hosts))) else None
+    return hosts.pop() if None not in hosts and shares_one_machine(hosts) else None
 
 
 def hosts_by_seed(entries: Sequence[Mapping]) -> dict:
@@ -242,8 +248,7 @@ def seed_hosts(fronts_of: Mapping) -> dict:
     each other (:func:`crossing` pairs a seed's SGD point with the same seed's one-shot front, so seconds
     are compared on one machine, the seed's)."""
     found = hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
-    return {seed: next(iter(hosts)) if len(hosts) == 1 and names_one_machine(next(iter(hosts))) else None
-            for seed, hosts in sorted(found.items())}
+    return {seed: next(iter(hosts)) if shares_one_machine(hosts) else None for seed, hosts in sorted(found.items())}
 
 
 def machines_sentence(fronts_of: Mapping) -> str:
@@ -446,7 +451,8 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
         log(f"{dataset}, {point_slug(point)}, seed {seed}: recorded already ({path}), skipped")
         return path
     measured = measured_elsewhere(dataset, point, seed, records_dir or spec["protocol_records"], opponents_dir)
-    here = record_host({"machine": {**chapter_machine(device), "instance": machine_instance()}})
+    machine = {**chapter_machine(device), "instance": machine_instance()}      # this point's machine, whole
+    here = record_host({"machine": machine})
     if measured is not None and record_host(measured) == here:
         log(f"{dataset}, {point_slug(point)}, seed {seed}: measured already on this machine "
             f"({measured['measured_by']}), read there, skipped")
@@ -495,8 +501,7 @@ def run_point(dataset: str, index: int, seed: int, *, out_dir: str | Path = BUDG
     record.update(n_test=n_test, sampling_error=sampling_error(record["test_accuracy"], n_test),
                   started_at=started.isoformat(timespec="seconds"), wall_seconds=time.perf_counter() - clock,
                   load_average={"started": load_started, "finished": load_average()},
-                  peak_memory_gb=peak_rss_bytes() / 1e9, machine={**chapter_machine(device), "instance": machine_instance()},
-                  device=device,
+                  peak_memory_gb=peak_rss_bytes() / 1e9, machine=machine, device=device,
                   test_reads=gate.reads(dataset, int(seed)))
     _write_json_atomically(path, json.loads(json.dumps(record, allow_nan=False)))
     log(f"{dataset}, {point_slug(point)}, seed {seed}: test {record['test_accuracy']:.2f} %, "
@@ -705,7 +710,7 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
     for point in sgd:
         paired = [s for s in point["seeds"] if all(s in p["seconds"] for p in one_shot)]
         named = hosts_by_seed([point, *one_shot])
-        seeds = [s for s in paired if len(named[s]) == 1 and names_one_machine(next(iter(named[s])))]
+        seeds = [s for s in paired if shares_one_machine(named[s])]
         if paired and not seeds:
             elsewhere.append(point)
             continue
@@ -1062,6 +1067,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "hosts_by_seed", "INSTANCE_MARK", "names_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "hosts_by_seed", "INSTANCE_MARK", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

@@ -650,16 +650,16 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
 
 
 def instance_clause(fronts_of: Mapping) -> str:
-    """Where some of a dataset's CPU points name only a CPU model and cores (records older than the machine's
+    """Where some of a dataset's points name only a CPU (or a GPU and its host's CPU) model and cores (records older than the machine's
     instance, :func:`~greenelm_book.chapters.frontier_budget.names_one_machine`), why a seed's points must
     name one instance, with the evidence in these fronts: on the same declared points, how far the seconds
     of the machines named differ (per point, the slowest machine's mean over the fastest's; median and
     largest); "" when every point names its machine whole."""
     points = fronts_of["one_shot"] + fronts_of["sgd"]
     bare = sum(1 for p in points for host in p.get("hosts", {}).values() if host and not fb.names_one_machine(host))
-    device = "GPU" if fronts_of.get("on_gpu") else "CPU"
     if not bare:
         return ""
+    device = "GPU" if fronts_of.get("on_gpu") else "CPU"
     ratios = []
     for p in points:
         groups: dict = {}

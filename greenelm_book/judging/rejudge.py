@@ -13,7 +13,7 @@ scaling in N) is judged on every dataset the book measured, raw-pixel CIFAR-10 i
 the paper's setting for that dataset; parallel claims share one test (:data:`CLAIM_TESTS`). A claim's
 first key is its primary evidence: when it is not comparable, neither is the claim.
 
-Four rules keep a verdict no stronger than its evidence (the quiet rule for timings, besides): a claim that states a setting, a
+Four rules keep a verdict no stronger than its evidence: the quiet rule for timings, and three more. A claim that states a setting, a
 definition or what the paper's code does (:data:`NOT_FINDINGS`) and a claim about a device the book
 does not have (:data:`DEVICE_CLAIMS`) are "not measurable here", whatever the chapter recorded; a
 point measured on one seed cannot decide alone (the seeds rule,
