@@ -456,7 +456,8 @@ def test_a_datasets_fronts_and_marker_are_read_from_the_committed_records(setup)
     assert [p["label"] for p in got["sgd"]] == ["1 epoch"] and got["sgd"][0]["seconds"] == {0: 2.5, 1: 2.5, 2: 2.5}
     assert got["marker"]["seconds"] == {0: 900.0, 1: 901.0, 2: 902.0} and (got["n_test"], got["recipe"]) == (
         20, "pytorch-mnist-cnn")
-    said = fb.answer(got)
+    assert fb.compared_seeds(got) == [] and fb.answer(got)["comparisons"] == []    # the answer reads no seed
+    said = fb.crossing(got["one_shot"], got["sgd"], n_test=got["n_test"])
     # the pick's refit was read from the protocol's record, which names no machine: no seed shares one
     assert said["other_machine"] == ["1 epoch"] and said["comparisons"] == [] and said["outside"] == []
     assert said["sentence"].endswith("The recipe's point at 1 epoch is not compared: no seed measured that point and the one-shot "
@@ -622,6 +623,7 @@ def test_the_gpu_note_counts_runs_names_the_gpu_and_the_library_paths(tmp_path):
                  "cifar10": {"one_shot": [], "sgd": [], "declared": 9}}
     note = fs.gpu_fronts_note(fronts_of, tmp_path)
     assert note == f"Measured on {host}: MNIST 2 of 27 runs; CIFAR-10 none yet."
+    assert fs.gpu_fronts_note(fronts_of, tmp_path, planned=6).startswith(f"Measured on {host}: MNIST 2 of 54 runs;")
     (tmp_path / fs.KERNEL_PATHS).write_text(json.dumps({"paths": {"path a": ["x.json", "y.json"], "path b": ["z.json"]}}))
     note = fs.gpu_fronts_note(fronts_of, tmp_path)
     assert "measured with 2 revisions of the library's GPU path" in note and "2 with path a; and 1 with path b, the library's path now" in note

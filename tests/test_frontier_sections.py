@@ -403,8 +403,8 @@ def test_fewer_than_three_seeds_at_a_point_give_no_answer_but_what_is_measured(b
     assert text == ("MNIST is not answered yet: measured so far are the one-shot front 2 of its 2 declared points "
                     "(N = 30, K ≤ 8: 3 of 3 seeds; N = all, K = the pick's: 3 of 3 seeds) and the recipe's front 2 of its 2 "
                     "declared points (1 epoch: 3 of 3 seeds; 4 epochs: 2 of 3 seeds); the whole halving protocol's "
-                    "marker has 0 of 3 seeds. The answer waits for 3 seeds at every point of both fronts, each seed's points measured "
-                    "on one machine.")
+                    "marker has 0 of 3 seeds. The answer waits for 3 seeds with every point of both fronts measured, each seed's "
+                    "points on one machine.")
     assert "more accurate" not in text
     assert fs.fronts_figure("mnist", got) is not None
     assert fs.fronts_progress({"mnist": got}, spec) == (
@@ -569,7 +569,7 @@ def test_fronts_measured_on_two_machines_are_not_compared(budget):
     got = fs.budget_fronts("mnist", out, params, halving_dir)
     assert fb.one_host(got) is None and not fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
-    assert ("each seed's points measured on one machine (of the runs so far, 11 were measured on Test CPU, 2 cores, instance 0123456789ab; "
+    assert ("each seed's points on one machine (of the runs so far, 11 were measured on Test CPU, 2 cores, instance 0123456789ab; "
             "1 was measured on Other CPU, 2 cores, instance ba9876543210); the points of seed 2 name two machines") in text
     assert fb.seed_hosts(got) == {0: "Test CPU, 2 cores, instance 0123456789ab", 1: "Test CPU, 2 cores, instance 0123456789ab", 2: None}
     path.write_text(json.dumps({k: v for k, v in record.items() if k != "machine"}))
@@ -586,6 +586,46 @@ def test_fronts_measured_on_two_machines_are_not_compared(budget):
     plt.close("all")
 
 
+def test_a_seed_whose_points_span_two_machines_is_left_out_and_three_whole_seeds_answer(budget, tmp_path):
+    """Seeds 0 and 1 each measured partly on a machine named without its instance, seeds 2-4 whole on one
+    instance: the dataset is answered from seeds 2-4 alone (the answer, the figure and the summaries' rebuilt
+    fronts agree), the page naming the seeds left out and why; with seed 4's last point missing, two whole
+    seeds remain and the dataset is not answered."""
+    import matplotlib.pyplot as plt
+
+    out, params, halving_dir = budget
+    params.write_text(params.read_text().replace("seeds: [0, 1, 2]", "seeds: [0, 1, 2, 3, 4]"))
+    spec = write_points(out, params, (90.0, 99.8), seeds=(0, 1, 2, 3, 4))
+    slow = {"cpu": "Test CPU", "cores": 2}                  # a record from before the instance was recorded
+    for seed in (0, 1):
+        path = fb.point_record_path(out, "mnist", fb.dataset_points(spec, "mnist")[seed], seed)
+        path.write_text(json.dumps(dict(json.loads(path.read_text()), machine=slow, seconds=5000.0,
+                                        test_accuracy=50.0)))
+    got = fs.budget_fronts("mnist", out, params, halving_dir)
+    assert fb.compared_seeds(got) == [2, 3, 4] and fs.fronts_ready(got)
+    alone = fb.crossing(*(lambda f: (f["one_shot"], f["sgd"]))(fb.restricted(got, [2, 3, 4])),
+                        n_test=10_000, names=("the gradient-trained recipe", "the one-shot model"))
+    assert fb.answer(got)["sentence"] == alone["sentence"] and [c["seeds"] for c in alone["comparisons"]] == [[2, 3, 4]] * 2
+    text = fs.fronts_text("mnist", got, spec)
+    assert "the one-shot model is more accurate than the gradient-trained recipe up to 20 s" in text
+    assert text.endswith("Seeds 2, 3 and 4, the compared seeds, were measured whole on one machine (Test CPU, 2 cores, "
+                         "instance 0123456789ab). The points of seeds 0 and 1 do not name one machine (two machines, a "
+                         "point naming none, or a CPU's model and cores without its instance): those seeds are not "
+                         "compared, nor shown in the figure.")
+    kept = fb.restricted(got, [2, 3, 4])
+    assert all(p["seeds"] == [2, 3, 4] and set(p["accuracy"]) == {2, 3, 4} for p in kept["one_shot"] + kept["sgd"])
+    (ax,) = fs.fronts_figure("mnist", got).axes
+    assert ax.get_title().endswith("seeds 2, 3 and 4 (the compared seeds); seeds 0 and 1 not shown")
+    assert max(max(line.get_xdata()) for line in ax.get_lines() if len(line.get_xdata())) < 5000   # seed 0's 5,000 s left out
+    plt.close("all")
+    recorded = fs.record_fronts(store_in(tmp_path), "mnist", got, out)     # every seed stored; the answer picks
+    rebuilt = fb.fronts_from_results([(r["accuracy"], r["seconds"]) for r in recorded.values()], "mnist", 4)
+    assert fs.fronts_ready(rebuilt) and fb.answer(rebuilt)["sentence"] == fb.answer(got)["sentence"]
+    fb.point_record_path(out, "mnist", fb.dataset_points(spec, "mnist")[3], 4).unlink()
+    fewer = fs.budget_fronts("mnist", out, params, halving_dir)
+    assert fb.compared_seeds(fewer) == [2, 3] and not fs.fronts_ready(fewer)
+
+
 def test_each_seed_on_its_own_machine_is_answered_pairing_seconds_within_a_seed(budget):
     """Seeds may run in different sessions on different hosts: with every point of seed 2 on another CPU, each
     seed's fronts are read against each other on that seed's machine, the dataset is answered and the page
@@ -600,7 +640,7 @@ def test_each_seed_on_its_own_machine_is_answered_pairing_seconds_within_a_seed(
     assert fb.one_host(got) is None and fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
     assert "the one-shot model is more accurate than the gradient-trained recipe up to 20 s, and the recipe is more accurate from 500 s on" in text
-    assert text.endswith("Each seed's points were measured on one machine, the seeds on different ones (seeds 0 and "
+    assert text.endswith("Each compared seed's points were measured on one machine, the seeds on different ones (seeds 0 and "
                          "1 on Test CPU, 2 cores, instance 0123456789ab; seed 2 on Other CPU, 2 cores, instance ba9876543210): seconds are compared within a seed, "
                          "and the mean seconds shown average over machines.")
     first = next(p for p in got["sgd"] if p["point"]["epochs"] == 1)

@@ -251,28 +251,80 @@ def seed_hosts(fronts_of: Mapping) -> dict:
     return {seed: next(iter(hosts)) if shares_one_machine(hosts) else None for seed, hosts in sorted(found.items())}
 
 
+def compared_seeds(fronts_of: Mapping) -> list[int]:
+    """The seeds whose two fronts are read against each other: every point of both fronts measured for the
+    seed, all on one machine their records name (:func:`shares_one_machine`); sorted."""
+    points = fronts_of["one_shot"] + fronts_of["sgd"]
+    if not points:
+        return []
+    return sorted(seed for seed, hosts in hosts_by_seed(points).items()
+                  if all(seed in p["seconds"] for p in points) and shares_one_machine(hosts))
+
+
+def restricted(fronts_of: Mapping, seeds: Sequence[int]) -> dict:
+    """``fronts_of`` (:func:`fronts`) with each point's and the protocol marker's per-seed values kept for
+    ``seeds`` only (a point with none of them is dropped), the fronts ordered again by mean seconds: what the
+    answer and its figure read once some seeds are left out (:func:`compared_seeds`)."""
+    keep = {int(s) for s in seeds}
+
+    def cut(entry: Mapping) -> dict:
+        out = {key: ({s: v for s, v in value.items() if s in keep} if key in SEED_KEYED else value)
+               for key, value in entry.items()}
+        if "seeds" in entry:
+            out["seeds"] = sorted(s for s in entry["seeds"] if s in keep)
+        return out
+
+    fronts = {family: by_mean_seconds([e for e in map(cut, fronts_of[family]) if e["seeds"]])
+              for family in ("one_shot", "sgd")}
+    marker = fronts_of.get("marker")
+    if marker is not None:
+        marker = cut(marker)
+        marker = marker if marker["seconds"] else None
+    return {**fronts_of, **fronts, "marker": marker}
+
+
+#: the keys of a front's point (:func:`front_entry`) and of the protocol's marker that map a seed to a value
+SEED_KEYED = ("seconds", "accuracy", "hosts", "measured", "read_from")
+
+
+def seeds_text(seeds: Sequence[int]) -> str:
+    """``[0, 2, 3]`` as "seeds 0, 2 and 3" (one: "seed 0")."""
+    return (f"seed {seeds[0]}" if len(seeds) == 1
+            else "seeds " + ", ".join(map(str, seeds[:-1])) + f" and {seeds[-1]}")
+
+
 def machines_sentence(fronts_of: Mapping) -> str:
-    """Where a dataset's points were measured, in words: the one machine, or each seed's
-    (:func:`seed_hosts`); a seed with no one machine is named as not compared."""
+    """Where an answered dataset's points were measured, in words: the one machine, or each compared seed's
+    (:func:`compared_seeds`); the seeds left out named with the reason."""
     hosts = seed_hosts(fronts_of)
     if not hosts:
         return ""
-    if len(set(hosts.values())) == 1 and None not in hosts.values():
+    kept = compared_seeds(fronts_of)
+    if len(set(hosts.values())) == 1 and None not in hosts.values() and kept == sorted(hosts):
         return f"Every point was measured on one machine ({next(iter(hosts.values()))})."
     by_host: dict = {}
-    for seed, host in hosts.items():
-        by_host.setdefault(host, []).append(seed)
-    def seeds_text(seeds):
-        return (f"seed {seeds[0]}" if len(seeds) == 1
-                else "seeds " + ", ".join(map(str, seeds[:-1])) + f" and {seeds[-1]}")
+    for seed in kept:
+        by_host.setdefault(hosts[seed], []).append(seed)
     parts = [f"{seeds_text(seeds)} on {host}" for host, seeds in by_host.items() if host is not None]
-    said = ("Each seed's points were measured on one machine, the seeds on different ones (" + "; ".join(parts)
-            + "): seconds are compared within a seed, and the mean seconds shown average over machines."
-            if parts else "")
-    if None in by_host:
-        said += ((" " if said else "") + f"The points of {seeds_text(by_host[None])} do not name one machine (two "
+    if len(parts) > 1:
+        said = ("Each compared seed's points were measured on one machine, the seeds on different ones ("
+                + "; ".join(parts) + "): seconds are compared within a seed, and the mean seconds shown average "
+                "over machines.")
+    elif parts:
+        said = (f"{seeds_text(kept).capitalize()}, the compared seed{'' if len(kept) == 1 else 's'}, "
+                f"{'was' if len(kept) == 1 else 'were'} measured whole on one machine ({next(iter(by_host))}).")
+    else:
+        said = ""
+    split = [s for s, host in hosts.items() if host is None]
+    partial = [s for s, host in hosts.items() if host is not None and s not in kept]
+    if split:
+        said += ((" " if said else "") + f"The points of {seeds_text(split)} do not name one machine (two "
                  "machines, a point naming none, or a CPU's model and cores without its instance): "
-                 f"{'that seed is' if len(by_host[None]) == 1 else 'those seeds are'} not compared.")
+                 f"{'that seed is' if len(split) == 1 else 'those seeds are'} not compared"
+                 + (", nor shown in the figure." if kept else "."))
+    if partial:
+        said += ((" " if said else "") + f"{seeds_text(partial).capitalize()} {'has' if len(partial) == 1 else 'have'} "
+                 "not every point measured yet: not compared" + (", nor shown in the figure." if kept else "."))
     return said
 
 
@@ -882,10 +934,11 @@ def fronts_from_results(results: Sequence, dataset: str, declared: int | None = 
 
 def answer(fronts_of: Mapping) -> dict:
     """The answer under a dataset's figure as the page gives it: :func:`crossing` of :func:`fronts`' two
-    fronts with the test-set sampling error in the gain rule (:func:`gain_with_sampling`), the SGD side
-    named by its recipe."""
+    fronts over the compared seeds (:func:`compared_seeds`, :func:`restricted`), with the test-set sampling
+    error in the gain rule (:func:`gain_with_sampling`), the SGD side named by its recipe."""
 
-    return crossing(fronts_of["one_shot"], fronts_of["sgd"], n_test=fronts_of["n_test"],
+    kept = restricted(fronts_of, compared_seeds(fronts_of))
+    return crossing(kept["one_shot"], kept["sgd"], n_test=fronts_of["n_test"],
                     names=(RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]), "the one-shot model"))
 
 
@@ -898,13 +951,14 @@ def _summary(entry: Mapping) -> tuple[float, float, float, float, float]:
 
 
 def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping], marker: Mapping | None = None,
-                sgd_name: str = "SGD", joined: bool = True, machine: str = "two CPU cores"):
+                sgd_name: str = "SGD", joined: bool = True, machine: str = "two CPU cores", seeds_note: str = ""):
     """The figure of one dataset: test accuracy (%) against training seconds (log x) for both fronts
     (:func:`front`), each point at its mean over seeds with two error bars: the sd over seeds (capped)
     and, behind it, the test-set sampling error (a wide pale bar); x error bars the sd of the seconds.
     ``marker``: the whole protocol (:func:`protocol_marker`), its own star. ``joined``: each front's points
     joined by a line (False where a seed's points were not all measured on one machine, :func:`seed_hosts`: points
     only, and the title says they are not compared). ``machine``: what the seconds ran on, in the x label.
+    ``seeds_note``: which seeds the points average, a second line of the title (where some are left out).
     Returns the figure."""
     import matplotlib.pyplot as plt
 
@@ -932,7 +986,8 @@ def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping
     ax.set(xscale="log", xlabel=f"training seconds on {machine} (log scale)", ylabel="test accuracy (%)",
            title=f"{DATASET_NAMES.get(dataset, dataset)}: accuracy against seconds "
                  "(bars: sd over seeds; pale: test-set sampling error)"
-                 + ("" if joined else "\na seed's points from more than one machine, or one not recorded: not compared"))
+                 + ("" if joined else "\na seed's points from more than one machine, or one not recorded: not compared")
+                 + (f"\n{seeds_note}" if seeds_note else ""))
     if ticks:
         log_ticks(ax, [round(t) for t in ticks if t >= 1] or None)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=9, frameon=False)   # below: never over a point
@@ -1067,6 +1122,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "hosts_by_seed", "INSTANCE_MARK", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "compared_seeds", "seeds_text", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

@@ -595,17 +595,17 @@ def record_fronts(store, dataset: str, fronts_of: Mapping, budget_dir: str | Pat
 
 def fronts_ready(fronts_of: Mapping) -> bool:
     """Whether a dataset's fronts can be answered: both families have a point, every declared point is
-    measured (``fronts_of["declared"]``, where given), every point has at least the gain rule's seeds (3), and
-    each seed's points (both fronts) were measured on one machine their records name
-    (:func:`~greenelm_book.chapters.frontier_budget.seed_hosts`): seconds are compared on one machine only,
-    the seed's (seeds may run in different sessions, on different hosts)."""
+    measured (``fronts_of["declared"]``, where given), and at least the gain rule's seeds (3) have every
+    point of both fronts measured on one machine their records name
+    (:func:`~greenelm_book.chapters.frontier_budget.compared_seeds`): seconds are compared on one machine
+    only, the seed's (seeds may run in different sessions, on different hosts); a seed whose points span
+    machines is left out, not averaged in."""
     from ..judging.verdicts import MIN_GAIN_RUNS
 
     points = fronts_of["one_shot"] + fronts_of["sgd"]
     declared = fronts_of.get("declared")
     return (bool(fronts_of["one_shot"] and fronts_of["sgd"]) and (declared is None or len(points) >= declared)
-            and all(len(p["seeds"]) >= MIN_GAIN_RUNS for p in points)
-            and None not in fb.seed_hosts(fronts_of).values())
+            and len(fb.compared_seeds(fronts_of)) >= MIN_GAIN_RUNS)
 
 
 def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
@@ -628,8 +628,8 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     seeds = len(marker["seconds"]) if marker else 0
     said = (f"{name} is not answered yet: measured so far are {parts[0]} and {parts[1]}"
             + ("" if fronts_of.get("on_gpu") else f"; the whole halving protocol's marker has {seeds} of {planned} seeds")
-            + f". The answer waits for {MIN_GAIN_RUNS} seeds at every point of both fronts, each seed's points "
-            "measured on one machine")
+            + f". The answer waits for {MIN_GAIN_RUNS} seeds with every point of both fronts measured, each "
+            "seed's points on one machine")
     hosts = Counter(host for entry in fronts_of["one_shot"] + fronts_of["sgd"] for host in entry.get("hosts", {}).values())
     if len(hosts) > 1 or None in hosts:
         said += (" (of the runs so far, " + "; ".join(
@@ -729,9 +729,9 @@ def gpu_refit_agreement(fronts_by_dataset: Mapping, halving_dir: str | Path) -> 
             "in another order on other hardware.")
 
 
-def gpu_fronts_note(fronts_by_dataset: Mapping, gpu_dir: str | Path) -> str:
-    """The sentence that opens the GPU's figures: how many of each dataset's declared runs (points × seeds)
-    were measured on the GPU (a dataset with none named as such), on which GPU, and, from
+def gpu_fronts_note(fronts_by_dataset: Mapping, gpu_dir: str | Path, planned: int = 3) -> str:
+    """The sentence that opens the GPU's figures: how many of each dataset's declared runs (points × the
+    ``planned`` seeds) were measured on the GPU (a dataset with none named as such), on which GPU, and, from
     :data:`KERNEL_PATHS` where it exists, how many one-shot records each revision of the library's GPU
     path measured (the last listed is the library's path now)."""
     parts, none = [], []
@@ -739,7 +739,7 @@ def gpu_fronts_note(fronts_by_dataset: Mapping, gpu_dir: str | Path) -> str:
         name = DATASET_NAMES.get(dataset, dataset)
         runs = sum(len(p["seeds"]) for p in fronts_of["one_shot"] + fronts_of["sgd"])
         if runs:
-            parts.append(f"{name} {runs} of {fronts_of['declared'] * 3} runs")
+            parts.append(f"{name} {runs} of {fronts_of['declared'] * planned} runs")
         else:
             none.append(name)
     hosts = sorted({h for f in fronts_by_dataset.values() for p in f["one_shot"] + f["sgd"]
@@ -766,13 +766,21 @@ def gpu_fronts_note(fronts_by_dataset: Mapping, gpu_dir: str | Path) -> str:
 
 def fronts_figure(dataset: str, fronts_of: Mapping):
     """:func:`~greenelm_book.chapters.frontier_budget.plot_fronts` of whatever points exist, the SGD front
-    named by its recipe; None when neither front nor the protocol's marker has a point."""
+    named by its recipe; once answered (:func:`fronts_ready`), of the compared seeds only, the title naming
+    any left out; None when neither front nor the protocol's marker has a point."""
     if not (fronts_of["one_shot"] or fronts_of["sgd"] or fronts_of.get("marker")):
         return None
-    return fb.plot_fronts(dataset, fronts_of["one_shot"], fronts_of["sgd"], fronts_of.get("marker"),
+    note, shown = "", fronts_of
+    if fronts_ready(fronts_of):          # the answer's seeds only (fb.answer): a seed left out is not drawn either
+        kept = fb.compared_seeds(fronts_of)
+        left_out = sorted(set(fb.seed_hosts(fronts_of)) - set(kept))
+        if left_out:
+            note = (f"{fb.seeds_text(kept)} (the compared seeds); {fb.seeds_text(left_out)} not shown")
+        shown = fb.restricted(fronts_of, kept)
+    return fb.plot_fronts(dataset, shown["one_shot"], shown["sgd"], shown.get("marker"),
                           sgd_name=fb.RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]),
-                          joined=None not in fb.seed_hosts(fronts_of).values(),
-                          machine="one GPU" if fronts_of.get("on_gpu") else "two CPU cores")
+                          joined=shown is not fronts_of or None not in fb.seed_hosts(fronts_of).values(),
+                          machine="one GPU" if fronts_of.get("on_gpu") else "two CPU cores", seeds_note=note)
 
 
 __all__ = ["CROSSING_RULE", "DATASETS", "KERNEL_PATHS", "LEDGER", "gpu_fronts_note", "gpu_refit_agreement", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",

@@ -529,8 +529,8 @@ def fronts_sentence(store: Store, params=None) -> str:
         joined_answers(answered) if answered else
         "no dataset is answered yet: none has 3 seeds each measured wholly by a single machine instance.")
     if answered and waiting:
-        said += (f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet (not every "
-                 "declared point has 3 seeds, each seed's points on one machine).")
+        said += (f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet (fewer "
+                 "than 3 seeds have every declared point measured, each seed's on one machine instance).")
     return said
 
 
