@@ -152,9 +152,9 @@ glue_findings(reproduces_words(found, card))
 # ## What the book adds
 #
 # - **A frozen map built for images.** The paper's map in its d → ∞ limit on whitened random patches
-#   (no backpropagation or pretrained weights; {doc}`frontier <frontier>`): {glue:text}`protocol_text`. {glue:text}`earlier_protocol_sentence`
-#   {glue:text}`opponent_sentence`
-#   {glue:text}`fronts_sentence` {glue:text}`gpu_fronts_sentence`
+#   (no backpropagation or pretrained weights; {doc}`frontier <frontier>`): {glue:text}`protocol_text`.
+#   {glue:text}`opponent_brief`
+#   {glue:text}`fronts_sentence`
 # - **The baseline the paper leaves out:** ridge on frozen backbone features, no random layer,
 #   reaches {glue:text}`ridge_backbone:.2f` %, the Green-ELM head {glue:text}`head_acc:.2f` %,
 #   {glue:text}`head_vs_ridge_from`

@@ -47,8 +47,9 @@
 # ledger (`test-reads.json`, one per protocol, in `book/frontier_protocol/` and `book/frontier_halving/`)
 # and refuses a second searched configuration per dataset and seed. Configurations declared in advance
 # as fixed measurements (the paper's own map on the pixels, its limit, the gradient-trained opponents, the points of
-# accuracy against seconds) read the test set as such and are never picked among. Three seeds are
-# planned; each seed's seconds count every selection fit (every rung), the refit and the scoring, on a
+# accuracy against seconds) read the test set as such and are never picked among. Each protocol's seeds
+# are declared in its parameters before they run (how many ran of how many declared: §2's and §3's
+# tables); each seed's seconds count every selection fit (every rung), the refit and the scoring, on a
 # two-core host (named in its record where the record has one).
 # ```
 
@@ -78,7 +79,7 @@ from greenelm_book.store.results import ChapterResults
 store = ChapterResults("frontier", profile)
 set_style()
 seeds = fc.planned_seeds(protocol_params)
-records = fc.load_records(records_dir)
+records = fc.load_records(records_dir, budget_dir)   # opponents at their own schedule: their records, then the fronts' last points
 protocol = fc.record_protocol(store, records, seeds)   # each dataset's seeds and opponents, recorded
 halving = fs.record_halving(store, fs.halving_records(halving_dir), fs.load_halving_params(halving_params))
 glue("grid_history", fc.grid_history())
@@ -219,7 +220,9 @@ for dataset in halving:
 # The opponent is a published fast-training recipe that runs in torch on the CPU, trained on
 # all training images on two CPU cores (where its seconds were measured: under the table), each to its
 # own schedule and, where its schedule runs longer, cut at the seconds of the same seed's whole earlier
-# protocol (airbench94 is {cite}`jordan2024airbench`). Each recipe's run is a fixed measurement, declared before it ran. What each
+# protocol (airbench94 is {cite}`jordan2024airbench`). Each recipe's run is a fixed measurement, declared before it ran;
+# a seed's run to the recipe's own schedule is its record here or, where it has none, the same declared
+# measurement made as that seed's last point of the recipe's accuracy-seconds front (§5). What each
 # trains with, read from its recipe: {glue:text}`opponent_recipes` Each protocol's pick is set against them,
 # the halving protocol's beside the earlier one's, paired by seed.
 #

@@ -318,7 +318,8 @@ def test_a_crossing_one_shot_below_sgd_above():
     assert [c["outcome"] for c in result["comparisons"]] == ["gain", "gain", "loss", "loss"]
     assert result["one_shot_up_to"] == pytest.approx(np.mean([200, 202, 204]))
     assert result["sgd_from"] == pytest.approx(np.mean([2000, 2020, 2040]))
-    assert result["sentence"] == ("Compared at equal training seconds on the same machine, by the book's gain rule from "
+    assert result["sentence"] == ("Compared at the recipe's training seconds on each seed's machine (the one-shot front "
+                                  "interpolated there; seconds are means over seeds), by the book's gain rule from "
                                   "20 s to 9,090 s, the one-shot model is more accurate than the gradient-trained recipe up to 202 s, and the "
                                   "recipe is more accurate from 2,020 s on.")
 
@@ -660,4 +661,5 @@ def test_a_point_borrowed_from_a_record_naming_no_machine_is_said_to_be_measured
     (refit,) = got["one_shot"]
     assert refit["hosts"] == {1: None} and 1 in refit["read_from"]
     text = fs.fronts_status("mnist", got, fs.load_budget_params(params))
-    assert "is measured again on its seed's machine by the fronts' command, not read" in text
+    assert ("is shown as read, and is measured again on its seed's machine when the fronts' command runs that "
+            "point: until then that seed is not compared") in text

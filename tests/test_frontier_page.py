@@ -306,13 +306,22 @@ def test_the_seconds_sentence_names_the_seed_records_that_name_their_machine(set
     clause = fc.named_hosts_clause(protocol, halving)
     assert clause == (f"Of the protocols' {others + 1} seed records, only {fc.DATASET_NAMES[dataset]}'s halving protocol "
                       f"seed {named['seed']} (AMD EPYC, 2 cores) names the machine that ran it; the other {others} "
-                      "and the recipes' records name none")
+                      "name none; the recipes' records name none")
     said = fc.opponents_sentence(protocol, halving)
     assert f" {clause}, so together the protocols' and the recipes' seconds above were measured on " in said
     assert "The protocols' and the recipes' seconds above were" not in said
     every = {d: dict(part, runs=[dict(r, host={"cpu": "AMD EPYC", "cores": 2}) for r in part["runs"]])
              for d, part in protocol.items()}
     assert fc.named_hosts_clause(every) == ""                              # all name one: the host sentence says it
+    own = {"cpu": "Test CPU", "cores": 2, "instance": "0123456789ab"}     # a recipe's run read from a front's point
+    result = next(iter(protocol[dataset]["opponents"].values()))
+    fronted = {d: dict(part, opponents={k: dict(r, runs=[dict(run, machine=own) for run in r["runs"][:1]] + r["runs"][1:])
+                                        for k, r in part["opponents"].items()}) if d == dataset else part
+               for d, part in protocol.items()}
+    recipe_runs = sum(len(r["runs"]) for part in protocol.values() for r in part["opponents"].values())
+    assert fc.named_hosts_clause(fronted, halving).endswith(
+        f"; of the recipes' {recipe_runs} runs, 1 names its machine (the fronts' own-schedule points, §5) and "
+        f"{recipe_runs - 1} name{'s' if recipe_runs - 1 == 1 else ''} none") and result["runs"]
 
 
 def test_a_seconds_ratio_is_stated_only_where_one_machine_measured_both():
@@ -561,3 +570,41 @@ def test_the_limit_against_the_widest_model_states_a_side_only_where_decided():
     assert fc.widest_gap_phrase(98.74, 97.90) == \
         "0.84 points from the widest model on the means (no direction judged: one run per side)"
     assert fc.widest_gap_phrase(97.0, 97.0).startswith("level with the widest model")
+
+
+def test_an_opponents_own_schedule_runs_are_completed_from_the_fronts_last_points(setup, tmp_path):
+    """A seed with no opponent record of its own takes the recipe's own-schedule point of the accuracy-seconds
+    front (the same declared measurement), a seed with one keeps its record; a shortened schedule, a GPU's
+    point or a subset's is not read as the opponent's run; §4 then pairs the protocol with every such seed."""
+    records_dir, store = setup
+    budget = tmp_path / "budget"
+    budget.mkdir()
+    own = {"family": "sgd", "model": "pytorch-mnist-cnn", "epochs": 14}
+    host = {"cpu": "Test CPU", "cores": 2, "instance": "0123456789ab"}
+
+    def point(seed, accuracy, spec=own, **extra):
+        record = {"dataset": "mnist", "seed": seed, "point": spec, "subset": None, "n_train": 60000,
+                  "seconds": 600.0 + seed, "test_accuracy": accuracy, "n_test": 10000, "device": None,
+                  "started_at": "2026-12-04T20:00:00+00:00", "machine": host, **extra}
+        fb.point_record_path(budget, "mnist", spec, seed).write_text(json.dumps(record))
+
+    for seed in (0, 1, 2):
+        point(seed, 50.0 + seed)                                    # seed 0: the opponent's own record stands
+    point(3, 51.0, spec=dict(own, epochs=4))                        # a shortened schedule: not the opponent's run
+    point(4, 52.0, device="cuda")                                   # a GPU's point: not this CPU opponent's
+    records = fc.load_records(records_dir, budget)
+    before = fc.load_records(records_dir)["mnist"]["opponents"]
+    got = records["mnist"]["opponents"]
+    assert got[("published", 0)] == before[("published", 0)]
+    assert {k: (v["accuracy"], v["seconds"], v["machine"]) for k, v in got.items() if k != ("published", 0)} == {
+        ("published", 1): (51.0, 601.0, host), ("published", 2): (52.0, 602.0, host)}
+    assert got[("published", 2)]["measured_by"].endswith("mnist-sgd-pytorch-mnist-cnn-e14-seed2.json")
+    assert fc.load_records(records_dir)["mnist"]["opponents"] == before          # the records read are not changed
+    protocol = fc.record_protocol(store, records, [0, 1, 2])
+    assert protocol["mnist"]["opponents"]["published"]["accuracy"].setting["seeds"] == [0, 1, 2]
+
+
+def test_the_fixed_measurements_are_not_read_as_protocol_seeds():
+    """The paper's map's fixed records (its widths, its limit and the limit with a held-out ridge) are not a
+    dataset's protocol seeds: no dataset named after them appears."""
+    assert not [d for d in fc.load_records(RECORDS) if "paper-map" in d]

@@ -377,7 +377,9 @@ def test_the_fronts_answer_follows_the_sign_of_the_difference_and_the_figure_ren
     got = fs.budget_fronts("mnist", out, params, halving_dir)
     assert fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
-    assert text == f"{fb.answer(got)['sentence']} Every point was measured on one machine (Test CPU, 2 cores, instance 0123456789ab)."
+    assert text == (f"{fb.answer(got)['sentence']} The one-shot seconds count each refit alone: choosing its pick (the "
+                    "whole halving protocol, the star) took 1,500 s per seed on the compared seeds (mean), longer than "
+                    "every budget compared. Every point was measured on one machine (Test CPU, 2 cores, instance 0123456789ab).")
     assert "the one-shot model is more accurate than the gradient-trained recipe up to 20 s, and the recipe is more accurate from 500 s on" in text
     assert fs.fronts_progress({"mnist": got}, spec).endswith("every dataset is answered under its figure.")
     fig = fs.fronts_figure("mnist", got)
@@ -404,7 +406,7 @@ def test_fewer_than_three_seeds_at_a_point_give_no_answer_but_what_is_measured(b
                     "(N = 30, K ≤ 8: 3 of 3 seeds; N = all, K = the pick's: 3 of 3 seeds) and the recipe's front 2 of its 2 "
                     "declared points (1 epoch: 3 of 3 seeds; 4 epochs: 2 of 3 seeds); the whole halving protocol's "
                     "marker has 0 of 3 seeds. The answer waits for 3 seeds with every point of both fronts measured, each seed's "
-                    "points on one machine.")
+                    "points on one machine; so far 2 seeds have every point measured, 2 of them on one machine instance.")
     assert "more accurate" not in text
     assert fs.fronts_figure("mnist", got) is not None
     assert fs.fronts_progress({"mnist": got}, spec) == (
@@ -507,14 +509,15 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     store = bottom_line.Store(tmp_path / "results")
     said = bottom_line.fronts_sentence(store, params)
     brief = fb.answer(got)["brief"]
-    assert said == "Accuracy against training seconds, each seed's two fronts from one machine instance: " + \
+    lead = ("Accuracy against training seconds, each seed's two fronts from one machine instance (one-shot seconds: "
+            "each refit alone, not the protocol that chose its pick): ")
+    assert said == lead + \
         bottom_line.joined_answers([("MNIST", brief)]) and fb.answer(got)["sentence"].startswith(brief)
     fb.point_record_path(out, "mnist", fb.dataset_points(fs.load_budget_params(params), "mnist")[3], 2).unlink()
     (tmp_path / "results").rename(tmp_path / "before")
     fs.record_fronts(store_in(tmp_path), "mnist", fs.budget_fronts("mnist", out, params, halving_dir), out)
     assert bottom_line.fronts_sentence(bottom_line.Store(tmp_path / "results"), params) == (
-        "Accuracy against training seconds, each seed's two fronts from one machine instance: no dataset is "
-        "answered yet: none has 3 seeds each measured wholly by a single machine instance.")
+        lead + "no dataset is answered yet: none has 3 seeds each measured wholly by a single machine instance.")
 
 
 def test_the_gpus_fronts_are_stored_apart_and_quoted_as_the_gpus(budget, tmp_path):
@@ -570,7 +573,8 @@ def test_fronts_measured_on_two_machines_are_not_compared(budget):
     assert fb.one_host(got) is None and not fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
     assert ("each seed's points on one machine (of the runs so far, 11 were measured on Test CPU, 2 cores, instance 0123456789ab; "
-            "1 was measured on Other CPU, 2 cores, instance ba9876543210); the points of seed 2 name two machines") in text
+            "1 was measured on Other CPU, 2 cores, instance ba9876543210); so far 3 seeds have every point measured, 2 of them "
+            "on one machine instance; the points of seed 2 name two machines") in text
     assert fb.seed_hosts(got) == {0: "Test CPU, 2 cores, instance 0123456789ab", 1: "Test CPU, 2 cores, instance 0123456789ab", 2: None}
     path.write_text(json.dumps({k: v for k, v in record.items() if k != "machine"}))
     unnamed = fs.fronts_text("mnist", fs.budget_fronts("mnist", out, params, halving_dir), spec)
@@ -609,9 +613,10 @@ def test_a_seed_whose_points_span_two_machines_is_left_out_and_three_whole_seeds
     text = fs.fronts_text("mnist", got, spec)
     assert "the one-shot model is more accurate than the gradient-trained recipe up to 20 s" in text
     assert text.endswith("Seeds 2, 3 and 4, the compared seeds, were measured whole on one machine (Test CPU, 2 cores, "
-                         "instance 0123456789ab). The points of seeds 0 and 1 do not name one machine (two machines, a "
-                         "point naming none, or a CPU's model and cores without its instance): those seeds are not "
-                         "compared, nor shown in the figure.")
+                         "instance 0123456789ab). The points of seeds 0 and 1 do not name one machine (seed 0: its "
+                         "points name 2 machines, and its records name a CPU's model and cores without the machine's "
+                         "instance; seed 1: its points name 2 machines, and its records name a CPU's model and cores "
+                         "without the machine's instance): those seeds are not compared, nor shown in the figure.")
     kept = fb.restricted(got, [2, 3, 4])
     assert all(p["seeds"] == [2, 3, 4] and set(p["accuracy"]) == {2, 3, 4} for p in kept["one_shot"] + kept["sgd"])
     (ax,) = fs.fronts_figure("mnist", got).axes
@@ -647,3 +652,15 @@ def test_each_seed_on_its_own_machine_is_answered_pairing_seconds_within_a_seed(
     first["hosts"][2] = "Test CPU, 2 cores, instance 0123456789ab"        # seed 2's SGD point on another machine than its one-shot front
     compared = fb.crossing(got["one_shot"], got["sgd"], n_test=10_000)["comparisons"]
     assert [c["seeds"] for c in compared] == [[0, 1], [0, 1, 2]] and compared[0]["outcome"] == "no gain shown"
+
+
+def test_a_seed_left_out_is_named_with_its_own_reason():
+    """Each reason a seed's points do not name one machine is said for that seed, and only those that apply."""
+    whole = "Test CPU, 2 cores, instance 0123456789ab"
+    assert fb.split_reason({whole}) == ""
+    assert fb.split_reason({"Test CPU, 2 cores"}) == "its records name a CPU's model and cores without the machine's instance"
+    assert fb.split_reason({whole, "Test CPU, 2 cores, instance ba9876543210"}) == "its points name 2 machines"
+    assert fb.split_reason({whole, None}) == "a point's record names no machine"
+    assert fb.split_reason({whole, "Test CPU, 2 cores", None}) == (
+        "its points name 2 machines, and a point's record names no machine, and its records name a CPU's model "
+        "and cores without the machine's instance")

@@ -41,6 +41,7 @@ from .frontier_budget import (OPTIMIZER_WORDS, RECIPE_WORDS, accuracy_cell, gain
                               record_host, repo_path)
 from .frontier_records import candidate_text, variant_gains
 from .frontier_records import load_records as _load_records
+from .frontier_records import with_own_schedule_runs
 
 #: the published anchors' sources, as the anchor table names them
 SOURCES = {"mcdonnell2015fast": "McDonnell et al. 2015", "mcdonnell2015enhanced": "McDonnell & Vladusich 2015",
@@ -62,13 +63,19 @@ GRID_HISTORY = "the grid was first explored on test scores"
 
 
 #: the halving protocol's grid, in the same words wherever its picks are quoted: :func:`halving_grid`
-HALVING_GRID = "a grid declared in advance from published settings and the book's own additions"
+HALVING_GRID = ("a grid declared in advance from published settings and the book's own additions (the kernel "
+                "limit among them, a family the earlier search first explored on test scores)")
 
 
-def halving_grid() -> str:
+#: the same in the bottom line's fewer words (its history kept, its sources left to the pages that quote them)
+HALVING_GRID_BRIEF = "a grid declared in advance (its kernel limit first explored on test scores by an earlier search)"
+
+
+def halving_grid(brief: bool = False) -> str:
     """Where the halving protocol's grid comes from (``params/frontier_halving.yml``, each range with its
-    source), in the words every page quoting its picks uses."""
-    return HALVING_GRID
+    source), in the words every page quoting its picks uses; ``brief``: the bottom line's shorter words,
+    which keep the grid's history."""
+    return HALVING_GRID_BRIEF if brief else HALVING_GRID
 
 
 def grid_history() -> str:
@@ -78,9 +85,12 @@ def grid_history() -> str:
     return GRID_HISTORY
 
 
-def load_records(records_dir: str | Path = RUNS_DIR) -> dict:
-    """:func:`~greenelm_book.chapters.frontier_records.load_records` of ``records_dir`` (relative: to the root)."""
-    return _load_records(repo_path(records_dir))
+def load_records(records_dir: str | Path = RUNS_DIR, budget_dir: str | Path | None = None) -> dict:
+    """:func:`~greenelm_book.chapters.frontier_records.load_records` of ``records_dir`` (relative: to the root);
+    with ``budget_dir``, each opponent's own-schedule runs completed from the accuracy-seconds fronts' records
+    there (:func:`~greenelm_book.chapters.frontier_records.with_own_schedule_runs`)."""
+    records = _load_records(repo_path(records_dir))
+    return records if budget_dir is None else with_own_schedule_runs(records, repo_path(budget_dir))
 
 
 # ----------------------------------------------------------------------------- part 1: ultra wide
@@ -397,13 +407,15 @@ def record_protocol(store, records: dict, planned_seeds) -> dict:
             recipe = found[0]["configuration"]["model"]
             opponent = dict(dataset=dataset, recipe=recipe, schedule=schedule, seeds=[r["seed"] for r in found],
                             epochs_run=[r["epochs_run"] for r in found], machine="2 CPU cores",
+                            machines=[record_host(r) for r in found],       # each run's, where its record names it
                             computed_at=[r["started_at"] for r in found])
             key = opponent_key(dataset, recipe, schedule)
             part["opponents"][schedule] = {
                 "accuracy": store.record(f"{key}/accuracy", [r["accuracy"] for r in found], "%",
                                          quantity="test accuracy (declared fixed measurement)", **opponent),
                 "seconds": store.record(f"{key}/train-seconds", [r["seconds"] for r in found], "s",
-                                        quantity="training seconds", **opponent)}
+                                        quantity="training seconds", **opponent),
+                "runs": found}
         out[dataset] = part
     return out
 
@@ -631,7 +643,7 @@ def opponents_sentence(protocol: dict, halving: dict | None = None) -> str:
 def named_hosts_clause(protocol: dict, halving: dict | None = None) -> str:
     """Which of the protocols' seed records name the machine that ran them (:func:`record_host`), where some
     do and the others do not: "Of the protocols' 18 seed records, only CIFAR-10's halving protocol seed 2
-    (AMD EPYC, 2 cores) names the machine that ran it; the other 17 and the recipes' records name none"
+    (AMD EPYC, 2 cores) names the machine that ran it; the other 17 name none; the recipes' records name none"
     ("" when every record, or none, names one: the seconds' host sentence then says it whole)."""
     named, unnamed = [], 0
     for dataset in protocol:
@@ -642,11 +654,18 @@ def named_hosts_clause(protocol: dict, halving: dict | None = None) -> str:
                     named.append(f"{DATASET_NAMES[dataset]}'s {name.removeprefix('the ')} seed {run['seed']} ({host})")
                 else:
                     unnamed += 1
+    recipe_runs = [run for dataset in protocol for result in protocol[dataset]["opponents"].values()
+                   for run in result.get("runs", [])]
+    recipes_named = sum(1 for run in recipe_runs if record_host(run))
     if not named or not unnamed:
         return ""
+    recipes = ("the recipes' records name none" if not recipes_named else
+               f"of the recipes' {len(recipe_runs)} runs, {recipes_named} name{'s' if recipes_named == 1 else ''} "
+               f"{'its' if recipes_named == 1 else 'their'} machine (the fronts' own-schedule points, §5) and "
+               f"{len(recipe_runs) - recipes_named} name{'s' if len(recipe_runs) - recipes_named == 1 else ''} none")
     return (f"Of the protocols' {len(named) + unnamed} seed records, only {and_list(named)} "
             f"name{'s' if len(named) == 1 else ''} the machine that ran {'it' if len(named) == 1 else 'them'}; "
-            f"the other {unnamed} and the recipes' records name none")
+            f"the other {unnamed} name none; {recipes}")
 
 
 def opponent_recipes_text(protocol: dict) -> str:

@@ -293,6 +293,42 @@ def seeds_text(seeds: Sequence[int]) -> str:
             else "seeds " + ", ".join(map(str, seeds[:-1])) + f" and {seeds[-1]}")
 
 
+def split_reason(hosts: set) -> str:
+    """Why a seed whose points name the machines ``hosts`` (:func:`hosts_by_seed`'s set) is not compared, in
+    words: "its points name two machines", "a point's record names no machine", "its records name a CPU's
+    model and cores without the machine's instance" (those that apply, joined by "and"); "" when it shares one
+    (:func:`shares_one_machine`)."""
+    if shares_one_machine(hosts):
+        return ""
+    named = hosts - {None}
+    reasons = []
+    if len(named) > 1:
+        reasons.append(f"its points name {len(named)} machines")
+    if None in hosts and named:
+        reasons.append("a point's record names no machine")
+    if any(not names_one_machine(host) for host in named):
+        reasons.append("its records name a CPU's model and cores without the machine's instance")
+    return ", and ".join(reasons)
+
+
+def choice_cost_sentence(fronts_of: Mapping) -> str:
+    """What the one-shot front's seconds leave out, from the compared seeds (:func:`compared_seeds`): the whole
+    protocol that chose the pick (its marker's seconds, mean over those seeds), set against the budgets the
+    answer compares (:func:`answer`); "" without a marker for those seeds (the GPU's fronts)."""
+    kept = restricted(fronts_of, compared_seeds(fronts_of))
+    marker = kept.get("marker")
+    if not marker:
+        return ""
+    cost = _mean(marker["seconds"])
+    budgets = [c["seconds"] for c in answer(fronts_of)["comparisons"]]
+    than = ("" if not budgets else
+            ", longer than every budget compared" if cost > max(budgets) else
+            ", shorter than every budget compared" if cost < min(budgets) else
+            f", between the budgets compared ({min(budgets):,.0f} s to {max(budgets):,.0f} s)")
+    return (f"The one-shot seconds count each refit alone: choosing its pick (the whole halving protocol, the "
+            f"star) took {cost:,.0f} s per seed on the compared seeds (mean){than}.")
+
+
 def machines_sentence(fronts_of: Mapping) -> str:
     """Where an answered dataset's points were measured, in words: the one machine, or each compared seed's
     (:func:`compared_seeds`); the seeds left out named with the reason."""
@@ -318,8 +354,9 @@ def machines_sentence(fronts_of: Mapping) -> str:
     split = [s for s, host in hosts.items() if host is None]
     partial = [s for s, host in hosts.items() if host is not None and s not in kept]
     if split:
-        said += ((" " if said else "") + f"The points of {seeds_text(split)} do not name one machine (two "
-                 "machines, a point naming none, or a CPU's model and cores without its instance): "
+        named = hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
+        said += ((" " if said else "") + f"The points of {seeds_text(split)} do not name one machine ("
+                 + "; ".join(f"seed {seed}: {split_reason(named[seed])}" for seed in split) + "): "
                  f"{'that seed is' if len(split) == 1 else 'those seeds are'} not compared"
                  + (", nor shown in the figure." if kept else "."))
     if partial:
@@ -829,7 +866,8 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
     points = len(comparisons) + len(result.get("outside", [])) + len(result.get("other_machine", []))
     of = f"of the recipe's {points} point{'' if points == 1 else 's'}"
     span = f"{len(comparisons)} {of}, {first} to {last}" if len(comparisons) > 1 else f"1 {of}, at {first}"
-    at = "at equal training seconds on the same machine, by the book's gain rule"
+    at = ("at the recipe's training seconds on each seed's machine (the one-shot front interpolated there; "
+          "seconds are means over seeds), by the book's gain rule")
     if set(outcomes) == {"gain"}:
         return (f"The one-shot model is more accurate than the gradient-trained recipe at every compared budget "
                 f"({span}), {at}; the recipe is more accurate at none." + ends)
@@ -983,7 +1021,8 @@ def plot_fronts(dataset: str, one_shot: Sequence[Mapping], sgd: Sequence[Mapping
         ax.errorbar([s], [a], xerr=[s_sd], yerr=[a_sd], fmt="*", markersize=13, color=colour("published anchor"),
                     capsize=3, label="the whole protocol (every rung, the refit, the scoring)")
         ticks.append(s)
-    ax.set(xscale="log", xlabel=f"training seconds on {machine} (log scale)", ylabel="test accuracy (%)",
+    ax.set(xscale="log", ylabel="test accuracy (%)",
+           xlabel=f"training seconds on {machine} (log scale)" + (": the star, the whole protocol's" if marker else ""),
            title=f"{DATASET_NAMES.get(dataset, dataset)}: accuracy against seconds "
                  "(bars: sd over seeds; pale: test-set sampling error)"
                  + ("" if joined else "\na seed's points from more than one machine, or one not recorded: not compared")
@@ -1122,6 +1161,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "compared_seeds", "seeds_text", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "choice_cost_sentence", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

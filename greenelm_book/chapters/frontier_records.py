@@ -23,7 +23,7 @@ from .frontier_protocol import RUNS_DIR, VARIANTS, configuration_key, mean_sd
 _PROTOCOL = re.compile(r"(?P<dataset>[a-z0-9-]+?)-seed(?P<seed>\d+)\.json")
 #: the fixed measurements' records (:func:`~greenelm_book.chapters.frontier_fixed.fixed_record_path`), which the
 #: protocol's pattern would otherwise read as seeds of a dataset named "mnist-paper-map-d32000"
-_FIXED = re.compile(r"[a-z0-9-]+?-paper-map-(?:limit|d\d+)-seed\d+\.json")
+_FIXED = re.compile(r"[a-z0-9-]+?-paper-map-(?:limit(?:-heldout)?|d\d+)-seed\d+\.json")
 _OPPONENT = re.compile(r"(?P<dataset>[a-z0-9-]+?)-(?P<recipe>airbench94|pytorch-mnist-cnn)-"
                        r"(?P<schedule>published|protocol-seconds)-seed(?P<seed>\d+)\.json")
 #: a variant in words
@@ -47,6 +47,37 @@ def load_records(out_dir: str | Path = RUNS_DIR) -> dict:
         else:
             entry = out.setdefault(protocol["dataset"], {"protocol": {}, "opponents": {}})
             entry["protocol"][int(protocol["seed"])] = record
+    return out
+
+
+def with_own_schedule_runs(records: dict, budget_dir: str | Path) -> dict:
+    """``records`` (:func:`load_records`) with each dataset's opponent at its own schedule (``"published"``)
+    completed from the accuracy-seconds front's last SGD point (the same declared measurement: the recipe at
+    :data:`~greenelm_book.chapters.frontier_budget.OWN_EPOCHS` on every training image, one test read) for
+    each seed that has no opponent record of its own; such a run carries ``"measured_by"`` (its record's
+    path) and the point's ``"machine"``. ``budget_dir``: the CPU points' records
+    (:data:`~greenelm_book.chapters.frontier_budget.BUDGET_DIR`). A new dict; ``records`` is not changed."""
+    from .frontier_budget import OWN_EPOCHS, load_points, point_record_path
+
+    out = {dataset: {"protocol": dict(entry["protocol"]), "opponents": dict(entry["opponents"])}
+           for dataset, entry in records.items()}
+    for dataset, entry in out.items():
+        for point in load_points(dataset, budget_dir):
+            spec = point["point"]
+            if (spec.get("family") != "sgd" or point.get("subset") is not None or point.get("device")
+                    or float(spec["epochs"]) != OWN_EPOCHS.get(spec["model"])):
+                continue
+            key = ("published", int(point["seed"]))
+            if key in entry["opponents"]:
+                continue                                   # the opponent's own record of that seed stands
+            entry["opponents"][key] = {
+                "dataset": dataset, "seed": int(point["seed"]), "schedule": "published",
+                "configuration": {"model": spec["model"], "schedule": "published"},
+                "accuracy": float(point["test_accuracy"]), "seconds": float(point["seconds"]),
+                "epochs_run": float(spec["epochs"]), "epochs": float(spec["epochs"]),
+                "n_train": int(point["n_train"]), "n_test": int(point["n_test"]),
+                "started_at": point.get("started_at", ""), "machine": point.get("machine"),
+                "measured_by": str(point_record_path(budget_dir, dataset, spec, point["seed"]))}
     return out
 
 
@@ -96,4 +127,4 @@ def variant_gains(records: Mapping, dataset: str, base: str = "readout") -> dict
             for variant in VARIANTS if variant != base}
 
 
-__all__ = ["VARIANT_WORDS", "candidate_text", "grid_table", "load_records", "variant_gains"]
+__all__ = ["VARIANT_WORDS", "candidate_text", "grid_table", "load_records", "variant_gains", "with_own_schedule_runs"]

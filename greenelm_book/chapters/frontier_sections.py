@@ -630,17 +630,29 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
             + ("" if fronts_of.get("on_gpu") else f"; the whole halving protocol's marker has {seeds} of {planned} seeds")
             + f". The answer waits for {MIN_GAIN_RUNS} seeds with every point of both fronts measured, each "
             "seed's points on one machine")
+    points = fronts_of["one_shot"] + fronts_of["sgd"]
+    declared = fronts_of.get("declared")
+    complete = ([s for s in fb.hosts_by_seed(points) if all(s in p["seconds"] for p in points)]
+                if points and (declared is None or len(points) >= declared) else [])
+    progress = ""
+    if complete:            # what stands in the way: the points, or the machines they name
+        whole = fb.compared_seeds(fronts_of)
+        progress = (f"; so far {len(complete)} seed{'s have' if len(complete) > 1 else ' has'} every point "
+                    f"measured, {len(whole) if whole else 'none'} of {'them' if len(complete) > 1 else 'it'} on one "
+                    "machine instance")
     hosts = Counter(host for entry in fronts_of["one_shot"] + fronts_of["sgd"] for host in entry.get("hosts", {}).values())
     if len(hosts) > 1 or None in hosts:
         said += (" (of the runs so far, " + "; ".join(
             f"{n} {'were' if n > 1 else 'was'} measured on {host}" if host else
             f"{n} {'have records' if n > 1 else 'has a record'} naming no machine" for host, n in hosts.items()) + ")")
+    said += progress
     said += instance_clause(fronts_of)
     borrowed = any(entry.get("hosts", {}).get(seed) is None and seed in entry.get("read_from", {})
                    for entry in fronts_of["one_shot"] + fronts_of["sgd"] for seed in entry["seeds"])
     if borrowed:
-        said += ("; a point read from a record that names no machine (a recipe's published run, the protocol's "
-                 "own refit) is measured again on its seed's machine by the fronts' command, not read")
+        said += ("; a point read from a record that names no machine (the recipe's own-schedule run of §4, the "
+                 "protocol's own refit) is shown as read, and is measured again on its seed's machine when the "
+                 "fronts' command runs that point: until then that seed is not compared")
     named = fb.hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
     mixed = sorted(seed for seed, hosts in named.items() if len(hosts - {None}) > 1)
     if mixed:
@@ -702,7 +714,8 @@ def fronts_text(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     :func:`fronts_status`."""
     if not fronts_ready(fronts_of):
         return fronts_status(dataset, fronts_of, spec)
-    return f"{fb.answer(fronts_of)['sentence']} {fb.machines_sentence(fronts_of)}"
+    cost = fb.choice_cost_sentence(fronts_of)
+    return f"{fb.answer(fronts_of)['sentence']} {cost + ' ' if cost else ''}{fb.machines_sentence(fronts_of)}"
 
 
 #: the file beside the GPU's point records that says which library path measured each one-shot record

@@ -310,7 +310,11 @@ def _hosts_section(source_dir: Path, toc) -> list[str]:
             "that differ in one of these fields, recorded on both, are two machines; two rows that differ only "
             "in the GEMM reading, or in what they leave unrecorded, are not shown to be two. Timings stored "
             "before results recorded a host, or read "
-            "from a report or cache entry that did not record one, are counted as *host not recorded*.",
+            "from a report or cache entry that did not record one, are counted as *host not recorded*, as is "
+            "a result that pools runs from several machines (a frontier accuracy-seconds point, one value per "
+            "seed); the frontier's protocols and recipes record their cores only. Each of the frontier's runs "
+            "is named with its machine, down to its instance, on the frontier's page, which compares seconds "
+            "only within one machine instance. A row counts results, not runs.",
             "", "| host | timing results | chapters |", "| --- | ---: | --- |",
             *(f"| {host} | {count} | {', '.join(names)} |" for host, count, names in hosts), "",
             *_comparisons_lines(source_dir, toc)]

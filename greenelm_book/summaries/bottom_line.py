@@ -391,7 +391,7 @@ def protocol_how(store: Store, brief: bool = False) -> str:
     if not last:
         return ""
     if brief:
-        return f"chosen by successive halving on held-out training rows over {halving_grid()}"
+        return f"chosen by successive halving on held-out training rows over {halving_grid(brief=True)}"
     rungs = " or ".join(f"{fit:,} fit and {validation:,} validation rows" for fit, validation in last)
     return (f"chosen by successive halving on held-out training rows (the last rung: {rungs}) over "
             f"{halving_grid()}, one test read per seed")
@@ -421,12 +421,13 @@ def earlier_protocol_sentence(store: Store) -> str:
             f"though {grid_history()}) gave {picks}.")
 
 
-def opponent_sentence(store: Store) -> str:
+def opponent_sentence(store: Store, provenance: bool = True) -> str:
     """The frontier's gradient-trained opponents at their own schedule, one sentence naming each dataset
     with a record: "… reach 99.13 % on MNIST (the PyTorch examples' MNIST CNN, Adadelta, 1 seed, 12.0 min
-    of training); …"; "" when none has a record."""
+    of training); …", then when and on what their seconds were measured (``provenance``; the conclusion's
+    brief form leaves it to the intro); "" when none has a record."""
     from ..chapters.frontier import RECIPE_WORDS, opponent_key
-    from ..chapters.frontier_budget import OPTIMIZER_WORDS, untuned_words
+    from ..chapters.frontier_budget import INSTANCE_MARK, OPTIMIZER_WORDS, untuned_words
     from ..chapters.frontier_opponents import RECIPES
 
     parts, timed = [], []
@@ -448,8 +449,14 @@ def opponent_sentence(store: Store) -> str:
     days = sorted({r.date for r in timed if r.date})
     when = (f"between {days[0]} and {days[-1]}" if len(days) > 1 else f"on {days[0]}") if days else "on days not recorded"
     where = hosts[0] if len(hosts) == 1 else f"{and_list(hosts)}, not shown to be one machine"
-    return ("Trained whole by gradient steps to their own schedules, the published fast-training recipes "
-            f"reach {'; '.join(parts)}; their training seconds were measured {when}, on {where}.")
+    runs = [machine for r in timed for machine in r.setting.get("machines") or [None] * r.n]
+    named = sorted({m.split(INSTANCE_MARK)[0] for m in runs if m})
+    if named:           # some runs' records name their machine (the fronts' own-schedule points): say which
+        where = (f"2 cores: {sum(1 for m in runs if m)} of {len(runs)} runs name their machine ({and_list(named)}), "
+                 f"the others none, not shown to be one machine")
+    said = ("Trained whole by gradient steps to their own schedules, the published fast-training recipes "
+            f"reach {'; '.join(parts)}")
+    return f"{said}; their training seconds were measured {when}, on {where}." if provenance else f"{said}."
 
 
 def _answered_fronts(store: Store, spec, folder: str) -> tuple[list, list, bool]:
@@ -525,12 +532,13 @@ def fronts_sentence(store: Store, params=None) -> str:
     answered, waiting, any_point = _answered_fronts(store, load_budget(params), "budget")
     if not any_point:
         return ""
-    said = "Accuracy against training seconds, each seed's two fronts from one machine instance: " + (
+    said = ("Accuracy against training seconds, each seed's two fronts from one machine instance (one-shot "
+            "seconds: each refit alone, not the protocol that chose its pick): ") + (
         joined_answers(answered) if answered else
         "no dataset is answered yet: none has 3 seeds each measured wholly by a single machine instance.")
     if answered and waiting:
         said += (f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet (fewer "
-                 "than 3 seeds have every declared point measured, each seed's on one machine instance).")
+                 "than 3 seeds have every declared point measured, each seed's by a single machine instance).")
     return said
 
 
@@ -538,6 +546,7 @@ def frontier_findings(store: Store) -> dict:
     """The frontier protocol's picks (every choice on validation rows, the test set read once per seed)
     and its SGD opponents; the book's SGD CNN on CIFAR-10; the ridge baseline without a random layer."""
     out = {"protocol_text": protocol_text(store), "opponent_sentence": opponent_sentence(store),
+           "opponent_brief": opponent_sentence(store, provenance=False),
            "protocol_how": protocol_how(store), "protocol_how_brief": protocol_how(store, brief=True),
            "earlier_protocol_sentence": earlier_protocol_sentence(store),
            "fronts_sentence": fronts_sentence(store), "gpu_fronts_sentence": gpu_fronts_sentence(store)}
