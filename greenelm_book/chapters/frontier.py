@@ -654,11 +654,11 @@ def named_hosts_clause(protocol: dict, halving: dict | None = None) -> str:
                     named.append(f"{DATASET_NAMES[dataset]}'s {name.removeprefix('the ')} seed {run['seed']} ({host})")
                 else:
                     unnamed += 1
+    if not named or not unnamed:
+        return ""
     recipe_runs = [run for dataset in protocol for result in protocol[dataset]["opponents"].values()
                    for run in result.get("runs", [])]
     recipes_named = sum(1 for run in recipe_runs if record_host(run))
-    if not named or not unnamed:
-        return ""
     recipes = ("the recipes' records name none" if not recipes_named else
                f"of the recipes' {len(recipe_runs)} runs, {recipes_named} name{'s' if recipes_named == 1 else ''} "
                f"{'its' if recipes_named == 1 else 'their'} machine (the fronts' own-schedule points, §5) and "

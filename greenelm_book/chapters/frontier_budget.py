@@ -251,14 +251,17 @@ def seed_hosts(fronts_of: Mapping) -> dict:
     return {seed: next(iter(hosts)) if shares_one_machine(hosts) else None for seed, hosts in sorted(found.items())}
 
 
-def compared_seeds(fronts_of: Mapping) -> list[int]:
-    """The seeds whose two fronts are read against each other: every point of both fronts measured for the
-    seed, all on one machine their records name (:func:`shares_one_machine`); sorted."""
+def complete_seeds(fronts_of: Mapping) -> list[int]:
+    """The seeds with every point of both fronts measured (wherever), sorted."""
     points = fronts_of["one_shot"] + fronts_of["sgd"]
-    if not points:
-        return []
-    return sorted(seed for seed, hosts in hosts_by_seed(points).items()
-                  if all(seed in p["seconds"] for p in points) and shares_one_machine(hosts))
+    return sorted(seed for seed in hosts_by_seed(points) if all(seed in p["seconds"] for p in points))
+
+
+def compared_seeds(fronts_of: Mapping) -> list[int]:
+    """The seeds whose two fronts are read against each other: :func:`complete_seeds` whose points are all
+    on one machine their records name (:func:`shares_one_machine`); sorted."""
+    named = hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
+    return [seed for seed in complete_seeds(fronts_of) if shares_one_machine(named[seed])]
 
 
 def restricted(fronts_of: Mapping, seeds: Sequence[int]) -> dict:
@@ -289,8 +292,9 @@ SEED_KEYED = ("seconds", "accuracy", "hosts", "measured", "read_from")
 
 def seeds_text(seeds: Sequence[int]) -> str:
     """``[0, 2, 3]`` as "seeds 0, 2 and 3" (one: "seed 0")."""
-    return (f"seed {seeds[0]}" if len(seeds) == 1
-            else "seeds " + ", ".join(map(str, seeds[:-1])) + f" and {seeds[-1]}")
+    from ..report import and_list
+
+    return f"seed{'' if len(seeds) == 1 else 's'} {and_list(map(str, seeds))}"
 
 
 def split_reason(hosts: set) -> str:
@@ -1161,6 +1165,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "choice_cost_sentence", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "choice_cost_sentence", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

@@ -602,10 +602,14 @@ def fronts_ready(fronts_of: Mapping) -> bool:
     machines is left out, not averaged in."""
     from ..judging.verdicts import MIN_GAIN_RUNS
 
-    points = fronts_of["one_shot"] + fronts_of["sgd"]
-    declared = fronts_of.get("declared")
-    return (bool(fronts_of["one_shot"] and fronts_of["sgd"]) and (declared is None or len(points) >= declared)
+    return (bool(fronts_of["one_shot"] and fronts_of["sgd"]) and every_declared_point_measured(fronts_of)
             and len(fb.compared_seeds(fronts_of)) >= MIN_GAIN_RUNS)
+
+
+def every_declared_point_measured(fronts_of: Mapping) -> bool:
+    """Whether each of the dataset's declared points (``fronts_of["declared"]``, where given) has a seed measured."""
+    declared = fronts_of.get("declared")
+    return declared is None or len(fronts_of["one_shot"] + fronts_of["sgd"]) >= declared
 
 
 def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
@@ -631,16 +635,14 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
             + f". The answer waits for {MIN_GAIN_RUNS} seeds with every point of both fronts measured, each "
             "seed's points on one machine")
     points = fronts_of["one_shot"] + fronts_of["sgd"]
-    declared = fronts_of.get("declared")
-    complete = ([s for s in fb.hosts_by_seed(points) if all(s in p["seconds"] for p in points)]
-                if points and (declared is None or len(points) >= declared) else [])
+    complete = fb.complete_seeds(fronts_of) if every_declared_point_measured(fronts_of) else []
     progress = ""
     if complete:            # what stands in the way: the points, or the machines they name
         whole = fb.compared_seeds(fronts_of)
         progress = (f"; so far {len(complete)} seed{'s have' if len(complete) > 1 else ' has'} every point "
                     f"measured, {len(whole) if whole else 'none'} of {'them' if len(complete) > 1 else 'it'} on one "
                     "machine instance")
-    hosts = Counter(host for entry in fronts_of["one_shot"] + fronts_of["sgd"] for host in entry.get("hosts", {}).values())
+    hosts = Counter(host for entry in points for host in entry.get("hosts", {}).values())
     if len(hosts) > 1 or None in hosts:
         said += (" (of the runs so far, " + "; ".join(
             f"{n} {'were' if n > 1 else 'was'} measured on {host}" if host else
@@ -648,12 +650,12 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     said += progress
     said += instance_clause(fronts_of)
     borrowed = any(entry.get("hosts", {}).get(seed) is None and seed in entry.get("read_from", {})
-                   for entry in fronts_of["one_shot"] + fronts_of["sgd"] for seed in entry["seeds"])
+                   for entry in points for seed in entry["seeds"])
     if borrowed:
         said += ("; a point read from a record that names no machine (the recipe's own-schedule run of §4, the "
                  "protocol's own refit) is shown as read, and is measured again on its seed's machine when the "
                  "fronts' command runs that point: until then that seed is not compared")
-    named = fb.hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
+    named = fb.hosts_by_seed(points)
     mixed = sorted(seed for seed, hosts in named.items() if len(hosts - {None}) > 1)
     if mixed:
         said += (f"; the points of seed{'s' if len(mixed) > 1 else ''} {', '.join(map(str, mixed))} name two "
@@ -796,7 +798,7 @@ def fronts_figure(dataset: str, fronts_of: Mapping):
                           machine="one GPU" if fronts_of.get("on_gpu") else "two CPU cores", seeds_note=note)
 
 
-__all__ = ["CROSSING_RULE", "DATASETS", "KERNEL_PATHS", "LEDGER", "gpu_fronts_note", "gpu_refit_agreement", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",
+__all__ = ["CROSSING_RULE", "DATASETS", "KERNEL_PATHS", "LEDGER", "every_declared_point_measured", "gpu_fronts_note", "gpu_refit_agreement", "SOURCED", "against_limit", "bib_keys", "budget_fronts", "check_test_reads",
            "fronts_figure", "fronts_progress", "fronts_ready", "fronts_status", "fronts_text", "grid_values", "halving_records",
            "halving_seeds_table", "halving_sentence", "started_loads", "ledger_sentence", "limit_verdict", "load_budget_params",
            "grid_size_sentence", "load_halving_params", "load_sources", "protocols_gain", "protocols_table", "published", "record_fronts",
