@@ -336,9 +336,12 @@ def test_no_crossing_either_way_and_points_outside_the_front():
     # the summaries group answers of one shape by the span the crossing writes (bottom_line.joined_answers)
     from greenelm_book.summaries.bottom_line import joined_answers
 
-    assert joined_answers([("MNIST", result["brief"]), ("Fashion-MNIST", result["brief"])]).startswith(
+    assert joined_answers([("MNIST", result["brief"]), ("Fashion-MNIST", result["brief"])]) == (
         "on MNIST (2 of the recipe's 4 points, 50 s to 505 s) and Fashion-MNIST (2 of the recipe's 4 points, 50 s to "
-        "505 s), the one-shot model is more accurate than the gradient-trained recipe at every compared budget, at ")
+        "505 s), the one-shot model is more accurate than the gradient-trained recipe at every compared budget; the recipe "
+        "is more accurate at none.")
+    # how the budgets are compared is in the page's sentence, and left to the summary's lead in the brief form
+    assert fb.COMPARED_AT in result["sentence"] and fb.COMPARED_AT not in result["brief"]
     better = make_front("sgd", [20, 200, 2000], [99.0, 99.3, 99.6], jitter=0.02)
     assert fb.crossing(ONE_SHOT, better)["sentence"].startswith(
         "The gradient-trained recipe is more accurate than the one-shot model at every compared budget (3 of the recipe's "

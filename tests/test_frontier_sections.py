@@ -371,15 +371,22 @@ def test_the_fronts_answer_follows_the_sign_of_the_difference_and_the_figure_ren
     out, params, halving_dir = budget
     spec = write_points(out, params, (90.0, 99.8))          # SGD below the one-shot front at 20 s, above at 500 s
     halving_dir.mkdir()
-    for seed in (0, 1, 2):
+    for seed in (0, 1, 2):        # seed 2's protocol record names no machine (older records): said beside the mean
         (halving_dir / f"mnist-seed{seed}.json").write_text(json.dumps(
-            {"pick": PICK, "seconds": {"total": 1500.0}, "test_accuracy": 99.1, "n_test": 10_000}))
+            {"pick": PICK, "seconds": {"total": 1500.0}, "test_accuracy": 99.1, "n_test": 10_000,
+             **({"host": dict(MACHINE)} if seed < 2 else {})}))
     got = fs.budget_fronts("mnist", out, params, halving_dir)
     assert fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
     assert text == (f"{fb.answer(got)['sentence']} The one-shot seconds count each refit alone: choosing its pick (the "
                     "whole halving protocol, the star) took 1,500 s per seed on the compared seeds (mean), longer than "
-                    "every budget compared. Every point was measured on one machine (Test CPU, 2 cores, instance 0123456789ab).")
+                    "every budget compared. (Seed 2's protocol record names no machine: its seconds are in that mean "
+                    "as recorded.) Every point was measured on one machine (Test CPU, 2 cores, instance 0123456789ab).")
+    other = {"cpu": "Other CPU", "cores": 2, "instance": "ba9876543210"}     # a record naming another machine
+    (halving_dir / "mnist-seed2.json").write_text(json.dumps(
+        {"pick": PICK, "seconds": {"total": 1500.0}, "test_accuracy": 99.1, "n_test": 10_000, "host": other}))
+    assert "(Seed 2's protocol record names another machine than its points: its seconds are in that mean as recorded.)" in (
+        fb.choice_cost_sentence(fs.budget_fronts("mnist", out, params, halving_dir)))
     assert "the one-shot model is more accurate than the gradient-trained recipe up to 20 s, and the recipe is more accurate from 500 s on" in text
     assert fs.fronts_progress({"mnist": got}, spec).endswith("every dataset is answered under its figure.")
     fig = fs.fronts_figure("mnist", got)
@@ -509,15 +516,16 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     store = bottom_line.Store(tmp_path / "results")
     said = bottom_line.fronts_sentence(store, params)
     brief = fb.answer(got)["brief"]
-    lead = ("Accuracy against training seconds, each seed's two fronts from one machine instance (one-shot seconds: "
+    lead = ("Accuracy against training seconds, each seed's two fronts from one machine instance{} (one-shot seconds: "
             "each refit alone, not the protocol that chose its pick): ")
-    assert said == lead + \
-        bottom_line.joined_answers([("MNIST", brief)]) and fb.answer(got)["sentence"].startswith(brief)
+    # how the budgets are compared is said once in the lead, and the page's sentence is the brief one with it
+    assert said == lead.format(f", compared {fb.COMPARED_AT}") + bottom_line.joined_answers([("MNIST", brief)])
+    assert fb.answer(got)["sentence"].replace(f"Compared {fb.COMPARED_AT} from", "From").startswith(brief)
     fb.point_record_path(out, "mnist", fb.dataset_points(fs.load_budget_params(params), "mnist")[3], 2).unlink()
     (tmp_path / "results").rename(tmp_path / "before")
     fs.record_fronts(store_in(tmp_path), "mnist", fs.budget_fronts("mnist", out, params, halving_dir), out)
     assert bottom_line.fronts_sentence(bottom_line.Store(tmp_path / "results"), params) == (
-        lead + "no dataset is answered yet: none has 3 seeds each measured wholly by a single machine instance.")
+        lead.format("") + "no dataset is answered yet: none has 3 seeds each measured wholly by a single machine instance.")
 
 
 def test_the_gpus_fronts_are_stored_apart_and_quoted_as_the_gpus(budget, tmp_path):
@@ -534,7 +542,7 @@ def test_the_gpus_fronts_are_stored_apart_and_quoted_as_the_gpus(budget, tmp_pat
     assert bottom_line.fronts_sentence(store, params) == ""
     said = bottom_line.gpu_fronts_sentence(store, params)
     brief = fb.answer(got)["brief"]
-    assert said == ("The same points on one GPU (3+ seeds per point; the one-shot seconds exclude the pick's search, "
+    assert said == ("The same points on one GPU, compared the same way (3+ seeds per point; the one-shot seconds exclude the pick's search, "
                     f"made on a CPU): {bottom_line.joined_answers([('MNIST', brief)])}")
 
 

@@ -315,22 +315,34 @@ def split_reason(hosts: set) -> str:
     return ", and ".join(reasons)
 
 
-def choice_cost_sentence(fronts_of: Mapping) -> str:
+def choice_cost_sentence(fronts_of: Mapping, judged: Mapping | None = None) -> str:
     """What the one-shot front's seconds leave out, from the compared seeds (:func:`compared_seeds`): the whole
     protocol that chose the pick (its marker's seconds, mean over those seeds), set against the budgets the
-    answer compares (:func:`answer`); "" without a marker for those seeds (the GPU's fronts)."""
-    kept = restricted(fronts_of, compared_seeds(fronts_of))
-    marker = kept.get("marker")
+    answer compares (``judged``: :func:`answer` of ``fronts_of``, computed when not given), and each of those
+    seeds whose protocol record does not name the machine its points name; "" without a marker for those
+    seeds (the GPU's fronts)."""
+    compared = compared_seeds(fronts_of)
+    marker = restricted(fronts_of, compared).get("marker")
     if not marker:
         return ""
     cost = _mean(marker["seconds"])
-    budgets = [c["seconds"] for c in answer(fronts_of)["comparisons"]]
+    budgets = [c["seconds"] for c in (judged or answer(fronts_of))["comparisons"]]
     than = ("" if not budgets else
             ", longer than every budget compared" if cost > max(budgets) else
             ", shorter than every budget compared" if cost < min(budgets) else
             f", between the budgets compared ({min(budgets):,.0f} s to {max(budgets):,.0f} s)")
+    points_host = seed_hosts(fronts_of)
+    elsewhere = [s for s in sorted(marker["seconds"]) if (marker.get("hosts") or {}).get(s) != points_host.get(s)]
+    unnamed = [s for s in elsewhere if not (marker.get("hosts") or {}).get(s)]
+    caveat = ""
+    if elsewhere:
+        names = ("names no machine" if unnamed == elsewhere else
+                 "names another machine than its points" if not unnamed else
+                 "names no machine, or another than its points")
+        caveat = (f" ({seeds_text(elsewhere).capitalize()}'s protocol record {names}: "
+                  f"{'its' if len(elsewhere) == 1 else 'their'} seconds are in that mean as recorded.)")
     return (f"The one-shot seconds count each refit alone: choosing its pick (the whole halving protocol, the "
-            f"star) took {cost:,.0f} s per seed on the compared seeds (mean){than}.")
+            f"star) took {cost:,.0f} s per seed on the compared seeds (mean){than}.{caveat}")
 
 
 def machines_sentence(fronts_of: Mapping) -> str:
@@ -371,7 +383,8 @@ def machines_sentence(fronts_of: Mapping) -> str:
 
 def protocol_pick(records_dir: str | Path, dataset: str, seed: int) -> dict:
     """The new protocol's record of ``dataset`` and ``seed``: {"pick" (its settings), "seconds" (the whole
-    protocol's), "test_accuracy", "n_test"}; FileNotFoundError naming the record when that seed has not run."""
+    protocol's), "test_accuracy", "n_test", "host" (:func:`record_host`, None when the record names no
+    machine)}; FileNotFoundError naming the record when that seed has not run."""
     path = seed_record_path(records_dir, dataset, seed)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: the new protocol of {dataset}, seed {seed} has no record yet; a one-shot "
@@ -379,7 +392,8 @@ def protocol_pick(records_dir: str | Path, dataset: str, seed: int) -> dict:
                                 "(python -m greenelm_book.chapters.frontier_halving)")
     record = json.loads(path.read_text(encoding="utf-8"))
     return {"pick": dict(record["pick"]), "seconds": float(record["seconds"]["total"]),
-            "test_accuracy": float(record["test_accuracy"]), "n_test": int(record["n_test"])}
+            "test_accuracy": float(record["test_accuracy"]), "n_test": int(record["n_test"]),
+            "host": record_host(record)}
 
 
 def one_shot_settings(point: Mapping, pick: Mapping) -> dict:
@@ -833,7 +847,9 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
               "other_machine": [p["label"] for p in elsewhere], "one_shot_up_to": up_to,
               "sgd_from": sgd_from, "rule": CROSSING_RULE, "sampling_error": n_test is not None}
     result["sentence"] = crossing_sentence(result, one_shot, outside)
-    result["brief"] = crossing_sentence(result, one_shot, ())      # the summaries' form: without the points left out
+    # the summaries' form: without the points left out, and without how the budgets are compared (COMPARED_AT),
+    # which the summary says once before every dataset's answer
+    result["brief"] = crossing_sentence(result, one_shot, (), how=False)
     if elsewhere:
         from ..report import and_list
         result["sentence"] += (f" The recipe's {'point' if len(elsewhere) == 1 else 'points'} at "
@@ -844,8 +860,15 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
     return result
 
 
-def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Sequence[Mapping]) -> str:
-    """The words of :func:`crossing`'s answer (see there)."""
+#: how the fronts are compared, in the words of every answer (:func:`crossing_sentence`) and of the summaries
+#: that quote several answers after saying it once
+COMPARED_AT = ("at the recipe's training seconds on each seed's machine (the one-shot front interpolated there; "
+               "seconds are means over seeds), by the book's gain rule")
+
+
+def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Sequence[Mapping], how: bool = True) -> str:
+    """The words of :func:`crossing`'s answer (see there); ``how=False`` leaves out how the budgets are compared
+    (:data:`COMPARED_AT`), for a passage that says it once before several answers."""
     from ..report import and_list            # lazily, as the module's other imports of the book's report
 
     comparisons = result["comparisons"]
@@ -870,19 +893,19 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
     points = len(comparisons) + len(result.get("outside", [])) + len(result.get("other_machine", []))
     of = f"of the recipe's {points} point{'' if points == 1 else 's'}"
     span = f"{len(comparisons)} {of}, {first} to {last}" if len(comparisons) > 1 else f"1 {of}, at {first}"
-    at = ("at the recipe's training seconds on each seed's machine (the one-shot front interpolated there; "
-          "seconds are means over seeds), by the book's gain rule")
+    at = f", {COMPARED_AT}" if how else ""
+    compared = f"Compared {COMPARED_AT} from {first} to {last}" if how else f"From {first} to {last}"
     if set(outcomes) == {"gain"}:
         return (f"The one-shot model is more accurate than the gradient-trained recipe at every compared budget "
-                f"({span}), {at}; the recipe is more accurate at none." + ends)
+                f"({span}){at}; the recipe is more accurate at none." + ends)
     if set(outcomes) == {"loss"}:
         return (f"The gradient-trained recipe is more accurate than the one-shot model at every compared budget "
-                f"({span}), {at}; "
+                f"({span}){at}; "
                 f"the one-shot model is more accurate at none." + ends)
     lead = next(i for i, o in enumerate(outcomes) if o != "gain")
     trail = len(outcomes) - next(i for i, o in enumerate(reversed(outcomes)) if o != "loss")
     if any(o != "no gain shown" for o in outcomes[lead:trail]):
-        return (f"Compared {at} from {first} to {last}, the fronts do not divide into a range where the one-shot "
+        return (f"{compared}, the fronts do not divide into a range where the one-shot "
                 f"model is more accurate below one where the recipe is: " +
                 ", ".join(f"at {_seconds_text(c['seconds'])} {OUTCOME_WORDS[c['outcome']]}" for c in comparisons)
                 + "." + ends)
@@ -898,12 +921,13 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
         where = (f"at {_seconds_text(between[0]['seconds'])}" if len(between) == 1 else
                  f"from {_seconds_text(between[0]['seconds'])} to {_seconds_text(between[-1]['seconds'])}")
         tail = f"; {where} neither is, the gain rule showing no gain either way"
-    return f"Compared {at} from {first} to {last}, {parts[0]}, and {parts[1]}{tail}." + ends
+    return f"{compared}, {parts[0]}, and {parts[1]}{tail}." + ends
 
 
 def protocol_marker(dataset: str, records_dir: str | Path, seeds: Sequence[int]) -> dict | None:
     """The whole new protocol of ``dataset`` (every rung, the refit, the scoring) as the figure's own
-    marker: {"seconds" {seed: s}, "accuracy" {seed: %}, "n_test"} over the seeds recorded, None if none."""
+    marker: {"seconds" {seed: s}, "accuracy" {seed: %}, "hosts" {seed: its record's machine or None},
+    "n_test"} over the seeds recorded, None if none."""
     found = {}
     for seed in seeds:
         try:
@@ -914,6 +938,7 @@ def protocol_marker(dataset: str, records_dir: str | Path, seeds: Sequence[int])
         return None
     return {"seconds": {s: r["seconds"] for s, r in found.items()},
             "accuracy": {s: r["test_accuracy"] for s, r in found.items()},
+            "hosts": {s: r["host"] for s, r in found.items()},
             "n_test": next(iter(found.values()))["n_test"]}
 
 
@@ -1165,6 +1190,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "choice_cost_sentence", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "choice_cost_sentence", "COMPARED_AT", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

@@ -716,8 +716,9 @@ def fronts_text(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     :func:`fronts_status`."""
     if not fronts_ready(fronts_of):
         return fronts_status(dataset, fronts_of, spec)
-    cost = fb.choice_cost_sentence(fronts_of)
-    return f"{fb.answer(fronts_of)['sentence']} {cost + ' ' if cost else ''}{fb.machines_sentence(fronts_of)}"
+    judged = fb.answer(fronts_of)
+    cost = fb.choice_cost_sentence(fronts_of, judged)
+    return f"{judged['sentence']} {cost + ' ' if cost else ''}{fb.machines_sentence(fronts_of)}"
 
 
 #: the file beside the GPU's point records that says which library path measured each one-shot record

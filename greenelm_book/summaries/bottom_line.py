@@ -452,7 +452,11 @@ def opponent_sentence(store: Store, provenance: bool = True) -> str:
     runs = [machine for r in timed for machine in r.setting.get("machines") or [None] * r.n]
     named = sorted({m.split(INSTANCE_MARK)[0] for m in runs if m})
     if named:           # some runs' records name their machine (the fronts' own-schedule points): say which
-        where = (f"2 cores: {sum(1 for m in runs if m)} of {len(runs)} runs name their machine ({and_list(named)}), "
+        cores = {r.host.get("cores") for r in timed if r.host}
+        said_cores = f"{cores.pop()} cores: " if len(cores) == 1 and None not in cores else ""
+        if said_cores:                  # the cores said once, not again after each machine's model
+            named = [m.removesuffix(f", {said_cores.removesuffix(': ')}") for m in named]
+        where = (f"{said_cores}{sum(1 for m in runs if m)} of {len(runs)} runs name their machine ({and_list(named)}), "
                  f"the others none, not shown to be one machine")
     said = ("Trained whole by gradient steps to their own schedules, the published fast-training recipes "
             f"reach {'; '.join(parts)}")
@@ -509,7 +513,7 @@ def gpu_fronts_sentence(store: Store, params=None) -> str:
         return ""
     from ..judging.verdicts import MIN_GAIN_RUNS
 
-    said = (f"The same points on one GPU ({MIN_GAIN_RUNS}+ seeds per point; the one-shot seconds exclude the pick's "
+    said = (f"The same points on one GPU, compared the same way ({MIN_GAIN_RUNS}+ seeds per point; the one-shot seconds exclude the pick's "
             f"search, made on a CPU): {joined_answers(answered)}" if answered else
             "The same points on one GPU: no dataset is answered yet.")
     if answered and waiting:
@@ -527,12 +531,13 @@ def fronts_sentence(store: Store, params=None) -> str:
     (every declared point of ``params``, :func:`~greenelm_book.chapters.frontier_budget.load_budget`, with 3
     seeds) answered in the page's words (:func:`~greenelm_book.chapters.frontier_budget.answer`), the others
     named as not answered yet; "" when no point is stored."""
-    from ..chapters.frontier_budget import load_budget
+    from ..chapters.frontier_budget import COMPARED_AT, load_budget
 
     answered, waiting, any_point = _answered_fronts(store, load_budget(params), "budget")
     if not any_point:
         return ""
-    said = ("Accuracy against training seconds, each seed's two fronts from one machine instance (one-shot "
+    how = f", compared {COMPARED_AT}" if answered else ""
+    said = (f"Accuracy against training seconds, each seed's two fronts from one machine instance{how} (one-shot "
             "seconds: each refit alone, not the protocol that chose its pick): ") + (
         joined_answers(answered) if answered else
         "no dataset is answered yet: none has 3 seeds each measured wholly by a single machine instance.")
