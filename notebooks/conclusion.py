@@ -14,7 +14,7 @@
 # # Conclusion
 #
 # What re-measuring the paper {cite}`silva2026greenelm` adds up to; italic verdicts are the
-# {doc}`scorecard <scorecard>`'s.
+# {doc}`scorecard <scorecard>`'s (its {glue:text}`n_claims` claims: {glue:text}`verdict_counts`).
 
 # %% tags=["parameters", "remove-cell"]
 profile = "smoke"
@@ -37,27 +37,20 @@ glue_findings(reproduces_words(found, card))
 #   (d = {glue:text}`acc_mnist_wide_d`), {glue:text}`wide_bar_words` the paper's "> {glue:text}`wide_bar:g` %"
 #   (*{glue:text}`verdict_feature_learning_not_needed_mnist`*) {glue:text}`wide_own`
 #   (*{glue:text}`verdict_abstract_mnist_d4000_accuracy`*);
-#   streaming matches batch to {glue:text}`stream_distance:.1e` (*{glue:text}`verdict_streaming_rls_exact`*);
-#   MNIST gains the paper's {glue:text}`gain_paper:.2f` points from d = {glue:text}`pinv_d` to
-#   {glue:text}`acc_mnist_wide_d` (*{glue:text}`verdict_gain_d2000_to_d4000`*{glue:text}`gain_levels`).
+#   streaming matches batch to {glue:text}`stream_distance:.1e` (*{glue:text}`verdict_streaming_rls_exact`*).
 # - **What does not.** MNIST lands {glue:text}`acc_mnist_from`
 #   at d = {glue:text}`acc_mnist_d` (*{glue:text}`verdict_table1_mnist_pinv_d2000_accuracy`*),
 #   Fashion-MNIST {glue:text}`acc_fashion_from` at
 #   d = {glue:text}`acc_fashion_d` (*{glue:text}`verdict_abstract_fashion_accuracy`*), and Green-ELM
 #   {glue:text}`elm_vs_mlp_from`, which the paper
-#   calls comparable (*{glue:text}`verdict_abstract_comparable_to_sgd`*). Nor is the one-shot readout's
-#   entropy higher than SGD's (*{glue:text}`verdict_high_entropy_no_feature_pruning`*; {doc}`entropy <entropy>`).
-# - **Not decided.** Growth as ln d (*{glue:text}`verdict_accuracy_near_logarithmic_in_d`*);
-#   {glue:text}`linear_words` (*{glue:text}`verdict_total_cost_linear_in_n`*).
-# - **Where the paper contradicts itself.** One MNIST fit takes
-#   {glue:text}`t1_pinv_s:.2f` s in Table I, {glue:text}`t4_pinv_s:g` s in Table IV: its headline, SGD taking {glue:text}`speedup_paper:g`×
-#   the fit's time, is {glue:text}`speedup:.2f`× here (*{glue:text}`verdict_speedup_vs_sgd_mnist_d2000`*),
-#   {glue:text}`speedup_if_t4:.2f`× with the second.
+#   calls comparable (*{glue:text}`verdict_abstract_comparable_to_sgd`*).
+# - **Not decided.** Growth as ln d (*{glue:text}`verdict_accuracy_near_logarithmic_in_d`*).
+# - **Speed, the paper's thesis.** Its headline, SGD taking {glue:text}`speedup_paper:g`× the fit's time, is
+#   {glue:text}`speedup:.2f`× here (*{glue:text}`verdict_speedup_vs_sgd_mnist_d2000`*).
+#   {glue:text}`fronts_bottom` ({doc}`frontier <frontier>`).
 # - **Beyond the paper.** Its map's d → ∞ limit reaches {glue:text}`limit_mnist:.2f` % on
 #   MNIST but {glue:text}`limit_cifar:.2f` % on CIFAR-10, {glue:text}`limit_cifar_from`; random patches reach
-#   {glue:text}`protocol_cifar:.2f` % there ({glue:text}`protocol_cifar_seeds`), {glue:text}`protocol_how_brief`.
-#
-# The scorecard's {glue:text}`n_claims` claims: {glue:text}`verdict_counts`.
+#   {glue:text}`protocol_cifar:.2f` % there ({glue:text}`protocol_cifar_seeds`; {doc}`frontier <frontier>`).
 
 # %% [markdown]
 # ## Accuracy
@@ -66,7 +59,9 @@ glue_findings(reproduces_words(found, card))
 # MNIST at d = {glue:text}`acc_mnist_d` against the paper's {glue:text}`acc_mnist_paper:.2f` %, and
 # {glue:text}`acc_mnist_wide_how` {glue:text}`acc_mnist_wide:.2f` % against
 # {glue:text}`acc_mnist_wide_paper:.2f` % at d = {glue:text}`acc_mnist_wide_d`
-# (*{glue:text}`verdict_abstract_mnist_d4000_accuracy`*). On
+# (*{glue:text}`verdict_abstract_mnist_d4000_accuracy`*); from d = {glue:text}`pinv_d` to
+# {glue:text}`acc_mnist_wide_d` it gains the paper's {glue:text}`gain_paper:.2f` points
+# (*{glue:text}`verdict_gain_d2000_to_d4000`*{glue:text}`gain_levels`). On
 # Fashion-MNIST it reaches {glue:text}`acc_fashion:.2f` % against {glue:text}`acc_fashion_paper:.2f` %
 # ({glue:text}`acc_fashion_n` seeds; {doc}`random features <random_features>`). These use the
 # weight scale of the paper's code, $\mathcal N(0, 1)$; on MNIST at d = {glue:text}`acc_mnist_d` the scale
@@ -137,8 +132,10 @@ glue_findings(reproduces_words(found, card))
 # %% [markdown]
 # ## Where the paper disagrees with itself
 #
-# - **One fit, two timings.** Table IV times the same MNIST fit {glue:text}`t4_over_t1:.0f` times longer than
-#   Table I; it scores {glue:text}`t1_pinv_acc:.2f` % in one, {glue:text}`t4_pinv_acc:.2f` % in the other.
+# - **One fit, two timings.** One MNIST fit takes {glue:text}`t1_pinv_s:.2f` s in Table I,
+#   {glue:text}`t4_pinv_s:g` s in Table IV ({glue:text}`t4_over_t1:.0f` times longer; with the second, SGD's
+#   time over the fit's is {glue:text}`speedup_if_t4:.2f`× here); it scores
+#   {glue:text}`t1_pinv_acc:.2f` % in one, {glue:text}`t4_pinv_acc:.2f` % in the other.
 # - **Two baselines each.** The MNIST SGD model scores {glue:text}`sgd_table:.2f` % in Table I and
 #   {glue:text}`sgd_figure:g` % as the scaling figure's dashed line; the CIFAR-10 CNN
 #   {glue:text}`cnn_table:g` % in Table VI and {glue:text}`cnn_figure:g` % in the figure.
@@ -152,9 +149,9 @@ glue_findings(reproduces_words(found, card))
 # ## What the book adds
 #
 # - **A frozen map built for images.** The paper's map in its d → ∞ limit on whitened random patches
-#   (no backpropagation or pretrained weights; {doc}`frontier <frontier>`): {glue:text}`protocol_text`.
+#   (no backpropagation or pretrained weights), {glue:text}`protocol_how_brief` ({doc}`frontier <frontier>`):
+#   {glue:text}`protocol_text`.
 #   {glue:text}`opponent_brief`
-#   {glue:text}`fronts_sentence`
 # - **The baseline the paper leaves out:** ridge on frozen backbone features, no random layer,
 #   reaches {glue:text}`ridge_backbone:.2f` %, the Green-ELM head {glue:text}`head_acc:.2f` %,
 #   {glue:text}`head_vs_ridge_from`

@@ -197,7 +197,7 @@ def test_a_one_shot_point_refits_its_seeds_pick_smaller_and_records_what_it_fitt
     assert not build.built and not (out / "test-reads.json").exists()      # nothing read before the refusal
     records.mkdir()
     fp.seed_record_path(records, "mnist", 2).write_text(json.dumps(
-        {"pick": PICK, "seconds": {"total": 900.0}, "test_accuracy": 99.0, "n_test": 20}))
+        {"pick": PICK, "seconds": {"selection": 300.0, "total": 900.0}, "test_accuracy": 99.0, "n_test": 20}))
     path = fb.run_point("mnist", 0, 2, out_dir=out, params=params, build=build, log=quiet)
     record = json.loads(path.read_text())
     ((candidate, shape, seed),) = build.built
@@ -217,7 +217,7 @@ def test_the_picks_own_refit_is_read_from_the_protocols_record_not_measured_agai
     records.mkdir()
     halving = fp.seed_record_path(records, "mnist", 1)
     here = chapter_machine()
-    halving.write_text(json.dumps({"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0},
+    halving.write_text(json.dumps({"pick": PICK, "seconds": {"selection": 300.0, "total": 900.0, "refit": 600.0, "scoring": 40.0},
                                    "test_accuracy": 99.0, "n_test": 20, "subset": None,
                                    "host": {"cpu": here["cpu"], "cores": here["cores"], "kernel": "6.1",
                                             "instance": machine_instance()}}))
@@ -235,14 +235,14 @@ def test_the_picks_own_refit_is_read_from_the_protocols_record_not_measured_agai
     assert refit["seconds"] == {1: 600.0} and refit["accuracy"] == {1: 99.0} and refit["hosts"] == {1: fb.record_host(read)}
     # a refit another machine timed (or one whose record names none) is measured here: seconds on one machine
     other = fp.seed_record_path(records, "mnist", 0)
-    other.write_text(json.dumps({"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0},
+    other.write_text(json.dumps({"pick": PICK, "seconds": {"selection": 300.0, "total": 900.0, "refit": 600.0, "scoring": 40.0},
                                  "test_accuracy": 99.0, "n_test": 20, "subset": None}))
     measured = fb.run_point("mnist", 1, 0, out_dir=out, params=params, build=build, log=quiet)
     assert measured.parent == out and len(build.built) == 1 and build.fitted == [40]
     smaller = fb.dataset_points(fb.load_budget(params), "mnist")[0]
     assert fb.pick_refit_point("mnist", smaller, 1, records) is None
     assert fb.pick_refit_point("mnist", point, 2, records) is None           # seed 2 has no protocol record
-    halving.write_text(json.dumps({"pick": PICK, "seconds": {"total": 9.0, "refit": 6.0, "scoring": 1.0},
+    halving.write_text(json.dumps({"pick": PICK, "seconds": {"selection": 300.0, "total": 9.0, "refit": 6.0, "scoring": 1.0},
                                    "test_accuracy": 99.0, "n_test": 20, "subset": 600}))
     with pytest.raises(ValueError, match="the protocol ran on a subset"):
         fb.pick_refit_point("mnist", point, 1, records)
@@ -353,16 +353,22 @@ def test_an_inconclusive_answer_when_the_seeds_spread_more_than_the_fronts_diffe
     result = fb.crossing(ONE_SHOT, sgd)
     assert {c["outcome"] for c in result["comparisons"]} == {"no gain shown"}
     assert result["one_shot_up_to"] is None and result["sgd_from"] is None
-    assert result["sentence"].endswith("the one-shot model is more accurate than the gradient-trained recipe at no "
-                                       "compared budget, and the recipe is more accurate at no compared budget; from 20 s to 2,020 s neither is, the "
-                                       "gain rule showing no gain either way.")
+    assert result["sentence"] == ("Neither the one-shot model nor the gradient-trained recipe is more accurate at any "
+                                  "compared budget (3 of the recipe's 3 points, 20 s to 2,020 s), "
+                                  f"{fb.COMPARED_AT}: no gain either way.")
+    assert fb.budget_clause("MNIST", result) == "on MNIST at no budget compared (20 s to 2,020 s; no gain either way)"
     two_seeds = make_front("sgd", [20, 200], [90.0, 90.0], seeds=(0, 1))
     assert {c["outcome"] for c in fb.crossing(ONE_SHOT, two_seeds)["comparisons"]} == {"no gain shown"}
 
 
 def test_the_crossing_with_sampling_error_and_fronts_that_cross_twice():
     far = make_front("sgd", [20, 200], [90.0, 99.9])
-    by_the_page = fb.answer({"one_shot": ONE_SHOT, "sgd": far, "n_test": 10_000, "recipe": "pytorch-mnist-cnn"})
+    # the page's answer reads the seeds whose points all name one machine (compared_seeds): named here
+    named = [{**p, "hosts": {s: "Test CPU, 2 cores, instance 0123456789ab" for s in p["seeds"]}} for p in ONE_SHOT + far]
+    by_the_page = fb.answer({"one_shot": named[:len(ONE_SHOT)], "sgd": named[len(ONE_SHOT):], "n_test": 10_000,
+                             "recipe": "pytorch-mnist-cnn"})
+    unnamed = fb.answer({"one_shot": ONE_SHOT, "sgd": far, "n_test": 10_000, "recipe": "pytorch-mnist-cnn"})
+    assert unnamed["comparisons"] == []       # points naming no machine are not shown to share one: not compared
     assert by_the_page["sampling_error"] and [c["outcome"] for c in by_the_page["comparisons"]] == ["gain", "loss"]
     assert by_the_page["comparisons"][0]["verdict"].ours.startswith(
         "the one-shot model − the PyTorch examples' MNIST CNN =")
@@ -450,7 +456,7 @@ def test_a_datasets_fronts_and_marker_are_read_from_the_committed_records(setup)
     records.mkdir()
     for seed in (0, 1, 2):
         fp.seed_record_path(records, "mnist", seed).write_text(json.dumps(
-            {"pick": PICK, "seconds": {"total": 900.0 + seed, "refit": 600.0, "scoring": 40.0},
+            {"pick": PICK, "seconds": {"selection": 300.0, "total": 900.0 + seed, "refit": 600.0, "scoring": 40.0},
              "test_accuracy": 99.0 + seed / 10, "n_test": 20}))
         fb.run_point("mnist", 0, seed, out_dir=out, params=params, build=Builder(), log=quiet)
         fb.run_point("mnist", 2, seed, out_dir=out, params=params, train=Trainer(), log=quiet)
@@ -607,7 +613,7 @@ def test_the_gpu_fronts_read_their_own_records_only_and_carry_no_protocol_marker
     records.mkdir()
     here = chapter_machine()
     fp.seed_record_path(records, "mnist", 1).write_text(json.dumps(
-        {"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0}, "test_accuracy": 99.0,
+        {"pick": PICK, "seconds": {"selection": 300.0, "total": 900.0, "refit": 600.0, "scoring": 40.0}, "test_accuracy": 99.0,
          "n_test": 20, "subset": None, "host": {"cpu": here["cpu"], "cores": here["cores"]}}))
     on_cpu = fb.fronts("mnist", out, params)
     on_gpu = fb.fronts("mnist", out, params, on_gpu=True)
@@ -640,7 +646,7 @@ def test_the_gpus_refit_is_set_beside_the_protocols_refit_of_the_same_pick(tmp_p
     halving = tmp_path / "halving"
     halving.mkdir()
     fp.seed_record_path(halving, "mnist", 0).write_text(json.dumps(
-        {"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0}, "test_accuracy": 99.47,
+        {"pick": PICK, "seconds": {"selection": 300.0, "total": 900.0, "refit": 600.0, "scoring": 40.0}, "test_accuracy": 99.47,
          "n_test": 10_000, "subset": None}))
     refit = fb.front_entry({"family": "one-shot", "pick_of": "frontier_halving", "n_train": None, "n_patches": None},
                            "N = all", 10_000, seconds={0: 8.0, 1: 8.1}, accuracy={0: 99.44, 1: 99.5})
@@ -658,7 +664,7 @@ def test_a_point_borrowed_from_a_record_naming_no_machine_is_said_to_be_measured
     out, params, records = setup
     records.mkdir()
     fp.seed_record_path(records, "mnist", 1).write_text(json.dumps(
-        {"pick": PICK, "seconds": {"total": 900.0, "refit": 600.0, "scoring": 40.0}, "test_accuracy": 99.0,
+        {"pick": PICK, "seconds": {"selection": 300.0, "total": 900.0, "refit": 600.0, "scoring": 40.0}, "test_accuracy": 99.0,
          "n_test": 20, "subset": None}))                    # the protocol's refit, its record naming no host
     got = fb.fronts("mnist", out, params)
     (refit,) = got["one_shot"]
@@ -666,3 +672,25 @@ def test_a_point_borrowed_from_a_record_naming_no_machine_is_said_to_be_measured
     text = fs.fronts_status("mnist", got, fs.load_budget_params(params))
     assert ("is shown as read, and is measured again on its seed's machine when the fronts' command runs that "
             "point: until then that seed is not compared") in text
+
+
+def test_the_bottom_lines_clause_follows_each_shape_of_the_answer():
+    """budget_clause says, per dataset, where the one-shot model is more accurate, in the shapes the crossing
+    can take: a range below a recipe range, every budget, none, a middle with no gain either way, and fronts
+    that cross back and forth (then no range is claimed)."""
+    crossing = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000, 9000], [90.0, 97.8, 99.2, 99.5], jitter=0.02))
+    assert fb.budget_clause("MNIST", crossing) == "on MNIST up to 202 s, the recipe from 2,020 s on"
+    below = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000], [90.0, 90.0, 90.0], jitter=0.02))
+    assert fb.budget_clause("MNIST", below) == "on MNIST at every budget compared (20 s to 2,020 s)"
+    above = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000], [99.9, 99.9, 99.9], jitter=0.02))
+    assert fb.budget_clause("MNIST", above) == "on MNIST at no budget compared (20 s to 2,020 s), the recipe at every one"
+    middle = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000, 9000], [90.0, 98.0, 98.51, 99.5], jitter=0.1))
+    outcomes = [c["outcome"] for c in middle["comparisons"]]
+    assert outcomes[0] == "gain" and outcomes[-1] == "loss" and "no gain shown" in outcomes and middle["divides"]
+    clause = fb.budget_clause("MNIST", middle)
+    assert clause.startswith("on MNIST up to 20 s, no gain either way ") and clause.endswith("the recipe from 9,090 s on")
+    back_and_forth = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000, 9000], [90.0, 99.9, 90.0, 99.9], jitter=0.02))
+    assert not back_and_forth["divides"]
+    assert fb.budget_clause("MNIST", back_and_forth) == (
+        "on MNIST in no one range of the budgets compared (20 s to 9,090 s): the fronts cross back and forth")
+    assert fb.budget_clause("MNIST", fb.crossing(ONE_SHOT, make_front("sgd", [1, 2], [90.0, 91.0]))) == ""

@@ -261,7 +261,9 @@ def compared_seeds(fronts_of: Mapping) -> list[int]:
     """The seeds whose two fronts are read against each other: :func:`complete_seeds` whose points are all
     on one machine their records name (:func:`shares_one_machine`); sorted."""
     named = hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
-    return [seed for seed in complete_seeds(fronts_of) if shares_one_machine(named[seed])]
+    # a seed whose points name no machine at all is not shown to be one machine's (its points may come from
+    # records of different sessions): never compared, though synthetic fronts without hosts cross as one
+    return [seed for seed in complete_seeds(fronts_of) if None not in named[seed] and shares_one_machine(named[seed])]
 
 
 def restricted(fronts_of: Mapping, seeds: Sequence[int]) -> dict:
@@ -287,7 +289,7 @@ def restricted(fronts_of: Mapping, seeds: Sequence[int]) -> dict:
 
 
 #: the keys of a front's point (:func:`front_entry`) and of the protocol's marker that map a seed to a value
-SEED_KEYED = ("seconds", "accuracy", "hosts", "measured", "read_from")
+SEED_KEYED = ("seconds", "selection", "accuracy", "hosts", "measured", "read_from")
 
 
 def seeds_text(seeds: Sequence[int]) -> str:
@@ -302,10 +304,10 @@ def split_reason(hosts: set) -> str:
     words: "its points name two machines", "a point's record names no machine", "its records name a CPU's
     model and cores without the machine's instance" (those that apply, joined by "and"); "" when it shares one
     (:func:`shares_one_machine`)."""
-    if shares_one_machine(hosts):
+    if None not in hosts and shares_one_machine(hosts):
         return ""
     named = hosts - {None}
-    reasons = []
+    reasons = [] if named else ["no point's record names its machine"]
     if len(named) > 1:
         reasons.append(f"its points name {len(named)} machines")
     if None in hosts and named:
@@ -316,16 +318,16 @@ def split_reason(hosts: set) -> str:
 
 
 def choice_cost_sentence(fronts_of: Mapping, judged: Mapping | None = None) -> str:
-    """What the one-shot front's seconds leave out, from the compared seeds (:func:`compared_seeds`): the whole
-    protocol that chose the pick (its marker's seconds, mean over those seeds), set against the budgets the
-    answer compares (``judged``: :func:`answer` of ``fronts_of``, computed when not given), and each of those
-    seeds whose protocol record does not name the machine its points name; "" without a marker for those
-    seeds (the GPU's fronts)."""
+    """What the one-shot front's seconds leave out, from the compared seeds (:func:`compared_seeds`): choosing
+    the pick (the protocol's rungs, mean over those seeds), set against the budgets the answer compares
+    (``judged``: :func:`answer` of ``fronts_of``, computed when not given), beside the whole protocol's seconds
+    (the star: the rungs, the refit and the scoring), and each of those seeds whose protocol record does not
+    name the machine its points name; "" without a marker for those seeds (the GPU's fronts)."""
     compared = compared_seeds(fronts_of)
     marker = restricted(fronts_of, compared).get("marker")
     if not marker:
         return ""
-    cost = _mean(marker["seconds"])
+    cost, whole = _mean(marker["selection"]), _mean(marker["seconds"])
     budgets = [c["seconds"] for c in (judged or answer(fronts_of))["comparisons"]]
     than = ("" if not budgets else
             ", longer than every budget compared" if cost > max(budgets) else
@@ -341,8 +343,10 @@ def choice_cost_sentence(fronts_of: Mapping, judged: Mapping | None = None) -> s
                  "names no machine, or another than its points")
         caveat = (f" ({seeds_text(elsewhere).capitalize()}'s protocol record {names}: "
                   f"{'its' if len(elsewhere) == 1 else 'their'} seconds are in that mean as recorded.)")
-    return (f"The one-shot seconds count each refit alone: choosing its pick (the whole halving protocol, the "
-            f"star) took {cost:,.0f} s per seed on the compared seeds (mean){than}.{caveat}")
+    return (f"The one-shot seconds count each refit alone: choosing its pick (every rung of the halving protocol) "
+            f"took a further {cost:,.0f} s per seed on the compared seeds (mean){than}, and the whole protocol (the "
+            f"star: the rungs, the refit on every training image and the scoring) {whole:,.0f} s; the recipe's "
+            f"seconds likewise leave out how its published settings were found.{caveat}")
 
 
 def machines_sentence(fronts_of: Mapping) -> str:
@@ -371,8 +375,16 @@ def machines_sentence(fronts_of: Mapping) -> str:
     partial = [s for s, host in hosts.items() if host is not None and s not in kept]
     if split:
         named = hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
+        complete = set(complete_seeds(fronts_of))
+        by_reason: dict[str, list] = {}           # seeds left out for one reason are named together
+        for seed in split:
+            missing = "" if seed in complete else ", and not every point is measured"
+            by_reason.setdefault(split_reason(named[seed]) + missing, []).append(seed)
+        reasons = ([("each: " if len(split) > 1 else "") + next(iter(by_reason))] if len(by_reason) == 1 else
+                   [f"{seeds_text(seeds)}{', each' if len(seeds) > 1 else ''}: {reason}"
+                    for reason, seeds in by_reason.items()])
         said += ((" " if said else "") + f"The points of {seeds_text(split)} do not name one machine ("
-                 + "; ".join(f"seed {seed}: {split_reason(named[seed])}" for seed in split) + "): "
+                 + "; ".join(reasons) + "): "
                  f"{'that seed is' if len(split) == 1 else 'those seeds are'} not compared"
                  + (", nor shown in the figure." if kept else "."))
     if partial:
@@ -383,8 +395,9 @@ def machines_sentence(fronts_of: Mapping) -> str:
 
 def protocol_pick(records_dir: str | Path, dataset: str, seed: int) -> dict:
     """The new protocol's record of ``dataset`` and ``seed``: {"pick" (its settings), "seconds" (the whole
-    protocol's), "test_accuracy", "n_test", "host" (:func:`record_host`, None when the record names no
-    machine)}; FileNotFoundError naming the record when that seed has not run."""
+    protocol's), "selection_seconds" (its rungs': choosing the pick, before the refit), "test_accuracy", "n_test",
+    "host" (:func:`record_host`, None when the record names no machine)}; FileNotFoundError naming the record when
+    that seed has not run."""
     path = seed_record_path(records_dir, dataset, seed)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: the new protocol of {dataset}, seed {seed} has no record yet; a one-shot "
@@ -392,6 +405,7 @@ def protocol_pick(records_dir: str | Path, dataset: str, seed: int) -> dict:
                                 "(python -m greenelm_book.chapters.frontier_halving)")
     record = json.loads(path.read_text(encoding="utf-8"))
     return {"pick": dict(record["pick"]), "seconds": float(record["seconds"]["total"]),
+            "selection_seconds": float(record["seconds"]["selection"]),
             "test_accuracy": float(record["test_accuracy"]), "n_test": int(record["n_test"]),
             "host": record_host(record)}
 
@@ -843,13 +857,20 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
     trail = next((i for i, o in enumerate(reversed(outcomes)) if o != "loss"), len(outcomes))
     up_to = comparisons[lead - 1]["seconds"] if lead else None
     sgd_from = comparisons[len(outcomes) - trail]["seconds"] if trail else None
+    between = comparisons[lead:len(outcomes) - trail]
     result = {"comparisons": comparisons, "outside": [p["label"] for p in outside],
               "other_machine": [p["label"] for p in elsewhere], "one_shot_up_to": up_to,
-              "sgd_from": sgd_from, "rule": CROSSING_RULE, "sampling_error": n_test is not None}
+              "sgd_from": sgd_from, "rule": CROSSING_RULE, "sampling_error": n_test is not None,
+              # the budgets between the two ranges, and whether they show no gain either way (the fronts then
+              # divide into a one-shot range below a recipe range; otherwise they cross back and forth)
+              "between": [c["seconds"] for c in between],
+              "divides": all(c["outcome"] == "no gain shown" for c in between)}
     result["sentence"] = crossing_sentence(result, one_shot, outside)
     # the summaries' form: without the points left out, and without how the budgets are compared (COMPARED_AT),
     # which the summary says once before every dataset's answer
     result["brief"] = crossing_sentence(result, one_shot, (), how=False)
+    # the page's second answer, after the first has said how: the points left out kept, the how left out
+    result["sentence_how_free"] = crossing_sentence(result, one_shot, outside, how=False)
     if elsewhere:
         from ..report import and_list
         result["sentence"] += (f" The recipe's {'point' if len(elsewhere) == 1 else 'points'} at "
@@ -864,6 +885,35 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
 #: that quote several answers after saying it once
 COMPARED_AT = ("at the recipe's training seconds on each seed's machine (the one-shot front interpolated there; "
                "seconds are means over seeds), by the book's gain rule")
+
+
+def budget_clause(name: str, result: Mapping) -> str:
+    """Where, on dataset ``name``, the one-shot model is more accurate than the recipe by :func:`crossing`'s
+    ``result``, as a clause of one sentence: "on MNIST at every budget compared (42 s to 611 s)", "on
+    Fashion-MNIST up to 92 s, no gain either way from 190 s to 665 s", "on CIFAR-10 at no budget compared,
+    the recipe from 300 s on"; "" when nothing was compared."""
+    comparisons = result["comparisons"]
+    if not comparisons:
+        return ""
+    outcomes = {c["outcome"] for c in comparisons}
+    span = (f"{_seconds_text(comparisons[0]['seconds'])} to {_seconds_text(comparisons[-1]['seconds'])}"
+            if len(comparisons) > 1 else _seconds_text(comparisons[0]["seconds"]))
+    if outcomes == {"gain"}:
+        return f"on {name} at every budget compared ({span})"
+    if outcomes == {"loss"}:
+        return f"on {name} at no budget compared ({span}), the recipe at every one"
+    if outcomes == {"no gain shown"}:
+        return f"on {name} at no budget compared ({span}; no gain either way)"
+    if not result["divides"]:
+        return f"on {name} in no one range of the budgets compared ({span}): the fronts cross back and forth"
+    up_to, sgd_from, between = result["one_shot_up_to"], result["sgd_from"], result["between"]
+    parts = [f"on {name} " + (f"up to {_seconds_text(up_to)}" if up_to is not None else "at no budget compared")]
+    if between:
+        parts.append("no gain either way " + (f"at {_seconds_text(between[0])}" if len(between) == 1 else
+                                              f"from {_seconds_text(between[0])} to {_seconds_text(between[-1])}"))
+    if sgd_from is not None:
+        parts.append(f"the recipe from {_seconds_text(sgd_from)} on")
+    return ", ".join(parts)
 
 
 def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Sequence[Mapping], how: bool = True) -> str:
@@ -894,7 +944,11 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
     of = f"of the recipe's {points} point{'' if points == 1 else 's'}"
     span = f"{len(comparisons)} {of}, {first} to {last}" if len(comparisons) > 1 else f"1 {of}, at {first}"
     at = f", {COMPARED_AT}" if how else ""
-    compared = f"Compared {COMPARED_AT} from {first} to {last}" if how else f"From {first} to {last}"
+    budgets = f"from {first} to {last}" if len(comparisons) > 1 else f"at {first}"
+    compared = f"Compared {COMPARED_AT} {budgets}" if how else budgets[:1].upper() + budgets[1:]
+    if set(outcomes) == {"no gain shown"}:
+        return (f"Neither the one-shot model nor the gradient-trained recipe is more accurate at any compared budget "
+                f"({span}){at}: no gain either way." + ends)
     if set(outcomes) == {"gain"}:
         return (f"The one-shot model is more accurate than the gradient-trained recipe at every compared budget "
                 f"({span}){at}; the recipe is more accurate at none." + ends)
@@ -926,8 +980,8 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
 
 def protocol_marker(dataset: str, records_dir: str | Path, seeds: Sequence[int]) -> dict | None:
     """The whole new protocol of ``dataset`` (every rung, the refit, the scoring) as the figure's own
-    marker: {"seconds" {seed: s}, "accuracy" {seed: %}, "hosts" {seed: its record's machine or None},
-    "n_test"} over the seeds recorded, None if none."""
+    marker: {"seconds" {seed: s}, "selection" {seed: s, the rungs' alone}, "accuracy" {seed: %}, "hosts" {seed:
+    its record's machine or None}, "n_test"} over the seeds recorded, None if none."""
     found = {}
     for seed in seeds:
         try:
@@ -937,6 +991,7 @@ def protocol_marker(dataset: str, records_dir: str | Path, seeds: Sequence[int])
     if not found:
         return None
     return {"seconds": {s: r["seconds"] for s, r in found.items()},
+            "selection": {s: r["selection_seconds"] for s, r in found.items()},
             "accuracy": {s: r["test_accuracy"] for s, r in found.items()},
             "hosts": {s: r["host"] for s, r in found.items()},
             "n_test": next(iter(found.values()))["n_test"]}
@@ -999,12 +1054,30 @@ def fronts_from_results(results: Sequence, dataset: str, declared: int | None = 
             "recipe": RECIPES[dataset], "declared": declared}
 
 
-def answer(fronts_of: Mapping) -> dict:
+def with_choice(fronts_of: Mapping) -> dict | None:
+    """``fronts_of`` over its compared seeds (:func:`compared_seeds`) with each one-shot point's seconds plus its
+    seed's choice of the pick (the protocol's rungs, the marker's ``"selection"``): the one-shot front as it
+    costs when choosing the pick is counted too; None without a choice's seconds for every compared seed (the
+    GPU's fronts, whose picks were chosen on CPUs)."""
+    seeds = compared_seeds(fronts_of)
+    kept = restricted(fronts_of, seeds)
+    selection = (kept.get("marker") or {}).get("selection") or {}
+    if not seeds or any(seed not in selection for seed in seeds):
+        return None
+    one_shot = [{**p, "seconds": {seed: v + selection[seed] for seed, v in p["seconds"].items()}}
+                for p in kept["one_shot"]]
+    return {**kept, "one_shot": by_mean_seconds(one_shot)}
+
+
+def answer(fronts_of: Mapping, counting_choice: bool = False) -> dict | None:
     """The answer under a dataset's figure as the page gives it: :func:`crossing` of :func:`fronts`' two
     fronts over the compared seeds (:func:`compared_seeds`, :func:`restricted`), with the test-set sampling
-    error in the gain rule (:func:`gain_with_sampling`), the SGD side named by its recipe."""
+    error in the gain rule (:func:`gain_with_sampling`), the SGD side named by its recipe. ``counting_choice``:
+    the one-shot seconds with the choice of the pick added (:func:`with_choice`; None where it is not known)."""
 
-    kept = restricted(fronts_of, compared_seeds(fronts_of))
+    kept = with_choice(fronts_of) if counting_choice else restricted(fronts_of, compared_seeds(fronts_of))
+    if kept is None:
+        return None
     return crossing(kept["one_shot"], kept["sgd"], n_test=fronts_of["n_test"],
                     names=(RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]), "the one-shot model"))
 
@@ -1190,6 +1263,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "choice_cost_sentence", "COMPARED_AT", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "budget_clause", "choice_cost_sentence", "with_choice", "COMPARED_AT", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

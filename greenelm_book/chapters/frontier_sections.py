@@ -718,7 +718,15 @@ def fronts_text(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
         return fronts_status(dataset, fronts_of, spec)
     judged = fb.answer(fronts_of)
     cost = fb.choice_cost_sentence(fronts_of, judged)
+    counted = fb.answer(fronts_of, counting_choice=True)
+    if cost and counted is not None:         # the same comparison with the choice of the pick counted too
+        second = counted["sentence_how_free"]
+        cost += f" {CHOICE_COUNTED}, {second[:1].lower()}{second[1:]}"
     return f"{judged['sentence']} {cost + ' ' if cost else ''}{fb.machines_sentence(fronts_of)}"
+
+
+#: how the fronts' second answer counts the one-shot seconds (the page's and the summaries' words)
+CHOICE_COUNTED = "Counting that choice too (each one-shot point's seconds plus its seed's rungs)"
 
 
 #: the file beside the GPU's point records that says which library path measured each one-shot record
