@@ -16,7 +16,7 @@
 # The paper {cite}`silva2026greenelm` closes with an open question: "Investigating the limits of the
 # $Accuracy \propto \log(d)$ relationship. If dimensionality is cheap, can we reach state-of-the-art
 # performance by expanding into a million-dimensional hidden space?" This chapter answers it on
-# two CPU cores (its accuracy-against-seconds points, and §1's limit with a held-out ridge, also on one GPU), in two steps: the paper's own map made wider, up to its $d \to \infty$ limit; then
+# two CPU cores (its accuracy-against-seconds points also on one GPU, where §1's limit with a held-out ridge was computed), in two steps: the paper's own map made wider, up to its $d \to \infty$ limit; then
 # a frozen map built for images, under the same closed-form readout, with no backpropagation and no
 # pretrained weights.
 #
@@ -70,7 +70,7 @@ gpu_budget_dir = "book/frontier_budget_gpu"  # the same points measured on one G
 import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
-from greenelm_book.bench import chapter_machine, machine_text
+from greenelm_book.bench import QUIET_LOAD, chapter_machine, machine_text
 from greenelm_book.chapters import frontier as fc
 from greenelm_book.chapters import frontier_sections as fs
 from greenelm_book.report import glue, set_style, show_table
@@ -110,7 +110,7 @@ plt.show()
 
 # %% [markdown]
 # At d = {glue:text}`d_ultra` the paper's map reaches {glue:text}`acc_ultra:.2f` % (λ = {glue:text}`lam_ultra`
-# by LOO, interior: {glue:text}`ultra_interior`). The ln d line fitted on this chapter's accuracies at
+# by LOO, interior: {glue:text}`ultra_interior`). The ln d line fitted on the scaling chapter's accuracies at
 # d = {glue:text}`fit_widths_text` (λ by LOO at each width; the scaling chapter fits its line at the
 # paper's fixed λ, so its predictions differ) {glue:text}`ln_words` it by
 # {glue:text}`ln_error_abs:.2f` points; the saturating law
@@ -186,6 +186,7 @@ for dataset in protocol:
 glue("grid_sources", Markdown(fs.sources_table(halving_params)))
 glue("grid_size", fs.grid_size_sentence(halving_params))
 glue("halving_sentence", fs.halving_sentence(halving, protocol))
+glue("quiet_load", f"{QUIET_LOAD:g}")
 
 # %% [markdown]
 # ```{glue:md} grid_sources
@@ -202,8 +203,9 @@ glue("halving_sentence", fs.halving_sentence(halving, protocol))
 # points were each measured whole on one machine instance; each needs its own pick, so the protocol runs
 # for them too. Per dataset: the two protocols side by side (the earlier one's results
 # as they were); each seed's pick under the halving protocol, with its whole protocol's seconds against
-# the dataset's limit; every rung's rows, candidates and survivors, in validation accuracy only; and the
-# test reads its ledger lists.
+# the dataset's limit (judged under the book's quiet rule: a seed's seconds count only if it started with
+# the 1- and the 5-minute load averages both at most {glue:text}`quiet_load`); every rung's rows, candidates
+# and survivors, in validation accuracy only; and the test reads its ledger lists.
 
 # %% tags=["hide-input"]
 for dataset in halving:
@@ -219,8 +221,7 @@ for dataset in halving:
 #
 # The opponent is a published fast-training recipe that runs in torch on the CPU, trained on
 # all training images on two CPU cores (where its seconds were measured: under the table), each to its
-# own schedule and, where its schedule runs longer, cut at the seconds of the same seed's whole earlier
-# protocol (airbench94 is {cite}`jordan2024airbench`). Each recipe's run is a fixed measurement, declared before it ran;
+# own schedule (airbench94 is {cite}`jordan2024airbench`). Each recipe's run is a fixed measurement, declared before it ran;
 # a seed's run to the recipe's own schedule is its record here or, where it has none, the same declared
 # measurement made as that seed's last point of the recipe's accuracy-seconds front (§5). What each
 # trains with, read from its recipe: {glue:text}`opponent_recipes` Each protocol's pick is set against them,
@@ -268,12 +269,12 @@ display(Markdown("\n".join(f"- {line}" for line in fc.anchor_notes(protocol, hal
 # names the seed's machine, else measured again on it), the gradient-trained recipe's front
 # (the dataset's opponent at shortened schedules and at its own; for MNIST and Fashion-MNIST the PyTorch
 # examples' CNN, trained with Adadelta), and the whole halving protocol (every rung, the refit, the
-# scoring) as its own marker. The one-shot seconds are each refit's alone: choosing the pick is the
-# marker's cost, not the front's. Each point reads the test set once, through its gate; bars are the
+# scoring) as its own marker. The one-shot seconds are each refit's alone; the answer is given again with
+# the choice of the pick (that seed's rungs) added to each one-shot point's seconds. Each point reads the test set once, through its gate; bars are the
 # spread over seeds and, pale, the test-set sampling error. A dataset gets its answer by the book's
 # gain rule only once three seeds have every point of both fronts measured, each seed's points on
 # one machine its records name (a CPU point's record names its processor model, core count and the
-# machine's instance, the boot's id; records written before the instance was recorded name the model and
+# machine's instance, the boot id of the running virtual machine; records written before the instance was recorded name the model and
 # cores only, which virtual machines of different speeds share, so their seeds are not compared; each point
 # ran alone under the run lock, its loads recorded). Once a dataset is answered, its figure and its answer
 # read the compared seeds only; a seed left out is named under the figure, and its points stay in the
@@ -307,8 +308,8 @@ for dataset, fronts in fronts_by_dataset.items():
 # measured so far do not (they name the GPU and its host's model and cores). The quiet rule
 # reads a CPU's load: on the GPU each invocation of the command ran alone on its machine, its host's loads
 # recorded, not judged. The CPU
-# fronts, once complete, are the book's answer to the paper's thesis on the machines it ran on; the GPU's
-# are a second answer, for a reader with a GPU.
+# fronts are the book's answer to the paper's thesis on the machines it ran on (§5's answers above); the
+# GPU's, once a dataset is answered there, a second answer, for a reader with a GPU.
 
 # %% tags=["hide-input"]
 gpu_fronts = {d: fs.budget_fronts(d, gpu_budget_dir, budget_params, halving_dir, on_gpu=True)

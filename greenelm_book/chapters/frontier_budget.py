@@ -75,9 +75,11 @@ CROSSING_RULE = ("at each gradient-trained point's training seconds, per seed, t
                  "a gradient-trained point outside the one-shot front's seconds on any seed is not compared); the "
                  "one-shot accuracy there is paired with that point's by seed and judged by the book's gain rule "
                  "(a gain when the mean paired difference exceeds 2 sd of the paired differences, and, with the "
-                 "test-set sampling error, 2 sampling errors of a difference; 3 seeds at least). The one-shot "
-                 "model is more accurate below the last of the leading run of gains (the gradient-trained points "
-                 "ordered by seconds), the recipe above the first of the trailing run of losses")
+                 "test-set sampling error, 2 sampling errors of a difference; 3 seeds at least). With the "
+                 "gradient-trained points in order of seconds, the one-shot model is said to be more accurate up to "
+                 "the last gain of an unbroken run of gains from the first point, and the recipe from the first loss "
+                 "of an unbroken run of losses to the last point; a second answer, on the CPU, reads each one-shot point's "
+                 "seconds with its seed's choice of the pick (the protocol's rungs) added")
 
 
 # ----------------------------------------------------------------------------- the declared points

@@ -312,9 +312,10 @@ def _hosts_section(source_dir: Path, toc) -> list[str]:
             "before results recorded a host, or read "
             "from a report or cache entry that did not record one, are counted as *host not recorded*, as is "
             "a result that pools runs from several machines (a frontier accuracy-seconds point, one value per "
-            "seed); the frontier's protocols and recipes record their cores only. Each of the frontier's runs "
-            "is named with its machine, down to its instance, on the frontier's page, which compares seconds "
-            "only within one machine instance. A row counts results, not runs.",
+            "seed), and a frontier protocol's or recipe's seconds, whose runs name different machines or "
+            "none. The frontier's page names each run's machine where its record names one (down to its "
+            "instance where the record has it) and compares seconds only within one machine instance. A row "
+            "counts results, not runs.",
             "", "| host | timing results | chapters |", "| --- | ---: | --- |",
             *(f"| {host} | {count} | {', '.join(names)} |" for host, count, names in hosts), "",
             *_comparisons_lines(source_dir, toc)]

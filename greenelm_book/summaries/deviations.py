@@ -349,7 +349,7 @@ def deviations_markdown(directory: str | Path) -> str:
              "frontier's fronts on one machine"),
             ("GPU", "an NVIDIA GPU (Table V)", gpu_book,
              "not measured" if gpu_book == "none" else
-             "GPU seconds judged against GPU seconds only (the frontier's fronts); Table V's shown, not judged"
+             "GPU seconds compared with GPU seconds only (the frontier's fronts); Table V's shown, not judged"
              if "frontier" in gpu_book else "GPU seconds shown, not judged (below)"),
             ("Runs", "one per setting", f"{_seeds(results, pinv)} in most chapters (NumPy PCG64)",
              "verdicts over seeds"),
