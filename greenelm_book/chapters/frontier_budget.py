@@ -1071,6 +1071,13 @@ def with_choice(fronts_of: Mapping) -> dict | None:
     return {**kept, "one_shot": by_mean_seconds(one_shot)}
 
 
+def choice_seconds(fronts_of: Mapping) -> list[float]:
+    """The seconds each compared seed (:func:`compared_seeds`) took to choose its pick (the protocol's rungs, the
+    marker's ``"selection"``), [] where they are not known."""
+    selection = (fronts_of.get("marker") or {}).get("selection") or {}
+    return [float(selection[seed]) for seed in compared_seeds(fronts_of) if seed in selection]
+
+
 def answer(fronts_of: Mapping, counting_choice: bool = False) -> dict | None:
     """The answer under a dataset's figure as the page gives it: :func:`crossing` of :func:`fronts`' two
     fronts over the compared seeds (:func:`compared_seeds`, :func:`restricted`), with the test-set sampling
@@ -1265,6 +1272,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "budget_clause", "choice_cost_sentence", "with_choice", "COMPARED_AT", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "budget_clause", "choice_cost_sentence", "choice_seconds", "with_choice", "COMPARED_AT", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

@@ -306,7 +306,8 @@ def scaling_findings(store: Store) -> dict:
             "ln_held_out_widths": " and ".join(thousands(w) for w in held["held_out_widths"]),
             "asymptote_mnist": asymptote,
             # one fitted value with no interval: its distance, no side (the rule on runs gives none)
-            "asymptote_words": f"{abs(limit - asymptote):.2f} points from that value (one fit: no side judged)",
+            "asymptote_words": f"{abs(limit - asymptote):.2f} points from the vanishing-ridge limit (one fit: no side "
+                               "judged)",
             "ln_worse_text": ", ".join(worse) if worse else "none",
             "ln_mnist_error": mnist_ln, "sat_mnist_error": mnist_sat,
             "ultra_d": f"{width[widest]:,}",
@@ -479,7 +480,7 @@ def _answered_fronts(store: Store, spec, folder: str) -> tuple[list, list, bool]
     the pick counted (None on the GPU, whose picks were chosen on CPUs))], names of the datasets not answered,
     whether any point is stored) of the fronts stored under ``<dataset>/<folder>/...`` (``"budget"``: two CPU
     cores; ``"budget-gpu"``: one GPU)."""
-    from ..chapters.frontier_budget import answer, dataset_points, fronts_from_results
+    from ..chapters.frontier_budget import answer, choice_seconds, dataset_points, fronts_from_results
     from ..chapters.frontier_sections import fronts_ready
 
     answered, waiting, any_point = [], [], False
@@ -493,7 +494,7 @@ def _answered_fronts(store: Store, spec, folder: str) -> tuple[list, list, bool]
         fronts_of["marker"] = _choice_marker(store, dataset) if folder == "budget" else None
         if fronts_ready(fronts_of):
             answered.append((dataset, DATASET_NAMES[dataset], answer(fronts_of),
-                             answer(fronts_of, counting_choice=True)))
+                             answer(fronts_of, counting_choice=True), choice_seconds(fronts_of)))
         elif accuracies or folder == "budget":
             waiting.append(DATASET_NAMES[dataset])
     return answered, waiting, any_point
@@ -505,12 +506,12 @@ _BUDGETS = re.compile(r" \((\d+ of the recipe's \d+ points?, [^()]+)\)")
 
 def briefs(answered: Sequence[tuple]) -> list[tuple[str, str]]:
     """[(name, the answer's brief form)] of :func:`_answered_fronts`' answers, for :func:`joined_answers`."""
-    return [(name, result["brief"]) for _, name, result, _ in answered]
+    return [(name, result["brief"]) for _, name, result, *_ in answered]
 
 
 def counted_briefs(answered: Sequence[tuple]) -> list[tuple[str, str]]:
     """[(name, the brief form of the answer with the choice of the pick counted)] where it is known."""
-    return [(name, counted["brief"]) for _, name, _, counted in answered if counted is not None]
+    return [(name, counted["brief"]) for _, name, _, counted, _ in answered if counted is not None]
 
 
 def fronts_bottom(store: Store, params=None) -> str:
@@ -519,20 +520,27 @@ def fronts_bottom(store: Store, params=None) -> str:
     recipe, one clause per answered dataset (:func:`~greenelm_book.chapters.frontier_budget.budget_clause`),
     what the one-shot seconds leave out (choosing the pick: the protocol's selection seconds, their range over
     those datasets' seeds) and the datasets not answered yet; "" when none is answered."""
-    from ..chapters.frontier_budget import budget_clause, load_budget
+    from ..chapters.frontier import RECIPE_WORDS
+    from ..chapters.frontier_budget import OPTIMIZER_WORDS, budget_clause, load_budget
+    from ..chapters.frontier_opponents import RECIPES
 
     answered, waiting, _ = _answered_fronts(store, load_budget(params), "budget")
-    clauses = [clause for _, name, result, _ in answered if (clause := budget_clause(name, result))]
+    clauses = [clause for _, name, result, *_ in answered if (clause := budget_clause(name, result))]
     if not clauses:
         return ""
-    counted = [clause for _, name, _, result in answered if result is not None and (clause := budget_clause(name, result))]
-    choosing = [v for dataset, _, _, result in answered if result is not None
-                for v in store.get(f"{dataset}/{HEADLINE_PROTOCOL}/selection-seconds").values]
-    also = (f"; counting the choice of its pick too ({min(choosing):,.0f} s to {max(choosing):,.0f} s per seed), "
-            f"{' and '.join(counted)}" if counted else "")
+    counted = [clause for _, name, _, result, _ in answered if result is not None and (clause := budget_clause(name, result))]
+    choosing = [v for *_, result, seconds in answered if result is not None for v in seconds]
+    also = (f"; counting the choice of its pick too ({min(choosing):,.0f} s to {max(choosing):,.0f} s per compared "
+            f"seed), {' and '.join(counted)}" if counted else "")
     waits = (f"; {and_list(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet" if waiting else "")
-    return ("At equal training seconds on two CPU cores, by the gain rule, the one-shot model is more accurate than "
-            f"a gradient-trained recipe {' and '.join(clauses)}, counting its refits alone{also}{waits}")
+    recipes: dict[str, list] = {}                   # each recipe named once, with the datasets it opposes
+    for dataset, name, *_ in answered:
+        recipes.setdefault(RECIPES[dataset], []).append(name)
+    against = "; ".join(f"{RECIPE_WORDS[r]}, {OPTIMIZER_WORDS[r]}" + (f", on {and_list(names)}" if len(recipes) > 1 else "")
+                        for r, names in recipes.items())
+    return ("At equal seconds on two CPU cores, by the gain rule, the one-shot model (the protocol's pick) is more "
+            f"accurate than the gradient-trained recipe ({against}) {' and '.join(clauses)}, "
+            f"counting its refits alone{also}{waits}")
 
 
 def joined_answers(answered: Sequence[tuple[str, str]]) -> str:
