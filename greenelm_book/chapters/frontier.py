@@ -616,7 +616,7 @@ def opponents_sentence(protocol: dict, halving: dict | None = None) -> str:
     (:func:`opponent_gain`): the difference's side is stated only where that rule decides a gain or a loss
     (3 seeds or more), else the two are "… points apart on the means (no direction judged)"."""
     from ..judging.verdicts import MIN_GAIN_RUNS
-    from ..store.results import measured_on_text
+    from ..store.results import days_text, measured_on_text
 
     sentences, timed = [], []
     for dataset, opponents_part in protocol.items():
@@ -649,9 +649,8 @@ def opponents_sentence(protocol: dict, halving: dict | None = None) -> str:
     timed = list({id(r): r for r in timed}.values())
     named = named_hosts_clause(protocol, halving)
     if named:           # the records that name a machine first, then what the seconds together amount to
-        days = sorted({r.date for r in timed if r.date})
-        when = (f" (measured {'on ' + days[0] if len(days) == 1 else f'between {days[0]} and {days[-1]}'})"
-                if days else "")
+        days = days_text(r.date for r in timed if r.date)
+        when = f" (measured {days})" if days else ""
         return (" ".join(sentences) + f" {named}: the seconds above, pooled over seeds, are not shown to come "
                 f"from one machine{when}.")
     return " ".join(sentences) + f" The protocols' and the recipes' seconds above were {measured_on_text(timed)}."

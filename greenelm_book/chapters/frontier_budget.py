@@ -335,9 +335,9 @@ def choice_cost_sentence(fronts_of: Mapping, judged: Mapping | None = None) -> s
             ", longer than every budget compared" if cost > max(budgets) else
             ", shorter than every budget compared" if cost < min(budgets) else
             f", between the budgets compared ({min(budgets):,.0f} s to {max(budgets):,.0f} s)")
-    points_host = seed_hosts(fronts_of)
-    elsewhere = [s for s in sorted(marker["seconds"]) if (marker.get("hosts") or {}).get(s) != points_host.get(s)]
-    unnamed = [s for s in elsewhere if not (marker.get("hosts") or {}).get(s)]
+    points_host, protocol_host = seed_hosts(fronts_of), marker.get("hosts") or {}
+    elsewhere = [s for s in sorted(marker["seconds"]) if protocol_host.get(s) != points_host.get(s)]
+    unnamed = [s for s in elsewhere if not protocol_host.get(s)]
     caveat = ""
     if elsewhere:
         names = ("names no machine" if unnamed == elsewhere else
@@ -813,8 +813,14 @@ def _seconds_text(seconds: float) -> str:
     return f"{seconds:,.0f} s" if seconds >= 10 else f"{seconds:.1f} s"
 
 
+def _budgets_text(seconds: Sequence[float]) -> str:
+    """Budgets in order, as a range: "from 190 s to 665 s" (one: "at 611 s")."""
+    return (f"from {_seconds_text(seconds[0])} to {_seconds_text(seconds[-1])}" if len(seconds) > 1
+            else f"at {_seconds_text(seconds[0])}")
+
+
 def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | None = None,
-             names: tuple[str, str] = ("SGD", "the one-shot model")) -> dict:
+             names: tuple[str, str] = ("SGD", "the one-shot model"), choice_counted: bool = False) -> dict:
     """The answer under a figure, by :data:`CROSSING_RULE`: ``one_shot``, ``sgd``: :func:`front` of each
     family; ``n_test``: the test images, when the rule is to account for their sampling error
     (:func:`gain_with_sampling`; without it :func:`~greenelm_book.judging.verdicts.gain_over`). A seed is
@@ -871,8 +877,8 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
     # the summaries' form: without the points left out, and without how the budgets are compared (COMPARED_AT),
     # which the summary says once before every dataset's answer
     result["brief"] = crossing_sentence(result, one_shot, (), how=False)
-    # the page's second answer, after the first has said how: the points left out kept, the how left out
-    result["sentence_how_free"] = crossing_sentence(result, one_shot, outside, how=False)
+    if choice_counted:      # the page's second answer, after the first has said how: the points left out kept
+        result["sentence_how_free"] = crossing_sentence(result, one_shot, outside, how=False, choice_counted=True)
     if elsewhere:
         from ..report import and_list
         result["sentence"] += (f" The recipe's {'point' if len(elsewhere) == 1 else 'points'} at "
@@ -911,16 +917,18 @@ def budget_clause(name: str, result: Mapping) -> str:
     up_to, sgd_from, between = result["one_shot_up_to"], result["sgd_from"], result["between"]
     parts = [f"on {name} " + (f"up to {_seconds_text(up_to)}" if up_to is not None else "at no budget compared")]
     if between:
-        parts.append("no gain either way " + (f"at {_seconds_text(between[0])}" if len(between) == 1 else
-                                              f"from {_seconds_text(between[0])} to {_seconds_text(between[-1])}"))
+        parts.append(f"no gain either way {_budgets_text(between)}")
     if sgd_from is not None:
         parts.append(f"the recipe from {_seconds_text(sgd_from)} on")
     return ", ".join(parts)
 
 
-def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Sequence[Mapping], how: bool = True) -> str:
+def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Sequence[Mapping], how: bool = True,
+                      choice_counted: bool = False) -> str:
     """The words of :func:`crossing`'s answer (see there); ``how=False`` leaves out how the budgets are compared
-    (:data:`COMPARED_AT`), for a passage that says it once before several answers."""
+    (:data:`COMPARED_AT`), for a passage that says it once before several answers; ``choice_counted``: the
+    one-shot front's seconds include the choice of its pick, so the recipe's points it no longer reaches are
+    said to be left out for that reason."""
     from ..report import and_list            # lazily, as the module's other imports of the book's report
 
     comparisons = result["comparisons"]
@@ -929,7 +937,8 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
         seeds = sorted({s for p in one_shot for s in p["seconds"]})
         lows = [min(p["seconds"][s] for p in one_shot if s in p["seconds"]) for s in seeds]
         highs = [max(p["seconds"][s] for p in one_shot if s in p["seconds"]) for s in seeds]
-        ends = (f" The recipe's {'point' if len(outside) == 1 else 'points'} at {and_list([p['label'] for p in outside])} "
+        ends = (f" {'With the choice counted, the' if choice_counted else 'The'} recipe's "
+                f"{'point' if len(outside) == 1 else 'points'} at {and_list([p['label'] for p in outside])} "
                 f"({', '.join(_seconds_text(_mean(p['seconds'])) for p in outside)}) "
                 f"{'lies' if len(outside) == 1 else 'lie'} outside the one-shot front's seconds on at least one seed"
                 + (f" (the seed whose front is narrowest at each end: from {_seconds_text(max(lows))} to "
@@ -946,7 +955,7 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
     of = f"of the recipe's {points} point{'' if points == 1 else 's'}"
     span = f"{len(comparisons)} {of}, {first} to {last}" if len(comparisons) > 1 else f"1 {of}, at {first}"
     at = f", {COMPARED_AT}" if how else ""
-    budgets = f"from {first} to {last}" if len(comparisons) > 1 else f"at {first}"
+    budgets = _budgets_text([c["seconds"] for c in comparisons])
     compared = f"Compared {COMPARED_AT} {budgets}" if how else budgets[:1].upper() + budgets[1:]
     if set(outcomes) == {"no gain shown"}:
         return (f"Neither the one-shot model nor the gradient-trained recipe is more accurate at any compared budget "
@@ -958,9 +967,7 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
         return (f"The gradient-trained recipe is more accurate than the one-shot model at every compared budget "
                 f"({span}){at}; "
                 f"the one-shot model is more accurate at none." + ends)
-    lead = next(i for i, o in enumerate(outcomes) if o != "gain")
-    trail = len(outcomes) - next(i for i, o in enumerate(reversed(outcomes)) if o != "loss")
-    if any(o != "no gain shown" for o in outcomes[lead:trail]):
+    if not result["divides"]:
         return (f"{compared}, the fronts do not divide into a range where the one-shot "
                 f"model is more accurate below one where the recipe is: " +
                 ", ".join(f"at {_seconds_text(c['seconds'])} {OUTCOME_WORDS[c['outcome']]}" for c in comparisons)
@@ -971,12 +978,8 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
              "the one-shot model is more accurate than the gradient-trained recipe at no compared budget",
              f"the recipe is more accurate from {_seconds_text(sgd_from)} on" if sgd_from is not None
              else "the recipe is more accurate at no compared budget"]
-    between = comparisons[lead:trail]
-    tail = ""
-    if between:
-        where = (f"at {_seconds_text(between[0]['seconds'])}" if len(between) == 1 else
-                 f"from {_seconds_text(between[0]['seconds'])} to {_seconds_text(between[-1]['seconds'])}")
-        tail = f"; {where} neither is, the gain rule showing no gain either way"
+    between = result["between"]
+    tail = f"; {_budgets_text(between)} neither is, the gain rule showing no gain either way" if between else ""
     return f"{compared}, {parts[0]}, and {parts[1]}{tail}." + ends
 
 
@@ -1088,7 +1091,8 @@ def answer(fronts_of: Mapping, counting_choice: bool = False) -> dict | None:
     if kept is None:
         return None
     return crossing(kept["one_shot"], kept["sgd"], n_test=fronts_of["n_test"],
-                    names=(RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]), "the one-shot model"))
+                    names=(RECIPE_WORDS.get(fronts_of["recipe"], fronts_of["recipe"]), "the one-shot model"),
+                    choice_counted=counting_choice)
 
 
 def _summary(entry: Mapping) -> tuple[float, float, float, float, float]:

@@ -720,8 +720,7 @@ def fronts_text(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     cost = fb.choice_cost_sentence(fronts_of, judged)
     counted = fb.answer(fronts_of, counting_choice=True)
     if cost and counted is not None:         # the same comparison with the choice of the pick counted too
-        # the recipe's points the counted front no longer reaches are said to be left out for that reason
-        second = counted["sentence_how_free"].replace(" The recipe's point", " With the choice counted, the recipe's point")
+        second = counted["sentence_how_free"]
         cost += f" {CHOICE_COUNTED}, {second[:1].lower()}{second[1:]}"
     return f"{judged['sentence']} {cost + ' ' if cost else ''}{fb.machines_sentence(fronts_of)}"
 

@@ -51,7 +51,7 @@ from greenelm._cachefiles import atomic_write
 from ..report import VERDICT_LABELS, Verdict, and_list
 
 __all__ = ["FORMAT", "ChapterResults", "Result", "Answer", "Provenance", "ResultsFileError", "load_all",
-           "results_dir", "measured_date", "is_timing", "same_host", "host_text", "measured_on_text", "pair_sides_text", "pair_side_against_table_text", "NOT_RECORDED"]
+           "results_dir", "measured_date", "is_timing", "same_host", "host_text", "days_text", "measured_on_text", "pair_sides_text", "pair_side_against_table_text", "NOT_RECORDED"]
 
 FORMAT = 1
 ROOT = Path(__file__).resolve().parents[2]
@@ -198,6 +198,15 @@ def same_host(a: "Result", b: "Result") -> bool | None:
         return False
     complete = all(a.host.get(f) is not None and b.host.get(f) is not None for f in ("cpu", "cores", "kernel", "blas"))
     return True if complete else None
+
+
+def days_text(days) -> str:
+    """Measurement days as words: "on 2026-12-04", "between 2026-11-29 and 2026-12-04" (the earliest and the
+    latest of ``days``, ISO strings; "" when none)."""
+    days = sorted(set(days))
+    if not days:
+        return ""
+    return f"on {days[0]}" if len(days) == 1 else f"between {days[0]} and {days[-1]}"
 
 
 def measured_on_text(results) -> str:

@@ -19,14 +19,14 @@ import json
 import re
 import statistics
 from pathlib import Path
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from ..bench import QUIET_RATIO_KEYS, process_words
 from ..judging.verdicts import direction_words, gap_phrase, labelled_direction, mean_difference_words, same_machine_ratio
 from ..paper import (CLAIMS, DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
                     TABLE_IV, TABLE_VI)
 from ..report import and_list, by_sign, duration_text, spread_text, thousands
-from ..store.results import Result, brief_host_text, host_text, load_all, measured_on_text
+from ..store.results import Result, brief_host_text, days_text, host_text, load_all, measured_on_text
 from ..store.shown import glued_value
 
 __all__ = ["HEADLINE_PAGE", "Store", "accuracy_findings", "speed_findings", "inconsistency_findings",
@@ -447,18 +447,17 @@ def opponent_sentence(store: Store, provenance: bool = True) -> str:
     if not parts:
         return ""
     hosts = sorted({brief_host_text(r.host) for r in timed})
-    days = sorted({r.date for r in timed if r.date})
-    when = (f"between {days[0]} and {days[-1]}" if len(days) > 1 else f"on {days[0]}") if days else "on days not recorded"
+    when = days_text(r.date for r in timed if r.date) or "on days not recorded"
     where = hosts[0] if len(hosts) == 1 else f"{and_list(hosts)}, not shown to be one machine"
     runs = [machine for r in timed for machine in r.setting.get("machines") or [None] * r.n]
     named = sorted({m.split(INSTANCE_MARK)[0] for m in runs if m})
     if named:           # some runs' records name their machine (the fronts' own-schedule points): say which
         cores = {r.host.get("cores") for r in timed if r.host}
-        said_cores = f"{cores.pop()} cores: " if len(cores) == 1 and None not in cores else ""
-        if said_cores:                  # the cores said once, not again after each machine's model
-            named = [m.removesuffix(f", {said_cores.removesuffix(': ')}") for m in named]
-        where = (f"{said_cores}{sum(1 for m in runs if m)} of {len(runs)} runs name their machine ({and_list(named)}), "
-                 f"the others none, not shown to be one machine")
+        cores_text = f"{cores.pop()} cores" if len(cores) == 1 and None not in cores else ""
+        if cores_text:                  # the cores said once, not again after each machine's model
+            named = [m.removesuffix(f", {cores_text}") for m in named]
+        where = (f"{cores_text + ': ' if cores_text else ''}{sum(1 for m in runs if m)} of {len(runs)} runs name their "
+                 f"machine ({and_list(named)}), the others none, not shown to be one machine")
     said = ("Trained whole by gradient steps to their own schedules, the published fast-training recipes "
             f"reach {'; '.join(parts)}")
     return f"{said}; their training seconds were measured {when}, on {where}." if provenance else f"{said}."
@@ -475,11 +474,18 @@ def _choice_marker(store: Store, dataset: str) -> dict | None:
     return {"seconds": dict(zip(seeds, total.values)), "selection": dict(zip(seeds, selection.values))}
 
 
+class Answered(NamedTuple):
+    """One dataset's answered fronts (:func:`_answered_fronts`)."""
+    dataset: str
+    name: str
+    result: dict                    # :func:`~greenelm_book.chapters.frontier_budget.answer`
+    counted: dict | None            # the same with the choice of the pick counted (None on the GPU: chosen on CPUs)
+    choice_seconds: list            # each compared seed's seconds of choosing its pick ([] where not known)
+
+
 def _answered_fronts(store: Store, spec, folder: str) -> tuple[list, list, bool]:
-    """([(dataset, its name, :func:`~greenelm_book.chapters.frontier_budget.answer`, the same with the choice of
-    the pick counted (None on the GPU, whose picks were chosen on CPUs))], names of the datasets not answered,
-    whether any point is stored) of the fronts stored under ``<dataset>/<folder>/...`` (``"budget"``: two CPU
-    cores; ``"budget-gpu"``: one GPU)."""
+    """([:class:`Answered`], names of the datasets not answered, whether any point is stored) of the fronts
+    stored under ``<dataset>/<folder>/...`` (``"budget"``: two CPU cores; ``"budget-gpu"``: one GPU)."""
     from ..chapters.frontier_budget import answer, choice_seconds, dataset_points, fronts_from_results
     from ..chapters.frontier_sections import fronts_ready
 
@@ -493,8 +499,8 @@ def _answered_fronts(store: Store, spec, folder: str) -> tuple[list, list, bool]
         fronts_of = fronts_from_results(pairs, dataset, len(dataset_points(spec, dataset)))
         fronts_of["marker"] = _choice_marker(store, dataset) if folder == "budget" else None
         if fronts_ready(fronts_of):
-            answered.append((dataset, DATASET_NAMES[dataset], answer(fronts_of),
-                             answer(fronts_of, counting_choice=True), choice_seconds(fronts_of)))
+            answered.append(Answered(dataset, DATASET_NAMES[dataset], answer(fronts_of),
+                                     answer(fronts_of, counting_choice=True), choice_seconds(fronts_of)))
         elif accuracies or folder == "budget":
             waiting.append(DATASET_NAMES[dataset])
     return answered, waiting, any_point
@@ -506,12 +512,12 @@ _BUDGETS = re.compile(r" \((\d+ of the recipe's \d+ points?, [^()]+)\)")
 
 def briefs(answered: Sequence[tuple]) -> list[tuple[str, str]]:
     """[(name, the answer's brief form)] of :func:`_answered_fronts`' answers, for :func:`joined_answers`."""
-    return [(name, result["brief"]) for _, name, result, *_ in answered]
+    return [(a.name, a.result["brief"]) for a in answered]
 
 
 def counted_briefs(answered: Sequence[tuple]) -> list[tuple[str, str]]:
     """[(name, the brief form of the answer with the choice of the pick counted)] where it is known."""
-    return [(name, counted["brief"]) for _, name, _, counted, _ in answered if counted is not None]
+    return [(a.name, a.counted["brief"]) for a in answered if a.counted is not None]
 
 
 def fronts_bottom(store: Store, params=None) -> str:
@@ -525,17 +531,17 @@ def fronts_bottom(store: Store, params=None) -> str:
     from ..chapters.frontier_opponents import RECIPES
 
     answered, waiting, _ = _answered_fronts(store, load_budget(params), "budget")
-    clauses = [clause for _, name, result, *_ in answered if (clause := budget_clause(name, result))]
+    clauses = [clause for a in answered if (clause := budget_clause(a.name, a.result))]
     if not clauses:
         return ""
-    counted = [clause for _, name, _, result, _ in answered if result is not None and (clause := budget_clause(name, result))]
-    choosing = [v for *_, result, seconds in answered if result is not None for v in seconds]
+    counted = [clause for a in answered if a.counted is not None and (clause := budget_clause(a.name, a.counted))]
+    choosing = [v for a in answered if a.counted is not None for v in a.choice_seconds]
     also = (f"; counting the choice of its pick too ({min(choosing):,.0f} s to {max(choosing):,.0f} s per compared "
             f"seed), {' and '.join(counted)}" if counted else "")
     waits = (f"; {and_list(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet" if waiting else "")
     recipes: dict[str, list] = {}                   # each recipe named once, with the datasets it opposes
-    for dataset, name, *_ in answered:
-        recipes.setdefault(RECIPES[dataset], []).append(name)
+    for a in answered:
+        recipes.setdefault(RECIPES[a.dataset], []).append(a.name)
     against = "; ".join(f"{RECIPE_WORDS[r]}, {OPTIMIZER_WORDS[r]}" + (f", on {and_list(names)}" if len(recipes) > 1 else "")
                         for r, names in recipes.items())
     return ("At equal seconds on two CPU cores, by the gain rule, the one-shot model (the protocol's pick) is more "
@@ -596,8 +602,9 @@ def fronts_sentence(store: Store, params=None) -> str:
             "seconds: each refit alone, not the search that chose its pick): ") + (
         joined_answers(briefs(answered)) if answered else
         "no dataset is answered yet: none has 3 seeds each measured wholly by a single machine instance.")
-    if counted_briefs(answered):
-        said += f" Counting that search too (each one-shot point's seconds plus its seed's rungs): {joined_answers(counted_briefs(answered))}"
+    counted = counted_briefs(answered)
+    if counted:
+        said += f" Counting that search too (each one-shot point's seconds plus its seed's rungs): {joined_answers(counted)}"
     if answered and waiting:
         said += (f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet (fewer "
                  "than 3 seeds have every declared point measured, each seed's by a single machine instance).")
