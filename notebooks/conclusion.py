@@ -50,7 +50,8 @@ glue_findings(reproduces_words(found, card))
 #   {glue:text}`fronts_bottom` ({doc}`frontier <frontier>`).
 # - **Beyond the paper.** Its map's d → ∞ limit reaches {glue:text}`limit_mnist:.2f` % on
 #   MNIST but {glue:text}`limit_cifar:.2f` % on CIFAR-10, {glue:text}`limit_cifar_from`; random patches reach
-#   {glue:text}`protocol_cifar:.2f` % there ({glue:text}`protocol_cifar_seeds`; {doc}`frontier <frontier>`).
+#   {glue:text}`protocol_cifar:.2f` % there ({glue:text}`protocol_cifar_seeds`), {glue:text}`protocol_cifar_against`
+#   ({doc}`frontier <frontier>`).
 
 # %% [markdown]
 # ## Accuracy

@@ -646,6 +646,35 @@ def test_protocol_how_reads_the_rows_from_the_protocols_settings():
     assert bl.earlier_protocol_sentence(store) == "" and bl.protocol_how(earlier) == ""
 
 
+def test_the_pick_against_its_recipe_is_judged_as_the_frontier_page_judges_it():
+    """The bottom line's CIFAR-10 patches against airbench94: paired by seed over the seeds both ran, a side
+    stated only where the gain rule decides one (3 seeds or more), and the same gap as the frontier page's §4."""
+    def store_of(ours, theirs):
+        seeds_ours, seeds_theirs = list(range(len(ours))), list(range(len(theirs)))
+        return bl.Store.from_results([
+            _with_setting("cifar10/frontier-halving/test-accuracy", ours, seeds=seeds_ours, n_test=10000),
+            _with_setting("cifar10/frontier-halving/seconds", [2000.0] * len(ours), "s", seeds=seeds_ours),
+            _with_setting("cifar10/airbench94/published/accuracy", theirs, recipe="airbench94", seeds=seeds_theirs),
+            _with_setting("cifar10/airbench94/published/train-seconds", [2600.0] * len(theirs), "s",
+                          recipe="airbench94", seeds=seeds_theirs)])
+
+    three = store_of([85.0, 85.1, 84.9, 85.3], [94.0, 94.1, 94.2])      # paired over seeds 0-2 only
+    assert bl.pick_against_recipe(three, "cifar10") == (
+        "9.10 points below Jordan's airbench94 (its own schedule) on the 3 seeds both ran: a loss by the gain rule")
+    one = store_of([85.0], [94.0, 94.1])
+    assert bl.pick_against_recipe(one, "cifar10") == (
+        "9.00 points from Jordan's airbench94 (its own schedule) on the means on seed 0, the one seed both ran "
+        "(no direction judged)")
+    assert bl.pick_against_recipe(one, "mnist") == ""                   # no record on that dataset
+    # the committed store: the bottom line's gap is the one the frontier page prints
+    found = bl.findings(ROOT / "book" / "results")
+    if found["protocol_cifar_against"]:
+        gap = found["protocol_cifar_against"].split(" points ")[0]
+        page = bl.rendered_text(ROOT / "book" / "frontier.ipynb")
+        assert f"the halving protocol's pick is {gap} points" in page
+        assert found["protocol_cifar_against"] in bl.rendered_text(CONCLUSION_PAGE)
+
+
 def test_the_conclusion_never_says_the_patches_were_chosen_on_test_images():
     text = bl.rendered_text(CONCLUSION_PAGE)
     assert "chosen on test" not in text

@@ -356,7 +356,7 @@ def test_an_inconclusive_answer_when_the_seeds_spread_more_than_the_fronts_diffe
     assert result["sentence"] == ("Neither the one-shot model nor the gradient-trained recipe is more accurate at any "
                                   "compared budget (3 of the recipe's 3 points, 20 s to 2,020 s), "
                                   f"{fb.COMPARED_AT}: no gain either way.")
-    assert fb.budget_clause("MNIST", result) == "on MNIST at no budget compared (20 s to 2,020 s; no gain either way)"
+    assert fb.budget_clause("MNIST", result) == "on MNIST at no budget compared (20–2,020 s; no gain either way)"
     two_seeds = make_front("sgd", [20, 200], [90.0, 90.0], seeds=(0, 1))
     assert {c["outcome"] for c in fb.crossing(ONE_SHOT, two_seeds)["comparisons"]} == {"no gain shown"}
 
@@ -597,7 +597,11 @@ def test_a_cpu_point_names_its_machine_instance_and_a_seed_without_one_is_not_co
 
     clause = fs.instance_clause({"one_shot": one_shot, "sgd": sgd})
     assert "6 runs recorded before it did name only a CPU model and cores" in clause
-    assert "differ by a median 2.0× in seconds, up to 2.0×" in clause
+    assert "(on each of the 3 declared points they share, the machines named here differ 2.0× in seconds)" in clause
+    assert "the one declared point they share, the machines named here differ 2.0×" in fs.instance_clause(
+        {"one_shot": one_shot[:1], "sgd": []})
+    uneven = [dict(sgd[0], seconds={0: 100.0, 1: 100.0, 2: 25.0})]           # 2.0× and 4.0×: a median and a range
+    assert "differ by a median 2.0× in seconds, up to 4.0×" in fs.instance_clause({"one_shot": one_shot, "sgd": uneven})
     assert "(the boot's id): 2 runs recorded before" in fs.instance_clause({"one_shot": one_shot[:1], "sgd": []})
     unnamed = [dict(e, hosts={0: bare, 1: bare, 2: None}) for e in one_shot]     # no machine named: no evidence
     assert "(the boot's id): 4 runs" in fs.instance_clause({"one_shot": unnamed, "sgd": []})
@@ -681,16 +685,30 @@ def test_the_bottom_lines_clause_follows_each_shape_of_the_answer():
     crossing = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000, 9000], [90.0, 97.8, 99.2, 99.5], jitter=0.02))
     assert fb.budget_clause("MNIST", crossing) == "on MNIST up to 202 s, the recipe from 2,020 s on"
     below = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000], [90.0, 90.0, 90.0], jitter=0.02))
-    assert fb.budget_clause("MNIST", below) == "on MNIST at every budget compared (20 s to 2,020 s)"
+    assert fb.budget_clause("MNIST", below) == "on MNIST at every budget compared (20–2,020 s)"
     above = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000], [99.9, 99.9, 99.9], jitter=0.02))
-    assert fb.budget_clause("MNIST", above) == "on MNIST at no budget compared (20 s to 2,020 s), the recipe at every one"
+    assert fb.budget_clause("MNIST", above) == "on MNIST at no budget compared (20–2,020 s), the recipe at every one"
     middle = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000, 9000], [90.0, 98.0, 98.51, 99.5], jitter=0.1))
     outcomes = [c["outcome"] for c in middle["comparisons"]]
     assert outcomes[0] == "gain" and outcomes[-1] == "loss" and "no gain shown" in outcomes and middle["divides"]
     clause = fb.budget_clause("MNIST", middle)
-    assert clause.startswith("on MNIST up to 20 s, no gain either way ") and clause.endswith("the recipe from 9,090 s on")
+    assert clause.startswith("on MNIST up to 20 s, no gain either way at ") and clause.endswith("the recipe from 9,090 s on")
     back_and_forth = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000, 9000], [90.0, 99.9, 90.0, 99.9], jitter=0.02))
     assert not back_and_forth["divides"]
     assert fb.budget_clause("MNIST", back_and_forth) == (
-        "on MNIST in no one range of the budgets compared (20 s to 9,090 s): the fronts cross back and forth")
+        "on MNIST in no one range of the budgets compared (20–9,090 s): the fronts cross back and forth")
     assert fb.budget_clause("MNIST", fb.crossing(ONE_SHOT, make_front("sgd", [1, 2], [90.0, 91.0]))) == ""
+    # several datasets: one shared clause only where every answer has one and the same outcome at every budget
+    assert fb.budget_clauses([("MNIST", below), ("Fashion-MNIST", below)]) == (
+        "at every budget compared on MNIST (20–2,020 s) and Fashion-MNIST (20–2,020 s)")
+    assert fb.budget_clauses([("MNIST", above), ("Fashion-MNIST", above)]) == (
+        "at no budget compared on MNIST (20–2,020 s) and Fashion-MNIST (20–2,020 s), the recipe at every one")
+    level = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000], [97.4, 98.3, 98.6], jitter=0.4))
+    assert fb.uniform_outcome(level) == "no gain shown" and fb.uniform_outcome(middle) is None
+    assert fb.budget_clauses([("MNIST", level), ("Fashion-MNIST", level)]) == (
+        "at no budget compared: no gain either way on MNIST (20–2,020 s) and Fashion-MNIST (20–2,020 s)")
+    assert fb.budget_clauses([("MNIST", below), ("Fashion-MNIST", above)]) == (
+        "on MNIST at every budget compared (20–2,020 s) and on Fashion-MNIST at no budget compared (20–2,020 s), "
+        "the recipe at every one")
+    assert fb.budget_clauses([("MNIST", below)]) == fb.budget_clause("MNIST", below)
+    assert fb.budget_clauses([("MNIST", fb.crossing(ONE_SHOT, make_front("sgd", [1, 2], [90.0, 91.0])))]) == ""

@@ -376,6 +376,10 @@ def test_the_gain_rule_judges_the_opponent_once_both_sides_have_three_seeds(setu
     assert (f"at least the floor {floor:.2f}: 2 sampling errors of a difference of two accuracies on "
             f"{protocol['mnist']['n_test']:,} test images") in detail
     assert not re.search(r"\d\.\d{3,}", detail), detail                 # no raw float beside the rounded bar
+    # what the bar is made of is said once in a passage; a later use gives the bar's value alone
+    brief = fc.opponent_gain(protocol["mnist"], protocol["mnist"]["opponents"]["published"], explain=False)
+    assert brief["verdict"].label == judged["verdict"].label and brief["verdict"].detail == detail.split(" (2 sd")[0]
+    assert text.count("(2 sd of the paired differences") == 1
     (records_dir / "mnist-pytorch-mnist-cnn-published-seed2.json").unlink()   # two seeds: not judged
     fresh = records_dir.parent / "results-two-seeds"
     fresh.mkdir()
@@ -615,3 +619,12 @@ def test_the_fixed_measurements_are_not_read_as_protocol_seeds():
     """The paper's map's fixed records (its widths, its limit and the limit with a held-out ridge) are not a
     dataset's protocol seeds: no dataset named after them appears."""
     assert not [d for d in fc.load_records(RECORDS) if "paper-map" in d]
+
+
+def test_the_committed_page_says_what_the_gain_rules_bar_is_made_of_once_per_passage():
+    """§3 (the two protocols' picks) and §4 (each pick against its recipe) each explain the gain rule's bar at
+    its first use and give its value alone after that (they once repeated it in every sentence)."""
+    from greenelm_book.summaries.bottom_line import rendered_text
+
+    text = rendered_text(ROOT / "book" / "frontier.ipynb")
+    assert 1 <= text.count("(2 sd of the paired differences") <= 2, text.count("(2 sd of the paired differences")

@@ -422,6 +422,9 @@ def test_fewer_than_three_seeds_at_a_point_give_no_answer_but_what_is_measured(b
                     "marker has 0 of 3 seeds. The answer waits for 3 seeds with every point of both fronts measured, each seed's "
                     "points on one machine; so far 2 seeds have every point measured, 2 of them on one machine instance.")
     assert "more accurate" not in text
+    fb.point_record_path(out, "mnist", fb.dataset_points(spec, "mnist")[3], 1).unlink()     # one whole seed left
+    one = fs.fronts_text("mnist", fs.budget_fronts("mnist", out, params, halving_dir), spec)
+    assert one.endswith("; so far 1 seed has every point measured, on one machine instance.")
     assert fs.fronts_figure("mnist", got) is not None
     assert fs.fronts_progress({"mnist": got}, spec) == (
         "Measured so far: 11 of the 12 declared runs (4 points × 3 seeds, both fronts of every dataset); no dataset "
@@ -541,7 +544,7 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     assert bottom_line.fronts_bottom(store, params) == (
         "At equal seconds on two CPU cores, by the gain rule, the one-shot model (the protocol's pick) is more "
         "accurate than the gradient-trained recipe (the PyTorch examples' MNIST CNN, Adadelta) on MNIST up to 20 s, the recipe from 500 s on, counting its refits alone; counting "
-        "the choice of its pick too (300 s to 320 s per compared seed), on MNIST at no budget compared (500 s), the "
+        "its search too (300–320 s per compared seed), on MNIST at no budget compared (500 s), the "
         "recipe at every one")
     # the summary's second answer: the same fronts with each seed's selection seconds added to its one-shot points
     assert bottom_line.fronts_sentence(store, params).endswith(

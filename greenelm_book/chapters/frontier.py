@@ -565,14 +565,15 @@ def opponents_view(protocol: dict, halving: dict | None = None) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def opponent_gain(part: dict, result: dict) -> dict:
+def opponent_gain(part: dict, result: dict, explain: bool = True) -> dict:
     """The book's gain rule with the test-set sampling error
     (:func:`~greenelm_book.chapters.frontier_budget.gain_with_sampling`) on "the protocol's pick gains
     over the SGD opponent", paired by seed over the seeds both have run. ``part``: a dataset's
     entry of :func:`record_protocol`; ``result``: one of its opponents. Returns {"verdict", "outcome"
     ("gain", "loss" or "no gain shown"), "seeds" (both ran), "gap" (mean paired difference, points),
     "ratio" (the protocol's whole seconds over the opponent's training seconds, means on those seeds),
-    "ours_seconds" and "theirs_seconds" (those two means, the ratio's sides)}."""
+    "ours_seconds" and "theirs_seconds" (those two means, the ratio's sides)}; ``explain`` False: the verdict's
+    detail without what the rule's bar is made of (:func:`gain_with_sampling`)."""
     from ..judging.verdicts import GAIN_LABELS
 
     def by_seed(recorded):
@@ -585,7 +586,7 @@ def opponent_gain(part: dict, result: dict) -> dict:
     recipe = result["accuracy"].setting["recipe"]
     verdict = gain_with_sampling([theirs[s] for s in common], [ours[s] for s in common], part["n_test"],
                                  names=(f"{RECIPE_WORDS.get(recipe, recipe)} ({OPTIMIZER_WORDS.get(recipe, recipe)})",
-                                        "the protocol's pick"))
+                                        "the protocol's pick"), explain=explain)
     ours_seconds, theirs_seconds = by_seed(part["seconds"]), by_seed(result["seconds"])
     ours_mean = float(np.mean([ours_seconds[s] for s in common]))
     theirs_mean = float(np.mean([theirs_seconds[s] for s in common]))
@@ -610,38 +611,54 @@ def seconds_ratio_words(ours, theirs, judged: dict, n_seeds: int) -> str:
             "machine measured both")
 
 
+def gain_outcome_words(judged: dict) -> str:
+    """:func:`opponent_gain`'s outcome as a noun phrase: "a gain", "a loss", "no gain shown"."""
+    return {"gain": "a gain", "loss": "a loss"}.get(judged["outcome"], judged["outcome"])
+
+
+def pick_gap_words(judged: dict, opponent: str, pick: str | None = None) -> str:
+    """A protocol's pick against ``opponent`` in words, by :func:`opponent_gain`'s ``judged``: "<pick> is 9.22
+    points below <opponent> on the 3 seeds both ran" where the book's gain rule decides a side (3 seeds or
+    more), else "<pick> and <opponent> are 0.44 points apart on the means on seed 0, the one seed both ran (no
+    direction judged)"; without ``pick``, the same without a subject ("9.22 points below <opponent> …", "0.44
+    points from <opponent> on the means …")."""
+    from ..judging.verdicts import MIN_GAIN_RUNS
+
+    common, gap = judged["seeds"], judged["gap"]
+    seeds = f"on the {len(common)} seeds both ran" if len(common) > 1 else f"on seed {common[0]}, the one seed both ran"
+    if judged["outcome"] in ("gain", "loss") and len(common) >= MIN_GAIN_RUNS:       # a side the rule decided
+        said = f"{abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} {opponent} {seeds}"
+        return f"{pick} is {said}" if pick else said
+    if pick:                                                   # no side stated where the rule decides none
+        return f"{pick} and {opponent} are {abs(gap):.2f} points apart on the means {seeds} (no direction judged)"
+    return f"{abs(gap):.2f} points from {opponent} on the means {seeds} (no direction judged)"
+
+
 def opponents_sentence(protocol: dict, halving: dict | None = None) -> str:
     """Each protocol's pick (:func:`picks_of`: the earlier one's, then the halving one's where it ran) against
     the SGD opponent on each dataset that has both, paired by seed, with the book's gain rule's verdict
     (:func:`opponent_gain`): the difference's side is stated only where that rule decides a gain or a loss
-    (3 seeds or more), else the two are "… points apart on the means (no direction judged)"."""
+    (3 seeds or more), else the two are "… points apart on the means (no direction judged)"; what the rule's
+    bar is made of is said at its first use only."""
     from ..judging.verdicts import MIN_GAIN_RUNS
     from ..store.results import days_text, measured_on_text
 
-    sentences, timed = [], []
+    sentences, timed, explained = [], [], False
     for dataset, opponents_part in protocol.items():
         for (name, part), (schedule, result) in ((picked, opponent) for picked in picks_of(protocol, halving, dataset)
                                                  for opponent in opponents_part["opponents"].items()):
-            judged = opponent_gain(part, result)
+            judged = opponent_gain(part, result, explain=not explained)     # the rule's bar explained once
             timed += [part["seconds"], result["seconds"]]
-            common, gap = judged["seeds"], judged["gap"]
-            seeds = (f"on the {len(common)} seeds both ran" if len(common) > 1
-                     else f"on seed {common[0]}, the one seed both ran")
             opponent = f"{RECIPE_WORDS.get(result['accuracy'].setting['recipe'])} ({SCHEDULE_WORDS[schedule]})"
-            if len(common) < MIN_GAIN_RUNS:                     # the rule's own reason: too few seeds
+            if len(judged["seeds"]) < MIN_GAIN_RUNS:            # the rule's own reason: too few seeds
                 judgement = f"not judged by the book's gain rule: {judged['verdict'].detail}"
             else:
-                outcome = {"gain": "a gain", "loss": "a loss"}.get(judged["outcome"], judged["outcome"])
-                judgement = f"{outcome} by the book's gain rule, since {judged['verdict'].detail}"
-            if judged["outcome"] in ("gain", "loss") and len(common) >= MIN_GAIN_RUNS:   # a side the rule decided
-                gap_words = (f"{name}'s pick is {abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} "
-                             f"{opponent} {seeds}")
-            else:                                                # no side stated where the rule decides none
-                gap_words = (f"{name}'s pick and {opponent} are {abs(gap):.2f} points apart on the means "
-                             f"{seeds} (no direction judged)")
+                judgement = f"{gain_outcome_words(judged)} by the book's gain rule, since {judged['verdict'].detail}"
+                explained = True
+            gap_words = pick_gap_words(judged, opponent, f"{name}'s pick")
             sentences.append(
                 f"On {DATASET_NAMES[dataset]} {gap_words}, "
-                f"{judgement}; {seconds_ratio_words(part['seconds'], result['seconds'], judged, len(common))}.")
+                f"{judgement}; {seconds_ratio_words(part['seconds'], result['seconds'], judged, len(judged['seeds']))}.")
     if not sentences:
         return "No SGD opponent has a record yet."
     # what the records say of where and when those seconds were measured (no host beyond the cores: never
@@ -816,7 +833,7 @@ def planned_seeds(params: str | Path | None = None) -> list[int]:
     return list(load_protocol(None if params is None else repo_path(params))["seeds"])
 
 
-__all__ = ["DATASETS", "RECIPE_WORDS", "SCHEDULE_WORDS", "SOURCES", "anchor_notes", "anchor_table", "answer_ultra_wide", "held_out_limit_sentence", "named_hosts_clause",
+__all__ = ["DATASETS", "RECIPE_WORDS", "SCHEDULE_WORDS", "SOURCES", "gain_outcome_words", "pick_gap_words", "anchor_notes", "anchor_table", "answer_ultra_wide", "held_out_limit_sentence", "named_hosts_clause",
            "fixed_records", "gains_text", "selection_bounded", "grid_view", "headline_table", "limit_memory_gb", "limits_text",
            "load_records", "opponent_gain", "opponent_key", "opponent_recipes_text", "opponents_sentence", "opponents_view", "picks_table", "plot_ultra_wide",
            "pick_size", "picks_of", "planned_seeds", "protocol_runs", "protocol_sentence", "record_protocol", "ultra_glues",

@@ -676,17 +676,18 @@ def difference_sampling_error(a: float, b: float, n_test: int) -> float:
     return math.hypot(sampling_error(a, n_test), sampling_error(b, n_test))
 
 
-def gain_with_sampling(a, b, n_test: int, names: tuple[str, str] = ("A", "B"), digits: int = 2):
+def gain_with_sampling(a, b, n_test: int, names: tuple[str, str] = ("A", "B"), digits: int = 2, explain: bool = True):
     """The book's gain rule with the test-set sampling error (:func:`~greenelm_book.judging.verdicts.gain_over`):
     B gains over A when the mean paired difference (per seed, ``b − a``, n >= 3) exceeds the larger of
     2 sd of the paired differences and 2 sampling errors of a difference of the two mean accuracies on
     ``n_test`` images (:func:`difference_sampling_error`); a loss below minus that; else no gain shown.
-    Returns the rule's :class:`~greenelm_book.report.Verdict` (its detail names the floor)."""
+    Returns the rule's :class:`~greenelm_book.report.Verdict` (its detail names the floor, unless ``explain`` is
+    False: then only the bar's value)."""
     from ..judging.verdicts import gain_over
 
     a, b = [float(v) for v in np.ravel(a)], [float(v) for v in np.ravel(b)]
     floor = 2 * difference_sampling_error(float(np.mean(a)), float(np.mean(b)), n_test)
-    return gain_over(a, b, names=names, floor=floor, digits=digits,
+    return gain_over(a, b, names=names, floor=floor, digits=digits, explain=explain,
                      floor_words=f"2 sampling errors of a difference of two accuracies on {n_test:,} test images")
 
 
@@ -895,32 +896,65 @@ COMPARED_AT = ("at the recipe's training seconds on each seed's machine (the one
                "seconds are means over seeds), by the book's gain rule")
 
 
+def _span_text(seconds: Sequence[float]) -> str:
+    """Budgets in order as a short range, for a clause in a list: "42–611 s" (one: "611 s")."""
+    if len(seconds) == 1:
+        return _seconds_text(seconds[0])
+    return f"{_seconds_text(seconds[0]).removesuffix(' s')}–{_seconds_text(seconds[-1])}"
+
+
+def uniform_outcome(result: Mapping) -> str | None:
+    """The one outcome ("gain", "loss" or "no gain shown") of every comparison in :func:`crossing`'s
+    ``result``; None where they differ or none was made."""
+    outcomes = {c["outcome"] for c in result["comparisons"]}
+    return outcomes.pop() if len(outcomes) == 1 else None
+
+
+#: the words of a uniform answer (:func:`uniform_outcome`) before its datasets, and after them
+_UNIFORM_WORDS = {"gain": ("at every budget compared", ""), "loss": ("at no budget compared", ", the recipe at every one"),
+                  "no gain shown": ("at no budget compared", "; no gain either way")}
+
+
 def budget_clause(name: str, result: Mapping) -> str:
     """Where, on dataset ``name``, the one-shot model is more accurate than the recipe by :func:`crossing`'s
-    ``result``, as a clause of one sentence: "on MNIST at every budget compared (42 s to 611 s)", "on
-    Fashion-MNIST up to 92 s, no gain either way from 190 s to 665 s", "on CIFAR-10 at no budget compared,
-    the recipe from 300 s on"; "" when nothing was compared."""
+    ``result``, as a clause of one sentence: "on MNIST at every budget compared (42–611 s)", "on
+    Fashion-MNIST up to 92 s, no gain either way at 190–665 s", "on CIFAR-10 at no budget compared (250 s), the
+    recipe at every one"; "" when nothing was compared."""
     comparisons = result["comparisons"]
     if not comparisons:
         return ""
-    outcomes = {c["outcome"] for c in comparisons}
-    span = (f"{_seconds_text(comparisons[0]['seconds'])} to {_seconds_text(comparisons[-1]['seconds'])}"
-            if len(comparisons) > 1 else _seconds_text(comparisons[0]["seconds"]))
-    if outcomes == {"gain"}:
-        return f"on {name} at every budget compared ({span})"
-    if outcomes == {"loss"}:
-        return f"on {name} at no budget compared ({span}), the recipe at every one"
-    if outcomes == {"no gain shown"}:
-        return f"on {name} at no budget compared ({span}; no gain either way)"
+    span = _span_text([c["seconds"] for c in comparisons])
+    uniform = uniform_outcome(result)
+    if uniform is not None:
+        lead, tail = _UNIFORM_WORDS[uniform]
+        return f"on {name} {lead} ({span}){tail}" if uniform != "no gain shown" else f"on {name} {lead} ({span}{tail})"
     if not result["divides"]:
         return f"on {name} in no one range of the budgets compared ({span}): the fronts cross back and forth"
     up_to, sgd_from, between = result["one_shot_up_to"], result["sgd_from"], result["between"]
     parts = [f"on {name} " + (f"up to {_seconds_text(up_to)}" if up_to is not None else "at no budget compared")]
     if between:
-        parts.append(f"no gain either way {_budgets_text(between)}")
+        parts.append(f"no gain either way at {_span_text(between)}")
     if sgd_from is not None:
         parts.append(f"the recipe from {_seconds_text(sgd_from)} on")
     return ", ".join(parts)
+
+
+def budget_clauses(answers: Sequence[tuple[str, Mapping]]) -> str:
+    """:func:`budget_clause` of each (dataset name, :func:`crossing`'s result), joined with "and"; where every
+    answer has one and the same uniform outcome, the datasets share one clause, each with its budgets: "at no
+    budget compared: no gain either way on MNIST (611 s) and Fashion-MNIST (665 s)"; "" when none compared any."""
+    from ..report import and_list            # lazily, as the module's other imports of the book's report
+
+    compared = [(name, result) for name, result in answers if result["comparisons"]]
+    outcomes = {uniform_outcome(result) for _, result in compared}
+    if len(compared) > 1 and len(outcomes) == 1 and None not in outcomes:
+        lead, tail = _UNIFORM_WORDS[outcomes.pop()]
+        spans = and_list([f"{name} ({_span_text([c['seconds'] for c in result['comparisons']])})"
+                          for name, result in compared])
+        if tail.startswith(";"):                       # no gain either way: said before the datasets
+            return f"{lead}: {tail.removeprefix('; ')} on {spans}"
+        return f"{lead} on {spans}{tail}"
+    return " and ".join(budget_clause(name, result) for name, result in compared)
 
 
 def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Sequence[Mapping], how: bool = True,
@@ -1276,6 +1310,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "budget_clause", "choice_cost_sentence", "choice_seconds", "with_choice", "COMPARED_AT", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "budget_clause", "budget_clauses", "uniform_outcome", "choice_cost_sentence", "choice_seconds", "with_choice", "COMPARED_AT", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

@@ -237,11 +237,12 @@ def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
     protocol's seconds against its limit (:func:`limit_verdict`, no verdict from fewer than 3 seeds) and,
     with ``earlier`` (the earlier protocol's :func:`~greenelm_book.chapters.frontier.record_protocol`),
     the book's gain rule with the sampling error on the two protocols' picks, paired by seed
-    (:func:`protocols_gain`); the datasets with no seed are named together."""
+    (:func:`protocols_gain`, what its bar is made of said at its first use only); the datasets with no seed are
+    named together."""
     from ..judging.rejudge import rule_of
     from ..judging.verdicts import MIN_GAIN_RUNS
 
-    parts, waiting = [], []
+    parts, waiting, explained = [], [], False
     for dataset, part in halving.items():
         name = DATASET_NAMES.get(dataset, dataset)
         if not part["runs"]:
@@ -269,23 +270,25 @@ def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
             text += f"; within the limit on every seed: {judged.label}"
         # the picks' accuracies are compared whatever the seconds' verdict (the quiet rule bounds timings only)
         if len(part["seeds"]) >= MIN_GAIN_RUNS and earlier is not None and dataset in earlier:
-            gain = protocols_gain(earlier[dataset], part)
+            gain = protocols_gain(earlier[dataset], part, explain=not explained)     # the rule's bar explained once
             text += f"; against the earlier protocol's picks, {gain.ours} ({gain.detail})"
+            explained = True
         parts.append(text + ".")
     if waiting:
         parts.append(f"{' and '.join(waiting)}: no seed run yet under the halving protocol.")
     return " ".join(parts)
 
 
-def protocols_gain(earlier_part: Mapping, part: Mapping):
+def protocols_gain(earlier_part: Mapping, part: Mapping, explain: bool = True):
     """The book's gain rule with the test-set sampling error
     (:func:`~greenelm_book.chapters.frontier_budget.gain_with_sampling`) on "the halving protocol's pick
-    gains over the earlier protocol's", paired by seed over the seeds both ran (a Verdict)."""
+    gains over the earlier protocol's", paired by seed over the seeds both ran (a Verdict; ``explain`` False:
+    its detail without what the rule's bar is made of)."""
     earlier = dict(zip(earlier_part["seeds"], earlier_part["accuracy"].values))
     ours = dict(zip(part["seeds"], part["accuracy"].values))
     common = [s for s in part["seeds"] if s in earlier]
     return gain_with_sampling([earlier[s] for s in common], [ours[s] for s in common], part["n_test"],
-                              names=("the earlier protocol's pick", "the halving protocol's pick"))
+                              names=("the earlier protocol's pick", "the halving protocol's pick"), explain=explain)
 
 
 # ----------------------------------------------------------------------------- the tables
@@ -639,9 +642,10 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     progress = ""
     if complete:            # what stands in the way: the points, or the machines they name
         whole = fb.compared_seeds(fronts_of)
+        where = (f"{len(whole) if whole else 'none'} of them on one machine instance" if len(complete) > 1 else
+                 "on one machine instance" if whole else "not on one machine instance")
         progress = (f"; so far {len(complete)} seed{'s have' if len(complete) > 1 else ' has'} every point "
-                    f"measured, {len(whole) if whole else 'none'} of {'them' if len(complete) > 1 else 'it'} on one "
-                    "machine instance")
+                    f"measured, {where}")
     hosts = Counter(host for entry in points for host in entry.get("hosts", {}).values())
     if len(hosts) > 1 or None in hosts:
         said += (" (of the runs so far, " + "; ".join(
@@ -683,8 +687,14 @@ def instance_clause(fronts_of: Mapping) -> str:
         if len(groups) > 1:
             means = [float(np.mean(v)) for v in groups.values()]
             ratios.append(max(means) / min(means))
-    evidence = (f" (on the same declared points the machines named here differ by a median {np.median(ratios):.1f}× "
-                f"in seconds, up to {max(ratios):.1f}×)" if ratios else "")
+    if not ratios:
+        evidence = ""
+    elif f"{min(ratios):.1f}" == f"{max(ratios):.1f}":       # one ratio as printed: no median and range to give
+        shared = "the one declared point" if len(ratios) == 1 else f"each of the {len(ratios)} declared points"
+        evidence = f" (on {shared} they share, the machines named here differ {max(ratios):.1f}× in seconds)"
+    else:
+        evidence = (f" (on the same declared points the machines named here differ by a median {np.median(ratios):.1f}× "
+                    f"in seconds, up to {max(ratios):.1f}×)")
     named = ("a GPU and its host's CPU model and cores, which do not tell two machines apart" if device == "GPU" else
              f"a CPU model and cores, which virtual machines of different speeds share{evidence}")
     return (f"; a {device} point's record now names its machine's instance (the boot's id): {bare} "

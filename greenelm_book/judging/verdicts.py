@@ -1046,12 +1046,13 @@ def gain_label(a, b, floor: float = 0.0, min_runs: int = MIN_GAIN_RUNS) -> str:
 
 
 def gain_over(a, b, names: tuple[str, str] = ("A", "B"), floor: float = 0.0, unit: str = "points",
-              digits: int = 2, min_runs: int = MIN_GAIN_RUNS, floor_words: str = "") -> Verdict:
+              digits: int = 2, min_runs: int = MIN_GAIN_RUNS, floor_words: str = "", explain: bool = True) -> Verdict:
     """The claim "B gains over A" judged by :func:`gain_label` on per-seed values ``a``, ``b`` (n,):
     holds (gain), does not hold (loss) or inconclusive (no gain shown, or fewer than ``min_runs``
     seeds); ``ours`` ends with the outcome in words ("a gain", "no gain shown", "a loss"), never as a label.
     ``floor_words``: what the floor is ("2 sampling errors of a difference ..."), said beside it; the
-    floor is printed to ``digits`` decimals, as the bar."""
+    floor is printed to ``digits`` decimals, as the bar. ``explain`` False leaves out what the bar is made of
+    (for a passage that has already said it once)."""
     word = gain_label(a, b, floor, min_runs)
     d = _paired(a, b)
     spread = f" ± {float(d.std(ddof=1)):.{digits}f}" if d.size > 1 else ""
@@ -1064,8 +1065,9 @@ def gain_over(a, b, names: tuple[str, str] = ("A", "B"), floor: float = 0.0, uni
     where = "within" if word == "no gain shown" else "beyond"
     floor_text = (f", at least the floor {floor:.{digits}f}" + (f": {floor_words}" if floor_words else "")
                   if floor else "")
+    made_of = f" (2 sd of the paired differences{floor_text})" if explain else ""
     return Verdict(GAIN_LABELS[word], ours, f"the mean paired difference {_signed(float(d.mean()), unit, digits)} lies "
-                                            f"{where} ±{bar:.{digits}f} (2 sd of the paired differences{floor_text})")
+                                            f"{where} ±{bar:.{digits}f}{made_of}")
 
 
 #: the labels that decide a test's outcome (a direction, a pass or a fail); every other label decides nothing

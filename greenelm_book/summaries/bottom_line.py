@@ -463,6 +463,28 @@ def opponent_sentence(store: Store, provenance: bool = True) -> str:
     return f"{said}; their training seconds were measured {when}, on {where}." if provenance else f"{said}."
 
 
+def pick_against_recipe(store: Store, dataset: str) -> str:
+    """The halving protocol's pick on ``dataset`` against the gradient-trained recipe at its own schedule, paired
+    by seed and judged as the frontier page's §4 judges it (:func:`~greenelm_book.chapters.frontier.opponent_gain`),
+    from the store: "9.22 points below Jordan's airbench94 (its own schedule) on the 3 seeds both ran: a loss by the
+    gain rule"; "" when either side has no result or they share no seed."""
+    from ..chapters.frontier import (RECIPE_WORDS, SCHEDULE_WORDS, gain_outcome_words, opponent_gain, opponent_key,
+                                     pick_gap_words)
+    from ..chapters.frontier_opponents import RECIPES
+    from ..judging.verdicts import MIN_GAIN_RUNS
+
+    found = store.results.get(f"{dataset}/{HEADLINE_PROTOCOL}/test-accuracy")
+    key = opponent_key(dataset, RECIPES[dataset], "published")
+    theirs = store.results.get(f"{key}/accuracy")
+    if found is None or theirs is None or not set(found.setting["seeds"]) & set(theirs.setting["seeds"]):
+        return ""
+    ours = {"accuracy": found, "seconds": store.get(f"{dataset}/{HEADLINE_PROTOCOL}/seconds"),
+            "seeds": list(found.setting["seeds"]), "n_test": int(found.setting["n_test"])}
+    judged = opponent_gain(ours, {"accuracy": theirs, "seconds": store.get(f"{key}/train-seconds")})
+    said = pick_gap_words(judged, f"{RECIPE_WORDS[RECIPES[dataset]]} ({SCHEDULE_WORDS['published']})")
+    return f"{said}: {gain_outcome_words(judged)} by the gain rule" if len(judged["seeds"]) >= MIN_GAIN_RUNS else said
+
+
 def _choice_marker(store: Store, dataset: str) -> dict | None:
     """The halving protocol's seconds per seed as the fronts' marker (:func:`~greenelm_book.chapters.frontier_budget.
     protocol_marker`'s "seconds" and "selection"), read from the store; None before any seed is stored."""
@@ -525,19 +547,21 @@ def fronts_bottom(store: Store, params=None) -> str:
     training seconds on two CPU cores, where the one-shot model is more accurate than the gradient-trained
     recipe, one clause per answered dataset (:func:`~greenelm_book.chapters.frontier_budget.budget_clause`),
     what the one-shot seconds leave out (choosing the pick: the protocol's selection seconds, their range over
-    those datasets' seeds) and the datasets not answered yet; "" when none is answered."""
+    those datasets' seeds), the answers with it counted, and the datasets not answered yet; "" when none is
+    answered. Datasets with one and the same uniform answer share a clause
+    (:func:`~greenelm_book.chapters.frontier_budget.budget_clauses`)."""
     from ..chapters.frontier import RECIPE_WORDS
-    from ..chapters.frontier_budget import OPTIMIZER_WORDS, budget_clause, load_budget
+    from ..chapters.frontier_budget import OPTIMIZER_WORDS, budget_clauses, load_budget
     from ..chapters.frontier_opponents import RECIPES
 
     answered, waiting, _ = _answered_fronts(store, load_budget(params), "budget")
-    clauses = [clause for a in answered if (clause := budget_clause(a.name, a.result))]
+    clauses = budget_clauses([(a.name, a.result) for a in answered])
     if not clauses:
         return ""
-    counted = [clause for a in answered if a.counted is not None and (clause := budget_clause(a.name, a.counted))]
+    counted = budget_clauses([(a.name, a.counted) for a in answered if a.counted is not None])
     choosing = [v for a in answered if a.counted is not None for v in a.choice_seconds]
-    also = (f"; counting the choice of its pick too ({min(choosing):,.0f} s to {max(choosing):,.0f} s per compared "
-            f"seed), {' and '.join(counted)}" if counted else "")
+    also = (f"; counting its search too ({min(choosing):,.0f}–{max(choosing):,.0f} s per compared "
+            f"seed), {counted}" if counted else "")
     waits = (f"; {and_list(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet" if waiting else "")
     recipes: dict[str, list] = {}                   # each recipe named once, with the datasets it opposes
     for a in answered:
@@ -545,7 +569,7 @@ def fronts_bottom(store: Store, params=None) -> str:
     against = "; ".join(f"{RECIPE_WORDS[r]}, {OPTIMIZER_WORDS[r]}" + (f", on {and_list(names)}" if len(recipes) > 1 else "")
                         for r, names in recipes.items())
     return ("At equal seconds on two CPU cores, by the gain rule, the one-shot model (the protocol's pick) is more "
-            f"accurate than the gradient-trained recipe ({against}) {' and '.join(clauses)}, "
+            f"accurate than the gradient-trained recipe ({against}) {clauses}, "
             f"counting its refits alone{also}{waits}")
 
 
@@ -624,6 +648,7 @@ def frontier_findings(store: Store) -> dict:
         found = store.results.get(f"{dataset}/{HEADLINE_PROTOCOL}/test-accuracy")
         out[f"protocol_{name}"] = None if found is None else found.mean
         out[f"protocol_{name}_seeds"] = None if found is None else planned_seeds_words(found)
+        out[f"protocol_{name}_against"] = pick_against_recipe(store, dataset)
     cnn = store.get("cifar10/sgd-cnn/accuracy")
     out.update(cnn_acc=cnn.mean, cnn_s=store.get("cifar10/sgd-cnn/train-seconds").mean)
     head, _ = store.at_width("cifar10/green-elm/efficientnet-lite0/cholesky/d={d}/accuracy", HEAD_WIDTH)
