@@ -366,3 +366,13 @@ def test_both_memory_formats_train_the_same_net_to_rounding(one_thread):
         assert torch.allclose(value.float(), last[name].float(), rtol=1e-3, atol=1e-4), name
     assert runs[False]["accuracy"] == runs[True]["accuracy"]
     assert runs[False]["steps_run"] == runs[True]["steps_run"] == 8
+
+
+def test_a_recipe_s_convolutional_layers_are_counted_on_its_built_network():
+    """The no-GPU claim names each CPU-trained CNN's depth: airbench94's whitening layer and its three groups'
+    two convolutions each (7), the PyTorch examples' CNN's two; an unknown recipe is refused by name."""
+    from greenelm_book.chapters.fast_sgd import recipe_conv_layers
+
+    assert recipe_conv_layers("airbench94") == 7 and recipe_conv_layers("pytorch-mnist-cnn") == 2
+    with pytest.raises(ValueError, match="no recipe named 'resnet'"):
+        recipe_conv_layers("resnet")

@@ -229,7 +229,7 @@ def test_the_committed_gpu_report_gives_table5_its_cuda_row(store, streams, benc
     ratio = np.median(gpu.seconds["listing3", "numpy"].values) / np.median(listing3.values)
     assert f"NumPy on the same host ({report['machine']}) takes {ratio:.0f}×" in words["gpu_text"]
     assert f"the {3 * gpu.n_hidden**2 * gpu.batch_size / 1e9:.1f} GFLOP of that leading term" in words["gpu_text"]
-    assert words["gpu_finding"].startswith(f"re-measured on an {report['gpu']} lent for one session: {cuda_ms:.2f} ms")
+    assert words["gpu_finding"].startswith(f"re-measured on an {report['gpu']} (the committed GPU report): {cuda_ms:.2f} ms")
     keys = st.record_latency(store, streams, bench)
     oracle = st.record_oracle(store, streams, bench, accuracy_seeds=1)
     sgd_keys = {("backbone", "seconds"): store.record("a/sgd/update-seconds", [0.2, 0.3, 0.5], "s"),

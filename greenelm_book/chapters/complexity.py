@@ -33,7 +33,7 @@ from ..report import Verdict, judge_qualitative, judge_time
 
 __all__ = ["EXPONENT_MARGIN", "COUNT_TOLERANCE", "measure_gemm", "phase_sweep", "factorization_sweep",
            "loglog_fit", "exponent_table", "exponent_verdict", "linear_n_words", "count_sentence", "exponent_display",
-           "gram_share", "dominance_verdict", "no_gpu_verdict", "answer_no_gpu", "peer_tables", "stream_rows_fitted", "stream_accuracy_sentence",
+           "gram_share", "dominance_verdict", "no_gpu_verdict", "answer_no_gpu", "recipe_on_cpu", "peer_tables", "stream_rows_fitted", "stream_accuracy_sentence",
            "load_range",
            "record_timings", "record_exponents", "record_table_iv", "record_fit_ratios", "record_peers"]
 
@@ -321,25 +321,37 @@ def exponent_display(exponents: pd.DataFrame, verdicts: Sequence[Verdict]) -> pd
         "verdict": [v.label for v in verdicts]})
 
 
-def no_gpu_verdict(gemm_gflops: float, phase_rates, has_gpu: bool, cnn_on_cpu: str | None = None,
-                   cnn_conv_layers: int | None = None) -> Verdict:
+def no_gpu_verdict(gemm_gflops: float, phase_rates, has_gpu: bool,
+                   cnns: Sequence[tuple[str, int | None]] = ()) -> Verdict:
     """"Unlike deep convolutional networks, which need high-end GPUs for backpropagation, Green-ELM relies on
     standard linear algebra", a claim of two parts joined by :func:`~greenelm_book.judging.verdicts.conjunction`:
     the fit runs as BLAS/LAPACK on a CPU with no GPU, each phase's rate measured (``phase_rates``, GFLOP/s)
     beside the GEMM rate (refuted where a GPU is present: the claim was not tested without one); and the
-    contrast, that deep CNNs need high-end GPUs, which this book leaves undecided: the one CNN it trains by
-    backpropagation on a CPU (``cnn_on_cpu``: that training in words, its host named; ``cnn_conv_layers``:
-    its convolutional layers) is a small network, not the deep kind the contrast is about, so it is named
-    as evidence of neither side."""
+    contrast, that deep CNNs need high-end GPUs, which this book leaves undecided: the claim names no depth
+    that counts as deep and no time that counts as need, so the CNNs it trains by backpropagation on a CPU
+    (``cnns``: each as (that training in words with its host, its convolutional layers or None), shallowest
+    first) are named, the deepest as what a CPU alone trained here, as evidence of neither side."""
     from ..judging.verdicts import conjunction
 
     outcome = conjunction([not has_gpu, None])
     test = ("two parts: the whole fit runs on a machine with no GPU, as BLAS GEMM and SYRK and a LAPACK Cholesky, "
             "each phase's throughput measured; and the stated contrast, that deep CNNs need high-end GPUs for "
-            "backpropagation, which no deep CNN trained here tests (undecided)")
-    small = (f"; the one CNN trained here by backpropagation on a CPU, no GPU ({cnn_on_cpu}), has "
-             f"{cnn_conv_layers if cnn_conv_layers is not None else 'an unrecorded number of'} convolutional "
-             "layers: not a deep network, so it tests no contrast" if cnn_on_cpu else "")
+            "backpropagation, which names no depth and no training time that counts as need, so no CNN trained "
+            "here decides it (undecided)")
+
+    def layers(n: int | None) -> str:
+        return f"{n if n is not None else 'an unrecorded number of'} convolutional layer{'' if n == 1 else 's'}"
+
+    if len(cnns) == 1:
+        (words, n), = cnns
+        small = (f"; the one CNN trained here by backpropagation on a CPU, no GPU ({words}), has {layers(n)}: "
+                 "not a deep network, so it tests no contrast")
+    elif cnns:
+        named = [f"{words}, with {layers(n)}" for words, n in cnns]
+        small = (f"; the CNNs trained here by backpropagation on a CPU, no GPU, are {'; '.join(named[:-1])}; and "
+                 f"{named[-1]}: a CNN of the last one's depth trains without a GPU, and none deeper is trained here")
+    else:
+        small = ""
     ours = (f"{gemm_gflops:.0f} GFLOP/s GEMM; phases at {min(phase_rates):.0f}–{max(phase_rates):.0f} "
             "GFLOP/s at their largest sizes"
             + (" (a GPU is present: the claim was not tested without one)" if has_gpu else "")
@@ -355,21 +367,48 @@ def conv_layers(architecture: str | None) -> int | None:
     return sum(part.strip().startswith("conv") for part in architecture.split(","))
 
 
+def recipe_on_cpu(store, dataset: str = "cifar10") -> tuple[tuple[str, int], list] | None:
+    """The frontier's SGD recipe for ``dataset`` at its own schedule, as the no-GPU claim names it:
+    ((its training in words, its convolutional layers, counted on the built network), [the accuracy and
+    seconds Results]); None when the frontier has recorded none (a profile that has not executed it)."""
+    from ..paper import DATASET_NAMES
+    from ..report import duration_text
+    from .fast_sgd import recipe_conv_layers
+    from .frontier_budget import RECIPE_WORDS
+    from .frontier_opponents import RECIPES, opponent_key
+
+    recipe = RECIPES[dataset]
+    try:
+        acc, secs = (store.get("frontier", f"{opponent_key(dataset, recipe, 'published')}/{q}")
+                     for q in ("accuracy", "train-seconds"))
+    except KeyError:
+        return None
+    words = (f"{RECIPE_WORDS.get(recipe, recipe)} on {DATASET_NAMES.get(dataset, dataset)} (the frontier's recipe), "
+             f"{acc.mean:.2f} % in {duration_text(secs.mean)} of training on {secs.setting.get('machine') or secs.machine} "
+             f"({secs.n} seeds)")
+    return (words, recipe_conv_layers(recipe)), [acc, secs]
+
+
 def answer_no_gpu(store, gemm_gflops: float, phase_rates, has_gpu: bool, keys, note: str) -> Verdict:
     """Record the scorecard's judgement of ``standard_linear_algebra_no_gpu`` (:func:`no_gpu_verdict`), its
-    contrast read against the baselines chapter's CNN trained on a CPU (CIFAR-10's SGD + Conv, its host named
-    as its record gives it: not assumed to be this chapter's): ``keys``,
-    the chapter's own results it rests on; returns the verdict."""
+    contrast read against the CNNs the book trains on a CPU: the baselines chapter's CIFAR-10 SGD + Conv (its
+    host named as its record gives it: not assumed to be this chapter's) and the frontier's CIFAR-10 recipe
+    where recorded (:func:`recipe_on_cpu`); ``keys``, the chapter's own results it rests on; returns the
+    verdict."""
     from ..judging.rejudge import answer_as_scorecard
     from ..store.results import host_text
 
     cnn_acc, cnn_s = (store.get("baselines", f"cifar10/sgd-cnn/{q}") for q in ("accuracy", "train-seconds"))
     trained = (f"CIFAR-10's SGD + Conv (the baselines chapter), {cnn_acc.mean:.2f} % in {cnn_s.mean:.0f} s of "
                f"training on {host_text(cnn_s.host) if cnn_s.host else cnn_s.machine}")
+    cnns, results = [(trained, conv_layers(cnn_acc.setting.get("architecture")))], [cnn_acc, cnn_s]
+    recipe = recipe_on_cpu(store)
+    if recipe is not None:
+        cnns.append(recipe[0])
+        results += recipe[1]
     return answer_as_scorecard(store, "standard_linear_algebra_no_gpu",
-                               no_gpu_verdict(gemm_gflops, phase_rates, has_gpu, trained,
-                                              conv_layers(cnn_acc.setting.get("architecture"))),
-                               [*keys, cnn_acc.key, cnn_s.key], [cnn_acc, cnn_s], note=note)
+                               no_gpu_verdict(gemm_gflops, phase_rates, has_gpu, cnns),
+                               [*keys, *(r.key for r in results)], results, note=note)
 
 
 def gram_share(timings: pd.DataFrame) -> pd.DataFrame:

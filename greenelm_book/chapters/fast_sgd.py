@@ -111,7 +111,7 @@ __all__ = [
     "AirbenchRecipe", "AIRBENCH94", "SmallCNNRecipe", "PYTORCH_MNIST_CNN",
     "train_airbench", "train_small_cnn", "make_airbench_net", "airbench_optimizer", "airbench_channels_last",
     "CPU_CHANNELS_LAST",
-    "airbench_lr_factor", "init_whitening_conv", "make_small_cnn", "layer_flops",
+    "airbench_lr_factor", "init_whitening_conv", "make_small_cnn", "layer_flops", "recipe_conv_layers",
     "airbench_flops_per_image", "small_cnn_flops_per_image", "airbench_seconds_estimate",
 ]
 
@@ -906,6 +906,16 @@ def train_small_cnn(X_train, y_train, X_test, y_test, *, seed: int, epochs: int 
                        eval_seconds=eval_seconds, steps=steps, steps_per_epoch=steps_per_epoch, epochs=epochs,
                        total_steps=total_steps, stopped_early=stopped_early, per_epoch=per_epoch, seed=seed,
                        n_train=n, n_test=len(x_test), device=device, dtype="float32", return_model=return_model)
+
+
+def recipe_conv_layers(model: str) -> int:
+    """The convolutional layers of a recipe's network, counted on the network built on the CPU
+    (``"airbench94"``: :func:`make_airbench_net`, its frozen whitening layer included;
+    ``"pytorch-mnist-cnn"``: :func:`make_small_cnn`)."""
+    builders = {"airbench94": make_airbench_net, "pytorch-mnist-cnn": make_small_cnn}
+    if model not in builders:
+        raise ValueError(f"no recipe named {model!r}: one of {sorted(builders)}")
+    return sum(isinstance(m, nn.Conv2d) for m in builders[model](device="cpu").modules())
 
 
 # --------------------------------------------------------------------------- FLOPs

@@ -37,6 +37,7 @@ from ..judging.rejudge import answer_as_scorecard
 from ..paper import DATASET_NAMES
 from ..report import and_list, by_sign, colour, duration_text, judge_qualitative, log_ticks, spread_text, thousands
 from .frontier_protocol import RUNS_DIR, configuration_key, load_protocol
+from .frontier_opponents import opponent_key
 from .frontier_budget import (OPTIMIZER_WORDS, RECIPE_WORDS, accuracy_cell, gain_with_sampling, recipe_words,
                               record_host, repo_path, seeds_text)
 from .frontier_records import candidate_text, variant_gains
@@ -385,12 +386,6 @@ def _read_at(run: dict) -> str:
     return next((r["at"] for r in run.get("test_reads", []) if r["kind"] == "pick"), "")
 
 
-def opponent_key(dataset: str, recipe: str, schedule: str) -> str:
-    """The results-store key prefix of an SGD opponent: ``<dataset>/<recipe>/<schedule>``, followed by
-    ``/accuracy`` and ``/train-seconds`` (:func:`record_protocol`; read by the book's summaries)."""
-    return f"{dataset}/{recipe}/{schedule}"
-
-
 def record_protocol(store, records: dict, planned_seeds) -> dict:
     """Record each dataset's protocol (one value per seed recorded) and its SGD opponents; returns
     {dataset: {"accuracy", "seconds", "refit", "memory" (Results), "seeds": [..], "opponents": {schedule: Result}}}."""
@@ -595,11 +590,11 @@ def opponent_gain(part: dict, result: dict, explain: bool = True) -> dict:
             "ratio": ours_mean / theirs_mean, "ours_seconds": ours_mean, "theirs_seconds": theirs_mean}
 
 
-def seconds_ratio_words(ours, theirs, judged: dict, n_seeds: int) -> str:
+def seconds_ratio_words(ours, theirs, judged: dict, n_seeds: int, explain: bool = True) -> str:
     """The whole protocol's seconds against an opponent's training seconds (``ours``, ``theirs``: their
     Results; ``judged``: :func:`opponent_gain`'s), as a ratio only where
     :func:`~greenelm_book.store.results.same_host` shows one machine measured both; else the two means side
-    by side and why no ratio is stated."""
+    by side and why no ratio is stated (``explain`` False: "no ratio stated" alone, the reason said before)."""
     from ..store.results import same_host
 
     where = "on that seed" if n_seeds == 1 else "on those seeds (means)"
@@ -607,8 +602,8 @@ def seconds_ratio_words(ours, theirs, judged: dict, n_seeds: int) -> str:
     if same_host(ours, theirs):
         return f"the whole protocol takes {judged['ratio']:.1f}× the recipe's training seconds {where} ({sides})"
     return (f"the whole protocol took {judged['ours_seconds']:,.0f} s and the recipe's training "
-            f"{judged['theirs_seconds']:,.0f} s {where}, no ratio stated: their records do not show one "
-            "machine measured both")
+            f"{judged['theirs_seconds']:,.0f} s {where}, no ratio stated"
+            + (": their records do not show one machine measured both" if explain else ""))
 
 
 def gain_outcome_words(judged: dict) -> str:
@@ -641,9 +636,9 @@ def opponents_sentence(protocol: dict, halving: dict | None = None) -> str:
     (3 seeds or more), else the two are "… points apart on the means (no direction judged)"; what the rule's
     bar is made of is said at its first use only."""
     from ..judging.verdicts import MIN_GAIN_RUNS
-    from ..store.results import days_text, measured_on_text
+    from ..store.results import days_text, measured_on_text, result_days
 
-    sentences, timed, explained = [], [], False
+    sentences, timed, explained, why_no_ratio = [], [], False, True
     for dataset, opponents_part in protocol.items():
         for (name, part), (schedule, result) in ((picked, opponent) for picked in picks_of(protocol, halving, dataset)
                                                  for opponent in opponents_part["opponents"].items()):
@@ -658,7 +653,8 @@ def opponents_sentence(protocol: dict, halving: dict | None = None) -> str:
             gap_words = pick_gap_words(judged, opponent, f"{name}'s pick")
             sentences.append(
                 f"On {DATASET_NAMES[dataset]} {gap_words}, "
-                f"{judgement}; {seconds_ratio_words(part['seconds'], result['seconds'], judged, len(judged['seeds']))}.")
+                f"{judgement}; {seconds_ratio_words(part['seconds'], result['seconds'], judged, len(judged['seeds']), why_no_ratio)}.")
+            why_no_ratio = why_no_ratio and "no ratio stated" not in sentences[-1]      # the reason said once
     if not sentences:
         return "No SGD opponent has a record yet."
     # what the records say of where and when those seconds were measured (no host beyond the cores: never
@@ -666,7 +662,7 @@ def opponents_sentence(protocol: dict, halving: dict | None = None) -> str:
     timed = list({id(r): r for r in timed}.values())
     named = named_hosts_clause(protocol, halving)
     if named:           # the records that name a machine first, then what the seconds together amount to
-        days = days_text(r.date for r in timed if r.date)
+        days = days_text(result_days(timed))                 # every run's day, not each value's latest
         when = f" (measured {days})" if days else ""
         return (" ".join(sentences) + f" {named}: the seconds above, pooled over seeds, are not shown to come "
                 f"from one machine{when}.")

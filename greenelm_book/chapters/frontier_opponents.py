@@ -37,6 +37,13 @@ from .frontier_protocol import (RUNS_DIR, TestGate, _write_json_atomically, load
 
 #: the recipe each dataset's opponent trains (:mod:`greenelm_book.chapters.fast_sgd`)
 RECIPES = {"cifar10": "airbench94", "mnist": "pytorch-mnist-cnn", "fashion-mnist": "pytorch-mnist-cnn"}
+def opponent_key(dataset: str, recipe: str, schedule: str) -> str:
+    """The results-store key prefix of an SGD opponent: ``<dataset>/<recipe>/<schedule>``, followed by
+    ``/accuracy`` and ``/train-seconds`` (the frontier chapter's ``record_protocol``; read by the book's
+    summaries and the hardware chapter's no-GPU claim)."""
+    return f"{dataset}/{recipe}/{schedule}"
+
+
 #: how long an opponent trains: its own schedule, or the seconds of the same seed's whole protocol
 SCHEDULES = ("published", "protocol-seconds")
 
@@ -132,5 +139,5 @@ if __name__ == "__main__":
     main()
 
 
-__all__ = ["RECIPES", "SCHEDULES", "main", "opponent_configuration", "opponent_record_path", "protocol_seconds",
+__all__ = ["RECIPES", "SCHEDULES", "main", "opponent_configuration", "opponent_key", "opponent_record_path", "protocol_seconds",
            "run_opponent"]

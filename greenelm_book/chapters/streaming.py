@@ -509,7 +509,7 @@ def gpu_words(gpu: GpuLatency | None) -> dict:
     cuda = {m: median[m, "torch-cuda"] for m, b in median if b == "torch-cuda"}
     ratio = {m: median[m, "numpy"] / cuda[m] for m in cuda if (m, "numpy") in median}
     floor_ratio = cuda["cholesky"] / gpu.floor_seconds
-    text = (f"On a GPU — an {gpu.gpu} lent to this project for one session (python -m benchmarks.gpu), random "
+    text = (f"On a GPU — an {gpu.gpu}, in the committed GPU report (python -m benchmarks.gpu), random "
             f"features of the paper's d = {thousands(gpu.n_hidden)} and B = {gpu.batch_size} — listing 3's update "
             f"takes a median {1e3 * cuda['listing3']:.2f} ms, ours {1e3 * cuda['cholesky']:.2f} ms and the "
             f"information form {1e3 * cuda['information']:.2f} ms; NumPy on the same host ({gpu.host}) takes "
@@ -519,7 +519,7 @@ def gpu_words(gpu: GpuLatency | None) -> dict:
             f"leading term do not fill the chip. Every streamed readout ends within {gpu.max_distance:.0e} of the batch "
             "oracle's on the GPU too. These seconds come from another machine than the book's: shown, never "
             "judged against the book's CPU seconds.")
-    finding = (f"re-measured on an {gpu.gpu} lent for one session: {1e3 * cuda['listing3']:.2f} ms for listing 3 "
+    finding = (f"re-measured on an {gpu.gpu} (the committed GPU report): {1e3 * cuda['listing3']:.2f} ms for listing 3 "
                f"(the paper: {1e3 * paper_cuda.batch_latency_seconds:.1f} ms on its GPU); NumPy on the same host takes "
                f"{ratio['listing3']:.0f}× as long")
     return {"gpu_text": text, "gpu_finding": finding, **accuracies}

@@ -39,7 +39,7 @@ READS_FROM = {
     "rotation": ("baselines", "random_features"),
     "cifar10": ("baselines",),
     "frontier": ("baselines", "scaling"),
-    "hardware": ("baselines",),
+    "hardware": ("baselines", "frontier"),
 }
 
 
