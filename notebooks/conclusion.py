@@ -83,7 +83,7 @@ glue_findings(reproduces_words(found, card))
 #
 # **Rotation.** At the paper's angle Green-ELM's advantage over an SGD-trained perceptron is {glue:text}`rotation_advantage:.2f` points against the paper's
 # ≈ {glue:text}`rotation_advantage_paper:g` (*{glue:text}`verdict_rotation_advantage_15deg`*); against
-# Table I's MLP, Green-ELM is {glue:text}`rotation_mlp_from`, so
+# Table I's MLP at that angle, Green-ELM is {glue:text}`rotation_mlp_from`, so
 # "more robust than SGD" depends on the SGD model
 # (*{glue:text}`verdict_more_robust_to_rotation`*;
 # {doc}`rotation <rotation>`).
@@ -134,8 +134,8 @@ glue_findings(reproduces_words(found, card))
 # ## Where the paper disagrees with itself
 #
 # - **One fit, two timings.** One MNIST fit takes {glue:text}`t1_pinv_s:.2f` s in Table I,
-#   {glue:text}`t4_pinv_s:g` s in Table IV ({glue:text}`t4_over_t1:.0f` times longer; with the second, SGD's
-#   time over the fit's is {glue:text}`speedup_if_t4:.2f`× here); it scores
+#   {glue:text}`t4_pinv_s:g` s in Table IV ({glue:text}`t4_over_t1:.0f` times longer; with the second, the paper's
+#   own SGD time over its fit's would be {glue:text}`speedup_if_t4:.2f`×); it scores
 #   {glue:text}`t1_pinv_acc:.2f` % in one, {glue:text}`t4_pinv_acc:.2f` % in the other.
 # - **Two baselines each.** The MNIST SGD model scores {glue:text}`sgd_table:.2f` % in Table I and
 #   {glue:text}`sgd_figure:g` % as the scaling figure's dashed line; the CIFAR-10 CNN

@@ -176,7 +176,8 @@ def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
     assert bool(found["opponent_sentence"]) == bool(opponents)
     assert "by SGD" not in found["opponent_sentence"]          # the MNIST CNN trains with Adadelta
     if opponents:                                  # the conclusion's brief form: the same sentence, provenance left out
-        assert found["opponent_sentence"].startswith(found["opponent_brief"].removesuffix("."))
+        assert found["opponent_brief"].endswith(bl.BRIEF_SCOPE + ".")      # what its minutes cover, said
+        assert found["opponent_sentence"].startswith(found["opponent_brief"].removesuffix(bl.BRIEF_SCOPE + "."))
         assert "measured" not in found["opponent_brief"]
         runs = [m for r in opponents.values() for m in r.setting.get("machines") or [None] * r.n]
         if any(runs):                              # runs that name their machine are counted as such, not "not recorded"

@@ -187,6 +187,14 @@ def test_an_sgd_point_is_read_once_and_its_record_has_the_measurement(setup):
     with pytest.raises(TestSetAlreadyRead, match="read the test labels already .* read once"):
         fb.run_point("mnist", 3, 1, out_dir=out, params=params, train=train, log=quiet)
     assert len(train.calls) == 1 and len(json.loads((out / "test-reads.json").read_text())["reads"]) == 1
+    # the read with no record is a failed point: that seed will never have every point, and the page says so
+    assert fb.failed_points("mnist", out, params) == {1: ["14 epochs"]}
+    assert fb.failed_points("mnist", out / "none", params) == {}                   # no ledger: none failed
+    assert fb.failed_clause({"failed": fb.failed_points("mnist", out, params)}) == (
+        "seed 1's point at 14 epochs read its test labels and its run ended before its record was written: a "
+        "point's labels are read once, so seed 1 will not have every point measured")
+    assert fb.failed_clause({"failed": {}}) == "" and "seeds 1 and 2 will not" in fb.failed_clause(
+        {"failed": {1: ["1 epoch"], 2: ["1 epoch", "2 epochs"]}})
 
 
 def test_a_one_shot_point_refits_its_seeds_pick_smaller_and_records_what_it_fitted(setup):
@@ -355,8 +363,8 @@ def test_an_inconclusive_answer_when_the_seeds_spread_more_than_the_fronts_diffe
     assert result["one_shot_up_to"] is None and result["sgd_from"] is None
     assert result["sentence"] == ("Neither the one-shot model nor the gradient-trained recipe is more accurate at any "
                                   "compared budget (3 of the recipe's 3 points, 20 s to 2,020 s), "
-                                  f"{fb.COMPARED_AT}: no gain either way.")
-    assert fb.budget_clause("MNIST", result) == "on MNIST at no budget compared (20–2,020 s; no gain either way)"
+                                  f"{fb.COMPARED_AT}: no gain shown either way.")
+    assert fb.budget_clause("MNIST", result) == "on MNIST at no budget compared (20–2,020 s; no gain shown either way)"
     two_seeds = make_front("sgd", [20, 200], [90.0, 90.0], seeds=(0, 1))
     assert {c["outcome"] for c in fb.crossing(ONE_SHOT, two_seeds)["comparisons"]} == {"no gain shown"}
 
@@ -680,7 +688,7 @@ def test_a_point_borrowed_from_a_record_naming_no_machine_is_said_to_be_measured
 
 def test_the_bottom_lines_clause_follows_each_shape_of_the_answer():
     """budget_clause says, per dataset, where the one-shot model is more accurate, in the shapes the crossing
-    can take: a range below a recipe range, every budget, none, a middle with no gain either way, and fronts
+    can take: a range below a recipe range, every budget, none, a middle with no gain shown either way, and fronts
     that cross back and forth (then no range is claimed)."""
     crossing = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000, 9000], [90.0, 97.8, 99.2, 99.5], jitter=0.02))
     assert fb.budget_clause("MNIST", crossing) == "on MNIST up to 202 s, the recipe from 2,020 s on"
@@ -692,7 +700,7 @@ def test_the_bottom_lines_clause_follows_each_shape_of_the_answer():
     outcomes = [c["outcome"] for c in middle["comparisons"]]
     assert outcomes[0] == "gain" and outcomes[-1] == "loss" and "no gain shown" in outcomes and middle["divides"]
     clause = fb.budget_clause("MNIST", middle)
-    assert clause.startswith("on MNIST up to 20 s, no gain either way at ") and clause.endswith("the recipe from 9,090 s on")
+    assert clause.startswith("on MNIST up to 20 s, no gain shown either way at ") and clause.endswith("the recipe from 9,090 s on")
     back_and_forth = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000, 9000], [90.0, 99.9, 90.0, 99.9], jitter=0.02))
     assert not back_and_forth["divides"]
     assert fb.budget_clause("MNIST", back_and_forth) == (
@@ -706,7 +714,7 @@ def test_the_bottom_lines_clause_follows_each_shape_of_the_answer():
     level = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000], [97.4, 98.3, 98.6], jitter=0.4))
     assert fb.uniform_outcome(level) == "no gain shown" and fb.uniform_outcome(middle) is None
     assert fb.budget_clauses([("MNIST", level), ("Fashion-MNIST", level)]) == (
-        "at no budget compared: no gain either way on MNIST (20–2,020 s) and Fashion-MNIST (20–2,020 s)")
+        "at no budget compared: no gain shown either way on MNIST (20–2,020 s) and Fashion-MNIST (20–2,020 s)")
     assert fb.budget_clauses([("MNIST", below), ("Fashion-MNIST", above)]) == (
         "on MNIST at every budget compared (20–2,020 s) and on Fashion-MNIST at no budget compared (20–2,020 s), "
         "the recipe at every one")

@@ -258,7 +258,8 @@ def test_the_opponent_sentence_pairs_seeds_and_states_a_side_only_where_the_gain
             # seed" with no seed's seconds shown, the page's means giving 4.26), and the ratio itself only
             # where one machine is shown to have measured both
             which = "on that seed" if len(theirs) == 1 else "on those seeds (means)"
-            assert fc.seconds_ratio_words(part["seconds"], result["seconds"], judged, len(theirs)) in text
+            assert fc.seconds_ratio_words(part["seconds"], result["seconds"], judged, len(theirs), explain=False) in text
+            assert text.count("their records do not show one machine measured both") <= 1     # the reason said once
             if same_host(part["seconds"], result["seconds"]):
                 assert (f"{judged['ratio']:.1f}× the recipe's training seconds {which} ({judged['ours_seconds']:,.0f} s "
                         f"against {judged['theirs_seconds']:,.0f} s).") in text
@@ -343,6 +344,8 @@ def test_a_seconds_ratio_is_stated_only_where_one_machine_measured_both():
         "do not show one machine measured both")
     unknown = SimpleNamespace(host=None)
     assert "no ratio stated" in fc.seconds_ratio_words(ours, unknown, judged, 3)
+    assert fc.seconds_ratio_words(ours, other, judged, 1, explain=False) == (
+        "the whole protocol took 3,000 s and the recipe's training 600 s on that seed, no ratio stated")
 
 
 def test_the_gain_rule_judges_the_opponent_once_both_sides_have_three_seeds(setup):

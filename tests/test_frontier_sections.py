@@ -654,6 +654,11 @@ def test_a_seed_whose_points_span_two_machines_is_left_out_and_three_whole_seeds
                          "instance 0123456789ab). The points of seeds 0 and 1 do not name one machine (each: its "
                          "points name 2 machines, and its records name a CPU's model and cores without the machine's "
                          "instance): those seeds are not compared, nor shown in the figure.")
+    assert fb.machines_sentence({**got, "failed": {0: ["1 epoch"]}}).endswith(
+        "The points of seed 1 do not name one machine (its points name 2 machines, and its records name a CPU's model "
+        "and cores without the machine's instance): that seed is not compared, nor shown in the figure. Seed 0's point "
+        "at 1 epoch read its test labels and its run ended before its record was written: a point's labels are read "
+        "once, so seed 0 will not have every point measured, and is not compared, nor shown in the figure.")
     kept = fb.restricted(got, [2, 3, 4])
     assert all(p["seeds"] == [2, 3, 4] and set(p["accuracy"]) == {2, 3, 4} for p in kept["one_shot"] + kept["sgd"])
     (ax,) = fs.fronts_figure("mnist", got).axes
@@ -663,9 +668,19 @@ def test_a_seed_whose_points_span_two_machines_is_left_out_and_three_whole_seeds
     recorded = fs.record_fronts(store_in(tmp_path), "mnist", got, out)     # every seed stored; the answer picks
     rebuilt = fb.fronts_from_results([(r["accuracy"], r["seconds"]) for r in recorded.values()], "mnist", 4)
     assert fs.fronts_ready(rebuilt) and fb.answer(rebuilt)["sentence"] == fb.answer(got)["sentence"]
-    fb.point_record_path(out, "mnist", fb.dataset_points(spec, "mnist")[3], 4).unlink()
+    last = fb.dataset_points(spec, "mnist")[3]
+    fb.point_record_path(out, "mnist", last, 4).unlink()
     fewer = fs.budget_fronts("mnist", out, params, halving_dir)
     assert fb.compared_seeds(fewer) == [2, 3] and not fs.fronts_ready(fewer)
+    assert fewer["failed"] == {} and "read its test labels" not in fs.fronts_text("mnist", fewer, spec)
+    # the missing point read its labels and its run ended: seed 4 never has every point, and the page says so
+    TestGate({"mnist": np.zeros(10, int)}, fixed={"mnist": fb.dataset_points(spec, "mnist")},
+             ledger=out / "test-reads.json").release("mnist", 4, last, "fixed")
+    failed = fs.budget_fronts("mnist", out, params, halving_dir)
+    assert failed["failed"] == {4: [fb.point_label(last)]} and not fs.fronts_ready(failed)
+    assert (f"; seed 4's point at {fb.point_label(last)} read its test labels and its run ended before its record "
+            "was written: a point's labels are read once, so seed 4 will not have every point measured") in \
+        fs.fronts_text("mnist", failed, spec)
 
 
 def test_each_seed_on_its_own_machine_is_answered_pairing_seconds_within_a_seed(budget):

@@ -346,7 +346,7 @@ def test_executed_chapter_records_its_machine_and_the_environment_page_lists_it(
     page = environment.environment_page(tiny_executed.out, tiny_executed.project.toc_tiny)
     row = next(line for line in page.splitlines() if line.startswith("| {doc}`tiny <tiny>`"))
     assert "| smoke |" in row
-    assert f"Every chapter's provenance names one machine, {meta['machine']['cpu']}, " \
+    assert f"Every chapter's provenance describes one kind of machine, {meta['machine']['cpu']}, " \
         f"{meta['machine']['cores']} cores" in page
     assert f"| {meta['compute']['seconds']:.0f} s |" in row   # recorded compute time, not "not recorded"
 

@@ -18,7 +18,7 @@ from greenelm_book.running.migrate_provenance import migrate_entry, migrate_fold
 from greenelm_book.store import results as results_mod
 from greenelm_book.store import results_cache
 from greenelm_book.store.results import (NOT_RECORDED, ChapterResults, Provenance, Result, ResultsFileError,
-                                         host_text, is_timing, load_all, measured_date, same_host)
+                                         days_text, host_text, is_timing, load_all, measured_date, same_host)
 
 ROOT = Path(__file__).resolve().parents[1]
 HOST = {"cpu": "Test CPU", "cores": 2, "kernel": "6.1.0-test", "blas": "openblas 0.3.30 (Haswell), 2 threads",
@@ -117,6 +117,19 @@ def test_a_recorded_quiet_ratio_carries_its_measurement_day_host_and_quietness(t
 ])
 def test_the_measurement_day_is_read_from_what_a_setting_says(setting, day):
     assert measured_date(setting) == day
+
+
+def test_pooled_values_span_every_runs_day_not_only_the_latest():
+    """A value pooled over runs of several days (the frontier's recipes: seeds run days apart) is said to be
+    measured over all of them; a result whose setting says nothing falls back to its own date."""
+    from greenelm_book.store.results import measured_days, result_days
+
+    pooled = {"computed_at": ["2026-11-29T11:04:12+00:00", "2026-11-29T12:40:06+00:00", "2026-12-05T02:08:35+00:00"]}
+    assert measured_days(pooled) == ["2026-11-29", "2026-12-05"] and measured_date(pooled) == "2026-12-05"
+    runs = Result("a/train-seconds", (1.0, 2.0, 3.0), "s", pooled, "frontier", "m", "2026-12-05", "")
+    bare = Result("b/train-seconds", (1.0,), "s", {}, "frontier", "m", "2026-11-20", "")
+    assert result_days([runs, bare]) == ["2026-11-20", "2026-11-29", "2026-12-05"]
+    assert days_text(result_days([runs])) == "between 2026-11-29 and 2026-12-05"
 
 
 def test_a_value_measured_by_this_execution_gets_today_and_this_host(tmp_path, monkeypatch, fake_host):
@@ -404,7 +417,10 @@ def test_the_sentence_on_where_the_book_ran_follows_the_recorded_hosts():
     defect: the sentence is generated from the timings' hosts, by same_host."""
     machine = "Test CPU, 2 cores, 23.5 GiB"
     one = environment.execution_sentence([machine, machine], [HOST, dict(HOST, gemm_gflops=60.0), None])
-    assert one.startswith(f"Every chapter's provenance names one machine, {machine} (CPU model, cores and memory only)")
+    assert one.startswith(f"Every chapter's provenance describes one kind of machine, {machine} (CPU model, cores and "
+                          "memory only, which machines of different speeds may share)")
+    many = environment.execution_sentence([machine, "Other CPU, 2 cores, 23.5 GiB"], [HOST])
+    assert many.startswith("The chapters' provenance describes 2 kinds of machine (Other CPU")
     assert "every timing that records its host was measured on one host; their float64 GEMM rate read 50 to 60 " \
            "GFLOP/s (each host record's own reading" in one and "(1 timing result records no host)." in one
     assert "not the hardware chapter's GEMM figure" in one      # two readings of one host are named apart

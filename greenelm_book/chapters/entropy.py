@@ -533,8 +533,11 @@ def prose_numbers(store, rec: dict, stats: pd.DataFrame, facts: dict, *, headlin
                               None: "the seeds spread too widely to say whether the tails are heavier than a "
                                     "Laplace's"}[broad],
             "near_zero_words": by_sign(rec[elm_name, "near_zero"].mean * 100 - gauss_near, "more than", "fewer than"),
-            "tails_rank": "has the heaviest tails of all" if all(kurt_elm.mean > rec[n, "kurtosis"].mean
-                                                                 for n in sgd_names) else "is not the heaviest-tailed",
+            # a ranking of means, no side judged (its seeds may spread over the others' values): said as such
+            "tails_rank": ("has the largest mean excess kurtosis of the sets compared, a ranking of means with no "
+                           "side judged"
+                           if all(kurt_elm.mean > rec[n, "kurtosis"].mean for n in sgd_names) else
+                           "does not have the largest mean excess kurtosis of the sets compared"),
             "gauss_col": float(head.loc[head.set == elm_name, "gaussian_column_entropy"].mean()),
             "gauss_G": float(np.mean([quantile_symmetry(r)
                                       for r in np.random.default_rng(seed).standard_normal((20, width))])),

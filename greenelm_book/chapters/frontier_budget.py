@@ -351,6 +351,23 @@ def choice_cost_sentence(fronts_of: Mapping, judged: Mapping | None = None) -> s
             f"seconds likewise leave out how its published settings were found.{caveat}")
 
 
+def failed_clause(fronts_of: Mapping) -> str:
+    """The seeds with a point that failed after reading its test labels (``fronts_of["failed"]``:
+    :func:`failed_points`), in words: "seed 4's point at 4 epochs read its test labels and its run ended before
+    its record was written: a point's labels are read once, so seed 4 will not have every point measured";
+    "" when none did."""
+    from ..report import and_list
+
+    failed = fronts_of.get("failed") or {}
+    if not failed:
+        return ""
+    named = [f"seed {seed}'s point{'s' if len(labels) > 1 else ''} at {and_list(labels)}" for seed, labels in failed.items()]
+    many = len(named) > 1 or any(len(labels) > 1 for labels in failed.values())
+    return (f"{and_list(named)} read {'their' if many else 'its'} test labels and {'their runs' if many else 'its run'} "
+            f"ended before {'their records were' if many else 'its record was'} written: a point's labels are read "
+            f"once, so {seeds_text(list(failed))} will not have every point measured")
+
+
 def machines_sentence(fronts_of: Mapping) -> str:
     """Where an answered dataset's points were measured, in words: the one machine, or each compared seed's
     (:func:`compared_seeds`); the seeds left out named with the reason."""
@@ -373,8 +390,9 @@ def machines_sentence(fronts_of: Mapping) -> str:
                 f"{'was' if len(kept) == 1 else 'were'} measured whole on one machine ({next(iter(by_host))}).")
     else:
         said = ""
-    split = [s for s, host in hosts.items() if host is None]
-    partial = [s for s, host in hosts.items() if host is not None and s not in kept]
+    failed = fronts_of.get("failed") or {}          # said once, as failed, whatever else keeps them out
+    split = [s for s, host in hosts.items() if host is None and s not in failed]
+    partial = [s for s, host in hosts.items() if host is not None and s not in kept and s not in failed]
     if split:
         named = hosts_by_seed(fronts_of["one_shot"] + fronts_of["sgd"])
         complete = set(complete_seeds(fronts_of))
@@ -392,6 +410,10 @@ def machines_sentence(fronts_of: Mapping) -> str:
     if partial:
         said += ((" " if said else "") + f"{seeds_text(partial).capitalize()} {'has' if len(partial) == 1 else 'have'} "
                  "not every point measured yet: not compared" + (", nor shown in the figure." if kept else "."))
+    if failed:
+        clause = failed_clause(fronts_of)
+        said += (" " if said else "") + f"{clause[:1].upper()}{clause[1:]}, and {'is' if len(failed) == 1 else 'are'} " \
+            "not compared" + (", nor shown in the figure." if kept else ".")
     return said
 
 
@@ -912,13 +934,13 @@ def uniform_outcome(result: Mapping) -> str | None:
 
 #: the words of a uniform answer (:func:`uniform_outcome`) before its datasets, and after them
 _UNIFORM_WORDS = {"gain": ("at every budget compared", ""), "loss": ("at no budget compared", ", the recipe at every one"),
-                  "no gain shown": ("at no budget compared", "; no gain either way")}
+                  "no gain shown": ("at no budget compared", "; no gain shown either way")}
 
 
 def budget_clause(name: str, result: Mapping) -> str:
     """Where, on dataset ``name``, the one-shot model is more accurate than the recipe by :func:`crossing`'s
     ``result``, as a clause of one sentence: "on MNIST at every budget compared (42–611 s)", "on
-    Fashion-MNIST up to 92 s, no gain either way at 190–665 s", "on CIFAR-10 at no budget compared (250 s), the
+    Fashion-MNIST up to 92 s, no gain shown either way at 190–665 s", "on CIFAR-10 at no budget compared (250 s), the
     recipe at every one"; "" when nothing was compared."""
     comparisons = result["comparisons"]
     if not comparisons:
@@ -933,7 +955,7 @@ def budget_clause(name: str, result: Mapping) -> str:
     up_to, sgd_from, between = result["one_shot_up_to"], result["sgd_from"], result["between"]
     parts = [f"on {name} " + (f"up to {_seconds_text(up_to)}" if up_to is not None else "at no budget compared")]
     if between:
-        parts.append(f"no gain either way at {_span_text(between)}")
+        parts.append(f"no gain shown either way at {_span_text(between)}")
     if sgd_from is not None:
         parts.append(f"the recipe from {_seconds_text(sgd_from)} on")
     return ", ".join(parts)
@@ -942,7 +964,7 @@ def budget_clause(name: str, result: Mapping) -> str:
 def budget_clauses(answers: Sequence[tuple[str, Mapping]]) -> str:
     """:func:`budget_clause` of each (dataset name, :func:`crossing`'s result), joined with "and"; where every
     answer has one and the same uniform outcome, the datasets share one clause, each with its budgets: "at no
-    budget compared: no gain either way on MNIST (611 s) and Fashion-MNIST (665 s)"; "" when none compared any."""
+    budget compared: no gain shown either way on MNIST (611 s) and Fashion-MNIST (665 s)"; "" when none compared any."""
     from ..report import and_list            # lazily, as the module's other imports of the book's report
 
     compared = [(name, result) for name, result in answers if result["comparisons"]]
@@ -951,7 +973,7 @@ def budget_clauses(answers: Sequence[tuple[str, Mapping]]) -> str:
         lead, tail = _UNIFORM_WORDS[outcomes.pop()]
         spans = and_list([f"{name} ({_span_text([c['seconds'] for c in result['comparisons']])})"
                           for name, result in compared])
-        if tail.startswith(";"):                       # no gain either way: said before the datasets
+        if tail.startswith(";"):                       # no gain shown either way: said before the datasets
             return f"{lead}: {tail.removeprefix('; ')} on {spans}"
         return f"{lead} on {spans}{tail}"
     return " and ".join(budget_clause(name, result) for name, result in compared)
@@ -993,7 +1015,7 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
     compared = f"Compared {COMPARED_AT} {budgets}" if how else budgets[:1].upper() + budgets[1:]
     if set(outcomes) == {"no gain shown"}:
         return (f"Neither the one-shot model nor the gradient-trained recipe is more accurate at any compared budget "
-                f"({span}){at}: no gain either way." + ends)
+                f"({span}){at}: no gain shown either way." + ends)
     if set(outcomes) == {"gain"}:
         return (f"The one-shot model is more accurate than the gradient-trained recipe at every compared budget "
                 f"({span}){at}; the recipe is more accurate at none." + ends)
@@ -1013,7 +1035,7 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
              f"the recipe is more accurate from {_seconds_text(sgd_from)} on" if sgd_from is not None
              else "the recipe is more accurate at no compared budget"]
     between = result["between"]
-    tail = f"; {_budgets_text(between)} neither is, the gain rule showing no gain either way" if between else ""
+    tail = f"; {_budgets_text(between)} neither is (no gain shown either way)" if between else ""
     return f"{compared}, {parts[0]}, and {parts[1]}{tail}." + ends
 
 
@@ -1034,6 +1056,24 @@ def protocol_marker(dataset: str, records_dir: str | Path, seeds: Sequence[int])
             "accuracy": {s: r["test_accuracy"] for s, r in found.items()},
             "hosts": {s: r["host"] for s, r in found.items()},
             "n_test": next(iter(found.values()))["n_test"]}
+
+
+def failed_points(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | None = None) -> dict:
+    """{seed: [point label]} of ``dataset``'s declared points whose test labels the ledger
+    (``out_dir/test-reads.json``) shows read with no record written in ``out_dir``: runs that ended after
+    their read (a machine shut down, a crash). A point's labels are read once (:func:`run_point` refuses a
+    second read), so such a seed never has every point measured; {} when there is no ledger."""
+    from .frontier_protocol import _read_ledger
+
+    spec = load_budget(params)
+    reads = [r for r in _read_ledger(Path(out_dir) / "test-reads.json") if r["dataset"] == dataset]
+    failed: dict = {}
+    for point in dataset_points(spec, dataset):
+        key = configuration_key(point)
+        for seed in sorted({int(r["seed"]) for r in reads if r["key"] == key}):
+            if not point_record_path(out_dir, dataset, point, seed).exists():
+                failed.setdefault(seed, []).append(point_label(point))
+    return {seed: failed[seed] for seed in sorted(failed)}
 
 
 def fronts(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | None = None,
@@ -1067,7 +1107,8 @@ def fronts(dataset: str, out_dir: str | Path = BUDGET_DIR, params: str | Path | 
                          "(a subset run among the full ones?)")
     return {"one_shot": one_shot, "sgd": sgd, "n_test": n_tests.pop() if n_tests else None,
             "marker": None if on_gpu else protocol_marker(dataset, records_dir or spec["protocol_records"], spec["seeds"]),
-            "recipe": RECIPES[dataset], "declared": len(declared), "on_gpu": bool(on_gpu)}
+            "recipe": RECIPES[dataset], "declared": len(declared), "on_gpu": bool(on_gpu),
+            "failed": failed_points(dataset, out_dir, params)}
 
 
 def fronts_from_results(results: Sequence, dataset: str, declared: int | None = None) -> dict:
@@ -1309,7 +1350,7 @@ if __name__ == "__main__":
 
 __all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
-           "difference_sampling_error", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
+           "difference_sampling_error", "failed_clause", "failed_points", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
            "budget_clause", "budget_clauses", "uniform_outcome", "choice_cost_sentence", "choice_seconds", "with_choice", "COMPARED_AT", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

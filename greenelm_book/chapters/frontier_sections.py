@@ -652,6 +652,8 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
             f"{n} {'were' if n > 1 else 'was'} measured on {host}" if host else
             f"{n} {'have records' if n > 1 else 'has a record'} naming no machine" for host, n in hosts.items()) + ")")
     said += progress
+    failed = fb.failed_clause(fronts_of)
+    said += f"; {failed}" if failed else ""
     said += instance_clause(fronts_of)
     borrowed = any(entry.get("hosts", {}).get(seed) is None and seed in entry.get("read_from", {})
                    for entry in points for seed in entry["seeds"])

@@ -159,14 +159,14 @@ def execution_sentence(machines: list[str], hosts: list[dict | None]) -> str:
     described = sorted(set(machines) - {"–"})
     unrecorded = sum(m == "–" for m in machines)
     if len(described) == 1:
-        executed = f"Every chapter's provenance names one machine, {described[0]}"
+        executed = f"Every chapter's provenance describes one kind of machine, {described[0]}"
     elif described:
-        executed = f"The chapters' provenance names {len(described)} machines ({'; '.join(described)})"
+        executed = f"The chapters' provenance describes {len(described)} kinds of machine ({'; '.join(described)})"
     else:
         executed = "No chapter's provenance names its machine"
     if unrecorded and described:
         executed += f", {unrecorded} chapter{'s' if unrecorded != 1 else ''} without one"
-    executed += " (CPU model, cores and memory only)"
+    executed += " (CPU model, cores and memory only, which machines of different speeds may share)"
     recorded = [h for h in hosts if h]
     missing = len(hosts) - len(recorded)
     pairs = [(SimpleNamespace(host=a), SimpleNamespace(host=b))

@@ -51,7 +51,7 @@ from greenelm._cachefiles import atomic_write
 from ..report import VERDICT_LABELS, Verdict, and_list
 
 __all__ = ["FORMAT", "ChapterResults", "Result", "Answer", "Provenance", "ResultsFileError", "load_all",
-           "results_dir", "measured_date", "is_timing", "same_host", "host_text", "days_text", "measured_on_text", "pair_sides_text", "pair_side_against_table_text", "NOT_RECORDED"]
+           "results_dir", "measured_date", "measured_days", "result_days", "is_timing", "same_host", "host_text", "days_text", "measured_on_text", "pair_sides_text", "pair_side_against_table_text", "NOT_RECORDED"]
 
 FORMAT = 1
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,10 +105,10 @@ class Provenance:
         return cls(_dt.date.today().isoformat(), host_info())
 
 
-def measured_date(setting: dict) -> str:
-    """The day a setting says its values were measured (the latest ISO date among its ``measured``,
-    ``computed_at``, ``finished_at`` and ``started_at`` fields, lists included, else a time stamp in its
-    ``source``); ``""`` when it says nothing."""
+def measured_days(setting: dict) -> list[str]:
+    """Every day a setting says its values were measured (the ISO dates of its ``measured``, ``computed_at``,
+    ``finished_at`` and ``started_at`` fields, lists included, else the time stamps in its ``source``), sorted,
+    once each; [] when it says nothing. A value pooled over runs of several days has each run's."""
     days = []
     for field in ("measured", "computed_at", "finished_at", "started_at"):
         value = setting.get(field)
@@ -118,7 +118,20 @@ def measured_date(setting: dict) -> str:
                 days.append(match.group(1))
     if not days and isinstance(setting.get("source"), str):
         days = [m.group(1) for m in _ISO_DAY.finditer(setting["source"]) if m.group(0) != m.group(1)]
-    return max(days) if days else ""
+    return sorted(set(days))
+
+
+def measured_date(setting: dict) -> str:
+    """The day a setting says its values were measured: the latest of :func:`measured_days`; ``""`` when it
+    says nothing."""
+    days = measured_days(setting)
+    return days[-1] if days else ""
+
+
+def result_days(results) -> list[str]:
+    """Every measurement day of ``results`` (:func:`measured_days` of each one's setting, else its ``date``):
+    what a sentence saying when pooled values were measured must span."""
+    return sorted({day for r in results for day in (measured_days(r.setting) or ([r.date] if r.date else []))})
 
 
 def is_timing(key: str, unit: str) -> bool:
