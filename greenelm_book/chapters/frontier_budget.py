@@ -932,9 +932,11 @@ def uniform_outcome(result: Mapping) -> str | None:
     return outcomes.pop() if len(outcomes) == 1 else None
 
 
-#: the words of a uniform answer (:func:`uniform_outcome`) before its datasets, and after them
-_UNIFORM_WORDS = {"gain": ("at every budget compared", ""), "loss": ("at no budget compared", ", the recipe at every one"),
-                  "no gain shown": ("at no budget compared", "; no gain shown either way")}
+#: the words of a uniform answer (:func:`uniform_outcome`): before its budgets, beside them inside their
+#: parentheses, and after them
+_UNIFORM_WORDS = {"gain": ("at every budget compared", "", ""),
+                  "loss": ("at no budget compared", "", ", the recipe at every one"),
+                  "no gain shown": ("at no budget compared", "; no gain shown either way", "")}
 
 
 def budget_clause(name: str, result: Mapping) -> str:
@@ -948,8 +950,8 @@ def budget_clause(name: str, result: Mapping) -> str:
     span = _span_text([c["seconds"] for c in comparisons])
     uniform = uniform_outcome(result)
     if uniform is not None:
-        lead, tail = _UNIFORM_WORDS[uniform]
-        return f"on {name} {lead} ({span}){tail}" if uniform != "no gain shown" else f"on {name} {lead} ({span}{tail})"
+        lead, beside, after = _UNIFORM_WORDS[uniform]
+        return f"on {name} {lead} ({span}{beside}){after}"
     if not result["divides"]:
         return f"on {name} in no one range of the budgets compared ({span}): the fronts cross back and forth"
     up_to, sgd_from, between = result["one_shot_up_to"], result["sgd_from"], result["between"]
@@ -970,12 +972,12 @@ def budget_clauses(answers: Sequence[tuple[str, Mapping]]) -> str:
     compared = [(name, result) for name, result in answers if result["comparisons"]]
     outcomes = {uniform_outcome(result) for _, result in compared}
     if len(compared) > 1 and len(outcomes) == 1 and None not in outcomes:
-        lead, tail = _UNIFORM_WORDS[outcomes.pop()]
+        lead, beside, after = _UNIFORM_WORDS[outcomes.pop()]
         spans = and_list([f"{name} ({_span_text([c['seconds'] for c in result['comparisons']])})"
                           for name, result in compared])
-        if tail.startswith(";"):                       # no gain shown either way: said before the datasets
-            return f"{lead}: {tail.removeprefix('; ')} on {spans}"
-        return f"{lead} on {spans}{tail}"
+        if beside:                                     # no gain shown either way: said before the datasets
+            return f"{lead}: {beside.removeprefix('; ')} on {spans}"
+        return f"{lead} on {spans}{after}"
     return " and ".join(budget_clause(name, result) for name, result in compared)
 
 

@@ -428,9 +428,9 @@ def opponent_sentence(store: Store, provenance: bool = True) -> str:
     of training); …", then when and on what their seconds were measured (``provenance``; the conclusion's
     brief form leaves it to the intro, saying only what the minutes cover, :data:`BRIEF_SCOPE`); "" when none has
     a record."""
-    from ..chapters.frontier import RECIPE_WORDS, opponent_key
+    from ..chapters.frontier import RECIPE_WORDS
     from ..chapters.frontier_budget import INSTANCE_MARK, OPTIMIZER_WORDS, untuned_words
-    from ..chapters.frontier_opponents import RECIPES
+    from ..chapters.frontier_opponents import RECIPES, opponent_key
 
     parts, timed = [], []
     for _, dataset in PROTOCOL_DATASETS:
@@ -476,9 +476,8 @@ def pick_against_recipe(store: Store, dataset: str) -> str:
     by seed and judged as the frontier page's §4 judges it (:func:`~greenelm_book.chapters.frontier.opponent_gain`),
     from the store: "9.22 points below Jordan's airbench94 (its own schedule) on the 3 seeds both ran: a loss by the
     gain rule"; "" when either side has no result or they share no seed."""
-    from ..chapters.frontier import (RECIPE_WORDS, SCHEDULE_WORDS, gain_outcome_words, opponent_gain, opponent_key,
-                                     pick_gap_words)
-    from ..chapters.frontier_opponents import RECIPES
+    from ..chapters.frontier import RECIPE_WORDS, SCHEDULE_WORDS, gain_outcome_words, opponent_gain, pick_gap_words
+    from ..chapters.frontier_opponents import RECIPES, opponent_key
     from ..judging.verdicts import MIN_GAIN_RUNS
 
     found = store.results.get(f"{dataset}/{HEADLINE_PROTOCOL}/test-accuracy")
