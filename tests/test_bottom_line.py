@@ -661,7 +661,7 @@ def test_the_pick_against_its_recipe_is_judged_as_the_frontier_page_judges_it():
 
     three = store_of([85.0, 85.1, 84.9, 85.3], [94.0, 94.1, 94.2])      # paired over seeds 0-2 only
     assert bl.pick_against_recipe(three, "cifar10") == (
-        "9.10 points below Jordan's airbench94 (its own schedule) on the 3 seeds both ran: a loss by the gain rule")
+        "9.10 points below Jordan's airbench94 (its own schedule) over 3 paired seeds: a loss by the gain rule")
     one = store_of([85.0], [94.0, 94.1])
     assert bl.pick_against_recipe(one, "cifar10") == (
         "9.00 points from Jordan's airbench94 (its own schedule) on the means on seed 0, the one seed both ran "

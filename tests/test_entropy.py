@@ -209,3 +209,14 @@ def test_one_matrix_decidedly_lower_refutes_every_and_indistinguishable_ones_dec
     assert every_comparison(["higher", "indistinguishable"]) is None
     assert comparison_counts(["indistinguishable", "lower", "indistinguishable"]) == (
         "higher than 0, lower than 1, indistinguishable from 2")
+
+
+def test_the_near_zero_share_is_set_against_a_gaussian_by_its_interval_over_seeds():
+    """"more than the 3.0 % of a Gaussian" is said only where the 95 % interval of the mean over seeds lies
+    above it; seeds that spread across it decide nothing."""
+    from greenelm_book.chapters.entropy import NEAR_ZERO_WORDS, near_zero_side
+
+    assert near_zero_side([0.099, 0.173, 0.194, 0.104, 0.272], 3.0) is True
+    assert near_zero_side([0.010, 0.012, 0.011], 3.0) is False
+    assert near_zero_side([0.01, 0.05, 0.02, 0.06], 3.0) is None
+    assert NEAR_ZERO_WORDS[None].startswith("on neither side") and NEAR_ZERO_WORDS[True].startswith("more than")

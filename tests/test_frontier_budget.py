@@ -604,15 +604,16 @@ def test_a_cpu_point_names_its_machine_instance_and_a_seed_without_one_is_not_co
     from greenelm_book.chapters import frontier_sections as fs
 
     clause = fs.instance_clause({"one_shot": one_shot, "sgd": sgd})
-    assert "6 runs recorded before it did name only a CPU model and cores" in clause
-    assert "(on each of the 3 declared points they share, the machines named here differ 2.0× in seconds)" in clause
-    assert "the one declared point they share, the machines named here differ 2.0×" in fs.instance_clause(
+    assert "6 runs recorded earlier name only a CPU model and cores" in clause
+    assert "(on each of the 3 declared points they share, the machines named here differ 2.0× in mean seconds)" in clause
+    assert "the one declared point they share (N = 2500), the machines named here differ 2.0×" in fs.instance_clause(
         {"one_shot": one_shot[:1], "sgd": []})
     uneven = [dict(sgd[0], seconds={0: 100.0, 1: 100.0, 2: 25.0})]           # 2.0× and 4.0×: a median and a range
-    assert "differ by a median 2.0× in seconds, up to 4.0×" in fs.instance_clause({"one_shot": one_shot, "sgd": uneven})
-    assert "(the boot's id): 2 runs recorded before" in fs.instance_clause({"one_shot": one_shot[:1], "sgd": []})
+    assert ("(on the 3 declared points measured on more than one of the machines named here, their mean seconds differ by "
+            "a median 2.0×, up to 4.0× at 1 epoch)") in fs.instance_clause({"one_shot": one_shot, "sgd": uneven})
+    assert "(the boot's id) only since records kept it: 2 runs recorded earlier name only" in fs.instance_clause({"one_shot": one_shot[:1], "sgd": []})
     unnamed = [dict(e, hosts={0: bare, 1: bare, 2: None}) for e in one_shot]     # no machine named: no evidence
-    assert "(the boot's id): 4 runs" in fs.instance_clause({"one_shot": unnamed, "sgd": []})
+    assert "records kept it: 4 runs" in fs.instance_clause({"one_shot": unnamed, "sgd": []})
     assert "differ by" not in fs.instance_clause({"one_shot": unnamed, "sgd": []})
     everywhere_here = [dict(e, hosts={0: here, 1: here, 2: here}) for e in one_shot]
     assert fs.instance_clause({"one_shot": everywhere_here, "sgd": []}) == ""
@@ -648,7 +649,7 @@ def test_the_gpu_note_counts_runs_names_the_gpu_and_the_library_paths(tmp_path):
     assert fs.gpu_fronts_note(fronts_of, tmp_path, planned=6).startswith(f"Measured on {host}: MNIST 2 of 54 runs;")
     (tmp_path / fs.KERNEL_PATHS).write_text(json.dumps({"paths": {"path a": ["x.json", "y.json"], "path b": ["z.json"]}}))
     note = fs.gpu_fronts_note(fronts_of, tmp_path)
-    assert "measured with 2 revisions of the library's GPU path" in note and "2 with path a; and 1 with path b, the library's path now" in note
+    assert "measured with 2 revisions of the library's GPU path" in note and "2 with path a; and 1 with path b, the path the library ships" in note
     assert fs.gpu_fronts_note({"mnist": fronts_of["cifar10"]}, tmp_path) == "No point has been measured on a GPU yet."
 
 
@@ -682,8 +683,8 @@ def test_a_point_borrowed_from_a_record_naming_no_machine_is_said_to_be_measured
     (refit,) = got["one_shot"]
     assert refit["hosts"] == {1: None} and 1 in refit["read_from"]
     text = fs.fronts_status("mnist", got, fs.load_budget_params(params))
-    assert ("is shown as read, and is measured again on its seed's machine when the fronts' command runs that "
-            "point: until then that seed is not compared") in text
+    assert ("neither read its labels through this section's ledger) is shown as read, and is measured again on its "
+            "seed's machine when the fronts' command runs that point: until then that seed is not compared") in text
 
 
 def test_the_bottom_lines_clause_follows_each_shape_of_the_answer():
@@ -691,16 +692,16 @@ def test_the_bottom_lines_clause_follows_each_shape_of_the_answer():
     can take: a range below a recipe range, every budget, none, a middle with no gain shown either way, and fronts
     that cross back and forth (then no range is claimed)."""
     crossing = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000, 9000], [90.0, 97.8, 99.2, 99.5], jitter=0.02))
-    assert fb.budget_clause("MNIST", crossing) == "on MNIST up to 202 s, the recipe from 2,020 s on"
+    assert fb.budget_clause("MNIST", crossing) == "on MNIST up to 202 s (the recipe from 2,020 s on)"
     below = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000], [90.0, 90.0, 90.0], jitter=0.02))
     assert fb.budget_clause("MNIST", below) == "on MNIST at every budget compared (20–2,020 s)"
     above = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000], [99.9, 99.9, 99.9], jitter=0.02))
-    assert fb.budget_clause("MNIST", above) == "on MNIST at no budget compared (20–2,020 s), the recipe at every one"
+    assert fb.budget_clause("MNIST", above) == "on MNIST at no budget compared (20–2,020 s; the recipe more accurate at each)"
     middle = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000, 9000], [90.0, 98.0, 98.51, 99.5], jitter=0.1))
     outcomes = [c["outcome"] for c in middle["comparisons"]]
     assert outcomes[0] == "gain" and outcomes[-1] == "loss" and "no gain shown" in outcomes and middle["divides"]
     clause = fb.budget_clause("MNIST", middle)
-    assert clause.startswith("on MNIST up to 20 s, no gain shown either way at ") and clause.endswith("the recipe from 9,090 s on")
+    assert clause.startswith("on MNIST up to 20 s (no gain shown either way at ") and clause.endswith("; the recipe from 9,090 s on)")
     back_and_forth = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000, 9000], [90.0, 99.9, 90.0, 99.9], jitter=0.02))
     assert not back_and_forth["divides"]
     assert fb.budget_clause("MNIST", back_and_forth) == (
@@ -710,13 +711,21 @@ def test_the_bottom_lines_clause_follows_each_shape_of_the_answer():
     assert fb.budget_clauses([("MNIST", below), ("Fashion-MNIST", below)]) == (
         "at every budget compared on MNIST (20–2,020 s) and Fashion-MNIST (20–2,020 s)")
     assert fb.budget_clauses([("MNIST", above), ("Fashion-MNIST", above)]) == (
-        "at no budget compared on MNIST (20–2,020 s) and Fashion-MNIST (20–2,020 s), the recipe at every one")
+        "at no budget compared: the recipe more accurate at each on MNIST (20–2,020 s) and Fashion-MNIST (20–2,020 s)")
     level = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000], [97.4, 98.3, 98.6], jitter=0.4))
     assert fb.uniform_outcome(level) == "no gain shown" and fb.uniform_outcome(middle) is None
     assert fb.budget_clauses([("MNIST", level), ("Fashion-MNIST", level)]) == (
         "at no budget compared: no gain shown either way on MNIST (20–2,020 s) and Fashion-MNIST (20–2,020 s)")
+    # every answer uniform, their outcomes different: the datasets of each outcome are named together
     assert fb.budget_clauses([("MNIST", below), ("Fashion-MNIST", above)]) == (
-        "on MNIST at every budget compared (20–2,020 s) and on Fashion-MNIST at no budget compared (20–2,020 s), "
-        "the recipe at every one")
+        "at every budget compared on MNIST (20–2,020 s), and at no budget compared on the others: the recipe more "
+        "accurate at each on Fashion-MNIST (20–2,020 s)")
+    assert fb.budget_clauses([("MNIST", level), ("Fashion-MNIST", level), ("CIFAR-10", above)]) == (
+        "at no budget compared: no gain shown either way on MNIST (20–2,020 s) and Fashion-MNIST (20–2,020 s), the "
+        "recipe more accurate at each on CIFAR-10 (20–2,020 s)")
+    # one answer not uniform: one clause per dataset, listed, what follows the one-shot range in parentheses
+    assert fb.budget_clauses([("MNIST", below), ("Fashion-MNIST", crossing), ("CIFAR-10", level)]) == (
+        "on MNIST at every budget compared (20–2,020 s), on Fashion-MNIST up to 202 s (the recipe from 2,020 s on) "
+        "and on CIFAR-10 at no budget compared (20–2,020 s; no gain shown either way)")
     assert fb.budget_clauses([("MNIST", below)]) == fb.budget_clause("MNIST", below)
     assert fb.budget_clauses([("MNIST", fb.crossing(ONE_SHOT, make_front("sgd", [1, 2], [90.0, 91.0])))]) == ""

@@ -365,7 +365,7 @@ def test_the_gain_rule_judges_the_opponent_once_both_sides_have_three_seeds(setu
     assert judged["ratio"] == pytest.approx(np.mean(seconds) / 200.0)
     text = fc.opponents_sentence(protocol)
     assert (f"On MNIST the earlier protocol's pick is {abs(judged['gap']):.2f} points below the PyTorch examples' MNIST CNN "
-            "(its own schedule) on the 3 seeds both ran, a loss by the book's gain rule, since the mean paired "
+            "(its own schedule) over 3 paired seeds, a loss by the book's gain rule, since the mean paired "
             "difference") in text
     # the seconds say over which seeds they are taken (a ratio only where one machine measured both)
     assert fc.seconds_ratio_words(protocol["mnist"]["seconds"], protocol["mnist"]["opponents"]["published"]["seconds"],

@@ -32,10 +32,11 @@ SPEC = {"seeds": [0, 1, 2], "datasets": {"mnist": {"sizes": SIZES, "budget_secon
 
 
 def halving_record(folder, dataset="mnist", seed=0, *, accuracy=99.0, total=1500.0, reads=1, pick=PICK,
-                   read_by=None, failed=0, load=(0.05, 0.3, 0.6)):
+                   read_by=None, failed=0, load=(0.05, 0.3, 0.6), host=None):
     """A halving record of 9 candidates (rung 0 keeps 3, rung 1 keeps 1: the pick), its test labels read
     ``reads`` times through a gate whose ledger is ``folder/test-reads.json`` (by ``read_by``, default
-    the pick); ``failed`` fits of rung 0 failed. Written to ``folder/<dataset>-seed<seed>.json``."""
+    the pick); ``failed`` fits of rung 0 failed; ``host``: the machine it names (none by default, as the
+    records older than hosts). Written to ``folder/<dataset>-seed<seed>.json``."""
     folder.mkdir(exist_ok=True)
     gate = TestGate({dataset: np.zeros(100, int)}, ledger=folder / "test-reads.json")
     for _ in range(reads):
@@ -53,6 +54,8 @@ def halving_record(folder, dataset="mnist", seed=0, *, accuracy=99.0, total=1500
                           "total": total},
               "peak_memory_gb": 3.5, "test_reads": gate.reads(dataset, seed),
               "load_average": {"started": None if load is None else list(load), "finished": [2.1, 2.2, 2.0]}}
+    if host is not None:
+        record["host"] = dict(host)
     (folder / f"{dataset}-seed{seed}.json").write_text(json.dumps(record), encoding="utf-8")
     return record
 
@@ -136,7 +139,15 @@ def test_a_seed_over_its_limit_is_reported_as_over(tmp_path):
     text = fs.halving_sentence(halving)
     assert "MNIST: 3 of 3 seeds run, 99.00 % ± 0.00 over 3 seeds" in text
     assert ("over its 30.0 min limit on seed 1; within the limit on every seed: does not hold (decided by seed 1, over "
-            "the limit after starting on a quiet machine)." in text)
+            "the limit after starting on a quiet machine; its record names no machine)." in text)
+    assert fs.limit_verdict(halving["mnist"], "mnist").detail.endswith("(the quiet rule satisfied); its record names no machine")
+    named = tmp_path / "named"              # a deciding record that names its machine is not said to name none
+    for seed, total in ((0, 1700.0), (1, 1950.0), (2, 1790.0)):
+        halving_record(named, seed=seed, total=total, host={"cpu": "AMD EPYC", "cores": 2, "instance": "7590c08ea73d"})
+    (tmp_path / "n").mkdir()
+    named_part = fs.record_halving(store_in(tmp_path / "n"), fs.halving_records(named), SPEC)["mnist"]
+    assert fs.unnamed_words(named_part) == "" and "(decided by seed 1, over the limit after starting on a quiet machine)." in (
+        fs.halving_sentence({"mnist": named_part}))
     assert "Fashion-MNIST and CIFAR-10: no seed run yet under the halving protocol." in text
     assert fs.against_limit(1800.0, 1800.0) == "at the 30.0 min limit"
     record = json.loads((folder / "mnist-seed1.json").read_text())
@@ -377,11 +388,13 @@ def test_the_fronts_answer_follows_the_sign_of_the_difference_and_the_figure_ren
              **({"host": dict(MACHINE)} if seed < 2 else {})}))
     got = fs.budget_fronts("mnist", out, params, halving_dir)
     assert fs.fronts_ready(got)
+    uneven = dict(got, marker=dict(got["marker"], selection={0: 280.0, 1: 320.0, 2: 300.0}))
+    assert "took a further 300 s per seed on the compared seeds (mean; 280–320 s)" in fb.choice_cost_sentence(uneven)
     text = fs.fronts_text("mnist", got, spec)
     assert text == (f"{fb.answer(got)['sentence']} The one-shot seconds count each refit alone: choosing its pick "
                     "(every rung of the halving protocol) took a further 300 s per seed on the compared seeds (mean), "
                     "between the budgets compared (20 s to 500 s), and the whole protocol (the star: the rungs, the "
-                    "refit on every training image and the scoring) 1,500 s; the recipe's seconds likewise leave out "
+                    "refit on every training image and the scoring) 1,500 s (mean over the same seeds); the recipe's seconds likewise leave out "
                     "how its published settings were found. (Seed 2's protocol record names no machine: its seconds "
                     "are in that mean as recorded.) Counting that choice too (each one-shot point's seconds plus its "
                     "seed's rungs), the gradient-trained recipe is more accurate than the one-shot model at every "
@@ -420,11 +433,11 @@ def test_fewer_than_three_seeds_at_a_point_give_no_answer_but_what_is_measured(b
                     "(N = 30, K ≤ 8: 3 of 3 seeds; N = all, K = the pick's: 3 of 3 seeds) and the recipe's front 2 of its 2 "
                     "declared points (1 epoch: 3 of 3 seeds; 4 epochs: 2 of 3 seeds); the whole halving protocol's "
                     "marker has 0 of 3 seeds. The answer waits for 3 seeds with every point of both fronts measured, each seed's "
-                    "points on one machine; so far 2 seeds have every point measured, 2 of them on one machine instance.")
+                    "points on one machine; so far seeds 0 and 1 have every point measured, each on one machine instance.")
     assert "more accurate" not in text
     fb.point_record_path(out, "mnist", fb.dataset_points(spec, "mnist")[3], 1).unlink()     # one whole seed left
     one = fs.fronts_text("mnist", fs.budget_fronts("mnist", out, params, halving_dir), spec)
-    assert one.endswith("; so far 1 seed has every point measured, on one machine instance.")
+    assert one.endswith("; so far seed 0 has every point measured, on one machine instance.")
     assert fs.fronts_figure("mnist", got) is not None
     assert fs.fronts_progress({"mnist": got}, spec) == (
         "Measured so far: 11 of the 12 declared runs (4 points × 3 seeds, both fronts of every dataset); no dataset "
@@ -536,16 +549,15 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     from greenelm_book.store.results import Result
 
     assert bottom_line.fronts_bottom(store, params) == (
-        "At equal seconds on two CPU cores, by the gain rule, the one-shot model (the protocol's pick) is more "
-        "accurate than the gradient-trained recipe (the PyTorch examples' MNIST CNN, Adadelta) on MNIST up to 20 s, the recipe from 500 s on, counting its refits alone")
+        "At equal seconds on two CPU cores, by the gain rule, the protocol's one-shot pick is more "
+        "accurate than the gradient-trained recipe (the PyTorch examples' MNIST CNN, Adadelta) on MNIST up to 20 s (the recipe from 500 s on), counting its refits alone")
     for name, values in (("selection-seconds", (300.0, 310.0, 320.0)), ("seconds", (1500.0, 1510.0, 1520.0))):
         key = f"mnist/frontier-halving/{name}"
         store.results[key] = Result(key, values, "s", {"seeds": [0, 1, 2]}, "frontier", "m", "", "")
     assert bottom_line.fronts_bottom(store, params) == (
-        "At equal seconds on two CPU cores, by the gain rule, the one-shot model (the protocol's pick) is more "
-        "accurate than the gradient-trained recipe (the PyTorch examples' MNIST CNN, Adadelta) on MNIST up to 20 s, the recipe from 500 s on, counting its refits alone; counting "
-        "its search too (300–320 s per compared seed), on MNIST at no budget compared (500 s), the "
-        "recipe at every one")
+        "At equal seconds on two CPU cores, by the gain rule, the protocol's one-shot pick is more "
+        "accurate than the gradient-trained recipe (the PyTorch examples' MNIST CNN, Adadelta) on MNIST up to 20 s (the recipe from 500 s on), counting its refits alone; counting "
+        "its search too (300–320 s per seed), at no budget compared")
     # the summary's second answer: the same fronts with each seed's selection seconds added to its one-shot points
     assert bottom_line.fronts_sentence(store, params).endswith(
         "Counting that search too (each one-shot point's seconds plus its seed's rungs): on MNIST (1 of the recipe's "
@@ -611,8 +623,8 @@ def test_fronts_measured_on_two_machines_are_not_compared(budget):
     assert fb.one_host(got) is None and not fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
     assert ("each seed's points on one machine (of the runs so far, 11 were measured on Test CPU, 2 cores, instance 0123456789ab; "
-            "1 was measured on Other CPU, 2 cores, instance ba9876543210); so far 3 seeds have every point measured, 2 of them "
-            "on one machine instance; the points of seed 2 name two machines") in text
+            "1 was measured on Other CPU, 2 cores, instance ba9876543210); so far seeds 0, 1 and 2 have every point measured, "
+            "seeds 0 and 1 each on one machine instance; the points of seed 2 name two machines") in text
     assert fb.seed_hosts(got) == {0: "Test CPU, 2 cores, instance 0123456789ab", 1: "Test CPU, 2 cores, instance 0123456789ab", 2: None}
     path.write_text(json.dumps({k: v for k, v in record.items() if k != "machine"}))
     unnamed = fs.fronts_text("mnist", fs.budget_fronts("mnist", out, params, halving_dir), spec)

@@ -441,3 +441,18 @@ def test_the_environment_page_does_not_call_the_book_s_hosts_one_machine():
     assert len(kernels) > 1 and "the timings were not all measured on one host: they record " in machines
     assert "executed on the same machine" not in page
     assert machines.split("; ", 1)[1] in page
+
+
+def test_the_total_of_recorded_runs_says_which_records_several_pages_read(tmp_path):
+    """The page's total counts each record once; a record two pages read is in both rows, so the sentence says
+    how many are shared and their time, and the rows' sum minus the shared time (counted again) is the total."""
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    one.write_text(json.dumps({"duration_seconds": 600.0}))
+    two.write_text(json.dumps({"duration_seconds": 60.0}))
+    assert environment.shared_records_words({one: 1, two: 1}) == "each counted once"
+    assert environment.shared_records_words({one: 3, two: 1}) == (
+        "each counted once; 1 record of 10.0 min is read by 3 pages, so the rows add to more")
+    assert environment.shared_records_words({one: 3, two: 2}) == (
+        "each counted once; 2 records of 11.0 min are read by up to 3 pages, so the rows add to more")
+    page = environment.environment_page(ROOT / "book")
+    assert "of recorded runs (each counted once" in page

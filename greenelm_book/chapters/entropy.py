@@ -17,7 +17,7 @@ import pandas as pd
 from .baselines import MLP_HIDDEN
 from .weight_statistics import histogram_entropy, near_zero_fraction, quantile_symmetry, weight_statistics
 from ..judging.rejudge import answer_as_scorecard
-from ..report import by_sign, colour, judge_qualitative, not_comparable, not_measurable
+from ..report import colour, judge_qualitative, not_comparable, not_measurable
 from .trained import elm_run, owned_result, sgd_run
 from ..judging.verdicts import conjunction, mean_beyond_bound
 
@@ -368,6 +368,21 @@ PART_WORDS = {"dense": {True: "dense", False: "sparse", None: "undecided: the in
               "sparse": {True: "sparse", False: "dense", None: "undecided: the interval crosses the bar"}}
 
 
+#: the near-zero share against a Gaussian's, by the 95 % interval over seeds (True: above it)
+NEAR_ZERO_WORDS = {True: "more than, by its 95 % interval over seeds,", False: "fewer than, by its 95 % interval over seeds,",
+                   None: "on neither side, by its 95 % interval over seeds, of"}
+
+
+def near_zero_side(fractions, gaussian_percent: float) -> bool | None:
+    """Whether the share of weights below 1 % of the largest (``fractions``: per seed, 0–1) lies above a
+    Gaussian sample's (``gaussian_percent``, %) by the 95 % interval of its mean over seeds (True), below it
+    (False), or neither (None): the chapter's one interval rule (:func:`~greenelm_book.judging.verdicts.
+    mean_beyond_bound`), as for density and breadth."""
+    verdict = mean_beyond_bound({"Green-ELM W2": [100 * f for f in fractions]}, gaussian_percent, "above",
+                                what="share below 1 % of the largest (%)")
+    return part_outcome(verdict)
+
+
 def part_outcome(verdict) -> bool | str | None:
     """A threshold part's outcome from its :func:`~greenelm_book.judging.verdicts.mean_beyond_bound` verdict:
     True (holds), False (does not hold), "partly" (some datasets), None (an interval straddles the bar)."""
@@ -532,7 +547,7 @@ def prose_numbers(store, rec: dict, stats: pd.DataFrame, facts: dict, *, headlin
                               False: "a narrow bulk under a few very large weights, not a broad distribution",
                               None: "the seeds spread too widely to say whether the tails are heavier than a "
                                     "Laplace's"}[broad],
-            "near_zero_words": by_sign(rec[elm_name, "near_zero"].mean * 100 - gauss_near, "more than", "fewer than"),
+            "near_zero_words": NEAR_ZERO_WORDS[near_zero_side(rec[elm_name, "near_zero"].values, gauss_near)],
             # a ranking of means, no side judged (its seeds may spread over the others' values): said as such
             "tails_rank": ("has the largest mean excess kurtosis of the sets compared, a ranking of means with no "
                            "side judged"

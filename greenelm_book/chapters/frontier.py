@@ -613,14 +613,14 @@ def gain_outcome_words(judged: dict) -> str:
 
 def pick_gap_words(judged: dict, opponent: str, pick: str | None = None) -> str:
     """A protocol's pick against ``opponent`` in words, by :func:`opponent_gain`'s ``judged``: "<pick> is 9.22
-    points below <opponent> on the 3 seeds both ran" where the book's gain rule decides a side (3 seeds or
+    points below <opponent> over 3 paired seeds" (the seeds both ran) where the book's gain rule decides a side (3 seeds or
     more), else "<pick> and <opponent> are 0.44 points apart on the means on seed 0, the one seed both ran (no
     direction judged)"; without ``pick``, the same without a subject ("9.22 points below <opponent> …", "0.44
     points from <opponent> on the means …")."""
     from ..judging.verdicts import MIN_GAIN_RUNS
 
     common, gap = judged["seeds"], judged["gap"]
-    seeds = f"on the {len(common)} seeds both ran" if len(common) > 1 else f"on seed {common[0]}, the one seed both ran"
+    seeds = f"over {len(common)} paired seeds" if len(common) > 1 else f"on seed {common[0]}, the one seed both ran"
     if judged["outcome"] in ("gain", "loss") and len(common) >= MIN_GAIN_RUNS:       # a side the rule decided
         said = f"{abs(gap):.2f} points {by_sign(gap, 'above', 'below', 'level with')} {opponent} {seeds}"
         return f"{pick} is {said}" if pick else said

@@ -345,9 +345,13 @@ def choice_cost_sentence(fronts_of: Mapping, judged: Mapping | None = None) -> s
                  "names no machine, or another than its points")
         caveat = (f" ({seeds_text(elsewhere).capitalize()}'s protocol record {names}: "
                   f"{'its' if len(elsewhere) == 1 else 'their'} seconds are in that mean as recorded.)")
+    spread = list(marker["selection"].values())
+    each = (f"; {min(spread):,.0f}–{max(spread):,.0f} s" if len(spread) > 1 and f"{min(spread):,.0f}" != f"{max(spread):,.0f}"
+            else "")
     return (f"The one-shot seconds count each refit alone: choosing its pick (every rung of the halving protocol) "
-            f"took a further {cost:,.0f} s per seed on the compared seeds (mean){than}, and the whole protocol (the "
-            f"star: the rungs, the refit on every training image and the scoring) {whole:,.0f} s; the recipe's "
+            f"took a further {cost:,.0f} s per seed on the compared seeds (mean{each}){than}, and the whole protocol "
+            f"(the star: the rungs, the refit on every training image and the scoring) {whole:,.0f} s (mean over "
+            f"the same seeds); the recipe's "
             f"seconds likewise leave out how its published settings were found.{caveat}")
 
 
@@ -932,53 +936,59 @@ def uniform_outcome(result: Mapping) -> str | None:
     return outcomes.pop() if len(outcomes) == 1 else None
 
 
-#: the words of a uniform answer (:func:`uniform_outcome`): before its budgets, beside them inside their
-#: parentheses, and after them
-_UNIFORM_WORDS = {"gain": ("at every budget compared", "", ""),
-                  "loss": ("at no budget compared", "", ", the recipe at every one"),
-                  "no gain shown": ("at no budget compared", "; no gain shown either way", "")}
+#: the words of a uniform answer (:func:`uniform_outcome`): before its budgets, and beside them inside their
+#: parentheses
+_UNIFORM_WORDS = {"gain": ("at every budget compared", ""),
+                  "loss": ("at no budget compared", "; the recipe more accurate at each"),
+                  "no gain shown": ("at no budget compared", "; no gain shown either way")}
+
+#: where every answer is uniform, the words that name the datasets of one outcome together (:func:`budget_clauses`)
+_GROUP_WORDS = {"gain": "at every budget compared on", "no gain shown": "no gain shown either way on",
+                "loss": "the recipe more accurate at each on"}
 
 
 def budget_clause(name: str, result: Mapping) -> str:
     """Where, on dataset ``name``, the one-shot model is more accurate than the recipe by :func:`crossing`'s
-    ``result``, as a clause of one sentence: "on MNIST at every budget compared (42–611 s)", "on
-    Fashion-MNIST up to 92 s, no gain shown either way at 190–665 s", "on CIFAR-10 at no budget compared (250 s), the
-    recipe at every one"; "" when nothing was compared."""
+    ``result``, as one clause of a list, everything past the one-shot model's range inside parentheses: "on MNIST
+    at every budget compared (42–611 s)", "on Fashion-MNIST up to 92 s (no gain shown either way at 190–665 s)",
+    "on CIFAR-10 up to 296 s (the recipe from 582 s on)", "on CIFAR-10 at no budget compared (250 s; the recipe
+    more accurate at each)"; "" when nothing was compared."""
     comparisons = result["comparisons"]
     if not comparisons:
         return ""
     span = _span_text([c["seconds"] for c in comparisons])
     uniform = uniform_outcome(result)
     if uniform is not None:
-        lead, beside, after = _UNIFORM_WORDS[uniform]
-        return f"on {name} {lead} ({span}{beside}){after}"
+        lead, beside = _UNIFORM_WORDS[uniform]
+        return f"on {name} {lead} ({span}{beside})"
     if not result["divides"]:
         return f"on {name} in no one range of the budgets compared ({span}): the fronts cross back and forth"
     up_to, sgd_from, between = result["one_shot_up_to"], result["sgd_from"], result["between"]
-    parts = [f"on {name} " + (f"up to {_seconds_text(up_to)}" if up_to is not None else "at no budget compared")]
-    if between:
-        parts.append(f"no gain shown either way at {_span_text(between)}")
-    if sgd_from is not None:
-        parts.append(f"the recipe from {_seconds_text(sgd_from)} on")
-    return ", ".join(parts)
+    rest = ([f"no gain shown either way at {_span_text(between)}"] if between else []) + (
+        [f"the recipe from {_seconds_text(sgd_from)} on"] if sgd_from is not None else [])
+    return (f"on {name} " + (f"up to {_seconds_text(up_to)}" if up_to is not None else "at no budget compared")
+            + (f" ({'; '.join(rest)})" if rest else ""))
 
 
 def budget_clauses(answers: Sequence[tuple[str, Mapping]]) -> str:
-    """:func:`budget_clause` of each (dataset name, :func:`crossing`'s result), joined with "and"; where every
-    answer has one and the same uniform outcome, the datasets share one clause, each with its budgets: "at no
-    budget compared: no gain shown either way on MNIST (611 s) and Fashion-MNIST (665 s)"; "" when none compared any."""
+    """:func:`budget_clause` of each (dataset name, :func:`crossing`'s result) as one list; where every answer is
+    uniform (one outcome at every budget), the datasets of one outcome are named together, each with its
+    budgets: "at no budget compared: no gain shown either way on MNIST (611 s) and Fashion-MNIST (665 s), the
+    recipe more accurate at each on CIFAR-10 (1,111 s)"; "" when none compared any."""
     from ..report import and_list            # lazily, as the module's other imports of the book's report
 
     compared = [(name, result) for name, result in answers if result["comparisons"]]
-    outcomes = {uniform_outcome(result) for _, result in compared}
-    if len(compared) > 1 and len(outcomes) == 1 and None not in outcomes:
-        lead, beside, after = _UNIFORM_WORDS[outcomes.pop()]
-        spans = and_list([f"{name} ({_span_text([c['seconds'] for c in result['comparisons']])})"
-                          for name, result in compared])
-        if beside:                                     # no gain shown either way: said before the datasets
-            return f"{lead}: {beside.removeprefix('; ')} on {spans}"
-        return f"{lead} on {spans}{after}"
-    return " and ".join(budget_clause(name, result) for name, result in compared)
+    outcomes = [uniform_outcome(result) for _, result in compared]
+    if len(compared) < 2 or None in outcomes:
+        return and_list([budget_clause(name, result) for name, result in compared]) if compared else ""
+    groups: dict[str, list[str]] = {}
+    for (name, result), outcome in zip(compared, outcomes):
+        groups.setdefault(outcome, []).append(f"{name} ({_span_text([c['seconds'] for c in result['comparisons']])})")
+    rest = [f"{_GROUP_WORDS[o]} {and_list(groups[o])}" for o in ("no gain shown", "loss") if o in groups]
+    if "gain" not in groups:
+        return "at no budget compared: " + ", ".join(rest)
+    return f"{_GROUP_WORDS['gain']} {and_list(groups['gain'])}" + (
+        f", and at no budget compared on the others: {', '.join(rest)}" if rest else "")
 
 
 def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Sequence[Mapping], how: bool = True,

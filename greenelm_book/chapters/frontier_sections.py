@@ -196,6 +196,20 @@ def quiet_overruns(part: Mapping) -> list:
             if loads[f"seed {s}"] is not None and judge_quiet(loads[f"seed {s}"])[0]]
 
 
+def unnamed_words(part: Mapping) -> str:
+    """Which of the seeds that decide the limit (:func:`quiet_overruns`) have records naming no machine
+    (:func:`~greenelm_book.chapters.frontier_budget.record_host`: older than the records' ``"host"``), as a
+    clause: "; their records name no machine", "; of these, seed 0 names no machine"; "" when each names one."""
+    by_seed = dict(zip(part["seeds"], part["runs"]))
+    deciding = quiet_overruns(part)
+    unnamed = [s for s in deciding if fb.record_host(by_seed[s]) is None]
+    if not unnamed:
+        return ""
+    if len(unnamed) == len(deciding):
+        return f"; {'its record names' if len(unnamed) == 1 else 'their records name'} no machine"
+    return f"; of these, {', '.join(f'seed {s}' for s in unnamed)} name{'s' if len(unnamed) == 1 else ''} no machine"
+
+
 def limit_verdict(part: Mapping, dataset: str):
     """Whether the whole protocol stays within its limit on every seed recorded
     (:func:`~greenelm_book.report.judge_qualitative`), bounded by the book's rules
@@ -203,7 +217,8 @@ def limit_verdict(part: Mapping, dataset: str):
     started (:func:`started_loads`; a seed that read none is not quiet) and the seeds rule with the gain
     rule's seeds (3): fewer seeds, or a seed not started on a quiet machine, give no verdict. A seed that
     started on a quiet machine and ran over the limit decides alone: the claim is about every seed, and the
-    seeds that did not start quiet cannot undo a quiet seed's overrun."""
+    seeds that did not start quiet cannot undo a quiet seed's overrun. Deciding seeds whose records name no
+    machine (:func:`~greenelm_book.chapters.frontier_budget.record_host`) are said to."""
     from ..judging.verdicts import MIN_GAIN_RUNS, evidence_bound
     from ..report import Verdict
 
@@ -218,7 +233,7 @@ def limit_verdict(part: Mapping, dataset: str):
     if quiet_over:
         return Verdict("does not hold", verdict.ours,
                        f"{verdict.detail}; decided by {', '.join(quiet_over)}, over the limit after starting on a "
-                       "quiet machine (the quiet rule satisfied)")
+                       f"quiet machine (the quiet rule satisfied){unnamed_words(part)}")
     unread = [seed for seed, load in loads.items() if load is None]
     return evidence_bound(verdict, seeds={DATASET_NAMES.get(dataset, dataset): len(seconds)},
                           loads={seed: load for seed, load in loads.items() if load is not None},
@@ -260,7 +275,7 @@ def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
         if deciding:            # one quiet seed over the limit refutes "every seed", however many have run
             text += (f"; within the limit on every seed: {judged.label} (decided by seed"
                      f"{'' if len(deciding) == 1 else 's'} {', '.join(map(str, deciding))}, over the limit after "
-                     "starting on a quiet machine)")
+                     f"starting on a quiet machine{unnamed_words(part)})")
         elif len(part["seeds"]) < MIN_GAIN_RUNS:
             text += f"; no verdict from fewer than {MIN_GAIN_RUNS} seeds (the seeds rule)"
         elif rule_of(judged) == "quiet_rule":
@@ -642,9 +657,11 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     progress = ""
     if complete:            # what stands in the way: the points, or the machines they name
         whole = fb.compared_seeds(fronts_of)
-        where = (f"{len(whole) if whole else 'none'} of them on one machine instance" if len(complete) > 1 else
-                 "on one machine instance" if whole else "not on one machine instance")
-        progress = (f"; so far {len(complete)} seed{'s have' if len(complete) > 1 else ' has'} every point "
+        where = ("each on one machine instance" if whole == complete and len(complete) > 1 else
+                 f"{fb.seeds_text(whole)}{' each' if len(whole) > 1 else ''} on one machine instance" if whole and len(complete) > 1
+                 else "none of them on one machine instance" if len(complete) > 1
+                 else "on one machine instance" if whole else "not on one machine instance")
+        progress = (f"; so far {fb.seeds_text(complete)} {'have' if len(complete) > 1 else 'has'} every point "
                     f"measured, {where}")
     hosts = Counter(host for entry in points for host in entry.get("hosts", {}).values())
     if len(hosts) > 1 or None in hosts:
@@ -658,9 +675,10 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     borrowed = any(entry.get("hosts", {}).get(seed) is None and seed in entry.get("read_from", {})
                    for entry in points for seed in entry["seeds"])
     if borrowed:
-        said += ("; a point read from a record that names no machine (the recipe's own-schedule run of §4, the "
-                 "protocol's own refit) is shown as read, and is measured again on its seed's machine when the "
-                 "fronts' command runs that point: until then that seed is not compared")
+        said += ("; a point read from another run's record that names no machine (the recipe's own-schedule run of "
+                 "§4, the protocol's own refit; neither read its labels through this section's ledger) is shown as "
+                 "read, and is measured again on its seed's machine when the fronts' command runs that point: until "
+                 "then that seed is not compared")
     named = fb.hosts_by_seed(points)
     mixed = sorted(seed for seed, hosts in named.items() if len(hosts - {None}) > 1)
     if mixed:
@@ -688,20 +706,23 @@ def instance_clause(fronts_of: Mapping) -> str:
                 groups.setdefault(p["hosts"][seed], []).append(p["seconds"][seed])
         if len(groups) > 1:
             means = [float(np.mean(v)) for v in groups.values()]
-            ratios.append(max(means) / min(means))
+            ratios.append((max(means) / min(means), p["label"]))
+    values = [r for r, _ in ratios]
     if not ratios:
         evidence = ""
-    elif f"{min(ratios):.1f}" == f"{max(ratios):.1f}":       # one ratio as printed: no median and range to give
-        shared = "the one declared point" if len(ratios) == 1 else f"each of the {len(ratios)} declared points"
-        evidence = f" (on {shared} they share, the machines named here differ {max(ratios):.1f}× in seconds)"
+    elif f"{min(values):.1f}" == f"{max(values):.1f}":       # one ratio as printed: no median and range to give
+        shared = (f"the one declared point they share ({ratios[0][1]})" if len(ratios) == 1 else
+                  f"each of the {len(ratios)} declared points they share")
+        evidence = f" (on {shared}, the machines named here differ {max(values):.1f}× in mean seconds)"
     else:
-        evidence = (f" (on the same declared points the machines named here differ by a median {np.median(ratios):.1f}× "
-                    f"in seconds, up to {max(ratios):.1f}×)")
+        widest = max(ratios)[1]
+        evidence = (f" (on the {len(ratios)} declared points measured on more than one of the machines named here, "
+                    f"their mean seconds differ by a median {np.median(values):.1f}×, up to {max(values):.1f}× at {widest})")
     named = ("a GPU and its host's CPU model and cores, which do not tell two machines apart" if device == "GPU" else
              f"a CPU model and cores, which virtual machines of different speeds share{evidence}")
-    return (f"; a {device} point's record now names its machine's instance (the boot's id): {bare} "
-            f"run{'s' if bare > 1 else ''} recorded before it did name only {named}, so a seed whose points do "
-            "not all name one instance is not compared")
+    return (f"; a {device} point's record names its machine's instance (the boot's id) only since records kept it: "
+            f"{bare} run{'s' if bare > 1 else ''} recorded earlier name{'' if bare > 1 else 's'} only {named}, so a "
+            "seed whose points do not all name one instance is not compared")
 
 
 def fronts_progress(fronts_by_dataset: Mapping, spec: Mapping) -> str:
@@ -769,7 +790,7 @@ def gpu_fronts_note(fronts_by_dataset: Mapping, gpu_dir: str | Path, planned: in
     """The sentence that opens the GPU's figures: how many of each dataset's declared runs (points × the
     ``planned`` seeds) were measured on the GPU (a dataset with none named as such), on which GPU, and, from
     :data:`KERNEL_PATHS` where it exists, how many one-shot records each revision of the library's GPU
-    path measured (the last listed is the library's path now)."""
+    path measured (the last listed is the path the library ships)."""
     parts, none = [], []
     for dataset, fronts_of in fronts_by_dataset.items():
         name = DATASET_NAMES.get(dataset, dataset)
@@ -795,8 +816,8 @@ def gpu_fronts_note(fronts_by_dataset: Mapping, gpu_dir: str | Path, planned: in
             said += (f" The one-shot points were measured with {len(counts)} revisions of the library's GPU path, "
                      "which changed between invocations of the command "
                      "after 60,000-row kernels did not factorise on the GPU (those fits failed before any "
-                     "test read, and ran again): " + "; ".join(counts[:-1]) + f"; and {counts[-1]}, the library's "
-                     f"path now; `{Path(gpu_dir).as_posix()}/{KERNEL_PATHS}` lists each record's.")
+                     "test read, and ran again): " + "; ".join(counts[:-1]) + f"; and {counts[-1]}, the path the "
+                     f"library ships; `{Path(gpu_dir).as_posix()}/{KERNEL_PATHS}` lists each record's.")
     return said
 
 

@@ -105,6 +105,22 @@ def records_seconds(paths) -> tuple[float, int]:
     return total, missing
 
 
+def shared_records_words(pages_reading: dict) -> str:
+    """How the total of recorded runs counts records several pages read (``pages_reading``: {record path: how
+    many pages read it}), so a reader can add the rows: "each counted once; 1 record of 41.8 min is read by 3
+    pages, so the rows add to more"; "each counted once" when no record is shared."""
+    shared = sorted(path for path, pages in pages_reading.items() if pages > 1)
+    if not shared:
+        return "each counted once"
+    seconds, _ = records_seconds(shared)
+    most = max(pages_reading[path] for path in shared)
+    pages = f"{most} pages" if all(pages_reading[p] == most for p in shared) else f"up to {most} pages"
+    one = len(shared) == 1
+    return (f"each counted once; {len(shared)} record{'' if one else 's'}"
+            + (f" of {duration_text(seconds)}" if seconds else "")
+            + f" {'is' if one else 'are'} read by {pages}, so the rows add to more")
+
+
 def _records_text(paths) -> str:
     if not paths:
         return "–"
@@ -207,6 +223,7 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
 
     source_dir = Path(source_dir)
     rows, machines, executed_seconds, read = [], [], 0.0, set()    # read: every record a page reads, once
+    pages_reading: dict = {}                                        # record: how many pages read it
     for name in chapters(toc):
         path = source_dir / f"{name}.ipynb"
         meta = nbformat.read(path, as_version=4).metadata if path.is_file() else {}
@@ -221,6 +238,8 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
             recorded = "reads the others'"
         records = records_read(name, _stored_results(source_dir, name))
         read.update(records)
+        for record in set(records):
+            pages_reading[record] = pages_reading.get(record, 0) + 1
         machines.append(where)
         rows.append([f"{{doc}}`{name} <{name}>`", ours.get("profile", "–"), recorded, took, _records_text(records),
                      str(pm.get("start_time", "–"))[:10], where])
@@ -259,7 +278,8 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         "frontier's protocol, fixed-measurement and opponent runs; the benchmark reports a result names "
         "as its source). *Page executed* is the day of the execution that wrote the page. "
         f"In all: {duration_text(executed_seconds)} of chapter computation and "
-        f"{duration_text(records_seconds(sorted(read))[0])} of recorded runs (each counted once). {where}", "",
+        f"{duration_text(records_seconds(sorted(read))[0])} of recorded runs ({shared_records_words(pages_reading)}). "
+        f"{where}", "",
         *_hosts_section(source_dir, toc),
         f"Exact versions of the main packages ({len(pins)} pinned in all, in `constraints.txt`): "
         f"{versions}.", "",

@@ -474,7 +474,7 @@ BRIEF_SCOPE = ("; those minutes are training alone, the protocol's its whole sea
 def pick_against_recipe(store: Store, dataset: str) -> str:
     """The halving protocol's pick on ``dataset`` against the gradient-trained recipe at its own schedule, paired
     by seed and judged as the frontier page's §4 judges it (:func:`~greenelm_book.chapters.frontier.opponent_gain`),
-    from the store: "9.22 points below Jordan's airbench94 (its own schedule) on the 3 seeds both ran: a loss by the
+    from the store: "9.22 points below Jordan's airbench94 (its own schedule) over 3 paired seeds: a loss by the
     gain rule"; "" when either side has no result or they share no seed."""
     from ..chapters.frontier import RECIPE_WORDS, SCHEDULE_WORDS, gain_outcome_words, opponent_gain, pick_gap_words
     from ..chapters.frontier_opponents import RECIPES, opponent_key
@@ -554,8 +554,9 @@ def fronts_bottom(store: Store, params=None) -> str:
     training seconds on two CPU cores, where the one-shot model is more accurate than the gradient-trained
     recipe, one clause per answered dataset (:func:`~greenelm_book.chapters.frontier_budget.budget_clause`),
     what the one-shot seconds leave out (choosing the pick: the protocol's selection seconds, their range over
-    those datasets' seeds), the answers with it counted, and the datasets not answered yet; "" when none is
-    answered. Datasets with one and the same uniform answer share a clause
+    those datasets' seeds), the answers with it counted (where the one-shot model is more accurate at no
+    budget then, just that: the frontier page and the headline findings say which side is, where), and the
+    datasets not answered yet; "" when none is answered. Datasets with one and the same uniform answer share a clause
     (:func:`~greenelm_book.chapters.frontier_budget.budget_clauses`)."""
     from ..chapters.frontier import RECIPE_WORDS
     from ..chapters.frontier_budget import OPTIMIZER_WORDS, budget_clauses, load_budget
@@ -565,17 +566,20 @@ def fronts_bottom(store: Store, params=None) -> str:
     clauses = budget_clauses([(a.name, a.result) for a in answered])
     if not clauses:
         return ""
-    counted = budget_clauses([(a.name, a.counted) for a in answered if a.counted is not None])
+    counted = [(a.name, a.counted) for a in answered if a.counted is not None]
+    said = budget_clauses(counted)
+    if said and not any(c["outcome"] == "gain" for _, result in counted for c in result["comparisons"]):
+        said = "at no budget compared"          # the page and the headline findings say which side, where
     choosing = [v for a in answered if a.counted is not None for v in a.choice_seconds]
-    also = (f"; counting its search too ({min(choosing):,.0f}–{max(choosing):,.0f} s per compared "
-            f"seed), {counted}" if counted else "")
+    also = (f"; counting its search too ({min(choosing):,.0f}–{max(choosing):,.0f} s per seed), {said}"
+            if said else "")
     waits = (f"; {and_list(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet" if waiting else "")
     recipes: dict[str, list] = {}                   # each recipe named once, with the datasets it opposes
     for a in answered:
         recipes.setdefault(RECIPES[a.dataset], []).append(a.name)
     against = "; ".join(f"{RECIPE_WORDS[r]}, {OPTIMIZER_WORDS[r]}" + (f", on {and_list(names)}" if len(recipes) > 1 else "")
                         for r, names in recipes.items())
-    return ("At equal seconds on two CPU cores, by the gain rule, the one-shot model (the protocol's pick) is more "
+    return ("At equal seconds on two CPU cores, by the gain rule, the protocol's one-shot pick is more "
             f"accurate than the gradient-trained recipe ({against}) {clauses}, "
             f"counting its refits alone{also}{waits}")
 
