@@ -271,8 +271,8 @@ def ladder_markdown(widest: tuple[float, str] | None = None) -> str:
     and every chapter test's threshold with its reason (:data:`~greenelm_book.judging.verdicts.THRESHOLDS`),
     as two Markdown tables. ``widest``: :func:`widest_accuracy_spread`, stated beside the reason of
     :data:`SPREAD_THRESHOLD`."""
-    from ..judging.verdicts import (DIRECTION_LABELS, GAIN_LABELS, LADDER, NO_DIRECTION_WHY, NOT_COMPARABLE_WHY,
-                                    THRESHOLDS)
+    from ..judging.verdicts import (DIRECTION_LABELS, GAIN_LABELS, LADDER, MIN_GAIN_RUNS, NO_DIRECTION_WHY,
+                                    NOT_COMPARABLE_WHY, THRESHOLDS)
 
     lines = ["**The ladder** (every label a verdict can take, each given by one condition; for any judgement "
              "exactly one condition holds, and no label implies another):", "", "| label | requires |",
@@ -281,7 +281,9 @@ def ladder_markdown(widest: tuple[float, str] | None = None) -> str:
     gains = ", ".join(f"\"{'a ' if word in ('gain', 'loss') else ''}{word}\" means *{label}*"
                       for word, label in GAIN_LABELS.items())
     lines += ["", f"The frontier's gain rule states its outcome in words of its own, not labels, each meaning one "
-                  f"label of the claim \"B gains over A\" (paired over seeds): {gains}. A direction (faster, "
+                  f"label of the claim \"B gains over A\" (paired over seeds, at least {MIN_GAIN_RUNS}, each running "
+                  f"both; its bar is twice the standard deviation of the paired differences, or a stated floor where "
+                  f"larger; the ladder's n ≥ 5 is for numbers against the paper's): {gains}. A direction (faster, "
                   f"slower, shorter, longer, closer, grows) is stated only where a test decides one, its interval "
                   f"wholly on one side: beside a label that decides one ({', '.join(DIRECTION_LABELS)}), or, for "
                   f"a comparison that is no claim of the paper, beside the test that decided it and its interval; "
