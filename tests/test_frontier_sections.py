@@ -139,15 +139,18 @@ def test_a_seed_over_its_limit_is_reported_as_over(tmp_path):
     text = fs.halving_sentence(halving)
     assert "MNIST: 3 of 3 seeds run, 99.00 % ± 0.00 over 3 seeds" in text
     assert ("over its 30.0 min limit on seed 1; within the limit on every seed: does not hold (decided by seed 1, over "
-            "the limit after starting on a quiet machine; its record names no machine)." in text)
-    assert fs.limit_verdict(halving["mnist"], "mnist").detail.endswith("(the quiet rule satisfied); its record names no machine")
+            "the limit after starting on a quiet machine; seed 1 names no machine)." in text)
+    assert fs.limit_verdict(halving["mnist"], "mnist").detail.endswith("(the quiet rule satisfied); seed 1 names no machine")
     named = tmp_path / "named"              # a deciding record that names its machine is not said to name none
-    for seed, total in ((0, 1700.0), (1, 1950.0), (2, 1790.0)):
-        halving_record(named, seed=seed, total=total, host={"cpu": "AMD EPYC", "cores": 2, "instance": "7590c08ea73d"})
+    for seed, total, gemm in ((0, 1700.0, 90.0), (1, 1950.0, 34.4), (2, 1790.0, 98.8)):
+        halving_record(named, seed=seed, total=total, host={"cpu": "AMD EPYC", "cores": 2, "gemm_gflops": gemm})
     (tmp_path / "n").mkdir()
     named_part = fs.record_halving(store_in(tmp_path / "n"), fs.halving_records(named), SPEC)["mnist"]
-    assert fs.unnamed_words(named_part) == "" and "(decided by seed 1, over the limit after starting on a quiet machine)." in (
-        fs.halving_sentence({"mnist": named_part}))
+    # a record that names its machine is not said to name none; its GEMM rate is set beside those within the limit
+    assert fs.overrun_hosts_words(named_part) == (
+        "; seed 1 read a float64 GEMM rate of 34.4 GFLOP/s when it started, the seeds within the limit 90.0–98.8")
+    assert ("(decided by seed 1, over the limit after starting on a quiet machine; seed 1 read a float64 GEMM rate of "
+            "34.4 GFLOP/s when it started, the seeds within the limit 90.0–98.8)") in fs.halving_sentence({"mnist": named_part})
     assert "Fashion-MNIST and CIFAR-10: no seed run yet under the halving protocol." in text
     assert fs.against_limit(1800.0, 1800.0) == "at the 30.0 min limit"
     record = json.loads((folder / "mnist-seed1.json").read_text())

@@ -196,18 +196,30 @@ def quiet_overruns(part: Mapping) -> list:
             if loads[f"seed {s}"] is not None and judge_quiet(loads[f"seed {s}"])[0]]
 
 
-def unnamed_words(part: Mapping) -> str:
-    """Which of the seeds that decide the limit (:func:`quiet_overruns`) have records naming no machine
-    (:func:`~greenelm_book.chapters.frontier_budget.record_host`: older than the records' ``"host"``), as a
-    clause: "; their records name no machine", "; of these, seed 0 names no machine"; "" when each names one."""
+def overrun_hosts_words(part: Mapping) -> str:
+    """What the records of the seeds that decide the limit (:func:`quiet_overruns`) say of their machines, as a
+    clause: which name none (:func:`~greenelm_book.chapters.frontier_budget.record_host`: older than the records'
+    ``"host"``), and the float64 GEMM rate the others read when they started beside the rates of the seeds that
+    stayed within the limit ("; seeds 0 and 1 name no machine; seed 2 read a GEMM rate of 34.4 GFLOP/s, the seeds
+    within the limit 88.4–98.8"): an absolute limit is a machine's, and the machines differ; "" when no deciding
+    seed's record leaves that to say."""
+    from ..report import and_list
+
     by_seed = dict(zip(part["seeds"], part["runs"]))
     deciding = quiet_overruns(part)
     unnamed = [s for s in deciding if fb.record_host(by_seed[s]) is None]
-    if not unnamed:
-        return ""
-    if len(unnamed) == len(deciding):
-        return f"; {'its record names' if len(unnamed) == 1 else 'their records name'} no machine"
-    return f"; of these, {', '.join(f'seed {s}' for s in unnamed)} name{'s' if len(unnamed) == 1 else ''} no machine"
+    rate = {s: (by_seed[s].get("host") or {}).get("gemm_gflops") for s in part["seeds"]}
+    rated = [s for s in deciding if rate[s]]
+    within = sorted(float(rate[s]) for s in part["seeds"] if s not in seeds_over_limit(part["seconds"]) and rate[s])
+    said = ""
+    if unnamed:
+        said += f"; {fb.seeds_text(unnamed)} name{'s' if len(unnamed) == 1 else ''} no machine"
+    if rated and within:
+        rates = and_list([f"{float(rate[s]):.1f}" for s in rated])
+        span = f"{within[0]:.1f}" if f"{within[0]:.1f}" == f"{within[-1]:.1f}" else f"{within[0]:.1f}–{within[-1]:.1f}"
+        said += (f"; {fb.seeds_text(rated)} read a float64 GEMM rate of {rates} GFLOP/s "
+                 f"when {'they' if len(rated) > 1 else 'it'} started, the seeds within the limit {span}")
+    return said
 
 
 def limit_verdict(part: Mapping, dataset: str):
@@ -217,8 +229,8 @@ def limit_verdict(part: Mapping, dataset: str):
     started (:func:`started_loads`; a seed that read none is not quiet) and the seeds rule with the gain
     rule's seeds (3): fewer seeds, or a seed not started on a quiet machine, give no verdict. A seed that
     started on a quiet machine and ran over the limit decides alone: the claim is about every seed, and the
-    seeds that did not start quiet cannot undo a quiet seed's overrun. Deciding seeds whose records name no
-    machine (:func:`~greenelm_book.chapters.frontier_budget.record_host`) are said to."""
+    seeds that did not start quiet cannot undo a quiet seed's overrun. What the deciding seeds' records say of
+    their machines is said beside it (:func:`overrun_hosts_words`)."""
     from ..judging.verdicts import MIN_GAIN_RUNS, evidence_bound
     from ..report import Verdict
 
@@ -233,7 +245,7 @@ def limit_verdict(part: Mapping, dataset: str):
     if quiet_over:
         return Verdict("does not hold", verdict.ours,
                        f"{verdict.detail}; decided by {', '.join(quiet_over)}, over the limit after starting on a "
-                       f"quiet machine (the quiet rule satisfied){unnamed_words(part)}")
+                       f"quiet machine (the quiet rule satisfied){overrun_hosts_words(part)}")
     unread = [seed for seed, load in loads.items() if load is None]
     return evidence_bound(verdict, seeds={DATASET_NAMES.get(dataset, dataset): len(seconds)},
                           loads={seed: load for seed, load in loads.items() if load is not None},
@@ -275,7 +287,7 @@ def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
         if deciding:            # one quiet seed over the limit refutes "every seed", however many have run
             text += (f"; within the limit on every seed: {judged.label} (decided by seed"
                      f"{'' if len(deciding) == 1 else 's'} {', '.join(map(str, deciding))}, over the limit after "
-                     f"starting on a quiet machine{unnamed_words(part)})")
+                     f"starting on a quiet machine{overrun_hosts_words(part)})")
         elif len(part["seeds"]) < MIN_GAIN_RUNS:
             text += f"; no verdict from fewer than {MIN_GAIN_RUNS} seeds (the seeds rule)"
         elif rule_of(judged) == "quiet_rule":
