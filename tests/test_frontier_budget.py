@@ -604,16 +604,16 @@ def test_a_cpu_point_names_its_machine_instance_and_a_seed_without_one_is_not_co
     from greenelm_book.chapters import frontier_sections as fs
 
     clause = fs.instance_clause({"one_shot": one_shot, "sgd": sgd})
-    assert "6 runs recorded earlier name only a CPU model and cores" in clause
+    assert "6 of this dataset's runs, recorded earlier, name only a CPU model and cores" in clause
     assert "(on each of the 3 declared points they share, the machines named here differ 2.0× in mean seconds)" in clause
     assert "the one declared point they share (N = 2500), the machines named here differ 2.0×" in fs.instance_clause(
         {"one_shot": one_shot[:1], "sgd": []})
     uneven = [dict(sgd[0], seconds={0: 100.0, 1: 100.0, 2: 25.0})]           # 2.0× and 4.0×: a median and a range
     assert ("(on the 3 declared points measured on more than one of the machines named here, their mean seconds differ by "
             "a median 2.0×, up to 4.0× at 1 epoch)") in fs.instance_clause({"one_shot": one_shot, "sgd": uneven})
-    assert "(the boot's id) only since records kept it: 2 runs recorded earlier name only" in fs.instance_clause({"one_shot": one_shot[:1], "sgd": []})
+    assert "(the boot's id) only since records kept it: 2 of this dataset's runs, recorded earlier, name only" in fs.instance_clause({"one_shot": one_shot[:1], "sgd": []})
     unnamed = [dict(e, hosts={0: bare, 1: bare, 2: None}) for e in one_shot]     # no machine named: no evidence
-    assert "records kept it: 4 runs" in fs.instance_clause({"one_shot": unnamed, "sgd": []})
+    assert "records kept it: 4 of this dataset's runs" in fs.instance_clause({"one_shot": unnamed, "sgd": []})
     assert "differ by" not in fs.instance_clause({"one_shot": unnamed, "sgd": []})
     everywhere_here = [dict(e, hosts={0: here, 1: here, 2: here}) for e in one_shot]
     assert fs.instance_clause({"one_shot": everywhere_here, "sgd": []}) == ""
@@ -701,7 +701,7 @@ def test_the_bottom_lines_clause_follows_each_shape_of_the_answer():
     outcomes = [c["outcome"] for c in middle["comparisons"]]
     assert outcomes[0] == "gain" and outcomes[-1] == "loss" and "no gain shown" in outcomes and middle["divides"]
     clause = fb.budget_clause("MNIST", middle)
-    assert clause.startswith("on MNIST up to 20 s (no gain shown either way at ") and clause.endswith("; the recipe from 9,090 s on)")
+    assert clause == "on MNIST at 20 s (no gain shown either way at 202–2,020 s; the recipe at 9,090 s)"  # one budget each end
     back_and_forth = fb.crossing(ONE_SHOT, make_front("sgd", [20, 200, 2000, 9000], [90.0, 99.9, 90.0, 99.9], jitter=0.02))
     assert not back_and_forth["divides"]
     assert fb.budget_clause("MNIST", back_and_forth) == (

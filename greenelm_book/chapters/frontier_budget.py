@@ -951,8 +951,8 @@ def budget_clause(name: str, result: Mapping) -> str:
     """Where, on dataset ``name``, the one-shot model is more accurate than the recipe by :func:`crossing`'s
     ``result``, as one clause of a list, everything past the one-shot model's range inside parentheses: "on MNIST
     at every budget compared (42–611 s)", "on Fashion-MNIST up to 92 s (no gain shown either way at 190–665 s)",
-    "on CIFAR-10 up to 296 s (the recipe from 582 s on)", "on CIFAR-10 at no budget compared (250 s; the recipe
-    more accurate at each)"; "" when nothing was compared."""
+    "on CIFAR-10 at 303 s (the recipe at 584 s)" (a range of one compared budget said as that budget), "on
+    CIFAR-10 at no budget compared (250 s; the recipe more accurate at each)"; "" when nothing was compared."""
     comparisons = result["comparisons"]
     if not comparisons:
         return ""
@@ -964,10 +964,14 @@ def budget_clause(name: str, result: Mapping) -> str:
     if not result["divides"]:
         return f"on {name} in no one range of the budgets compared ({span}): the fronts cross back and forth"
     up_to, sgd_from, between = result["one_shot_up_to"], result["sgd_from"], result["between"]
-    rest = ([f"no gain shown either way at {_span_text(between)}"] if between else []) + (
-        [f"the recipe from {_seconds_text(sgd_from)} on"] if sgd_from is not None else [])
-    return (f"on {name} " + (f"up to {_seconds_text(up_to)}" if up_to is not None else "at no budget compared")
-            + (f" ({'; '.join(rest)})" if rest else ""))
+    first, last = comparisons[0]["seconds"], comparisons[-1]["seconds"]
+    # a range of one compared budget is said as that budget ("at 303 s"), never as a range past it
+    recipe = ([] if sgd_from is None else [f"the recipe at {_seconds_text(sgd_from)}"] if sgd_from == last else
+              [f"the recipe from {_seconds_text(sgd_from)} on"])
+    rest = ([f"no gain shown either way at {_span_text(between)}"] if between else []) + recipe
+    lead = ("at no budget compared" if up_to is None else
+            f"at {_seconds_text(up_to)}" if up_to == first else f"up to {_seconds_text(up_to)}")
+    return f"on {name} {lead}" + (f" ({'; '.join(rest)})" if rest else "")
 
 
 def budget_clauses(answers: Sequence[tuple[str, Mapping]]) -> str:

@@ -733,7 +733,8 @@ def instance_clause(fronts_of: Mapping) -> str:
     named = ("a GPU and its host's CPU model and cores, which do not tell two machines apart" if device == "GPU" else
              f"a CPU model and cores, which virtual machines of different speeds share{evidence}")
     return (f"; a {device} point's record names its machine's instance (the boot's id) only since records kept it: "
-            f"{bare} run{'s' if bare > 1 else ''} recorded earlier name{'' if bare > 1 else 's'} only {named}, so a "
+            f"{bare} of this dataset's run{'s' if bare > 1 else ''}, recorded earlier, name{'' if bare > 1 else 's'} "
+            f"only {named}, so a "
             "seed whose points do not all name one instance is not compared")
 
 

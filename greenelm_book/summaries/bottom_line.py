@@ -555,11 +555,11 @@ def fronts_bottom(store: Store, params=None) -> str:
     recipe, one clause per answered dataset (:func:`~greenelm_book.chapters.frontier_budget.budget_clause`),
     what the one-shot seconds leave out (choosing the pick: the protocol's selection seconds, their range over
     those datasets' seeds), the answers with it counted (where the one-shot model is more accurate at no
-    budget then, just that: the frontier page and the headline findings say which side is, where), and the
+    budget then, just that and the datasets where the recipe is), and the
     datasets not answered yet; "" when none is answered. Datasets with one and the same uniform answer share a clause
     (:func:`~greenelm_book.chapters.frontier_budget.budget_clauses`)."""
     from ..chapters.frontier import RECIPE_WORDS
-    from ..chapters.frontier_budget import OPTIMIZER_WORDS, budget_clauses, load_budget
+    from ..chapters.frontier_budget import budget_clauses, load_budget
     from ..chapters.frontier_opponents import RECIPES
 
     answered, waiting, _ = _answered_fronts(store, load_budget(params), "budget")
@@ -569,7 +569,8 @@ def fronts_bottom(store: Store, params=None) -> str:
     counted = [(a.name, a.counted) for a in answered if a.counted is not None]
     said = budget_clauses(counted)
     if said and not any(c["outcome"] == "gain" for _, result in counted for c in result["comparisons"]):
-        said = "at no budget compared"          # the page and the headline findings say which side, where
+        lost = [name for name, result in counted if any(c["outcome"] == "loss" for c in result["comparisons"])]
+        said = "at no budget compared" + (f" (the recipe more accurate on {and_list(lost)})" if lost else "")
     choosing = [v for a in answered if a.counted is not None for v in a.choice_seconds]
     also = (f"; counting its search too ({min(choosing):,.0f}–{max(choosing):,.0f} s per seed), {said}"
             if said else "")
@@ -577,9 +578,9 @@ def fronts_bottom(store: Store, params=None) -> str:
     recipes: dict[str, list] = {}                   # each recipe named once, with the datasets it opposes
     for a in answered:
         recipes.setdefault(RECIPES[a.dataset], []).append(a.name)
-    against = "; ".join(f"{RECIPE_WORDS[r]}, {OPTIMIZER_WORDS[r]}" + (f", on {and_list(names)}" if len(recipes) > 1 else "")
-                        for r, names in recipes.items())
-    return ("At equal seconds on two CPU cores, by the gain rule, the protocol's one-shot pick is more "
+    against = "; ".join(RECIPE_WORDS[r] + (f" on {and_list(names)}" if len(recipes) > 1 else "")
+                        for r, names in recipes.items())      # their optimizers are named on the frontier page
+    return ("At equal seconds on two CPU cores, by the gain rule, the one-shot pick is more "
             f"accurate than the gradient-trained recipe ({against}) {clauses}, "
             f"counting its refits alone{also}{waits}")
 
