@@ -942,9 +942,14 @@ _UNIFORM_WORDS = {"gain": ("at every budget compared", ""),
                   "loss": ("at no budget compared", "; the recipe more accurate at each"),
                   "no gain shown": ("at no budget compared", "; no gain shown either way")}
 
-#: where every answer is uniform, the words that name the datasets of one outcome together (:func:`budget_clauses`)
-_GROUP_WORDS = {"gain": "at every budget compared on", "no gain shown": "no gain shown either way on",
-                "loss": "the recipe more accurate at each on"}
+
+
+def _group_words(outcome: str) -> str:
+    """Where every answer is uniform, the words that name the datasets of one outcome together
+    (:func:`budget_clauses`), from :data:`_UNIFORM_WORDS`: "at every budget compared on", "no gain shown either
+    way on", "the recipe more accurate at each on"."""
+    lead, beside = _UNIFORM_WORDS[outcome]
+    return f"{beside.removeprefix('; ') or lead} on"
 
 
 def budget_clause(name: str, result: Mapping) -> str:
@@ -988,10 +993,10 @@ def budget_clauses(answers: Sequence[tuple[str, Mapping]]) -> str:
     groups: dict[str, list[str]] = {}
     for (name, result), outcome in zip(compared, outcomes):
         groups.setdefault(outcome, []).append(f"{name} ({_span_text([c['seconds'] for c in result['comparisons']])})")
-    rest = [f"{_GROUP_WORDS[o]} {and_list(groups[o])}" for o in ("no gain shown", "loss") if o in groups]
+    rest = [f"{_group_words(o)} {and_list(groups[o])}" for o in ("no gain shown", "loss") if o in groups]
     if "gain" not in groups:
         return "at no budget compared: " + ", ".join(rest)
-    return f"{_GROUP_WORDS['gain']} {and_list(groups['gain'])}" + (
+    return f"{_group_words('gain')} {and_list(groups['gain'])}" + (
         f", and at no budget compared on the others: {', '.join(rest)}" if rest else "")
 
 

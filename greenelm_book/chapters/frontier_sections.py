@@ -210,7 +210,8 @@ def overrun_hosts_words(part: Mapping) -> str:
     unnamed = [s for s in deciding if fb.record_host(by_seed[s]) is None]
     rate = {s: (by_seed[s].get("host") or {}).get("gemm_gflops") for s in part["seeds"]}
     rated = [s for s in deciding if rate[s]]
-    within = sorted(float(rate[s]) for s in part["seeds"] if s not in seeds_over_limit(part["seconds"]) and rate[s])
+    over = set(seeds_over_limit(part["seconds"]))
+    within = sorted(float(rate[s]) for s in part["seeds"] if s not in over and rate[s])
     said = ""
     if unnamed:
         said += f"; {fb.seeds_text(unnamed)} name{'s' if len(unnamed) == 1 else ''} no machine"
@@ -669,10 +670,14 @@ def fronts_status(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     progress = ""
     if complete:            # what stands in the way: the points, or the machines they name
         whole = fb.compared_seeds(fronts_of)
-        where = ("each on one machine instance" if whole == complete and len(complete) > 1 else
-                 f"{fb.seeds_text(whole)}{' each' if len(whole) > 1 else ''} on one machine instance" if whole and len(complete) > 1
-                 else "none of them on one machine instance" if len(complete) > 1
-                 else "on one machine instance" if whole else "not on one machine instance")
+        if len(complete) == 1:
+            where = "on one machine instance" if whole else "not on one machine instance"
+        elif whole == complete:
+            where = "each on one machine instance"
+        elif whole:
+            where = f"{fb.seeds_text(whole)}{' each' if len(whole) > 1 else ''} on one machine instance"
+        else:
+            where = "none of them on one machine instance"
         progress = (f"; so far {fb.seeds_text(complete)} {'have' if len(complete) > 1 else 'has'} every point "
                     f"measured, {where}")
     hosts = Counter(host for entry in points for host in entry.get("hosts", {}).values())

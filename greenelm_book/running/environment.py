@@ -3,6 +3,7 @@ results' measurement dates and hosts, and the run records and benchmark reports 
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from ..bench import machine_text
@@ -222,8 +223,8 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
     import nbformat
 
     source_dir = Path(source_dir)
-    rows, machines, executed_seconds, read = [], [], 0.0, set()    # read: every record a page reads, once
-    pages_reading: dict = {}                                        # record: how many pages read it
+    rows, machines, executed_seconds = [], [], 0.0
+    pages_reading: Counter = Counter()                  # every record a page reads: how many pages read it
     for name in chapters(toc):
         path = source_dir / f"{name}.ipynb"
         meta = nbformat.read(path, as_version=4).metadata if path.is_file() else {}
@@ -237,9 +238,7 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         if recorded == "–" and name in SUMMARY_CHAPTERS:
             recorded = "reads the others'"
         records = records_read(name, _stored_results(source_dir, name))
-        read.update(records)
-        for record in set(records):
-            pages_reading[record] = pages_reading.get(record, 0) + 1
+        pages_reading.update(set(records))
         machines.append(where)
         rows.append([f"{{doc}}`{name} <{name}>`", ours.get("profile", "–"), recorded, took, _records_text(records),
                      str(pm.get("start_time", "–"))[:10], where])
@@ -278,7 +277,7 @@ def environment_page(source_dir: str | Path, toc: str | Path | None = None) -> s
         "frontier's protocol, fixed-measurement and opponent runs; the benchmark reports a result names "
         "as its source). *Page executed* is the day of the execution that wrote the page. "
         f"In all: {duration_text(executed_seconds)} of chapter computation and "
-        f"{duration_text(records_seconds(sorted(read))[0])} of recorded runs ({shared_records_words(pages_reading)}). "
+        f"{duration_text(records_seconds(sorted(pages_reading))[0])} of recorded runs ({shared_records_words(pages_reading)}). "
         f"{where}", "",
         *_hosts_section(source_dir, toc),
         f"Exact versions of the main packages ({len(pins)} pinned in all, in `constraints.txt`): "
