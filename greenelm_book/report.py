@@ -159,6 +159,12 @@ def and_list(items) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
+def capitalised(text: str) -> str:
+    """``text`` with its first letter upper-cased, the rest as it is (a generated clause that opens a
+    sentence): "the paper's map" → "The paper's map"; "" stays ""."""
+    return text[:1].upper() + text[1:]
+
+
 def duration_text(seconds: float) -> str:
     """``seconds`` as ``12 s``, ``3.4 min`` or ``2.1 h``."""
     if seconds < 60:

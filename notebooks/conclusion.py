@@ -149,7 +149,7 @@ glue_findings(reproduces_words(found, card))
 # %% [markdown]
 # ## What the book adds
 #
-# - **A frozen map built for images.** The paper's map in its d → ∞ limit on whitened random patches
+# - **A frozen map built for images.** {glue:text}`protocol_method_capital`
 #   (no backpropagation or pretrained weights), {glue:text}`protocol_how_brief` ({doc}`frontier <frontier>`):
 #   {glue:text}`protocol_text`.
 #   {glue:text}`opponent_brief`

@@ -116,7 +116,7 @@ plt.show()
 # {glue:text}`ln_error_abs:.2f` points; the saturating law
 # {glue:text}`sat_words` it by {glue:text}`sat_error_abs:.2f` points. {glue:text}`held_out_sentence`
 # The limit itself, {glue:text}`kernel_acc:.2f` %, is {glue:text}`gap_phrase`:
-# {glue:text}`limit_sentence` {glue:text}`limit_ridge_sentence`
+# {glue:text}`limit_sentence` {glue:text}`limit_ridge_sentence` {glue:text}`patches_bar_sentence`
 
 # %% tags=["remove-cell"]
 for name, value in fc.ultra_glues(ultra, ultra_goal).items():
@@ -124,6 +124,7 @@ for name, value in fc.ultra_glues(ultra, ultra_goal).items():
 glue("held_out_sentence", fc.held_out_sentence(
     ultra, store.get("scaling", f"{ultra_dataset}/green-elm/unit/cholesky/ln-d-fit/held-out-error")))
 fc.answer_ultra_wide(store, ultra, ultra_goal)
+glue("patches_bar_sentence", fc.patches_bar_sentence(store, ultra_goal))
 
 # %% [markdown]
 # ## 2. A frozen map built for images, under the earlier protocol

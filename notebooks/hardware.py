@@ -434,8 +434,8 @@ show_table(footprint.training_table(rec, footprint_width, MLP_HIDDEN, cfg.epochs
 # kept for one backward pass of a 64-image batch are {glue:text}`activation_kib:.0f` KiB; Green-ELM's
 # $d \times d$ Gram matrix alone takes {glue:text}`gram_kib:.0f` KiB, {glue:text}`gram_word` those
 # activations. That is the paper's own one-hidden-layer MLP; its claim is about SGD on devices,
-# deep networks with large batches included, which the paper does not measure and no device here
-# can: the scorecard records it as *{glue:text}`verdict_activation_memory`*.
+# deep networks with large batches included, whose memory neither the paper nor this book
+# measures: the scorecard records it as *{glue:text}`verdict_activation_memory`*.
 
 # %% [markdown]
 # ## Storage: the projection from a seed

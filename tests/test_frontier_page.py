@@ -631,3 +631,25 @@ def test_the_committed_page_says_what_the_gain_rules_bar_is_made_of_once_per_pas
 
     text = rendered_text(ROOT / "book" / "frontier.ipynb")
     assert 1 <= text.count("(2 sd of the paired differences") <= 2, text.count("(2 sd of the paired differences")
+
+
+def test_a_picks_method_names_each_variant_once_with_the_depths_of_its_map():
+    one, two = {"variant": "limit"}, {"variant": "limit", "depth": 2}
+    assert fc.picks_method([one, one]) == "the paper's map in its d → ∞ limit on whitened random patches"
+    assert fc.picks_method([one, two]) == ("the paper's map (1 or 2 layers deep) in its d → ∞ limit on whitened "
+                                           "random patches")
+    assert fc.picks_method([two]) == "the paper's map (2 layers deep) in its d → ∞ limit on whitened random patches"
+    assert fc.picks_method([one, {"variant": "readout"}]).endswith("; a ridge readout on whitened random patches")
+
+
+@pytest.mark.parametrize("values, side, below", [
+    ([99.47, 99.52, 99.49, 99.55, 99.50, 99.46], "contains the bar", 3),
+    ([99.61, 99.60, 99.63], "lies above it", 0),
+    ([99.31, 99.30, 99.33], "lies below it", 3)])
+def test_the_patches_stand_against_the_bar_by_the_interval_of_their_mean(tmp_path, values, side, below):
+    store = ChapterResults("frontier", "full", tmp_path)
+    assert fc.patches_bar_sentence(store, 99.5) == ""                  # no seed recorded: nothing said
+    store.record("mnist/frontier-halving/test-accuracy", values, "%", dataset="mnist")
+    sentence = fc.patches_bar_sentence(store, 99.5)
+    assert side in sentence and f"({below} of {len(values)} seeds below 99.5 %)" in sentence
+    assert "not judged by this question" in sentence

@@ -160,3 +160,13 @@ def test_the_whole_label_check_catches_a_planted_mismatch(tmp_path):
                                                                                   "differs, beyond margin")
     assert sc.base_verdict("differs, within margin") == sc.base_verdict("differs, beyond margin")  # the old check's blind spot
 
+
+
+def test_mean_interval_is_the_t_interval_mean_beyond_bound_reads():
+    from scipy import stats
+
+    values = [99.47, 99.52, 99.49, 99.55, 99.50, 99.46]
+    mean, low, high = V.mean_interval(values)
+    expected = stats.t.interval(0.95, len(values) - 1, loc=np.mean(values), scale=stats.sem(values))
+    assert mean == pytest.approx(np.mean(values)) and (low, high) == pytest.approx(expected)
+    assert f"95 % CI {low:.2f} to {high:.2f}" in V.mean_beyond_bound({"mnist": values}, 99.5).ours

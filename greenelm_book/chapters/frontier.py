@@ -35,7 +35,7 @@ import pandas as pd
 
 from ..judging.rejudge import answer_as_scorecard
 from ..paper import DATASET_NAMES
-from ..report import and_list, by_sign, colour, duration_text, judge_qualitative, log_ticks, spread_text, thousands
+from ..report import and_list, by_sign, capitalised, colour, duration_text, judge_qualitative, log_ticks, spread_text, thousands
 from .frontier_protocol import RUNS_DIR, configuration_key, load_protocol
 from .frontier_opponents import opponent_key
 from .frontier_budget import (OPTIMIZER_WORDS, RECIPE_WORDS, accuracy_cell, gain_with_sampling, recipe_words,
@@ -227,6 +227,28 @@ def ultra_glues(part: dict, goal: float) -> dict:
         "limit_ridge_sentence": limit_ridge_sentence(part)}
 
 
+def patches_bar_sentence(store, goal: float, dataset: str = "mnist") -> str:
+    """Where the halving protocol's picks on ``dataset`` (part 3's random patches, another map than the one
+    this question judges) stand against the same ``goal`` (%), for information: their mean ± sd over seeds, the
+    95 % interval of that mean (:func:`~greenelm_book.judging.verdicts.mean_beyond_bound`, the book's one
+    interval rule), its side of the bar, and how many seeds fall below it; "" with fewer than 2 seeds."""
+    from ..judging.verdicts import mean_beyond_bound, mean_interval
+    from .frontier_sections import HALVING
+
+    found = store.results.get(f"{dataset}/{HALVING}/test-accuracy")
+    if found is None or found.n < 2:
+        return ""
+    verdict = mean_beyond_bound({dataset: found.values}, goal, "above", what="test accuracy (%)")
+    _, low, high = mean_interval(found.values)
+    side = {"holds": "lies above it", "does not hold": "lies below it"}.get(
+        verdict.label, "contains the bar, so they are shown neither above nor below it")
+    below = sum(value < goal for value in found.values)
+    return (f"For information, the random patches of section 3 (another map, not judged by this question) reach "
+            f"{spread_text(found)} % on {DATASET_NAMES[dataset]} over {found.n} seeds under the halving protocol; "
+            f"the 95 % interval of that mean, {low:.2f}–{high:.2f} %, {side} ({below} of {found.n} seeds below "
+            f"{goal:.1f} %).")
+
+
 def bar_reading(part: dict, goal: float) -> str:
     """Why the limit is read against a fixed bar while its gap to the widest model states no side: the widest
     model is one random draw of the map's weights (the seeds rule bounds a draw), the limit draws nothing (a
@@ -369,7 +391,7 @@ def answer_ultra_wide(store, part: dict, goal: float):
         f"{', '.join(str(d) for d in held_widths)} (λ by LOO): ln d {test.log_error:.2f}, saturating "
         f"{test.saturating_error:.2f} points; limit {kernel:.2f} %"
         + (f" (held-out ridge {tuned.mean:.2f} %)" if tuned is not None else "")),
-        keys, note="the paper's map on MNIST pixels, λ by LOO at every width (the random patches of part 2, "
+        keys, note="the paper's map on MNIST pixels, λ by LOO at every width (the random patches of sections 2 and 3, "
         "the book's headline, are another map, not judged here); declared fixed measurements, not choices")
     return store.answers["ultra_wide_million_dimensions"]
 
@@ -741,8 +763,7 @@ def anchor_table(protocol: dict, halving: dict | None = None) -> pd.DataFrame:
             picks = list({configuration_key(run["pick"]): run for run in picked["runs"]}.values())   # distinct picks
             rows.append({"dataset": DATASET_NAMES[dataset],
                          "method (source)": f"this book: {name}'s pick, "
-                                            + "; ".join(dict.fromkeys(PICK_METHODS[run["pick"]["variant"]]   # each once
-                                                                      for run in picks)),
+                                            + picks_method([run["pick"] for run in picks]),
                          "trained": "; ".join(dict.fromkeys(PICK_TRAINED[run["pick"]["variant"]] for run in picks)),
                          "size": "; ".join(dict.fromkeys(pick_size(run["pick"], run["n_train"]) for run in picks)),
                          "augmentation": "; ".join(dict.fromkeys(
@@ -762,11 +783,26 @@ def anchor_table(protocol: dict, halving: dict | None = None) -> pd.DataFrame:
 
 
 #: what the protocol's pick is and trains, by its variant (:data:`~greenelm_book.chapters.frontier_protocol.VARIANTS`)
-PICK_METHODS = {"limit": "the paper's map in its d → ∞ limit on whitened random patches",
-                "stacked": "the paper's map at a finite width on whitened random patches",
+PICK_METHODS = {"limit": "{map} in its d → ∞ limit on whitened random patches",
+                "stacked": "{map} at a finite width on whitened random patches",
                 "readout": "a ridge readout on whitened random patches"}
 PICK_TRAINED = {"limit": "kernel ridge (one Cholesky), no SGD", "stacked": "least-squares readout, no SGD",
                 "readout": "least-squares readout, no SGD"}
+
+
+def picks_method(picks: list[dict]) -> str:
+    """What ``picks`` are, in words, each variant once (:data:`PICK_METHODS`), with the depths of the
+    paper's map where any pick composes it (the arc-cosine kernel composed that many times in the limit):
+    "the paper's map (1 or 2 layers deep) in its d → ∞ limit on whitened random patches"."""
+    depths: dict[str, set[int]] = {}
+    for pick in picks:
+        depths.setdefault(pick["variant"], set()).add(int(pick.get("depth") or 1))
+    return "; ".join(PICK_METHODS[variant].format(
+        map="the paper's map" if found == {1} else
+        f"the paper's map ({' or '.join(str(depth) for depth in sorted(found))} layer{'s' * (max(found) > 1)} deep)")
+        for variant, found in depths.items())
+
+
 #: the views a pick averages into its kernel, or adds as rows, in words
 VIEW_WORDS = {"flip": "mirror images", "shift": "one-pixel shifts"}
 
@@ -804,7 +840,7 @@ def anchor_notes(protocol: dict, halving: dict | None = None) -> list[str]:
                          "and the scoring counted.")
         for schedule, result in part["opponents"].items():
             recipe = RECIPE_WORDS.get(result['accuracy'].setting['recipe'])
-            lines.append(f"{recipe[0].upper() + recipe[1:]} on {DATASET_NAMES[dataset]} here ({SCHEDULE_WORDS[schedule]}): "
+            lines.append(f"{capitalised(recipe)} on {DATASET_NAMES[dataset]} here ({SCHEDULE_WORDS[schedule]}): "
                          f"{result['seconds'].mean:,.0f} s of training on two CPU cores.")
     return lines
 

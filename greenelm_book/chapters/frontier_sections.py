@@ -45,6 +45,8 @@ from .frontier_records import VARIANT_WORDS, candidate_text
 DATASETS = ("mnist", "fashion-mnist", "cifar10")
 #: the ledger's file in a protocol's records folder
 LEDGER = "test-reads.json"
+#: the halving protocol's results in the store: ``<dataset>/frontier-halving/<quantity>``
+HALVING = "frontier-halving"
 #: a halving record's file name: ``<dataset>-seed<k>.json``
 _SEED_RECORD = re.compile(r"(?P<dataset>[a-z0-9-]+?)-seed(?P<seed>\d+)\.json")
 #: the grid's settings the sources table covers (every setting a grid varies, but the ridge, which each
@@ -134,7 +136,7 @@ def record_halving(store, records: Mapping, spec: Mapping) -> dict:
             hosts = [r.get("host") for r in runs]
             if all(hosts) and all(h == hosts[0] for h in hosts):
                 setting["host"] = hosts[0]       # one host ran every seed (records before hosts were kept: cores only)
-            prefix = f"{dataset}/frontier-halving"
+            prefix = f"{dataset}/{HALVING}"
 
             def stored(name, values, unit, quantity):
                 return store.record(f"{prefix}/{name}", values, unit, quantity=quantity, **setting)

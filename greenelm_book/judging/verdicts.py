@@ -872,6 +872,16 @@ def reaches_within_margin(pairs: dict, margin: float = PARITY_MARGIN, level: flo
     return _interval_outcomes(outcomes, "reaches", "; ".join(texts), test, f"−{margin:g}")
 
 
+def mean_interval(values, level: float = 0.95) -> tuple[float, float, float]:
+    """(mean, low, high): the ``level`` t confidence interval of the mean of ``values`` (≥ 2 runs), the
+    interval :func:`mean_beyond_bound` reads against its bound."""
+    from scipy.stats import t
+
+    mean, se, dof = _welch(_runs(values), None)
+    half = float(t.ppf(0.5 + level / 2, dof)) * se if se > 0 else 0.0
+    return mean, mean - half, mean + half
+
+
 def mean_beyond_bound(values: dict, bound: float, claimed: str = "above", level: float = 0.95,
                       what: str = "value", digits: int = 2) -> Verdict:
     """``values``: ``{dataset: per-seed values}`` (≥ 2 each). A dataset passes when the ``level``
@@ -880,17 +890,13 @@ def mean_beyond_bound(values: dict, bound: float, claimed: str = "above", level:
     dataset passes, partly when some do and none is undecided, does not hold when none does;
     inconclusive when an interval straddles the bound (:data:`RULES` ``["mean_beyond_bound"]``). ``digits``:
     the decimals printed."""
-    from scipy.stats import t
-
     if claimed not in ("above", "below"):
         raise ValueError(f"claimed must be 'above' or 'below', got {claimed!r}")
     if not values:
         raise ValueError("mean_beyond_bound needs at least one dataset")
     outcomes, texts = {}, []
     for name, runs in values.items():
-        mean, se, dof = _welch(_runs(runs), None)
-        half = float(t.ppf(0.5 + level / 2, dof)) * se if se > 0 else 0.0
-        low, high = mean - half, mean + half
+        mean, low, high = mean_interval(runs, level)
         above, below = low > bound, high < bound
         outcomes[name] = ("pass" if (above if claimed == "above" else below) else
                           "fail" if (below if claimed == "above" else above) else "undecided")

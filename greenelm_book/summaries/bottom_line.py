@@ -25,7 +25,7 @@ from ..bench import QUIET_RATIO_KEYS, process_words
 from ..judging.verdicts import direction_words, gap_phrase, labelled_direction, mean_difference_words, same_machine_ratio
 from ..paper import (CLAIMS, DATASET_NAMES, FIG_SCALING, FIG_SCALING_BASELINES, HARDWARE_CLAIMS, ROTATION_CLAIM, TABLE_I, TABLE_II,
                     TABLE_IV, TABLE_VI)
-from ..report import and_list, by_sign, duration_text, spread_text, thousands
+from ..report import and_list, by_sign, capitalised, duration_text, spread_text, thousands
 from ..store.results import Result, brief_host_text, days_text, host_text, load_all, measured_on_text, result_days
 from ..store.shown import glued_value
 
@@ -380,6 +380,19 @@ def protocol_text(store: Store) -> str:
     return "; ".join(parts) if parts else "no seed recorded yet"
 
 
+def protocol_method(store: Store) -> str:
+    """What the halving protocol's picks are, over every dataset's seeds (their settings' ``picks``), by
+    :func:`~greenelm_book.chapters.frontier.picks_method`: "the paper's map (1 or 2 layers deep) in its
+    d → ∞ limit on whitened random patches"; "" when no seed is recorded."""
+    import json
+
+    from ..chapters.frontier import picks_method
+
+    picks = [json.loads(pick) for _, found in _protocol_results(store, HEADLINE_PROTOCOL)
+             for pick in found.setting["picks"]]
+    return picks_method(picks) if picks else ""
+
+
 def protocol_how(store: Store, brief: bool = False) -> str:
     """How the halving protocol's test accuracies were obtained, from their settings: "chosen by successive
     halving on held-out training rows (the last rung: 6,000 fit and 3,000 validation rows) over a grid declared
@@ -653,6 +666,7 @@ def frontier_findings(store: Store) -> dict:
     out = {"protocol_text": protocol_text(store), "opponent_sentence": opponent_sentence(store),
            "opponent_brief": opponent_sentence(store, provenance=False),
            "protocol_how": protocol_how(store), "protocol_how_brief": protocol_how(store, brief=True),
+           "protocol_method": protocol_method(store), "protocol_method_capital": capitalised(protocol_method(store)),
            "earlier_protocol_sentence": earlier_protocol_sentence(store),
            "fronts_sentence": fronts_sentence(store), "gpu_fronts_sentence": gpu_fronts_sentence(store),
            "fronts_bottom": fronts_bottom(store)}
@@ -889,8 +903,7 @@ def headline_markdown(directory: str | Path) -> str:
         f"- **Width.** Fitted on the paper's widths, {f['ln_text']}; the d → ∞ limit of the paper's map (kernel ridge "
         f"at a vanishing ridge, float32) "
         f"is {f['limit_mnist']:.2f} % on MNIST and {f['limit_cifar']:.2f} % on CIFAR-10 raw pixels.",
-        "- **Beyond the paper.** Whitened random patches under the same one-shot readout, with the paper's map "
-        f"in its d → ∞ limit on top, {f['protocol_how']}: {f['protocol_text']}."
+        f"- **Beyond the paper.** {capitalised(f['protocol_method'])}, {f['protocol_how']}: {f['protocol_text']}."
         + (f" {f['earlier_protocol_sentence']}" if f["earlier_protocol_sentence"] else "")
         + (f" {f['opponent_sentence']}" if f["opponent_sentence"] else "")
         + (f" {f['fronts_sentence']}" if f["fronts_sentence"] else "")
