@@ -208,6 +208,18 @@ def test_same_host_needs_both_hosts_recorded_and_equal():
     assert same_host(_timing(dict(HOST, kernel=None)), _timing(dict(HOST, cpu="Other", kernel=None))) is False
 
 
+def test_a_value_timed_on_a_gpu_names_its_host_by_the_gpu_and_its_cpu_twin_does_not():
+    words = {"gpu": "NVIDIA H200", "host": "Intel(R) Xeon(R) Processor, 16 cores"}
+    on_gpu = results_mod._setting_host({**words, "device": "NVIDIA H200"})
+    on_cpu = results_mod._setting_host({**words, "device": "Intel(R) Xeon(R) Processor, 16 cores"})
+    assert host_text(on_gpu) == ("NVIDIA H200 GPU on Intel(R) Xeon(R) Processor, 16 cores (kernel, BLAS and GEMM rate "
+                                 "not recorded)")
+    assert on_cpu["cpu"] == "Intel(R) Xeon(R) Processor" and on_gpu["cores"] == on_cpu["cores"] == 16
+    assert same_host(_timing(dict(on_gpu, kernel="k", blas="b")), _timing(dict(on_cpu, kernel="k", blas="b"))) is False
+    named = {"device": "NVIDIA H200", "gpu": "NVIDIA H200", "machine": "NVIDIA H200 GPU on Intel(R) Xeon(R) Processor, 16 cores"}
+    assert results_mod._setting_host(named)["cpu"] == "NVIDIA H200 GPU on Intel(R) Xeon(R) Processor"   # named once
+
+
 def test_hosts_in_words_say_what_is_not_recorded():
     assert host_text(HOST) == ("Test CPU, 2 cores, kernel 6.1.0-test, openblas 0.3.30 (Haswell), 2 threads, "
                                "GEMM 50 GFLOP/s")

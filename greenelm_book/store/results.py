@@ -141,10 +141,21 @@ def is_timing(key: str, unit: str) -> bool:
 
 
 def _setting_host(setting: dict) -> dict | None:
-    """The host that measured an imported value, as :data:`HOST_FIELDS`: the one its setting names
-    (``host`` or ``machine``: a host dict, or words such as ``'Intel(R) Xeon(R) Processor, 16 cores'``),
-    else the one recorded by the benchmark report it names as its ``source`` (``benchmarks/<report>.json``,
-    :func:`greenelm_book.bench.report_host`); None when neither says."""
+    """The host that measured an imported value, as :data:`HOST_FIELDS` (:func:`_named_host`), named by its
+    GPU where the value was timed on one (its ``device`` is its ``gpu``: ``"NVIDIA H200 GPU on Intel(R) Xeon(R)
+    Processor"``, as the frontier's GPU records name theirs), so a GPU's timing and a CPU's on the same host
+    are never counted as one machine's."""
+    host = _named_host(setting)
+    gpu = setting.get("gpu")
+    if host and gpu and setting.get("device") == gpu and not str(host.get("cpu") or "").startswith(f"{gpu} GPU on "):
+        host = {**host, "cpu": f"{gpu} GPU on {host['cpu'] or 'a CPU not recorded'}"}
+    return host
+
+
+def _named_host(setting: dict) -> dict | None:
+    """The host its setting names (``host`` or ``machine``: a host dict, or words such as ``'Intel(R) Xeon(R)
+    Processor, 16 cores'``), else the one recorded by the benchmark report it names as its ``source``
+    (``benchmarks/<report>.json``, :func:`greenelm_book.bench.report_host`); None when neither says."""
     from ..bench import host_from_words, report_host
 
     for field in ("host", "machine"):
