@@ -138,7 +138,7 @@ def test_a_seed_over_its_limit_is_reported_as_over(tmp_path):
     assert fs.limit_verdict(halving["mnist"], "mnist").label == "does not hold"
     text = fs.halving_sentence(halving)
     assert "MNIST: 3 of 3 seeds run, 99.00 % ± 0.00 over 3 seeds" in text
-    assert ("over its 30.0 min limit on seed 1; within the limit on every seed: does not hold (decided by seed 1, over "
+    assert ("over its 30.0 min limit on seed 1 (within it on seeds 0 and 2); within the limit on every seed: does not hold (decided by seed 1, over "
             "the limit after starting on a quiet machine; seed 1 names no machine)." in text)
     assert fs.limit_verdict(halving["mnist"], "mnist").detail.endswith("(the quiet rule satisfied); seed 1 names no machine")
     named = tmp_path / "named"              # a deciding record that names its machine is not said to name none

@@ -283,7 +283,9 @@ def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
                 f"the whole protocol {duration_text(part['seconds'].mean)} per seed (mean), ")
         limit = duration_text(part["limit"])
         if over:
-            text += f"over its {limit} limit on seed{'' if len(over) == 1 else 's'} {', '.join(map(str, over))}"
+            within = [s for s in part["seeds"] if s not in over]
+            text += (f"over its {limit} limit on {fb.seeds_text(over)}"
+                     + (f" (within it on {fb.seeds_text(within)})" if within else ""))
         else:
             text += f"under its {limit} limit" + (" on every seed" if len(part["seeds"]) > 1 else "")
         judged, deciding = limit_verdict(part, dataset), quiet_overruns(part)
