@@ -16,7 +16,7 @@
 # The paper {cite}`silva2026greenelm` closes with an open question: "Investigating the limits of the
 # $Accuracy \propto \log(d)$ relationship. If dimensionality is cheap, can we reach state-of-the-art
 # performance by expanding into a million-dimensional hidden space?" This chapter answers it on
-# two CPU cores (its accuracy-against-seconds points also on one GPU, where §1's limit with a held-out ridge was computed), in two steps: the paper's own map made wider, up to its $d \to \infty$ limit; then
+# two CPU cores (some of its accuracy-against-seconds points also measured on one GPU, where §1's limit with a held-out ridge was computed), in two steps: the paper's own map made wider, up to its $d \to \infty$ limit; then
 # a frozen map built for images, under the same closed-form readout, with no backpropagation and no
 # pretrained weights.
 #

@@ -147,15 +147,15 @@ def test_frontier_scaling_streaming_and_scale_out_findings(store, found):
         assert found[f"protocol_{name}"] == (None if result is None else result.mean)
         if result is not None:
             planned = len(result.setting["planned_seeds"])                    # as declared in the protocol's parameters
-            assert f"{result.mean:.2f}" in found["protocol_text"] and f"{result.n} of {planned} planned seeds" in found["protocol_text"]
-            assert found[f"protocol_{name}_seeds"] == f"{result.n} of {planned} planned seeds"
+            assert f"{result.mean:.2f}" in found["protocol_text"] and f"{result.n} of {planned} declared seeds" in found["protocol_text"]
+            assert found[f"protocol_{name}_seeds"] == f"{result.n} of {planned} declared seeds"
             seconds = store.get(f"{dataset}/frontier-halving/seconds")
             per = "each" if seconds.n == 1 else "per seed on average"          # a mean is not every seed's
             error = fb.sampling_error(result.mean, 10_000)                    # each dataset's 10,000 test images
             limit = seconds.setting["limit_seconds"]
             over = sum(v > limit for v in seconds.values)                   # the limit it broke, where it did
             over_words = f", over its {duration_text(limit)} limit on {over} of {seconds.n} seeds" if over else ""
-            assert (f"planned seeds, {duration_text(seconds.mean)} {per}{over_words}; ± {error:.2f} test-set "
+            assert (f"declared seeds, {duration_text(seconds.mean)} {per}{over_words}; ± {error:.2f} test-set "
                     "sampling error)") in found["protocol_text"]
         earlier = store.results.get(f"{dataset}/frontier-protocol/test-accuracy")    # quoted beside, as it was
         if earlier is not None:

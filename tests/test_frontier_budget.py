@@ -327,7 +327,7 @@ def test_a_crossing_one_shot_below_sgd_above():
     assert result["one_shot_up_to"] == pytest.approx(np.mean([200, 202, 204]))
     assert result["sgd_from"] == pytest.approx(np.mean([2000, 2020, 2040]))
     assert result["sentence"] == ("Compared at the recipe's training seconds on each seed's machine (the one-shot front "
-                                  "interpolated there; seconds are means over seeds), by the book's gain rule from "
+                                  "interpolated there; seconds are means over the compared seeds), by the book's gain rule from "
                                   "20 s to 9,090 s, the one-shot model is more accurate than the gradient-trained recipe up to 202 s, and the "
                                   "recipe is more accurate from 2,020 s on.")
 
@@ -729,3 +729,39 @@ def test_the_bottom_lines_clause_follows_each_shape_of_the_answer():
         "and on CIFAR-10 at no budget compared (20–2,020 s; no gain shown either way)")
     assert fb.budget_clauses([("MNIST", below)]) == fb.budget_clause("MNIST", below)
     assert fb.budget_clauses([("MNIST", fb.crossing(ONE_SHOT, make_front("sgd", [1, 2], [90.0, 91.0])))]) == ""
+
+
+def test_one_compared_budget_is_said_as_that_budget_never_as_a_range_past_it():
+    one = make_front("sgd", [5, 500, 20_000], [80.0, 99.9, 99.95], jitter=0.02)        # only 500 s lies within
+    sentence = fb.crossing(ONE_SHOT, one)["sentence"]
+    assert sentence.startswith("The gradient-trained recipe is more accurate than the one-shot model at the one compared "
+                               "budget (1 of the recipe's 3 points, at 505 s)") and "every" not in sentence.split(".")[0]
+    two = make_front("sgd", [200, 2000], [97.8, 99.2], jitter=0.02)                    # a gain at one, a loss at the other
+    sentence = fb.crossing(ONE_SHOT, two)["sentence"]
+    assert ("the one-shot model is more accurate than the gradient-trained recipe at 202 s, and the recipe is more "
+            "accurate at 2,020 s.") in sentence
+    assert "up to" not in sentence and " on." not in sentence
+
+
+def test_the_start_loads_of_the_runs_an_answer_reads_are_counted_against_the_quiet_rule():
+    machine = dict.fromkeys((0, 1, 2), "M, 2 cores, instance 0123456789ab")     # every seed on one named machine
+    one_shot = [dict(p, hosts=machine, loads={0: [0.1, 0.2, 0.3], 1: [1.5, 1.2, 1.0], 2: [0.2, 0.7, 0.9]})
+                for p in ONE_SHOT[:2]]
+    sgd = [dict(p, hosts=machine, loads={0: [0.0, 0.1, 0.2]}) for p in make_front("sgd", [20, 200], [90.0, 97.8])]
+    fronts_of = {"one_shot": one_shot, "sgd": sgd, "n_test": 10_000, "recipe": "pytorch-mnist-cnn",
+                 "marker": {"seconds": {0: 1.0, 1: 1.0, 2: 1.0}, "selection": {0: 1.0, 1: 1.0, 2: 1.0},
+                            "loads": {0: [2.0, 1.9, 1.5]}}}
+    sentence = fb.start_loads_sentence(fronts_of)
+    # 6 one-shot starts (2 busy: seeds 1 and 2 of each point), 2 SGD starts (quiet), 1 protocol start (busy)
+    assert sentence.startswith("These seconds are not held to the quiet rule: 5 of the 9 runs they read")
+    unloaded = {**fronts_of, "one_shot": [dict(p, hosts=machine) for p in ONE_SHOT[:2]],
+                "sgd": [dict(p, hosts=machine) for p in make_front("sgd", [20], [90.0])], "marker": None}
+    assert fb.compared_seeds(unloaded) == [0, 1, 2] and fb.start_loads_sentence(unloaded) == ""
+
+
+def test_datasets_not_compared_with_the_search_counted_are_named():
+    from greenelm_book.summaries.bottom_line import uncounted_words
+
+    assert uncounted_words(["Fashion-MNIST"]) == ("Fashion-MNIST is not compared so (a compared seed's search was not "
+                                                  "timed on its points' machine)")
+    assert uncounted_words(["MNIST", "CIFAR-10"]).startswith("MNIST and CIFAR-10 are not compared so")

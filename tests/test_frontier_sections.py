@@ -400,17 +400,26 @@ def test_the_fronts_answer_follows_the_sign_of_the_difference_and_the_figure_ren
                     "refit on every training image and the scoring) 1,500 s (mean over the same seeds); the recipe's seconds likewise leave out "
                     "how its published settings were found. (Seed 2's protocol record names no machine: its seconds "
                     "are in that mean as recorded.) Counting that choice too (each one-shot point's seconds plus its "
-                    "seed's rungs), the gradient-trained recipe is more accurate than the one-shot model at every "
-                    "compared budget (1 of the recipe's 2 points, at 500 s); the one-shot model is more accurate at "
-                    "none. With the choice counted, the recipe's point at 1 epoch (20 s) lies outside the one-shot front's seconds on at least "
-                    "one seed (the seed whose front is narrowest at each end: from 310 s to 1,300 s) and is not "
-                    "compared. Every point was measured on one machine (Test CPU, 2 cores, instance 0123456789ab).")
+                    "seed's rungs), the fronts are not compared: seed 2's protocol record names no machine, or another "
+                    "than its points', so its rungs' seconds are not added to its points', and 2 seeds remain, fewer "
+                    "than the 3 the gain rule pairs. Every point was measured on one machine (Test CPU, 2 cores, "
+                    "instance 0123456789ab).")
+    # with every compared seed's choice timed on its points' machine, the second answer is given
+    (halving_dir / "mnist-seed2.json").write_text(json.dumps(
+        {"pick": PICK, "seconds": {"selection": 300.0, "total": 1500.0}, "test_accuracy": 99.1, "n_test": 10_000,
+         "host": dict(MACHINE)}))
+    named = fs.budget_fronts("mnist", out, params, halving_dir)
+    assert fb.choice_elsewhere(named) == [] and ("Counting that choice too (each one-shot point's seconds plus its "
+            "seed's rungs), the gradient-trained recipe is more accurate than the one-shot model at the one compared "
+            "budget (1 of the recipe's 2 points, at 500 s); the one-shot model is more accurate at none. With the "
+            "choice counted, the recipe's point at 1 epoch (20 s) lies outside the one-shot front's seconds on at least "
+            "one seed") in fs.fronts_text("mnist", named, spec)
     other = {"cpu": "Other CPU", "cores": 2, "instance": "ba9876543210"}     # a record naming another machine
     (halving_dir / "mnist-seed2.json").write_text(json.dumps(
         {"pick": PICK, "seconds": {"selection": 300.0, "total": 1500.0}, "test_accuracy": 99.1, "n_test": 10_000, "host": other}))
     assert "(Seed 2's protocol record names another machine than its points: its seconds are in that mean as recorded.)" in (
         fb.choice_cost_sentence(fs.budget_fronts("mnist", out, params, halving_dir)))
-    assert "the one-shot model is more accurate than the gradient-trained recipe up to 20 s, and the recipe is more accurate from 500 s on" in text
+    assert "the one-shot model is more accurate than the gradient-trained recipe at 20 s, and the recipe is more accurate at 500 s" in text
     assert fs.fronts_progress({"mnist": got}, spec).endswith("every dataset is answered under its figure.")
     fig = fs.fronts_figure("mnist", got)
     (ax,) = fig.axes
@@ -542,8 +551,10 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     store = bottom_line.Store(tmp_path / "results")
     said = bottom_line.fronts_sentence(store, params)
     brief = fb.answer(got)["brief"]
-    lead = ("Accuracy against training seconds, each seed's two fronts from one machine instance{} (one-shot seconds: "
-            "each refit alone, not the search that chose its pick): ")
+    lead = ("Accuracy against training seconds, each seed's two fronts from one machine instance, each point declared "
+            "before it ran and reading the test set once{} (one-shot seconds: "
+            "each refit alone, not the search that chose its pick; the runs chained alone under the run lock, their "
+            "seconds not held to the quiet rule): ")
     # how the budgets are compared is said once in the lead, and the page's sentence is the brief one with it
     assert said == lead.format(f", compared {fb.COMPARED_AT}") + bottom_line.joined_answers([("MNIST", brief)])
     assert fb.answer(got)["sentence"].replace(f"Compared {fb.COMPARED_AT} from", "From").startswith(brief)
@@ -554,9 +565,15 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     assert bottom_line.fronts_bottom(store, params) == (
         "At equal seconds on two CPU cores, by the gain rule, the one-shot pick is more "
         "accurate than the gradient-trained recipe (the PyTorch examples' MNIST CNN) on MNIST at 20 s (the recipe at 500 s), counting its refits alone")
-    for name, values in (("selection-seconds", (300.0, 310.0, 320.0)), ("seconds", (1500.0, 1510.0, 1520.0))):
-        key = f"mnist/frontier-halving/{name}"
-        store.results[key] = Result(key, values, "s", {"seeds": [0, 1, 2]}, "frontier", "m", "", "")
+    def halving_seconds(hosts):
+        for name, values in (("selection-seconds", (300.0, 310.0, 320.0)), ("seconds", (1500.0, 1510.0, 1520.0))):
+            key = f"mnist/frontier-halving/{name}"
+            store.results[key] = Result(key, values, "s", {"seeds": [0, 1, 2], "seed_hosts": hosts}, "frontier", "m", "", "")
+
+    halving_seconds([fb.record_host({"machine": MACHINE})] * 2 + [None])   # seed 2's search on no machine named
+    assert bottom_line.fronts_bottom(store, params).endswith("counting its refits alone")
+    assert "Counting that search too" not in bottom_line.fronts_sentence(store, params)    # no counted answer at all
+    halving_seconds([fb.record_host({"machine": MACHINE})] * 3)
     assert bottom_line.fronts_bottom(store, params) == (
         "At equal seconds on two CPU cores, by the gain rule, the one-shot pick is more "
         "accurate than the gradient-trained recipe (the PyTorch examples' MNIST CNN) on MNIST at 20 s (the recipe at 500 s), counting its refits alone; counting "
@@ -564,7 +581,7 @@ def test_the_summaries_quote_the_fronts_answer_from_the_stored_points(budget, tm
     # the summary's second answer: the same fronts with each seed's selection seconds added to its one-shot points
     assert bottom_line.fronts_sentence(store, params).endswith(
         "Counting that search too (each one-shot point's seconds plus its seed's rungs): on MNIST (1 of the recipe's "
-        "2 points, at 500 s), the gradient-trained recipe is more accurate than the one-shot model at every compared "
+        "2 points, at 500 s), the gradient-trained recipe is more accurate than the one-shot model at the one compared "
         "budget; the one-shot model is more accurate at none.")
     fb.point_record_path(out, "mnist", fb.dataset_points(fs.load_budget_params(params), "mnist")[3], 2).unlink()
     (tmp_path / "results").rename(tmp_path / "before")
@@ -664,7 +681,7 @@ def test_a_seed_whose_points_span_two_machines_is_left_out_and_three_whole_seeds
                         n_test=10_000, names=("the gradient-trained recipe", "the one-shot model"))
     assert fb.answer(got)["sentence"] == alone["sentence"] and [c["seeds"] for c in alone["comparisons"]] == [[2, 3, 4]] * 2
     text = fs.fronts_text("mnist", got, spec)
-    assert "the one-shot model is more accurate than the gradient-trained recipe up to 20 s" in text
+    assert "the one-shot model is more accurate than the gradient-trained recipe at 20 s" in text
     assert text.endswith("Seeds 2, 3 and 4, the compared seeds, were measured whole on one machine (Test CPU, 2 cores, "
                          "instance 0123456789ab). The points of seeds 0 and 1 do not name one machine (each: its "
                          "points name 2 machines, and its records name a CPU's model and cores without the machine's "
@@ -711,7 +728,7 @@ def test_each_seed_on_its_own_machine_is_answered_pairing_seconds_within_a_seed(
     got = fs.budget_fronts("mnist", out, params, halving_dir)
     assert fb.one_host(got) is None and fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
-    assert "the one-shot model is more accurate than the gradient-trained recipe up to 20 s, and the recipe is more accurate from 500 s on" in text
+    assert "the one-shot model is more accurate than the gradient-trained recipe at 20 s, and the recipe is more accurate at 500 s" in text
     assert text.endswith("Each compared seed's points were measured on one machine, the seeds on different ones (seeds 0 and "
                          "1 on Test CPU, 2 cores, instance 0123456789ab; seed 2 on Other CPU, 2 cores, instance ba9876543210): seconds are compared within a seed, "
                          "and the mean seconds shown average over machines.")

@@ -233,7 +233,7 @@ def patches_bar_sentence(store, goal: float, dataset: str = "mnist") -> str:
     95 % interval of that mean (:func:`~greenelm_book.judging.verdicts.mean_beyond_bound`, the book's one
     interval rule), its side of the bar, and how many seeds fall below it; "" with fewer than 2 seeds."""
     from ..judging.verdicts import mean_beyond_bound, mean_interval
-    from .frontier_sections import HALVING
+    from .frontier_budget import HALVING
 
     found = store.results.get(f"{dataset}/{HALVING}/test-accuracy")
     if found is None or found.n < 2:

@@ -290,8 +290,11 @@ def restricted(fronts_of: Mapping, seeds: Sequence[int]) -> dict:
     return {**fronts_of, **fronts, "marker": marker}
 
 
+#: the halving protocol's results in the store: ``<dataset>/frontier-halving/<quantity>``
+HALVING = "frontier-halving"
+
 #: the keys of a front's point (:func:`front_entry`) and of the protocol's marker that map a seed to a value
-SEED_KEYED = ("seconds", "selection", "accuracy", "hosts", "measured", "read_from")
+SEED_KEYED = ("seconds", "selection", "accuracy", "hosts", "measured", "read_from", "loads")
 
 
 def seeds_text(seeds: Sequence[int]) -> str:
@@ -435,7 +438,7 @@ def protocol_pick(records_dir: str | Path, dataset: str, seed: int) -> dict:
     return {"pick": dict(record["pick"]), "seconds": float(record["seconds"]["total"]),
             "selection_seconds": float(record["seconds"]["selection"]),
             "test_accuracy": float(record["test_accuracy"]), "n_test": int(record["n_test"]),
-            "host": record_host(record)}
+            "host": record_host(record), "started_load": (record.get("load_average") or {}).get("started")}
 
 
 def one_shot_settings(point: Mapping, pick: Mapping) -> dict:
@@ -828,6 +831,8 @@ def front(records: Sequence[Mapping], family: str) -> list[dict]:
         entry["measured"][seed] = str(record.get("started_at") or "")
         if record.get("measured_by"):       # read from another run's record (measured_elsewhere)
             entry.setdefault("read_from", {})[seed] = str(record["measured_by"])
+        if (record.get("load_average") or {}).get("started"):       # the 1-, 5-, 15-minute loads at its start
+            entry.setdefault("loads", {})[seed] = list(record["load_average"]["started"])
         entry["seeds"] = sorted(entry["seconds"])
     return by_mean_seconds(points.values())
 
@@ -919,7 +924,7 @@ def crossing(one_shot: Sequence[Mapping], sgd: Sequence[Mapping], n_test: int | 
 #: how the fronts are compared, in the words of every answer (:func:`crossing_sentence`) and of the summaries
 #: that quote several answers after saying it once
 COMPARED_AT = ("at the recipe's training seconds on each seed's machine (the one-shot front interpolated there; "
-               "seconds are means over seeds), by the book's gain rule")
+               "seconds are means over the compared seeds), by the book's gain rule")
 
 
 def _span_text(seconds: Sequence[float]) -> str:
@@ -1034,14 +1039,17 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
     at = f", {COMPARED_AT}" if how else ""
     budgets = _budgets_text([c["seconds"] for c in comparisons])
     compared = f"Compared {COMPARED_AT} {budgets}" if how else budgets[:1].upper() + budgets[1:]
+    # one compared budget is said as that one ("at the one compared budget"), never as "every"
+    every, any_ = (("at every compared budget", "at any compared budget") if len(comparisons) > 1 else
+                   ("at the one compared budget", "at the one compared budget"))
     if set(outcomes) == {"no gain shown"}:
-        return (f"Neither the one-shot model nor the gradient-trained recipe is more accurate at any compared budget "
+        return (f"Neither the one-shot model nor the gradient-trained recipe is more accurate {any_} "
                 f"({span}){at}: no gain shown either way." + ends)
     if set(outcomes) == {"gain"}:
-        return (f"The one-shot model is more accurate than the gradient-trained recipe at every compared budget "
+        return (f"The one-shot model is more accurate than the gradient-trained recipe {every} "
                 f"({span}){at}; the recipe is more accurate at none." + ends)
     if set(outcomes) == {"loss"}:
-        return (f"The gradient-trained recipe is more accurate than the one-shot model at every compared budget "
+        return (f"The gradient-trained recipe is more accurate than the one-shot model {every} "
                 f"({span}){at}; "
                 f"the one-shot model is more accurate at none." + ends)
     if not result["divides"]:
@@ -1050,10 +1058,13 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
                 ", ".join(f"at {_seconds_text(c['seconds'])} {OUTCOME_WORDS[c['outcome']]}" for c in comparisons)
                 + "." + ends)
     up_to, sgd_from = result["one_shot_up_to"], result["sgd_from"]
-    parts = [f"the one-shot model is more accurate than the gradient-trained recipe up to {_seconds_text(up_to)}"
+    # a range of one compared budget is said as that budget ("at 303 s"), never as a range past it
+    parts = [(f"the one-shot model is more accurate than the gradient-trained recipe "
+              f"{'at' if up_to == comparisons[0]['seconds'] else 'up to'} {_seconds_text(up_to)}")
              if up_to is not None else
              "the one-shot model is more accurate than the gradient-trained recipe at no compared budget",
-             f"the recipe is more accurate from {_seconds_text(sgd_from)} on" if sgd_from is not None
+             (f"the recipe is more accurate at {_seconds_text(sgd_from)}" if sgd_from == comparisons[-1]["seconds"] else
+              f"the recipe is more accurate from {_seconds_text(sgd_from)} on") if sgd_from is not None
              else "the recipe is more accurate at no compared budget"]
     between = result["between"]
     tail = f"; {_budgets_text(between)} neither is (no gain shown either way)" if between else ""
@@ -1076,6 +1087,7 @@ def protocol_marker(dataset: str, records_dir: str | Path, seeds: Sequence[int])
             "selection": {s: r["selection_seconds"] for s, r in found.items()},
             "accuracy": {s: r["test_accuracy"] for s, r in found.items()},
             "hosts": {s: r["host"] for s, r in found.items()},
+            "loads": {s: r["started_load"] for s, r in found.items() if r["started_load"]},
             "n_test": next(iter(found.values()))["n_test"]}
 
 
@@ -1155,15 +1167,48 @@ def fronts_from_results(results: Sequence, dataset: str, declared: int | None = 
             "recipe": RECIPES[dataset], "declared": declared}
 
 
-def with_choice(fronts_of: Mapping) -> dict | None:
-    """``fronts_of`` over its compared seeds (:func:`compared_seeds`) with each one-shot point's seconds plus its
-    seed's choice of the pick (the protocol's rungs, the marker's ``"selection"``): the one-shot front as it
-    costs when choosing the pick is counted too; None without a choice's seconds for every compared seed (the
-    GPU's fronts, whose picks were chosen on CPUs)."""
+def start_loads_sentence(fronts_of: Mapping) -> str:
+    """How many of the runs an answer reads (each compared seed's points of both fronts, and its protocol run)
+    started on a machine the quiet rule calls busy (:func:`~greenelm_book.bench.judge_quiet`: the 1- and 5-minute
+    loads at most 0.5), from the loads their records hold: the rule is not applied to these seconds, so a reader
+    is told how far they would pass it; "" where no compared run recorded its loads."""
+    from ..bench import QUIET_LOAD, judge_quiet
+
     seeds = compared_seeds(fronts_of)
     kept = restricted(fronts_of, seeds)
+    loads = [load for entry in kept["one_shot"] + kept["sgd"] for load in (entry.get("loads") or {}).values()]
+    loads += list(((kept.get("marker") or {}).get("loads") or {}).values())
+    if not loads:
+        return ""
+    busy = sum(not judge_quiet(load)[0] for load in loads)
+    return (f"These seconds are not held to the quiet rule: {busy} of the {len(loads)} runs they read whose records "
+            f"hold their start's loads (points and protocols of the compared seeds) started with the 1- or 5-minute "
+            f"load above its {QUIET_LOAD:g}; each ran alone under the run lock, the runs one after another, so a start "
+            "reads the load of the run before it, and their seconds are read as recorded.")
+
+
+def choice_elsewhere(fronts_of: Mapping) -> list[int]:
+    """The compared seeds (:func:`compared_seeds`) whose protocol record (the marker's ``"hosts"``) names no machine,
+    or another than the one their points name (:func:`seed_hosts`): their choice's seconds were not timed on the
+    machine of their fronts, so they are not added to them (:func:`with_choice`)."""
+    marker = fronts_of.get("marker") or {}
+    points_host, protocol_host = seed_hosts(fronts_of), marker.get("hosts") or {}
+    return [s for s in compared_seeds(fronts_of) if protocol_host.get(s) != points_host.get(s)]
+
+
+def with_choice(fronts_of: Mapping) -> dict | None:
+    """``fronts_of`` over its compared seeds (:func:`compared_seeds`) whose choice of the pick was timed on their
+    points' machine (not :func:`choice_elsewhere`), with each one-shot point's seconds plus its seed's choice of
+    the pick (the protocol's rungs, the marker's ``"selection"``): the one-shot front as it costs when choosing
+    the pick is counted too; None without a choice's seconds for every such seed (the GPU's fronts, whose picks
+    were chosen on CPUs), or with fewer such seeds than the gain rule pairs (3)."""
+    from ..judging.verdicts import MIN_GAIN_RUNS
+
+    elsewhere = set(choice_elsewhere(fronts_of))
+    seeds = [s for s in compared_seeds(fronts_of) if s not in elsewhere]
+    kept = restricted(fronts_of, seeds)
     selection = (kept.get("marker") or {}).get("selection") or {}
-    if not seeds or any(seed not in selection for seed in seeds):
+    if len(seeds) < MIN_GAIN_RUNS or any(seed not in selection for seed in seeds):
         return None
     one_shot = [{**p, "seconds": {seed: v + selection[seed] for seed, v in p["seconds"].items()}}
                 for p in kept["one_shot"]]
@@ -1172,9 +1217,11 @@ def with_choice(fronts_of: Mapping) -> dict | None:
 
 def choice_seconds(fronts_of: Mapping) -> list[float]:
     """The seconds each compared seed (:func:`compared_seeds`) took to choose its pick (the protocol's rungs, the
-    marker's ``"selection"``), [] where they are not known."""
+    marker's ``"selection"``), on the seeds whose choice was timed on their points' machine (not
+    :func:`choice_elsewhere`); [] where they are not known."""
     selection = (fronts_of.get("marker") or {}).get("selection") or {}
-    return [float(selection[seed]) for seed in compared_seeds(fronts_of) if seed in selection]
+    elsewhere = set(choice_elsewhere(fronts_of))
+    return [float(selection[seed]) for seed in compared_seeds(fronts_of) if seed in selection and seed not in elsewhere]
 
 
 def answer(fronts_of: Mapping, counting_choice: bool = False) -> dict | None:
@@ -1372,6 +1419,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "failed_clause", "failed_points", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "budget_clause", "budget_clauses", "uniform_outcome", "choice_cost_sentence", "choice_seconds", "with_choice", "COMPARED_AT", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "budget_clause", "budget_clauses", "uniform_outcome", "choice_cost_sentence", "choice_seconds", "choice_elsewhere", "start_loads_sentence", "HALVING", "with_choice", "COMPARED_AT", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

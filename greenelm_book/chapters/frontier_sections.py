@@ -45,8 +45,6 @@ from .frontier_records import VARIANT_WORDS, candidate_text
 DATASETS = ("mnist", "fashion-mnist", "cifar10")
 #: the ledger's file in a protocol's records folder
 LEDGER = "test-reads.json"
-#: the halving protocol's results in the store: ``<dataset>/frontier-halving/<quantity>``
-HALVING = "frontier-halving"
 #: a halving record's file name: ``<dataset>-seed<k>.json``
 _SEED_RECORD = re.compile(r"(?P<dataset>[a-z0-9-]+?)-seed(?P<seed>\d+)\.json")
 #: the grid's settings the sources table covers (every setting a grid varies, but the ridge, which each
@@ -132,11 +130,13 @@ def record_halving(store, records: Mapping, spec: Mapping) -> dict:
                            picks=[configuration_key(r["pick"]) for r in runs], sizes=runs[0]["sizes"],
                            eta=runs[0]["eta"], limit_seconds=part["limit"], n_train=runs[0]["n_train"],
                            n_test=int(runs[0]["n_test"]), machine="2 CPU cores",
-                           computed_at=[_read_at(r) for r in runs])
+                           computed_at=[_read_at(r) for r in runs],
+                           # each seed's machine as its record names it (None: none), as the fronts' marker reads it
+                           seed_hosts=[fb.record_host(r) for r in runs])
             hosts = [r.get("host") for r in runs]
             if all(hosts) and all(h == hosts[0] for h in hosts):
                 setting["host"] = hosts[0]       # one host ran every seed (records before hosts were kept: cores only)
-            prefix = f"{dataset}/{HALVING}"
+            prefix = f"{dataset}/{fb.HALVING}"
 
             def stored(name, values, unit, quantity):
                 return store.record(f"{prefix}/{name}", values, unit, quantity=quantity, **setting)
@@ -777,11 +777,29 @@ def fronts_text(dataset: str, fronts_of: Mapping, spec: Mapping) -> str:
     if cost and counted is not None:         # the same comparison with the choice of the pick counted too
         second = counted["sentence_how_free"]
         cost += f" {CHOICE_COUNTED}, {second[:1].lower()}{second[1:]}"
-    return f"{judged['sentence']} {cost + ' ' if cost else ''}{fb.machines_sentence(fronts_of)}"
+    elif cost and (elsewhere := fb.choice_elsewhere(fronts_of)):
+        cost += f" {choice_not_compared(fronts_of, elsewhere)}"
+    loads = fb.start_loads_sentence(fronts_of)
+    return f"{judged['sentence']} {cost + ' ' if cost else ''}{fb.machines_sentence(fronts_of)}" + (
+        f" {loads}" if loads else "")
 
 
 #: how the fronts' second answer counts the one-shot seconds (the page's and the summaries' words)
 CHOICE_COUNTED = "Counting that choice too (each one-shot point's seconds plus its seed's rungs)"
+
+
+def choice_not_compared(fronts_of: Mapping, elsewhere: Sequence[int]) -> str:
+    """Why the fronts are not compared with the choice of the pick counted: ``elsewhere``
+    (:func:`~greenelm_book.chapters.frontier_budget.choice_elsewhere`) timed their choice on no machine their record
+    names, or another than their points', and too few seeds remain for the gain rule."""
+    from ..judging.verdicts import MIN_GAIN_RUNS
+
+    left = len(fb.compared_seeds(fronts_of)) - len(elsewhere)
+    return (f"{CHOICE_COUNTED}, the fronts are not compared: {fb.seeds_text(elsewhere)}'s protocol record names no "
+            f"machine, or another than {'its' if len(elsewhere) == 1 else 'their'} points', so "
+            f"{'its' if len(elsewhere) == 1 else 'their'} rungs' seconds are not added to {'its' if len(elsewhere) == 1 else 'their'} "
+            f"points', and {left} seed{'' if left == 1 else 's'} remain{'s' if left == 1 else ''}, fewer than the "
+            f"{MIN_GAIN_RUNS} the gain rule pairs.")
 
 
 #: the file beside the GPU's point records that says which library path measured each one-shot record

@@ -353,13 +353,13 @@ def direction_clause(words: str) -> str:
 
 
 def planned_seeds_words(found: Result) -> str:
-    """How many of a protocol's planned seeds ``found`` (its test accuracy) holds: "2 of 3 planned seeds"."""
-    return f"{found.n} of {len(found.setting['planned_seeds'])} planned seeds"
+    """How many of a protocol's planned seeds ``found`` (its test accuracy) holds: "2 of 3 declared seeds"."""
+    return f"{found.n} of {len(found.setting['planned_seeds'])} declared seeds"
 
 
 def protocol_text(store: Store) -> str:
     """The halving protocol's picks in words, per dataset with a seed recorded: "99.50 ± 0.03 % on MNIST
-    (3 of 3 planned seeds, 25.5 min per seed on average; ± 0.07 test-set sampling error)", the whole
+    (3 of 3 declared seeds, 25.5 min per seed on average; ± 0.07 test-set sampling error)", the whole
     protocol's seconds per seed ("each" for one seed, "per seed on average" for several), how many seeds
     ran over the dataset's limit of seconds where any did (", over its 30.0 min limit on 3 of 3 seeds"), the
     sampling error of the mean on the dataset's test images; "no seed recorded yet" when none."""
@@ -507,13 +507,15 @@ def pick_against_recipe(store: Store, dataset: str) -> str:
 
 def _choice_marker(store: Store, dataset: str) -> dict | None:
     """The halving protocol's seconds per seed as the fronts' marker (:func:`~greenelm_book.chapters.frontier_budget.
-    protocol_marker`'s "seconds" and "selection"), read from the store; None before any seed is stored."""
+    protocol_marker`'s "seconds", "selection" and "hosts"), read from the store; None before any seed is stored."""
     total = store.results.get(f"{dataset}/{HEADLINE_PROTOCOL}/seconds")
     selection = store.results.get(f"{dataset}/{HEADLINE_PROTOCOL}/selection-seconds")
     if total is None or selection is None:
         return None
     seeds = [int(s) for s in selection.setting["seeds"]]
-    return {"seconds": dict(zip(seeds, total.values)), "selection": dict(zip(seeds, selection.values))}
+    hosts = selection.setting.get("seed_hosts") or [None] * len(seeds)      # stored before seeds' hosts were: none
+    return {"seconds": dict(zip(seeds, total.values)), "selection": dict(zip(seeds, selection.values)),
+            "hosts": dict(zip(seeds, hosts))}
 
 
 class Answered(NamedTuple):
@@ -557,6 +559,13 @@ def briefs(answered: Sequence[tuple]) -> list[tuple[str, str]]:
     return [(a.name, a.result["brief"]) for a in answered]
 
 
+def uncounted_words(names: Sequence[str]) -> str:
+    """The answered datasets not compared with the search counted, in words: "Fashion-MNIST is not compared so
+    (a compared seed's search was not timed on its points' machine)"."""
+    return (f"{capitalised(and_list(names))} {'is' if len(names) == 1 else 'are'} not compared so (a compared seed's "
+            "search was not timed on its points' machine)")
+
+
 def counted_briefs(answered: Sequence[tuple]) -> list[tuple[str, str]]:
     """[(name, the brief form of the answer with the choice of the pick counted)] where it is known."""
     return [(a.name, a.counted["brief"]) for a in answered if a.counted is not None]
@@ -581,9 +590,14 @@ def fronts_bottom(store: Store, params=None) -> str:
         return ""
     counted = [(a.name, a.counted) for a in answered if a.counted is not None]
     said = budget_clauses(counted)
+    uncounted = [a.name for a in answered if a.counted is None]
+    beside = [f"{and_list(uncounted)} not compared"] if uncounted else []
     if said and not any(c["outcome"] == "gain" for _, result in counted for c in result["comparisons"]):
         lost = [name for name, result in counted if any(c["outcome"] == "loss" for c in result["comparisons"])]
-        said = "at no budget compared" + (f" (the recipe more accurate on {and_list(lost)})" if lost else "")
+        said = "at no budget compared" + (f" ({'; '.join([f'the recipe more accurate on {and_list(lost)}'] + beside)})"
+                                          if lost or beside else "")
+    elif said and beside:
+        said += f" ({beside[0]})"
     choosing = [v for a in answered if a.counted is not None for v in a.choice_seconds]
     also = (f"; counting its search too ({min(choosing):,.0f}–{max(choosing):,.0f} s per seed), {said}"
             if said else "")
@@ -591,8 +605,10 @@ def fronts_bottom(store: Store, params=None) -> str:
     recipes: dict[str, list] = {}                   # each recipe named once, with the datasets it opposes
     for a in answered:
         recipes.setdefault(RECIPES[a.dataset], []).append(a.name)
-    against = "; ".join(RECIPE_WORDS[r] + (f" on {and_list(names)}" if len(recipes) > 1 else "")
-                        for r, names in recipes.items())      # their optimizers are named on the frontier page
+    ordered = sorted(recipes.items(), key=lambda item: len(item[1]))   # the recipe of most datasets last: "elsewhere"
+    against = ", ".join(RECIPE_WORDS[r] + ("" if len(recipes) == 1 else " elsewhere" if i == len(ordered) - 1 else
+                                           f" on {and_list(names)}")
+                        for i, (r, names) in enumerate(ordered))      # their optimizers are named on the frontier page
     return ("At equal seconds on two CPU cores, by the gain rule, the one-shot pick is more "
             f"accurate than the gradient-trained recipe ({against}) {clauses}, "
             f"counting its refits alone{also}{waits}")
@@ -647,13 +663,17 @@ def fronts_sentence(store: Store, params=None) -> str:
     if not any_point:
         return ""
     how = f", compared {COMPARED_AT}" if answered else ""
-    said = (f"Accuracy against training seconds, each seed's two fronts from one machine instance{how} (one-shot "
-            "seconds: each refit alone, not the search that chose its pick): ") + (
+    said = (f"Accuracy against training seconds, each seed's two fronts from one machine instance, each point "
+            f"declared before it ran and reading the test set once{how} (one-shot "
+            "seconds: each refit alone, not the search that chose its pick; the runs chained alone under the run lock, "
+            "their seconds not held to the quiet rule): ") + (
         joined_answers(briefs(answered)) if answered else
         "no dataset is answered yet: none has 3 seeds each measured wholly by a single machine instance.")
     counted = counted_briefs(answered)
     if counted:
         said += f" Counting that search too (each one-shot point's seconds plus its seed's rungs): {joined_answers(counted)}"
+        if uncounted := [a.name for a in answered if a.counted is None]:
+            said += f" {uncounted_words(uncounted)}."
     if answered and waiting:
         said += (f" {' and '.join(waiting)} {'is' if len(waiting) == 1 else 'are'} not answered yet (fewer "
                  "than 3 seeds have every declared point measured, each seed's by a single machine instance).")
