@@ -626,9 +626,9 @@ def test_protocol_how_reads_the_rows_from_the_protocols_settings():
     assert bl.protocol_how(store) == (
         "chosen by successive halving on held-out training rows (the last rung: 5,000 fit and 2,500 validation rows "
         "or 6,000 fit and 3,000 validation rows) over a grid declared in advance from published settings and the book's own additions "
-        "(the kernel limit among them, a family the earlier search first explored on test scores), one test read per seed")
+        "(its families, the kernel limit among them, first explored on test scores by the earlier search), one test read per seed")
     assert bl.protocol_how(store, brief=True) == (
-        "chosen by successive halving on held-out training rows over a grid declared in advance (its kernel limit first "
+        "chosen by successive halving on held-out training rows over a grid declared in advance (its families first "
         "explored on test scores by an earlier search)")
     assert bl.protocol_how(bl.Store.from_results([])) == "" == bl.protocol_how(bl.Store.from_results([]), brief=True)
     earlier = bl.Store.from_results([_with_setting("mnist/frontier-protocol/test-accuracy", [99.5, 99.6],

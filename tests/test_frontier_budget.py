@@ -328,7 +328,7 @@ def test_a_crossing_one_shot_below_sgd_above():
     assert result["sgd_from"] == pytest.approx(np.mean([2000, 2020, 2040]))
     assert result["sentence"] == ("Compared at the recipe's training seconds on each seed's machine (the one-shot front "
                                   "interpolated there; seconds are means over the compared seeds), by the book's gain rule from "
-                                  "20 s to 9,090 s, the one-shot model is more accurate than the gradient-trained recipe up to 202 s, and the "
+                                  "20 s to 9,090 s (4 of the recipe's 4 points), the one-shot model is more accurate than the gradient-trained recipe up to 202 s, and the "
                                   "recipe is more accurate from 2,020 s on.")
 
 
@@ -753,7 +753,8 @@ def test_the_start_loads_of_the_runs_an_answer_reads_are_counted_against_the_qui
                             "loads": {0: [2.0, 1.9, 1.5]}}}
     sentence = fb.start_loads_sentence(fronts_of)
     # 6 one-shot starts (2 busy: seeds 1 and 2 of each point), 2 SGD starts (quiet), 1 protocol start (busy)
-    assert sentence.startswith("These seconds are not held to the quiet rule: 5 of the 9 runs they read")
+    assert sentence.startswith("These seconds are not held to the quiet rule: of the 9 runs they read whose records "
+                               "hold the loads at their start (points and protocols of the compared seeds), 5 started")
     unloaded = {**fronts_of, "one_shot": [dict(p, hosts=machine) for p in ONE_SHOT[:2]],
                 "sgd": [dict(p, hosts=machine) for p in make_front("sgd", [20], [90.0])], "marker": None}
     assert fb.compared_seeds(unloaded) == [0, 1, 2] and fb.start_loads_sentence(unloaded) == ""
@@ -762,6 +763,6 @@ def test_the_start_loads_of_the_runs_an_answer_reads_are_counted_against_the_qui
 def test_datasets_not_compared_with_the_search_counted_are_named():
     from greenelm_book.summaries.bottom_line import uncounted_words
 
-    assert uncounted_words(["Fashion-MNIST"]) == ("Fashion-MNIST is not compared so (a compared seed's search was not "
-                                                  "timed on its points' machine)")
+    assert uncounted_words(["Fashion-MNIST"]) == ("Fashion-MNIST is not compared so (a compared seed's search is not "
+                                                  "shown to have run on its points' machine)")
     assert uncounted_words(["MNIST", "CIFAR-10"]).startswith("MNIST and CIFAR-10 are not compared so")

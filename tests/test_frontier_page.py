@@ -636,9 +636,10 @@ def test_the_committed_page_says_what_the_gain_rules_bar_is_made_of_once_per_pas
 def test_a_picks_method_names_each_variant_once_with_the_depths_of_its_map():
     one, two = {"variant": "limit"}, {"variant": "limit", "depth": 2}
     assert fc.picks_method([one, one]) == "the paper's map in its d → ∞ limit on whitened random patches"
-    assert fc.picks_method([one, two]) == ("the paper's map (1 or 2 layers deep) in its d → ∞ limit on whitened "
-                                           "random patches")
-    assert fc.picks_method([two]) == "the paper's map (2 layers deep) in its d → ∞ limit on whitened random patches"
+    assert fc.picks_method([one, two, one]) == ("the paper's map (2 layers deep in 1 of 3 picks) in its d → ∞ limit on "
+                                                "whitened random patches")
+    assert fc.picks_method([two]) == ("the paper's map (2 layers deep in 1 of 1 picks) in its d → ∞ limit on whitened "
+                                      "random patches")
     assert fc.picks_method([one, {"variant": "readout"}]).endswith("; a ridge readout on whitened random patches")
 
 

@@ -225,7 +225,7 @@ def test_the_two_protocols_stand_side_by_side_the_earlier_one_labelled(tmp_path)
         halving_record(tmp_path / "busy" / "halving", seed=seed, accuracy=99.0 + seed / 10, load=(1.9, 1.8, 1.5))
     busy = fs.record_halving(store_in(tmp_path / "busy"), fs.halving_records(tmp_path / "busy" / "halving"), SPEC)
     sentence = fs.halving_sentence(busy, earlier)
-    assert "(the quiet rule: not every seed started on a quiet machine)" in sentence
+    assert "(the quiet rule: 3 of 3 seeds started on a machine it calls busy)" in sentence
     assert "against the earlier protocol's picks, the halving protocol's pick −" in sentence
 
 
@@ -729,7 +729,7 @@ def test_each_seed_on_its_own_machine_is_answered_pairing_seconds_within_a_seed(
     assert fb.one_host(got) is None and fs.fronts_ready(got)
     text = fs.fronts_text("mnist", got, spec)
     assert "the one-shot model is more accurate than the gradient-trained recipe at 20 s, and the recipe is more accurate at 500 s" in text
-    assert text.endswith("Each compared seed's points were measured on one machine, the seeds on different ones (seeds 0 and "
+    assert text.endswith("Each compared seed's points were measured on one machine, the seeds on 2 machines (seeds 0 and "
                          "1 on Test CPU, 2 cores, instance 0123456789ab; seed 2 on Other CPU, 2 cores, instance ba9876543210): seconds are compared within a seed, "
                          "and the mean seconds shown average over machines.")
     first = next(p for p in got["sgd"] if p["point"]["epochs"] == 1)

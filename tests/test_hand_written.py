@@ -207,7 +207,7 @@ METHOD: dict[str, list[tuple[str, str]]] = {
     ],
     'book/intro.md': [
         ('number', 'ord ⟨code⟩ (at most 2 MB an entry and 20 MB in all; larger i'),
-        ('claim', 'The <a href="frontier.html">frontier</a> chapter answers it on two-core CPU machines (a run\'s host named where its record has one; the accuracy-seconds points a'),
+        ('claim', 'The <a href="frontier.html">frontier</a> chapter answers it on two-core CPU machines (a run\'s host named where its record has one; some accuracy-seconds points '),
         ('claim', 'Every choice there (variant, patch size, width, ridge) is made on held-out training rows, and the test set is read once per seed for the pick (once more for eac'),
         ('claim', "Ours is a mean ± standard deviation over seeds (every source of randomness is seeded: the random projection or patches, and where relevant a network's initial w"),
     ],

@@ -121,6 +121,6 @@ def test_the_undecided_counts_follow_the_scorecard():
     text = sc.undecided_markdown(frame)
     assert text.startswith("Of the 4 inconclusive claims, the quiet rule (timings not recorded as quiet) bounded 2 "
                            "and the seeds rule (a point on one seed) 1; the other 1 rest")
-    assert "judged 2 claims (inconclusive 1, concordant 1): 1 claim concordant; none discordant." in text
+    assert "judged 2 claims (inconclusive 1, concordant 1): 1 claim decided by it." in text
     text = sc.undecided_markdown(frame.iloc[:5])
     assert "judged 1 claim (inconclusive 1): no claim is concordant or discordant yet." in text

@@ -64,12 +64,12 @@ GRID_HISTORY = "the grid was first explored on test scores"
 
 
 #: the halving protocol's grid, in the same words wherever its picks are quoted: :func:`halving_grid`
-HALVING_GRID = ("a grid declared in advance from published settings and the book's own additions (the kernel "
-                "limit among them, a family the earlier search first explored on test scores)")
+HALVING_GRID = ("a grid declared in advance from published settings and the book's own additions (its families, "
+                "the kernel limit among them, first explored on test scores by the earlier search)")
 
 
 #: the same in the bottom line's fewer words (its history kept, its sources left to the pages that quote them)
-HALVING_GRID_BRIEF = "a grid declared in advance (its kernel limit first explored on test scores by an earlier search)"
+HALVING_GRID_BRIEF = "a grid declared in advance (its families first explored on test scores by an earlier search)"
 
 
 def halving_grid(brief: bool = False) -> str:
@@ -763,7 +763,7 @@ def anchor_table(protocol: dict, halving: dict | None = None) -> pd.DataFrame:
             picks = list({configuration_key(run["pick"]): run for run in picked["runs"]}.values())   # distinct picks
             rows.append({"dataset": DATASET_NAMES[dataset],
                          "method (source)": f"this book: {name}'s pick, "
-                                            + picks_method([run["pick"] for run in picks]),
+                                            + picks_method([run["pick"] for run in picked["runs"]]),
                          "trained": "; ".join(dict.fromkeys(PICK_TRAINED[run["pick"]["variant"]] for run in picks)),
                          "size": "; ".join(dict.fromkeys(pick_size(run["pick"], run["n_train"]) for run in picks)),
                          "augmentation": "; ".join(dict.fromkeys(
@@ -791,16 +791,21 @@ PICK_TRAINED = {"limit": "kernel ridge (one Cholesky), no SGD", "stacked": "leas
 
 
 def picks_method(picks: list[dict]) -> str:
-    """What ``picks`` are, in words, each variant once (:data:`PICK_METHODS`), with the depths of the
-    paper's map where any pick composes it (the arc-cosine kernel composed that many times in the limit):
-    "the paper's map (1 or 2 layers deep) in its d → ∞ limit on whitened random patches"."""
-    depths: dict[str, set[int]] = {}
+    """What ``picks`` (one per seed) are, in words, each variant once (:data:`PICK_METHODS`), with how many of
+    its picks compose the paper's map deeper than one layer (the arc-cosine kernel composed that many times in
+    the limit): "the paper's map (2 layers deep in 1 of 19 picks) in its d → ∞ limit on whitened random patches"."""
+    from collections import Counter
+
+    depths: dict[str, Counter] = {}
     for pick in picks:
-        depths.setdefault(pick["variant"], set()).add(int(pick.get("depth") or 1))
-    return "; ".join(PICK_METHODS[variant].format(
-        map="the paper's map" if found == {1} else
-        f"the paper's map ({' or '.join(str(depth) for depth in sorted(found))} layer{'s' * (max(found) > 1)} deep)")
-        for variant, found in depths.items())
+        depths.setdefault(pick["variant"], Counter())[int(pick.get("depth") or 1)] += 1
+
+    def map_words(found: Counter) -> str:
+        deeper = [f"{depth} layers deep in {n} of {sum(found.values())} picks" for depth, n in sorted(found.items())
+                  if depth > 1]
+        return "the paper's map" + (f" ({'; '.join(deeper)})" if deeper else "")
+
+    return "; ".join(PICK_METHODS[variant].format(map=map_words(found)) for variant, found in depths.items())
 
 
 #: the views a pick averages into its kernel, or adds as rows, in words

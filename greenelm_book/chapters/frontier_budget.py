@@ -389,7 +389,7 @@ def machines_sentence(fronts_of: Mapping) -> str:
         by_host.setdefault(hosts[seed], []).append(seed)
     parts = [f"{seeds_text(seeds)} on {host}" for host, seeds in by_host.items() if host is not None]
     if len(parts) > 1:
-        said = ("Each compared seed's points were measured on one machine, the seeds on different ones ("
+        said = (f"Each compared seed's points were measured on one machine, the seeds on {len(parts)} machines ("
                 + "; ".join(parts) + "): seconds are compared within a seed, and the mean seconds shown average "
                 "over machines.")
     elif parts:
@@ -1037,7 +1037,7 @@ def crossing_sentence(result: Mapping, one_shot: Sequence[Mapping], outside: Seq
     of = f"of the recipe's {points} point{'' if points == 1 else 's'}"
     span = f"{len(comparisons)} {of}, {first} to {last}" if len(comparisons) > 1 else f"1 {of}, at {first}"
     at = f", {COMPARED_AT}" if how else ""
-    budgets = _budgets_text([c["seconds"] for c in comparisons])
+    budgets = f"{_budgets_text([c['seconds'] for c in comparisons])} ({len(comparisons)} {of})"
     compared = f"Compared {COMPARED_AT} {budgets}" if how else budgets[:1].upper() + budgets[1:]
     # one compared budget is said as that one ("at the one compared budget"), never as "every"
     every, any_ = (("at every compared budget", "at any compared budget") if len(comparisons) > 1 else
@@ -1181,10 +1181,10 @@ def start_loads_sentence(fronts_of: Mapping) -> str:
     if not loads:
         return ""
     busy = sum(not judge_quiet(load)[0] for load in loads)
-    return (f"These seconds are not held to the quiet rule: {busy} of the {len(loads)} runs they read whose records "
-            f"hold their start's loads (points and protocols of the compared seeds) started with the 1- or 5-minute "
-            f"load above its {QUIET_LOAD:g}; each ran alone under the run lock, the runs one after another, so a start "
-            "reads the load of the run before it, and their seconds are read as recorded.")
+    return (f"These seconds are not held to the quiet rule: of the {len(loads)} runs they read whose records hold "
+            f"the loads at their start (points and protocols of the compared seeds), {busy} started with a 1- or "
+            f"5-minute load average above the rule's {QUIET_LOAD:g}. Each ran alone under the run lock, the runs one "
+            "after another, and a load average still counts the run before; their seconds are read as recorded.")
 
 
 def choice_elsewhere(fronts_of: Mapping) -> list[int]:

@@ -296,8 +296,11 @@ def halving_sentence(halving: Mapping, earlier: Mapping | None = None) -> str:
         elif len(part["seeds"]) < MIN_GAIN_RUNS:
             text += f"; no verdict from fewer than {MIN_GAIN_RUNS} seeds (the seeds rule)"
         elif rule_of(judged) == "quiet_rule":
-            text += (f"; within the limit on every seed: {judged.label} (the quiet rule: not every seed started on "
-                     "a quiet machine)")
+            from ..bench import judge_quiet
+
+            busy = sum(not judge_quiet(load)[0] for load in started_loads(part).values())
+            text += (f"; within the limit on every seed: {judged.label} (the quiet rule: {busy} of "
+                     f"{len(part['seeds'])} seeds started on a machine it calls busy)")
         else:
             text += f"; within the limit on every seed: {judged.label}"
         # the picks' accuracies are compared whatever the seconds' verdict (the quiet rule bounds timings only)

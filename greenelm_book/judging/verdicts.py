@@ -268,7 +268,7 @@ THRESHOLDS = (
                                                       "\"improves conditioning\""),
     ("99.5 % on MNIST", "the ultra-wide map reaches the state of the art",
      "declared with the question, before any result, as the level of the state of the art on MNIST; it is "
-     "not what a plain CNN reaches (the frontier page shows the book's own plain CNN against it)"),
+     "not what a plain CNN reaches (the frontier's section 4 lists the book's own plain CNN's accuracy)"),
 )
 #: every test name the scorecard may cite (the functions above, and the two that only record)
 TESTS = tuple(RULES) + ("not_comparable", "not_measurable", "chapter_test")

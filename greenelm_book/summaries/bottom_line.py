@@ -480,8 +480,8 @@ def opponent_sentence(store: Store, provenance: bool = True) -> str:
 
 
 #: what the brief opponent sentence adds so its minutes are not read against the protocol's as like for like
-BRIEF_SCOPE = ("; those minutes are training alone, the protocol's its whole search and refit, on machines not "
-               "shown to be one")
+BRIEF_SCOPE = ("; those minutes are training alone, and the protocol's are its whole search and refit, on machines "
+               "not shown to be one")
 
 
 def pick_against_recipe(store: Store, dataset: str) -> str:
@@ -563,7 +563,7 @@ def uncounted_words(names: Sequence[str]) -> str:
     """The answered datasets not compared with the search counted, in words: "Fashion-MNIST is not compared so
     (a compared seed's search was not timed on its points' machine)"."""
     return (f"{capitalised(and_list(names))} {'is' if len(names) == 1 else 'are'} not compared so (a compared seed's "
-            "search was not timed on its points' machine)")
+            "search is not shown to have run on its points' machine)")
 
 
 def counted_briefs(answered: Sequence[tuple]) -> list[tuple[str, str]]:

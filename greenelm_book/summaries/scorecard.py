@@ -322,7 +322,7 @@ def undecided_markdown(frame: pd.DataFrame) -> str:
             f"The ratio test against a "
             f"paper's ratio judged {claims(len(ratios))} ({ratio_labels}): "
             + ("no claim is concordant or discordant yet." if not any(reached.values()) else
-               "; ".join(f"{claims(n) if n else 'none'} {label}" for label, n in reached.items()) + ".") + "\n")
+               f"{claims(sum(reached.values()))} decided by it.") + "\n")
 
 
 def summary_markdown(directory: str | Path) -> str:
