@@ -338,8 +338,8 @@ def choice_cost_sentence(fronts_of: Mapping, judged: Mapping | None = None) -> s
             ", longer than every budget compared" if cost > max(budgets) else
             ", shorter than every budget compared" if cost < min(budgets) else
             f", between the budgets compared ({min(budgets):,.0f} s to {max(budgets):,.0f} s)")
-    points_host, protocol_host = seed_hosts(fronts_of), marker.get("hosts") or {}
-    elsewhere = [s for s in sorted(marker["seconds"]) if protocol_host.get(s) != points_host.get(s)]
+    protocol_host = marker.get("hosts") or {}
+    elsewhere = [s for s in choice_elsewhere(fronts_of) if s in marker["seconds"]]
     unnamed = [s for s in elsewhere if not protocol_host.get(s)]
     caveat = ""
     if elsewhere:
@@ -1196,6 +1196,13 @@ def choice_elsewhere(fronts_of: Mapping) -> list[int]:
     return [s for s in compared_seeds(fronts_of) if protocol_host.get(s) != points_host.get(s)]
 
 
+def choice_seeds(fronts_of: Mapping) -> list[int]:
+    """The compared seeds (:func:`compared_seeds`) whose choice of the pick was timed on their points' machine
+    (not :func:`choice_elsewhere`): the seeds :func:`with_choice` and :func:`choice_seconds` read."""
+    elsewhere = set(choice_elsewhere(fronts_of))
+    return [s for s in compared_seeds(fronts_of) if s not in elsewhere]
+
+
 def with_choice(fronts_of: Mapping) -> dict | None:
     """``fronts_of`` over its compared seeds (:func:`compared_seeds`) whose choice of the pick was timed on their
     points' machine (not :func:`choice_elsewhere`), with each one-shot point's seconds plus its seed's choice of
@@ -1204,8 +1211,7 @@ def with_choice(fronts_of: Mapping) -> dict | None:
     were chosen on CPUs), or with fewer such seeds than the gain rule pairs (3)."""
     from ..judging.verdicts import MIN_GAIN_RUNS
 
-    elsewhere = set(choice_elsewhere(fronts_of))
-    seeds = [s for s in compared_seeds(fronts_of) if s not in elsewhere]
+    seeds = choice_seeds(fronts_of)
     kept = restricted(fronts_of, seeds)
     selection = (kept.get("marker") or {}).get("selection") or {}
     if len(seeds) < MIN_GAIN_RUNS or any(seed not in selection for seed in seeds):
@@ -1220,8 +1226,7 @@ def choice_seconds(fronts_of: Mapping) -> list[float]:
     marker's ``"selection"``), on the seeds whose choice was timed on their points' machine (not
     :func:`choice_elsewhere`); [] where they are not known."""
     selection = (fronts_of.get("marker") or {}).get("selection") or {}
-    elsewhere = set(choice_elsewhere(fronts_of))
-    return [float(selection[seed]) for seed in compared_seeds(fronts_of) if seed in selection and seed not in elsewhere]
+    return [float(selection[seed]) for seed in choice_seeds(fronts_of) if seed in selection]
 
 
 def answer(fronts_of: Mapping, counting_choice: bool = False) -> dict | None:
@@ -1419,6 +1424,6 @@ if __name__ == "__main__":
 __all__ = ["BUDGET_DIR", "BUDGET_GPU_DIR", "BUDGET_PARAMS", "CROSSING_RULE", "FAMILIES", "MIN_SEEDS", "by_mean_seconds", "front_entry", "OUTCOME_WORDS", "OWN_EPOCHS",
            "OPTIMIZER_WORDS", "PICK_SOURCES", "RECIPE_HOME", "accuracy_cell", "accuracy_text", "answer", "check_point", "crossing", "crossing_sentence", "dataset_points",
            "difference_sampling_error", "failed_clause", "failed_points", "front", "fronts", "fronts_from_results", "gain_with_sampling", "load_budget", "load_points", "main",
-           "budget_clause", "budget_clauses", "uniform_outcome", "choice_cost_sentence", "choice_seconds", "choice_elsewhere", "start_loads_sentence", "HALVING", "with_choice", "COMPARED_AT", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
+           "budget_clause", "budget_clauses", "uniform_outcome", "choice_cost_sentence", "choice_seconds", "choice_elsewhere", "choice_seeds", "start_loads_sentence", "HALVING", "with_choice", "COMPARED_AT", "complete_seeds", "compared_seeds", "seeds_text", "split_reason", "hosts_by_seed", "INSTANCE_MARK", "restricted", "SEED_KEYED", "names_one_machine", "shares_one_machine", "machines_sentence", "measured_elsewhere", "one_host", "run_remaining", "stop_time", "pick_refit_point", "record_host", "seed_hosts", "untuned_words",
            "one_shot_settings", "opponent_point", "plot_fronts", "point_label", "point_record_path", "point_slug", "remaining_points",
            "protocol_marker", "protocol_pick", "recipe_words", "run_point", "sampling_error", "training_rows"]

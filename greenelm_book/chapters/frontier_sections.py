@@ -797,11 +797,11 @@ def choice_not_compared(fronts_of: Mapping, elsewhere: Sequence[int]) -> str:
     names, or another than their points', and too few seeds remain for the gain rule."""
     from ..judging.verdicts import MIN_GAIN_RUNS
 
-    left = len(fb.compared_seeds(fronts_of)) - len(elsewhere)
+    left = len(fb.choice_seeds(fronts_of))
+    its = "its" if len(elsewhere) == 1 else "their"
     return (f"{CHOICE_COUNTED}, the fronts are not compared: {fb.seeds_text(elsewhere)}'s protocol record names no "
-            f"machine, or another than {'its' if len(elsewhere) == 1 else 'their'} points', so "
-            f"{'its' if len(elsewhere) == 1 else 'their'} rungs' seconds are not added to {'its' if len(elsewhere) == 1 else 'their'} "
-            f"points', and {left} seed{'' if left == 1 else 's'} remain{'s' if left == 1 else ''}, fewer than the "
+            f"machine, or another than {its} points', so {its} rungs' seconds are not added to {its} points', and "
+            f"{left} seed{'' if left == 1 else 's'} remain{'s' if left == 1 else ''}, fewer than the "
             f"{MIN_GAIN_RUNS} the gain rule pairs.")
 
 

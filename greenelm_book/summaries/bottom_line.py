@@ -382,7 +382,7 @@ def protocol_text(store: Store) -> str:
 
 def protocol_method(store: Store) -> str:
     """What the halving protocol's picks are, over every dataset's seeds (their settings' ``picks``), by
-    :func:`~greenelm_book.chapters.frontier.picks_method`: "the paper's map (1 or 2 layers deep) in its
+    :func:`~greenelm_book.chapters.frontier.picks_method`: "the paper's map (2 layers deep in 1 of 19 picks) in its
     d → ∞ limit on whitened random patches"; "" when no seed is recorded."""
     import json
 
@@ -561,7 +561,7 @@ def briefs(answered: Sequence[tuple]) -> list[tuple[str, str]]:
 
 def uncounted_words(names: Sequence[str]) -> str:
     """The answered datasets not compared with the search counted, in words: "Fashion-MNIST is not compared so
-    (a compared seed's search was not timed on its points' machine)"."""
+    (a compared seed's search is not shown to have run on its points' machine)"."""
     return (f"{capitalised(and_list(names))} {'is' if len(names) == 1 else 'are'} not compared so (a compared seed's "
             "search is not shown to have run on its points' machine)")
 
@@ -686,7 +686,7 @@ def frontier_findings(store: Store) -> dict:
     out = {"protocol_text": protocol_text(store), "opponent_sentence": opponent_sentence(store),
            "opponent_brief": opponent_sentence(store, provenance=False),
            "protocol_how": protocol_how(store), "protocol_how_brief": protocol_how(store, brief=True),
-           "protocol_method": protocol_method(store), "protocol_method_capital": capitalised(protocol_method(store)),
+           "protocol_method": (method := protocol_method(store)), "protocol_method_capital": capitalised(method),
            "earlier_protocol_sentence": earlier_protocol_sentence(store),
            "fronts_sentence": fronts_sentence(store), "gpu_fronts_sentence": gpu_fronts_sentence(store),
            "fronts_bottom": fronts_bottom(store)}
@@ -923,7 +923,7 @@ def headline_markdown(directory: str | Path) -> str:
         f"- **Width.** Fitted on the paper's widths, {f['ln_text']}; the d → ∞ limit of the paper's map (kernel ridge "
         f"at a vanishing ridge, float32) "
         f"is {f['limit_mnist']:.2f} % on MNIST and {f['limit_cifar']:.2f} % on CIFAR-10 raw pixels.",
-        f"- **Beyond the paper.** {capitalised(f['protocol_method'])}, {f['protocol_how']}: {f['protocol_text']}."
+        f"- **Beyond the paper.** {f['protocol_method_capital']}, {f['protocol_how']}: {f['protocol_text']}."
         + (f" {f['earlier_protocol_sentence']}" if f["earlier_protocol_sentence"] else "")
         + (f" {f['opponent_sentence']}" if f["opponent_sentence"] else "")
         + (f" {f['fronts_sentence']}" if f["fronts_sentence"] else "")

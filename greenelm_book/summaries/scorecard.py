@@ -313,7 +313,7 @@ def undecided_markdown(frame: pd.DataFrame) -> str:
     inconclusive = frame[frame.verdict == "inconclusive"]
     by_rule = {rule: int((inconclusive.test == rule).sum()) for rule in ("quiet_rule", "seeds_rule")}
     ratios = frame[frame.test == "ratio_across_machines"]
-    reached = {label: int((frame.verdict == label).sum()) for label in RATIO_LABELS}
+    reached = int(frame.verdict.isin(RATIO_LABELS).sum())
     ratio_labels = ", ".join(f"{label} {n}" for label, n in ratios.verdict.value_counts().items()) or "none"
     return (f"Of the {len(inconclusive)} inconclusive claims, the quiet rule (timings not recorded as quiet) "
             f"bounded {by_rule['quiet_rule']} and the seeds rule (a point on one seed) {by_rule['seeds_rule']}; "
@@ -321,8 +321,8 @@ def undecided_markdown(frame: pd.DataFrame) -> str:
             f"that straddles a test's boundary, too few pairs, a ratio's timings not quiet, a part left untested). "
             f"The ratio test against a "
             f"paper's ratio judged {claims(len(ratios))} ({ratio_labels}): "
-            + ("no claim is concordant or discordant yet." if not any(reached.values()) else
-               f"{claims(sum(reached.values()))} decided by it.") + "\n")
+            + ("no claim is concordant or discordant yet." if reached == 0 else f"{claims(reached)} decided by it.")
+            + "\n")
 
 
 def summary_markdown(directory: str | Path) -> str:
